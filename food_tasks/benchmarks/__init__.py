@@ -1,0 +1,1 @@
+"""Benchmark-specific core logic (data preparation, per-document scoring, aggregation), one module per benchmark."""

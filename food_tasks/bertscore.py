@@ -1,0 +1,73 @@
+"""BERTScore through the ``bert-score`` library, computed once per batch of pairs.
+
+Reference setting (WorldCuisines ``score.py``, via ``evaluate``'s wrapper):
+``model_type="xlm-roberta-large"`` with bert-score's defaults for it: layer 17,
+no IDF weighting, no baseline rescaling, one reference per candidate. Empty
+candidates score 0, as in bert-score.
+
+Environment:
+    FOOD_TASKS_BERTSCORE_MODEL: a local directory (or hub id) to load instead of
+        ``xlm-roberta-large``, for air-gapped clusters and tests. With a path, set
+        FOOD_TASKS_BERTSCORE_LAYERS too unless the model has >= 17 layers.
+    FOOD_TASKS_BERTSCORE_LAYERS: hidden layer to use (default 17).
+    FOOD_TASKS_BERTSCORE: set to 0 to skip BERTScore (reported as NaN).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Sequence
+
+from loguru import logger
+
+DEFAULT_MODEL = "xlm-roberta-large"
+DEFAULT_LAYERS = 17
+BATCH_SIZE = 64
+
+
+def settings() -> tuple[str, int]:
+    """Return ``(model, layer)`` from the environment, defaulting to the reference setting."""
+    model = os.environ.get("FOOD_TASKS_BERTSCORE_MODEL", "").strip() or DEFAULT_MODEL
+    layers = int(os.environ.get("FOOD_TASKS_BERTSCORE_LAYERS", "").strip() or DEFAULT_LAYERS)
+    return model, layers
+
+
+def enabled() -> bool:
+    return os.environ.get("FOOD_TASKS_BERTSCORE", "1").strip().lower() not in {"0", "false", "no", "off"}
+
+
+@functools.lru_cache(maxsize=2)
+def _scorer(model: str, layers: int):  # type: ignore[no-untyped-def]
+    from bert_score import BERTScorer
+
+    return BERTScorer(model_type=model, num_layers=layers, idf=False, rescale_with_baseline=False, batch_size=BATCH_SIZE)
+
+
+@functools.lru_cache(maxsize=4)
+def _f1(candidates: tuple[str, ...], references: tuple[str, ...], model: str, layers: int) -> tuple[float, ...]:
+    _, _, f1 = _scorer(model, layers).score(list(candidates), list(references), verbose=False)
+    return tuple(float(x) for x in f1.tolist())
+
+
+def f1_scores(candidates: Sequence[str], references: Sequence[str]) -> list[float] | None:
+    """BERTScore F1 (0-1) per pair, or None when disabled or the model cannot be loaded.
+
+    Results are memoised on the exact input, so several metrics of one task
+    (overall and per-language) share one computation.
+    """
+    if len(candidates) != len(references):
+        raise ValueError(f"bertscore: {len(candidates)} candidates for {len(references)} references")
+    if not candidates:
+        return []
+    if not enabled():
+        return None
+    model, layers = settings()
+    try:
+        return list(_f1(tuple(candidates), tuple(references), model, layers))
+    except Exception as err:  # model missing offline, OOM, ...: report, never lose the run
+        logger.error(
+            f"bertscore: cannot score with model {model!r} (layer {layers}): {type(err).__name__}: {err}. "
+            "Reporting NaN. Set FOOD_TASKS_BERTSCORE_MODEL to a local copy of xlm-roberta-large for offline runs."
+        )
+        return None

@@ -1,0 +1,117 @@
+"""The ``food-tasks`` command.
+
+    food-tasks path     print the installed task directory (for --include_path)
+    food-tasks list     our tasks and groups: benchmark, size, data source
+    food-tasks demo     run the packaged sample tasks on a tiny local model, offline
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from food_tasks.registration import task_dir
+
+# Benchmark -> (documents per task on the full data, data source) for `list`.
+SOURCES = {
+    "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
+}
+SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9}
+DEMO_TASKS = "food_tasks_sample"
+
+
+def _yaml_names() -> list[tuple[str, str, str]]:
+    """``(name, kind, benchmark)`` for every task and group YAML we ship (read without executing hooks)."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!function", lambda loader, node: None)
+    out = []
+    for path in sorted(task_dir().rglob("*.yaml")):
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+        bench = path.parent.name if path.parent != task_dir() else "all"
+        if "group" in config:
+            out.append((config["group"], "group", bench))
+        elif "task" in config:
+            out.append((config["task"], "task", bench))
+    return out
+
+
+def _size(name: str, kind: str) -> str:
+    if kind == "group":
+        return ""
+    for variant in ("smallref", "small", "sample"):
+        if f"_{variant}_" in name:
+            return str(SIZES[f"worldcuisines_{variant}"])
+    return str(SIZES["worldcuisines_"])
+
+
+def cmd_list(_: argparse.Namespace) -> int:
+    rows = _yaml_names()
+    width = max(len(n) for n, _, _ in rows)
+    print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  source")
+    for name, kind, bench in rows:
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {_size(name, kind):>6}  {SOURCES.get(bench, '')}")
+    return 0
+
+
+def cmd_path(_: argparse.Namespace) -> int:
+    print(task_dir())
+    return 0
+
+
+def _find_results(out_dir: Path) -> Path | None:
+    found = sorted(out_dir.rglob("*_results.json"), key=lambda p: p.stat().st_mtime)
+    return found[-1] if found else None
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from food_tasks.tiny_model import build_tiny_qwen2_vl
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "food_tasks" / "tiny-qwen2-vl"
+    model = build_tiny_qwen2_vl(cache)
+    out_dir = Path(args.output_path or tempfile.mkdtemp(prefix="food-tasks-demo-"))
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    command = [
+        sys.executable, "-m", "lmms_eval", "--model", "qwen2_vl",
+        "--model_args", f"pretrained={model},device=cpu,device_map=cpu,max_pixels=12544,min_pixels=3136",
+        "--tasks", args.tasks, "--batch_size", "1", "--output_path", str(out_dir), "--log_samples",
+    ]  # fmt: skip
+    print("$ " + " ".join(command), flush=True)
+    code = subprocess.call(command, env=env)
+    results = _find_results(out_dir)
+    # lmms-eval exits 0 even when a task crashed: the results file is the verdict.
+    if code != 0 or results is None:
+        print(f"food-tasks demo: lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.", file=sys.stderr)
+        return 1
+    data = json.loads(results.read_text(encoding="utf-8"))
+    missing = [t for t in ("worldcuisines_mcq_sample", "worldcuisines_oeq_sample") if t not in data.get("groups", {})]
+    if missing:
+        print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
+        return 1
+    print(f"\nfood-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL, so scores are near chance.\nResults: {results}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="food-tasks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("path", help="print the installed task directory").set_defaults(func=cmd_path)
+    sub.add_parser("list", help="list our tasks and groups").set_defaults(func=cmd_list)
+    demo = sub.add_parser("demo", help="run the packaged sample tasks on a tiny local model (offline, CPU)")
+    demo.add_argument("--tasks", default=DEMO_TASKS, help=f"tasks to run (default: {DEMO_TASKS})")
+    demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
+    demo.set_defaults(func=cmd_demo)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""Data access shared by all benchmarks.
+
+Every benchmark is loaded from its official distribution, as published, through
+the libraries made for it (``datasets`` for Hugging Face dataset repos), with
+two overrides:
+
+* ``FOOD_TASKS_DATA_DIR``: a local mirror for air-gapped clusters and tests. A
+  hub dataset ``org/name`` is read from ``$FOOD_TASKS_DATA_DIR/org/name/``, laid
+  out exactly like the hub repository (same relative file paths), without any
+  network access. Other sources use documented sub-directories of the same root
+  (see the README's "Data" section).
+* ``HF_HUB_OFFLINE=1`` / ``HF_DATASETS_OFFLINE=1`` are honoured by ``datasets``
+  itself; when the data is not cached we say how to provide a mirror.
+
+Downloads land in the Hugging Face cache. ``datasets`` and ``huggingface_hub``
+take file locks while downloading and preparing, so several ranks starting at
+once (``accelerate launch``) wait for one another instead of corrupting the cache.
+
+Images are never decoded up front: :class:`ImageStore` maps image URLs to
+(row, column) positions and decodes one image when it is asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+    from PIL import Image as PILImage
+
+DATA_DIR_ENV = "FOOD_TASKS_DATA_DIR"
+
+
+class DataAccessError(RuntimeError):
+    """Data is missing, gated or unreachable; the message says what to do."""
+
+
+class CorruptImageError(DataAccessError):
+    """An image exists but cannot be decoded; the message names row, column and URL."""
+
+
+def mirror_root() -> Path | None:
+    """Return ``$FOOD_TASKS_DATA_DIR`` as a path, or None when unset."""
+    value = os.environ.get(DATA_DIR_ENV, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def hub_mirror_dir(repo_id: str, root: Path | None = None) -> Path | None:
+    """Return the mirror directory of hub dataset ``repo_id``, or None without a mirror.
+
+    Args:
+        repo_id: ``org/name`` of a Hugging Face dataset repository.
+        root: mirror root; defaults to :func:`mirror_root`.
+
+    Raises:
+        DataAccessError: a mirror root is set but has no directory for ``repo_id``.
+    """
+    root = root if root is not None else mirror_root()
+    if root is None:
+        return None
+    path = root / repo_id
+    if not path.is_dir():
+        raise DataAccessError(
+            f"{repo_id}: {DATA_DIR_ENV}={root} is set, but the mirror directory {path} does not exist. "
+            f"Copy the dataset repository there with its own relative paths, e.g. "
+            f"`huggingface-cli download {repo_id} --repo-type dataset --local-dir {path}`, "
+            f"or unset {DATA_DIR_ENV} to download from the Hugging Face Hub."
+        )
+    return path
+
+
+def _is_missing_config(err: Exception, config: str | None) -> bool:
+    text = str(err)
+    return config is not None and ("BuilderConfig" in text or "Unknown config" in text) and repr(config) in text
+
+
+def _explain_hub_error(err: Exception, repo_id: str) -> DataAccessError:
+    text = f"{type(err).__name__}: {err}"
+    lowered = text.lower()
+    if "gated" in lowered or "401" in lowered or "403" in lowered or "authenticat" in lowered:
+        return DataAccessError(
+            f"{repo_id} is gated or private on the Hugging Face Hub and this machine has no access. "
+            f"Request access at https://huggingface.co/datasets/{repo_id}, then run `huggingface-cli login` "
+            f"or set HF_TOKEN. Air-gapped: mirror the repository under ${DATA_DIR_ENV}/{repo_id}/. ({text})"
+        )
+    if "offline" in lowered or "connection" in lowered or "resolve" in lowered or "couldn't reach" in lowered:
+        return DataAccessError(
+            f"{repo_id} could not be downloaded (offline, or the Hub is unreachable) and is not in the local "
+            f"cache. Run once with network access to fill the cache, or mirror the repository under "
+            f"${DATA_DIR_ENV}/{repo_id}/ with its own relative paths. ({text})"
+        )
+    return DataAccessError(f"{repo_id}: loading failed: {text}")
+
+
+def load_hub_split(
+    repo_id: str,
+    config: str | None,
+    split: str,
+    *,
+    revision: str | None = None,
+    data_files: str | None = None,
+    root: Path | None = None,
+) -> "datasets.Dataset":
+    """Load one split of a hub dataset, from the mirror when one is configured.
+
+    The dataset card decides how files map to configs and splits. If the card
+    does not declare ``config`` and ``data_files`` (a glob relative to the
+    repository root) is given, that glob is loaded with the JSON builder instead;
+    still through ``datasets``, from the hub (``hf://``) or the mirror.
+
+    Args:
+        repo_id: ``org/name`` of the dataset repository.
+        config: configuration name, or None for the default one.
+        split: split name.
+        revision: hub revision (branch, tag or full commit hash); ignored for mirrors.
+        data_files: fallback glob, relative to the repository root.
+        root: mirror root overriding ``$FOOD_TASKS_DATA_DIR`` (used by sample tasks).
+
+    Raises:
+        DataAccessError: with the file, URL or repository to fix.
+    """
+    import datasets
+
+    local = hub_mirror_dir(repo_id, root)
+    source = str(local) if local is not None else repo_id
+    kwargs = {} if local is not None or revision is None else {"revision": revision}
+    try:
+        return datasets.load_dataset(source, config, split=split, **kwargs)
+    except (ValueError, FileNotFoundError) as err:
+        if data_files is None or not _is_missing_config(err, config):
+            if local is not None:
+                raise DataAccessError(f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {err}") from err
+            raise _explain_hub_error(err, repo_id) from err
+    except Exception as err:  # network, auth, corrupt cache
+        if local is not None:
+            raise DataAccessError(f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {err}") from err
+        raise _explain_hub_error(err, repo_id) from err
+
+    if local is not None:
+        pattern = str(local / data_files)
+        if not list(local.glob(data_files)):
+            raise DataAccessError(
+                f"{repo_id}: the mirror {local} declares no config {config!r} and has no file matching "
+                f"{data_files!r} (expected e.g. {local / data_files}). Copy the repository with its own relative paths."
+            )
+    else:
+        pattern = f"hf://datasets/{repo_id}@{revision or 'main'}/{data_files}"
+    try:
+        return datasets.load_dataset("json", data_files=pattern, split="train")
+    except Exception as err:
+        if local is not None:
+            raise DataAccessError(f"{repo_id}: cannot read {pattern}: {err}") from err
+        raise _explain_hub_error(err, repo_id) from err
+
+
+class ImageStore:
+    """Lazy URL → image lookup over image columns of a dataset.
+
+    Only the URL columns are read to build the index; an image's bytes are read
+    and decoded when :meth:`get` is called, one at a time.
+
+    Args:
+        dataset: a ``datasets.Dataset`` holding images and their URLs.
+        pairs: ``(url_column, image_column)`` pairs, e.g. ``("image1_url", "image1")``.
+        source: a human-readable name of the dataset, used in error messages.
+    """
+
+    def __init__(self, dataset: "datasets.Dataset", pairs: Iterable[tuple[str, str]], source: str) -> None:
+        import datasets
+
+        self.source = source
+        self._index: dict[str, tuple[int, str]] = {}
+        self._columns: dict[str, "datasets.Dataset"] = {}
+        present = set(dataset.column_names)
+        for url_col, image_col in pairs:
+            if url_col not in present or image_col not in present:
+                continue
+            column = dataset.select_columns([image_col])
+            if isinstance(column.features[image_col], datasets.Image):
+                column = column.cast_column(image_col, datasets.Image(decode=False))
+            self._columns[image_col] = column
+            for row, url in enumerate(dataset[url_col]):
+                if url and url not in self._index:
+                    self._index[url] = (row, image_col)
+        if not self._columns:
+            raise DataAccessError(f"{source}: no image columns among {sorted(present)}")
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, url: str) -> bool:
+        return url in self._index
+
+    def get(self, url: str) -> "PILImage.Image":
+        """Decode the image stored for ``url`` as RGB.
+
+        Raises:
+            DataAccessError: no image is stored for the URL.
+            CorruptImageError: the stored bytes do not decode.
+        """
+        from PIL import Image
+
+        try:
+            row, column = self._index[url]
+        except KeyError:
+            raise DataAccessError(f"{self.source}: no image stored for URL {url!r}") from None
+        value = self._columns[column][row][column]
+        try:
+            if isinstance(value, dict):
+                data = value.get("bytes")
+                image = Image.open(io.BytesIO(data)) if data else Image.open(value["path"])
+            else:
+                image = value
+            image.load()
+            return image.convert("RGB")
+        except Exception as err:
+            raise CorruptImageError(f"{self.source}: cannot decode the image at row {row}, column {column!r} (URL {url!r}): {err}") from err
+
+
+@functools.lru_cache(maxsize=8)
+def hub_image_store(
+    repo_id: str, split: str, pairs: tuple[tuple[str, str], ...], revision: str | None = None, root: Path | None = None
+) -> ImageStore:
+    """Build (once per process) an :class:`ImageStore` over a hub dataset split."""
+    dataset = load_hub_split(repo_id, None, split, revision=revision, root=root)
+    where = str(hub_mirror_dir(repo_id, root) or f"hf://datasets/{repo_id}")
+    return ImageStore(dataset, pairs, source=f"{where} (split {split})")

@@ -1,0 +1,84 @@
+"""Aggregation reducers shared by all benchmarks.
+
+``process_results`` hooks return one small record (a dict) per document; the
+functions here reduce lists of such records to scores. Names say whether an
+average is micro (over documents) or macro (over groups such as languages).
+
+Scale: every score is a percentage in [0, 100]. Empty input gives 0.0.
+"Official" reducers reproduce the rounding of a benchmark's reference scorer
+(2 decimals per cell, then 2 decimals for the average of the rounded cells).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+Record = Mapping[str, Any]
+
+
+def group_records(records: Iterable[Record], key: str) -> dict[Any, list[Record]]:
+    """Group records by ``record[key]``, keeping first-seen order of the groups."""
+    groups: dict[Any, list[Record]] = defaultdict(list)
+    for record in records:
+        groups[record[key]].append(record)
+    return dict(groups)
+
+
+def mean(values: Sequence[float]) -> float:
+    """Arithmetic mean, 0.0 for an empty sequence (plain left-to-right sum, as the reference scorers)."""
+    return sum(values) / len(values) if values else 0.0
+
+
+def percent_true(records: Sequence[Record], field: str) -> float:
+    """Micro average: percentage of records whose ``field`` is truthy."""
+    return 100.0 * sum(bool(r[field]) for r in records) / len(records) if records else 0.0
+
+
+def macro_percent(records: Sequence[Record], field: str, by: str) -> tuple[float, dict[Any, float]]:
+    """Macro average over groups: percent of truthy ``field`` per group, then the unweighted mean.
+
+    Returns:
+        ``(macro, per_group)``, unrounded.
+    """
+    cells = {g: percent_true(rs, field) for g, rs in group_records(records, by).items()}
+    return mean(list(cells.values())), cells
+
+
+def macro_percent_official(records: Sequence[Record], field: str, by: str) -> tuple[float, dict[Any, float]]:
+    """Like :func:`macro_percent` with the reference rounding: each cell, then the mean, to 2 decimals."""
+    cells = {g: round(percent_true(rs, field), 2) for g, rs in group_records(records, by).items()}
+    return (round(mean(list(cells.values())), 2) if cells else 0.0), cells
+
+
+def macro_mean(records: Sequence[Record], field: str, by: str, rounding: int | None = None) -> tuple[float, dict[Any, float]]:
+    """Macro average of a numeric ``field``: mean per group, then the unweighted mean of groups."""
+    cells = {g: mean([float(r[field]) for r in rs]) for g, rs in group_records(records, by).items()}
+    if rounding is not None:
+        cells = {g: round(v, rounding) for g, v in cells.items()}
+        return (round(mean(list(cells.values())), rounding) if cells else 0.0), cells
+    return mean(list(cells.values())), cells
+
+
+def per_group_table(
+    records: Sequence[Record], by: str, columns: Mapping[str, Callable[[Sequence[Record]], float]]
+) -> dict[str, dict[str, float]]:
+    """One row per group (sorted by name) with ``n`` and one value per named reducer."""
+    table: dict[str, dict[str, float]] = {}
+    for group, rows in sorted(group_records(records, by).items(), key=lambda kv: str(kv[0])):
+        table[str(group)] = {"n": len(rows), **{name: fn(rows) for name, fn in columns.items()}}
+    return table
+
+
+def group_mean(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
+    """Group aggregation (lmms-eval signature): unweighted or size-weighted mean of subtask scores."""
+    if not metrics:
+        return 0.0
+    if weight_by_size:
+        return sum(m * s for m, s in zip(metrics, sizes)) / sum(sizes)
+    return mean(list(metrics))
+
+
+def group_mean_official(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
+    """Group aggregation with reference rounding: mean of the (rounded) subtask scores, to 2 decimals."""
+    return round(group_mean(metrics, sizes, weight_by_size), 2)

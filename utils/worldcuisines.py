@@ -1,0 +1,107 @@
+"""lmms-eval hooks for WorldCuisines (installed as ``food_tasks.utils.worldcuisines``).
+
+Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.worldcuisines`;
+see that module and yaml_tasks/worldcuisines/README.md for what is implemented.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from food_tasks.benchmarks import worldcuisines as wc
+from food_tasks.messages import build_messages
+from food_tasks.metrics import group_mean_official  # noqa: F401  (group YAML hook)
+from food_tasks.sample_data import SAMPLE_ROOT
+
+
+def _docs(split_kind: str, subtask: str, dataset, root=None):  # type: ignore[no-untyped-def]
+    """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
+    return wc.prepare_docs(split_kind, subtask, root=root)
+
+
+# process_docs per split and subtask (both MCQ and OEQ tasks use the same documents).
+docs_large_1a = partial(_docs, "large", "1a_nocontext")
+docs_large_1b = partial(_docs, "large", "1b_contextualized")
+docs_large_1c = partial(_docs, "large", "1c_adversarial")
+docs_large_2 = partial(_docs, "large", "2_location")
+docs_small_1a = partial(_docs, "small", "1a_nocontext")
+docs_small_1b = partial(_docs, "small", "1b_contextualized")
+docs_small_1c = partial(_docs, "small", "1c_adversarial")
+docs_small_2 = partial(_docs, "small", "2_location")
+docs_smallref_1a = partial(_docs, "smallref", "1a_nocontext")
+docs_smallref_1b = partial(_docs, "smallref", "1b_contextualized")
+docs_smallref_1c = partial(_docs, "smallref", "1c_adversarial")
+docs_smallref_2 = partial(_docs, "smallref", "2_location")
+docs_sample_1a = partial(_docs, "large", "1a_nocontext", root=SAMPLE_ROOT)
+docs_sample_1b = partial(_docs, "large", "1b_contextualized", root=SAMPLE_ROOT)
+docs_sample_1c = partial(_docs, "large", "1c_adversarial", root=SAMPLE_ROOT)
+docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT)
+
+
+def doc_to_visual(doc):  # type: ignore[no-untyped-def]
+    return [wc.kb_image(doc["image_url"])]
+
+
+def doc_to_visual_sample(doc):  # type: ignore[no-untyped-def]
+    return [wc.kb_image(doc["image_url"], root=SAMPLE_ROOT)]
+
+
+def doc_to_text_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    return doc["multi_choice_prompt"]  # verbatim: leading and double spaces are part of the benchmark
+
+
+def doc_to_text_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    return doc["open_ended_prompt"]
+
+
+# One user turn, image before text, no system prompt (the official runners' majority layout).
+def doc_to_messages_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    return build_messages(doc_to_visual(doc), doc_to_text_mcq(doc))
+
+
+def doc_to_messages_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    return build_messages(doc_to_visual(doc), doc_to_text_oeq(doc))
+
+
+def doc_to_messages_mcq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    return build_messages(doc_to_visual_sample(doc), doc_to_text_mcq(doc))
+
+
+def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    return build_messages(doc_to_visual_sample(doc), doc_to_text_oeq(doc))
+
+
+def process_results_mcq(doc, results):  # type: ignore[no-untyped-def]
+    record = wc.score_mcq(doc, results[0])
+    return {"acc": record, "acc_official": record, "invalid_rate": record, "per_language": record}
+
+
+def process_results_oeq(doc, results):  # type: ignore[no-untyped-def]
+    record = wc.score_oeq(doc, results[0])
+    names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
+             "acc_dual_official", "bertscore_f1", "per_language", "per_language_bertscore")  # fmt: skip
+    return dict.fromkeys(names, record)
+
+
+def process_results_oeq_sample(doc, results):  # type: ignore[no-untyped-def]
+    """Sample tasks skip BERTScore (its model is a 2 GB download)."""
+    record = wc.score_oeq(doc, results[0])
+    names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
+             "acc_dual_official", "per_language")  # fmt: skip
+    return dict.fromkeys(names, record)
+
+
+acc = partial(wc.macro, "correct")
+acc_official = partial(wc.macro_official, "correct_official")
+acc_multi = partial(wc.macro, "multi")
+acc_single = partial(wc.macro, "single")
+acc_dual = partial(wc.macro, "dual")
+acc_multi_strict = partial(wc.macro, "multi_strict")
+acc_multi_official = partial(wc.macro_official, "multi_official")
+acc_single_official = partial(wc.macro_official, "single_official")
+acc_dual_official = partial(wc.macro_official, "dual_official")
+invalid_rate = wc.invalid_rate
+per_language_mcq = wc.per_language_mcq
+per_language_oeq = wc.per_language_oeq
+bertscore_f1 = wc.bertscore_f1
+per_language_bertscore = wc.per_language_bertscore

@@ -1,0 +1,1 @@
+"""The task directory lmms-eval indexes (``food-tasks path`` prints it)."""
