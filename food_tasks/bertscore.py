@@ -41,7 +41,14 @@ def enabled() -> bool:
 def _scorer(model: str, layers: int):  # type: ignore[no-untyped-def]
     from bert_score import BERTScorer
 
-    return BERTScorer(model_type=model, num_layers=layers, idf=False, rescale_with_baseline=False, batch_size=BATCH_SIZE)
+    scorer = BERTScorer(model_type=model, num_layers=layers, idf=False, rescale_with_baseline=False, batch_size=BATCH_SIZE)
+    tokenizer = scorer._tokenizer
+    if not hasattr(tokenizer, "build_inputs_with_special_tokens"):
+        # bert-score 0.3.13 encodes an empty candidate with this method, which transformers 5
+        # tokenizers no longer have; the special tokens alone are what it returned.
+        empty = tokenizer("", add_special_tokens=True)["input_ids"]
+        tokenizer.build_inputs_with_special_tokens = lambda ids: empty[:1] + list(ids) + empty[1:]
+    return scorer
 
 
 @functools.lru_cache(maxsize=4)

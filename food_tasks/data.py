@@ -23,6 +23,7 @@ Images are never decoded up front: :class:`ImageStore` maps image URLs to
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import os
 from pathlib import Path
@@ -71,6 +72,21 @@ def hub_mirror_dir(repo_id: str, root: Path | None = None) -> Path | None:
             f"or unset {DATA_DIR_ENV} to download from the Hugging Face Hub."
         )
     return path
+
+
+def _mirror_cache_dir(local: Path) -> str:
+    """A ``datasets`` cache directory specific to a mirror's path and file stamps.
+
+    ``datasets`` fingerprints a local repository by its layout, so two mirrors with the
+    same relative file names (or a mirror updated in place) would share a stale cache.
+    """
+    import datasets
+
+    digest = hashlib.sha1(str(local.resolve()).encode())
+    for path in sorted(p for p in local.rglob("*") if p.is_file()):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(local)}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return str(Path(datasets.config.HF_DATASETS_CACHE) / "food_tasks_mirrors" / digest.hexdigest()[:20])
 
 
 def _is_missing_config(err: Exception, config: str | None) -> bool:
@@ -127,14 +143,22 @@ def load_hub_split(
 
     local = hub_mirror_dir(repo_id, root)
     source = str(local) if local is not None else repo_id
-    kwargs = {} if local is not None or revision is None else {"revision": revision}
+    if local is not None:
+        kwargs = {"cache_dir": _mirror_cache_dir(local)}
+    else:
+        kwargs = {} if revision is None else {"revision": revision}
+    first_error: Exception | None = None
     try:
         return datasets.load_dataset(source, config, split=split, **kwargs)
     except (ValueError, FileNotFoundError) as err:
-        if data_files is None or not _is_missing_config(err, config):
+        # A mirror without a usable card (or without any data file) falls back to the glob,
+        # whose absence is then reported with the path we expected.
+        fallback = data_files is not None and (_is_missing_config(err, config) or local is not None)
+        if not fallback:
             if local is not None:
                 raise DataAccessError(f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {err}") from err
             raise _explain_hub_error(err, repo_id) from err
+        first_error = err
     except Exception as err:  # network, auth, corrupt cache
         if local is not None:
             raise DataAccessError(f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {err}") from err
@@ -144,13 +168,14 @@ def load_hub_split(
         pattern = str(local / data_files)
         if not list(local.glob(data_files)):
             raise DataAccessError(
-                f"{repo_id}: the mirror {local} declares no config {config!r} and has no file matching "
-                f"{data_files!r} (expected e.g. {local / data_files}). Copy the repository with its own relative paths."
+                f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local} ({first_error}), "
+                f"and no file matches {data_files!r} there (expected {local / data_files}). "
+                "Copy the dataset repository with its own relative paths."
             )
     else:
         pattern = f"hf://datasets/{repo_id}@{revision or 'main'}/{data_files}"
     try:
-        return datasets.load_dataset("json", data_files=pattern, split="train")
+        return datasets.load_dataset("json", data_files=pattern, split="train", **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}))
     except Exception as err:
         if local is not None:
             raise DataAccessError(f"{repo_id}: cannot read {pattern}: {err}") from err

@@ -1,0 +1,111 @@
+"""Shared fixtures: small WorldCuisines mirrors in the official layout, built by code, and helpers
+to run the real lmms-eval CLI offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from food_tasks import mirror
+
+LANGS = ("en", "zh_cn", "nan")  # "nan" is Hokkien: it must never become a missing value
+ZH = {"Serabi": "煎饼", "Kenchin-jiru": "建长汁", "Melktert": "牛奶挞", "Goetta": "猪肉燕麦饼"}
+# prompt_type -> two items: (qa_id, food_id, prompt_id, options, gold id)
+ITEMS = {
+    "1": [("400", "422", "9", ["Serabi", "Terang Bulan", "Syrniki", "Murtabak", "Sapin-sapin"], 1),
+          ("401", "1614", "9", ["Sayur asem", "Draw soup", "Kenchin-jiru", "Agedashi dofu", "Egg drop soup"], 3)],
+    "3": [("402", "949", "46", ["Pastel de nata", "Melktert", "Custard tart", "Bougatsa"], 2),
+          ("403", "422", "46", ["Murtabak", "Serabi", "Syrniki", "Terang Bulan", "Sapin-sapin"], 2)],
+    "4": [("404", "1614", "79", ["Kenchin-jiru", "Draw soup", "Sayur asem", "Goetta", "Egg drop soup"], 1),
+          ("405", "949", "79", ["Bougatsa", "Custard tart", "Pastel de nata", "Goetta", "Melktert"], 5)],
+    "2": [("1900", "422", "23", ["Thailand", "Indonesia", "Canada", "Brazil", "Croatia"], 2),
+          ("1901", "1614", "23", ["Japan", "Italy", "Brazil", "Thailand", "Canada"], 1)],
+}  # fmt: skip
+QUESTIONS = {"1": "What is this culinary dish called?", "3": "How do people in Italy identify this dish?",
+             "4": "My friend went to Netherlands and sent me this photo. What is the name of this food?",
+             "2": "Which country is this dish associated with?"}  # fmt: skip
+URL = "https://upload.wikimedia.org/wikipedia/commons/x/{}.jpg?download"
+
+
+def _translate(text: str, lang: str) -> str:
+    return ZH.get(text, text) if lang == "zh_cn" else text
+
+
+def wc_rows(size: str = "large", qa_offset: int = 0) -> list[dict]:
+    rows = []
+    for prompt_type, items in ITEMS.items():
+        task = f"{size}_task2" if prompt_type == "2" else f"{size}_task1"
+        for qa_id, food_id, prompt_id, options, gold in items:
+            for lang in LANGS:
+                # Hokkien rows keep English option strings (lang_status "mixed"), as in the data.
+                opts = [_translate(o, lang) for o in options] if lang == "zh_cn" else list(options)
+                question = ("  " if lang == "zh_cn" else "") + QUESTIONS[prompt_type]  # leading spaces exist in the data
+                rows.append(mirror.wc_row(qa_id=str(int(qa_id) + qa_offset), lang=lang, food_id=food_id, prompt_id=prompt_id,
+                                          prompt_type=prompt_type, question=question, options=opts, answer_id=gold,
+                                          image_url=URL.format(food_id), task=task))  # fmt: skip
+    return rows
+
+
+def wc_kb() -> list[dict]:
+    return [{"food_id": f, "name": n, "images": [(URL.format(f), mirror.png_bytes(c, 24))]}
+            for f, n, c in (("422", "Serabi", (200, 120, 40)), ("1614", "Kenchin-jiru", (90, 60, 30)), ("949", "Melktert", (230, 210, 140)))]  # fmt: skip
+
+
+def build_wc_mirror(root: Path, *, with_card: bool = True, small: bool = True) -> Path:
+    rows = wc_rows("large")
+    if small:
+        # The HF test_small rows are re-sampled: other qa_ids, same (food_id, prompt_id, image_url)
+        # for the first item of each subtask only.
+        rows += [r for r in wc_rows("small", qa_offset=-400) if r["qa_id"] in {"0", "2", "4", "1500"}]
+    mirror.write_wc_vqa(root, rows, with_card=with_card)
+    mirror.write_wc_kb(root, wc_kb())
+    return root
+
+
+@pytest.fixture(scope="session")
+def wc_root(tmp_path_factory) -> Path:
+    return build_wc_mirror(tmp_path_factory.mktemp("wc_mirror"))
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch, tmp_path_factory):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.delenv("FOOD_TASKS_DATA_DIR", raising=False)
+    monkeypatch.delenv("FOOD_TASKS_WORLDCUISINES_LANGS", raising=False)
+
+
+def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900):
+    """Run the real lmms-eval CLI offline; return (completed process, results dict or None, samples by task)."""
+    full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
+    cmd = [python, "-m", "lmms_eval", *args, "--output_path", str(out_dir), "--log_samples"]
+    proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
+    found = sorted(out_dir.rglob("*_results.json"))
+    results = json.loads(found[-1].read_text()) if found else None
+    samples = {}
+    for path in out_dir.rglob("*_samples_*.jsonl"):
+        task = path.name.split("_samples_")[1].rsplit(".", 1)[0]
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return proc, results, samples
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory) -> Path:
+    """A tiny random BERT with a local WordPiece vocabulary, for BERTScore tests (nothing downloaded)."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = tmp_path_factory.mktemp("tiny_bert")
+    chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, *("##" + c for c in chars)]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    BertTokenizerFast(vocab_file=str(path / "vocab.txt"), model_max_length=64).save_pretrained(path)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    BertModel(config).save_pretrained(path)
+    return path
