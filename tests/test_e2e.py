@@ -1,0 +1,111 @@
+"""End to end through the real lmms-eval CLI, offline: scripted answers with known scores, a tiny
+random Qwen2-VL through lmms-eval's own HF backend, and clear failures for missing data.
+
+lmms-eval exits 0 even when a task is missing or crashed: every test reads the results files.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_lmms_eval, wc_rows
+
+pytestmark = pytest.mark.e2e
+
+# Scripted answers for subtask 1a (qa 400: gold 1 "Serabi"; qa 401: gold 3 "Kenchin-jiru").
+MCQ_1A = {
+    ("400", "en"): "1", ("401", "en"): "The answer is 3",
+    ("400", "zh_cn"): "煎饼",  # option text: robust reads it, the official scorer cannot
+    ("401", "zh_cn"): "3",
+    ("400", "nan"): "",  # invalid
+    ("401", "nan"): "(1,2,3,4,5) 3",  # echo: officially 1
+}  # fmt: skip
+OEQ_1A = {
+    ("400", "en"): "It is serabi.", ("401", "en"): "<think>Kenchin-jiru?</think>miso soup",
+    ("400", "zh_cn"): "Serabi", ("401", "zh_cn"): "建长汁", ("400", "nan"): "", ("401", "nan"): "a glass of water",
+}  # fmt: skip
+WRONG = {1: "2", 2: "3", 3: "4", 4: "5", 5: "4"}
+
+
+def _responses(tmp_path):
+    lines = []
+    for row in wc_rows("large"):
+        key, pt = (row["qa_id"], row["lang"]), row["prompt_type"]
+        sub = {"1": "1a_nocontext", "3": "1b_contextualized", "4": "1c_adversarial", "2": "2_location"}[pt]
+        gold = row["multi_choice_answer"]
+        mcq = MCQ_1A[key] if pt == "1" else (WRONG[gold] if pt == "4" else str(gold))
+        oeq = OEQ_1A[key] if pt == "1" else row["answer"]
+        lines.append({"task": f"worldcuisines_mcq_{sub}", "qa_id": row["qa_id"], "lang": row["lang"], "response": mcq})
+        lines.append({"task": f"worldcuisines_oeq_{sub}", "qa_id": row["qa_id"], "lang": row["lang"], "response": oeq})
+    path = tmp_path / "responses.jsonl"
+    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert):
+    proc, results, samples = run_lmms_eval(
+        ["--model", "food_tasks_replay", "--model_args", f"responses={_responses(tmp_path)},keys=qa_id+lang",
+         "--tasks", "worldcuisines_mcq,worldcuisines_oeq"],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(wc_root), "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert), "FOOD_TASKS_BERTSCORE_LAYERS": "2"},
+    )  # fmt: skip
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    r, g = results["results"], results["groups"]
+    mcq_1a = r["worldcuisines_mcq_1a_nocontext"]
+    # robust: en 2/2, zh_cn 2/2, nan 1/2 -> (100+100+50)/3; official: en 2/2, zh_cn 1/2, nan 0/2 -> 50.0
+    assert mcq_1a["acc,none"] == pytest.approx(250 / 3)
+    assert mcq_1a["acc_official,none"] == 50.0
+    assert mcq_1a["invalid_rate,none"] == pytest.approx(100 / 6)
+    assert mcq_1a["per_language,none"]["nan"] == {"n": 2, "acc": 50.0, "acc_official": 0.0, "invalid_rate": 50.0}
+    assert r["worldcuisines_mcq_1c_adversarial"]["acc,none"] == 0.0
+    # group = unweighted mean of subtasks: (83.33.. + 100 + 0 + 100) / 4; official (50 + 100 + 0 + 100) / 4
+    assert g["worldcuisines_mcq"]["acc,none"] == pytest.approx((250 / 3 + 200) / 4)
+    assert g["worldcuisines_mcq"]["acc_official,none"] == 62.5
+
+    oeq_1a = r["worldcuisines_oeq_1a_nocontext"]
+    # robust multi: en 1/2 (reasoning stripped), zh_cn 2/2, nan 0/2 -> 50; single: en 1/2, zh_cn 1/2 -> 33.33..
+    assert oeq_1a["acc_multi,none"] == pytest.approx(50.0)
+    assert oeq_1a["acc_single,none"] == pytest.approx(100 / 3)
+    assert oeq_1a["acc_dual,none"] == pytest.approx(50.0)
+    # official: the name inside <think> counts -> en 2/2: multi (100+100+0)/3 = 66.67, single (100+50+0)/3 = 50.0
+    assert oeq_1a["acc_multi_official,none"] == 66.67
+    assert oeq_1a["acc_single_official,none"] == 50.0
+    assert oeq_1a["acc_dual_official,none"] == 66.67
+    # identical prediction and reference -> BERTScore F1 = 1 for every 1b row
+    assert r["worldcuisines_oeq_1b_contextualized"]["bertscore_f1,none"] == pytest.approx(100.0, abs=1e-3)
+    assert g["worldcuisines_oeq"]["acc_multi,none"] == pytest.approx(87.5)
+    assert g["worldcuisines_oeq"]["acc_multi_official,none"] == 91.67  # round((66.67 + 300) / 4, 2)
+
+    logged = {(s["acc"]["qa_id"], s["acc"]["lang"]): s for s in samples["worldcuisines_mcq_1a_nocontext"]}
+    assert logged[("400", "zh_cn")]["acc"]["parsed"] == 1 and logged[("400", "zh_cn")]["acc"]["correct_official"] is False
+    assert len(samples["worldcuisines_oeq_2_location"]) == 6
+
+
+def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
+    proc, results, _ = run_lmms_eval(
+        ["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location"], tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")},
+    )  # fmt: skip
+    assert results is None or "worldcuisines_mcq_2_location" not in results.get("results", {})
+    assert f"{tmp_path / 'empty' / 'worldcuisines' / 'vqa'} does not exist" in proc.stdout + proc.stderr
+
+
+def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path):
+    """`food-tasks demo`: packaged sample tasks, images through lmms-eval's qwen2_vl backend on CPU."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "demo"
+    proc = subprocess.run([sys.executable, "-m", "food_tasks.cli", "demo", "--output_path", str(out)],
+                          capture_output=True, text=True, timeout=900, env={**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)})  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = json.loads(next(out.rglob("*_results.json")).read_text())
+    for kind in ("mcq", "oeq"):
+        for sub in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location"):
+            assert f"worldcuisines_{kind}_sample_{sub}" in results["results"]
+    samples = [json.loads(line) for p in out.rglob("*_samples_*.jsonl") for line in p.read_text().splitlines() if line]
+    assert len(samples) == 72  # 9 docs x 8 tasks
+    assert all(s["filtered_resps"].strip() for s in samples)  # the model generated text for every document
+    assert all(s["input_media"] for s in samples)  # every request carried its image
