@@ -84,7 +84,8 @@ def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, pytho
     """Run the real lmms-eval CLI offline; return (completed process, results dict or None, samples by task)."""
     full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
     cmd = [python, "-m", "lmms_eval", *args, "--output_path", str(out_dir), "--log_samples"]
-    proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
+    # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed package.
+    proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=out_dir.parent)
     found = sorted(out_dir.rglob("*_results.json"))
     results = json.loads(found[-1].read_text()) if found else None
     samples = {}

@@ -99,7 +99,7 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path):
 
     out = tmp_path / "demo"
     proc = subprocess.run([sys.executable, "-m", "food_tasks.cli", "demo", "--output_path", str(out)],
-                          capture_output=True, text=True, timeout=900, env={**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)})  # fmt: skip
+                          capture_output=True, text=True, timeout=900, cwd=tmp_path, env={**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)})  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = json.loads(next(out.rglob("*_results.json")).read_text())
     for kind in ("mcq", "oeq"):

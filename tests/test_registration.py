@@ -1,0 +1,124 @@
+"""Zero-flag registration with lmms-eval, the wheel layout, the CLI and the YAML generator.
+
+If a newer lmms-eval breaks the hook, these tests fail loudly (the pin in pyproject.toml says why).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import runpy
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from food_tasks import registration
+
+REPO = Path(__file__).resolve().parents[1]
+OUR_GROUPS = {"worldcuisines_mcq", "worldcuisines_oeq", "worldcuisines_mcq_small", "worldcuisines_oeq_small",
+              "worldcuisines_mcq_smallref", "worldcuisines_oeq_smallref", "food_tasks_sample"}  # fmt: skip
+
+
+def test_lmms_eval_still_has_what_the_hook_wraps():
+    from lmms_eval.models.registry_v2 import ModelRegistryV2
+    from lmms_eval.tasks import TaskManager
+
+    params = inspect.signature(TaskManager.initialize_tasks).parameters
+    assert {"include_path", "include_defaults"} <= set(params), "TaskManager.initialize_tasks changed: update the hook"
+    assert "group" in inspect.signature(ModelRegistryV2.load_entrypoint_manifests).parameters
+
+
+def test_entry_point_is_declared_and_installs_hook_idempotently():
+    from importlib.metadata import entry_points
+
+    eps = [ep for ep in entry_points(group="lmms_eval.models") if ep.name == "food_tasks"]
+    assert eps and eps[0].value == "food_tasks.registration:lmms_eval_plugin"
+    manifests = eps[0].load()()
+    assert [m.model_id for m in manifests] == ["food_tasks_replay"]
+    assert registration.install_task_path_hook() and registration.install_task_path_hook()
+
+
+def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_first():
+    import lmms_eval.models  # noqa: F401  (what the CLI imports before building its TaskManager)
+    from lmms_eval.tasks import TaskManager
+
+    tm = TaskManager("ERROR")
+    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks"))}
+    assert OUR_GROUPS <= ours and len(ours) == 8 * 4 + 8 + 1
+    assert str(registration.task_dir()) in registration.with_our_task_dir(None)
+    # Built-ins are indexed first and win any clash; none of our names collides with one.
+    builtin_dir = Path(inspect.getfile(TaskManager)).parent
+    builtin = TaskManager("ERROR", include_defaults=True, include_path=None)._get_task_and_group(str(builtin_dir) + "/")
+    assert not ours & set(builtin)
+    assert "mme" in tm.all_tasks
+
+
+def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(tmp_path):
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    out = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert "worldcuisines_mcq_1a_nocontext" in out.stdout + out.stderr
+    env["FOOD_TASKS_AUTOREGISTER"] = "0"
+    out = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert "worldcuisines_mcq_1a_nocontext" not in out.stdout + out.stderr
+
+
+def test_food_tasks_cli_path_and_list(capsys):
+    from food_tasks import cli
+
+    assert cli.main(["path"]) == 0
+    assert Path(capsys.readouterr().out.strip()) == registration.task_dir()
+    assert cli.main(["list"]) == 0
+    listing = capsys.readouterr().out
+    assert "worldcuisines_mcq_smallref_2_location" in listing and "15000" in listing
+
+
+def test_generated_yaml_matches_committed(tmp_path):
+    gen = REPO / "yaml_tasks" / "worldcuisines" / "_generate_configs.py"
+    runpy.run_path(str(gen), run_name="not_main")["main"](tmp_path)
+    for path in tmp_path.iterdir():
+        committed = REPO / "yaml_tasks" / "worldcuisines" / path.name
+        assert committed.read_text() == path.read_text(), f"{path.name} drifted: rerun {gen.name}"
+
+
+def test_sample_data_matches_its_generator(tmp_path):
+    from food_tasks.sample_data import SAMPLE_ROOT, build
+
+    build.build(tmp_path)
+    for path in tmp_path.rglob("*.jsonl"):
+        assert (SAMPLE_ROOT / path.relative_to(tmp_path)).read_text() == path.read_text()
+
+
+@pytest.mark.e2e
+def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+                   check=True, capture_output=True)  # fmt: skip
+    wheel = next(tmp_path.glob("food_tasks-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"food_tasks"}
+    assert "food_tasks/yaml_tasks/worldcuisines/_worldcuisines_mcq_yaml" in names
+    assert "food_tasks/utils/worldcuisines.py" in names and "food_tasks/yaml_tasks/worldcuisines/_stub.jsonl" in names
+    assert any(n.startswith("food_tasks/sample_data/worldcuisines/food-kb/data/") for n in names)
+
+    # A fresh venv that sees lmms-eval & co. through a .pth file but has only the wheel of our package.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    outer = [p for p in sys.path if p.endswith("site-packages")]
+    (site / "outer.pth").write_text("\n".join(outer) + "\n")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+    python = str(venv / "bin" / "python")
+    where = subprocess.run([python, "-c", "import food_tasks.utils.worldcuisines as m; print(m.__file__)"], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert where.stdout.startswith(str(site))
+
+    from conftest import run_lmms_eval
+
+    responses = tmp_path / "r.jsonl"
+    responses.write_text('{"lang": "en", "response": "1"}\n')  # other languages get default=1
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=lang,default=1",
+                                      "--tasks", "worldcuisines_mcq_sample_1a_nocontext"], tmp_path / "out", python=python)  # fmt: skip
+    assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)  # gold 1 for one of 3 items
