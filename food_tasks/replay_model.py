@@ -8,15 +8,17 @@ tests whose expected scores are known exactly.
         --model_args responses=preds.jsonl,keys=qa_id+lang --tasks worldcuisines_mcq_smallref
 
 ``responses`` is a JSON Lines file; each line holds the answer text under
-``response`` (or ``prediction``), optionally ``task`` (restricts the line to
-one task), and the document fields named by ``keys`` (``+``-separated; default
-``doc_id``, the document's position in its task). A document without a line
+``response`` (or ``prediction``; ``null`` or ``NaN`` there is the empty
+answer), optionally ``task`` (restricts the line to one task), and the
+document fields named by ``keys`` (``+``-separated; default ``doc_id``, the
+document's position in its task). A document without a line
 gets ``default`` (empty string unless set) and is counted; the count is logged.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from loguru import logger
@@ -46,7 +48,9 @@ class ReplayModel(lmms):
                     key = tuple(str(row[k]) for k in self._keys)
                 except (ValueError, KeyError) as err:
                     raise ValueError(f"food_tasks_replay: {path}:{number}: need 'response' and fields {self._keys}: {err}") from err
-                self._answers[(row.get("task"), key)] = "" if text is None else str(text)
+                # null or NaN (pandas writes missing outputs as NaN) is no answer, not the text "nan".
+                missing = text is None or (isinstance(text, float) and math.isnan(text))
+                self._answers[(row.get("task"), key)] = "" if missing else str(text)
 
     def _lookup(self, task: str, doc_id: int, doc: dict) -> str:
         key = tuple(str(doc_id) if k == "doc_id" else str(doc[k]) for k in self._keys)
