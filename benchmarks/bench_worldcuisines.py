@@ -36,6 +36,7 @@ import datetime as _dt
 import gc
 import io
 import json
+import math
 import os
 import platform
 import random
@@ -94,17 +95,17 @@ COUNTRIES = (
 QUESTIONS_EN = {
     "1": ("What is this culinary dish called?", "What is the name of this dish?", "Can you tell me the name of this food?",
           "What do you call this dish?"),
-    "3": ("This dish is often prepared for family gatherings and festive occasions in {c}, where it is shared among "
-          "relatives. How do people in {c} identify this dish?",
-          "I am travelling around {c} and saw this food being sold at a street market near the station. "
-          "What is the name of this dish?",
+    "3": (("This dish is often prepared for family gatherings and festive occasions in {c}, where it is shared among "
+           "relatives. How do people in {c} identify this dish?"),
+          ("I am travelling around {c} and saw this food being sold at a street market near the station. "
+           "What is the name of this dish?"),
           "People in {c} commonly eat this dish for breakfast, usually with tea or coffee. What is this dish called there?"),
-    "4": ("My friend went to {c} last month and sent me this photo. She said it is a famous local {w} that everybody "
-          "there loves to eat during the holidays. What is the name of this food?",
-          "I was told that this {w} is a traditional speciality of {c}, and that it is served at almost every wedding "
-          "in the capital. Can you tell me what this dish is actually called?",
-          "A restaurant in {c} advertises this as their signature {w}, cooked according to a recipe from the north of "
-          "the country. What is the real name of this dish?"),
+    "4": (("My friend went to {c} last month and sent me this photo. She said it is a famous local {w} that everybody "
+           "there loves to eat during the holidays. What is the name of this food?"),
+          ("I was told that this {w} is a traditional speciality of {c}, and that it is served at almost every wedding "
+           "in the capital. Can you tell me what this dish is actually called?"),
+          ("A restaurant in {c} advertises this as their signature {w}, cooked according to a recipe from the north of "
+           "the country. What is the real name of this dish?")),
     "2": ("Which country is this dish associated with?", "Where does this dish come from?",
           "In which country is this food most commonly eaten?"),
 }  # fmt: skip
@@ -443,6 +444,29 @@ def time_command(cmd: list[str], env: dict, cwd: Path) -> tuple[float, str]:
     return wall, proc.stdout + proc.stderr
 
 
+def child_index(repeats: int) -> None:
+    """In one process: the task-index work the plugin adds (our directory indexed after lmms-eval's)."""
+    from lmms_eval.tasks import TaskManager
+
+    from food_tasks.registration import task_dir
+
+    ours = str(task_dir())
+    manager = TaskManager()  # untimed: warms imports and the file cache (the hook is off in this child)
+    plain, with_ours, ours_only = [], [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        manager.initialize_tasks(include_path=None)
+        plain.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        index = manager.initialize_tasks(include_path=[ours])
+        with_ours.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        own = manager._get_task_and_group(ours)
+        ours_only.append(time.perf_counter() - t)
+    print("RESULT " + json.dumps({"defaults_s": plain, "defaults_plus_ours_s": with_ours, "ours_only_s": ours_only,
+                                  "entries_total": len(index), "entries_ours": len(own)}), flush=True)  # fmt: skip
+
+
 def startup(runs: int, cwd: Path) -> dict:
     lmms = Path(sys.executable).with_name("lmms-eval")
     lmms_cmd = [str(lmms) if lmms.exists() else (shutil.which("lmms-eval") or "lmms-eval"), "--tasks", "list"]
@@ -457,8 +481,7 @@ def startup(runs: int, cwd: Path) -> dict:
         for name, env in variants.items():
             times[name].append(time_command(lmms_cmd, env, cwd)[0])
     py = {"python -c pass": [sys.executable, "-c", "pass"],
-          "import food_tasks.registration": [sys.executable, "-c", "import food_tasks.registration"],
-          "import lmms_eval.models": [sys.executable, "-c", "import lmms_eval.models"]}  # fmt: skip
+          "import food_tasks.registration": [sys.executable, "-c", "import food_tasks.registration"]}  # fmt: skip
     py_times: dict[str, list[float]] = {k: [] for k in py}
     for k, cmd in py.items():
         time_command(cmd, base, cwd)
@@ -467,7 +490,10 @@ def startup(runs: int, cwd: Path) -> dict:
             py_times[k].append(time_command(cmd, base, cwd)[0])
     med = {k: statistics.median(v) for k, v in times.items()}
     pmed = {k: statistics.median(v) for k, v in py_times.items()}
+    index = run_child("--_child-index", {"FOOD_TASKS_AUTOREGISTER": "0"}, "--startup-runs", str(max(5, runs)))
     return {
+        "index_in_process": index | {k.replace("_s", "_median_s"): statistics.median(index[k])
+                                     for k in ("defaults_s", "defaults_plus_ours_s", "ours_only_s")},
         "runs": runs,
         "tasks_list_s": times,
         "tasks_list_median_s": med,
@@ -522,7 +548,11 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="keep the synthetic mirror and caches here instead of a temp dir")
     parser.add_argument("--_child-prepare", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_child-build", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--_child-index", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args._child_index:
+        child_index(args.startup_runs)
+        return
     if args._child_prepare:
         child_prepare()
         return
@@ -575,8 +605,9 @@ def main() -> None:
                   f"process wall {r['process_wall_s']:.1f} s")  # fmt: skip
 
         # ---------------------------------------------------------------- 1. per-document hooks
-        from food_tasks.benchmarks import worldcuisines as wc
         from food_tasks.utils import worldcuisines as hooks
+
+        from food_tasks.benchmarks import worldcuisines as wc
 
         docs_by_subtask = {s: wc.prepare_docs("large", s).to_list() for s in SUBTASK_NAMES}  # untimed (main process)
         all_docs = [d for s in SUBTASK_NAMES for d in docs_by_subtask[s]]
@@ -609,7 +640,6 @@ def main() -> None:
             hook_stats["doc_to_messages_mcq (no decode)"] = summarize_ns(time_per_doc(hooks.doc_to_messages_mcq, single, args.repeat))
         finally:
             hooks.doc_to_visual = real_visual
-        del decoded
 
         mcq_args = [(all_docs[i], [mcq_outputs[i][1]]) for i in sample_idx]
         oeq_args = [(all_docs[i], [oeq_outputs[i][1]]) for i in sample_idx]
@@ -679,10 +709,14 @@ def main() -> None:
             t = time.perf_counter()
             value = hooks.bertscore_f1(subset)
             sec = time.perf_counter() - t
-            bert = {"model": bert_model, "records": len(subset), "seconds": sec, "value": value,
-                    "per_doc_ms": 1000 * sec / max(1, len(subset))}  # fmt: skip
-            print(f"  bertscore_f1 ({bert_model}, {len(subset)} records, incl. model load): {sec:.1f} s "
-                  f"({bert['per_doc_ms']:.2f} ms/doc, value {value:.2f})")  # fmt: skip
+            if math.isnan(value):  # the model could not be used (bertscore logged why)
+                bert = {"model": bert_model, "records": len(subset), "error": "BERTScore returned NaN (model not usable)"}
+                print(f"  bertscore_f1: failed with {bert_model} (NaN; see the error logged above)")
+            else:
+                bert = {"model": bert_model, "records": len(subset), "seconds": sec, "value": value,
+                        "per_doc_ms": 1000 * sec / max(1, len(subset))}  # fmt: skip
+                print(f"  bertscore_f1 ({bert_model}, {len(subset)} records, incl. model load): {sec:.1f} s "
+                      f"({bert['per_doc_ms']:.2f} ms/doc, value {value:.2f})")  # fmt: skip
         else:
             bert = "skipped"
             print("  bertscore_f1: skipped (FOOD_TASKS_BERTSCORE_MODEL is not a local model directory)")
@@ -695,16 +729,21 @@ def main() -> None:
             print(f"\n[4] start-up: `lmms-eval --tasks list`, {args.startup_runs} timed runs per variant (after 1 warm-up)")
             results["startup"] = st = startup(args.startup_runs, work)
             med = st["tasks_list_median_s"]
-            print(f"  plugin active            median {med['plugin']:.2f} s  runs {['%.2f' % x for x in st['tasks_list_s']['plugin']]}"
+            print(f"  plugin active            median {med['plugin']:.2f} s  runs {[f'{x:.2f}' for x in st['tasks_list_s']['plugin']]}"
                   f"  ({st['worldcuisines_lines_listed']['plugin']} worldcuisines lines listed)")  # fmt: skip
             print(f"  FOOD_TASKS_AUTOREGISTER=0 median {med['autoregister_0']:.2f} s  runs "
-                  f"{['%.2f' % x for x in st['tasks_list_s']['autoregister_0']]}  "
+                  f"{[f'{x:.2f}' for x in st['tasks_list_s']['autoregister_0']]}  "
                   f"({st['worldcuisines_lines_listed']['autoregister_0']} listed)")  # fmt: skip
-            print(f"  extra start-up with the plugin: {st['plugin_extra_s']:+.2f} s")
+            spread = max(max(v) - min(v) for v in st["tasks_list_s"].values())
+            print(f"  extra start-up with the plugin (difference of medians): {st['plugin_extra_s']:+.2f} s "
+                  f"(run-to-run spread up to {spread:.2f} s on this machine)")  # fmt: skip
+            ix = st["index_in_process"]
+            print(f"  in-process TaskManager.initialize_tasks, median of {len(ix['defaults_s'])}: lmms-eval's tasks "
+                  f"{ix['defaults_median_s']:.2f} s, plus ours {ix['defaults_plus_ours_median_s']:.2f} s; "
+                  f"our directory alone {ix['ours_only_median_s'] * 1000:.0f} ms ({ix['entries_ours']} entries)")  # fmt: skip
             pm = st["python_median_s"]
             print(f"  python -c pass {pm['python -c pass']:.3f} s; import food_tasks.registration "
-                  f"{pm['import food_tasks.registration']:.3f} s ({st['registration_import_extra_s']:+.3f} s); "
-                  f"import lmms_eval.models {pm['import lmms_eval.models']:.2f} s")  # fmt: skip
+                  f"{pm['import food_tasks.registration']:.3f} s ({st['registration_import_extra_s'] * 1000:+.0f} ms)")  # fmt: skip
         else:
             print("\n[4] start-up: skipped (--startup-runs 0)")
         results["total_wall_s"] = time.perf_counter() - t_start

@@ -371,11 +371,17 @@ def main(argv: list[str] | None = None) -> int:
             if not available:
                 print(f"[{model}] no prediction files: skipped")
                 continue
+            same = 0
             for task in available:
                 if keys.get(task, set()) != docs[task]:
                     extra, lacking = keys.get(task, set()) - docs[task], docs[task] - keys.get(task, set())
                     cmp.failures.append(f"{model} {task}: documents != official prediction rows "
                                         f"({len(lacking)} documents without a row, {len(extra)} rows without a document)")  # fmt: skip
+                else:
+                    same += 1
+            qa_ids = {q for task in available for q, _ in keys.get(task, set())}
+            print(f"[{model}] documents == official prediction rows (qa_id, lang) in {same}/{len(available)} subtasks "
+                  f"({len(qa_ids)} qa_ids)")  # fmt: skip
             official = {}
             for _, _, suffix, _ in METRICS:
                 raw = repo.read(f"{SCORE_DIR}/{'small/' if args.subset == 'small' else ''}{model}_{suffix}.json")
