@@ -24,7 +24,14 @@ group and per-language values with the official ones.
 It also checks that the documents of every subtask are exactly the (qa_id, lang)
 rows of the official prediction file, and that the replay model found a response
 for every document. Prediction files missing from the copy (e.g. large files left
-out of a shallow snapshot) make their subtasks SKIP, never pass.
+out of a partial snapshot) make their subtasks SKIP, never pass; a model with no
+prediction file at all is a failure (most likely a misspelt name).
+
+Known at commit d4d1c44 of the official repository: the scorer rounds MCQ values
+with Python's ``round`` but OEQ values are ``numpy.float64`` and follow
+``numpy.round`` (ties such as 17.575 differ); and ``json/small/pangea-7b_accuracy_oe*.json``
+were not computed from the released pangea-7b small predictions (those files are
+byte-identical to old_pangea-7b's, whose JSON they reproduce).
 
 Exit status: 0 when every compared value matches within ``--tolerance`` (default
 0.005, i.e. exact at two decimals), 1 on any mismatch or failed check, 2 when
@@ -95,7 +102,7 @@ class OfficialRepo:
         self.worktree = (path / "evaluation").is_dir() and (path / "generate_vqa").is_dir()
         if not self.worktree:
             probe = subprocess.run(["git", "-C", str(path), "rev-parse", "--verify", f"{rev}^{{commit}}"],
-                                   capture_output=True, text=True)  # fmt: skip
+                                   check=False, capture_output=True, text=True)  # fmt: skip
             if probe.returncode != 0:
                 raise SystemExit(f"--official-repo {path}: neither a checkout nor a git directory with revision {rev!r}: "
                                  f"{probe.stderr.strip()}")  # fmt: skip
@@ -109,7 +116,7 @@ class OfficialRepo:
             base = self.path / folder
             return sorted(f"{folder}/{p.name}" for p in base.iterdir() if p.is_file()) if base.is_dir() else []
         out = subprocess.run(["git", "-C", str(self.path), "ls-tree", "--name-only", f"{self.rev}:{folder}"],
-                             capture_output=True, text=True)  # fmt: skip
+                             check=False, capture_output=True, text=True)  # fmt: skip
         return sorted(f"{folder}/{name}" for name in out.stdout.split("\n") if name) if out.returncode == 0 else []
 
     def read(self, path: str) -> bytes | None:
@@ -117,7 +124,7 @@ class OfficialRepo:
         if self.worktree:
             file = self.path / path
             return file.read_bytes() if file.is_file() else None
-        out = subprocess.run(["git", "-C", str(self.path), "cat-file", "blob", f"{self.rev}:{path}"], capture_output=True)
+        out = subprocess.run(["git", "-C", str(self.path), "cat-file", "blob", f"{self.rev}:{path}"], check=False, capture_output=True)
         return out.stdout if out.returncode == 0 else None
 
 
@@ -235,7 +242,7 @@ def run_replay(lmms_eval: str, replay: Path, tasks: list[str], out_dir: Path, en
            "--tasks", ",".join(tasks), "--output_path", str(out_dir)]  # fmt: skip
     start = time.perf_counter()
     with log.open("w", encoding="utf-8") as fh:
-        proc = subprocess.run(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.run(cmd, check=False, env=env, stdout=fh, stderr=subprocess.STDOUT)
     seconds = time.perf_counter() - start
     text = log.read_text(encoding="utf-8", errors="replace")
     if proc.returncode != 0:
@@ -316,7 +323,8 @@ def print_table(cmp: Comparison) -> None:
     headers = ["model", "metric", *(short for _, _, short in SUBTASKS.values()), "avg", "lang cells ok"]
     body = [[model, label, *cells, langs] for model, label, cells, langs in cmp.rows]
     widths = [max(len(str(r[i])) for r in [headers, *body]) for i in range(len(headers))]
-    print("cells: ours=official (match) or ours≠official (mismatch); SKIP: no official predictions in the copy")
+    print("cells: ours=official (match) or ours≠official (mismatch); SKIP: no official predictions in the copy; "
+          "no-ref: no official score file")
     for r in [headers, ["-" * w for w in widths], *body]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
 
@@ -368,8 +376,8 @@ def main(argv: list[str] | None = None) -> int:
             available, keys, notes = write_replay_file(repo, model, args.subset, prompt_types, replay)
             for note in notes:
                 print(f"[{model}] {note}")
-            if not available:
-                print(f"[{model}] no prediction files: skipped")
+            if not available:  # most likely a misspelt model name: never a silent pass
+                cmp.failures.append(f"{model}: no official prediction files at all in {repo.path}")
                 continue
             same = 0
             for task in available:
@@ -390,8 +398,13 @@ def main(argv: list[str] | None = None) -> int:
             for kind in ("mcq", "oeq"):
                 mine = [task_name(kind, args.subset, s) for s in SUBTASKS]
                 tasks += [task_name(kind, args.subset)] if all(t in available for t in mine) else [t for t in mine if t in available]
-            results, seconds, missing = run_replay(args.lmms_eval, replay, tasks, workdir / "out" / model, env,
-                                                   workdir / f"lmms_eval_{model}.log")  # fmt: skip
+            try:
+                results, seconds, missing = run_replay(args.lmms_eval, replay, tasks, workdir / "out" / model, env,
+                                                       workdir / f"lmms_eval_{model}.log")  # fmt: skip
+            except RuntimeError as err:
+                print(f"[{model}] {err}")
+                cmp.failures.append(f"{model}: lmms-eval failed (see above)")
+                continue
             docs_run = sum(v.get("effective", 0) for v in results.get("n-samples", {}).values())
             timings.append((model, seconds, docs_run))
             print(f"[{model}] lmms-eval: {docs_run} documents in {seconds:.1f}s; documents without a response: {missing}")

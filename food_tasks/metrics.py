@@ -45,10 +45,22 @@ def macro_percent(records: Sequence[Record], field: str, by: str) -> tuple[float
     return mean(list(cells.values())), cells
 
 
-def macro_percent_official(records: Sequence[Record], field: str, by: str) -> tuple[float, dict[Any, float]]:
+def round_numpy(value: float, ndigits: int = 2) -> float:
+    """``numpy.round`` semantics: scale, round half to even on the scaled float, unscale.
+
+    Differs from Python's ``round`` only on (near-)ties such as ``17.575`` (Python 17.57,
+    numpy 17.58). Reference scorers that round ``numpy.float64`` values (pandas sums) need it.
+    """
+    scale = 10.0**ndigits
+    return round(value * scale) / scale
+
+
+def macro_percent_official(
+    records: Sequence[Record], field: str, by: str, rounding: Callable[[float, int], float] = round
+) -> tuple[float, dict[Any, float]]:
     """Like :func:`macro_percent` with the reference rounding: each cell, then the mean, to 2 decimals."""
-    cells = {g: round(percent_true(rs, field), 2) for g, rs in group_records(records, by).items()}
-    return (round(mean(list(cells.values())), 2) if cells else 0.0), cells
+    cells = {g: rounding(percent_true(rs, field), 2) for g, rs in group_records(records, by).items()}
+    return (rounding(mean(list(cells.values())), 2) if cells else 0.0), cells
 
 
 def macro_mean(records: Sequence[Record], field: str, by: str, rounding: int | None = None) -> tuple[float, dict[Any, float]]:
@@ -82,3 +94,8 @@ def group_mean(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: b
 def group_mean_official(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
     """Group aggregation with reference rounding: mean of the (rounded) subtask scores, to 2 decimals."""
     return round(group_mean(metrics, sizes, weight_by_size), 2)
+
+
+def group_mean_official_numpy(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
+    """:func:`group_mean_official` with :func:`round_numpy` (reference scorers that round numpy floats)."""
+    return round_numpy(group_mean(metrics, sizes, weight_by_size), 2)

@@ -176,3 +176,14 @@ def test_bertscore_with_local_model_identical_is_100_and_empty_is_0(monkeypatch,
              wc.score_oeq(_doc(lang="zh_cn", answer="Syrniki"), "Syrniki")]  # fmt: skip
     assert wc.bertscore_f1(items) == pytest.approx(75.0, abs=1e-3)
     assert wc.per_language_bertscore(items) == pytest.approx({"en": 50.0, "zh_cn": 100.0}, abs=1e-3)
+
+
+def test_official_rounding_mcq_python_round_oeq_numpy_round():
+    # score_mc rounds Python floats, score_oe rounds numpy.float64: they differ on ties.
+    # 70.30 / 4 = 17.575 -> Python round 17.57, numpy.round 17.58 (official llama-3.2-11b small OEQ average).
+    assert metrics.group_mean_official([14.37, 19.20, 9.50, 27.23], [1] * 4) == 17.57
+    assert metrics.group_mean_official_numpy([14.37, 19.20, 9.50, 27.23], [1] * 4) == 17.58
+    import numpy as np
+
+    for value in (17.575, 0.125, 2.675, 33.335, 66.665, 12.345):
+        assert metrics.round_numpy(value, 2) == float(np.round(np.float64(value), 2))

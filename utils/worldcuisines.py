@@ -10,7 +10,7 @@ from functools import partial
 
 from food_tasks.benchmarks import worldcuisines as wc
 from food_tasks.messages import build_messages
-from food_tasks.metrics import group_mean_official  # noqa: F401  (group YAML hook)
+from food_tasks.metrics import group_mean_official, group_mean_official_numpy  # noqa: F401  (group YAML hooks)
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -97,9 +97,9 @@ acc_multi = partial(wc.macro, "multi")
 acc_single = partial(wc.macro, "single")
 acc_dual = partial(wc.macro, "dual")
 acc_multi_strict = partial(wc.macro, "multi_strict")
-acc_multi_official = partial(wc.macro_official, "multi_official")
-acc_single_official = partial(wc.macro_official, "single_official")
-acc_dual_official = partial(wc.macro_official, "dual_official")
+acc_multi_official = partial(wc.macro_official_oeq, "multi_official")
+acc_single_official = partial(wc.macro_official_oeq, "single_official")
+acc_dual_official = partial(wc.macro_official_oeq, "dual_official")
 invalid_rate = wc.invalid_rate
 per_language_mcq = wc.per_language_mcq
 per_language_oeq = wc.per_language_oeq

@@ -206,8 +206,15 @@ def macro(field: str, items: Sequence[dict]) -> float:
 
 
 def macro_official(field: str, items: Sequence[dict]) -> float:
-    """The official scorer's value: per-language percent rounded to 2, mean rounded to 2."""
+    """The official MCQ value: per-language percent rounded to 2, mean rounded to 2 (Python ``round``:
+    ``score_mc`` computes with Python ints and floats)."""
     return metrics.macro_percent_official(items, field, "lang")[0]
+
+
+def macro_official_oeq(field: str, items: Sequence[dict]) -> float:
+    """The official OEQ value: as :func:`macro_official` with ``numpy.round`` semantics (``score_oe``
+    rounds the ``numpy.float64`` of a pandas sum; ties such as 17.575 go to even on the scaled value)."""
+    return metrics.macro_percent_official(items, field, "lang", rounding=metrics.round_numpy)[0]
 
 
 def invalid_rate(items: Sequence[dict]) -> float:
@@ -226,7 +233,7 @@ def per_language_mcq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
 def per_language_oeq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
     columns = {f"acc_{m}": functools.partial(metrics.percent_true, field=m) for m in ("multi", "single", "dual", "multi_strict")}
     columns |= {
-        f"acc_{m}_official": (lambda rs, f=f"{m}_official": round(metrics.percent_true(rs, f), 2)) for m in ("multi", "single", "dual")
+        f"acc_{m}_official": (lambda rs, f=f"{m}_official": metrics.round_numpy(metrics.percent_true(rs, f), 2)) for m in ("multi", "single", "dual")
     }
     return metrics.per_group_table(items, "lang", columns)
 

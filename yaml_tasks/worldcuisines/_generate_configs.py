@@ -33,8 +33,8 @@ GROUP_METRICS = {
     "mcq": [("acc", "mean"), ("invalid_rate", "mean"), ("acc_official", "official")],
     "oeq": [
         ("acc_multi", "mean"), ("acc_single", "mean"), ("acc_dual", "mean"), ("acc_multi_strict", "mean"),
-        ("bertscore_f1", "mean"), ("acc_multi_official", "official"), ("acc_single_official", "official"),
-        ("acc_dual_official", "official"),
+        ("bertscore_f1", "mean"), ("acc_multi_official", "official_numpy"), ("acc_single_official", "official_numpy"),
+        ("acc_dual_official", "official_numpy"),
     ],
 }  # fmt: skip
 SAMPLE_SKIPS = {"bertscore_f1"}
@@ -81,7 +81,9 @@ def group_yaml(kind: str, variant: str) -> str:
     for metric, how in GROUP_METRICS[kind]:
         if variant == "sample" and metric in SAMPLE_SKIPS:
             continue
-        aggregation = "mean" if how == "mean" else f"!function {HOOKS}.group_mean_official"
+        # MCQ: Python round (score_mc); OEQ: numpy round (score_oe rounds numpy.float64 values).
+        aggregation = {"mean": "mean", "official": f"!function {HOOKS}.group_mean_official",
+                       "official_numpy": f"!function {HOOKS}.group_mean_official_numpy"}[how]
         lines += [f"  - metric: {metric}", f"    aggregation: {aggregation}", "    weight_by_size: false"]
     lines += ["metadata:", "  version: 1.0"]
     return HEADER + "\n".join(lines) + "\n"
