@@ -1,0 +1,347 @@
+"""FAM-Bench answer parsing and metrics (shared spec sections 5 and 6), written from the specification.
+
+Two parsers per output kind:
+
+* robust (primary metrics): reasoning stripped, the *last* JSON object carrying the answer key,
+  tolerant decision words (``not_recommend`` and "Not recommended" are both *not recommend*), explicit
+  ranking sequences only; unparseable output is invalid and counted, never guessed;
+* official (``*_official`` metrics): the v1.0 scorer's behaviour, bugs included: first JSON object wins,
+  exact-set decision words, the loose ``recommend`` regex that reads "Not Recommended" as *recommend*,
+  the ranking fallback that harvests the letters A-D from any word, all-or-nothing option decisions.
+
+Metric reducers are pure functions over per-document records built by ``fambench.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import string
+import unicodedata
+from typing import Any, Iterable, Mapping, Sequence
+
+from food_tasks.jsonparse import balanced_end, find_json_with
+from food_tasks.parsing import strip_reasoning
+
+LETTERS = ("A", "B", "C", "D")
+REC, NOT_REC = "recommend", "not recommend"
+
+# --------------------------------------------------------------------------- normalisation
+
+
+def _spaces(value: str) -> str:
+    return " ".join(value.split())
+
+
+def norm_condition(value: Any) -> str:
+    """Official rationale condition normalisation: lower-case, ``_``/``-`` to spaces, collapsed."""
+    return _spaces(str(value or "").strip().lower().replace("_", " ").replace("-", " "))
+
+
+_PUNCT = str.maketrans("", "", string.punctuation)
+
+
+def norm_ingredient(value: Any) -> str:
+    """Official rationale ingredient normalisation: as conditions, and ASCII punctuation removed."""
+    return _spaces(str(value or "").strip().lower().replace("_", " ").replace("-", " ").translate(_PUNCT))
+
+
+def norm_rationale(entries: Any) -> list[dict[str, Any]]:
+    """Official ``rationale_ingredients`` normalisation: dict entries with a non-empty condition;
+    ingredients normalised, de-duplicated and sorted."""
+    out = []
+    for item in entries if isinstance(entries, list) else []:
+        if not isinstance(item, dict):
+            continue
+        condition = norm_condition(item.get("condition", ""))
+        raw = item.get("ingredients", [])
+        ingredients = sorted({norm_ingredient(i) for i in (raw if isinstance(raw, list) else []) if norm_ingredient(i)})
+        if condition:
+            out.append({"condition": condition, "ingredients": ingredients})
+    return out
+
+
+def pair_set(entries: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """``{(condition, ingredient)}`` of normalised rationale entries."""
+    return {(e["condition"], i) for e in entries for i in e.get("ingredients", []) if e.get("condition") and i}
+
+
+_OFFICIAL_REC = {"recommend", "recommended", "yes", "suitable"}
+_OFFICIAL_NOT = {"not recommend", "not recommended", "avoid", "no", "not suitable", "do not recommend"}
+
+
+def decision_official(value: Any) -> str | None:
+    """Official Task 1 decision words: exact set lookup after lower-casing and collapsing spaces."""
+    token = _spaces(str(value or "").strip().lower())
+    return REC if token in _OFFICIAL_REC else NOT_REC if token in _OFFICIAL_NOT else None
+
+
+_ROBUST_REC = {"recommend", "recommended", "suitable", "yes", "recommend it"}
+_ROBUST_NOT = {"not recommend", "not recommended", "do not recommend", "dont recommend", "not suitable",
+               "unsuitable", "avoid", "no", "not recommend it", "do not recommend it"}  # fmt: skip
+_ALL_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+
+
+def decision_robust(value: Any) -> str | None:
+    """Robust decision words: NFKC, ``_``/``-`` to spaces, punctuation dropped (``don't`` -> ``dont``)."""
+    if not isinstance(value, str):
+        return None
+    text = unicodedata.normalize("NFKC", value).lower().replace("_", " ").replace("-", " ")
+    text = _spaces(_ALL_PUNCT.sub("", text.replace("’", "'").replace("'", "")))
+    return REC if text in _ROBUST_REC else NOT_REC if text in _ROBUST_NOT else None
+
+
+# --------------------------------------------------------------------------- Task 1 parsers
+
+_FENCE_HEAD = re.compile(r"^```(?:json)?\s*")
+_FENCE_TAIL = re.compile(r"\s*```$")
+_DECISION_FIELD = re.compile(r'"decision"\s*:\s*"([^"]+)"', re.IGNORECASE)
+_DECISION_WORD = re.compile(r"\b(not\s+recommend|recommend(?:ed)?)\b", re.IGNORECASE)
+_FINAL_STATEMENT = re.compile(r"decision\s*[:：]\s*\**\s*(not\s+recommend(?:ed)?|recommend(?:ed)?)\b", re.IGNORECASE)
+
+
+def _first_json_official(text: str) -> str | None:
+    """The first ``{...}`` (trying each ``{`` in turn) that is balanced and valid JSON."""
+    start = text.find("{")
+    while start != -1:
+        end = balanced_end(text, start)
+        if end is not None:
+            try:
+                json.loads(text[start:end])
+                return text[start:end]
+            except ValueError:
+                pass
+        start = text.find("{", start + 1)
+    return None
+
+
+def parse_task1_official(raw: str) -> dict[str, Any]:
+    """The official Task 1 parse: ``{"decision", "rationale", "strict_json"}`` (spec 5.1)."""
+    raw = raw or ""
+    cleaned = _FENCE_TAIL.sub("", _FENCE_HEAD.sub("", raw.strip())).strip()
+    candidates = [cleaned] if cleaned else []
+    first = _first_json_official(raw)
+    if first and first not in candidates:
+        candidates.append(first)
+    for candidate in candidates:
+        try:
+            payload = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(payload, dict):
+            decision = decision_official(payload.get("decision", ""))
+            if decision:
+                return {"decision": decision, "rationale": norm_rationale(payload.get("rationale_ingredients", [])),
+                        "strict_json": True}  # fmt: skip
+    decision = None
+    for regex in (_DECISION_FIELD, _DECISION_WORD):
+        match = regex.search(raw)
+        if match and decision_official(match.group(1)):
+            decision = decision_official(match.group(1))
+            break
+    return {"decision": decision, "rationale": [], "strict_json": False}
+
+
+def parse_task1(raw: str) -> dict[str, Any]:
+    """Robust Task 1 parse: ``{"decision", "rationale", "json"}``; decision None means invalid (spec 5.2)."""
+    text = strip_reasoning(raw or "")
+    if text is None:
+        return {"decision": None, "rationale": [], "json": False}
+    payload = find_json_with(text, "decision")
+    if payload is not None:
+        return {"decision": decision_robust(payload.get("decision")),
+                "rationale": norm_rationale(payload.get("rationale_ingredients", [])), "json": True}  # fmt: skip
+    finals = _FINAL_STATEMENT.findall(text)
+    decision = decision_robust(finals[-1]) if finals else None
+    return {"decision": decision, "rationale": [], "json": False}
+
+
+# --------------------------------------------------------------------------- Task 2 parsers
+
+
+def _extract_json_official(raw: str) -> dict:
+    """Official Task 2 reader: whole text (fence stripped only at the very start), else the first
+    ``{`` and its balanced ``}``; anything else is ``{}``."""
+    text = str(raw or "").strip()
+    if text.startswith("```"):
+        text = re.sub(r"\s*```$", "", re.sub(r"^```(?:json)?\s*", "", text, flags=re.I))
+    try:
+        payload = json.loads(text)
+        return payload if isinstance(payload, dict) else {}
+    except ValueError:
+        pass
+    start = text.find("{")
+    end = balanced_end(text, start) if start >= 0 else None
+    if end is None:
+        return {}
+    try:
+        payload = json.loads(text[start:end])
+    except ValueError:
+        return {}
+    return payload if isinstance(payload, dict) else {}
+
+
+def _clean_upper(value: Any) -> str:
+    return _spaces(str(value or "")).upper()
+
+
+def parse_ranking_official(raw: str) -> list[str]:
+    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (spec 5.3)."""
+    payload = _extract_json_official(raw)
+    ranking = payload.get("ranking")
+    letters = [_clean_upper(item) for item in ranking] if isinstance(ranking, list) else []
+    if len(letters) == 4 and set(letters) == set(LETTERS):
+        return letters
+    harvested: list[str] = []
+    for letter in re.findall(r"[A-D]", _clean_upper(raw)):
+        if letter not in harvested:
+            harvested.append(letter)
+    if len(harvested) != 4:
+        return []
+    best = _clean_upper(payload.get("best_option"))
+    if best in LETTERS and harvested[0] != best:
+        harvested = [best] + [x for x in harvested if x != best]
+    return harvested
+
+
+_ITEM_LETTER = re.compile(r"^\s*(?:option\s*)?[\(\[]?([A-D])[\)\]]?\.?\s*$", re.IGNORECASE)
+_SEP = r"\s*(?:>|,|→|->|then)\s*"
+_SEQUENCE = re.compile(r"\b([A-D])" + _SEP + r"([A-D])" + _SEP + r"([A-D])" + _SEP + r"([A-D])\b")
+_NUMBERED = re.compile(r"^\s*([1-4])[\.\)]\s*(?:option\s*)?\(?([A-D])\b", re.IGNORECASE | re.MULTILINE)
+
+
+def _letter(item: Any) -> str | None:
+    if not isinstance(item, str):
+        return None
+    match = _ITEM_LETTER.match(unicodedata.normalize("NFKC", item))
+    return match.group(1).upper() if match else None
+
+
+def _permutation(items: Sequence[str | None]) -> list[str] | None:
+    return list(items) if len(items) == 4 and set(items) == set(LETTERS) else None  # type: ignore[arg-type]
+
+
+def parse_ranking(raw: str) -> list[str] | None:
+    """Robust ranking (spec 5.5): the last JSON ``ranking`` permutation, else an explicit sequence
+    ``B > A > D > C`` / ``B, A, D, C`` or four numbered lines; letters are never harvested from words."""
+    text = strip_reasoning(raw or "")
+    if text is None:
+        return None
+    text = unicodedata.normalize("NFKC", text)
+    payload = find_json_with(text, "ranking")
+    if payload is not None:
+        ranking = payload["ranking"]
+        return _permutation([_letter(x) for x in ranking]) if isinstance(ranking, list) else None
+    sequences = _SEQUENCE.findall(text)
+    if sequences:
+        return _permutation(list(sequences[-1]))
+    numbered = dict((int(n), x.upper()) for n, x in _NUMBERED.findall(text))
+    if sorted(numbered) == [1, 2, 3, 4]:
+        return _permutation([numbered[i] for i in (1, 2, 3, 4)])
+    return None
+
+
+def parse_decisions_official(raw: str) -> dict[str, str] | None:
+    """Official option decisions: all four options with ``recommend``/``not_recommend`` or nothing."""
+    decisions = _extract_json_official(raw).get("option_decisions")
+    if not isinstance(decisions, dict):
+        return None
+    out = {}
+    for letter in LETTERS:
+        item = decisions.get(letter) or decisions.get(letter.lower())
+        if not isinstance(item, dict):
+            return None
+        value = _spaces(str(item.get("decision") or "")).lower().replace("-", "_").replace(" ", "_")
+        if value not in ("recommend", "not_recommend"):
+            return None
+        out[letter] = value
+    return out
+
+
+def parse_decisions(raw: str) -> dict[str, str | None]:
+    """Robust option decisions (spec 5.5): per option ``recommend``/``not_recommend`` or None (invalid)."""
+    text = strip_reasoning(raw or "")
+    payload = find_json_with(text, "option_decisions") if text is not None else None
+    decisions = payload.get("option_decisions") if payload else None
+    out: dict[str, str | None] = {x: None for x in LETTERS}
+    if not isinstance(decisions, dict):
+        return out
+    by_letter = {str(k).strip().upper().removeprefix("OPTION ").strip(): v for k, v in decisions.items()}
+    for letter in LETTERS:
+        item = by_letter.get(letter)
+        value = item.get("decision") if isinstance(item, dict) else item
+        decision = decision_robust(value)
+        out[letter] = None if decision is None else decision.replace(" ", "_")
+    return out
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def safe_div(num: float, den: float) -> float:
+    return num / den if den else 0.0
+
+
+def rationale_counts(pred: Sequence[Mapping], gold: Sequence[Mapping]) -> dict[str, float]:
+    """Per-instance tp/fp/fn and the official per-instance P/R/F1 (0 when a denominator is 0)."""
+    p, g = pair_set(pred), pair_set(gold)
+    tp, fp, fn = len(p & g), len(p - g), len(g - p)
+    precision, recall = safe_div(tp, tp + fp), safe_div(tp, tp + fn)
+    return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall,
+            "f1": safe_div(2 * precision * recall, precision + recall)}  # fmt: skip
+
+
+def micro_prf(rows: Iterable[Mapping[str, float]]) -> tuple[float, float, float]:
+    """Micro precision/recall/F1 from pooled tp/fp/fn (the official micro formula)."""
+    rows = list(rows)
+    tp, fp, fn = (sum(r[k] for r in rows) for k in ("tp", "fp", "fn"))
+    precision, recall = safe_div(tp, tp + fp), safe_div(tp, tp + fn)
+    return precision, recall, safe_div(2 * precision * recall, precision + recall)
+
+
+def macro_f1_by_condition(rows: Iterable[Mapping[str, Any]], conditions: Sequence[str]) -> tuple[float, dict[str, float]]:
+    """The paper's macro-F1: micro F1 within each focal condition, averaged with equal weight over the
+    conditions that have instances (an instance with several focal conditions counts in each)."""
+    rows = list(rows)
+    per: dict[str, float] = {}
+    for condition in conditions:
+        group = [r for r in rows if condition in r["focal"]]
+        if group:
+            per[condition] = micro_prf(group)[2]
+    return (sum(per.values()) / len(per) if per else 0.0), per
+
+
+def reciprocal_rank(ranking: Sequence[str] | None, gold: str) -> float:
+    """1/position of ``gold`` in ``ranking``; 0 when there is no ranking (the paper's "rank = infinity")."""
+    return 1.0 / (list(ranking).index(gold) + 1) if ranking and gold in ranking else 0.0
+
+
+def kendall_tau(pred: Sequence[str], gold: Sequence[str]) -> float:
+    """Kendall tau between two permutations of A-D (0 when either is not a permutation)."""
+    if _permutation(list(pred)) is None or _permutation(list(gold)) is None:
+        return 0.0
+    pp, gp = {x: i for i, x in enumerate(pred)}, {x: i for i, x in enumerate(gold)}
+    score = 0
+    for i, a in enumerate(LETTERS):
+        for b in LETTERS[i + 1 :]:
+            s = (pp[a] - pp[b]) * (gp[a] - gp[b])
+            score += (s > 0) - (s < 0)
+    return score / 6.0
+
+
+def consistency_pairs(ranking: Sequence[str], decisions: Mapping[str, str]) -> tuple[int, int]:
+    """(agreeing, discriminating) pairs: options decided ``recommend`` vs ``not_recommend`` by the model,
+    and how many of those its own ranking places recommend-above-not-recommend."""
+    position = {x: i for i, x in enumerate(ranking)}
+    rec = [x for x in LETTERS if decisions.get(x) == "recommend"]
+    nrec = [x for x in LETTERS if decisions.get(x) == "not_recommend"]
+    agree = sum(position[x] < position[y] for x in rec for y in nrec)
+    return agree, len(rec) * len(nrec)
+
+
+def ctc(pairs: Iterable[tuple[int, int]]) -> float:
+    """Micro-averaged cross-task consistency: sum agreeing / sum discriminating pairs (NaN with no pairs)."""
+    pairs = list(pairs)
+    total = sum(p for _, p in pairs)
+    return sum(a for a, _ in pairs) / total if total else math.nan

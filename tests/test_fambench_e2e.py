@@ -1,0 +1,99 @@
+"""FAM-Bench through the real lmms-eval CLI, offline, on a mirror in the official repository layout.
+
+Scripted outputs (food_tasks_replay) with hand-computed expected metrics; see tests/fambench_fixture.py
+for the records. One image of Task 1 row 6 and of Task 2 question 4 is unreachable (dead host).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_lmms_eval
+
+import fambench_fixture
+
+pytestmark = pytest.mark.e2e
+
+T1 = {
+    "1": '{"decision": "recommend", "rationale_ingredients": [{"condition": "type 2 diabetes", "ingredients": ["Bulgur-Wheat", "olive oil"]}]}',
+    "2": '<think>{"decision": "recommend|not recommend"}</think>{"decision": "not recommend", "rationale_ingredients": [{"condition": "chronic kidney disease", "ingredients": ["cheese"]}]}',
+    "3": "Decision: Not Recommended. The dish is high in sodium.",
+    "4": '{"decision": "Recommend.", "rationale_ingredients": []}',
+    "5": '```json\n{"decision": "not_recommend", "rationale_ingredients": [{"condition": "Type-2 Diabetes", "ingredients": ["white rice"]}, {"condition": "hypertension", "ingredients": ["soy sauce", "sesame oil"]}]}\n```',
+    "6": "",
+}  # fmt: skip
+RANK = {
+    "CRMCQ_0001": '{"ranking": ["A","B","D","C"], "best_option": "A"}',
+    "CRMCQ_0002": "Based on the analysis, C is best, then A, B, D.",
+    "CRMCQ_0003": '{"ranking": ["Option B", "Option A", "Option D", "Option C"], "best_option": "B"}',
+    "CRMCQ_0004": '{"ranking": ["D","C","B","A"]}',
+    "CRMCQ_0005": "I think A is best.",
+}
+DECISION = {
+    "CRMCQ_0001": '{"option_decisions": {"A": {"decision": "recommend", "risk_level": "low"}, "B": {"decision": "not_recommend"}, "C": {"decision": "not recommend"}, "D": {"decision": "Not Recommended"}}}',
+    "CRMCQ_0002": '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "not_recommend"}, "D": {"decision": "not_recommend"}}}',
+    "CRMCQ_0003": '{"option_decisions": {"a": {"decision": "not_recommend"}, "b": {"decision": "recommend"}, "c": {"decision": "recommend"}, "d": {"decision": "avoid"}}}',
+    "CRMCQ_0004": '{"option_decisions": {}}',
+}  # fmt: skip  (CRMCQ_0005 has no recorded decision output: the replay model answers "")
+
+EXPECTED = {
+    "fambench_task1_textonly": {
+        "decision_acc": 500 / 6, "decision_acc_official": 200 / 6,
+        "rationale_macro_f1": (0.5 + 2 / 3 + 0 + 0 + 0.8 + 0) / 6,
+        "rationale_micro_f1": 8 / 15, "rationale_micro_precision": 2 / 3, "rationale_micro_recall": 4 / 9,
+        "rationale_macro_f1_by_condition": (2 / 3 + 2 / 3 + 4 / 7 + 0 + 0) / 5,
+        "rationale_macro_f1_official": 0.5 / 6, "rationale_micro_f1_official": 2 / 11,
+        "json_parse_rate": 4 / 6, "json_parse_rate_official": 1 / 6, "invalid_rate": 1 / 6,
+        "empty_rationale_rate": 0.5, "image_missing": 0,
+    },
+    "fambench_task1": {
+        "decision_acc": 100.0, "decision_acc_official": 40.0, "rationale_macro_f1": (0.5 + 2 / 3 + 0.8) / 5,
+        "rationale_micro_f1": 4 / 7, "image_missing": 1,
+    },
+    "fambench_task2": {
+        "top1_acc": 50.0, "top1_acc_official": 50.0, "mrr": 0.5, "mrr_parsed": 1.0, "mrr_official": 0.75,
+        "top2_acc": 50.0, "top3_acc": 50.0, "kendall_tau": 4 / 6, "valid_ranking_rate": 0.5,
+        "valid_ranking_rate_official": 0.75, "image_missing": 1,
+    },
+    "fambench_task2_ctc": {
+        "ctc": 5 / 7, "ctc_official": 1.0, "ctc_pool": 2, "ctc_pairs": 7, "top1_acc": 50.0, "mrr": 0.5,
+        "option_decision_acc": 50.0, "image_missing": 1,
+    },
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def fam_run(tmp_path_factory):  # type: ignore[no-untyped-def]
+    root = fambench_fixture.build(tmp_path_factory.mktemp("fam_mirror"))
+    work = tmp_path_factory.mktemp("fam_run")
+    lines = [{"replay_key": k, "response": v} for k, v in T1.items()]
+    lines += [{"replay_key": f"{q}:rank:baseline", "response": v} for q, v in RANK.items()]
+    lines += [{"replay_key": f"{q}:decision:baseline", "response": v} for q, v in DECISION.items()]
+    responses = work / "responses.jsonl"
+    responses.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(work / "cache")}
+    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=replay_key",
+            "--tasks", ",".join(EXPECTED)]  # fmt: skip
+    return run_lmms_eval(args, work / "out", env=env)
+
+
+@pytest.mark.parametrize("task", list(EXPECTED))
+def test_fambench_metrics_exact(fam_run, task):
+    proc, results, samples = fam_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert results is not None and task in results["results"], proc.stderr[-3000:]
+    got = results["results"][task]
+    for metric, value in EXPECTED[task].items():
+        assert got[f"{metric},none"] == pytest.approx(value, abs=1e-9), (task, metric)
+
+
+def test_fambench_per_condition_and_samples(fam_run):
+    _, results, samples = fam_run
+    table = results["results"]["fambench_task2"]["per_condition,none"]
+    assert table == {"Hypertension": {"n": 1, "top1_acc": 0.0}, "Obesity weight management": {"n": 2, "top1_acc": 50.0},
+                     "Type 2 diabetes + Hypertension": {"n": 1, "top1_acc": 100.0}}  # fmt: skip
+    t1 = results["results"]["fambench_task1_textonly"]["per_condition,none"]
+    assert t1["type 2 diabetes"] == {"n": 2, "decision_acc": 100.0, "rationale_micro_f1": pytest.approx(2 / 3)}
+    assert len(samples["fambench_task2_ctc"]) == 10  # five questions x (rank, decision)
+    assert len(samples["fambench_task1"]) == 6
