@@ -3,6 +3,7 @@
     food-tasks path     print the installed task directory (for --include_path)
     food-tasks list     our tasks and groups: benchmark, size, data source
     food-tasks demo     run the packaged sample tasks on a tiny local model, offline
+    food-tasks prefetch fambench   download a benchmark's data and third-party images into the cache
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from food_tasks.registration import task_dir
 # Benchmark -> (documents per task on the full data, data source) for `list`.
 SOURCES = {
     "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
+    "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
 }
-SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9}
+SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
+         "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000}  # fmt: skip
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -47,6 +50,10 @@ def _yaml_names() -> list[tuple[str, str, str]]:
 def _size(name: str, kind: str) -> str:
     if kind == "group":
         return ""
+    if name.startswith("fambench"):
+        stem = "fambench_task2_ctc_all" if name.endswith("ctc_all") else next(
+            s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if name.startswith(s))
+        return str(SIZES[stem])
     for variant in ("smallref", "small", "sample"):
         if f"_{variant}_" in name:
             return str(SIZES[f"worldcuisines_{variant}"])
@@ -64,6 +71,28 @@ def cmd_list(_: argparse.Namespace) -> int:
 
 def cmd_path(_: argparse.Namespace) -> int:
     print(task_dir())
+    return 0
+
+
+def cmd_prefetch(args: argparse.Namespace) -> int:
+    """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
+    from food_tasks import remote
+
+    if args.benchmark != "fambench":
+        print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
+        return 2
+    from food_tasks.benchmarks import fambench
+
+    urls = [r.get("image_url") or "" for r in fambench.load_task1()]
+    urls += [o.get("image_url") or "" for q in fambench.load_task2() for o in q["options"]]
+    fambench.task1_kb(), fambench.task2_rules()
+    store = remote.default_image_store()
+    summary = store.prefetch([u for u in urls if u], workers=args.workers)
+    print(f"images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})")
+    for url, reason in sorted(summary["missing"].items()):
+        print(f"  missing {url}: {reason}")
+    if args.report:
+        Path(args.report).write_text(json.dumps(summary, indent=2, sort_keys=True))
     return 0
 
 
@@ -109,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--tasks", default=DEMO_TASKS, help=f"tasks to run (default: {DEMO_TASKS})")
     demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
     demo.set_defaults(func=cmd_demo)
+    prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
+    prefetch.add_argument("benchmark", choices=["fambench"])
+    prefetch.add_argument("--workers", type=int, default=16)
+    prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
+    prefetch.set_defaults(func=cmd_prefetch)
     args = parser.parse_args(argv)
     return args.func(args)
 

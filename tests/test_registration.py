@@ -5,8 +5,10 @@ If a newer lmms-eval breaks the hook, these tests fail loudly (the pin in pyproj
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
+import re
 import runpy
 import subprocess
 import sys
@@ -19,7 +21,12 @@ from food_tasks import registration
 
 REPO = Path(__file__).resolve().parents[1]
 OUR_GROUPS = {"worldcuisines_mcq", "worldcuisines_oeq", "worldcuisines_mcq_small", "worldcuisines_oeq_small",
-              "worldcuisines_mcq_smallref", "worldcuisines_oeq_smallref", "food_tasks_sample"}  # fmt: skip
+              "worldcuisines_mcq_smallref", "worldcuisines_oeq_smallref", "food_tasks_sample",
+              "fambench_task1_all", "fambench_task2_all", "fambench_table1", "fambench_table2", "fambench_baseline",
+              "fambench_cot", "fambench_ki", "fambench_cot_ki"}  # fmt: skip
+# WorldCuisines: 8 variants x 4 subtasks + 8 groups; the sample group; FAM-Bench: 12 Task 1, 12 rank,
+# 12 decision, 4 CTC and 1 all-mode CTC tasks + 8 groups.
+OUR_COUNT = 8 * 4 + 8 + 1 + 41 + 8
 
 
 def test_lmms_eval_still_has_what_the_hook_wraps():
@@ -46,8 +53,8 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     from lmms_eval.tasks import TaskManager
 
     tm = TaskManager("ERROR")
-    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks"))}
-    assert OUR_GROUPS <= ours and len(ours) == 8 * 4 + 8 + 1
+    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks", "fambench"))}
+    assert OUR_GROUPS <= ours and len(ours) == OUR_COUNT
     assert str(registration.task_dir()) in registration.with_our_task_dir(None)
     # Built-ins are indexed first and win any clash; none of our names collides with one.
     builtin_dir = Path(inspect.getfile(TaskManager)).parent
@@ -60,6 +67,7 @@ def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(tmp_path):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     out = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     assert "worldcuisines_mcq_1a_nocontext" in out.stdout + out.stderr
+    assert "fambench_task2_ctc_all" in out.stdout + out.stderr
     env["FOOD_TASKS_AUTOREGISTER"] = "0"
     out = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     assert "worldcuisines_mcq_1a_nocontext" not in out.stdout + out.stderr
@@ -73,14 +81,36 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert cli.main(["list"]) == 0
     listing = capsys.readouterr().out
     assert "worldcuisines_mcq_smallref_2_location" in listing and "15000" in listing
+    assert re.search(r"fambench_task2_ctc_all +task +fambench +8000", listing)
 
 
-def test_generated_yaml_matches_committed(tmp_path):
-    gen = REPO / "yaml_tasks" / "worldcuisines" / "_generate_configs.py"
+@pytest.mark.parametrize("bench", ["worldcuisines", "fambench"])
+def test_generated_yaml_matches_committed(tmp_path, bench):
+    gen = REPO / "yaml_tasks" / bench / "_generate_configs.py"
     runpy.run_path(str(gen), run_name="not_main")["main"](tmp_path)
     for path in tmp_path.iterdir():
-        committed = REPO / "yaml_tasks" / "worldcuisines" / path.name
-        assert committed.read_text() == path.read_text(), f"{path.name} drifted: rerun {gen.name}"
+        committed = REPO / "yaml_tasks" / bench / path.name
+        assert committed.read_text() == path.read_text(), f"{path.name} drifted: rerun {gen}"
+    generated = {p.name for p in tmp_path.iterdir()}
+    stale = {p.name for p in (REPO / "yaml_tasks" / bench).glob("*.yaml")} - generated
+    assert not stale, f"committed task/group files the generator no longer writes: {sorted(stale)}"
+
+
+def test_every_fambench_hook_resolves():
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    refs = []
+    _Loader.add_constructor("!function", lambda loader, node: refs.append(loader.construct_scalar(node)))
+    for path in (REPO / "yaml_tasks" / "fambench").iterdir():
+        if path.suffix == ".yaml" or path.name.endswith("_yaml"):
+            yaml.load(path.read_text(), Loader=_Loader)
+    assert len(refs) > 100
+    for ref in refs:
+        module, name = ref.rsplit(".", 1)
+        assert callable(getattr(importlib.import_module(module), name)), ref
 
 
 def test_sample_data_matches_its_generator(tmp_path):
@@ -99,6 +129,7 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"food_tasks"}
     assert "food_tasks/yaml_tasks/worldcuisines/_worldcuisines_mcq_yaml" in names
+    assert "food_tasks/yaml_tasks/fambench/_fambench_ctc_all_yaml" in names and "food_tasks/utils/fambench.py" in names
     assert "food_tasks/utils/worldcuisines.py" in names and "food_tasks/yaml_tasks/worldcuisines/_stub.jsonl" in names
     assert any(n.startswith("food_tasks/sample_data/worldcuisines/food-kb/data/") for n in names)
 
