@@ -285,6 +285,13 @@ class UrlImageStore:
         """Return the verified image bytes of ``url``, or None (reason in ``failures[url]``)."""
         return self._load(url)[0]
 
+    def available(self, url: str) -> bool:
+        """Whether ``url`` can be provided (cheap after the first check: no re-read, no decode)."""
+        with self._lock:
+            if url in self._paths:
+                return True
+        return self._load(url)[0] is not None
+
     def get(self, url: str) -> PILImage.Image | None:
         """Return ``url`` as an RGB image, or None (reason in ``failures[url]``)."""
         with self._lock:

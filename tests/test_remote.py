@@ -314,6 +314,7 @@ def test_store_mirror_hit_and_corrupt_mirror(tmp_path):
     assert store.get(URL) is None
     assert store.failures[URL] == f"corrupt cached file {mirror / remote.local_relpath(URL)}"
     assert session.calls == []  # a bad mirror file is never silently replaced by a download
+    assert store.available(other) and not store.available(URL)
 
 
 def test_store_refetches_corrupt_cache_once(tmp_path):

@@ -283,7 +283,7 @@ def doc_images(doc: Mapping[str, Any]) -> list:
 
 def images_missing(doc: Mapping[str, Any]) -> bool:
     store = remote.default_image_store()
-    return any(not url or store.get_bytes(url) is None for url in doc.get("image_urls") or [])
+    return any(not url or not store.available(url) for url in doc.get("image_urls") or [])
 
 
 # --------------------------------------------------------------------------- per-document records
