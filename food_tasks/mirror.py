@@ -130,3 +130,24 @@ def png_bytes(color: tuple[int, int, int], size: int = 32, label: str = "") -> b
     buf = io.BytesIO()
     image.save(buf, format="PNG")
     return buf.getvalue()
+
+
+def write_github_repo(root: Path, repo: str, files: dict[str, object]) -> Path:
+    """Write ``files`` (repository path -> JSON-serialisable content or text) as ``root/github/<repo>/<path>``."""
+    base = root / "github" / repo
+    for rel, content in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, indent=1) + "\n"
+        path.write_text(text, encoding="utf-8")
+    return base
+
+
+def write_url_images(root: Path, images: dict[str, bytes]) -> None:
+    """Write images as ``root/urls/<local_relpath(url)>`` (the mirror layout of :mod:`food_tasks.remote`)."""
+    from food_tasks.remote import local_relpath
+
+    for url, data in images.items():
+        path = root / "urls" / local_relpath(url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)

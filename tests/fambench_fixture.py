@@ -6,10 +6,9 @@ test_fambench*.py are hand-computed from these records and the scripted outputs.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from food_tasks import mirror, remote
+from food_tasks import mirror
 from food_tasks.benchmarks import fambench
 
 IMG = "https://images.example.org/recipes/{}.jpg"
@@ -130,19 +129,9 @@ def all_image_urls() -> list[str]:
 
 def build(root: Path, *, task1=None, task2=None, kb=None, skip=()) -> Path:  # type: ignore[no-untyped-def]
     """Write the mirror under ``root`` ($FOOD_TASKS_DATA_DIR layout); images except the dead host."""
-    repo = root / "github" / fambench.REPO
     files = {fambench.TASK1_FILE: TASK1 if task1 is None else task1, fambench.TASK2_FILE: TASK2 if task2 is None else task2,
              fambench.KB_FILE: KB if kb is None else kb, fambench.RULES_FILE: RULES, fambench.GUIDELINES_FILE: GUIDELINES}  # fmt: skip
-    for rel, content in files.items():
-        if rel in skip:
-            continue
-        path = repo / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, indent=1))
-    for n, url in enumerate(all_image_urls()):
-        if "dead.example.org" in url:
-            continue
-        path = root / "urls" / remote.local_relpath(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(mirror.png_bytes((40 * (n % 6), 120, 200 - 20 * (n % 8)), 28))
+    mirror.write_github_repo(root, fambench.REPO, {k: v for k, v in files.items() if k not in skip})
+    mirror.write_url_images(root, {url: mirror.png_bytes((40 * (n % 6), 120, 200 - 20 * (n % 8)), 28)
+                                   for n, url in enumerate(all_image_urls()) if "dead.example.org" not in url})  # fmt: skip
     return root

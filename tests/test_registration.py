@@ -25,8 +25,8 @@ OUR_GROUPS = {"worldcuisines_mcq", "worldcuisines_oeq", "worldcuisines_mcq_small
               "fambench_task1_all", "fambench_task2_all", "fambench_table1", "fambench_table2", "fambench_baseline",
               "fambench_cot", "fambench_ki", "fambench_cot_ki"}  # fmt: skip
 # WorldCuisines: 8 variants x 4 subtasks + 8 groups; the sample group; FAM-Bench: 12 Task 1, 12 rank,
-# 12 decision, 4 CTC and 1 all-mode CTC tasks + 8 groups.
-OUR_COUNT = 8 * 4 + 8 + 1 + 41 + 8
+# 12 decision, 4 CTC and 1 all-mode CTC tasks, 2 sample tasks + 8 groups.
+OUR_COUNT = 8 * 4 + 8 + 1 + 41 + 2 + 8
 
 
 def test_lmms_eval_still_has_what_the_hook_wraps():
@@ -117,8 +117,10 @@ def test_sample_data_matches_its_generator(tmp_path):
     from food_tasks.sample_data import SAMPLE_ROOT, build
 
     build.build(tmp_path)
-    for path in tmp_path.rglob("*.jsonl"):
-        assert (SAMPLE_ROOT / path.relative_to(tmp_path)).read_text() == path.read_text()
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json", ".png")]
+    assert len(written) > 20
+    for path in written:
+        assert (SAMPLE_ROOT / path.relative_to(tmp_path)).read_bytes() == path.read_bytes(), path
 
 
 @pytest.mark.e2e
@@ -132,6 +134,8 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     assert "food_tasks/yaml_tasks/fambench/_fambench_ctc_all_yaml" in names and "food_tasks/utils/fambench.py" in names
     assert "food_tasks/utils/worldcuisines.py" in names and "food_tasks/yaml_tasks/worldcuisines/_stub.jsonl" in names
     assert any(n.startswith("food_tasks/sample_data/worldcuisines/food-kb/data/") for n in names)
+    assert "food_tasks/sample_data/github/anonymous-research-artifact123/Food-as-medicine/dataset/task1_dish_suitability.json" in names
+    assert "food_tasks/sample_data/urls/example.org/food-tasks-sample/fambench/t1-1.png" in names
 
     # A fresh venv that sees lmms-eval & co. through a .pth file but has only the wheel of our package.
     venv = tmp_path / "venv"

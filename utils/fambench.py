@@ -10,14 +10,15 @@ from __future__ import annotations
 from functools import partial
 
 from food_tasks.benchmarks import fambench as fb
+from food_tasks.sample_data import SAMPLE_ROOT
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
 INPUTS = ("textimage", "textonly", "imageonly")
 
 
-def _docs(task, modes, input_name, kinds, dataset):  # type: ignore[no-untyped-def]
+def _docs(task, modes, input_name, kinds, dataset, root=None):  # type: ignore[no-untyped-def]
     """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
-    return fb.prepare_docs(task, modes, input_name, kinds)
+    return fb.prepare_docs(task, modes, input_name, kinds, root=root)
 
 
 # process_docs per variant: docs_<task>_<mode>_<input>; CTC tasks carry rank and decision prompts.
@@ -28,6 +29,9 @@ for _mode in MODES:
         globals()[f"docs_decision_{_mode}_{_input}"] = partial(_docs, "task2", (_mode,), _input, ("decision",))
     globals()[f"docs_ctc_{_mode}_textimage"] = partial(_docs, "task2", (_mode,), "textimage", ("rank", "decision"))
 docs_ctc_all_textimage = partial(_docs, "task2", MODES, "textimage", ("rank", "decision"))
+# The packaged sample (embedded default): T+I baseline from food_tasks/sample_data.
+docs_sample_task1 = partial(_docs, "task1", ("baseline",), "textimage", (), root=SAMPLE_ROOT)
+docs_sample_ctc = partial(_docs, "task2", ("baseline",), "textimage", ("rank", "decision"), root=SAMPLE_ROOT)
 
 
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]

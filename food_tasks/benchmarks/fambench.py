@@ -66,10 +66,10 @@ def repo_and_commit() -> tuple[str, str]:
     return os.environ.get(REPO_ENV, "").strip() or REPO, os.environ.get(COMMIT_ENV, "").strip() or COMMIT
 
 
-def repo_file(path: str) -> Path:
-    """Local copy of one file of the official repository (mirror, cache or download)."""
+def repo_file(path: str, root: Path | None = None) -> Path:
+    """Local copy of one file of the official repository (mirror ``root`` or $FOOD_TASKS_DATA_DIR, cache, download)."""
     repo, commit = repo_and_commit()
-    return remote.github_file(repo, commit, path)
+    return remote.github_file(repo, commit, path, root=root)
 
 
 @functools.lru_cache(maxsize=16)
@@ -84,8 +84,8 @@ def _read_json(local: str, stamp: float) -> Any:
         ) from err
 
 
-def read_json(path: str) -> tuple[Any, Path]:
-    local = repo_file(path)
+def read_json(path: str, root: Path | None = None) -> tuple[Any, Path]:
+    local = repo_file(path, root)
     return _read_json(str(local), local.stat().st_mtime), local
 
 
@@ -105,9 +105,9 @@ def _need(record: Mapping, field: str, kind: type | tuple, local: Path, where: s
     return value
 
 
-def load_task1() -> list[dict[str, Any]]:
+def load_task1(root: Path | None = None) -> list[dict[str, Any]]:
     """Task 1 rows (official order, non-dict entries dropped as officially), validated, with ``index`` (1-based)."""
-    data, local = read_json(TASK1_FILE)
+    data, local = read_json(TASK1_FILE, root)
     if not isinstance(data, list):
         raise _fail(local, "top level", f"expected a JSON array of records, got {type(data).__name__}")
     rows = []
@@ -128,9 +128,9 @@ def load_task1() -> list[dict[str, Any]]:
     return rows
 
 
-def load_task2() -> list[dict[str, Any]]:
+def load_task2(root: Path | None = None) -> list[dict[str, Any]]:
     """Task 2 questions (``{"questions": [...]}`` or a bare array), validated."""
-    data, local = read_json(TASK2_FILE)
+    data, local = read_json(TASK2_FILE, root)
     questions = data.get("questions") if isinstance(data, dict) else data
     if not isinstance(questions, list) or not questions:
         raise _fail(local, "top level", "expected an object with a non-empty 'questions' array")
@@ -168,20 +168,14 @@ def _kb_conditions(data: Any, local: Path) -> dict[str, dict[str, list[str]]]:
     return out
 
 
-@functools.lru_cache(maxsize=4)
-def _task1_kb(stamp: tuple) -> dict:
-    data, local = read_json(KB_FILE)
+def task1_kb(root: Path | None = None) -> dict[str, dict[str, list[str]]]:
+    data, local = read_json(KB_FILE, root)
     return _kb_conditions(data, local)
 
 
-def task1_kb() -> dict[str, dict[str, list[str]]]:
-    local = repo_file(KB_FILE)
-    return _task1_kb((str(local), local.stat().st_mtime))
-
-
-def task2_rules() -> dict[str, Any]:
-    rules, local_rules = read_json(RULES_FILE)
-    guidelines, local_guidelines = read_json(GUIDELINES_FILE)
+def task2_rules(root: Path | None = None) -> dict[str, Any]:
+    rules, local_rules = read_json(RULES_FILE, root)
+    guidelines, local_guidelines = read_json(GUIDELINES_FILE, root)
     if not isinstance(rules, dict) or not isinstance(rules.get("conditions"), list):
         raise _fail(local_rules, "top level", "missing 'conditions' array")
     if not isinstance(guidelines, dict) or not isinstance(guidelines.get("rules"), list):
@@ -198,12 +192,14 @@ def _dataset(rows: list[dict]):  # type: ignore[no-untyped-def]
     return datasets.Dataset.from_list(rows)
 
 
-def task1_docs(mode: str, input_name: str) -> list[dict[str, Any]]:
-    """One document per Task 1 row for a prompting mode and input (``textimage``/``textonly``/``imageonly``)."""
-    kb = task1_kb() if mode.endswith("ki") else None
+def task1_docs(mode: str, input_name: str, root: Path | None = None) -> list[dict[str, Any]]:
+    """One document per Task 1 row for a prompting mode and input (``textimage``/``textonly``/``imageonly``).
+
+    ``root``: read the files (and images) from this mirror instead of the default sources."""
+    kb = task1_kb(root) if mode.endswith("ki") else None
     system = prompts.task1_system_prompt(mode, input_name)
     docs = []
-    for row in load_task1():
+    for row in load_task1(root):
         gold = row["standard answer"]
         rationale = sc.norm_rationale(gold.get("rationale_ingredients", []))
         focal = sorted({c for e in rationale for c in map_conditions(e["condition"])}) or map_conditions(row["question"])
@@ -217,6 +213,7 @@ def task1_docs(mode: str, input_name: str) -> list[dict[str, Any]]:
             "system": system,
             "user": prompts.task1_user_payload(row, mode, input_name, kb),
             "image_urls": [] if input_name == "textonly" else [str(row.get("image_url") or "")],
+            "image_root": str(root or ""),
             "gold_decision": sc.decision_robust(gold.get("decision")),
             "gold_decision_official": sc.decision_official(gold.get("decision", "")) or "",
             "gold_rationale": json.dumps(rationale, ensure_ascii=False),
@@ -225,11 +222,11 @@ def task1_docs(mode: str, input_name: str) -> list[dict[str, Any]]:
     return docs
 
 
-def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str) -> list[dict[str, Any]]:
+def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root: Path | None = None) -> list[dict[str, Any]]:
     """Task 2 documents: for every question, one per (mode, kind) in that order (CTC tasks use both kinds)."""
-    rules = task2_rules() if any(m.endswith("ki") for m in modes) else None
+    rules = task2_rules(root) if any(m.endswith("ki") for m in modes) else None
     docs = []
-    for q in load_task2():
+    for q in load_task2(root):
         options = [o for o in q["options"] if not o.get("is_abstention")]
         gold = q.get("gold") if isinstance(q.get("gold"), dict) else {}
         ranking = [prompts.clean(x).upper() for x in gold.get("ranking") or []]
@@ -239,6 +236,7 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str) -> l
             "input": input_name,
             "option_letters": [prompts.clean(o.get("letter")).upper() for o in options],
             "image_urls": [] if input_name == "textonly" else [prompts.clean(o.get("image_url")) for o in options],
+            "image_root": str(root or ""),
             "gold_letter": prompts.clean(q["answer"]["letter"]).upper(),
             "gold_ranking": [x for x in ranking if x in sc.LETTERS],
             "gold_labels": json.dumps(labels, sort_keys=True),
@@ -252,27 +250,38 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str) -> l
 
 
 @functools.lru_cache(maxsize=64)
-def _prepared(task: str, mode_or_modes: tuple, input_name: str, kinds: tuple, stamp: tuple):  # type: ignore[no-untyped-def]
+def _prepared(task: str, modes: tuple, input_name: str, kinds: tuple, root: Path | None, stamp: tuple):  # type: ignore[no-untyped-def]
     if task == "task1":
-        return _dataset(task1_docs(mode_or_modes[0], input_name))
-    return _dataset(task2_docs(kinds, mode_or_modes, input_name))
+        return _dataset(task1_docs(modes[0], input_name, root))
+    return _dataset(task2_docs(kinds, modes, input_name, root))
 
 
 def _stamp() -> tuple:
     return repo_and_commit() + (os.environ.get("FOOD_TASKS_DATA_DIR", ""), os.environ.get("FOOD_TASKS_CACHE_DIR", ""))
 
 
-def prepare_docs(task: str, modes: Sequence[str], input_name: str, kinds: Sequence[str] = ("rank",)):  # type: ignore[no-untyped-def]
+def prepare_docs(task: str, modes: Sequence[str], input_name: str, kinds: Sequence[str] = ("rank",),
+                 root: Path | None = None):  # type: ignore[no-untyped-def]
     """Documents of one task variant as a ``datasets.Dataset`` (built once per process and data source)."""
-    return _prepared(task, tuple(modes), input_name, tuple(kinds), _stamp())
+    return _prepared(task, tuple(modes), input_name, tuple(kinds), root, _stamp())
 
 
 # --------------------------------------------------------------------------- images
 
 
+@functools.lru_cache(maxsize=8)
+def _mirror_store(root: str) -> remote.UrlImageStore:
+    return remote.UrlImageStore(mirror=Path(root) / "urls", allow_network=False)
+
+
+def image_store(doc: Mapping[str, Any]) -> remote.UrlImageStore:
+    """The default store, or a network-free store over the mirror the document was read from (samples)."""
+    return _mirror_store(doc["image_root"]) if doc.get("image_root") else remote.default_image_store()
+
+
 def doc_images_aligned(doc: Mapping[str, Any]) -> list:
     """One entry per image URL of the document: the image, or None when it cannot be fetched."""
-    store = remote.default_image_store()
+    store = image_store(doc)
     return [store.get(url) if url else None for url in doc.get("image_urls") or []]
 
 
@@ -282,7 +291,7 @@ def doc_images(doc: Mapping[str, Any]) -> list:
 
 
 def images_missing(doc: Mapping[str, Any]) -> bool:
-    store = remote.default_image_store()
+    store = image_store(doc)
     return any(not url or not store.available(url) for url in doc.get("image_urls") or [])
 
 

@@ -97,6 +97,20 @@ def task_yaml(kind: str, mode: str, input_name: str) -> str:
     return HEADER + "\n".join(lines) + "\n"
 
 
+# The packaged sample tasks (part of the `food_tasks_sample` group behind `food-tasks demo`): a short
+# generation budget, since the demo model is a tiny random one.
+SAMPLES = {"fambench_task1_sample": ("task1", "docs_sample_task1", "FAM-Bench Task 1 (packaged sample)"),
+           "fambench_task2_ctc_sample": ("ctc", "docs_sample_ctc", "FAM-Bench Task 2 CTC (packaged sample)")}  # fmt: skip
+
+
+def sample_yaml(name: str) -> str:
+    kind, docs, alias = SAMPLES[name]
+    lines = [f"include: _fambench_{kind}_yaml", f"task: {name}", f'task_alias: "{alias}"',
+             f"process_docs: !function {HOOKS}.{docs}", "generation_kwargs:", "  max_new_tokens: 48", "  temperature: 0",
+             "  do_sample: false", "  num_beams: 1", "  until: []"]  # fmt: skip
+    return HEADER + "\n".join(lines) + "\n"
+
+
 def groups() -> dict[str, tuple[str, list[str]]]:
     out = {
         "fambench_task1_all": ("FAM-Bench Task 1, four prompting modes (T+I)", [task_name("task1", m) for m in MODES]),
@@ -123,6 +137,8 @@ def render() -> dict[str, str]:
         files[f"_fambench_{kind}_yaml"] = template_yaml(kind)
         for mode, input_name in variants(kind):
             files[f"{task_name(kind, mode, input_name)}.yaml"] = task_yaml(kind, mode, input_name)
+    for name in SAMPLES:
+        files[f"{name}.yaml"] = sample_yaml(name)
     for name, (alias, tasks) in groups().items():
         files[f"_{name}.yaml"] = group_yaml(name, alias, tasks)
     return files
