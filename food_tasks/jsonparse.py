@@ -59,7 +59,7 @@ def loads_tolerant(text: str) -> Any:
     for attempt in (text, _TRAILING_COMMA_RE.sub(r"\1", text)):
         try:
             return json.loads(attempt)
-        except ValueError:
+        except (ValueError, RecursionError):  # a model stuck repeating "[" nests past the recursion limit
             pass
     try:
         return ast.literal_eval(text)

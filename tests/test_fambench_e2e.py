@@ -52,9 +52,10 @@ EXPECTED = {
         "rationale_micro_f1": 4 / 7, "image_missing": 1,
     },
     "fambench_task2": {
-        "top1_acc": 50.0, "top1_acc_official": 50.0, "mrr": 0.5, "mrr_parsed": 1.0, "mrr_official": 0.75,
+        "top1_acc": 50.0, "top1_acc_official": 50.0, "mrr": 0.5, "mrr_parsed": 1.0, "mrr_official": 0.5625,
         "top2_acc": 50.0, "top3_acc": 50.0, "kendall_tau": 4 / 6, "valid_ranking_rate": 0.5,
-        "valid_ranking_rate_official": 0.75, "image_missing": 1,
+        # Official: Q5 "I think A is best." has no ranking but an answer letter, so it is a "parsed" row.
+        "valid_ranking_rate_official": 1.0, "image_missing": 1,
     },
     "fambench_task2_ctc": {
         "ctc": 5 / 7, "ctc_official": 1.0, "ctc_pool": 2, "ctc_pairs": 7, "top1_acc": 50.0, "mrr": 0.5,

@@ -175,9 +175,10 @@ def test_consistency_pairs_and_ctc():
     assert math.isnan(sc.ctc([(0, 0)]))
 
 
-def _rank(qid, mode, ranking, official=None, missing=False):  # type: ignore[no-untyped-def]
+def _rank(qid, mode, ranking, official=None, missing=False, letter=False):  # type: ignore[no-untyped-def]
+    official = official if official is not None else (ranking or [])
     return {"question_id": qid, "kind": "rank", "mode": mode, "image_missing": missing, "ranking": ranking,
-            "ranking_official": official if official is not None else (ranking or [])}  # fmt: skip
+            "ranking_official": official, "parsed_official": bool(official) or letter}  # fmt: skip
 
 
 def _dec(qid, mode, decisions, official="same", missing=False):  # type: ignore[no-untyped-def]
@@ -216,17 +217,19 @@ def test_task2_rank_metrics_denominators():
         {**_rank("Q4", "baseline", list("ABCD"), missing=True), "gold_letter": "D", "gold_ranking": list("DCBA")},
         {**_rank("Q5", "baseline", None, official=[]), "gold_letter": "A", "gold_ranking": list("ABCD")},
         {**_rank("Q6", "baseline", list("CBAD")), "gold_letter": "A", "gold_ranking": list("ABCD")},
+        {**_rank("Q7", "baseline", None, official=[], letter=True), "gold_letter": "A", "gold_ranking": list("ABCD")},
     ]  # fmt: skip
-    # Evaluated: Q1, Q2, Q3, Q5, Q6 (Q4 image missing). Robust RR: 1, 0, 1, 0, 1/3.
-    assert fb.t2_topk(records) == pytest.approx(40.0)
-    assert fb.t2_topk(records, k=3) == pytest.approx(60.0)
-    assert fb.t2_mrr(records) == pytest.approx((2 + 1 / 3) / 5)  # paper: all questions
+    # Evaluated: Q1, Q2, Q3, Q5, Q6, Q7 (Q4 image missing). Robust RR: 1, 0, 1, 0, 1/3, 0.
+    assert fb.t2_topk(records) == pytest.approx(200 / 6)
+    assert fb.t2_topk(records, k=3) == pytest.approx(50.0)
+    assert fb.t2_mrr(records) == pytest.approx((2 + 1 / 3) / 6)  # paper: all questions
     assert fb.t2_mrr(records, parsed_only=True) == pytest.approx((2 + 1 / 3) / 3)  # official denominator, robust parse
-    # Official parse: Q1 1, Q2 1/4, Q3 1, Q6 round(1/3, 6); Q5 unparsed (outside the denominator).
-    assert fb.t2_mrr_official(records) == round((1 + 0.25 + 1 + 0.333333) / 4, 6)
-    assert fb.t2_topk(records, official=True) == 40.0
-    assert fb.t2_valid_rate(records) == pytest.approx(3 / 5)
-    assert fb.t2_valid_rate(records, official=True) == pytest.approx(4 / 5)
+    # Official: Q1 1, Q2 1/4, Q3 1, Q6 round(1/3, 6), Q7 0 (a bare letter makes the row "parsed");
+    # Q5 unparsed (outside the denominator).
+    assert fb.t2_mrr_official(records) == round((1 + 0.25 + 1 + 0.333333) / 5, 6)
+    assert fb.t2_topk(records, official=True) == 33.33
+    assert fb.t2_valid_rate(records) == pytest.approx(3 / 6)
+    assert fb.t2_valid_rate(records, official=True) == pytest.approx(5 / 6)
     # Kendall tau over robust-parsed rows: Q1 4/6, Q3 4/6, Q6 (CBAD vs ABCD) 0.
     assert fb.t2_kendall(records) == pytest.approx((4 / 6 + 4 / 6 + 0) / 3)
 
@@ -245,3 +248,29 @@ def test_task2_decision_metrics():
     assert fb.t2_false_recommend(records) == pytest.approx(100 * 3 / 11)  # Q2 B, Q3 B and C
     assert fb.t2_valid_rate(records, kind="decision") == pytest.approx(2 / 3)
     assert fb.t2_valid_rate(records, kind="decision", official=True) == pytest.approx(2 / 3)
+
+
+def test_official_letter_fallback_marks_rank_rows_parsed():
+    assert sc.parse_letter_official(" c ") == "C"
+    assert sc.parse_letter_official("A or B? B") == "A"
+    assert sc.parse_letter_official("Ｃ") == ""  # full-width: unparsed officially
+    assert sc.rank_parsed_official("I think A is best.") and sc.parse_ranking_official("I think A is best.") == []
+    assert not sc.rank_parsed_official("no letters here")
+    assert sc.rank_parsed_official('{"ranking": ["B","B","B","B"], "best_option": "B"}')  # "B" stands alone
+
+
+def test_official_percentages_round_like_the_official_code():
+    # round((23 / 160) * 100, 2) = 14.37, while round(100 * 23 / 160, 2) = 14.38: the operation order matters.
+    assert fb.pct_official(23, 160) == 14.37
+    assert fb.pct_official(2007, 4000) == 50.18  # 100 * 2007 / 4000 would round to 50.17
+    assert fb.pct_official(1, 0) == 0.0
+
+
+@pytest.mark.parametrize("raw", ["[" * 5000, '{"decision": "recommend", "deep": ' + "[" * 5000 + "]" * 5000 + "}",
+                                 '{"ranking": ' + "[" * 5000 + "]" * 5000 + "}"])  # fmt: skip
+def test_deeply_nested_output_never_crashes(raw):
+    # A model stuck repeating "[" nests past Python's recursion limit; every parser must survive it.
+    assert sc.parse_task1(raw)["decision"] in (None, R)
+    assert sc.parse_task1_official(raw)["decision"] in (None, R)
+    assert sc.parse_ranking(raw) is None and sc.parse_ranking_official(raw) == []
+    assert sc.parse_decisions_official(raw) is None and sc.parse_decisions(raw) == dict.fromkeys("ABCD")

@@ -113,8 +113,8 @@ def load_task1(root: Path | None = None) -> list[dict[str, Any]]:
     rows = []
     for index, row in enumerate((r for r in data if isinstance(r, dict)), start=1):
         where = f"record {index} ({str(row.get('title', ''))[:60]!r})"
-        _need(row, "title", str, local, where)
-        _need(row, "question", str, local, where)
+        _need(row, "title", str, local, where, empty_ok=True)  # officially sent as is, even empty
+        _need(row, "question", str, local, where, empty_ok=True)
         gold = row.get("standard answer", row.get("standard_answer"))
         if not isinstance(gold, dict):
             raise _fail(local, where, "missing field 'standard answer' (a dict with 'decision' and 'rationale_ingredients')")
@@ -325,6 +325,7 @@ def score_task2(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
     if doc["kind"] == "rank":
         record["ranking"] = sc.parse_ranking(output)
         record["ranking_official"] = sc.parse_ranking_official(output)
+        record["parsed_official"] = sc.rank_parsed_official(output)
     else:
         record["decisions"] = sc.parse_decisions(output)
         record["decisions_official"] = sc.parse_decisions_official(output)
@@ -348,7 +349,12 @@ def image_missing(records: Sequence[Mapping[str, Any]]) -> int:
 
 
 def pct(num: float, den: float) -> float:
-    return 100.0 * num / den if den else 0.0
+    return (num / den) * 100.0 if den else 0.0
+
+
+def pct_official(num: float, den: float) -> float:
+    """The official Task 2 percentage: ``round((num / den) * 100.0, 2)`` (operation order matters at ties)."""
+    return round((num / den) * 100.0, 2) if den > 0 else 0.0
 
 
 def t1_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
@@ -405,9 +411,7 @@ def t2_topk(records, k: int = 1, official: bool = False, mode: str | None = None
     rows = _rank_rows(records, mode)
     key = "ranking_official" if official else "ranking"
     hits = sum(bool(r[key]) and r["gold_letter"] in r[key][:k] for r in rows)
-    if official:
-        return round(pct(hits, len(rows)), 2)
-    return pct(hits, len(rows))
+    return pct_official(hits, len(rows)) if official else pct(hits, len(rows))
 
 
 def t2_mrr(records, parsed_only: bool = False, mode: str | None = None) -> float:  # type: ignore[no-untyped-def]
@@ -419,8 +423,10 @@ def t2_mrr(records, parsed_only: bool = False, mode: str | None = None) -> float
 
 
 def t2_mrr_official(records) -> float:  # type: ignore[no-untyped-def]
-    """Official: per-row 1/rank rounded to 6 places, summed over parsed rows, / #parsed rows, rounded to 6."""
-    rows = [r for r in _rank_rows(records) if r["ranking_official"]]
+    """Official: per-row 1/rank rounded to 6 places, summed over ``parsed`` rows, / #parsed rows, rounded to 6.
+
+    Officially a row is ``parsed`` with a valid ranking *or* any answer letter (then its 1/rank is 0)."""
+    rows = [r for r in _rank_rows(records) if r["parsed_official"]]
     total = sum(round(sc.reciprocal_rank(r["ranking_official"], r["gold_letter"]), 6) for r in rows)
     return round(total / len(rows), 6) if rows else 0.0
 
@@ -433,7 +439,7 @@ def t2_kendall(records) -> float:  # type: ignore[no-untyped-def]
 def t2_valid_rate(records, kind: str = "rank", official: bool = False) -> float:  # type: ignore[no-untyped-def]
     rows = evaluated(records, kind)
     if kind == "rank":
-        ok = [bool(r["ranking_official" if official else "ranking"]) for r in rows]
+        ok = [bool(r["parsed_official" if official else "ranking"]) for r in rows]
     elif official:
         ok = [r["decisions_official"] is not None for r in rows]
     else:
@@ -459,20 +465,18 @@ def _option_rows(records, official: bool):  # type: ignore[no-untyped-def]
 
 def t2_option_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
     pairs = [p for _, options in _option_rows(records, official) for p in options]
-    value = pct(sum(pred == gold for pred, gold in pairs), len(pairs))
-    return round(value, 2) if official else value
+    return (pct_official if official else pct)(sum(pred == gold for pred, gold in pairs), len(pairs))
 
 
 def t2_exact_match(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
     rows = list(_option_rows(records, official))
     hits = sum(bool(options) and all(pred == gold for pred, gold in options) for _, options in rows)
-    return round(pct(hits, len(rows)), 2) if official else pct(hits, len(rows))
+    return (pct_official if official else pct)(hits, len(rows))
 
 
 def t2_false_recommend(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
     pairs = [p for _, options in _option_rows(records, official) for p in options]
-    value = pct(sum(pred == "recommend" and gold == "not_recommend" for pred, gold in pairs), len(pairs))
-    return round(value, 2) if official else value
+    return (pct_official if official else pct)(sum(p == "recommend" and g == "not_recommend" for p, g in pairs), len(pairs))
 
 
 def ctc_table(records, modes: Sequence[str], official: bool = False) -> tuple[dict[str, float], int, dict[str, int]]:  # type: ignore[no-untyped-def]

@@ -110,7 +110,7 @@ def _first_json_official(text: str) -> str | None:
             try:
                 json.loads(text[start:end])
                 return text[start:end]
-            except ValueError:
+            except Exception:  # noqa: BLE001  (officially any failure moves on, RecursionError included)
                 pass
         start = text.find("{", start + 1)
     return None
@@ -127,7 +127,7 @@ def parse_task1_official(raw: str) -> dict[str, Any]:
     for candidate in candidates:
         try:
             payload = json.loads(candidate)
-        except ValueError:
+        except Exception:  # noqa: BLE001  (as officially)
             continue
         if isinstance(payload, dict):
             decision = decision_official(payload.get("decision", ""))
@@ -187,7 +187,36 @@ def _clean_upper(value: Any) -> str:
 
 
 def parse_ranking_official(raw: str) -> list[str]:
-    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (spec 5.3)."""
+    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (spec 5.3).
+
+    An output the official reader cannot even load (nesting past Python's recursion limit) made the
+    official request fail; it is unparsed here."""
+    try:
+        return _ranking_official(raw)
+    except RecursionError:
+        return []
+
+
+def parse_letter_official(raw: str) -> str:
+    """Official answer letter: the whole cleaned text if it is one of A-D, else the first standalone A-D."""
+    text = _clean_upper(raw)
+    if text in LETTERS:
+        return text
+    match = re.search(r"\b([A-D])\b", text, re.IGNORECASE)
+    return match.group(1).upper() if match else ""
+
+
+def rank_parsed_official(raw: str) -> bool:
+    """Whether the official rank run marks the row ``parsed``: a ranking, or else any answer letter
+    (``_call_model`` falls back to the letter parser; such rows enter the MRR denominator with 0)."""
+    try:
+        ranking = _ranking_official(raw)
+    except RecursionError:
+        return False
+    return bool(ranking) or parse_letter_official(raw) in LETTERS
+
+
+def _ranking_official(raw: str) -> list[str]:
     payload = _extract_json_official(raw)
     ranking = payload.get("ranking")
     letters = [_clean_upper(item) for item in ranking] if isinstance(ranking, list) else []
@@ -244,7 +273,10 @@ def parse_ranking(raw: str) -> list[str] | None:
 
 def parse_decisions_official(raw: str) -> dict[str, str] | None:
     """Official option decisions: all four options with ``recommend``/``not_recommend`` or nothing."""
-    decisions = _extract_json_official(raw).get("option_decisions")
+    try:
+        decisions = _extract_json_official(raw).get("option_decisions")
+    except RecursionError:
+        return None
     if not isinstance(decisions, dict):
         return None
     out = {}
