@@ -24,7 +24,8 @@ SOURCES = {
     "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
 }
 SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
-         "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000}  # fmt: skip
+         "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
+         "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -50,6 +51,8 @@ def _yaml_names() -> list[tuple[str, str, str]]:
 def _size(name: str, kind: str) -> str:
     if kind == "group":
         return ""
+    if name in SIZES:
+        return str(SIZES[name])
     if name.startswith("fambench"):
         stem = "fambench_task2_ctc_all" if name.endswith("ctc_all") else next(
             s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if name.startswith(s))

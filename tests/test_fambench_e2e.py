@@ -61,6 +61,19 @@ EXPECTED = {
         "ctc": 5 / 7, "ctc_official": 1.0, "ctc_pool": 2, "ctc_pairs": 7, "top1_acc": 50.0, "mrr": 0.5,
         "option_decision_acc": 50.0, "image_missing": 1,
     },
+    "fambench_task2_decision": {
+        # robust 8/16 options (Q4 excluded); official: only Q2's payload survives (2/4), the rest predict nothing
+        "option_decision_acc": 50.0, "option_decision_acc_official": 12.5, "all_options_exact_match": 0.0,
+        "false_recommend_rate": 12.5, "valid_decision_rate": 0.75, "valid_decision_rate_official": 0.25,
+    },
+    "fambench_task1_imageonly_ki": {"decision_acc": 100.0, "decision_acc_official": 40.0, "image_missing": 1},
+    # the same outputs in all four modes: the shared pool is Q1 and Q3 (Q2 has no robust ranking, Q5 nothing)
+    "fambench_task2_ctc_all": {
+        **{f"ctc_{m}": 5 / 7 for m in ("baseline", "cot", "ki", "cot_ki")},
+        **{f"ctc_{m}_official": 1.0 for m in ("baseline", "cot", "ki", "cot_ki")},
+        **{f"top1_acc_{m}": 50.0 for m in ("baseline", "cot", "ki", "cot_ki")},
+        "ctc_pool": 2, "ctc_pool_official": 1, "mrr_cot_ki": 0.5, "image_missing": 1,
+    },
 }  # fmt: skip
 
 
@@ -69,8 +82,9 @@ def fam_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     root = fambench_fixture.build(tmp_path_factory.mktemp("fam_mirror"))
     work = tmp_path_factory.mktemp("fam_run")
     lines = [{"replay_key": k, "response": v} for k, v in T1.items()]
-    lines += [{"replay_key": f"{q}:rank:baseline", "response": v} for q, v in RANK.items()]
-    lines += [{"replay_key": f"{q}:decision:baseline", "response": v} for q, v in DECISION.items()]
+    for mode in ("baseline", "cot", "ki", "cot_ki"):
+        lines += [{"replay_key": f"{q}:rank:{mode}", "response": v} for q, v in RANK.items()]
+        lines += [{"replay_key": f"{q}:decision:{mode}", "response": v} for q, v in DECISION.items()]
     responses = work / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(work / "cache")}
