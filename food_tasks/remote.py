@@ -41,6 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CACHE_DIR_ENV = "FOOD_TASKS_CACHE_DIR"
 OFFLINE_ENVS = ("FOOD_TASKS_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+GITHUB_MEDIA = "https://media.githubusercontent.com/media"  # serves the content of Git LFS files
 GITHUB_RAW = "https://raw.githubusercontent.com"
 GITHUB_TIMEOUT = (10, 60)  # (connect, read) seconds
 GITHUB_ATTEMPTS = 4
@@ -187,6 +189,15 @@ def github_file(repo: str, commit: str, path: str, *, root: Path | None = None, 
                 f"may have moved (the anonymous review repository will be de-anonymised); to provide a mirror, "
                 f"{mirror_hint}."
             )
+        if body is not None and body.startswith(LFS_POINTER):  # raw.githubusercontent serves LFS pointers as is
+            url = f"{GITHUB_MEDIA}/{repo}/{commit}/{path}"
+            try:
+                own = requests.Session() if session is None else None
+                body, status, reason = _http_get(session if session is not None else own, url, attempts=GITHUB_ATTEMPTS,
+                                                 first_delay=1, sleep=_sleep, timeout=GITHUB_TIMEOUT)  # fmt: skip
+            finally:
+                if own is not None:
+                    own.close()
         if body is None:
             raise DataAccessError(f"{url}: download failed ({reason}); retry later, or {mirror_hint}.")
         _replace_write(dest, body)

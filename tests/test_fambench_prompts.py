@@ -200,3 +200,6 @@ def test_task2_validation_and_missing_files(fam_env):
     (fam_env / "github" / fb.REPO / fb.TASK1_FILE).write_text("[{broken")
     with pytest.raises(DataAccessError, match="is not valid JSON"):
         fb.load_task1()
+    (fam_env / "github" / fb.REPO / fb.TASK1_FILE).write_text("version https://git-lfs.github.com/spec/v1\noid sha256:0\n")
+    with pytest.raises(DataAccessError, match="is a Git LFS pointer"):
+        fb.load_task1()

@@ -145,6 +145,14 @@ def test_github_download_is_atomic_and_cached(online, tmp_path):
     assert session.calls == [raw_url()]
 
 
+def test_github_lfs_pointer_is_resolved_through_the_media_host(online, tmp_path):
+    pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n"
+    media = f"https://media.githubusercontent.com/media/{REPO}/{COMMIT}/{PATH}"
+    session = FakeSession({raw_url(): FakeResponse(200, pointer), media: FakeResponse(200, b'[{"row": 1}]')})
+    path = remote.github_file(REPO, COMMIT, PATH, session=session)
+    assert path.read_bytes() == b'[{"row": 1}]' and session.calls == [raw_url(), media]
+
+
 @pytest.mark.parametrize("status", [404, 403])
 def test_github_missing_file_is_not_retried(online, tmp_path, status):
     session = FakeSession({raw_url(): FakeResponse(status)})

@@ -78,6 +78,11 @@ def _read_json(local: str, stamp: float) -> Any:
         with open(local, encoding="utf-8") as fh:
             return json.load(fh)
     except (ValueError, UnicodeDecodeError) as err:
+        if Path(local).read_bytes().startswith(remote.LFS_POINTER):
+            raise DataAccessError(
+                f"FAM-Bench: {local} is a Git LFS pointer, not the data: run `git lfs pull` in the mirror "
+                f"(or delete the file so it is downloaded again)."
+            ) from err
         raise DataAccessError(
             f"FAM-Bench: {local} is not valid JSON ({err}). Delete it so it is downloaded again, "
             f"or replace it with the file from https://github.com/{repo_and_commit()[0]}."
