@@ -4,7 +4,8 @@
 functions here reduce lists of such records to scores. Names say whether an
 average is micro (over documents) or macro (over groups such as languages).
 
-Scale: every score is a percentage in [0, 100]. Empty input gives 0.0.
+Scale: accuracies are percentages in [0, 100]; precision/recall/F1, reciprocal ranks and Kendall tau
+are in [0, 1] (as the benchmarks' papers print them). Empty input gives 0.0.
 "Official" reducers reproduce the rounding of a benchmark's reference scorer
 (2 decimals per cell, then 2 decimals for the average of the rounded cells).
 """
@@ -99,3 +100,45 @@ def group_mean_official(metrics: Sequence[float], sizes: Sequence[int], weight_b
 def group_mean_official_numpy(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
     """:func:`group_mean_official` with :func:`round_numpy` (reference scorers that round numpy floats)."""
     return round_numpy(group_mean(metrics, sizes, weight_by_size), 2)
+
+
+def safe_div(num: float, den: float) -> float:
+    """``num / den``, 0.0 when ``den`` is 0 (the convention of the reference scorers)."""
+    return num / den if den else 0.0
+
+
+def set_prf(predicted: set, gold: set) -> dict[str, float]:
+    """Set overlap: tp/fp/fn and precision/recall/F1, each 0.0 when its denominator is 0.
+
+    Note that an empty prediction against an empty gold set scores F1 = 0, not 1."""
+    tp, fp, fn = len(predicted & gold), len(predicted - gold), len(gold - predicted)
+    precision, recall = safe_div(tp, tp + fp), safe_div(tp, tp + fn)
+    return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall,
+            "f1": safe_div(2 * precision * recall, precision + recall)}  # fmt: skip
+
+
+def micro_prf(rows: Iterable[Record]) -> tuple[float, float, float]:
+    """Micro precision/recall/F1 from the tp/fp/fn pooled over ``rows``."""
+    rows = list(rows)
+    tp, fp, fn = (sum(r[k] for r in rows) for k in ("tp", "fp", "fn"))
+    precision, recall = safe_div(tp, tp + fp), safe_div(tp, tp + fn)
+    return precision, recall, safe_div(2 * precision * recall, precision + recall)
+
+
+def reciprocal_rank(ranking: Sequence[Any] | None, gold: Any) -> float:
+    """1 / (1-based position of ``gold`` in ``ranking``); 0.0 when absent or without a ranking."""
+    return 1.0 / (list(ranking).index(gold) + 1) if ranking and gold in ranking else 0.0
+
+
+def kendall_tau(predicted: Sequence[Any], gold: Sequence[Any]) -> float:
+    """Kendall tau between two orderings of the same items without ties; 0.0 if they are not."""
+    if len(predicted) != len(gold) or set(predicted) != set(gold) or len(set(gold)) != len(gold) or len(gold) < 2:
+        return 0.0
+    pp, gp = {x: i for i, x in enumerate(predicted)}, {x: i for i, x in enumerate(gold)}
+    items, score = list(gold), 0
+    for i, a in enumerate(items):
+        for b in items[i + 1 :]:
+            s = (pp[a] - pp[b]) * (gp[a] - gp[b])
+            score += (s > 0) - (s < 0)
+    n = len(items)
+    return score / (n * (n - 1) / 2)

@@ -135,6 +135,17 @@ def _http_get(session: Any, url: str, *, attempts: int, first_delay: float, slee
     return None, status, f"{last} after {attempts} attempts"
 
 
+def _github_get(session: Any, url: str) -> tuple[bytes | None, int, str]:
+    """``_http_get`` with the GitHub retry policy, on ``session`` or a short-lived one."""
+    own = requests.Session() if session is None else None
+    try:
+        return _http_get(session if session is not None else own, url, attempts=GITHUB_ATTEMPTS, first_delay=1,
+                         sleep=_sleep, timeout=GITHUB_TIMEOUT)  # fmt: skip
+    finally:
+        if own is not None:
+            own.close()
+
+
 def github_file(repo: str, commit: str, path: str, *, root: Path | None = None, session: Any = None) -> Path:
     """Return a local path to file ``path`` of GitHub repository ``repo`` at ``commit``.
 
@@ -176,13 +187,7 @@ def github_file(repo: str, commit: str, path: str, *, root: Path | None = None, 
     with FileLock(f"{dest}.lock"):
         if dest.is_file():  # another rank finished while we waited
             return dest
-        own = requests.Session() if session is None else None
-        try:
-            body, status, reason = _http_get(session if session is not None else own, url, attempts=GITHUB_ATTEMPTS, first_delay=1,
-                                             sleep=_sleep, timeout=GITHUB_TIMEOUT)  # fmt: skip
-        finally:
-            if own is not None:
-                own.close()
+        body, status, reason = _github_get(session, url)
         if body is None and 400 <= status < 500 and status != 429:
             raise DataAccessError(
                 f"{url} returned HTTP {status}: the file is not in the repository at that commit. The repository "
@@ -191,13 +196,7 @@ def github_file(repo: str, commit: str, path: str, *, root: Path | None = None, 
             )
         if body is not None and body.startswith(LFS_POINTER):  # raw.githubusercontent serves LFS pointers as is
             url = f"{GITHUB_MEDIA}/{repo}/{commit}/{path}"
-            try:
-                own = requests.Session() if session is None else None
-                body, status, reason = _http_get(session if session is not None else own, url, attempts=GITHUB_ATTEMPTS,
-                                                 first_delay=1, sleep=_sleep, timeout=GITHUB_TIMEOUT)  # fmt: skip
-            finally:
-                if own is not None:
-                    own.close()
+            body, status, reason = _github_get(session, url)
         if body is None:
             raise DataAccessError(f"{url}: download failed ({reason}); retry later, or {mirror_hint}.")
         _replace_write(dest, body)

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from food_tasks import metrics
 from food_tasks.benchmarks import fambench as fb
 from food_tasks.benchmarks import fambench_scoring as sc
 
@@ -143,7 +144,7 @@ def test_micro_and_macro_by_condition_hand_computed():
         {"tp": 0, "fp": 0, "fn": 0, "focal": ["ibs"]},
     ]
     # pooled: tp 3, fp 2, fn 3 -> P 3/5, R 1/2, F1 = 0.6 / 1.1
-    assert sc.micro_prf(rows) == pytest.approx((0.6, 0.5, 6 / 11))
+    assert metrics.micro_prf(rows) == pytest.approx((0.6, 0.5, 6 / 11))
     # diabetes: tp 3 fp 2 fn 1 -> P .6 R .75 F1 2/3; hypertension: tp 2 fp 1 fn 2 -> P 2/3 R 1/2 F1 4/7; ibs: 0
     value, per = sc.macro_f1_by_condition(rows, list(fb.CONDITIONS))
     assert per == pytest.approx({"type 2 diabetes": 2 / 3, "hypertension": 4 / 7, "ibs": 0.0})
@@ -159,11 +160,13 @@ def test_map_conditions():
 
 
 def test_reciprocal_rank_and_kendall():
-    assert sc.reciprocal_rank(list("BACD"), "A") == 0.5
-    assert sc.reciprocal_rank(None, "A") == 0.0
-    assert sc.kendall_tau(list("ABDC"), list("ABCD")) == pytest.approx(4 / 6)
-    assert sc.kendall_tau(list("DCBA"), list("ABCD")) == -1.0
-    assert sc.kendall_tau(list("ABC"), list("ABCD")) == 0.0
+    assert metrics.reciprocal_rank(list("BACD"), "A") == 0.5
+    assert metrics.reciprocal_rank(None, "A") == 0.0
+    assert metrics.kendall_tau(list("ABDC"), list("ABCD")) == pytest.approx(4 / 6)
+    assert metrics.kendall_tau(list("DCBA"), list("ABCD")) == -1.0
+    assert metrics.kendall_tau(list("ABC"), list("ABCD")) == 0.0
+    assert metrics.kendall_tau(list("ABCDE"), list("DCBA")) == 0.0  # not the same items
+    assert metrics.kendall_tau([3, 1, 2], [1, 2, 3]) == pytest.approx(-1 / 3)  # generic: (1 - 2) / 3 pairs
 
 
 def test_consistency_pairs_and_ctc():

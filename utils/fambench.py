@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from food_tasks.benchmarks import fambench as fb
+from food_tasks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
@@ -45,9 +46,7 @@ def doc_to_text_task1(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-u
 
 def doc_to_messages_task1(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
     # Official order: one system turn, then the image before the JSON payload.
-    images = [{"type": "image", "url": image} for image in fb.doc_images(doc)]
-    return [{"role": "system", "content": [{"type": "text", "text": doc["system"]}]},
-            {"role": "user", "content": images + [{"type": "text", "text": doc["user"]}]}]  # fmt: skip
+    return build_messages(fb.doc_images(doc), doc["user"], images_first=True, system=doc["system"])
 
 
 def doc_to_text_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]

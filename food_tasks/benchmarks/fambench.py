@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from food_tasks import remote
+from food_tasks import metrics, remote
 from food_tasks.benchmarks import fambench_prompts as prompts
 from food_tasks.benchmarks import fambench_scoring as sc
 from food_tasks.data import DataAccessError
@@ -143,19 +143,19 @@ def load_task2(root: Path | None = None) -> list[dict[str, Any]]:
     for number, q in enumerate(questions, start=1):
         if not isinstance(q, dict):
             raise _fail(local, f"question {number}", "not an object")
-        qid = prompts.clean(_need(q, "question_id", (str, int), local, f"question {number}")).upper()
+        qid = sc.clean(_need(q, "question_id", (str, int), local, f"question {number}")).upper()
         where = f"question {number} ({qid})"
         if qid in seen:
             raise _fail(local, where, "duplicate question_id")
         seen.add(qid)
         _need(q, "prompt", dict, local, where)
         options = [o for o in _need(q, "options", list, local, where) if isinstance(o, dict) and not o.get("is_abstention")]
-        letters = [prompts.clean(o.get("letter")).upper() for o in options]
+        letters = [sc.clean(o.get("letter")).upper() for o in options]
         if sorted(letters) != list(sc.LETTERS):
             raise _fail(local, where, f"options must be lettered A-D once each, got {letters}")
         for option, letter in zip(options, letters):
             _need(option, "image_url", str, local, f"{where} option {letter}")
-        gold = prompts.clean((q.get("answer") or {}).get("letter")).upper() if isinstance(q.get("answer"), dict) else ""
+        gold = sc.clean((q.get("answer") or {}).get("letter")).upper() if isinstance(q.get("answer"), dict) else ""
         if gold not in sc.LETTERS:
             raise _fail(local, where, f"answer.letter must be one of A-D, got {q.get('answer')!r:.60}")
     return questions
@@ -234,18 +234,18 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root
     for q in load_task2(root):
         options = [o for o in q["options"] if not o.get("is_abstention")]
         gold = q.get("gold") if isinstance(q.get("gold"), dict) else {}
-        ranking = [prompts.clean(x).upper() for x in gold.get("ranking") or []]
-        labels = {prompts.clean(k).upper(): prompts.clean(v).lower() for k, v in (gold.get("decision_labels") or {}).items()}
+        ranking = [sc.clean(x).upper() for x in gold.get("ranking") or []]
+        labels = {sc.clean(k).upper(): sc.clean(v).lower() for k, v in (gold.get("decision_labels") or {}).items()}
         base = {
-            "question_id": prompts.clean(q["question_id"]).upper(),
+            "question_id": sc.clean(q["question_id"]).upper(),
             "input": input_name,
-            "option_letters": [prompts.clean(o.get("letter")).upper() for o in options],
-            "image_urls": [] if input_name == "textonly" else [prompts.clean(o.get("image_url")) for o in options],
+            "option_letters": [sc.clean(o.get("letter")).upper() for o in options],
+            "image_urls": [] if input_name == "textonly" else [sc.clean(o.get("image_url")) for o in options],
             "image_root": str(root or ""),
-            "gold_letter": prompts.clean(q["answer"]["letter"]).upper(),
+            "gold_letter": sc.clean(q["answer"]["letter"]).upper(),
             "gold_ranking": [x for x in ranking if x in sc.LETTERS],
             "gold_labels": json.dumps(labels, sort_keys=True),
-            "condition_prompt": " + ".join(prompts.clean(c) for c in (q["prompt"].get("condition_labels") or []) if prompts.clean(c)),
+            "condition_prompt": " + ".join(sc.clean(c) for c in (q["prompt"].get("condition_labels") or []) if sc.clean(c)),
         }  # fmt: skip
         for mode in modes:
             for kind in kinds:
@@ -369,12 +369,12 @@ def t1_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped
 
 def t1_rate(records, field: str) -> float:  # type: ignore[no-untyped-def]
     rows = evaluated(records)
-    return sc.safe_div(sum(bool(r[field]) for r in rows), len(rows))
+    return metrics.safe_div(sum(bool(r[field]) for r in rows), len(rows))
 
 
 def t1_invalid_rate(records) -> float:  # type: ignore[no-untyped-def]
     rows = evaluated(records)
-    return sc.safe_div(sum(r["decision"] is None for r in rows), len(rows))
+    return metrics.safe_div(sum(r["decision"] is None for r in rows), len(rows))
 
 
 def _counts(records, official: bool) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -386,11 +386,11 @@ def _counts(records, official: bool) -> list[dict]:  # type: ignore[no-untyped-d
 def t1_macro(records, field: str = "f1", official: bool = False) -> float:  # type: ignore[no-untyped-def]
     """Official 'macro' rationale score: the mean of per-instance values over evaluated instances."""
     rows = _counts(records, official)
-    return sc.safe_div(sum(r[field] for r in rows), len(rows))
+    return metrics.safe_div(sum(r[field] for r in rows), len(rows))
 
 
 def t1_micro(records, which: int = 2, official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    return sc.micro_prf(_counts(records, official))[which]
+    return metrics.micro_prf(_counts(records, official))[which]
 
 
 def t1_macro_by_condition(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
@@ -404,7 +404,7 @@ def t1_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no
         group = [r for r in rows if condition in r["focal"] or (condition == "unmapped" and not r["focal"])]
         if group:
             table[condition] = {"n": len(group), "decision_acc": pct(sum(r["correct"] for r in group), len(group)),
-                                "rationale_micro_f1": sc.micro_prf(group)[2]}  # fmt: skip
+                                "rationale_micro_f1": metrics.micro_prf(group)[2]}  # fmt: skip
     return table
 
 
@@ -424,7 +424,7 @@ def t2_mrr(records, parsed_only: bool = False, mode: str | None = None) -> float
     rows = _rank_rows(records, mode)
     if parsed_only:
         rows = [r for r in rows if r["ranking"]]
-    return sc.safe_div(sum(sc.reciprocal_rank(r["ranking"], r["gold_letter"]) for r in rows), len(rows))
+    return metrics.safe_div(sum(metrics.reciprocal_rank(r["ranking"], r["gold_letter"]) for r in rows), len(rows))
 
 
 def t2_mrr_official(records) -> float:  # type: ignore[no-untyped-def]
@@ -432,13 +432,13 @@ def t2_mrr_official(records) -> float:  # type: ignore[no-untyped-def]
 
     Officially a row is ``parsed`` with a valid ranking *or* any answer letter (then its 1/rank is 0)."""
     rows = [r for r in _rank_rows(records) if r["parsed_official"]]
-    total = sum(round(sc.reciprocal_rank(r["ranking_official"], r["gold_letter"]), 6) for r in rows)
+    total = sum(round(metrics.reciprocal_rank(r["ranking_official"], r["gold_letter"]), 6) for r in rows)
     return round(total / len(rows), 6) if rows else 0.0
 
 
 def t2_kendall(records) -> float:  # type: ignore[no-untyped-def]
     rows = [r for r in _rank_rows(records) if r["ranking"] and len(r["gold_ranking"]) == 4]
-    return sc.safe_div(sum(sc.kendall_tau(r["ranking"], r["gold_ranking"]) for r in rows), len(rows))
+    return metrics.safe_div(sum(metrics.kendall_tau(r["ranking"], r["gold_ranking"]) for r in rows), len(rows))
 
 
 def t2_valid_rate(records, kind: str = "rank", official: bool = False) -> float:  # type: ignore[no-untyped-def]
@@ -449,7 +449,7 @@ def t2_valid_rate(records, kind: str = "rank", official: bool = False) -> float:
         ok = [r["decisions_official"] is not None for r in rows]
     else:
         ok = [all(v is not None for v in r["decisions"].values()) for r in rows]
-    return sc.safe_div(sum(ok), len(rows))
+    return metrics.safe_div(sum(ok), len(rows))
 
 
 def t2_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any, Mapping, Sequence
 
+from food_tasks.benchmarks.fambench_scoring import clean, norm_condition
+
 MODES = ("baseline", "cot", "ki", "cot_ki")
 # Our input names -> the official Task 1 ``--input-mode`` values.
 INPUTS = {"textimage": "text_image", "textonly": "text", "imageonly": "image_only"}
@@ -163,11 +165,6 @@ COMPOSITE_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
-def spaced_lower(value: Any) -> str:
-    """Lower-case, ``_``/``-`` to spaces, collapsed whitespace (the official condition normalisation)."""
-    return " ".join(str(value or "").strip().lower().replace("_", " ").replace("-", " ").split())
-
-
 def task1_system_prompt(mode: str, input_name: str) -> str:
     """The Task 1 system prompt for a prompting mode and one of our input names (see ``INPUTS``)."""
     if mode not in MODES or input_name not in INPUTS:
@@ -188,15 +185,15 @@ def select_reference_conditions(question: str, kb_conditions: Mapping[str, Any])
     Conditions without a KB entry (IBS, NAFLD, GERD, heart failure, CKD, hyperlipidemia under the
     usual question wording) select nothing; the reference block is still sent, with no conditions.
     """
-    text = spaced_lower(question)
+    text = norm_condition(question)
     selected = []
     for key in kb_conditions:
-        name = spaced_lower(key)
-        aliases = {name} | {spaced_lower(a) for a in REFERENCE_ALIASES.get(key, ())}
+        name = norm_condition(key)
+        aliases = {name} | {norm_condition(a) for a in REFERENCE_ALIASES.get(key, ())}
         if any(alias and alias in text for alias in aliases):
             selected.append(key)
     for phrase, keys in COMPOSITE_ALIASES.items():
-        if spaced_lower(phrase) in text:
+        if norm_condition(phrase) in text:
             selected += [k for k in keys if k in kb_conditions and k not in selected]
     return sorted(selected)
 
@@ -254,11 +251,6 @@ SILENT_LINE = (
     "\nBefore finalizing, silently check condition fit, avoid/limit foods, ingredient coverage, "
     "and obvious nutrition suitability. Do not output the checklist or explanation.\n"
 )
-
-
-def clean(value: Any) -> str:
-    """Collapse whitespace of ``str(value or "")`` (the official Task 2 text cleaner)."""
-    return " ".join(str(value or "").split())
 
 
 def condition_key(value: Any) -> str:

@@ -22,6 +22,7 @@ import unicodedata
 from typing import Any, Iterable, Mapping, Sequence
 
 from food_tasks.jsonparse import balanced_end, find_json_with
+from food_tasks.metrics import micro_prf, safe_div, set_prf
 from food_tasks.parsing import strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
@@ -34,8 +35,14 @@ def _spaces(value: str) -> str:
     return " ".join(value.split())
 
 
+def clean(value: Any) -> str:
+    """Collapse whitespace of ``str(value or "")`` (the official Task 2 text cleaner)."""
+    return _spaces(str(value or ""))
+
+
 def norm_condition(value: Any) -> str:
-    """Official rationale condition normalisation: lower-case, ``_``/``-`` to spaces, collapsed."""
+    """Official condition normalisation (rationales, KI question matching): lower-case, ``_``/``-`` to
+    spaces, collapsed whitespace."""
     return _spaces(str(value or "").strip().lower().replace("_", " ").replace("-", " "))
 
 
@@ -182,10 +189,6 @@ def _extract_json_official(raw: str) -> dict:
     return payload if isinstance(payload, dict) else {}
 
 
-def _clean_upper(value: Any) -> str:
-    return _spaces(str(value or "")).upper()
-
-
 def parse_ranking_official(raw: str) -> list[str]:
     """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (spec 5.3).
 
@@ -199,7 +202,7 @@ def parse_ranking_official(raw: str) -> list[str]:
 
 def parse_letter_official(raw: str) -> str:
     """Official answer letter: the whole cleaned text if it is one of A-D, else the first standalone A-D."""
-    text = _clean_upper(raw)
+    text = clean(raw).upper()
     if text in LETTERS:
         return text
     match = re.search(r"\b([A-D])\b", text, re.IGNORECASE)
@@ -219,16 +222,16 @@ def rank_parsed_official(raw: str) -> bool:
 def _ranking_official(raw: str) -> list[str]:
     payload = _extract_json_official(raw)
     ranking = payload.get("ranking")
-    letters = [_clean_upper(item) for item in ranking] if isinstance(ranking, list) else []
+    letters = [clean(item).upper() for item in ranking] if isinstance(ranking, list) else []
     if len(letters) == 4 and set(letters) == set(LETTERS):
         return letters
     harvested: list[str] = []
-    for letter in re.findall(r"[A-D]", _clean_upper(raw)):
+    for letter in re.findall(r"[A-D]", clean(raw).upper()):
         if letter not in harvested:
             harvested.append(letter)
     if len(harvested) != 4:
         return []
-    best = _clean_upper(payload.get("best_option"))
+    best = clean(payload.get("best_option")).upper()
     if best in LETTERS and harvested[0] != best:
         harvested = [best] + [x for x in harvested if x != best]
     return harvested
@@ -311,25 +314,9 @@ def parse_decisions(raw: str) -> dict[str, str | None]:
 # --------------------------------------------------------------------------- metrics
 
 
-def safe_div(num: float, den: float) -> float:
-    return num / den if den else 0.0
-
-
 def rationale_counts(pred: Sequence[Mapping], gold: Sequence[Mapping]) -> dict[str, float]:
-    """Per-instance tp/fp/fn and the official per-instance P/R/F1 (0 when a denominator is 0)."""
-    p, g = pair_set(pred), pair_set(gold)
-    tp, fp, fn = len(p & g), len(p - g), len(g - p)
-    precision, recall = safe_div(tp, tp + fp), safe_div(tp, tp + fn)
-    return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall,
-            "f1": safe_div(2 * precision * recall, precision + recall)}  # fmt: skip
-
-
-def micro_prf(rows: Iterable[Mapping[str, float]]) -> tuple[float, float, float]:
-    """Micro precision/recall/F1 from pooled tp/fp/fn (the official micro formula)."""
-    rows = list(rows)
-    tp, fp, fn = (sum(r[k] for r in rows) for k in ("tp", "fp", "fn"))
-    precision, recall = safe_div(tp, tp + fp), safe_div(tp, tp + fn)
-    return precision, recall, safe_div(2 * precision * recall, precision + recall)
+    """Per-instance tp/fp/fn and the official per-instance P/R/F1 over (condition, ingredient) pairs."""
+    return set_prf(pair_set(pred), pair_set(gold))
 
 
 def macro_f1_by_condition(rows: Iterable[Mapping[str, Any]], conditions: Sequence[str]) -> tuple[float, dict[str, float]]:
@@ -342,24 +329,6 @@ def macro_f1_by_condition(rows: Iterable[Mapping[str, Any]], conditions: Sequenc
         if group:
             per[condition] = micro_prf(group)[2]
     return (sum(per.values()) / len(per) if per else 0.0), per
-
-
-def reciprocal_rank(ranking: Sequence[str] | None, gold: str) -> float:
-    """1/position of ``gold`` in ``ranking``; 0 when there is no ranking (the paper's "rank = infinity")."""
-    return 1.0 / (list(ranking).index(gold) + 1) if ranking and gold in ranking else 0.0
-
-
-def kendall_tau(pred: Sequence[str], gold: Sequence[str]) -> float:
-    """Kendall tau between two permutations of A-D (0 when either is not a permutation)."""
-    if _permutation(list(pred)) is None or _permutation(list(gold)) is None:
-        return 0.0
-    pp, gp = {x: i for i, x in enumerate(pred)}, {x: i for i, x in enumerate(gold)}
-    score = 0
-    for i, a in enumerate(LETTERS):
-        for b in LETTERS[i + 1 :]:
-            s = (pp[a] - pp[b]) * (gp[a] - gp[b])
-            score += (s > 0) - (s < 0)
-    return score / 6.0
 
 
 def consistency_pairs(ranking: Sequence[str], decisions: Mapping[str, str]) -> tuple[int, int]:
