@@ -84,11 +84,11 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     if args.benchmark != "fambench":
         print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
         return 2
-    from food_tasks.benchmarks import fambench
+    from food_tasks.benchmarks.fambench import data as fb_data
 
-    urls = [r.get("image_url") or "" for r in fambench.load_task1()]
-    urls += [o.get("image_url") or "" for q in fambench.load_task2() for o in q["options"]]
-    fambench.task1_kb(), fambench.task2_rules()
+    urls = [r.get("image_url") or "" for r in fb_data.load_task1()]
+    urls += [o.get("image_url") or "" for q in fb_data.load_task2() for o in q["options"]]
+    fb_data.task1_kb(), fb_data.task2_rules()
     store = remote.default_image_store()
     summary = store.prefetch([u for u in urls if u], workers=args.workers)
     print(f"images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})")

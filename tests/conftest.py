@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from food_tasks import mirror
+from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 
 LANGS = ("en", "zh_cn", "nan")  # "nan" is Hokkien: it must never become a missing value
 ZH = {"Serabi": "煎饼", "Kenchin-jiru": "建长汁", "Melktert": "牛奶挞", "Goetta": "猪肉燕麦饼"}
@@ -45,7 +46,7 @@ def wc_rows(size: str = "large", qa_offset: int = 0) -> list[dict]:
                 # Hokkien rows keep English option strings (lang_status "mixed"), as in the data.
                 opts = [_translate(o, lang) for o in options] if lang == "zh_cn" else list(options)
                 question = ("  " if lang == "zh_cn" else "") + QUESTIONS[prompt_type]  # leading spaces exist in the data
-                rows.append(mirror.wc_row(qa_id=str(int(qa_id) + qa_offset), lang=lang, food_id=food_id, prompt_id=prompt_id,
+                rows.append(wc_layout.wc_row(qa_id=str(int(qa_id) + qa_offset), lang=lang, food_id=food_id, prompt_id=prompt_id,
                                           prompt_type=prompt_type, question=question, options=opts, answer_id=gold,
                                           image_url=URL.format(food_id), task=task))  # fmt: skip
     return rows
@@ -62,8 +63,8 @@ def build_wc_mirror(root: Path, *, with_card: bool = True, small: bool = True) -
         # The HF test_small rows are re-sampled: other qa_ids, same (food_id, prompt_id, image_url)
         # for the first item of each subtask only.
         rows += [r for r in wc_rows("small", qa_offset=-400) if r["qa_id"] in {"0", "2", "4", "1500"}]
-    mirror.write_wc_vqa(root, rows, with_card=with_card)
-    mirror.write_wc_kb(root, wc_kb())
+    wc_layout.write_wc_vqa(root, rows, with_card=with_card)
+    wc_layout.write_wc_kb(root, wc_kb())
     return root
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks.benchmarks import fambench as fb
+from food_tasks.benchmarks.fambench import data as fb_data
+from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
 
@@ -19,7 +20,7 @@ INPUTS = ("textimage", "textonly", "imageonly")
 
 def _docs(task, modes, input_name, kinds, dataset, root=None):  # type: ignore[no-untyped-def]
     """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
-    return fb.prepare_docs(task, modes, input_name, kinds, root=root)
+    return fb_data.prepare_docs(task, modes, input_name, kinds, root=root)
 
 
 # process_docs per variant: docs_<task>_<mode>_<input>; CTC tasks carry rank and decision prompts.
@@ -36,7 +37,7 @@ docs_sample_ctc = partial(_docs, "task2", ("baseline",), "textimage", ("rank", "
 
 
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    return fb.doc_images(doc)
+    return fb_data.doc_images(doc)
 
 
 def doc_to_text_task1(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -46,7 +47,7 @@ def doc_to_text_task1(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-u
 
 def doc_to_messages_task1(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
     # Official order: one system turn, then the image before the JSON payload.
-    return build_messages(fb.doc_images(doc), doc["user"], images_first=True, system=doc["system"])
+    return build_messages(fb_data.doc_images(doc), doc["user"], images_first=True, system=doc["system"])
 
 
 def doc_to_text_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -56,7 +57,7 @@ def doc_to_text_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-u
 def doc_to_messages_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
     # Official interleaving: the prompt, then "Option X:" and that option's image for A-D; no system turn.
     content = [{"type": "text", "text": doc["prompt"]}]
-    for letter, image in zip(doc["option_letters"], fb.doc_images_aligned(doc)):
+    for letter, image in zip(doc["option_letters"], fb_data.doc_images_aligned(doc)):
         content.append({"type": "text", "text": f"Option {letter}:"})
         if image is not None:
             content.append({"type": "image", "url": image})
@@ -66,65 +67,65 @@ def doc_to_messages_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[
 # --------------------------------------------------------------------------- scoring
 
 TASK1_METRICS = {
-    "decision_acc": partial(fb.t1_acc),
-    "decision_acc_official": partial(fb.t1_acc, official=True),
-    "rationale_macro_f1": partial(fb.t1_macro),
-    "rationale_macro_f1_by_condition": partial(fb.t1_macro_by_condition),
-    "rationale_micro_f1": partial(fb.t1_micro, which=2),
-    "rationale_micro_precision": partial(fb.t1_micro, which=0),
-    "rationale_micro_recall": partial(fb.t1_micro, which=1),
-    "rationale_macro_f1_official": partial(fb.t1_macro, official=True),
-    "rationale_micro_f1_official": partial(fb.t1_micro, which=2, official=True),
-    "json_parse_rate": partial(fb.t1_rate, field="json"),
-    "json_parse_rate_official": partial(fb.t1_rate, field="strict_json"),
-    "invalid_rate": partial(fb.t1_invalid_rate),
-    "empty_rationale_rate": partial(fb.t1_rate, field="empty_rationale"),
-    "image_missing": partial(fb.image_missing),
-    "per_condition": partial(fb.t1_per_condition),
+    "decision_acc": partial(fb_scoring.t1_acc),
+    "decision_acc_official": partial(fb_scoring.t1_acc, official=True),
+    "rationale_macro_f1": partial(fb_scoring.t1_macro),
+    "rationale_macro_f1_by_condition": partial(fb_scoring.t1_macro_by_condition),
+    "rationale_micro_f1": partial(fb_scoring.t1_micro, which=2),
+    "rationale_micro_precision": partial(fb_scoring.t1_micro, which=0),
+    "rationale_micro_recall": partial(fb_scoring.t1_micro, which=1),
+    "rationale_macro_f1_official": partial(fb_scoring.t1_macro, official=True),
+    "rationale_micro_f1_official": partial(fb_scoring.t1_micro, which=2, official=True),
+    "json_parse_rate": partial(fb_scoring.t1_rate, field="json"),
+    "json_parse_rate_official": partial(fb_scoring.t1_rate, field="strict_json"),
+    "invalid_rate": partial(fb_scoring.t1_invalid_rate),
+    "empty_rationale_rate": partial(fb_scoring.t1_rate, field="empty_rationale"),
+    "image_missing": partial(fb_scoring.image_missing),
+    "per_condition": partial(fb_scoring.t1_per_condition),
 }
 RANK_METRICS = {
-    "top1_acc": partial(fb.t2_topk, k=1),
-    "top1_acc_official": partial(fb.t2_topk, k=1, official=True),
-    "mrr": partial(fb.t2_mrr),
-    "mrr_parsed": partial(fb.t2_mrr, parsed_only=True),
-    "mrr_official": partial(fb.t2_mrr_official),
-    "top2_acc": partial(fb.t2_topk, k=2),
-    "top3_acc": partial(fb.t2_topk, k=3),
-    "kendall_tau": partial(fb.t2_kendall),
-    "valid_ranking_rate": partial(fb.t2_valid_rate),
-    "valid_ranking_rate_official": partial(fb.t2_valid_rate, official=True),
-    "image_missing": partial(fb.image_missing),
-    "per_condition": partial(fb.t2_per_condition),
+    "top1_acc": partial(fb_scoring.t2_topk, k=1),
+    "top1_acc_official": partial(fb_scoring.t2_topk, k=1, official=True),
+    "mrr": partial(fb_scoring.t2_mrr),
+    "mrr_parsed": partial(fb_scoring.t2_mrr, parsed_only=True),
+    "mrr_official": partial(fb_scoring.t2_mrr_official),
+    "top2_acc": partial(fb_scoring.t2_topk, k=2),
+    "top3_acc": partial(fb_scoring.t2_topk, k=3),
+    "kendall_tau": partial(fb_scoring.t2_kendall),
+    "valid_ranking_rate": partial(fb_scoring.t2_valid_rate),
+    "valid_ranking_rate_official": partial(fb_scoring.t2_valid_rate, official=True),
+    "image_missing": partial(fb_scoring.image_missing),
+    "per_condition": partial(fb_scoring.t2_per_condition),
 }
 DECISION_METRICS = {
-    "option_decision_acc": partial(fb.t2_option_acc),
-    "option_decision_acc_official": partial(fb.t2_option_acc, official=True),
-    "all_options_exact_match": partial(fb.t2_exact_match),
-    "all_options_exact_match_official": partial(fb.t2_exact_match, official=True),
-    "false_recommend_rate": partial(fb.t2_false_recommend),
-    "false_recommend_rate_official": partial(fb.t2_false_recommend, official=True),
-    "valid_decision_rate": partial(fb.t2_valid_rate, kind="decision"),
-    "valid_decision_rate_official": partial(fb.t2_valid_rate, kind="decision", official=True),
-    "image_missing": partial(fb.image_missing),
+    "option_decision_acc": partial(fb_scoring.t2_option_acc),
+    "option_decision_acc_official": partial(fb_scoring.t2_option_acc, official=True),
+    "all_options_exact_match": partial(fb_scoring.t2_exact_match),
+    "all_options_exact_match_official": partial(fb_scoring.t2_exact_match, official=True),
+    "false_recommend_rate": partial(fb_scoring.t2_false_recommend),
+    "false_recommend_rate_official": partial(fb_scoring.t2_false_recommend, official=True),
+    "valid_decision_rate": partial(fb_scoring.t2_valid_rate, kind="decision"),
+    "valid_decision_rate_official": partial(fb_scoring.t2_valid_rate, kind="decision", official=True),
+    "image_missing": partial(fb_scoring.image_missing),
 }
 CTC_METRICS = {
-    "ctc": partial(fb.ctc_value, modes=None),
-    "ctc_official": partial(fb.ctc_value, modes=None, official=True),
-    "ctc_pool": partial(fb.ctc_value, modes=None, field="pool"),
-    "ctc_pairs": partial(fb.ctc_value, modes=None, field="pairs"),
-    "top1_acc": partial(fb.t2_topk, k=1),
-    "mrr": partial(fb.t2_mrr),
-    "option_decision_acc": partial(fb.t2_option_acc),
-    "image_missing": partial(fb.image_missing),
+    "ctc": partial(fb_scoring.ctc_value, modes=None),
+    "ctc_official": partial(fb_scoring.ctc_value, modes=None, official=True),
+    "ctc_pool": partial(fb_scoring.ctc_value, modes=None, field="pool"),
+    "ctc_pairs": partial(fb_scoring.ctc_value, modes=None, field="pairs"),
+    "top1_acc": partial(fb_scoring.t2_topk, k=1),
+    "mrr": partial(fb_scoring.t2_mrr),
+    "option_decision_acc": partial(fb_scoring.t2_option_acc),
+    "image_missing": partial(fb_scoring.image_missing),
 }
 CTC_ALL_METRICS = {
-    **{f"ctc_{m}": partial(fb.ctc_value, modes=MODES, mode=m) for m in MODES},
-    **{f"ctc_{m}_official": partial(fb.ctc_value, modes=MODES, mode=m, official=True) for m in MODES},
-    "ctc_pool": partial(fb.ctc_value, modes=MODES, field="pool"),
-    "ctc_pool_official": partial(fb.ctc_value, modes=MODES, field="pool", official=True),
-    **{f"top1_acc_{m}": partial(fb.t2_topk, k=1, mode=m) for m in MODES},
-    **{f"mrr_{m}": partial(fb.t2_mrr, mode=m) for m in MODES},
-    "image_missing": partial(fb.image_missing),
+    **{f"ctc_{m}": partial(fb_scoring.ctc_value, modes=MODES, mode=m) for m in MODES},
+    **{f"ctc_{m}_official": partial(fb_scoring.ctc_value, modes=MODES, mode=m, official=True) for m in MODES},
+    "ctc_pool": partial(fb_scoring.ctc_value, modes=MODES, field="pool"),
+    "ctc_pool_official": partial(fb_scoring.ctc_value, modes=MODES, field="pool", official=True),
+    **{f"top1_acc_{m}": partial(fb_scoring.t2_topk, k=1, mode=m) for m in MODES},
+    **{f"mrr_{m}": partial(fb_scoring.t2_mrr, mode=m) for m in MODES},
+    "image_missing": partial(fb_scoring.image_missing),
 }
 for _name, _table in (("task1", TASK1_METRICS), ("rank", RANK_METRICS), ("decision", DECISION_METRICS),
                       ("ctc", CTC_METRICS), ("ctc_all", CTC_ALL_METRICS)):  # fmt: skip
@@ -133,12 +134,12 @@ for _name, _table in (("task1", TASK1_METRICS), ("rank", RANK_METRICS), ("decisi
 
 
 def process_results_task1(doc, results):  # type: ignore[no-untyped-def]
-    record = fb.score_task1(doc, results[0])
+    record = fb_scoring.score_task1(doc, results[0])
     return dict.fromkeys(TASK1_METRICS, record)
 
 
 def _task2(table, doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(table, fb.score_task2(doc, results[0]))
+    return dict.fromkeys(table, fb_scoring.score_task2(doc, results[0]))
 
 
 process_results_rank = partial(_task2, RANK_METRICS)

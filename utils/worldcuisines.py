@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks.benchmarks import worldcuisines as wc
+from food_tasks.benchmarks.worldcuisines import data as wc_data
+from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.messages import build_messages
 from food_tasks.metrics import group_mean_official, group_mean_official_numpy  # noqa: F401  (group YAML hooks)
 from food_tasks.sample_data import SAMPLE_ROOT
@@ -16,7 +17,7 @@ from food_tasks.sample_data import SAMPLE_ROOT
 
 def _docs(split_kind: str, subtask: str, dataset, root=None):  # type: ignore[no-untyped-def]
     """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
-    return wc.prepare_docs(split_kind, subtask, root=root)
+    return wc_data.prepare_docs(split_kind, subtask, root=root)
 
 
 # process_docs per split and subtask (both MCQ and OEQ tasks use the same documents).
@@ -39,11 +40,11 @@ docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT)
 
 
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    return [wc.kb_image(doc["image_url"])]
+    return [wc_data.kb_image(doc["image_url"])]
 
 
 def doc_to_visual_sample(doc):  # type: ignore[no-untyped-def]
-    return [wc.kb_image(doc["image_url"], root=SAMPLE_ROOT)]
+    return [wc_data.kb_image(doc["image_url"], root=SAMPLE_ROOT)]
 
 
 def doc_to_text_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -72,12 +73,12 @@ def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ig
 
 
 def process_results_mcq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc.score_mcq(doc, results[0])
+    record = wc_scoring.score_mcq(doc, results[0])
     return {"acc": record, "acc_official": record, "invalid_rate": record, "per_language": record}
 
 
 def process_results_oeq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc.score_oeq(doc, results[0])
+    record = wc_scoring.score_oeq(doc, results[0])
     names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
              "acc_dual_official", "bertscore_f1", "per_language", "per_language_bertscore")  # fmt: skip
     return dict.fromkeys(names, record)
@@ -85,23 +86,23 @@ def process_results_oeq(doc, results):  # type: ignore[no-untyped-def]
 
 def process_results_oeq_sample(doc, results):  # type: ignore[no-untyped-def]
     """Sample tasks skip BERTScore (its model is a 2 GB download)."""
-    record = wc.score_oeq(doc, results[0])
+    record = wc_scoring.score_oeq(doc, results[0])
     names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
              "acc_dual_official", "per_language")  # fmt: skip
     return dict.fromkeys(names, record)
 
 
-acc = partial(wc.macro, "correct")
-acc_official = partial(wc.macro_official, "correct_official")
-acc_multi = partial(wc.macro, "multi")
-acc_single = partial(wc.macro, "single")
-acc_dual = partial(wc.macro, "dual")
-acc_multi_strict = partial(wc.macro, "multi_strict")
-acc_multi_official = partial(wc.macro_official_oeq, "multi_official")
-acc_single_official = partial(wc.macro_official_oeq, "single_official")
-acc_dual_official = partial(wc.macro_official_oeq, "dual_official")
-invalid_rate = wc.invalid_rate
-per_language_mcq = wc.per_language_mcq
-per_language_oeq = wc.per_language_oeq
-bertscore_f1 = wc.bertscore_f1
-per_language_bertscore = wc.per_language_bertscore
+acc = partial(wc_scoring.macro, "correct")
+acc_official = partial(wc_scoring.macro_official, "correct_official")
+acc_multi = partial(wc_scoring.macro, "multi")
+acc_single = partial(wc_scoring.macro, "single")
+acc_dual = partial(wc_scoring.macro, "dual")
+acc_multi_strict = partial(wc_scoring.macro, "multi_strict")
+acc_multi_official = partial(wc_scoring.macro_official_oeq, "multi_official")
+acc_single_official = partial(wc_scoring.macro_official_oeq, "single_official")
+acc_dual_official = partial(wc_scoring.macro_official_oeq, "dual_official")
+invalid_rate = wc_scoring.invalid_rate
+per_language_mcq = wc_scoring.per_language_mcq
+per_language_oeq = wc_scoring.per_language_oeq
+bertscore_f1 = wc_scoring.bertscore_f1
+per_language_bertscore = wc_scoring.per_language_bertscore

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from food_tasks import mirror
+from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 from food_tasks.sample_data import SAMPLE_ROOT
 
 COUNTRIES = {
@@ -67,7 +68,7 @@ def rows() -> list[dict]:
                     opts, answer_id, task = options, gold, "large_task1"
                 question = templates[lang].format(c=_country(context, lang))
                 url = f"https://example.org/food-tasks-sample/{food_id}.png?download"
-                out.append(mirror.wc_row(qa_id=qa_id, lang=lang, food_id=food_id, prompt_id=prompt_id, prompt_type=prompt_type,
+                out.append(wc_layout.wc_row(qa_id=qa_id, lang=lang, food_id=food_id, prompt_id=prompt_id, prompt_type=prompt_type,
                                          question=question, options=opts, answer_id=answer_id, image_url=url, task=task))  # fmt: skip
     return out
 
@@ -100,7 +101,7 @@ FAM_T2 = [  # (question id, condition label, gold letter, gold ranking, decision
 def fambench_files() -> dict[str, object]:
     """The FAM-Bench sample, in the official repository layout (synthetic content; the real files are CC BY 4.0
     and are downloaded, never shipped)."""
-    from food_tasks.benchmarks import fambench as fb
+    from food_tasks.benchmarks.fambench import data as fb_data
 
     task1 = [{"title": t, "question": f"Is this dish suitable for someone managing {asked}?", "ingredients": lines,
               "nutrition": {"calories": "420 kcal", "sodium": "480 mg"}, "dietary_tags": [], "meal_type": ["dinner"],
@@ -123,8 +124,8 @@ def fambench_files() -> dict[str, object]:
              "alias_map": {"high blood pressure": "hypertension"}}  # fmt: skip
     guidelines = {"rules": [{"condition_key": "hypertension", "nutrient": "Sodium", "target_type": "Max", "max": 1500,
                              "unit": "mg", "basis": "per day", "population": "Adults", "population_key": "adults"}]}  # fmt: skip
-    return {fb.TASK1_FILE: task1, fb.TASK2_FILE: {"metadata": {"benchmark_name": "food-tasks sample"}, "questions": questions},
-            fb.KB_FILE: kb, fb.RULES_FILE: rules, fb.GUIDELINES_FILE: guidelines}  # fmt: skip
+    return {fb_data.TASK1_FILE: task1, fb_data.TASK2_FILE: {"metadata": {"benchmark_name": "food-tasks sample"}, "questions": questions},
+            fb_data.KB_FILE: kb, fb_data.RULES_FILE: rules, fb_data.GUIDELINES_FILE: guidelines}  # fmt: skip
 
 
 def fambench_images() -> dict[str, bytes]:
@@ -136,11 +137,11 @@ def fambench_images() -> dict[str, bytes]:
 
 
 def build(root: Path = SAMPLE_ROOT) -> None:
-    from food_tasks.benchmarks import fambench as fb
+    from food_tasks.benchmarks.fambench import data as fb_data
 
-    mirror.write_wc_vqa(root, rows())
-    mirror.write_wc_kb(root, kb())
-    mirror.write_github_repo(root, fb.REPO, fambench_files())
+    wc_layout.write_wc_vqa(root, rows())
+    wc_layout.write_wc_kb(root, kb())
+    mirror.write_github_repo(root, fb_data.REPO, fambench_files())
     mirror.write_url_images(root, fambench_images())
 
 

@@ -1,4 +1,4 @@
-"""Tests for food_tasks.parsing: WorldCuisines MCQ/OEQ parsing (spec §5.1-§5.4).
+"""Tests for food_tasks.benchmarks.worldcuisines.parsing: WorldCuisines MCQ/OEQ parsing (spec §5.1-§5.4).
 
 Expected values are derived by hand from the specification; prompts are the
 real rendered test_large prompts quoted in spec §4.1 unless marked synthetic.
@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from food_tasks.parsing import (
+from food_tasks.benchmarks.worldcuisines.parsing import (
     extract_mcq_choice,
     oeq_match,
     oeq_match_official,
@@ -18,8 +18,8 @@ from food_tasks.parsing import (
     official_mcq_correct,
     official_mcq_parse,
     parse_mcq_options,
-    strip_reasoning,
 )
+from food_tasks.parsing import strip_reasoning
 
 INSTRUCTION = "Print only the answer with a single answer id (1,2,3,4,5)."
 

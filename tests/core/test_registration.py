@@ -19,7 +19,7 @@ import pytest
 
 from food_tasks import registration
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OUR_GROUPS = {"worldcuisines_mcq", "worldcuisines_oeq", "worldcuisines_mcq_small", "worldcuisines_oeq_small",
               "worldcuisines_mcq_smallref", "worldcuisines_oeq_smallref", "food_tasks_sample",
               "fambench_task1_all", "fambench_task2_all", "fambench_table1", "fambench_table2", "fambench_baseline",

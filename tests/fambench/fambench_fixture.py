@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from food_tasks import mirror
-from food_tasks.benchmarks import fambench
+from food_tasks.benchmarks.fambench import data as fb_data
 
 IMG = "https://images.example.org/recipes/{}.jpg"
 MISSING_IMG = "https://dead.example.org/gone/{}.jpg"
@@ -129,9 +129,9 @@ def all_image_urls() -> list[str]:
 
 def build(root: Path, *, task1=None, task2=None, kb=None, skip=()) -> Path:  # type: ignore[no-untyped-def]
     """Write the mirror under ``root`` ($FOOD_TASKS_DATA_DIR layout); images except the dead host."""
-    files = {fambench.TASK1_FILE: TASK1 if task1 is None else task1, fambench.TASK2_FILE: TASK2 if task2 is None else task2,
-             fambench.KB_FILE: KB if kb is None else kb, fambench.RULES_FILE: RULES, fambench.GUIDELINES_FILE: GUIDELINES}  # fmt: skip
-    mirror.write_github_repo(root, fambench.REPO, {k: v for k, v in files.items() if k not in skip})
+    files = {fb_data.TASK1_FILE: TASK1 if task1 is None else task1, fb_data.TASK2_FILE: TASK2 if task2 is None else task2,
+             fb_data.KB_FILE: KB if kb is None else kb, fb_data.RULES_FILE: RULES, fb_data.GUIDELINES_FILE: GUIDELINES}  # fmt: skip
+    mirror.write_github_repo(root, fb_data.REPO, {k: v for k, v in files.items() if k not in skip})
     mirror.write_url_images(root, {url: mirror.png_bytes((40 * (n % 6), 120, 200 - 20 * (n % 8)), 28)
                                    for n, url in enumerate(all_image_urls()) if "dead.example.org" not in url})  # fmt: skip
     return root

@@ -11,7 +11,7 @@ URL in the ``$FOOD_TASKS_DATA_DIR/urls`` mirror) it measures:
    ``<think>`` blocks, prose, CoT-length outputs of ~2-4 KB);
 3. aggregation of all metrics over all documents.
 
-    python benchmarks/bench_fambench.py [--json out.json]
+    python scripts/bench_fambench.py [--json out.json]
 
 Nothing is asserted. The metric values mean nothing (random outputs); only times matter.
 """
@@ -49,9 +49,9 @@ def ingredient_lines(rng: random.Random, n: int) -> list[str]:
 
 def build_mirror(root: Path, rng: random.Random) -> None:
     from food_tasks import remote
-    from food_tasks.benchmarks import fambench as fb
+    from food_tasks.benchmarks.fambench import data as fb_data
 
-    repo = root / "github" / fb.REPO
+    repo = root / "github" / fb_data.REPO
     urls = []
     t1 = []
     for i in range(1500):
@@ -83,8 +83,8 @@ def build_mirror(root: Path, rng: random.Random) -> None:
                             for c in ["obesity weight management", "hypertension", "type 2 diabetes"]], "alias_map": {"gerd": "gastrointestinal health"}}  # fmt: skip
     guidelines = {"rules": [{"condition_key": "hypertension", "nutrient": "Sodium", "target_type": "Max", "max": 1500, "unit": "mg",
                              "basis": "per day", "population": "Adults", "population_key": "adults"}]}  # fmt: skip
-    for rel, content in {fb.TASK1_FILE: t1, fb.TASK2_FILE: {"questions": questions}, fb.KB_FILE: kb,
-                         fb.RULES_FILE: rules, fb.GUIDELINES_FILE: guidelines}.items():  # fmt: skip
+    for rel, content in {fb_data.TASK1_FILE: t1, fb_data.TASK2_FILE: {"questions": questions}, fb_data.KB_FILE: kb,
+                         fb_data.RULES_FILE: rules, fb_data.GUIDELINES_FILE: guidelines}.items():  # fmt: skip
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(json.dumps(content))
     pool = [jpeg(rng) for _ in range(50)]

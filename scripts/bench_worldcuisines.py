@@ -20,8 +20,8 @@ Measures, on synthetic data shaped like ``worldcuisines/vqa`` test_large and
 Nothing is asserted; figures are printed (and written with ``--json PATH``).
 Everything runs offline in a temporary directory::
 
-    HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 python benchmarks/bench_worldcuisines.py
-    python benchmarks/bench_worldcuisines.py --rows 6000 --startup-runs 1   # quick
+    HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 python scripts/bench_worldcuisines.py
+    python scripts/bench_worldcuisines.py --rows 6000 --startup-runs 1   # quick
 
 The synthetic text is not real language: dish names, countries and questions
 are generated in the script of each language (Latin with diacritics, Cyrillic,
@@ -198,6 +198,7 @@ def build_mirror(root: Path, rows_target: int) -> dict:
     import numpy as np
 
     from food_tasks import mirror
+    from food_tasks.benchmarks.worldcuisines import layout as wc_layout
     from food_tasks.benchmarks.worldcuisines import LANGUAGES
 
     rng = random.Random(SEED)
@@ -214,7 +215,7 @@ def build_mirror(root: Path, rows_target: int) -> dict:
     images = [jpeg_bytes(rng, np) for _ in range(n_images)]
     t_images = time.perf_counter() - t0
     it = iter(images)
-    mirror.write_wc_kb(root, [{"food_id": d["food_id"], "name": d["name"], "images": [(u, next(it)) for u in d["urls"]]} for d in dishes])
+    wc_layout.write_wc_kb(root, [{"food_id": d["food_id"], "name": d["name"], "images": [(u, next(it)) for u in d["urls"]]} for d in dishes])
 
     # vqa: rows_target / 30 qa_ids, three quarters task1 (prompt types 1/3/4), one quarter task2.
     n_qa = max(4, rows_target // len(LANGUAGES))
@@ -240,10 +241,10 @@ def build_mirror(root: Path, rows_target: int) -> dict:
             question = localize(template.format(c=context, w=word), lang)
             # Latin-script languages mostly keep the dish name (as in the real data); others transliterate.
             opts = [localize(o, lang, variant) for o in options]
-            rows.append(mirror.wc_row(qa_id=qa_id, lang=lang, food_id=dish["food_id"], prompt_id=prompt_id,
+            rows.append(wc_layout.wc_row(qa_id=qa_id, lang=lang, food_id=dish["food_id"], prompt_id=prompt_id,
                                       prompt_type=prompt_type, question=question, options=opts, answer_id=gold,
                                       image_url=url, task=f"large_{task}"))  # fmt: skip
-    mirror.write_wc_vqa(root, rows)
+    wc_layout.write_wc_vqa(root, rows)
     mcq_len = [len(r["multi_choice_prompt"]) for r in rows]
     return {
         "rows": len(rows),
@@ -384,7 +385,8 @@ def child_prepare() -> None:
     import datasets  # noqa: F401
 
     from food_tasks import data
-    from food_tasks.benchmarks import worldcuisines as wc
+    from food_tasks.benchmarks.worldcuisines import data as wc_data
+    from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 
     out["import_s"] = time.perf_counter() - t0
     out["rss_after_import_mib"] = peak_rss_mib()
@@ -392,21 +394,21 @@ def child_prepare() -> None:
     t_all = time.perf_counter()
     for subtask in SUBTASK_NAMES:
         t = time.perf_counter()
-        ds = wc.prepare_docs("large", subtask)
+        ds = wc_data.prepare_docs("large", subtask)
         per[subtask] = time.perf_counter() - t
         docs[subtask] = len(ds)
     out["prepare_total_s"] = time.perf_counter() - t_all
     out["rss_after_prepare_mib"] = peak_rss_mib()
     for subtask in SUBTASK_NAMES:  # the OEQ task of the same subtask calls process_docs again
         t = time.perf_counter()
-        wc.prepare_docs("large", subtask)
+        wc_data.prepare_docs("large", subtask)
         repeat[subtask] = time.perf_counter() - t
     t = time.perf_counter()
-    store = data.hub_image_store(wc.KB_REPO, wc.KB_SPLIT, wc.KB_IMAGE_COLUMNS, wc.revision(), data.mirror_root())
+    store = data.hub_image_store(wc_data.KB_REPO, wc_data.KB_SPLIT, wc_data.KB_IMAGE_COLUMNS, wc_data.revision(), data.mirror_root())
     out["kb_index_s"] = time.perf_counter() - t
     out["kb_index_urls"] = len(store)
     t = time.perf_counter()
-    wc.kb_image(next(iter(store._index)))
+    wc_data.kb_image(next(iter(store._index)))
     out["first_image_s"] = time.perf_counter() - t
     out.update(prepare_s=per, repeat_s=repeat, docs=docs, peak_rss_mib=peak_rss_mib(), vm_hwm_mib=vm_hwm_mib())
     print("RESULT " + json.dumps(out), flush=True)
@@ -607,9 +609,9 @@ def main() -> None:
         # ---------------------------------------------------------------- 1. per-document hooks
         from food_tasks.utils import worldcuisines as hooks
 
-        from food_tasks.benchmarks import worldcuisines as wc
+        
 
-        docs_by_subtask = {s: wc.prepare_docs("large", s).to_list() for s in SUBTASK_NAMES}  # untimed (main process)
+        docs_by_subtask = {s: wc_data.prepare_docs("large", s).to_list() for s in SUBTASK_NAMES}  # untimed (main process)
         all_docs = [d for s in SUBTASK_NAMES for d in docs_by_subtask[s]]
         rng = random.Random(SEED + 1)
         mcq_outputs = [mcq_output(d, rng) for d in all_docs]
@@ -672,10 +674,10 @@ def main() -> None:
         # ---------------------------------------------------------------- 3. aggregation
         print(f"\n[3] aggregation over {len(all_docs)} documents (all 4 subtasks in one list)")
         t = time.perf_counter()
-        mcq_records = [wc.score_mcq(d, o[1]) for d, o in zip(all_docs, mcq_outputs)]
+        mcq_records = [wc_scoring.score_mcq(d, o[1]) for d, o in zip(all_docs, mcq_outputs)]
         t_mcq = time.perf_counter() - t
         t = time.perf_counter()
-        oeq_records = [wc.score_oeq(d, o[1]) for d, o in zip(all_docs, oeq_outputs)]
+        oeq_records = [wc_scoring.score_oeq(d, o[1]) for d, o in zip(all_docs, oeq_outputs)]
         t_oeq = time.perf_counter() - t
         print(f"  building records (score_* per doc, once): MCQ {t_mcq:.2f} s, OEQ {t_oeq:.2f} s")
         aggregations = {

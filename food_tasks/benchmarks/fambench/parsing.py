@@ -1,4 +1,4 @@
-"""FAM-Bench answer parsing and metrics (shared spec sections 5 and 6), written from the specification.
+"""FAM-Bench answer parsing and normalisation (spec section 5), written from the specification.
 
 Two parsers per output kind:
 
@@ -9,7 +9,7 @@ Two parsers per output kind:
   exact-set decision words, the loose ``recommend`` regex that reads "Not Recommended" as *recommend*,
   the ranking fallback that harvests the letters A-D from any word, all-or-nothing option decisions.
 
-Metric reducers are pure functions over per-document records built by ``fambench.py``.
+Metric reducers live in :mod:`food_tasks.benchmarks.fambench.scoring`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import unicodedata
 from typing import Any, Iterable, Mapping, Sequence
 
 from food_tasks.jsonparse import balanced_end, find_json_with
-from food_tasks.metrics import micro_prf, safe_div, set_prf
 from food_tasks.parsing import strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
@@ -309,40 +308,3 @@ def parse_decisions(raw: str) -> dict[str, str | None]:
         decision = decision_robust(value)
         out[letter] = None if decision is None else decision.replace(" ", "_")
     return out
-
-
-# --------------------------------------------------------------------------- metrics
-
-
-def rationale_counts(pred: Sequence[Mapping], gold: Sequence[Mapping]) -> dict[str, float]:
-    """Per-instance tp/fp/fn and the official per-instance P/R/F1 over (condition, ingredient) pairs."""
-    return set_prf(pair_set(pred), pair_set(gold))
-
-
-def macro_f1_by_condition(rows: Iterable[Mapping[str, Any]], conditions: Sequence[str]) -> tuple[float, dict[str, float]]:
-    """The paper's macro-F1: micro F1 within each focal condition, averaged with equal weight over the
-    conditions that have instances (an instance with several focal conditions counts in each)."""
-    rows = list(rows)
-    per: dict[str, float] = {}
-    for condition in conditions:
-        group = [r for r in rows if condition in r["focal"]]
-        if group:
-            per[condition] = micro_prf(group)[2]
-    return (sum(per.values()) / len(per) if per else 0.0), per
-
-
-def consistency_pairs(ranking: Sequence[str], decisions: Mapping[str, str]) -> tuple[int, int]:
-    """(agreeing, discriminating) pairs: options decided ``recommend`` vs ``not_recommend`` by the model,
-    and how many of those its own ranking places recommend-above-not-recommend."""
-    position = {x: i for i, x in enumerate(ranking)}
-    rec = [x for x in LETTERS if decisions.get(x) == "recommend"]
-    nrec = [x for x in LETTERS if decisions.get(x) == "not_recommend"]
-    agree = sum(position[x] < position[y] for x in rec for y in nrec)
-    return agree, len(rec) * len(nrec)
-
-
-def ctc(pairs: Iterable[tuple[int, int]]) -> float:
-    """Micro-averaged cross-task consistency: sum agreeing / sum discriminating pairs (NaN with no pairs)."""
-    pairs = list(pairs)
-    total = sum(p for _, p in pairs)
-    return sum(a for a, _ in pairs) / total if total else math.nan

@@ -37,7 +37,7 @@ Exit status: 0 when every compared value matches within ``--tolerance`` (default
 0.005, i.e. exact at two decimals), 1 on any mismatch or failed check, 2 when
 nothing could be compared. Usage (offline)::
 
-    python benchmarks/parity_worldcuisines.py --official-repo /path/to/worldcuisines \\
+    python scripts/parity_worldcuisines.py --official-repo /path/to/worldcuisines \\
         --models qwen-vl-2b,llava-1.6-7b --subset small
 
 ``--official-repo`` is a checkout (files read from the work tree) or a git
@@ -153,7 +153,7 @@ def official_lang(value: object) -> str:
 
 def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
     """Write the hf_prompt files to ``root/worldcuisines/vqa`` with a card; return the test_large qa_id -> prompt_type map."""
-    from food_tasks.mirror import wc_vqa_card
+    from food_tasks.benchmarks.worldcuisines.layout import wc_vqa_card
 
     vqa = root / "worldcuisines" / "vqa"
     prompt_types: dict[str, str] = {}
@@ -221,12 +221,12 @@ def write_replay_file(repo: OfficialRepo, model: str, subset: str, prompt_types:
 
 def document_keys(mirror: Path, subset: str) -> dict[str, set[tuple[str, str]]]:
     """(qa_id, lang) of the documents of every subtask, as our tasks build them."""
-    from food_tasks.benchmarks import worldcuisines as wc
+    from food_tasks.benchmarks.worldcuisines import data as wc_data
 
     split_kind = "smallref" if subset == "small" else "large"
     out = {}
     for subtask in SUBTASKS:
-        ds = wc.prepare_docs(split_kind, subtask, root=mirror, languages=wc.LANGUAGES)
+        ds = wc_data.prepare_docs(split_kind, subtask, root=mirror, languages=wc_data.LANGUAGES)
         keys = set(zip(ds["qa_id"], ds["lang"]))
         for kind in ("mcq", "oeq"):
             out[task_name(kind, subset, subtask)] = keys

@@ -9,12 +9,13 @@ import math
 import pytest
 
 from food_tasks import data, metrics
-from food_tasks.benchmarks import worldcuisines as wc
+from food_tasks.benchmarks.worldcuisines import data as wc_data
+from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from conftest import build_wc_mirror
 
 
 def test_prepare_docs_large_selects_subtask_and_keeps_prompts_verbatim(wc_root):
-    ds = wc.prepare_docs("large", "1a_nocontext", root=wc_root)
+    ds = wc_data.prepare_docs("large", "1a_nocontext", root=wc_root)
     assert len(ds) == 6 and set(ds["prompt_type"]) == {"1"}
     assert sorted(set(ds["lang"])) == ["en", "nan", "zh_cn"]  # Hokkien "nan" stays a string
     zh = next(d for d in ds if d["lang"] == "zh_cn" and d["qa_id"] == "400")
@@ -24,65 +25,66 @@ def test_prepare_docs_large_selects_subtask_and_keeps_prompts_verbatim(wc_root):
 
 
 def test_prepare_docs_task2_uses_config_task2(wc_root):
-    ds = wc.prepare_docs("large", "2_location", root=wc_root)
+    ds = wc_data.prepare_docs("large", "2_location", root=wc_root)
     assert sorted(set(ds["qa_id"])) == ["1900", "1901"]
 
 
 def test_smallref_selects_large_rows_matching_small(wc_root):
     # test_small qa 0 shares (food_id, prompt_id, image_url) with test_large qa 400 only.
-    ds = wc.prepare_docs("smallref", "1a_nocontext", root=wc_root)
+    ds = wc_data.prepare_docs("smallref", "1a_nocontext", root=wc_root)
     assert sorted(set(ds["qa_id"])) == ["400"] and len(ds) == 3
-    small = wc.prepare_docs("small", "1a_nocontext", root=wc_root)
+    small = wc_data.prepare_docs("small", "1a_nocontext", root=wc_root)
     assert sorted(set(small["qa_id"])) == ["0"]
 
 
 def test_language_filter_keeps_reference_sets_from_the_whole_split(wc_root, monkeypatch):
-    monkeypatch.setenv(wc.LANGS_ENV, "zh_cn")
-    ds = wc.prepare_docs("large", "1a_nocontext", root=wc_root)
+    monkeypatch.setenv(wc_data.LANGS_ENV, "zh_cn")
+    ds = wc_data.prepare_docs("large", "1a_nocontext", root=wc_root)
     assert set(ds["lang"]) == {"zh_cn"}
     # multi-reference set still holds the English answer although "en" was not selected
     assert ds[0]["answers_all"] == ["Serabi", "煎饼"]
 
 
 def test_unknown_language_is_a_clear_error(monkeypatch):
-    monkeypatch.setenv(wc.LANGS_ENV, "en,klingon")
+    monkeypatch.setenv(wc_data.LANGS_ENV, "en,klingon")
     with pytest.raises(ValueError, match="klingon"):
-        wc.selected_languages()
+        wc_data.selected_languages()
 
 
 def test_mirror_without_dataset_card_falls_back_to_hf_prompt_files(tmp_path):
     root = build_wc_mirror(tmp_path, with_card=False)
-    wc.load_split.cache_clear()
-    ds = wc.prepare_docs("large", "1b_contextualized", root=root)
+    wc_data.load_split.cache_clear()
+    ds = wc_data.prepare_docs("large", "1b_contextualized", root=root)
     assert len(ds) == 6
 
 
 def test_missing_mirror_names_the_expected_path(tmp_path, monkeypatch):
     monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
     with pytest.raises(data.DataAccessError, match=r"worldcuisines/vqa.*does not exist.*huggingface-cli download"):
-        wc.prepare_docs("large", "1a_nocontext")
+        wc_data.prepare_docs("large", "1a_nocontext")
 
 
 def test_missing_split_file_in_mirror_names_the_glob(tmp_path):
     (tmp_path / "worldcuisines" / "vqa").mkdir(parents=True)
-    wc.load_split.cache_clear()
+    wc_data.load_split.cache_clear()
     with pytest.raises(data.DataAccessError, match=r"hf_prompt/large_eval_task1/\*\.jsonl"):
-        wc.prepare_docs("large", "1a_nocontext", root=tmp_path)
+        wc_data.prepare_docs("large", "1a_nocontext", root=tmp_path)
 
 
 def test_images_join_by_exact_url_and_decode_lazily(wc_root):
-    image = wc.kb_image("https://upload.wikimedia.org/wikipedia/commons/x/422.jpg?download", root=wc_root)
+    image = wc_data.kb_image("https://upload.wikimedia.org/wikipedia/commons/x/422.jpg?download", root=wc_root)
     assert image.mode == "RGB" and image.size == (24, 24)
     with pytest.raises(data.DataAccessError, match="no image stored for URL"):
-        wc.kb_image("https://upload.wikimedia.org/wikipedia/commons/x/422.jpg", root=wc_root)  # no ?download
+        wc_data.kb_image("https://upload.wikimedia.org/wikipedia/commons/x/422.jpg", root=wc_root)  # no ?download
 
 
 def test_corrupt_image_names_row_column_and_url(tmp_path):
     from food_tasks import mirror
+    from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 
-    mirror.write_wc_kb(tmp_path, [{"food_id": "1", "name": "ok", "images": [("u1", mirror.png_bytes((1, 2, 3)))]},
+    wc_layout.write_wc_kb(tmp_path, [{"food_id": "1", "name": "ok", "images": [("u1", mirror.png_bytes((1, 2, 3)))]},
                                   {"food_id": "2", "name": "bad", "images": [("u0", mirror.png_bytes((1, 2, 3))), ("u2", b"not an image")]}])  # fmt: skip
-    store = data.ImageStore(data.load_hub_split(wc.KB_REPO, None, "main", root=tmp_path), wc.KB_IMAGE_COLUMNS, source="kb")
+    store = data.ImageStore(data.load_hub_split(wc_data.KB_REPO, None, "main", root=tmp_path), wc_data.KB_IMAGE_COLUMNS, source="kb")
     assert len(store) == 3 and store.get("u1").size == (32, 32)
     with pytest.raises(data.CorruptImageError, match=r"row 1, column 'image2' \(URL 'u2'\)"):
         store.get("u2")
@@ -94,9 +96,9 @@ PROMPT = "What is this culinary dish called?\n1. Serabi\n2. Terang Bulan\n3. Syr
 
 
 def _doc(lang="en", qa_id="400", gold=1, answer="Serabi", answers_all=("Serabi", "煎饼"), answer_en="Serabi"):
-    from food_tasks import parsing
+    from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 
-    return {"qa_id": qa_id, "lang": lang, "multi_choice_prompt": PROMPT, "options": parsing.parse_mcq_options(PROMPT),
+    return {"qa_id": qa_id, "lang": lang, "multi_choice_prompt": PROMPT, "options": wc_parsing.parse_mcq_options(PROMPT),
             "multi_choice_answer": gold, "answer": answer, "answers_all": list(answers_all), "answer_en": answer_en}  # fmt: skip
 
 
@@ -111,16 +113,16 @@ def _doc(lang="en", qa_id="400", gold=1, answer="Serabi", answers_all=("Serabi",
     ],
 )
 def test_score_mcq(response, correct, official, invalid):
-    record = wc.score_mcq(_doc(), response)
+    record = wc_scoring.score_mcq(_doc(), response)
     assert (record["correct"], record["correct_official"], record["invalid"]) == (correct, official, invalid)
 
 
 def test_score_oeq_modes():
     # zh_cn row answered in English: multi and dual accept it, single (own language) does not.
-    record = wc.score_oeq(_doc(lang="zh_cn", answer="煎饼"), "Serabi")
+    record = wc_scoring.score_oeq(_doc(lang="zh_cn", answer="煎饼"), "Serabi")
     assert (record["multi"], record["single"], record["dual"]) == (True, False, True)
     # A name mentioned only while reasoning counts officially, not in our primary metric.
-    record = wc.score_oeq(_doc(), "<think>serabi?</think>a pancake")
+    record = wc_scoring.score_oeq(_doc(), "<think>serabi?</think>a pancake")
     assert (record["multi"], record["multi_official"]) == (False, True)
 
 
@@ -130,14 +132,14 @@ def test_mcq_aggregation_macro_over_languages_and_official_rounding():
     # official with thirds: en 1/3 -> 33.33, zh_cn 2/3 -> 66.67 -> mean 50.0 exactly
     items = [{"lang": "en", "correct": True}, {"lang": "en", "correct": True}, {"lang": "zh_cn", "correct": True},
              {"lang": "zh_cn", "correct": False}, {"lang": "nan", "correct": False}]  # fmt: skip
-    assert wc.macro("correct", items) == pytest.approx(50.0)
+    assert wc_scoring.macro("correct", items) == pytest.approx(50.0)
     assert metrics.percent_true(items, "correct") == pytest.approx(60.0)
     thirds = [{"lang": "en", "c": i == 0} for i in range(3)] + [{"lang": "zh_cn", "c": i < 2} for i in range(3)]
     assert metrics.macro_percent_official(thirds, "c", "lang") == (50.0, {"en": 33.33, "zh_cn": 66.67})
     # mean of rounded cells, rounded: (33.33 + 66.67 + 66.67) / 3 = 55.5566.. -> 55.56
     more = thirds + [{"lang": "ar", "c": i < 2} for i in range(3)]
     assert metrics.macro_percent_official(more, "c", "lang")[0] == 55.56
-    assert wc.macro("c", more) == pytest.approx((100 / 3 + 200 / 3 + 200 / 3) / 3)
+    assert wc_scoring.macro("c", more) == pytest.approx((100 / 3 + 200 / 3 + 200 / 3) / 3)
 
 
 def test_group_mean_official_rounds_the_mean_of_rounded_subtasks():
@@ -147,35 +149,35 @@ def test_group_mean_official_rounds_the_mean_of_rounded_subtasks():
 
 
 def test_per_language_tables():
-    items = [wc.score_mcq(_doc(lang=lang), r) for lang, r in (("en", "1"), ("en", "Serabi"), ("nan", "zzz"))]
-    table = wc.per_language_mcq(items)
+    items = [wc_scoring.score_mcq(_doc(lang=lang), r) for lang, r in (("en", "1"), ("en", "Serabi"), ("nan", "zzz"))]
+    table = wc_scoring.per_language_mcq(items)
     assert table == {"en": {"n": 2, "acc": 100.0, "acc_official": 50.0, "invalid_rate": 0.0},
                      "nan": {"n": 1, "acc": 0.0, "acc_official": 0.0, "invalid_rate": 100.0}}  # fmt: skip
 
 
 def test_empty_aggregation_is_zero():
-    assert wc.macro("correct", []) == 0.0 and wc.macro_official("correct", []) == 0.0 and wc.invalid_rate([]) == 0.0
+    assert wc_scoring.macro("correct", []) == 0.0 and wc_scoring.macro_official("correct", []) == 0.0 and wc_scoring.invalid_rate([]) == 0.0
 
 
 def test_bertscore_disabled_reports_nan_not_an_exception(monkeypatch):
     monkeypatch.setenv("FOOD_TASKS_BERTSCORE", "0")
-    items = [wc.score_oeq(_doc(), "Serabi")]
-    assert math.isnan(wc.bertscore_f1(items)) and wc.per_language_bertscore(items) == {}
+    items = [wc_scoring.score_oeq(_doc(), "Serabi")]
+    assert math.isnan(wc_scoring.bertscore_f1(items)) and wc_scoring.per_language_bertscore(items) == {}
 
 
 def test_bertscore_missing_model_reports_nan(monkeypatch, tmp_path):
     monkeypatch.setenv("FOOD_TASKS_BERTSCORE_MODEL", str(tmp_path / "no-such-model"))
-    assert math.isnan(wc.bertscore_f1([wc.score_oeq(_doc(), "Serabi")]))
+    assert math.isnan(wc_scoring.bertscore_f1([wc_scoring.score_oeq(_doc(), "Serabi")]))
 
 
 def test_bertscore_with_local_model_identical_is_100_and_empty_is_0(monkeypatch, tiny_bert):
     monkeypatch.setenv("FOOD_TASKS_BERTSCORE_MODEL", str(tiny_bert))
     monkeypatch.setenv("FOOD_TASKS_BERTSCORE_LAYERS", "2")
     # en: identical (100) and empty (0) -> 50; zh_cn: identical -> 100; macro = 75
-    items = [wc.score_oeq(_doc(lang="en"), "Serabi"), wc.score_oeq(_doc(lang="en", answer="Goetta"), ""),
-             wc.score_oeq(_doc(lang="zh_cn", answer="Syrniki"), "Syrniki")]  # fmt: skip
-    assert wc.bertscore_f1(items) == pytest.approx(75.0, abs=1e-3)
-    assert wc.per_language_bertscore(items) == pytest.approx({"en": 50.0, "zh_cn": 100.0}, abs=1e-3)
+    items = [wc_scoring.score_oeq(_doc(lang="en"), "Serabi"), wc_scoring.score_oeq(_doc(lang="en", answer="Goetta"), ""),
+             wc_scoring.score_oeq(_doc(lang="zh_cn", answer="Syrniki"), "Syrniki")]  # fmt: skip
+    assert wc_scoring.bertscore_f1(items) == pytest.approx(75.0, abs=1e-3)
+    assert wc_scoring.per_language_bertscore(items) == pytest.approx({"en": 50.0, "zh_cn": 100.0}, abs=1e-3)
 
 
 def test_official_rounding_mcq_python_round_oeq_numpy_round():

@@ -16,7 +16,7 @@ Checks (each compares our function with the official one on the same input, exac
    (``run_task1._build_user_prompt``, reference from ``run_q2_with_references._load_reference``),
    every mode x input, for synthetic rows (non-ASCII text, None/missing fields, questions naming the
    13 conditions, KB names, aliases and composite aliases), with the real KB and with an edge-case KB;
-   also the prompts stored in the documents built by ``fambench.task1_docs``. Task 2 prompts
+   also the prompts stored in the documents built by ``fb_data.task1_docs``. Task 2 prompts
    (``evaluate._build_prompt``) for synthetic questions x rank/decision_rationale/answer x modes x
    inputs, with the real rule artifacts and with edge-case ones, and the documents of ``task2_docs``.
 2. Parsers. Handwritten tricky outputs plus ``--n`` random generated/mutated ones per parser:
@@ -35,7 +35,7 @@ Checks (each compares our function with the official one on the same input, exac
 
 Usage::
 
-    python benchmarks/parity_fambench.py --official /path/to/Food-as-medicine [--seed 0] [--n 400]
+    python scripts/parity_fambench.py --official /path/to/Food-as-medicine [--seed 0] [--n 400]
 
 Exit status 0 when everything matches, 1 on any mismatch (the first differing example of every
 failing check is printed; ``--examples N`` prints more), 2 when the official code cannot be loaded or
@@ -67,9 +67,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from food_tasks import metrics
-from food_tasks.benchmarks import fambench
-from food_tasks.benchmarks import fambench_prompts as prompts
-from food_tasks.benchmarks import fambench_scoring as sc
+from food_tasks.benchmarks.fambench import data as fb_data
+from food_tasks.benchmarks.fambench import scoring as fb_scoring
+from food_tasks.benchmarks.fambench import prompts as fb_prompts
+from food_tasks.benchmarks.fambench import parsing as fb_parsing
+from food_tasks.benchmarks.fambench import scoring as fb_scoring
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
 T1_INPUTS = {"textimage": "text_image", "textonly": "text", "imageonly": "image_only"}
@@ -733,7 +735,7 @@ def check_prompts(rep: Report, off: types.SimpleNamespace, kb_path: Path | None,
     for mode in MODES:
         for ours_in, off_in in T1_INPUTS.items():
             rep.check("T1 system prompt", run_task1.system_prompt_for(mode, off_in),
-                      prompts.task1_system_prompt(mode, ours_in), (mode, ours_in))  # fmt: skip
+                      fb_prompts.task1_system_prompt(mode, ours_in), (mode, ours_in))  # fmt: skip
 
     rows = [t1_row(rng, i, phrase) for i, phrase in enumerate(CONDITION_PHRASES)]
     rows += [t1_row(rng, len(rows) + i) for i in range(max(n // 2, 50))]
@@ -742,16 +744,16 @@ def check_prompts(rep: Report, off: types.SimpleNamespace, kb_path: Path | None,
             rep.skip(f"T1 user prompt ({label})", "knowledge base not found: pass --kb")
             continue
         reference = off.run_q2_ki._load_reference(path)
-        ours_kb = fambench._kb_conditions(json.loads(path.read_text(encoding="utf-8")), path)
+        ours_kb = fb_data._kb_conditions(json.loads(path.read_text(encoding="utf-8")), path)
         rep.check(f"T1 KB conditions ({label})", reference["conditions"], ours_kb, str(path))
         for row in rows:
             selected = run_q2_ki._select_reference_conditions(row, reference["conditions"], mode="question_conditions")
             rep.check(f"T1 reference conditions ({label})", selected,
-                      prompts.select_reference_conditions(str(row.get("question") or ""), ours_kb), row.get("question"))  # fmt: skip
+                      fb_prompts.select_reference_conditions(str(row.get("question") or ""), ours_kb), row.get("question"))  # fmt: skip
             for mode in MODES:
                 for ours_in, off_in in T1_INPUTS.items():
                     official = _call(_official_user_prompt, off, row, mode, off_in, reference)
-                    ours = _call(prompts.task1_user_payload, row, mode, ours_in, ours_kb)
+                    ours = _call(fb_prompts.task1_user_payload, row, mode, ours_in, ours_kb)
                     rep.check(f"T1 user prompt ({label})", official, ours, {"row": row, "mode": mode, "input": ours_in})
 
     tmp = edge_kb_path.parent
@@ -771,7 +773,7 @@ def check_prompts(rep: Report, off: types.SimpleNamespace, kb_path: Path | None,
                                                            ("edge-case rules", edge, (edge_values, values[:5]))):  # fmt: skip
             evaluate.DISEASE_RULES_PATH, evaluate.NUTRITION_GUIDELINES_PATH = rules_path, guidelines_path
             evaluate._KI_CONTEXT_CACHE = None
-            ours_rules = prompts.task2_rule_index(json.loads(rules_path.read_text(encoding="utf-8")),
+            ours_rules = fb_prompts.task2_rule_index(json.loads(rules_path.read_text(encoding="utf-8")),
                                                   json.loads(guidelines_path.read_text(encoding="utf-8")))  # fmt: skip
             count = max(n // 2, 60) if label == "real rules" else max(n // 8, 30)
             for number in range(count):
@@ -781,7 +783,7 @@ def check_prompts(rep: Report, off: types.SimpleNamespace, kb_path: Path | None,
                         for ours_in, kwargs in T2_INPUTS.items():
                             official = _call(evaluate._build_prompt, q, task, mode, kwargs["include_recipe_ingredients"],
                                              text_only=kwargs["text_only"], text_only_option_fields="title_ingredients")  # fmt: skip
-                            ours = _call(prompts.task2_prompt, q, kind, mode, ours_in, ours_rules)
+                            ours = _call(fb_prompts.task2_prompt, q, kind, mode, ours_in, ours_rules)
                             rep.check(f"T2 prompt ({label})", official, ours,
                                       {"question": q, "kind": kind, "mode": mode, "input": ours_in})  # fmt: skip
     finally:
@@ -821,7 +823,7 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
 
     for raw in t1:
         official = _official_t1(off, raw)
-        rep.check("parse_task1_official", official, _call(sc.parse_task1_official, raw), raw)
+        rep.check("parse_task1_official", official, _call(fb_parsing.parse_task1_official, raw), raw)
         tally("task1", "raised" if isinstance(official, tuple) else "strict JSON" if official["strict_json"]
               else "loose decision" if official["decision"] else "no decision")  # fmt: skip
     ranks = T2_RANK_TRICKY + [rank_output(rng) for _ in range(n)]
@@ -830,7 +832,7 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
         official = _call(off.evaluate._parse_json_ranking, raw)
         # An official RecursionError happens inside _call_model's try: the request fails, nothing is parsed.
         expected = [] if official == ("<raised>", "RecursionError") else official
-        rep.check("parse_ranking_official", expected, _call(sc.parse_ranking_official, raw), raw)
+        rep.check("parse_ranking_official", expected, _call(fb_parsing.parse_ranking_official, raw), raw)
         payload = _call(off.evaluate._extract_json_object, raw)
         json_ok = isinstance(payload, dict) and isinstance(payload.get("ranking"), list) and \
             sorted(off.evaluate._clean_text(x).upper() for x in payload["ranking"]) == list(LETTERS)
@@ -841,7 +843,7 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
     for raw in decisions:
         official = _official_decisions(off, raw)
         expected = None if official == ("<raised>", "RecursionError") else official  # failed request: nothing parsed
-        rep.check("parse_decisions_official", expected, _call(sc.parse_decisions_official, raw), raw)
+        rep.check("parse_decisions_official", expected, _call(fb_parsing.parse_decisions_official, raw), raw)
         tally("decisions", "raised" if isinstance(official, tuple) else "empty" if official is None else "four decisions")
     for kind, counts in stats.items():
         print(f"official {kind} parser outcomes on the corpus: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
@@ -854,10 +856,10 @@ def check_scoring(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
     run_q2, evaluate = off.run_q2, off.evaluate
     words = DECISION_WORDS + ["Recommend", " RECOMMENDED ", "not\trecommend", "not\u00a0recommend", "NO", "avoid."]
     for word in words + [rng.choice(words) for _ in range(n // 4)]:
-        rep.check("decision_official", _call(run_q2._normalize_decision, word), _call(sc.decision_official, word), word)
+        rep.check("decision_official", _call(run_q2._normalize_decision, word), _call(fb_parsing.decision_official, word), word)
     for _ in range(n):
         raw_pred, raw_gold = random_rationale(rng), random_rationale(rng)
-        off_pred, ours_pred = run_q2._normalize_rationale_entries(raw_pred), _call(sc.norm_rationale, raw_pred)
+        off_pred, ours_pred = run_q2._normalize_rationale_entries(raw_pred), _call(fb_parsing.norm_rationale, raw_pred)
         rep.check("norm_rationale", off_pred, ours_pred, raw_pred)
         off_gold = run_q2._normalize_rationale_entries(raw_gold)
         if rng.random() < 0.3:  # overlapping prediction: copy part of the gold
@@ -866,14 +868,14 @@ def check_scoring(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
             off_pred = run_q2._normalize_rationale_entries(raw_pred)
         official = {k: v for k, v in run_q2._score_rationale(off_pred, off_gold).items()
                     if k in ("tp", "fp", "fn", "precision", "recall", "f1")}  # fmt: skip
-        rep.check("rationale_counts", official, _call(sc.rationale_counts, off_pred, off_gold),
+        rep.check("rationale_counts", official, _call(fb_scoring.rationale_counts, off_pred, off_gold),
                   {"pred": off_pred, "gold": off_gold})  # fmt: skip
     perms = [list(p) for p in itertools.permutations(LETTERS)]
     oddities = [[], list("ABC"), list("AABC"), list("abcd"), list("ABCDA")]
     for pred in perms + oddities:
         for gold in perms + oddities[:3]:
             if sorted(pred) != list(LETTERS) or sorted(gold) != list(LETTERS):
-                continue  # fambench.t2_kendall only scores permutations of A-D (metrics.kendall_tau is generic)
+                continue  # fb_scoring.t2_kendall only scores permutations of A-D (metrics.kendall_tau is generic)
             official = evaluate._kendall_tau(pred, gold)
             ours = _call(metrics.kendall_tau, pred, gold)
             rep.check("kendall_tau (official rounds to 6)", official,
@@ -883,7 +885,7 @@ def check_scoring(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
     for d in list(range(1, 1001)) + [1500, 2000, 2500, 3000] + list(range(3990, 4001)):
         for k in range(d + 1):
             rep.check("percent rounding (pct -> 2 decimals)", evaluate._format_percentage(k, d),
-                      round(fambench.pct(k, d), 2), f"{k}/{d}")  # fmt: skip
+                      round(fb_scoring.pct(k, d), 2), f"{k}/{d}")  # fmt: skip
 
 
 class DataDir:
@@ -894,17 +896,17 @@ class DataDir:
     def __init__(self, tmp: Path, kb_path: Path, rules_dir: Path, *, task1: list | None = None,
                  task2: list | None = None) -> None:  # fmt: skip
         self.root = Path(tempfile.mkdtemp(prefix="mirror_", dir=tmp))
-        repo = fambench.repo_and_commit()[0] if hasattr(fambench, "repo_and_commit") else fambench.REPO
+        repo = fb_data.repo_and_commit()[0] if hasattr(fambench, "repo_and_commit") else fb_data.REPO
         base = self.root.joinpath("github", *repo.split("/"))
         files: dict[str, str] = {
-            fambench.KB_FILE: kb_path.read_text(encoding="utf-8"),
-            fambench.RULES_FILE: (rules_dir / "condition_rules.json").read_text(encoding="utf-8"),
-            fambench.GUIDELINES_FILE: (rules_dir / "nutrition_guidelines.json").read_text(encoding="utf-8"),
+            fb_data.KB_FILE: kb_path.read_text(encoding="utf-8"),
+            fb_data.RULES_FILE: (rules_dir / "condition_rules.json").read_text(encoding="utf-8"),
+            fb_data.GUIDELINES_FILE: (rules_dir / "nutrition_guidelines.json").read_text(encoding="utf-8"),
         }
         if task1 is not None:
-            files[fambench.TASK1_FILE] = json.dumps(task1, ensure_ascii=False)
+            files[fb_data.TASK1_FILE] = json.dumps(task1, ensure_ascii=False)
         if task2 is not None:
-            files[fambench.TASK2_FILE] = json.dumps({"metadata": {}, "questions": task2}, ensure_ascii=False)
+            files[fb_data.TASK2_FILE] = json.dumps({"metadata": {}, "questions": task2}, ensure_ascii=False)
         for rel, text in files.items():
             path = base / rel
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -945,7 +947,7 @@ def check_task1_aggregation(rep: Report, off: types.SimpleNamespace, kb_path: Pa
     with DataDir(tmp, kb_path, Path(off.evaluate.KI_DATA_DIR), task1=rows):  # our loader and documents
         for mode in MODES:
             for ours_in in T1_INPUTS:
-                docs_by[(mode, ours_in)] = fambench.task1_docs(mode, ours_in)
+                docs_by[(mode, ours_in)] = fb_data.task1_docs(mode, ours_in)
     for (mode, ours_in), docs in docs_by.items():  # the documents carry the official prompts too
         for doc, row in zip(docs, rows):
             official = (run_task1.system_prompt_for(mode, T1_INPUTS[ours_in]),
@@ -954,7 +956,7 @@ def check_task1_aggregation(rep: Report, off: types.SimpleNamespace, kb_path: Pa
                       {"row": row, "mode": mode, "input": ours_in})  # fmt: skip
     docs = docs_by[("baseline", "textonly")]
     outputs = [t1_output(rng, row["standard answer"]) for row in rows]
-    records = [fambench.score_task1(doc, out) for doc, out in zip(docs, outputs)]
+    records = [fb_scoring.score_task1(doc, out) for doc, out in zip(docs, outputs)]
 
     # official: run_task1._process_row's per-row work + run_task1.main's sums (no image errors here)
     sums = {"correct": 0, "strict": 0, "empty": 0, "p": 0.0, "r": 0.0, "f1": 0.0, "tp": 0, "fp": 0, "fn": 0}
@@ -974,19 +976,19 @@ def check_task1_aggregation(rep: Report, off: types.SimpleNamespace, kb_path: Pa
     micro_p, micro_r = safe(sums["tp"], sums["tp"] + sums["fp"]), safe(sums["tp"], sums["tp"] + sums["fn"])
     micro_f1 = safe(2 * micro_p * micro_r, micro_p + micro_r) if (micro_p + micro_r) else 0.0
     official = {
-        "decision_accuracy x100 vs t1_acc": (safe(sums["correct"], total) * 100, fambench.t1_acc(records, official=True)),
+        "decision_accuracy x100 vs t1_acc": (safe(sums["correct"], total) * 100, fb_scoring.t1_acc(records, official=True)),
         "strict_json_parse_success_rate vs t1_rate(strict_json)": (safe(sums["strict"], total),
-                                                                   fambench.t1_rate(records, "strict_json")),
+                                                                   fb_scoring.t1_rate(records, "strict_json")),
         "empty_rationale_rate vs t1_rate(empty_rationale_official)": (
-            safe(sums["empty"], total), fambench.t1_rate(records, "empty_rationale_official")),
+            safe(sums["empty"], total), fb_scoring.t1_rate(records, "empty_rationale_official")),
         "rationale_macro_precision vs t1_macro(precision)": (safe(sums["p"], total),
-                                                             fambench.t1_macro(records, "precision", official=True)),
+                                                             fb_scoring.t1_macro(records, "precision", official=True)),
         "rationale_macro_recall vs t1_macro(recall)": (safe(sums["r"], total),
-                                                       fambench.t1_macro(records, "recall", official=True)),
-        "rationale_macro_f1 vs t1_macro": (safe(sums["f1"], total), fambench.t1_macro(records, official=True)),
-        "rationale_micro_precision vs t1_micro(0)": (micro_p, fambench.t1_micro(records, 0, official=True)),
-        "rationale_micro_recall vs t1_micro(1)": (micro_r, fambench.t1_micro(records, 1, official=True)),
-        "rationale_micro_f1 vs t1_micro(2)": (micro_f1, fambench.t1_micro(records, 2, official=True)),
+                                                       fb_scoring.t1_macro(records, "recall", official=True)),
+        "rationale_macro_f1 vs t1_macro": (safe(sums["f1"], total), fb_scoring.t1_macro(records, official=True)),
+        "rationale_micro_precision vs t1_micro(0)": (micro_p, fb_scoring.t1_micro(records, 0, official=True)),
+        "rationale_micro_recall vs t1_micro(1)": (micro_r, fb_scoring.t1_micro(records, 1, official=True)),
+        "rationale_micro_f1 vs t1_micro(2)": (micro_f1, fb_scoring.t1_micro(records, 2, official=True)),
     }  # fmt: skip
     for name, (value, ours) in official.items():
         rep.check("T1 aggregate", value, ours, f"{name} over {total} rows", equal=close(),
@@ -1037,8 +1039,8 @@ def our_t2_records(off: types.SimpleNamespace, questions: list[dict], outputs: d
     and their records."""
     rules_dir = Path(off.evaluate.KI_DATA_DIR)
     with DataDir(tmp, rules_dir / "condition_rules.json", rules_dir, task2=questions):  # the KB is not read here
-        docs = fambench.task2_docs(("rank", "decision"), ("baseline",), "textonly")
-    records = [fambench.score_task2(doc, outputs[(doc["question_id"], doc["kind"])])
+        docs = fb_data.task2_docs(("rank", "decision"), ("baseline",), "textonly")
+    records = [fb_scoring.score_task2(doc, outputs[(doc["question_id"], doc["kind"])])
                for doc in docs if doc["mode"] == "baseline" and (doc["question_id"], doc["kind"]) in outputs]  # fmt: skip
     return docs, records
 
@@ -1051,20 +1053,20 @@ def compare_t2_summaries(rep: Report, off: types.SimpleNamespace, questions: lis
     for variant, label in ((v, labels[v]) for v in variants):
         ranking = official_t2_summary(off, questions, outputs, "rank", variant, tmp)[0]["ranking"]
         rep.check(f"{prefix} rank: top1_accuracy_pct [{label}]", ranking["top1_accuracy_pct"],
-                  fambench.t2_topk(records, 1, official=True), where)  # fmt: skip
+                  fb_scoring.t2_topk(records, 1, official=True), where)  # fmt: skip
         rep.check(f"{prefix} rank: top2_accuracy_pct [{label}]", ranking["top2_accuracy_pct"],
-                  fambench.t2_topk(records, 2, official=True), where)  # fmt: skip
+                  fb_scoring.t2_topk(records, 2, official=True), where)  # fmt: skip
         rep.check(f"{prefix} rank: mean_reciprocal_rank [{label}]", ranking["mean_reciprocal_rank"],
-                  fambench.t2_mrr_official(records), where)  # fmt: skip
+                  fb_scoring.t2_mrr_official(records), where)  # fmt: skip
         rep.check(f"{prefix} rank: valid_rankings [{label}]", ranking["valid_rankings"],
-                  round(fambench.t2_valid_rate(records, "rank", official=True) * size), where)  # fmt: skip
+                  round(fb_scoring.t2_valid_rate(records, "rank", official=True) * size), where)  # fmt: skip
     dec = official_t2_summary(off, questions, outputs, "decision_rationale", "call_model", tmp)[0]["decision_rationale"]
     rep.check(f"{prefix} decision: option_decision_accuracy_pct", dec["option_decision_accuracy_pct"],
-              fambench.t2_option_acc(records, official=True), where)  # fmt: skip
+              fb_scoring.t2_option_acc(records, official=True), where)  # fmt: skip
     rep.check(f"{prefix} decision: all_options_exact_match_pct", dec["all_options_exact_match_pct"],
-              fambench.t2_exact_match(records, official=True), where)  # fmt: skip
+              fb_scoring.t2_exact_match(records, official=True), where)  # fmt: skip
     rep.check(f"{prefix} decision: false_recommend_rate_pct", dec["false_recommend_rate_pct"],
-              fambench.t2_false_recommend(records, official=True), where)  # fmt: skip
+              fb_scoring.t2_false_recommend(records, official=True), where)  # fmt: skip
     return {"ranking": ranking, "decision": dec}
 
 
@@ -1084,7 +1086,7 @@ def check_task2_aggregation(rep: Report, off: types.SimpleNamespace, rng: random
     rules_dir = Path(evaluate.KI_DATA_DIR)
     with DataDir(tmp, rules_dir / "condition_rules.json", rules_dir, task2=questions):
         for ours_in, kwargs in T2_INPUTS.items():  # the documents carry the official prompts too
-            for doc in fambench.task2_docs(("rank", "decision"), MODES, ours_in):
+            for doc in fb_data.task2_docs(("rank", "decision"), MODES, ours_in):
                 q = by_id[doc["question_id"]]
                 official = evaluate._build_prompt(q, T2_KINDS[doc["kind"]], doc["mode"], **kwargs,
                                                   text_only_option_fields="title_ingredients")  # fmt: skip

@@ -7,10 +7,11 @@ import math
 import pytest
 
 from food_tasks import metrics
-from food_tasks.benchmarks import fambench as fb
-from food_tasks.benchmarks import fambench_scoring as sc
+from food_tasks.benchmarks.fambench import data as fb_data
+from food_tasks.benchmarks.fambench import scoring as fb_scoring
+from food_tasks.benchmarks.fambench import parsing as fb_parsing
 
-NR, R = sc.NOT_REC, sc.REC
+NR, R = fb_parsing.NOT_REC, fb_parsing.REC
 
 # --------------------------------------------------------------------------- Task 1 official parser (spec 5.1)
 
@@ -31,14 +32,14 @@ OFFICIAL_T1 = [
 
 @pytest.mark.parametrize("raw,decision,strict", OFFICIAL_T1)
 def test_task1_official_parser(raw, decision, strict):
-    out = sc.parse_task1_official(raw)
+    out = fb_parsing.parse_task1_official(raw)
     assert (out["decision"], out["strict_json"]) == (decision, strict)
 
 
 def test_task1_official_parser_rationale_only_with_strict_json():
-    out = sc.parse_task1_official('{"decision": "Recommend.", "rationale_ingredients": [{"condition": "a", "ingredients": ["b"]}]}')
+    out = fb_parsing.parse_task1_official('{"decision": "Recommend.", "rationale_ingredients": [{"condition": "a", "ingredients": ["b"]}]}')
     assert out["rationale"] == []  # loose fallback drops the rationale
-    out = sc.parse_task1_official('noise {"decision": "recommend", "rationale_ingredients": '
+    out = fb_parsing.parse_task1_official('noise {"decision": "recommend", "rationale_ingredients": '
                                   '[{"condition": "Type_2-Diabetes", "ingredients": ["Soy-Sauce!", "soy sauce", ""]}, {"condition": "", "ingredients": ["x"]}]}')
     assert out == {"decision": R, "strict_json": True,
                    "rationale": [{"condition": "type 2 diabetes", "ingredients": ["soy sauce"]}]}  # fmt: skip
@@ -65,7 +66,7 @@ ROBUST_T1 = [
 
 @pytest.mark.parametrize("raw,decision,json_found", ROBUST_T1)
 def test_task1_robust_parser(raw, decision, json_found):
-    out = sc.parse_task1(raw)
+    out = fb_parsing.parse_task1(raw)
     assert (out["decision"], out["json"]) == (decision, json_found)
 
 
@@ -84,7 +85,7 @@ OFFICIAL_RANK = [
 
 @pytest.mark.parametrize("raw,expected", OFFICIAL_RANK)
 def test_ranking_official(raw, expected):
-    assert sc.parse_ranking_official(raw) == expected
+    assert fb_parsing.parse_ranking_official(raw) == expected
 
 
 ROBUST_RANK = [
@@ -103,23 +104,23 @@ ROBUST_RANK = [
 
 @pytest.mark.parametrize("raw,expected", ROBUST_RANK)
 def test_ranking_robust(raw, expected):
-    assert sc.parse_ranking(raw) == expected
+    assert fb_parsing.parse_ranking(raw) == expected
 
 
 def test_decisions_official_all_or_nothing():
     ok = '{"option_decisions": {"A": {"decision": "Recommend"}, "b": {"decision": "not recommend"}, "C": {"decision": "not-recommend"}, "D": {"decision": "recommend", "risk_level": "extreme"}}}'
-    assert sc.parse_decisions_official(ok) == {"A": "recommend", "B": "not_recommend", "C": "not_recommend", "D": "recommend"}
+    assert fb_parsing.parse_decisions_official(ok) == {"A": "recommend", "B": "not_recommend", "C": "not_recommend", "D": "recommend"}
     one_bad = ok.replace('"not-recommend"', '"avoid"')
-    assert sc.parse_decisions_official(one_bad) is None
-    assert sc.parse_decisions_official('{"option_decisions": {"A": {"decision": "recommend"}}}') is None
-    assert sc.parse_decisions_official("prose only") is None
+    assert fb_parsing.parse_decisions_official(one_bad) is None
+    assert fb_parsing.parse_decisions_official('{"option_decisions": {"A": {"decision": "recommend"}}}') is None
+    assert fb_parsing.parse_decisions_official("prose only") is None
 
 
 def test_decisions_robust_per_option():
     raw = ('<think>{"option_decisions": {}}</think>{"option_decisions": {"A": {"decision": "Not Recommended"}, '
            '"option b": {"decision": "recommend"}, "C": "avoid", "D": {"decision": "maybe"}}}')
-    assert sc.parse_decisions(raw) == {"A": "not_recommend", "B": "recommend", "C": "not_recommend", "D": None}
-    assert sc.parse_decisions("nothing") == dict.fromkeys("ABCD")
+    assert fb_parsing.parse_decisions(raw) == {"A": "not_recommend", "B": "recommend", "C": "not_recommend", "D": None}
+    assert fb_parsing.parse_decisions("nothing") == dict.fromkeys("ABCD")
 
 
 # --------------------------------------------------------------------------- metrics
@@ -128,12 +129,12 @@ def test_decisions_robust_per_option():
 def test_rationale_counts_hand_computed():
     pred = [{"condition": "type 2 diabetes", "ingredients": ["bulgur wheat", "olive oil"]}]
     gold = [{"condition": "type 2 diabetes", "ingredients": ["bulgur wheat", "sweet potato"]}]
-    assert sc.rationale_counts(pred, gold) == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
+    assert fb_scoring.rationale_counts(pred, gold) == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
     # "diabetes" != "type 2 diabetes": exact match after normalisation, as officially.
-    assert sc.rationale_counts([{"condition": "diabetes", "ingredients": ["bulgur wheat"]}], gold)["tp"] == 0
+    assert fb_scoring.rationale_counts([{"condition": "diabetes", "ingredients": ["bulgur wheat"]}], gold)["tp"] == 0
     # Empty prediction and empty gold: F1 0 (official convention), not 1.
-    assert sc.rationale_counts([], [])["f1"] == 0.0
-    assert sc.rationale_counts([], gold) == {"tp": 0, "fp": 0, "fn": 2, "precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert fb_scoring.rationale_counts([], [])["f1"] == 0.0
+    assert fb_scoring.rationale_counts([], gold) == {"tp": 0, "fp": 0, "fn": 2, "precision": 0.0, "recall": 0.0, "f1": 0.0}
 
 
 def test_micro_and_macro_by_condition_hand_computed():
@@ -146,17 +147,17 @@ def test_micro_and_macro_by_condition_hand_computed():
     # pooled: tp 3, fp 2, fn 3 -> P 3/5, R 1/2, F1 = 0.6 / 1.1
     assert metrics.micro_prf(rows) == pytest.approx((0.6, 0.5, 6 / 11))
     # diabetes: tp 3 fp 2 fn 1 -> P .6 R .75 F1 2/3; hypertension: tp 2 fp 1 fn 2 -> P 2/3 R 1/2 F1 4/7; ibs: 0
-    value, per = sc.macro_f1_by_condition(rows, list(fb.CONDITIONS))
+    value, per = fb_scoring.macro_f1_by_condition(rows, list(fb_data.CONDITIONS))
     assert per == pytest.approx({"type 2 diabetes": 2 / 3, "hypertension": 4 / 7, "ibs": 0.0})
     assert value == pytest.approx((2 / 3 + 4 / 7) / 3)
 
 
 def test_map_conditions():
-    assert fb.map_conditions("Is this dish suitable for someone managing diabetes?") == ["type 2 diabetes"]
-    assert fb.map_conditions("heart failure") == ["heart failure"]
-    assert fb.map_conditions("Type-2 Diabetes & hypertension") == ["hypertension", "type 2 diabetes"]
-    assert fb.map_conditions("CKD") == ["chronic kidney disease"]
-    assert fb.map_conditions("gout") == []
+    assert fb_data.map_conditions("Is this dish suitable for someone managing diabetes?") == ["type 2 diabetes"]
+    assert fb_data.map_conditions("heart failure") == ["heart failure"]
+    assert fb_data.map_conditions("Type-2 Diabetes & hypertension") == ["hypertension", "type 2 diabetes"]
+    assert fb_data.map_conditions("CKD") == ["chronic kidney disease"]
+    assert fb_data.map_conditions("gout") == []
 
 
 def test_reciprocal_rank_and_kendall():
@@ -171,11 +172,11 @@ def test_reciprocal_rank_and_kendall():
 
 def test_consistency_pairs_and_ctc():
     # rec {A, C}, not {B, D}; ranking C > B > A > D: C>B yes, C>D yes, A>B no, A>D yes.
-    assert sc.consistency_pairs(list("CBAD"), {"A": "recommend", "B": "not_recommend", "C": "recommend", "D": "not_recommend"}) == (3, 4)
+    assert fb_scoring.consistency_pairs(list("CBAD"), {"A": "recommend", "B": "not_recommend", "C": "recommend", "D": "not_recommend"}) == (3, 4)
     # All options recommended: no discriminating pair.
-    assert sc.consistency_pairs(list("ABCD"), dict.fromkeys("ABCD", "recommend")) == (0, 0)
-    assert sc.ctc([(3, 4), (0, 0), (1, 3)]) == pytest.approx(4 / 7)  # micro, not the mean of 3/4 and 1/3
-    assert math.isnan(sc.ctc([(0, 0)]))
+    assert fb_scoring.consistency_pairs(list("ABCD"), dict.fromkeys("ABCD", "recommend")) == (0, 0)
+    assert fb_scoring.ctc([(3, 4), (0, 0), (1, 3)]) == pytest.approx(4 / 7)  # micro, not the mean of 3/4 and 1/3
+    assert math.isnan(fb_scoring.ctc([(0, 0)]))
 
 
 def _rank(qid, mode, ranking, official=None, missing=False, letter=False):  # type: ignore[no-untyped-def]
@@ -203,13 +204,13 @@ def test_ctc_intersection_pool_over_modes():
         _rank("Q3", "baseline", list("ABCD"), missing=True), _dec("Q3", "baseline", [rec, nrec, nrec, nrec], missing=True),
         _rank("Q3", "cot", list("ABCD"), missing=True), _dec("Q3", "cot", [rec, nrec, nrec, nrec], missing=True),
     ]  # fmt: skip
-    values, pool, pairs = fb.ctc_table(records, ("baseline", "cot"))
+    values, pool, pairs = fb_scoring.ctc_table(records, ("baseline", "cot"))
     assert pool == 1 and values == {"baseline": 0.75, "cot": 0.0} and pairs == {"baseline": 4, "cot": 4}
-    values, pool, _ = fb.ctc_table(records, ("baseline",))
+    values, pool, _ = fb_scoring.ctc_table(records, ("baseline",))
     assert pool == 2 and values["baseline"] == pytest.approx(6 / 7)
-    assert fb.ctc_value(records, ("baseline", "cot"), "cot") == 0.0
-    assert fb.ctc_value([r for r in records if r["mode"] == "baseline"], field="pool") == 2
-    assert fb.image_missing(records) == 1
+    assert fb_scoring.ctc_value(records, ("baseline", "cot"), "cot") == 0.0
+    assert fb_scoring.ctc_value([r for r in records if r["mode"] == "baseline"], field="pool") == 2
+    assert fb_scoring.image_missing(records) == 1
 
 
 def test_task2_rank_metrics_denominators():
@@ -223,18 +224,18 @@ def test_task2_rank_metrics_denominators():
         {**_rank("Q7", "baseline", None, official=[], letter=True), "gold_letter": "A", "gold_ranking": list("ABCD")},
     ]  # fmt: skip
     # Evaluated: Q1, Q2, Q3, Q5, Q6, Q7 (Q4 image missing). Robust RR: 1, 0, 1, 0, 1/3, 0.
-    assert fb.t2_topk(records) == pytest.approx(200 / 6)
-    assert fb.t2_topk(records, k=3) == pytest.approx(50.0)
-    assert fb.t2_mrr(records) == pytest.approx((2 + 1 / 3) / 6)  # paper: all questions
-    assert fb.t2_mrr(records, parsed_only=True) == pytest.approx((2 + 1 / 3) / 3)  # official denominator, robust parse
+    assert fb_scoring.t2_topk(records) == pytest.approx(200 / 6)
+    assert fb_scoring.t2_topk(records, k=3) == pytest.approx(50.0)
+    assert fb_scoring.t2_mrr(records) == pytest.approx((2 + 1 / 3) / 6)  # paper: all questions
+    assert fb_scoring.t2_mrr(records, parsed_only=True) == pytest.approx((2 + 1 / 3) / 3)  # official denominator, robust parse
     # Official: Q1 1, Q2 1/4, Q3 1, Q6 round(1/3, 6), Q7 0 (a bare letter makes the row "parsed");
     # Q5 unparsed (outside the denominator).
-    assert fb.t2_mrr_official(records) == round((1 + 0.25 + 1 + 0.333333) / 5, 6)
-    assert fb.t2_topk(records, official=True) == 33.33
-    assert fb.t2_valid_rate(records) == pytest.approx(3 / 6)
-    assert fb.t2_valid_rate(records, official=True) == pytest.approx(5 / 6)
+    assert fb_scoring.t2_mrr_official(records) == round((1 + 0.25 + 1 + 0.333333) / 5, 6)
+    assert fb_scoring.t2_topk(records, official=True) == 33.33
+    assert fb_scoring.t2_valid_rate(records) == pytest.approx(3 / 6)
+    assert fb_scoring.t2_valid_rate(records, official=True) == pytest.approx(5 / 6)
     # Kendall tau over robust-parsed rows: Q1 4/6, Q3 4/6, Q6 (CBAD vs ABCD) 0.
-    assert fb.t2_kendall(records) == pytest.approx((4 / 6 + 4 / 6 + 0) / 3)
+    assert fb_scoring.t2_kendall(records) == pytest.approx((4 / 6 + 4 / 6 + 0) / 3)
 
 
 def test_task2_decision_metrics():
@@ -245,35 +246,35 @@ def test_task2_decision_metrics():
         {**_dec("Q2", "baseline", [rec, rec, None, nrec], official=None), "gold_labels": gold},  # robust 2/4, official 0/4
         {**_dec("Q3", "baseline", [nrec, rec, rec, nrec]), "gold_labels": {**gold, "D": ""}},  # 0/3 labelled
     ]  # fmt: skip
-    assert fb.t2_option_acc(records) == pytest.approx(100 * 6 / 11)
-    assert fb.t2_option_acc(records, official=True) == round(100 * 4 / 11, 2)
-    assert fb.t2_exact_match(records) == pytest.approx(100 / 3)
-    assert fb.t2_false_recommend(records) == pytest.approx(100 * 3 / 11)  # Q2 B, Q3 B and C
-    assert fb.t2_valid_rate(records, kind="decision") == pytest.approx(2 / 3)
-    assert fb.t2_valid_rate(records, kind="decision", official=True) == pytest.approx(2 / 3)
+    assert fb_scoring.t2_option_acc(records) == pytest.approx(100 * 6 / 11)
+    assert fb_scoring.t2_option_acc(records, official=True) == round(100 * 4 / 11, 2)
+    assert fb_scoring.t2_exact_match(records) == pytest.approx(100 / 3)
+    assert fb_scoring.t2_false_recommend(records) == pytest.approx(100 * 3 / 11)  # Q2 B, Q3 B and C
+    assert fb_scoring.t2_valid_rate(records, kind="decision") == pytest.approx(2 / 3)
+    assert fb_scoring.t2_valid_rate(records, kind="decision", official=True) == pytest.approx(2 / 3)
 
 
 def test_official_letter_fallback_marks_rank_rows_parsed():
-    assert sc.parse_letter_official(" c ") == "C"
-    assert sc.parse_letter_official("A or B? B") == "A"
-    assert sc.parse_letter_official("Ｃ") == ""  # full-width: unparsed officially
-    assert sc.rank_parsed_official("I think A is best.") and sc.parse_ranking_official("I think A is best.") == []
-    assert not sc.rank_parsed_official("no letters here")
-    assert sc.rank_parsed_official('{"ranking": ["B","B","B","B"], "best_option": "B"}')  # "B" stands alone
+    assert fb_parsing.parse_letter_official(" c ") == "C"
+    assert fb_parsing.parse_letter_official("A or B? B") == "A"
+    assert fb_parsing.parse_letter_official("Ｃ") == ""  # full-width: unparsed officially
+    assert fb_parsing.rank_parsed_official("I think A is best.") and fb_parsing.parse_ranking_official("I think A is best.") == []
+    assert not fb_parsing.rank_parsed_official("no letters here")
+    assert fb_parsing.rank_parsed_official('{"ranking": ["B","B","B","B"], "best_option": "B"}')  # "B" stands alone
 
 
 def test_official_percentages_round_like_the_official_code():
     # round((23 / 160) * 100, 2) = 14.37, while round(100 * 23 / 160, 2) = 14.38: the operation order matters.
-    assert fb.pct_official(23, 160) == 14.37
-    assert fb.pct_official(2007, 4000) == 50.18  # 100 * 2007 / 4000 would round to 50.17
-    assert fb.pct_official(1, 0) == 0.0
+    assert fb_scoring.pct_official(23, 160) == 14.37
+    assert fb_scoring.pct_official(2007, 4000) == 50.18  # 100 * 2007 / 4000 would round to 50.17
+    assert fb_scoring.pct_official(1, 0) == 0.0
 
 
 @pytest.mark.parametrize("raw", ["[" * 5000, '{"decision": "recommend", "deep": ' + "[" * 5000 + "]" * 5000 + "}",
                                  '{"ranking": ' + "[" * 5000 + "]" * 5000 + "}"])  # fmt: skip
 def test_deeply_nested_output_never_crashes(raw):
     # A model stuck repeating "[" nests past Python's recursion limit; every parser must survive it.
-    assert sc.parse_task1(raw)["decision"] in (None, R)
-    assert sc.parse_task1_official(raw)["decision"] in (None, R)
-    assert sc.parse_ranking(raw) is None and sc.parse_ranking_official(raw) == []
-    assert sc.parse_decisions_official(raw) is None and sc.parse_decisions(raw) == dict.fromkeys("ABCD")
+    assert fb_parsing.parse_task1(raw)["decision"] in (None, R)
+    assert fb_parsing.parse_task1_official(raw)["decision"] in (None, R)
+    assert fb_parsing.parse_ranking(raw) is None and fb_parsing.parse_ranking_official(raw) == []
+    assert fb_parsing.parse_decisions_official(raw) is None and fb_parsing.parse_decisions(raw) == dict.fromkeys("ABCD")

@@ -14,11 +14,11 @@ import pytest
 
 import fambench_fixture
 from food_tasks import remote
-from food_tasks.benchmarks import fambench as fb
-from food_tasks.benchmarks import fambench_prompts as fp
+from food_tasks.benchmarks.fambench import data as fb_data
+from food_tasks.benchmarks.fambench import prompts as fb_prompts
 from food_tasks.data import DataAccessError
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 FIGURE9 = {
     "title": "Butternut squash casserole",
@@ -45,28 +45,28 @@ def _spec_kb() -> dict:
 
 def test_task1_ki_payload_matches_spec_rendering():
     expected = (DATA / "fambench_task1_ki_payload.json").read_text().rstrip("\n")
-    assert fp.task1_user_payload(FIGURE9, "ki", "textonly", _spec_kb()) == expected
-    baseline = json.loads(fp.task1_user_payload(FIGURE9, "baseline", "textimage", None))
+    assert fb_prompts.task1_user_payload(FIGURE9, "ki", "textonly", _spec_kb()) == expected
+    baseline = json.loads(fb_prompts.task1_user_payload(FIGURE9, "baseline", "textimage", None))
     assert list(baseline) == ["title", "question", "ingredients", "nutrition", "dietary_tags", "meal_type", "notes"]
-    image_only = json.loads(fp.task1_user_payload(FIGURE9, "cot_ki", "imageonly", _spec_kb()))
+    image_only = json.loads(fb_prompts.task1_user_payload(FIGURE9, "cot_ki", "imageonly", _spec_kb()))
     assert list(image_only) == ["title", "question", "disease_food_reference"]  # the title is still sent
-    sparse = json.loads(fp.task1_user_payload({"title": "t", "question": "q"}, "baseline", "textonly", None))
+    sparse = json.loads(fb_prompts.task1_user_payload({"title": "t", "question": "q"}, "baseline", "textonly", None))
     assert sparse == {"title": "t", "question": "q", "ingredients": [], "nutrition": {}, "dietary_tags": [],
                       "meal_type": [], "notes": None}  # fmt: skip
 
 
 def test_task1_system_prompt_composition():
-    ki = fp.task1_system_prompt("ki", "textonly")
-    assert ki.startswith(fp.BASELINE_SYSTEM.rstrip() + "\nAdditional reference rule:\n")  # no blank line
-    cot_ki_image = fp.task1_system_prompt("cot_ki", "textimage")
+    ki = fb_prompts.task1_system_prompt("ki", "textonly")
+    assert ki.startswith(fb_prompts.BASELINE_SYSTEM.rstrip() + "\nAdditional reference rule:\n")  # no blank line
+    cot_ki_image = fb_prompts.task1_system_prompt("cot_ki", "textimage")
     assert "consistent with the condition.\nAdditional reference rule:" in cot_ki_image
     assert cot_ki_image.endswith("absent from the recipe text.\n")
     assert "from the reference alone.\nADDITIONAL INPUT — DISH IMAGE:" in cot_ki_image
-    assert fp.task1_system_prompt("baseline", "textonly") == fp.BASELINE_SYSTEM
-    assert fp.task1_system_prompt("cot", "imageonly").endswith("same JSON contract and the same naming/formatting rules as before.\n")
-    assert "Ingredients must come from the provided recipe ingredient list." not in fp.COT_SYSTEM
+    assert fb_prompts.task1_system_prompt("baseline", "textonly") == fb_prompts.BASELINE_SYSTEM
+    assert fb_prompts.task1_system_prompt("cot", "imageonly").endswith("same JSON contract and the same naming/formatting rules as before.\n")
+    assert "Ingredients must come from the provided recipe ingredient list." not in fb_prompts.COT_SYSTEM
     with pytest.raises(ValueError):
-        fp.task1_system_prompt("rag", "textonly")
+        fb_prompts.task1_system_prompt("rag", "textonly")
 
 
 KB_KEYS = ["type 2 diabetes", "hypertension", "obesity weight management", "metabolic syndrome", "cardiovascular disease",
@@ -85,7 +85,7 @@ KB_KEYS = ["type 2 diabetes", "hypertension", "obesity weight management", "meta
 ])  # fmt: skip
 def test_task1_reference_selection(condition, selected):
     kb = dict.fromkeys(KB_KEYS, {"recommend": [], "not_recommend": []})
-    assert fp.select_reference_conditions(f"Is this dish suitable for someone managing {condition}?", kb) == selected
+    assert fb_prompts.select_reference_conditions(f"Is this dish suitable for someone managing {condition}?", kb) == selected
 
 
 def _figure10() -> dict:
@@ -102,14 +102,14 @@ def _figure10() -> dict:
 
 def test_task2_rank_prompt_matches_spec_rendering():
     expected = (DATA / "fambench_task2_rank_figure10.txt").read_text().rstrip("\n")
-    assert fp.task2_prompt(_figure10(), "rank", "baseline", "textimage", None) == expected
-    image_only = fp.task2_prompt(_figure10(), "rank", "baseline", "imageonly", None)
+    assert fb_prompts.task2_prompt(_figure10(), "rank", "baseline", "textimage", None) == expected
+    image_only = fb_prompts.task2_prompt(_figure10(), "rank", "baseline", "imageonly", None)
     assert "Recipe ingredient lists" not in image_only and "labeled A, B, C, and D.\nRank all four" in image_only
-    text_only = fp.task2_prompt(_figure10(), "decision", "cot", "textonly", None)
+    text_only = fb_prompts.task2_prompt(_figure10(), "decision", "cot", "textonly", None)
     assert "You are evaluating recipe text options" in text_only
     assert "- Option A: Warm Millet, Mushroom, and Spinach Salad. Ingredients: 3/4 cup uncooked millet OR; " in text_only
     assert text_only.endswith('"overall_basis".\nEach option must contain a decision, risk_level, and rationale_ingredients.')
-    baseline_decision = fp.task2_prompt(_figure10(), "decision", "baseline", "textimage", None)
+    baseline_decision = fb_prompts.task2_prompt(_figure10(), "decision", "baseline", "textimage", None)
     assert '"D": {"same fields": "..."}}}\n\nEach option must contain' in baseline_decision  # empty evidence line
 
 
@@ -128,12 +128,12 @@ def test_task2_ki_context_matches_spec_rendering():
     ages = [("Adults and adolescents 14+", 2300.0), ("Ages 9-13", 1800), ("Ages 4-8", 1500), ("Ages 1-3", 1200), ("Infants", 1000)]
     rows += [{"condition_key": "general", "nutrient": "Sodium", "target_type": "Max", "max": v, "unit": "mg",
               "basis": "per day", "population": p, "population_key": re.sub(r"[ -]", "_", p.lower())} for p, v in ages]  # fmt: skip
-    index = fp.task2_rule_index(rules, {"rules": rows})
+    index = fb_prompts.task2_rule_index(rules, {"rules": rows})
     expected = (DATA / "fambench_task2_ki_obesity.txt").read_text().rstrip("\n")
-    assert fp.task2_ki_context({"conditions": ["obesity", "unknown condition"]}, index) == expected
-    only_kids = fp.task2_ki_context({"conditions": [], "age_group": "4-8"}, index)
+    assert fb_prompts.task2_ki_context({"conditions": ["obesity", "unknown condition"]}, index) == expected
+    only_kids = fb_prompts.task2_ki_context({"conditions": [], "age_group": "4-8"}, index)
     assert only_kids.endswith("- General age-context targets: Sodium Max 1500 mg per day (Ages 4-8).")
-    prompt = fp.task2_prompt(_figure10(), "rank", "ki", "textimage", index)
+    prompt = fb_prompts.task2_prompt(_figure10(), "rank", "ki", "textimage", index)
     assert f"absent just because it is not visually obvious.\n- Option A" in prompt
     assert "\n\n\nDisease-nutrition rule context" in prompt and "(Ages 1-3).\nRank all four" in prompt
 
@@ -152,12 +152,12 @@ def fam_env(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
 
 def test_documents_from_mirror(fam_env):
     fambench_fixture.build(fam_env)
-    docs = fb.task1_docs("cot", "textimage")
+    docs = fb_data.task1_docs("cot", "textimage")
     assert [d["index"] for d in docs] == [1, 2, 3, 4, 5, 6]
     assert docs[4]["focal"] == ["hypertension", "type 2 diabetes"] and docs[3]["focal"] == ["ibs"]
     assert docs[2]["gold_decision"] == "not recommend" and docs[2]["gold_decision_official"] == "not recommend"
-    assert fb.images_missing(docs[5]) and not fb.images_missing(docs[0])
-    ctc = fb.task2_docs(("rank", "decision"), ("baseline", "ki"), "textonly")
+    assert fb_data.images_missing(docs[5]) and not fb_data.images_missing(docs[0])
+    ctc = fb_data.task2_docs(("rank", "decision"), ("baseline", "ki"), "textonly")
     assert [(d["question_id"], d["mode"], d["kind"]) for d in ctc[:4]] == [
         ("CRMCQ_0001", "baseline", "rank"), ("CRMCQ_0001", "baseline", "decision"),
         ("CRMCQ_0001", "ki", "rank"), ("CRMCQ_0001", "ki", "decision")]  # fmt: skip
@@ -174,7 +174,7 @@ def test_task1_validation_names_file_record_field(fam_env, mutate, message):
     mutate(rows)
     fambench_fixture.build(fam_env, task1=rows)
     with pytest.raises(DataAccessError) as err:
-        fb.load_task1()
+        fb_data.load_task1()
     assert "task1_dish_suitability.json" in str(err.value) and message in str(err.value)
 
 
@@ -185,21 +185,21 @@ def test_tolerated_alternatives(fam_env):
     task2 = json.loads(json.dumps(fambench_fixture.TASK2))["questions"]  # a bare array
     task2[0]["options"][1] = {**task2[0]["options"][1], "key_ingredients": ["kale"], "full_ingredients": []}
     fambench_fixture.build(fam_env, task1=rows, task2=task2)
-    assert len(fb.load_task1()) == 6
-    assert "- Option B (Millet dish B): kale" in fb.task2_docs(("rank",), ("baseline",), "textimage")[0]["prompt"]
+    assert len(fb_data.load_task1()) == 6
+    assert "- Option B (Millet dish B): kale" in fb_data.task2_docs(("rank",), ("baseline",), "textimage")[0]["prompt"]
 
 
 def test_task2_validation_and_missing_files(fam_env):
     task2 = json.loads(json.dumps(fambench_fixture.TASK2))
     task2["questions"][2]["options"][0].pop("image_url")
-    fambench_fixture.build(fam_env, task2=task2, skip=(fb.KB_FILE,))
+    fambench_fixture.build(fam_env, task2=task2, skip=(fb_data.KB_FILE,))
     with pytest.raises(DataAccessError, match=r"question 3 \(CRMCQ_0003\) option A: missing field 'image_url'"):
-        fb.load_task2()
+        fb_data.load_task2()
     with pytest.raises(DataAccessError, match="disease_food_kb.json"):
-        fb.task1_docs("ki", "textonly")
-    (fam_env / "github" / fb.REPO / fb.TASK1_FILE).write_text("[{broken")
+        fb_data.task1_docs("ki", "textonly")
+    (fam_env / "github" / fb_data.REPO / fb_data.TASK1_FILE).write_text("[{broken")
     with pytest.raises(DataAccessError, match="is not valid JSON"):
-        fb.load_task1()
-    (fam_env / "github" / fb.REPO / fb.TASK1_FILE).write_text("version https://git-lfs.github.com/spec/v1\noid sha256:0\n")
+        fb_data.load_task1()
+    (fam_env / "github" / fb_data.REPO / fb_data.TASK1_FILE).write_text("version https://git-lfs.github.com/spec/v1\noid sha256:0\n")
     with pytest.raises(DataAccessError, match="is a Git LFS pointer"):
-        fb.load_task1()
+        fb_data.load_task1()

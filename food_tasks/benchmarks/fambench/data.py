@@ -1,4 +1,4 @@
-"""FAM-Bench (food-as-medicine): data loading, documents, per-document scoring and aggregation.
+"""FAM-Bench data: repository files, record validation, documents and images.
 
 Data: the official GitHub repository at a pinned commit (raw files over HTTPS, cached), or the
 ``$FOOD_TASKS_DATA_DIR/github/<owner>/<repo>/`` mirror with the repository's own relative paths
@@ -19,9 +19,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from food_tasks import metrics, remote
-from food_tasks.benchmarks import fambench_prompts as prompts
-from food_tasks.benchmarks import fambench_scoring as sc
+from food_tasks import remote
+from food_tasks.benchmarks.fambench import parsing, prompts
 from food_tasks.data import DataAccessError
 
 REPO = "anonymous-research-artifact123/Food-as-medicine"  # anonymous review repository (v1.0)
@@ -55,7 +54,7 @@ _CONDITION_PATTERNS = [(name, [f" {alias} " for alias in aliases]) for name, ali
 
 def map_conditions(text: str) -> list[str]:
     """Paper conditions named in ``text`` (word-bounded phrase match after official normalisation)."""
-    padded = f" {sc.norm_ingredient(text)} "
+    padded = f" {parsing.norm_ingredient(text)} "
     return [name for name, aliases in _CONDITION_PATTERNS if any(a in padded for a in aliases)]
 
 
@@ -123,7 +122,7 @@ def load_task1(root: Path | None = None) -> list[dict[str, Any]]:
         gold = row.get("standard answer", row.get("standard_answer"))
         if not isinstance(gold, dict):
             raise _fail(local, where, "missing field 'standard answer' (a dict with 'decision' and 'rationale_ingredients')")
-        if sc.decision_robust(gold.get("decision")) is None:
+        if parsing.decision_robust(gold.get("decision")) is None:
             raise _fail(local, where, f"'standard answer'.decision {gold.get('decision')!r} is not recommend / not recommend")
         if not isinstance(gold.get("rationale_ingredients", []), list):
             raise _fail(local, where, "'standard answer'.rationale_ingredients must be a list")
@@ -143,20 +142,20 @@ def load_task2(root: Path | None = None) -> list[dict[str, Any]]:
     for number, q in enumerate(questions, start=1):
         if not isinstance(q, dict):
             raise _fail(local, f"question {number}", "not an object")
-        qid = sc.clean(_need(q, "question_id", (str, int), local, f"question {number}")).upper()
+        qid = parsing.clean(_need(q, "question_id", (str, int), local, f"question {number}")).upper()
         where = f"question {number} ({qid})"
         if qid in seen:
             raise _fail(local, where, "duplicate question_id")
         seen.add(qid)
         _need(q, "prompt", dict, local, where)
         options = [o for o in _need(q, "options", list, local, where) if isinstance(o, dict) and not o.get("is_abstention")]
-        letters = [sc.clean(o.get("letter")).upper() for o in options]
-        if sorted(letters) != list(sc.LETTERS):
+        letters = [parsing.clean(o.get("letter")).upper() for o in options]
+        if sorted(letters) != list(parsing.LETTERS):
             raise _fail(local, where, f"options must be lettered A-D once each, got {letters}")
         for option, letter in zip(options, letters):
             _need(option, "image_url", str, local, f"{where} option {letter}")
-        gold = sc.clean((q.get("answer") or {}).get("letter")).upper() if isinstance(q.get("answer"), dict) else ""
-        if gold not in sc.LETTERS:
+        gold = parsing.clean((q.get("answer") or {}).get("letter")).upper() if isinstance(q.get("answer"), dict) else ""
+        if gold not in parsing.LETTERS:
             raise _fail(local, where, f"answer.letter must be one of A-D, got {q.get('answer')!r:.60}")
     return questions
 
@@ -206,7 +205,7 @@ def task1_docs(mode: str, input_name: str, root: Path | None = None) -> list[dic
     docs = []
     for row in load_task1(root):
         gold = row["standard answer"]
-        rationale = sc.norm_rationale(gold.get("rationale_ingredients", []))
+        rationale = parsing.norm_rationale(gold.get("rationale_ingredients", []))
         focal = sorted({c for e in rationale for c in map_conditions(e["condition"])}) or map_conditions(row["question"])
         docs.append({
             "replay_key": str(row["index"]),
@@ -219,8 +218,8 @@ def task1_docs(mode: str, input_name: str, root: Path | None = None) -> list[dic
             "user": prompts.task1_user_payload(row, mode, input_name, kb),
             "image_urls": [] if input_name == "textonly" else [str(row.get("image_url") or "")],
             "image_root": str(root or ""),
-            "gold_decision": sc.decision_robust(gold.get("decision")),
-            "gold_decision_official": sc.decision_official(gold.get("decision", "")) or "",
+            "gold_decision": parsing.decision_robust(gold.get("decision")),
+            "gold_decision_official": parsing.decision_official(gold.get("decision", "")) or "",
             "gold_rationale": json.dumps(rationale, ensure_ascii=False),
             "focal": focal,
         })  # fmt: skip
@@ -234,18 +233,18 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root
     for q in load_task2(root):
         options = [o for o in q["options"] if not o.get("is_abstention")]
         gold = q.get("gold") if isinstance(q.get("gold"), dict) else {}
-        ranking = [sc.clean(x).upper() for x in gold.get("ranking") or []]
-        labels = {sc.clean(k).upper(): sc.clean(v).lower() for k, v in (gold.get("decision_labels") or {}).items()}
+        ranking = [parsing.clean(x).upper() for x in gold.get("ranking") or []]
+        labels = {parsing.clean(k).upper(): parsing.clean(v).lower() for k, v in (gold.get("decision_labels") or {}).items()}
         base = {
-            "question_id": sc.clean(q["question_id"]).upper(),
+            "question_id": parsing.clean(q["question_id"]).upper(),
             "input": input_name,
-            "option_letters": [sc.clean(o.get("letter")).upper() for o in options],
-            "image_urls": [] if input_name == "textonly" else [sc.clean(o.get("image_url")) for o in options],
+            "option_letters": [parsing.clean(o.get("letter")).upper() for o in options],
+            "image_urls": [] if input_name == "textonly" else [parsing.clean(o.get("image_url")) for o in options],
             "image_root": str(root or ""),
-            "gold_letter": sc.clean(q["answer"]["letter"]).upper(),
-            "gold_ranking": [x for x in ranking if x in sc.LETTERS],
+            "gold_letter": parsing.clean(q["answer"]["letter"]).upper(),
+            "gold_ranking": [x for x in ranking if x in parsing.LETTERS],
             "gold_labels": json.dumps(labels, sort_keys=True),
-            "condition_prompt": " + ".join(sc.clean(c) for c in (q["prompt"].get("condition_labels") or []) if sc.clean(c)),
+            "condition_prompt": " + ".join(parsing.clean(c) for c in (q["prompt"].get("condition_labels") or []) if parsing.clean(c)),
         }  # fmt: skip
         for mode in modes:
             for kind in kinds:
@@ -298,226 +297,3 @@ def doc_images(doc: Mapping[str, Any]) -> list:
 def images_missing(doc: Mapping[str, Any]) -> bool:
     store = image_store(doc)
     return any(not url or not store.available(url) for url in doc.get("image_urls") or [])
-
-
-# --------------------------------------------------------------------------- per-document records
-
-
-def score_task1(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
-    gold = json.loads(doc["gold_rationale"])
-    robust, official = sc.parse_task1(output), sc.parse_task1_official(output)
-    counts, counts_off = sc.rationale_counts(robust["rationale"], gold), sc.rationale_counts(official["rationale"], gold)
-    return {
-        "index": doc["index"],
-        "image_missing": images_missing(doc),
-        "decision": robust["decision"],
-        "correct": robust["decision"] == doc["gold_decision"],
-        "correct_official": bool(official["decision"]) and official["decision"] == doc["gold_decision_official"],
-        "json": robust["json"],
-        "strict_json": official["strict_json"],
-        "empty_rationale": not robust["rationale"],
-        "empty_rationale_official": not official["rationale"],
-        "focal": list(doc["focal"]),
-        **counts,
-        **{f"{k}_official": v for k, v in counts_off.items()},
-    }
-
-
-def score_task2(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
-    record = {"question_id": doc["question_id"], "kind": doc["kind"], "mode": doc["mode"],
-              "image_missing": images_missing(doc), "gold_letter": doc["gold_letter"],
-              "gold_ranking": list(doc["gold_ranking"]), "condition": doc["condition_prompt"]}  # fmt: skip
-    if doc["kind"] == "rank":
-        record["ranking"] = sc.parse_ranking(output)
-        record["ranking_official"] = sc.parse_ranking_official(output)
-        record["parsed_official"] = sc.rank_parsed_official(output)
-    else:
-        record["decisions"] = sc.parse_decisions(output)
-        record["decisions_official"] = sc.parse_decisions_official(output)
-        record["gold_labels"] = json.loads(doc["gold_labels"])
-    return record
-
-
-# --------------------------------------------------------------------------- aggregation
-
-
-def evaluated(records: Iterable[Mapping[str, Any]], kind: str | None = None) -> list[Mapping[str, Any]]:
-    """Records that count: images available (and of ``kind`` when given)."""
-    return [r for r in records if not r["image_missing"] and (kind is None or r.get("kind", kind) == kind)]
-
-
-def image_missing(records: Sequence[Mapping[str, Any]]) -> int:
-    """Documents excluded because an image could not be fetched (Task 2 CTC: per question)."""
-    if records and "kind" in records[0]:
-        return len({r["question_id"] for r in records if r["image_missing"]})
-    return sum(bool(r["image_missing"]) for r in records)
-
-
-def pct(num: float, den: float) -> float:
-    return (num / den) * 100.0 if den else 0.0
-
-
-def pct_official(num: float, den: float) -> float:
-    """The official Task 2 percentage: ``round((num / den) * 100.0, 2)`` (operation order matters at ties)."""
-    return round((num / den) * 100.0, 2) if den > 0 else 0.0
-
-
-def t1_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    rows = evaluated(records)
-    return pct(sum(r["correct_official" if official else "correct"] for r in rows), len(rows))
-
-
-def t1_rate(records, field: str) -> float:  # type: ignore[no-untyped-def]
-    rows = evaluated(records)
-    return metrics.safe_div(sum(bool(r[field]) for r in rows), len(rows))
-
-
-def t1_invalid_rate(records) -> float:  # type: ignore[no-untyped-def]
-    rows = evaluated(records)
-    return metrics.safe_div(sum(r["decision"] is None for r in rows), len(rows))
-
-
-def _counts(records, official: bool) -> list[dict]:  # type: ignore[no-untyped-def]
-    suffix = "_official" if official else ""
-    return [{k: r[k + suffix] for k in ("tp", "fp", "fn", "precision", "recall", "f1")} | {"focal": r["focal"]}
-            for r in evaluated(records)]  # fmt: skip
-
-
-def t1_macro(records, field: str = "f1", official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    """Official 'macro' rationale score: the mean of per-instance values over evaluated instances."""
-    rows = _counts(records, official)
-    return metrics.safe_div(sum(r[field] for r in rows), len(rows))
-
-
-def t1_micro(records, which: int = 2, official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    return metrics.micro_prf(_counts(records, official))[which]
-
-
-def t1_macro_by_condition(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    return sc.macro_f1_by_condition(_counts(records, official), list(CONDITIONS))[0]
-
-
-def t1_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
-    rows = evaluated(records)
-    table = {}
-    for condition in list(CONDITIONS) + ["unmapped"]:
-        group = [r for r in rows if condition in r["focal"] or (condition == "unmapped" and not r["focal"])]
-        if group:
-            table[condition] = {"n": len(group), "decision_acc": pct(sum(r["correct"] for r in group), len(group)),
-                                "rationale_micro_f1": metrics.micro_prf(group)[2]}  # fmt: skip
-    return table
-
-
-def _rank_rows(records, mode: str | None = None):  # type: ignore[no-untyped-def]
-    return [r for r in evaluated(records, "rank") if mode is None or r["mode"] == mode]
-
-
-def t2_topk(records, k: int = 1, official: bool = False, mode: str | None = None) -> float:  # type: ignore[no-untyped-def]
-    rows = _rank_rows(records, mode)
-    key = "ranking_official" if official else "ranking"
-    hits = sum(bool(r[key]) and r["gold_letter"] in r[key][:k] for r in rows)
-    return pct_official(hits, len(rows)) if official else pct(hits, len(rows))
-
-
-def t2_mrr(records, parsed_only: bool = False, mode: str | None = None) -> float:  # type: ignore[no-untyped-def]
-    """Paper MRR over all questions (no valid ranking = 0), or the official parsed-only denominator."""
-    rows = _rank_rows(records, mode)
-    if parsed_only:
-        rows = [r for r in rows if r["ranking"]]
-    return metrics.safe_div(sum(metrics.reciprocal_rank(r["ranking"], r["gold_letter"]) for r in rows), len(rows))
-
-
-def t2_mrr_official(records) -> float:  # type: ignore[no-untyped-def]
-    """Official: per-row 1/rank rounded to 6 places, summed over ``parsed`` rows, / #parsed rows, rounded to 6.
-
-    Officially a row is ``parsed`` with a valid ranking *or* any answer letter (then its 1/rank is 0)."""
-    rows = [r for r in _rank_rows(records) if r["parsed_official"]]
-    total = sum(round(metrics.reciprocal_rank(r["ranking_official"], r["gold_letter"]), 6) for r in rows)
-    return round(total / len(rows), 6) if rows else 0.0
-
-
-def t2_kendall(records) -> float:  # type: ignore[no-untyped-def]
-    rows = [r for r in _rank_rows(records) if r["ranking"] and len(r["gold_ranking"]) == 4]
-    return metrics.safe_div(sum(metrics.kendall_tau(r["ranking"], r["gold_ranking"]) for r in rows), len(rows))
-
-
-def t2_valid_rate(records, kind: str = "rank", official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    rows = evaluated(records, kind)
-    if kind == "rank":
-        ok = [bool(r["parsed_official" if official else "ranking"]) for r in rows]
-    elif official:
-        ok = [r["decisions_official"] is not None for r in rows]
-    else:
-        ok = [all(v is not None for v in r["decisions"].values()) for r in rows]
-    return metrics.safe_div(sum(ok), len(rows))
-
-
-def t2_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
-    rows = _rank_rows(records)
-    table = {}
-    for condition in sorted({r["condition"] for r in rows}):
-        group = [r for r in rows if r["condition"] == condition]
-        table[condition] = {"n": len(group), "top1_acc": t2_topk(group)}
-    return table
-
-
-def _option_rows(records, official: bool):  # type: ignore[no-untyped-def]
-    """(predicted, gold) per option with a gold label; an unparsed official payload predicts nothing."""
-    for r in evaluated(records, "decision"):
-        decisions = (r["decisions_official"] or {}) if official else r["decisions"]
-        yield r, [(decisions.get(x), r["gold_labels"][x]) for x in sc.LETTERS if r["gold_labels"].get(x)]
-
-
-def t2_option_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    pairs = [p for _, options in _option_rows(records, official) for p in options]
-    return (pct_official if official else pct)(sum(pred == gold for pred, gold in pairs), len(pairs))
-
-
-def t2_exact_match(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    rows = list(_option_rows(records, official))
-    hits = sum(bool(options) and all(pred == gold for pred, gold in options) for _, options in rows)
-    return (pct_official if official else pct)(hits, len(rows))
-
-
-def t2_false_recommend(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    pairs = [p for _, options in _option_rows(records, official) for p in options]
-    return (pct_official if official else pct)(sum(p == "recommend" and g == "not_recommend" for p, g in pairs), len(pairs))
-
-
-def ctc_table(records, modes: Sequence[str], official: bool = False) -> tuple[dict[str, float], int, dict[str, int]]:  # type: ignore[no-untyped-def]
-    """CTC per mode over the pool of questions with a valid ranking and four valid decisions in *every*
-    mode of ``modes`` (one mode: the paper's rule restricted to that mode). Returns (ctc by mode, pool
-    size, discriminating pairs by mode)."""
-    by_q: dict[str, dict[tuple[str, str], Mapping]] = {}
-    for r in records:
-        if not r["image_missing"]:
-            by_q.setdefault(r["question_id"], {})[(r["mode"], r["kind"])] = r
-
-    def valid(q: Mapping, mode: str) -> tuple[list[str], dict[str, str]] | None:
-        rank, dec = q.get((mode, "rank")), q.get((mode, "decision"))
-        if rank is None or dec is None:
-            return None
-        ranking = rank["ranking_official"] if official else rank["ranking"]
-        decisions = dec["decisions_official"] if official else dec["decisions"]
-        if not ranking or not decisions or any(decisions.get(x) is None for x in sc.LETTERS):
-            return None
-        return ranking, decisions
-
-    pool = {qid: [valid(q, m) for m in modes] for qid, q in by_q.items()}
-    pool = {qid: v for qid, v in pool.items() if all(x is not None for x in v)}
-    values, pairs = {}, {}
-    for i, mode in enumerate(modes):
-        counted = [sc.consistency_pairs(*v[i]) for v in pool.values()]  # type: ignore[misc]
-        values[mode], pairs[mode] = sc.ctc(counted), sum(p for _, p in counted)
-    return values, len(pool), pairs
-
-
-def ctc_value(records, modes: Sequence[str] | None = None, mode: str | None = None, field: str = "ctc",
-              official: bool = False) -> float:  # type: ignore[no-untyped-def]
-    """One number of :func:`ctc_table`: ``ctc`` of ``mode``, the ``pool`` size or the ``pairs`` count.
-
-    ``modes=None``: the modes present in the records (a single-mode CTC task)."""
-    modes = tuple(modes) if modes else tuple(sorted({r["mode"] for r in records}))
-    mode = mode or modes[0]
-    values, pool, pairs = ctc_table(records, modes, official)
-    return {"ctc": values[mode], "pool": pool, "pairs": pairs[mode]}[field]

@@ -3,7 +3,7 @@
 Prompts are benchmark parameters. The strings below are the official v1.0 prompts as published in the
 benchmark's code (shared spec sections 4.2-4.6), kept byte for byte, including their line breaks and the
 way the official runners compose them (``rstrip()`` of the base prompt, then an addendum that starts with
-one newline). ``benchmarks/parity_fambench.py`` compares every rendering with the official functions.
+one newline). ``scripts/parity_fambench.py`` compares every rendering with the official functions.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Mapping, Sequence
 
-from food_tasks.benchmarks.fambench_scoring import clean, norm_condition
+from food_tasks.benchmarks.fambench.parsing import clean, norm_condition
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
 # Our input names -> the official Task 1 ``--input-mode`` values.

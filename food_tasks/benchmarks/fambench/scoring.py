@@ -1,0 +1,276 @@
+"""FAM-Bench scoring: per-document records, metric reducers and aggregation (spec section 6).
+
+Per-document records hold both parsers' readings (robust and official); the reducers below turn a task's
+records into the paper's numbers (``*_official``: the v1.0 scorer's numbers, rounding included).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+from food_tasks import metrics
+from food_tasks.benchmarks.fambench import parsing
+from food_tasks.benchmarks.fambench.data import CONDITIONS, images_missing
+from food_tasks.benchmarks.fambench.parsing import LETTERS, pair_set
+from food_tasks.metrics import micro_prf, set_prf
+
+# --------------------------------------------------------------------------- metrics
+
+
+def rationale_counts(pred: Sequence[Mapping], gold: Sequence[Mapping]) -> dict[str, float]:
+    """Per-instance tp/fp/fn and the official per-instance P/R/F1 over (condition, ingredient) pairs."""
+    return set_prf(pair_set(pred), pair_set(gold))
+
+
+def macro_f1_by_condition(rows: Iterable[Mapping[str, Any]], conditions: Sequence[str]) -> tuple[float, dict[str, float]]:
+    """The paper's macro-F1: micro F1 within each focal condition, averaged with equal weight over the
+    conditions that have instances (an instance with several focal conditions counts in each)."""
+    rows = list(rows)
+    per: dict[str, float] = {}
+    for condition in conditions:
+        group = [r for r in rows if condition in r["focal"]]
+        if group:
+            per[condition] = micro_prf(group)[2]
+    return (sum(per.values()) / len(per) if per else 0.0), per
+
+
+def consistency_pairs(ranking: Sequence[str], decisions: Mapping[str, str]) -> tuple[int, int]:
+    """(agreeing, discriminating) pairs: options decided ``recommend`` vs ``not_recommend`` by the model,
+    and how many of those its own ranking places recommend-above-not-recommend."""
+    position = {x: i for i, x in enumerate(ranking)}
+    rec = [x for x in LETTERS if decisions.get(x) == "recommend"]
+    nrec = [x for x in LETTERS if decisions.get(x) == "not_recommend"]
+    agree = sum(position[x] < position[y] for x in rec for y in nrec)
+    return agree, len(rec) * len(nrec)
+
+
+def ctc(pairs: Iterable[tuple[int, int]]) -> float:
+    """Micro-averaged cross-task consistency: sum agreeing / sum discriminating pairs (NaN with no pairs)."""
+    pairs = list(pairs)
+    total = sum(p for _, p in pairs)
+    return sum(a for a, _ in pairs) / total if total else math.nan
+
+
+# --------------------------------------------------------------------------- per-document records
+
+
+def score_task1(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
+    gold = json.loads(doc["gold_rationale"])
+    robust, official = parsing.parse_task1(output), parsing.parse_task1_official(output)
+    counts, counts_off = rationale_counts(robust["rationale"], gold), rationale_counts(official["rationale"], gold)
+    return {
+        "index": doc["index"],
+        "image_missing": images_missing(doc),
+        "decision": robust["decision"],
+        "correct": robust["decision"] == doc["gold_decision"],
+        "correct_official": bool(official["decision"]) and official["decision"] == doc["gold_decision_official"],
+        "json": robust["json"],
+        "strict_json": official["strict_json"],
+        "empty_rationale": not robust["rationale"],
+        "empty_rationale_official": not official["rationale"],
+        "focal": list(doc["focal"]),
+        **counts,
+        **{f"{k}_official": v for k, v in counts_off.items()},
+    }
+
+
+def score_task2(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
+    record = {"question_id": doc["question_id"], "kind": doc["kind"], "mode": doc["mode"],
+              "image_missing": images_missing(doc), "gold_letter": doc["gold_letter"],
+              "gold_ranking": list(doc["gold_ranking"]), "condition": doc["condition_prompt"]}  # fmt: skip
+    if doc["kind"] == "rank":
+        record["ranking"] = parsing.parse_ranking(output)
+        record["ranking_official"] = parsing.parse_ranking_official(output)
+        record["parsed_official"] = parsing.rank_parsed_official(output)
+    else:
+        record["decisions"] = parsing.parse_decisions(output)
+        record["decisions_official"] = parsing.parse_decisions_official(output)
+        record["gold_labels"] = json.loads(doc["gold_labels"])
+    return record
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def evaluated(records: Iterable[Mapping[str, Any]], kind: str | None = None) -> list[Mapping[str, Any]]:
+    """Records that count: images available (and of ``kind`` when given)."""
+    return [r for r in records if not r["image_missing"] and (kind is None or r.get("kind", kind) == kind)]
+
+
+def image_missing(records: Sequence[Mapping[str, Any]]) -> int:
+    """Documents excluded because an image could not be fetched (Task 2 CTC: per question)."""
+    if records and "kind" in records[0]:
+        return len({r["question_id"] for r in records if r["image_missing"]})
+    return sum(bool(r["image_missing"]) for r in records)
+
+
+def pct(num: float, den: float) -> float:
+    return (num / den) * 100.0 if den else 0.0
+
+
+def pct_official(num: float, den: float) -> float:
+    """The official Task 2 percentage: ``round((num / den) * 100.0, 2)`` (operation order matters at ties)."""
+    return round((num / den) * 100.0, 2) if den > 0 else 0.0
+
+
+def t1_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    rows = evaluated(records)
+    return pct(sum(r["correct_official" if official else "correct"] for r in rows), len(rows))
+
+
+def t1_rate(records, field: str) -> float:  # type: ignore[no-untyped-def]
+    rows = evaluated(records)
+    return metrics.safe_div(sum(bool(r[field]) for r in rows), len(rows))
+
+
+def t1_invalid_rate(records) -> float:  # type: ignore[no-untyped-def]
+    rows = evaluated(records)
+    return metrics.safe_div(sum(r["decision"] is None for r in rows), len(rows))
+
+
+def _counts(records, official: bool) -> list[dict]:  # type: ignore[no-untyped-def]
+    suffix = "_official" if official else ""
+    return [{k: r[k + suffix] for k in ("tp", "fp", "fn", "precision", "recall", "f1")} | {"focal": r["focal"]}
+            for r in evaluated(records)]  # fmt: skip
+
+
+def t1_macro(records, field: str = "f1", official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    """Official 'macro' rationale score: the mean of per-instance values over evaluated instances."""
+    rows = _counts(records, official)
+    return metrics.safe_div(sum(r[field] for r in rows), len(rows))
+
+
+def t1_micro(records, which: int = 2, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    return metrics.micro_prf(_counts(records, official))[which]
+
+
+def t1_macro_by_condition(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    return macro_f1_by_condition(_counts(records, official), list(CONDITIONS))[0]
+
+
+def t1_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+    rows = evaluated(records)
+    table = {}
+    for condition in list(CONDITIONS) + ["unmapped"]:
+        group = [r for r in rows if condition in r["focal"] or (condition == "unmapped" and not r["focal"])]
+        if group:
+            table[condition] = {"n": len(group), "decision_acc": pct(sum(r["correct"] for r in group), len(group)),
+                                "rationale_micro_f1": metrics.micro_prf(group)[2]}  # fmt: skip
+    return table
+
+
+def _rank_rows(records, mode: str | None = None):  # type: ignore[no-untyped-def]
+    return [r for r in evaluated(records, "rank") if mode is None or r["mode"] == mode]
+
+
+def t2_topk(records, k: int = 1, official: bool = False, mode: str | None = None) -> float:  # type: ignore[no-untyped-def]
+    rows = _rank_rows(records, mode)
+    key = "ranking_official" if official else "ranking"
+    hits = sum(bool(r[key]) and r["gold_letter"] in r[key][:k] for r in rows)
+    return pct_official(hits, len(rows)) if official else pct(hits, len(rows))
+
+
+def t2_mrr(records, parsed_only: bool = False, mode: str | None = None) -> float:  # type: ignore[no-untyped-def]
+    """Paper MRR over all questions (no valid ranking = 0), or the official parsed-only denominator."""
+    rows = _rank_rows(records, mode)
+    if parsed_only:
+        rows = [r for r in rows if r["ranking"]]
+    return metrics.safe_div(sum(metrics.reciprocal_rank(r["ranking"], r["gold_letter"]) for r in rows), len(rows))
+
+
+def t2_mrr_official(records) -> float:  # type: ignore[no-untyped-def]
+    """Official: per-row 1/rank rounded to 6 places, summed over ``parsed`` rows, / #parsed rows, rounded to 6.
+
+    Officially a row is ``parsed`` with a valid ranking *or* any answer letter (then its 1/rank is 0)."""
+    rows = [r for r in _rank_rows(records) if r["parsed_official"]]
+    total = sum(round(metrics.reciprocal_rank(r["ranking_official"], r["gold_letter"]), 6) for r in rows)
+    return round(total / len(rows), 6) if rows else 0.0
+
+
+def t2_kendall(records) -> float:  # type: ignore[no-untyped-def]
+    rows = [r for r in _rank_rows(records) if r["ranking"] and len(r["gold_ranking"]) == 4]
+    return metrics.safe_div(sum(metrics.kendall_tau(r["ranking"], r["gold_ranking"]) for r in rows), len(rows))
+
+
+def t2_valid_rate(records, kind: str = "rank", official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    rows = evaluated(records, kind)
+    if kind == "rank":
+        ok = [bool(r["parsed_official" if official else "ranking"]) for r in rows]
+    elif official:
+        ok = [r["decisions_official"] is not None for r in rows]
+    else:
+        ok = [all(v is not None for v in r["decisions"].values()) for r in rows]
+    return metrics.safe_div(sum(ok), len(rows))
+
+
+def t2_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+    rows = _rank_rows(records)
+    table = {}
+    for condition in sorted({r["condition"] for r in rows}):
+        group = [r for r in rows if r["condition"] == condition]
+        table[condition] = {"n": len(group), "top1_acc": t2_topk(group)}
+    return table
+
+
+def _option_rows(records, official: bool):  # type: ignore[no-untyped-def]
+    """(predicted, gold) per option with a gold label; an unparsed official payload predicts nothing."""
+    for r in evaluated(records, "decision"):
+        decisions = (r["decisions_official"] or {}) if official else r["decisions"]
+        yield r, [(decisions.get(x), r["gold_labels"][x]) for x in LETTERS if r["gold_labels"].get(x)]
+
+
+def t2_option_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    pairs = [p for _, options in _option_rows(records, official) for p in options]
+    return (pct_official if official else pct)(sum(pred == gold for pred, gold in pairs), len(pairs))
+
+
+def t2_exact_match(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    rows = list(_option_rows(records, official))
+    hits = sum(bool(options) and all(pred == gold for pred, gold in options) for _, options in rows)
+    return (pct_official if official else pct)(hits, len(rows))
+
+
+def t2_false_recommend(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    pairs = [p for _, options in _option_rows(records, official) for p in options]
+    return (pct_official if official else pct)(sum(p == "recommend" and g == "not_recommend" for p, g in pairs), len(pairs))
+
+
+def ctc_table(records, modes: Sequence[str], official: bool = False) -> tuple[dict[str, float], int, dict[str, int]]:  # type: ignore[no-untyped-def]
+    """CTC per mode over the pool of questions with a valid ranking and four valid decisions in *every*
+    mode of ``modes`` (one mode: the paper's rule restricted to that mode). Returns (ctc by mode, pool
+    size, discriminating pairs by mode)."""
+    by_q: dict[str, dict[tuple[str, str], Mapping]] = {}
+    for r in records:
+        if not r["image_missing"]:
+            by_q.setdefault(r["question_id"], {})[(r["mode"], r["kind"])] = r
+
+    def valid(q: Mapping, mode: str) -> tuple[list[str], dict[str, str]] | None:
+        rank, dec = q.get((mode, "rank")), q.get((mode, "decision"))
+        if rank is None or dec is None:
+            return None
+        ranking = rank["ranking_official"] if official else rank["ranking"]
+        decisions = dec["decisions_official"] if official else dec["decisions"]
+        if not ranking or not decisions or any(decisions.get(x) is None for x in LETTERS):
+            return None
+        return ranking, decisions
+
+    pool = {qid: [valid(q, m) for m in modes] for qid, q in by_q.items()}
+    pool = {qid: v for qid, v in pool.items() if all(x is not None for x in v)}
+    values, pairs = {}, {}
+    for i, mode in enumerate(modes):
+        counted = [consistency_pairs(*v[i]) for v in pool.values()]  # type: ignore[misc]
+        values[mode], pairs[mode] = ctc(counted), sum(p for _, p in counted)
+    return values, len(pool), pairs
+
+
+def ctc_value(records, modes: Sequence[str] | None = None, mode: str | None = None, field: str = "ctc",
+              official: bool = False) -> float:  # type: ignore[no-untyped-def]
+    """One number of :func:`ctc_table`: ``ctc`` of ``mode``, the ``pool`` size or the ``pairs`` count.
+
+    ``modes=None``: the modes present in the records (a single-mode CTC task)."""
+    modes = tuple(modes) if modes else tuple(sorted({r["mode"] for r in records}))
+    mode = mode or modes[0]
+    values, pool, pairs = ctc_table(records, modes, official)
+    return {"ctc": values[mode], "pool": pool, "pairs": pairs[mode]}[field]

@@ -1,0 +1,111 @@
+"""WorldCuisines scoring: per-document records and aggregation.
+
+Per document: robust and official MCQ parsing; OEQ substring matching in the multi / single / dual
+reference modes; the BERTScore inputs. Aggregation: per language first, then the unweighted mean over
+languages (the official macro average), official rounding for ``_official`` metrics.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Sequence
+
+from food_tasks import bertscore, metrics
+from food_tasks.benchmarks.worldcuisines import parsing
+
+# ---------------------------------------------------------------- per-document scoring
+
+
+def score_mcq(doc: dict, response: str) -> dict[str, Any]:
+    """One record per MCQ document: robust and official correctness, parse outcome."""
+    parsed = parsing.extract_mcq_choice(response, doc["options"])
+    gold = int(doc["multi_choice_answer"])
+    return {
+        "qa_id": doc["qa_id"],
+        "lang": doc["lang"],
+        "parsed": parsed,
+        "gold": gold,
+        "correct": parsed == gold,
+        "invalid": parsed is None,
+        "correct_official": parsing.official_mcq_correct(response, doc["multi_choice_prompt"], gold),
+    }
+
+
+def score_oeq(doc: dict, response: str) -> dict[str, Any]:
+    """One record per OEQ document: the three reference modes, robust, official and strict."""
+    own = [doc["answer"]]
+    dual = own + ([doc["answer_en"]] if doc["answer_en"] else [])
+    refs = doc["answers_all"]
+    return {
+        "qa_id": doc["qa_id"],
+        "lang": doc["lang"],
+        "prediction": response,
+        "reference": doc["answer"],
+        "multi": parsing.oeq_match(response, refs),
+        "single": parsing.oeq_match(response, own),
+        "dual": parsing.oeq_match(response, dual),
+        "multi_strict": parsing.oeq_match_strict(response, refs),
+        "multi_official": parsing.oeq_match_official(response, refs),
+        "single_official": parsing.oeq_match_official(response, own),
+        "dual_official": parsing.oeq_match_official(response, dual),
+    }
+
+
+# ---------------------------------------------------------------- aggregation
+
+
+def macro(field: str, items: Sequence[dict]) -> float:
+    """Percent of ``field`` per language, then the unweighted mean over languages."""
+    return metrics.macro_percent(items, field, "lang")[0]
+
+
+def macro_official(field: str, items: Sequence[dict]) -> float:
+    """The official MCQ value: per-language percent rounded to 2, mean rounded to 2 (Python ``round``:
+    ``score_mc`` computes with Python ints and floats)."""
+    return metrics.macro_percent_official(items, field, "lang")[0]
+
+
+def macro_official_oeq(field: str, items: Sequence[dict]) -> float:
+    """The official OEQ value: as :func:`macro_official` with ``numpy.round`` semantics (``score_oe``
+    rounds the ``numpy.float64`` of a pandas sum; ties such as 17.575 go to even on the scaled value)."""
+    return metrics.macro_percent_official(items, field, "lang", rounding=metrics.round_numpy)[0]
+
+
+def invalid_rate(items: Sequence[dict]) -> float:
+    """Percent of documents whose answer the robust parser could not read (micro)."""
+    return metrics.percent_true(items, "invalid")
+
+
+def per_language_mcq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
+    return metrics.per_group_table(items, "lang", {
+        "acc": lambda rs: metrics.percent_true(rs, "correct"),
+        "acc_official": lambda rs: round(metrics.percent_true(rs, "correct_official"), 2),
+        "invalid_rate": lambda rs: metrics.percent_true(rs, "invalid"),
+    })  # fmt: skip
+
+
+def per_language_oeq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
+    columns = {f"acc_{m}": functools.partial(metrics.percent_true, field=m) for m in ("multi", "single", "dual", "multi_strict")}
+    columns |= {
+        f"acc_{m}_official": (lambda rs, f=f"{m}_official": metrics.round_numpy(metrics.percent_true(rs, f), 2)) for m in ("multi", "single", "dual")
+    }
+    return metrics.per_group_table(items, "lang", columns)
+
+
+def _bertscore_cells(items: Sequence[dict]) -> dict[str, float] | None:
+    f1 = bertscore.f1_scores([str(r["prediction"]) for r in items], [str(r["reference"]) for r in items])
+    if f1 is None:
+        return None
+    scored = [{"lang": r["lang"], "f1": 100.0 * f} for r, f in zip(items, f1)]
+    return metrics.macro_mean(scored, "f1", "lang")[1]
+
+
+def bertscore_f1(items: Sequence[dict]) -> float:
+    """BERTScore F1 x100: mean per language (own-language reference), then mean over languages; NaN if unavailable."""
+    cells = _bertscore_cells(items)
+    return metrics.mean(list(cells.values())) if cells is not None else float("nan")
+
+
+def per_language_bertscore(items: Sequence[dict]) -> dict[str, float]:
+    cells = _bertscore_cells(items)
+    return {str(k): v for k, v in sorted(cells.items())} if cells is not None else {}
