@@ -607,9 +607,9 @@ def main() -> None:
                   f"process wall {r['process_wall_s']:.1f} s")  # fmt: skip
 
         # ---------------------------------------------------------------- 1. per-document hooks
+        from food_tasks.benchmarks.worldcuisines import data as wc_data
+        from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
         from food_tasks.utils import worldcuisines as hooks
-
-        
 
         docs_by_subtask = {s: wc_data.prepare_docs("large", s).to_list() for s in SUBTASK_NAMES}  # untimed (main process)
         all_docs = [d for s in SUBTASK_NAMES for d in docs_by_subtask[s]]

@@ -68,9 +68,8 @@ if str(ROOT) not in sys.path:
 
 from food_tasks import metrics
 from food_tasks.benchmarks.fambench import data as fb_data
-from food_tasks.benchmarks.fambench import scoring as fb_scoring
-from food_tasks.benchmarks.fambench import prompts as fb_prompts
 from food_tasks.benchmarks.fambench import parsing as fb_parsing
+from food_tasks.benchmarks.fambench import prompts as fb_prompts
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
@@ -896,7 +895,7 @@ class DataDir:
     def __init__(self, tmp: Path, kb_path: Path, rules_dir: Path, *, task1: list | None = None,
                  task2: list | None = None) -> None:  # fmt: skip
         self.root = Path(tempfile.mkdtemp(prefix="mirror_", dir=tmp))
-        repo = fb_data.repo_and_commit()[0] if hasattr(fambench, "repo_and_commit") else fb_data.REPO
+        repo = fb_data.repo_and_commit()[0] if hasattr(fb_data, "repo_and_commit") else fb_data.REPO
         base = self.root.joinpath("github", *repo.split("/"))
         files: dict[str, str] = {
             fb_data.KB_FILE: kb_path.read_text(encoding="utf-8"),
