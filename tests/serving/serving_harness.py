@@ -22,7 +22,8 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from conftest import run_lmms_eval
@@ -111,8 +112,8 @@ FAMBENCH = Family(
                                   "rationale_micro_f1": 6 / 11, "invalid_rate": 0.25, "image_missing": 0},
         # Q1 ranked right, Q2 gold second; every option decision right
         "fambench_task2_ctc_sample": {"top1_acc": 50.0, "mrr": 0.75, "option_decision_acc": 100.0, "image_missing": 0},
-    },  # fmt: skip
-)
+    },
+)  # fmt: skip
 
 FAMILIES: tuple[Family, ...] = (WORLDCUISINES, FAMBENCH)
 
@@ -231,12 +232,34 @@ def _approx(value: float):  # type: ignore[no-untyped-def]
     return pytest.approx(value, rel=1e-9, abs=1e-9)
 
 
-@functools.cache
 def replay_reference() -> dict:
     """The replay model's results on the scripted answers (one process): the reference every path must match."""
+    return replay_reference_run()[0]
+
+
+@functools.cache
+def replay_reference_run() -> tuple[dict, dict]:
+    """(results, logged samples by task) of the one-process replay run."""
     work = Path(tempfile.mkdtemp(prefix="food-tasks-replay-ref-"))
     responses = write_replay_responses(work / "responses.jsonl")
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses}",
-                                      "--tasks", run_names()], work / "out")  # fmt: skip
+    proc, results, samples = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses}",
+                                            "--tasks", run_names()], work / "out")  # fmt: skip
     assert proc.returncode == 0 and results is not None, proc.stderr[-3000:]
-    return results
+    return results, samples
+
+
+def run_lmms_eval_launched(launcher: list[str], args: list[str], out_dir: Path, env: dict | None = None, timeout: int = 900):
+    """:func:`conftest.run_lmms_eval` behind a launcher (``accelerate launch ...``): (process, results, samples)."""
+    import subprocess
+
+    full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cmd = [*launcher, "-m", "lmms_eval", *args, "--output_path", str(out_dir), "--log_samples"]
+    proc = subprocess.run(cmd, check=False, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=out_dir.parent)
+    found = sorted(out_dir.rglob("*_results.json"))
+    results = json.loads(found[-1].read_text()) if found else None
+    samples = {}
+    for path in out_dir.rglob("*_samples_*.jsonl"):
+        task = path.name.split("_samples_")[1].rsplit(".", 1)[0]
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return proc, results, samples

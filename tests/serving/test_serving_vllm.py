@@ -29,11 +29,11 @@ def vllm_run(tmp_path_factory):  # type: ignore[no-untyped-def]
             "--tasks", run_names(), "--batch_size", "8"]  # fmt: skip
     proc, results, samples = run_lmms_eval(args, work / "out", env=stand_in_env(script, log))
     assert proc.returncode == 0 and results is not None, proc.stderr[-4000:]
-    return results, samples, read_log(log)
+    return results, samples, read_log(log), proc
 
 
 def test_engine_arguments(vllm_run):  # type: ignore[no-untyped-def]
-    _, _, log = vllm_run
+    _, _, log, _ = vllm_run
     inits = [e for e in log if e["event"] == "init"]
     assert len(inits) == 1
     assert inits[0]["model"] == "Qwen/Qwen2-VL-2B-Instruct"
@@ -41,7 +41,7 @@ def test_engine_arguments(vllm_run):  # type: ignore[no-untyped-def]
 
 
 def test_conversations_reached_the_engine(vllm_run):  # type: ignore[no-untyped-def]
-    _, _, log = vllm_run
+    _, _, log, _ = vllm_run
     chats = [e for e in log if e["event"] == "chat"]
     assert all(e["scripted"] for e in chats)
     assert_engine_saw_every_request([e["messages"] for e in chats])
@@ -61,7 +61,7 @@ def test_conversations_reached_the_engine(vllm_run):  # type: ignore[no-untyped-
 
 
 def test_sampling_parameters(vllm_run):  # type: ignore[no-untyped-def]
-    _, _, log = vllm_run
+    _, _, log, _ = vllm_run
     task_of = {r.key: r for r in requests()}
     for entry in (e for e in log if e["event"] == "chat"):
         family = task_of[entry["key"]].family
@@ -72,7 +72,13 @@ def test_sampling_parameters(vllm_run):  # type: ignore[no-untyped-def]
 
 
 def test_scores_are_the_scripted_answers_scores(vllm_run):  # type: ignore[no-untyped-def]
-    results, samples, _ = vllm_run
+    results, samples, _, _ = vllm_run
     assert_scores(results, replay_reference())
     assert sum(len(v) for v in samples.values()) == len(requests())
     assert {f.name for f in FAMILIES} == {"worldcuisines", "fambench"}
+
+
+def test_budget_note_at_run_time(vllm_run):  # type: ignore[no-untyped-def]
+    *_, proc = vllm_run
+    assert f"food-tasks: lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, model_args max_new_tokens = {FLOOR})" in (
+        proc.stdout + proc.stderr)
