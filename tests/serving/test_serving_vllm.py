@@ -69,6 +69,9 @@ def test_sampling_parameters(vllm_run):  # type: ignore[no-untyped-def]
         # (our YAML has `until: []`, and lmms-eval's vLLM class would not forward them anyway).
         assert entry["sampling_params"] == {"max_tokens": max(family.max_new_tokens, FLOOR), "temperature": 0, "top_p": 0.95}
         assert entry["chat_template"] is None
+        # Nothing else reaches LLM.chat: no continue_final_message, so vLLM would close a trailing assistant
+        # turn (a prefill) and open a new one rather than continue it. None of these tasks has a prefill.
+        assert entry["chat_kwargs"] == {}
 
 
 def test_scores_are_the_scripted_answers_scores(vllm_run):  # type: ignore[no-untyped-def]
