@@ -80,6 +80,21 @@ def install_task_path_hook() -> bool:
     return True
 
 
+def _warn_about_backend() -> None:
+    """Say at run time what the chosen lmms-eval backend changes about our tasks (see :mod:`food_tasks.serving`)."""
+    import sys
+
+    from food_tasks import serving
+
+    try:
+        prefixes = [p.name for p in task_dir().iterdir() if p.is_dir() and not p.name.startswith("_")] + ["food_tasks"]
+        serving.warn_for_cli(sys.argv, prefixes)
+    except Exception as exc:  # a note must never stop a run
+        from loguru import logger
+
+        logger.debug(f"food-tasks: backend check skipped: {exc}")
+
+
 def lmms_eval_plugin() -> list:
     """Entry point of the ``lmms_eval.models`` group.
 
@@ -90,4 +105,5 @@ def lmms_eval_plugin() -> list:
     from lmms_eval.models.registry_v2 import ModelManifest
 
     install_task_path_hook()
+    _warn_about_backend()
     return [ModelManifest(model_id="food_tasks_replay", simple_class_path="food_tasks.replay_model.ReplayModel")]

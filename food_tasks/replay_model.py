@@ -21,6 +21,7 @@ import json
 import math
 from pathlib import Path
 
+import torch
 from loguru import logger
 
 from lmms_eval.api.model import lmms
@@ -51,6 +52,13 @@ class ReplayModel(lmms):
                 # null or NaN (pandas writes missing outputs as NaN) is no answer, not the text "nan".
                 missing = text is None or (isinstance(text, float) and math.isnan(text))
                 self._answers[(row.get("task"), key)] = "" if missing else str(text)
+
+    @property
+    def device(self) -> torch.device:
+        # Under several processes the evaluator gathers per-rank request counts on `lm.device`
+        # (after giving the model an Accelerator); one process never asks.
+        accelerator = getattr(self, "accelerator", None)
+        return accelerator.device if accelerator is not None else torch.device("cpu")
 
     def _lookup(self, task: str, doc_id: int, doc: dict) -> str:
         key = tuple(str(doc_id) if k == "doc_id" else str(doc[k]) for k in self._keys)

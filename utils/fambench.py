@@ -12,6 +12,7 @@ from functools import partial
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.messages import build_messages
+from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
@@ -134,12 +135,12 @@ for _name, _table in (("task1", TASK1_METRICS), ("rank", RANK_METRICS), ("decisi
 
 
 def process_results_task1(doc, results):  # type: ignore[no-untyped-def]
-    record = fb_scoring.score_task1(doc, results[0])
+    record = fb_scoring.score_task1(doc, model_output(results))
     return dict.fromkeys(TASK1_METRICS, record)
 
 
 def _task2(table, doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(table, fb_scoring.score_task2(doc, results[0]))
+    return dict.fromkeys(table, fb_scoring.score_task2(doc, model_output(results)))
 
 
 process_results_rank = partial(_task2, RANK_METRICS)

@@ -12,6 +12,7 @@ from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.messages import build_messages
 from food_tasks.metrics import group_mean_official, group_mean_official_numpy  # noqa: F401  (group YAML hooks)
+from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -73,12 +74,12 @@ def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ig
 
 
 def process_results_mcq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc_scoring.score_mcq(doc, results[0])
+    record = wc_scoring.score_mcq(doc, model_output(results))
     return {"acc": record, "acc_official": record, "invalid_rate": record, "per_language": record}
 
 
 def process_results_oeq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc_scoring.score_oeq(doc, results[0])
+    record = wc_scoring.score_oeq(doc, model_output(results))
     names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
              "acc_dual_official", "bertscore_f1", "per_language", "per_language_bertscore")  # fmt: skip
     return dict.fromkeys(names, record)
@@ -86,7 +87,7 @@ def process_results_oeq(doc, results):  # type: ignore[no-untyped-def]
 
 def process_results_oeq_sample(doc, results):  # type: ignore[no-untyped-def]
     """Sample tasks skip BERTScore (its model is a 2 GB download)."""
-    record = wc_scoring.score_oeq(doc, results[0])
+    record = wc_scoring.score_oeq(doc, model_output(results))
     names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
              "acc_dual_official", "per_language")  # fmt: skip
     return dict.fromkeys(names, record)
