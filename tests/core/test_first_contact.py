@@ -1,0 +1,89 @@
+"""First contact (issue 8): the package from the clone root, a results table that fits a terminal,
+the replay model's input errors and output folder, the ``food-tasks`` help text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ITEMS, QUESTIONS, URL, run_lmms_eval, wc_kb
+from food_tasks import results_table
+from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def build_30_language_mirror(root: Path) -> Path:
+    """The conftest items in all 30 WorldCuisines languages (English text everywhere), official layout."""
+    rows = []
+    for prompt_type, items in ITEMS.items():
+        task = "large_task2" if prompt_type == "2" else "large_task1"
+        for qa_id, food_id, prompt_id, options, gold in items:
+            for lang in LANGUAGES:
+                rows.append(wc_layout.wc_row(qa_id=qa_id, lang=lang, food_id=food_id, prompt_id=prompt_id, prompt_type=prompt_type,
+                                             question=QUESTIONS[prompt_type], options=options, answer_id=gold,
+                                             image_url=URL.format(food_id), task=task))  # fmt: skip
+    wc_layout.write_wc_vqa(root, rows)
+    wc_layout.write_wc_kb(root, wc_kb())
+    return root
+
+
+def test_source_tree_resolves_utils_and_yaml_tasks_from_the_clone_root():
+    """`python -m ...` from the clone root imports ./food_tasks; its sub-packages must resolve to utils/ and yaml_tasks/."""
+    code = "import food_tasks.utils.fambench as m, food_tasks.yaml_tasks as y, food_tasks.registration as r; print(m.__file__, r.task_dir())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert out.stdout.split() == [str(REPO / "utils" / "fambench.py"), str(REPO / "yaml_tasks")], out.stderr
+
+
+# --- results table (issue 8.2) ---------------------------------------------------------------------------------
+
+
+def test_table_note_keeps_scalars_and_summarises_breakdowns():
+    assert results_table.note(37.5) == 37.5 and results_table.note(0) == 0 and results_table.note("N/A") == "N/A"
+    assert results_table.note({"en": 1.0, "zh_cn": 2.0}) == "see JSON (2 keys)"
+    assert results_table.note([1, 2, 3]) == "see JSON (3 items)"
+
+
+def test_compact_touches_only_our_rows_and_never_the_input():
+    per_lang = {lang: {"acc": 50.0} for lang in LANGUAGES}
+    results = {"results": {"ours": {"alias": "Ours", "acc,none": 50.0, "per_language,none": per_lang},
+                           "theirs": {"alias": "Theirs", "detail,none": {"a": 1}}}, "n-shot": {}}  # fmt: skip
+    out = results_table.compact(results, "results", {"ours"})
+    assert out["results"]["ours"] == {"alias": "Ours", "acc,none": 50.0, "per_language,none": "see JSON (30 keys)"}
+    assert out["results"]["theirs"] == {"alias": "Theirs", "detail,none": {"a": 1}}
+    assert results["results"]["ours"]["per_language,none"] is per_lang and "alias" in results["results"]["ours"]
+    assert results_table.compact({"results": {}}, "groups", {"ours"}) == {"results": {}}
+
+
+def test_lmms_eval_table_function_is_still_what_the_hook_wraps():
+    import inspect
+
+    import lmms_eval.models  # noqa: F401  (loads our entry point, which installs the hook)
+    import lmms_eval.utils
+
+    assert getattr(lmms_eval.utils.make_table, "_food_tasks_table_hook", False)
+    params = list(inspect.signature(inspect.unwrap(lmms_eval.utils.make_table)).parameters)
+    assert params == ["result_dict", "column", "sort_results"], "lmms_eval.utils.make_table changed: update results_table"
+
+
+@pytest.mark.e2e
+def test_30_language_run_prints_a_table_that_fits_a_terminal(tmp_path):
+    root = build_30_language_mirror(tmp_path / "mirror")
+    responses = tmp_path / "r.jsonl"
+    responses.write_text('{"lang": "en", "response": "1"}\n')
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=lang,default=2",
+                                      "--tasks", "worldcuisines_mcq"], tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root)})  # fmt: skip
+    assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
+    table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
+    assert len(table) > 20 and max(map(len, table)) <= 120, "\n".join(table)
+    assert sum("see JSON (30 keys)" in line for line in table) == 4  # per_language of the 4 subtasks
+    # The breakdowns stay in the results JSON. Subtask 1a: gold 1 (qa 400) and 3 (qa 401); English answers
+    # "1" (1 of 2 right), every other language the default "2" (0 of 2).
+    per_lang = results["results"]["worldcuisines_mcq_1a_nocontext"]["per_language,none"]
+    assert set(per_lang) == set(LANGUAGES)
+    assert per_lang["en"] == {"n": 2, "acc": 50.0, "acc_official": 50.0, "invalid_rate": 0.0}
+    assert per_lang["sc"] == {"n": 2, "acc": 0.0, "acc_official": 0.0, "invalid_rate": 0.0}
