@@ -95,14 +95,16 @@ def our_names() -> frozenset[str]:
 def lmms_eval_plugin() -> list:
     """Entry point of the ``lmms_eval.models`` group.
 
-    Installs the task-path hook and the table hook, and returns the model manifests we contribute:
+    Installs the task-path, table and replay output-folder hooks, and returns the model manifests we contribute:
     ``food_tasks_replay``, a model that answers from a predictions file (for
     re-scoring published outputs and for deterministic end-to-end tests).
     """
     from lmms_eval.models.registry_v2 import ModelManifest
 
+    from food_tasks.replay_model import MODEL_ID, install_output_name_hook
     from food_tasks.results_table import install_table_hook
 
     install_task_path_hook()
     install_table_hook(our_names)
-    return [ModelManifest(model_id="food_tasks_replay", simple_class_path="food_tasks.replay_model.ReplayModel")]
+    install_output_name_hook()
+    return [ModelManifest(model_id=MODEL_ID, simple_class_path="food_tasks.replay_model.ReplayModel")]
