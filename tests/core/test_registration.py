@@ -158,6 +158,8 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)  # gold 1 for one of 3 items
 
+    assert "food_tasks/yaml_tasks/replay_example.jsonl" in names  # the documented food_tasks_replay example
+
     # From the clone root (issue 8.1): `python -m` puts the cwd first on sys.path, so the source folder
     # ./food_tasks is imported instead of the wheel; it must resolve food_tasks.utils / .yaml_tasks itself.
     where = subprocess.run([python, "-c", "import food_tasks.utils.worldcuisines as m, food_tasks.yaml_tasks as y; print(m.__file__, y.__file__)"],
