@@ -39,6 +39,14 @@ def test_source_tree_resolves_utils_and_yaml_tasks_from_the_clone_root():
     assert out.stdout.split() == [str(REPO / "utils" / "fambench.py"), str(REPO / "yaml_tasks")], out.stderr
 
 
+
+def test_ci_runs_both_readme_commands_verbatim_from_the_clone_root():
+    readme = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    commands = [readme[i + 2].strip() for i, line in enumerate(readme) if line.startswith(("**Run the embedded default**", "**Run the tests**"))]
+    assert [c.split(" && ")[-1] for c in commands] == [".venv/bin/food-tasks demo", ".venv/bin/python -m pytest"]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert 'cd "$(dirname "$0")/.."' in ci and [line for line in ci if line in commands] == commands  # in the README's order
+
 # --- results table (issue 8.2) ---------------------------------------------------------------------------------
 
 
