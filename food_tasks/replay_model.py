@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from pathlib import Path
 
 from loguru import logger
@@ -73,7 +74,7 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
             if not seen_content and stripped.startswith("["):
                 raise _fail(path, "is a JSON array, not JSON Lines; convert it with "
                                   'python -c "import json,sys; [print(json.dumps(r, ensure_ascii=False)) for r in json.load(open(sys.argv[1]))]" '
-                                  f"{path} > {path.with_suffix('.jsonl')}")  # fmt: skip
+                                  f"{shlex.quote(str(path))} > {shlex.quote(str(path.with_suffix('.jsonl')))}")  # fmt: skip
             seen_content = True
             try:
                 row = json.loads(stripped)
