@@ -8,6 +8,52 @@ The package has three parts, all under the single import name ``food_tasks``:
   benchmark, referenced from YAML as ``!function food_tasks.utils.<bench>.<fn>``;
 * ``food_tasks.yaml_tasks`` (``yaml_tasks/`` in the repository): the task
   directory that lmms-eval indexes.
+
+In an installed wheel the two sub-packages sit inside this folder. In a clone
+they are the top-level folders ``utils/`` and ``yaml_tasks/``; when this module
+is imported from a clone (``python -m lmms_eval`` or ``food-tasks demo`` run
+from the repository root put the current directory first on ``sys.path``, so
+``./food_tasks`` is found before any installed copy), :class:`_SourceTreeFinder`
+maps those two names to the top-level folders, so the source tree is the whole
+package whatever the install kind (wheel, editable or none).
 """
 
+from __future__ import annotations
+
+import importlib.abc as _abc
+import importlib.util as _util
+import sys as _sys
+from pathlib import Path as _Path
+
 __version__ = "0.1.0"
+
+_SUBPACKAGES = ("utils", "yaml_tasks")
+
+
+class _SourceTreeFinder(_abc.MetaPathFinder):
+    """Resolve ``food_tasks.utils`` and ``food_tasks.yaml_tasks`` to a clone's top-level folders."""
+
+    def __init__(self, root: _Path) -> None:
+        self.root = root
+
+    def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
+        package, _, name = fullname.partition(".")
+        if package != __name__ or name not in _SUBPACKAGES:
+            return None
+        folder = self.root / name
+        return _util.spec_from_file_location(fullname, folder / "__init__.py", submodule_search_locations=[str(folder)])
+
+
+def _map_source_tree() -> None:
+    here = _Path(__file__).resolve().parent
+    root = here.parent
+    if all((here / name).is_dir() for name in _SUBPACKAGES):
+        return  # installed layout: nothing to map
+    if not (root / "pyproject.toml").is_file() or not all((root / name / "__init__.py").is_file() for name in _SUBPACKAGES):
+        return
+    if not any(isinstance(f, _SourceTreeFinder) and f.root == root for f in _sys.meta_path):
+        # Appended: the import system's own finders (and an editable install's, which maps the same folders) go first.
+        _sys.meta_path.append(_SourceTreeFinder(root))
+
+
+_map_source_tree()

@@ -1,4 +1,4 @@
-"""The ``food-tasks`` command.
+"""food-tasks: food-domain vision-language benchmarks for lmms-eval.
 
     food-tasks path     print the installed task directory (for --include_path)
     food-tasks list     our tasks and groups: benchmark, size, data source

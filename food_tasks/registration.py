@@ -9,7 +9,12 @@ it does read early is the ``lmms_eval.models`` entry-point group: every
 task directory is indexed after lmms-eval's own, which therefore keeps priority
 on any name clash: we never shadow a built-in task.
 
-Set ``FOOD_TASKS_AUTOREGISTER=0`` to disable the hook (then pass
+The same entry point wraps lmms-eval's results table so that the breakdowns
+of our tasks (``per_language`` ...) are printed as a short note instead of a
+row hundreds of characters wide (:mod:`food_tasks.results_table`); the
+results JSON keeps them.
+
+Set ``FOOD_TASKS_AUTOREGISTER=0`` to disable the task-path hook (then pass
 ``--include_path "$(food-tasks path)"`` yourself).
 """
 
@@ -95,15 +100,27 @@ def _warn_about_backend() -> None:
         logger.debug(f"food-tasks: backend check skipped: {exc}")
 
 
+def our_names() -> frozenset[str]:
+    """Names of the tasks and groups we ship (read from our YAML without executing hooks)."""
+    from food_tasks.cli import _yaml_names
+
+    return frozenset(name for name, _, _ in _yaml_names())
+
+
 def lmms_eval_plugin() -> list:
     """Entry point of the ``lmms_eval.models`` group.
 
-    Installs the task-path hook and returns the model manifests we contribute:
+    Installs the task-path, table and replay output-folder hooks, and returns the model manifests we contribute:
     ``food_tasks_replay``, a model that answers from a predictions file (for
     re-scoring published outputs and for deterministic end-to-end tests).
     """
     from lmms_eval.models.registry_v2 import ModelManifest
 
+    from food_tasks.replay_model import MODEL_ID, install_output_name_hook
+    from food_tasks.results_table import install_table_hook
+
     install_task_path_hook()
     _warn_about_backend()
-    return [ModelManifest(model_id="food_tasks_replay", simple_class_path="food_tasks.replay_model.ReplayModel")]
+    install_table_hook(our_names)
+    install_output_name_hook()
+    return [ModelManifest(model_id=MODEL_ID, simple_class_path="food_tasks.replay_model.ReplayModel")]

@@ -13,12 +13,26 @@ answer), optionally ``task`` (restricts the line to one task), and the
 document fields named by ``keys`` (``+``-separated; default ``doc_id``, the
 document's position in its task). A document without a line
 gets ``default`` (empty string unless set) and is counted; the count is logged.
+A line that is not a JSON object with those fields stops the run with an error
+naming the file and line (a JSON array is refused with the one-line conversion).
+
+Results go to ``<output_path>/<model name>/`` like any model's: the name is
+``model_name`` when given (``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives
+``Qwen__Qwen2-VL-7B-Instruct``, lmms-eval's own rule), else
+``food_tasks_replay__<file stem>`` (:func:`install_output_name_hook`).
+
+Example: ``$(food-tasks path)/replay_example.jsonl`` holds predictions for the
+packaged sample task ``worldcuisines_mcq_sample`` keyed by ``qa_id+lang``::
+
+    {"qa_id": "400", "lang": "en", "response": "1"}
+    {"qa_id": "401", "lang": "en", "response": "The answer is 5."}
 """
 
 from __future__ import annotations
 
 import json
 import math
+import shlex
 from pathlib import Path
 
 import torch
@@ -27,31 +41,110 @@ from loguru import logger
 from lmms_eval.api.model import lmms
 
 
+JSONL_HELP = ('responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '
+              "(the document fields named by keys=, and the answer under 'response' or 'prediction')")
+MODEL_ID = "food_tasks_replay"
+
+
+def _fail(path: Path, message: str) -> ValueError:
+    return ValueError(f"food_tasks_replay: {path}: {message}. {JSONL_HELP}.")
+
+
+def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, str]:
+    """Read a predictions file into ``{(task or None, key values): answer text}``.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ValueError: the file is a JSON array, or a line is not valid JSON, not an object, or lacks the
+            answer or a key field; the message names the file and the line number (1-based, in the file).
+    """
+    path = Path(responses)
+    if not path.is_file():
+        raise FileNotFoundError(f"food_tasks_replay: responses file {path} does not exist. {JSONL_HELP}.")
+    answers: dict[tuple, str] = {}
+    seen_content = False
+    with path.open("rb") as fh:  # bytes, decoded line by line: a decoding error gets its exact line number
+        for number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as err:
+                raise _fail(path, f"line {number} is not UTF-8 text ({err.reason} at byte {err.start + 1} of the line)") from None
+            stripped = line.strip()
+            if not stripped:
+                continue
+            if not seen_content and stripped.startswith("["):
+                raise _fail(path, "is a JSON array, not JSON Lines; convert it with "
+                                  'python -c "import json,sys; [print(json.dumps(r, ensure_ascii=False)) for r in json.load(open(sys.argv[1]))]" '
+                                  f"{shlex.quote(str(path))} > {shlex.quote(str(path.with_suffix('.jsonl')))}")  # fmt: skip
+            seen_content = True
+            try:
+                row = json.loads(stripped)
+            except ValueError as err:
+                raise _fail(path, f"line {number} is not valid JSON ({getattr(err, 'msg', err)}, column {getattr(err, 'colno', '?')})") from None
+            if not isinstance(row, dict):
+                raise _fail(path, f"line {number} is a JSON {type(row).__name__}, not an object")
+            if "response" not in row and "prediction" not in row:
+                raise _fail(path, f"line {number} has no 'response' (or 'prediction') field")
+            missing_keys = [k for k in keys if k not in row]
+            if missing_keys:
+                raise _fail(path, f"line {number} lacks {', '.join(map(repr, missing_keys))}, named by keys={'+'.join(keys)}")
+            text = row["response"] if "response" in row else row["prediction"]
+            # null or NaN (pandas writes missing outputs as NaN) is no answer, not the text "nan".
+            missing = text is None or (isinstance(text, float) and math.isnan(text))
+            answers[(row.get("task"), tuple(str(row[k]) for k in keys))] = "" if missing else str(text)
+    return answers
+
+
+def replay_output_name(model_args: str) -> str:
+    """The results subfolder name lmms-eval should use for a replay run without ``model_name``."""
+    from lmms_eval.utils import simple_parse_args_string
+
+    responses = str(simple_parse_args_string(model_args or "").get("responses", ""))
+    stem = Path(responses).stem if responses else ""
+    return f"{MODEL_ID}/{stem}" if stem else MODEL_ID
+
+
+def install_output_name_hook() -> bool:
+    """Give replay runs the per-model results subfolder other models get (idempotent).
+
+    lmms-eval names the subfolder after ``pretrained=``/``model=``/``model_name=``... in ``--model_args``
+    (``GeneralConfigTracker._get_model_name``); a replay run has none of these, so its files would land in
+    ``--output_path`` itself. We wrap ``GeneralConfigTracker.log_experiment_args``: for ``food_tasks_replay``
+    with no such name, the name becomes ``food_tasks_replay/<stem of responses>`` (folder
+    ``food_tasks_replay__<stem>``). Other models are untouched.
+    """
+    import functools
+
+    from lmms_eval.loggers.evaluation_tracker import GeneralConfigTracker
+    from lmms_eval.utils import sanitize_model_name
+
+    original = getattr(GeneralConfigTracker, "log_experiment_args", None)
+    if original is None:
+        return False
+    if getattr(original, "_food_tasks_hook", False):
+        return True
+
+    @functools.wraps(original)
+    def log_experiment_args(self, model_source, model_args, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, model_source, model_args, *args, **kwargs)
+        if model_source == MODEL_ID and not getattr(self, "model_name", "") and isinstance(model_args, str):
+            self.model_name = replay_output_name(model_args)
+            self.model_name_sanitized = sanitize_model_name(self.model_name)
+
+    log_experiment_args._food_tasks_hook = True  # type: ignore[attr-defined]
+    GeneralConfigTracker.log_experiment_args = log_experiment_args
+    return True
+
+
 class ReplayModel(lmms):
     """Answer each document with the response recorded for it."""
 
-    def __init__(self, responses: str, keys: str = "doc_id", default: str = "", **kwargs) -> None:
+    def __init__(self, responses: str, keys: str = "doc_id", default: str = "", model_name: str = "", **kwargs) -> None:
         super().__init__()
         self._keys = tuple(k for k in str(keys).split("+") if k)
         self._default = str(default)
-        self._answers: dict[tuple, str] = {}
         self.missing = 0
-        path = Path(responses)
-        if not path.is_file():
-            raise FileNotFoundError(f"food_tasks_replay: responses file {path} does not exist")
-        with path.open(encoding="utf-8") as fh:
-            for number, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    text = row["response"] if "response" in row else row["prediction"]
-                    key = tuple(str(row[k]) for k in self._keys)
-                except (ValueError, KeyError) as err:
-                    raise ValueError(f"food_tasks_replay: {path}:{number}: need 'response' and fields {self._keys}: {err}") from err
-                # null or NaN (pandas writes missing outputs as NaN) is no answer, not the text "nan".
-                missing = text is None or (isinstance(text, float) and math.isnan(text))
-                self._answers[(row.get("task"), key)] = "" if missing else str(text)
+        self._answers = load_responses(responses, self._keys)
 
     @property
     def device(self) -> torch.device:

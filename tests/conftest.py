@@ -81,12 +81,15 @@ def _offline(monkeypatch, tmp_path_factory):
     monkeypatch.delenv("FOOD_TASKS_WORLDCUISINES_LANGS", raising=False)
 
 
-def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900):
-    """Run the real lmms-eval CLI offline; return (completed process, results dict or None, samples by task)."""
+def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900,
+                  cwd: Path | None = None):
+    """Run the real lmms-eval CLI offline; return (completed process, results dict or None, samples by task).
+
+    ``cwd`` defaults to a folder outside the repository; pass the repository root to run as a user in a clone does."""
     full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
     cmd = [python, "-m", "lmms_eval", *args, "--output_path", str(out_dir), "--log_samples"]
     # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed package.
-    proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=out_dir.parent)
+    proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=cwd or out_dir.parent)
     found = sorted(out_dir.rglob("*_results.json"))
     results = json.loads(found[-1].read_text()) if found else None
     samples = {}

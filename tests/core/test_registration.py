@@ -157,3 +157,15 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
                                       "--tasks", "worldcuisines_mcq_sample_1a_nocontext"], tmp_path / "out", python=python)  # fmt: skip
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)  # gold 1 for one of 3 items
+
+    assert "food_tasks/yaml_tasks/replay_example.jsonl" in names  # the documented food_tasks_replay example
+
+    # From the clone root (issue 8.1): `python -m` puts the cwd first on sys.path, so the source folder
+    # ./food_tasks is imported instead of the wheel; it must resolve food_tasks.utils / .yaml_tasks itself.
+    where = subprocess.run([python, "-c", "import food_tasks.utils.worldcuisines as m, food_tasks.yaml_tasks as y; print(m.__file__, y.__file__)"],
+                           capture_output=True, text=True, cwd=REPO)  # fmt: skip
+    assert where.stdout.split() == [str(REPO / "utils" / "worldcuisines.py"), str(REPO / "yaml_tasks" / "__init__.py")], where.stderr
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=lang,default=1",
+                                      "--tasks", "worldcuisines_mcq_sample_1a_nocontext"], tmp_path / "out_root", python=python, cwd=REPO)  # fmt: skip
+    assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)
