@@ -4,6 +4,7 @@
     food-tasks list     our tasks and groups: benchmark, size, data source
     food-tasks demo     run the packaged sample tasks on a tiny local model, offline
     food-tasks prefetch fambench   download a benchmark's data and third-party images into the cache
+    food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
 """
 
 from __future__ import annotations
@@ -133,6 +134,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    """One line per problem of each regional task YAML; exit status 1 when any."""
+    from food_tasks.regional import validate
+
+    failed = 0
+    for path in args.yaml:
+        problems = validate(path, check_images=not args.no_images)
+        for line in problems:
+            print(line)
+        print(f"{path}: {'OK' if not problems else f'{len(problems)} problem(s)'}", file=sys.stderr)
+        failed += bool(problems)
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="food-tasks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -147,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     prefetch.add_argument("--workers", type=int, default=16)
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
+    validate = sub.add_parser("validate", help="check regional task YAMLs and their data (see CONTRIBUTING.md)")
+    validate.add_argument("yaml", nargs="+", help="regional task YAML file(s)")
+    validate.add_argument("--no-images", action="store_true", help="skip opening every image")
+    validate.set_defaults(func=cmd_validate)
     args = parser.parse_args(argv)
     return args.func(args)
 
