@@ -210,3 +210,19 @@ def test_example_runs_end_to_end_with_include_path(tmp_path):
     assert open_["exact_match,none"] == pytest.approx(50.0)
     assert open_["parse_fail_rate,none"] == pytest.approx(100 / 6)
     assert len(samples["regional_example_mcq"]) == 6
+
+
+@pytest.mark.parametrize("task_type, chat", [("simple", False), ("chat", True)])
+def test_task_class_follows_the_model_kind(task_type, chat):
+    # lmms-eval builds `class:` tasks without saying whether the model is a chat model; the class must
+    # still give chat models message requests and simple models (text, visuals) requests.
+    from lmms_eval.api.task import ConfigurableMessagesTask
+    from lmms_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=str(EXAMPLE), include_defaults=False)
+    task = manager.load_task_or_group(["regional_example_mcq"], task_type=task_type)["regional_example_mcq"]
+    assert isinstance(task, regional.RegionalTask)
+    assert isinstance(task, ConfigurableMessagesTask) is chat
+    assert task.config.task == "regional_example_mcq" and len(task.test_docs()) == 6
+    images = task.doc_to_visual(task.test_docs()[0])
+    assert len(images) == 1 and images[0].size == (32, 32)
