@@ -5,6 +5,7 @@
     food-tasks demo     run the packaged sample tasks on a tiny local model, offline
     food-tasks prefetch fambench   download a benchmark's data and third-party images into the cache
     food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
+    food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
 """
 
 from __future__ import annotations
@@ -148,6 +149,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Render lmms-eval results (directories or results files) into ``-o`` as report.md/report.html."""
+    from food_tasks.report import ReportInputError, build_report
+
+    try:
+        made = build_report(args.results, args.output)
+    except ReportInputError as err:
+        print(f"food-tasks report: {err}", file=sys.stderr)
+        return 2
+    print(f"runs: {', '.join(made['runs'])}\nwrote {made['markdown']}, {made['html']} and {len(made['charts'])} chart(s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="food-tasks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -166,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     validate.add_argument("yaml", nargs="+", help="regional task YAML file(s)")
     validate.add_argument("--no-images", action="store_true", help="skip opening every image")
     validate.set_defaults(func=cmd_validate)
+    report = sub.add_parser("report", help="Markdown + HTML report of lmms-eval results, beside the papers' numbers")
+    report.add_argument("results", nargs="+", help="lmms-eval --output_path directories or *_results.json files")
+    report.add_argument("-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)")
+    report.set_defaults(func=cmd_report)
     args = parser.parse_args(argv)
     return args.func(args)
 
