@@ -468,6 +468,11 @@ def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list
     absent = [c for c in settings.columns_used if c not in columns]
     if absent:
         return [f"{data_name}: column '{c}' named in metadata.regional is not in the data (columns: {', '.join(sorted(columns))})" for c in absent]
+    try:
+        doc_text(settings, rows[0])
+    except (ValueError, IndexError) as err:  # RegionalConfigError is a ValueError naming the key itself
+        reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
+        return [f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"]
     return _row_problems(settings, rows, data_name, check_images)
 
 

@@ -174,6 +174,33 @@ def test_validate_schema_and_data_errors(tmp_path):
         "dishes.jsonl: column 'country' named in metadata.regional is not in the data "
         "(columns: answer, id, image, language, options, question, region)"]
     assert regional.validate(task / "nope.yaml") == [f"{task / 'nope.yaml'}: no such file"]
+    (task / "d.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {dish}"'))
+    assert regional.validate(task / "d.yaml") == [
+        f"{task / 'd.yaml'}: metadata.regional.prompt: {{dish}} is neither a data column nor question/options "
+        "(row 1; write literal braces as {{ }})"]
+    (task / "e.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {"'))
+    assert regional.validate(task / "e.yaml") == [
+        f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string (row 1; write literal braces as {{{{ }}}})"]
+
+
+def test_load_image_sources(tmp_path):
+    from PIL import Image
+
+    png = png_bytes((1, 2, 3), 10)
+    (tmp_path / "a.png").write_bytes(png)
+    assert regional.load_image("a.png", str(tmp_path)).size == (10, 10)
+    assert regional.load_image(str(tmp_path / "a.png"), "/elsewhere").size == (10, 10)
+    assert regional.load_image({"bytes": png, "path": None}, ".").mode == "RGB"
+    assert regional.load_image(Image.new("L", (4, 4)), ".").mode == "RGB"
+
+    class Store:
+        failures = {"https://x.org/b.png": "HTTP 404"}
+
+        def get(self, url):
+            return None
+
+    with pytest.raises(FileNotFoundError, match="image https://x.org/b.png: HTTP 404"):
+        regional.load_image("https://x.org/b.png", ".", Store())
 
 
 def test_validate_the_examples_cli(capsys):
@@ -182,20 +209,25 @@ def test_validate_the_examples_cli(capsys):
 
 
 @pytest.mark.e2e
-def test_example_runs_end_to_end_with_include_path(tmp_path):
+def test_example_runs_end_to_end_and_reports(tmp_path):
+    """The example through the lmms-eval CLI (--include_path, as a contributor runs it), next to two packaged
+    sample tasks, then `food-tasks report` on the real output directory."""
     from conftest import run_lmms_eval
 
-    preds = tmp_path / "preds.jsonl"
+    ids = [json.loads(line)["id"] for line in (EXAMPLE / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
     answers = {"sea-001": "A", "sea-002": "The answer is C.", "eas-001": "B", "eas-002": "麻婆豆腐",
                "waf-001": "I am not sure", "waf-002": "<think>hmm"}  # fmt: skip
     open_answers = {"sea-001": "Rendang.", "sea-002": "nasi", "eas-001": "Xiao long bao", "eas-002": "麻婆豆腐",
                     "waf-001": "It is jollof rice", "waf-002": ""}  # fmt: skip
-    lines = [{"task": "regional_example_mcq", "id": k, "response": v} for k, v in answers.items()]
-    lines += [{"task": "regional_example_open", "id": k, "response": v} for k, v in open_answers.items()]
+    # Documents keep the data file's order, so doc_id keys work for every task of the run.
+    lines = [{"task": "regional_example_mcq", "doc_id": i, "response": answers[k]} for i, k in enumerate(ids)]
+    lines += [{"task": "regional_example_open", "doc_id": i, "response": open_answers[k]} for i, k in enumerate(ids)]
+    preds = tmp_path / "preds.jsonl"
     preds.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    tasks = "regional_example_mcq,regional_example_open,worldcuisines_mcq_sample,fambench_task1_sample"
     proc, results, samples = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},keys=id", "--include_path", str(EXAMPLE),
-         "--tasks", "regional_example_mcq,regional_example_open"], tmp_path / "out")  # fmt: skip
+        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},default=1", "--include_path", str(EXAMPLE),
+         "--tasks", tasks], tmp_path / "out")  # fmt: skip
     assert results is not None, proc.stderr[-3000:]
     mcq = results["results"]["regional_example_mcq"]
     # correct: sea-001 (A), sea-002 (C), eas-002 (option text); unparsed: waf-001, waf-002 -> 3/6, 2/6
@@ -210,6 +242,16 @@ def test_example_runs_end_to_end_with_include_path(tmp_path):
     assert open_["exact_match,none"] == pytest.approx(50.0)
     assert open_["parse_fail_rate,none"] == pytest.approx(100 / 6)
     assert len(samples["regional_example_mcq"]) == 6
+    assert "worldcuisines_mcq_sample" in results["groups"] and "fambench_task1_sample" in results["results"]
+
+    assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## WorldCuisines (paper Table 7) — packaged sample" in md and "## FAM-Bench — packaged sample" in md
+    assert "| **food_tasks_replay (preds.jsonl)** | official |" in md
+    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 |" in md
+    charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
+    assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts
+    assert (tmp_path / "report" / "report.html").read_text(encoding="utf-8").count("<img") == len(charts)
 
 
 @pytest.mark.parametrize("task_type, chat", [("simple", False), ("chat", True)])
