@@ -62,6 +62,17 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
+class CurveSpec:
+    """A metric over a sequence of tasks (DiningBench accuracy by number of views): a table and a line chart."""
+
+    title: str
+    x_label: str
+    points: tuple[tuple[str, str], ...]  # (x value label, task template with {v})
+    metric: str
+    y_label: str = ""
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     name: str
     title: str
@@ -71,6 +82,7 @@ class BenchmarkSpec:
     headline: tuple[str, ...]  # column keys (first table, first mode) for the heat map
     breakdown: str | None = None  # "language" | "condition"
     notes: tuple[str, ...] = ()
+    curves: tuple[CurveSpec, ...] = ()
 
 
 def _wc_columns() -> tuple[Column, ...]:
@@ -343,6 +355,23 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: "Charts")
             blocks += _language_breakdown(present, suffix, charts)
         elif spec.breakdown == "condition":
             blocks += _condition_breakdown(present, suffix, charts)
+        for curve in spec.curves:
+            blocks += _curve_blocks(curve, present, suffix, charts)
+    return blocks
+
+
+def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: "Charts") -> list[Block]:
+    xs = [x for x, _ in curve.points]
+    series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
+    series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 1}
+    if not series:
+        return []
+    blocks: list[Block] = [("h", 3, curve.title)]
+    image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
+                         re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"))  # fmt: skip
+    if image:
+        blocks.append(("img", image, curve.title))
+    blocks.append(("table", [curve.x_label] + list(series), [[x] + [_fmt(series[k][i], 2) for k in series] for i, x in enumerate(xs)]))
     return blocks
 
 
@@ -573,6 +602,22 @@ class Charts:
         ax.set_ylim(0, 100)
         ax.set_title(title, pad=24)
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=min(len(series), 3))
+        return self._save(fig, name)
+
+    def curve(self, series: Mapping[str, Sequence[Any]], xs: Sequence[str], title: str, x_label: str, y_label: str,
+              name: str) -> str | None:  # fmt: skip
+        """One line per run over ordered x values (missing points are gaps)."""
+        if self.plt is None or not series:
+            return None
+        fig, ax = self.plt.subplots(figsize=(6, 3.6))
+        for label, ys in series.items():
+            ax.plot(range(len(xs)), [y if isinstance(y, (int, float)) else float("nan") for y in ys], marker="o", label=label)
+        ax.set_xticks(range(len(xs)), xs)
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
         return self._save(fig, name)
 
     def heatmap(self, rows: Sequence[str], cols: Sequence[str], matrix: Sequence[Sequence[Any]], name: str) -> str | None:

@@ -167,3 +167,31 @@ def test_reference_data_is_consistent():
         ref = t1[(row["model"], row["mode"])]
         assert (row["values"]["t1_ti"], row["values"]["t2_ti"]) == (ref["t1_acc"], ref["t2_acc"])
     assert len(fb["tables"]["table1"]["rows"]) == 20 and len(wc["tables"]["large"]["rows"]) == 8
+
+
+def test_a_new_benchmark_is_one_registry_entry(tmp_path, monkeypatch):
+    # What a DiningBench-like entry looks like: a main table, a reference file, a views curve.
+    spec = report.BenchmarkSpec(
+        name="toybench", title="ToyBench", prefixes=("toybench_",), variants=(("full", "", "main"),),
+        tables=(report.TableSpec("Main", "{variant}", (
+            report.Column("cls", "Class ACC", (report.Source("toybench_cls{v}", "acc", "acc_official"),), 4),
+            report.Column("inv", "Unparsed", (report.Source("toybench_cls{v}", "invalid_rate"),), rate=True))),),
+        headline=("cls",),
+        curves=(report.CurveSpec("Accuracy by number of views", "views",
+                                 (("1", "toybench_cls{v}"), ("2", "toybench_cls{v}_v2"), ("4", "toybench_cls{v}_v4")), "acc"),),
+    )  # fmt: skip
+    monkeypatch.setattr(report, "REGISTRY", report.REGISTRY + (spec,))
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "toybench.json").write_text(json.dumps({"tables": {"main": {"source": "Toy paper Table 2", "rows": [
+        {"model": "GPT-4o", "values": {"cls": 0.6526}}]}}}))  # fmt: skip
+    monkeypatch.setattr(report, "DATA_DIR", data_dir)
+    tasks = {"toybench_cls": {"acc": 0.61, "acc_official": 0.6, "invalid_rate": 0.01}, "toybench_cls_v2": {"acc": 0.65},
+             "toybench_cls_v4": {"acc": 0.7}}  # fmt: skip
+    write_results(tmp_path / "r" / "x_results.json", "pretrained=toy/model", tasks)
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    md = made["markdown"].read_text()
+    assert "| **toy/model** | official | 0.6000 | 0.01 |\n| **toy/model** | robust | 0.6100 | 0.01 |\n| GPT-4o | paper | 0.6526 | – |" in md
+    assert "Reference rows (*paper*): Toy paper Table 2." in md
+    assert "| views | toy/model |\n|---|---|\n| 1 | 0.61 |\n| 2 | 0.65 |\n| 4 | 0.70 |" in md
+    assert [p.name for p in made["charts"]] == ["toybench_cls_acc_curve.png"]
