@@ -291,7 +291,7 @@ def _fmt(value: Any, decimals: int) -> str:
     if value is None:
         return MISSING
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return html.escape(str(value))
+        return str(value)
     if isinstance(value, float) and math.isnan(value):
         return "NaN"
     return f"{value:.{decimals}f}"
@@ -387,7 +387,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
                     continue
                 tasks = {t for _, t in values if t}
                 mark = " ⚠" if tasks & flagged else ""
-                cells = [f"**{html.escape(run.label)}**{mark}"] + ([mode[0]] if multi_mode else [])
+                cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else [])
                 cells.append("official" if official else "robust")
                 cells += [_fmt(v, c.decimals) for c, (v, _) in zip(table.columns, values)]
                 rows.append(cells)
@@ -399,7 +399,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     if ref_table:
         for row in ref_table["rows"]:
             mode_label = next((m[0] for m in table.modes if m[2] == row.get("mode")), row.get("mode") or "")
-            cells = [html.escape(row["model"]) + (" *" if row.get("note") else "")] + ([mode_label] if multi_mode else [])
+            cells = [row["model"] + (" *" if row.get("note") else "")] + ([mode_label] if multi_mode else [])
             cells.append("paper")
             cells += [_fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
             rows.append(cells)
@@ -676,8 +676,9 @@ _INLINE = [(re.compile(r"\*\*(.+?)\*\*"), r"<b>\1</b>"), (re.compile(r"`([^`]+)`
            (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<i>\1</i>")]  # fmt: skip
 
 
-def _inline(text: str, escape: bool = True) -> str:
-    text = html.escape(text, quote=False) if escape else text
+def _inline(text: str) -> str:
+    """Escapes, then renders the few Markdown marks the report writes (**bold**, `code`, *italic*)."""
+    text = html.escape(text, quote=False)
     for pattern, repl in _INLINE:
         text = pattern.sub(repl, text)
     return text
@@ -685,7 +686,7 @@ def _inline(text: str, escape: bool = True) -> str:
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     head = "".join(f"<th>{_inline(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{_inline(str(c), escape=False)}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

@@ -195,3 +195,12 @@ def test_a_new_benchmark_is_one_registry_entry(tmp_path, monkeypatch):
     assert "Reference rows (*paper*): Toy paper Table 2." in md
     assert "| views | toy/model |\n|---|---|\n| 1 | 0.61 |\n| 2 | 0.65 |\n| 4 | 0.70 |" in md
     assert [p.name for p in made["charts"]] == ["toybench_cls_acc_curve.png"]
+
+
+def test_html_escapes_labels_and_values(tmp_path):
+    write_results(tmp_path / "r" / "x_results.json", "pretrained=<b>evil|model</b>",
+                  {"regional_x": {"acc": 1.0, "acc_by_region": {"<i>r</i>": 2.0}}})
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    page, md = made["html"].read_text(), made["markdown"].read_text()
+    assert "<b>evil" not in page and "&lt;b&gt;evil|model&lt;/b&gt;" in page and "&lt;i&gt;r&lt;/i&gt;" in page
+    assert "| `acc` | 1.00 |" in md and "<b>evil\\|model</b>" in md  # a pipe in a label does not split the row
