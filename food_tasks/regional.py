@@ -489,6 +489,7 @@ def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: 
 def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_images: bool) -> list[str]:
     problems: list[str] = []
     seen: dict[str, int] = {}
+    opened: dict[str, str | None] = {}  # image reference -> problem (each distinct file or URL opened once)
     store = None
     for number, row in enumerate(rows, start=1):
         rid = cell_text(row.get(settings.id)) if settings.id else ""
@@ -524,10 +525,19 @@ def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_im
             if not refs:
                 problems.append(f"{at}, column '{settings.image}': no image")
             for ref in refs if check_images else ():
-                try:
-                    if isinstance(ref, str) and ref.startswith(("http://", "https://")):
-                        store = store or _url_store()
-                    load_image(ref, settings.base_dir, store)
-                except Exception as err:  # noqa: BLE001  (any unreadable image is one problem line)
-                    problems.append(f"{at}, column '{settings.image}': {err}")
+                key = ref if isinstance(ref, str) else None
+                if key is None or key not in opened:
+                    problem = None
+                    try:
+                        if isinstance(ref, str) and ref.startswith(("http://", "https://")):
+                            store = store or _url_store()
+                        load_image(ref, settings.base_dir, store)
+                    except Exception as err:  # noqa: BLE001  (any unreadable image is one problem line)
+                        problem = str(err)
+                    if key is not None:
+                        opened[key] = problem
+                else:
+                    problem = opened[key]
+                if problem:
+                    problems.append(f"{at}, column '{settings.image}': {problem}")
     return problems
