@@ -330,8 +330,11 @@ def requested_task_type() -> str:
 def _bind(config: dict) -> dict:
     """The task config with our hooks, metric list and defaults filled in from ``metadata.regional``."""
     config = {k: v for k, v in config.items() if k != "class"}
-    settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
     task = config.get("task", "?")
+    try:
+        settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
+    except RegionalConfigError as err:
+        raise RegionalConfigError(f"{err} (task {task}; check the YAML with `food-tasks validate <task yaml>`)") from None
 
     def visual(doc):  # type: ignore[no-untyped-def]
         try:

@@ -127,6 +127,9 @@ def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     with pytest.raises(RuntimeError, match=r"t: row 9: image nope.png: no file .*nope.png \(paths are relative to the data file\)"):
         bound["doc_to_visual"](doc("9", image="nope.png"))
     assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region"]
+    with pytest.raises(regional.RegionalConfigError, match=r"format: 'quiz' is not one of mcq, open \(task t; check the YAML "
+                       r"with `food-tasks validate <task yaml>`\)"):
+        regional._bind({**config, "metadata": {"regional": {**MCQ, "format": "quiz"}}})
 
 
 def _broken_task(tmp_path: Path) -> Path:
