@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from food_tasks import metrics
 from food_tasks.messages import build_messages
@@ -73,7 +75,7 @@ class Settings:
     columns_used: tuple[str, ...] = field(default=())
 
     @classmethod
-    def from_metadata(cls, metadata: Any, base_dir: str | os.PathLike = ".") -> "Settings":
+    def from_metadata(cls, metadata: Any, base_dir: str | os.PathLike = ".") -> Settings:
         """Checks ``metadata.regional``; raises :class:`RegionalConfigError` listing every problem."""
         problems = settings_problems(metadata)
         if problems:
@@ -141,7 +143,7 @@ def data_base_dir(dataset_kwargs: Any) -> str:
 
 def cell_text(value: Any) -> str:
     """A data cell as text (``None`` and NaN are empty)."""
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return str(value)
 
@@ -240,15 +242,12 @@ def load_image(ref: Any, base_dir: str, store: Any = None):  # type: ignore[no-u
         return image.convert("RGB")
 
 
-_URL_STORE: list = []
-
-
+@lru_cache(maxsize=1)
 def _url_store():  # type: ignore[no-untyped-def]
+    """One image store per process: URLs are fetched once into the shared cache."""
     from food_tasks import remote
 
-    if not _URL_STORE:
-        _URL_STORE.append(remote.default_image_store())
-    return _URL_STORE[0]
+    return remote.default_image_store()
 
 
 # --------------------------------------------------------------------------- scoring
@@ -370,9 +369,8 @@ def _make_task_classes():  # type: ignore[no-untyped-def]
         """lmms-eval task class of a regional YAML (``class: !function food_tasks.regional.RegionalTask``)."""
 
         def __new__(cls, config=None, **kwargs):  # type: ignore[no-untyped-def]
-            if cls is RegionalTask and requested_task_type() == "chat":
-                cls = RegionalChatTask
-            return super().__new__(cls)
+            chosen = RegionalChatTask if cls is RegionalTask and requested_task_type() == "chat" else cls
+            return super().__new__(chosen)
 
         def __init__(self, config=None, **kwargs):  # type: ignore[no-untyped-def]
             super().__init__(config=_bind(dict(config or {})), **kwargs)

@@ -19,9 +19,10 @@ import html
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent / "report_data"
 FILTER = "none"
@@ -105,12 +106,12 @@ REGISTRY: tuple[BenchmarkSpec, ...] = (
         title="WorldCuisines (paper Table 7)",
         prefixes=("worldcuisines_",),
         variants=(("test_large", "", "large"), ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
-                  ("HF test_small", "_small", None), ("packaged sample", "_sample", None)),  # fmt: skip
+                  ("HF test_small", "_small", None), ("packaged sample", "_sample", None)),
         tables=(TableSpec("Accuracy (%)", "{variant}", _wc_columns()),),
         headline=("avg_mcq", "avg_oeq"),
         breakdown="language",
-        notes=("OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: compare "
-               "them with the *official* rows.",),  # fmt: skip
+        notes=(("OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: "
+                "compare them with the *official* rows."),),
     ),
     BenchmarkSpec(
         name="fambench",
@@ -149,10 +150,10 @@ REGISTRY: tuple[BenchmarkSpec, ...] = (
         ),
         headline=("t1_acc", "t2_acc", "ctc"),
         breakdown="condition",
-        notes=("Accuracies in %, F1/MRR/CTC in [0, 1]. Robust T2 MRR counts unparsed rankings as 0 over all questions "
-               "(the paper's definition); the official code divides by parsed rows only. The paper's Macro F1 may be "
-               "the code's per-row mean (official row) or a per-condition mean (`rationale_macro_f1_by_condition` in "
-               "the results JSON).",),  # fmt: skip
+        notes=(("Accuracies in %, F1/MRR/CTC in [0, 1]. Robust T2 MRR counts unparsed rankings as 0 over all "
+                "questions (the paper's definition); the official code divides by parsed rows only. The paper's Macro "
+                "F1 may be the code's per-row mean (official row) or a per-condition mean "
+                "(`rationale_macro_f1_by_condition` in the results JSON)."),),
     ),
 )
 
@@ -333,7 +334,7 @@ def _tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
 Block = tuple  # ("h", level, text) | ("p", text) | ("table", header, rows) | ("img", path, alt) | ("warn", text)
 
 
-def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: "Charts") -> list[Block]:
+def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
     blocks: list[Block] = []
     ref = reference_data(spec.name)
     for variant_label, suffix, ref_key in spec.variants:
@@ -360,7 +361,7 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: "Charts")
     return blocks
 
 
-def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: "Charts") -> list[Block]:
+def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
     xs = [x for x, _ in curve.points]
     series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
     series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 1}
@@ -415,7 +416,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
 WC_SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
 
 
-def _language_breakdown(runs: Sequence[Run], suffix: str, charts: "Charts") -> list[Block]:
+def _language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
     blocks: list[Block] = []
     for kind, metric, label in (("mcq", "acc", "MCQ accuracy"), ("oeq", "acc_multi", "OEQ accuracy (multi-reference)")):
         per_run: dict[str, dict[str, float]] = {}
@@ -453,7 +454,7 @@ def _language_breakdown(runs: Sequence[Run], suffix: str, charts: "Charts") -> l
     return blocks
 
 
-def _condition_breakdown(runs: Sequence[Run], suffix: str, charts: "Charts") -> list[Block]:
+def _condition_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
     blocks: list[Block] = []
     for mode_label, msuffix, _ in FB_MODES:
         series: dict[str, dict[str, float]] = {}
@@ -476,7 +477,7 @@ def _condition_breakdown(runs: Sequence[Run], suffix: str, charts: "Charts") -> 
     return blocks
 
 
-def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: "Charts") -> list[Block]:
+def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
     """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers."""
     blocks: list[Block] = []
     for task in tasks:
@@ -504,7 +505,7 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: "Charts") 
     return blocks
 
 
-def heatmap_blocks(runs: Sequence[Run], charts: "Charts", others: Sequence[str] = ()) -> list[Block]:
+def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = ()) -> list[Block]:
     """Models x benchmark headline numbers (robust scorer), when several runs are given; other tasks
     contribute their ``acc``."""
     if len(runs) < 2:
@@ -731,9 +732,9 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, 
     blocks: list[Block] = [("h", 1, "food-tasks report")]
     intro = ["Runs:"] + [f"- **{r.label}**: " + ", ".join(f"`{p}`" for p in r.paths) for r in runs]
     blocks.append(("p", "\n".join(intro)))
-    blocks.append(("p", "*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: our "
-                        "parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside the "
-                        "scores count outputs that could not be parsed and inputs whose images were missing."))  # fmt: skip
+    blocks.append(("p", ("*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
+                         "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
+                         "the scores count outputs that could not be parsed and inputs whose images were missing.")))
     if charts.plt is None:
         blocks.append(("warn", "matplotlib is not installed: no charts (pip install 'food-tasks[report]')."))
     # Tasks no registry entry claims; groups (no config of their own) are left out.

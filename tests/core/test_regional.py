@@ -16,7 +16,7 @@ from food_tasks.mirror import png_bytes
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "regional"
 sys.path.insert(0, str(EXAMPLE))
-import build_example  # noqa: E402
+import build_example
 
 MCQ = {"format": "mcq", "id": "id", "image": "image", "question": "question", "options": "options",
        "answer": "answer", "slices": ["region"]}  # fmt: skip
@@ -174,13 +174,13 @@ def test_validate_schema_and_data_errors(tmp_path):
         f"{task / 'b.yaml'}: dataset_kwargs.data_files: {task / 'nowhere.jsonl'} does not exist (paths are relative to the YAML)"]
     (task / "c.yaml").write_text(text.replace("slices: [region, language]", "slices: [country]"))
     assert regional.validate(task / "c.yaml") == [
-        "dishes.jsonl: column 'country' named in metadata.regional is not in the data "
-        "(columns: answer, id, image, language, options, question, region)"]
+        ("dishes.jsonl: column 'country' named in metadata.regional is not in the data "
+         "(columns: answer, id, image, language, options, question, region)")]
     assert regional.validate(task / "nope.yaml") == [f"{task / 'nope.yaml'}: no such file"]
     (task / "d.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {dish}"'))
     assert regional.validate(task / "d.yaml") == [
-        f"{task / 'd.yaml'}: metadata.regional.prompt: {{dish}} is neither a data column nor question/options "
-        "(row 1; write literal braces as {{ }})"]
+        (f"{task / 'd.yaml'}: metadata.regional.prompt: {{dish}} is neither a data column nor question/options "
+         "(row 1; write literal braces as {{ }})")]
     (task / "e.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {"'))
     assert regional.validate(task / "e.yaml") == [
         f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string (row 1; write literal braces as {{{{ }}}})"]
@@ -197,7 +197,8 @@ def test_load_image_sources(tmp_path):
     assert regional.load_image(Image.new("L", (4, 4)), ".").mode == "RGB"
 
     class Store:
-        failures = {"https://x.org/b.png": "HTTP 404"}
+        def __init__(self):
+            self.failures = {"https://x.org/b.png": "HTTP 404"}
 
         def get(self, url):
             return None
