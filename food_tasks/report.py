@@ -107,7 +107,12 @@ REGISTRY: tuple[BenchmarkSpec, ...] = (
         prefixes=("worldcuisines_",),
         variants=(("test_large", "", "large"), ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
                   ("HF test_small", "_small", None), ("packaged sample", "_sample", None)),
-        tables=(TableSpec("Accuracy (%)", "{variant}", _wc_columns()),),
+        tables=(TableSpec("Accuracy (%)", "{variant}", _wc_columns()),
+                TableSpec("OEQ BERTScore F1 x100 (paper Table 8)", "bertscore_{variant}", tuple(
+                    Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),)) for key, label, task in (
+                        ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"), ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
+                        ("1c", "1c", "worldcuisines_oeq{v}_1c_adversarial"), ("2", "2", "worldcuisines_oeq{v}_2_location"),
+                        ("avg", "Average", "worldcuisines_oeq{v}"))))),
         headline=("avg_mcq", "avg_oeq"),
         breakdown="language",
         notes=(("OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: "
@@ -382,16 +387,14 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     rows = []
     for run in runs:
         for mode in table.modes:
-            for official in (True, False):
-                values = [_cell(run, c, suffix, mode, official) for c in table.columns]
+            pair = [[_cell(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
+            same = [v for v, _ in pair[0]] == [v for v, _ in pair[1]]
+            for scorer, values in ((("official = robust", pair[0]),) if same else (("official", pair[0]), ("robust", pair[1]))):
                 if not any(v is not None for v, _ in values):
                     continue
-                tasks = {t for _, t in values if t}
-                mark = " ⚠" if tasks & flagged else ""
-                cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else [])
-                cells.append("official" if official else "robust")
-                cells += [_fmt(v, c.decimals) for c, (v, _) in zip(table.columns, values)]
-                rows.append(cells)
+                mark = " ⚠" if {t for _, t in values if t} & flagged else ""
+                cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
+                rows.append(cells + [_fmt(v, c.decimals) for c, (v, _) in zip(table.columns, values)])
     if not rows:
         return []
     ref_table = None

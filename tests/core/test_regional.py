@@ -251,7 +251,7 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "## WorldCuisines (paper Table 7) — packaged sample" in md and "## FAM-Bench — packaged sample" in md
-    assert "| **food_tasks_replay (preds.jsonl)** | official |" in md
+    assert "| **food_tasks_replay (preds.jsonl)** | official" in md
     assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 |" in md
     charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
     assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts

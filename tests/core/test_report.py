@@ -46,9 +46,10 @@ def wc_tasks(base: float) -> tuple[dict, dict]:
                  for lang, d in (("en", 5.0), ("zh_cn", 0.0), ("yo", -5.0))}  # fmt: skip
         tasks[f"worldcuisines_mcq_{sub}"] = {"acc": acc, "acc_official": acc - 0.5, "invalid_rate": 1.0, "per_language": langs}
         oeq_langs = {lang: {"n": 500, "acc_multi": acc / 4 + d} for lang, d in (("en", 2.0), ("zh_cn", 0.0), ("yo", -2.0))}
-        tasks[f"worldcuisines_oeq_{sub}"] = {"acc_multi": acc / 4, "acc_multi_official": acc / 4, "per_language": oeq_langs}
+        tasks[f"worldcuisines_oeq_{sub}"] = {"acc_multi": acc / 4, "acc_multi_official": acc / 4, "per_language": oeq_langs,
+                                             "bertscore_f1": 80.0 + i}  # fmt: skip
     groups = {"worldcuisines_mcq": {"acc": base + 1.5, "acc_official": base + 1.0, "invalid_rate": 1.0},
-              "worldcuisines_oeq": {"acc_multi": (base + 1.5) / 4, "acc_multi_official": (base + 1.5) / 4}}  # fmt: skip
+              "worldcuisines_oeq": {"acc_multi": (base + 1.5) / 4, "acc_multi_official": (base + 1.5) / 4, "bertscore_f1": 81.5}}  # fmt: skip
     return tasks, groups
 
 
@@ -96,6 +97,9 @@ def test_report_tables_reference_rows_and_flags(two_runs, tmp_path):
     assert "| Qwen2-VL-7B-Instruct | paper | 61.48 | 6.76 | 67.85 | 10.36 | 53.52 | 6.12 | 55.90 | 21.03 | 59.69 | 11.07 | – |" in md
     assert "| Gemini 1.5 Flash * | paper | 77.05 | 12.81 |" in md and "single-reference" in md
     assert "Paper Table 7 (test_large, 60k" in md
+    # BERTScore has one definition: one row per run, then the paper's Table 8.
+    assert ("| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | official = robust | 80.00 | 81.00 | 82.00 | 83.00 | 81.50 |\n"
+            "| Qwen2-VL-2B-Instruct | paper | 82.95 | 83.10 | 82.81 | 84.51 | 83.34 |") in md  # fmt: skip
     # Different task version and decoding: flagged, and the runs carry the mark.
     assert "Not comparable" in md
     assert ("- task version differs (Qwen/Qwen2-VL-2B-Instruct: 2.0; Qwen/Qwen2-VL-7B-Instruct: 1.0) in "
@@ -155,12 +159,15 @@ def test_reference_data_is_consistent():
     # Transcription checks: WorldCuisines averages are the means of the four subtasks (rounded cells, 0.01);
     # FAM-Bench Table 2's T+I columns repeat Table 1.
     wc = report.reference_data("worldcuisines")
-    for table in wc["tables"].values():
-        for row in table["rows"]:
+    for key in ("large", "smallref"):
+        for row in wc["tables"][key]["rows"]:
             v = row["values"]
             for kind in ("mcq", "oeq"):
                 mean = sum(v[f"{s}_{kind}"] for s in ("1a", "1b", "1c", "2")) / 4
                 assert abs(mean - v[f"avg_{kind}"]) <= 0.011, (row["model"], kind)
+    for row in wc["tables"]["bertscore_large"]["rows"]:
+        v = row["values"]
+        assert abs(sum(v[s] for s in ("1a", "1b", "1c", "2")) / 4 - v["avg"]) <= 0.011, row["model"]
     fb = report.reference_data("fambench")
     t1 = {(r["model"].split("-Instruct")[0].split("-IT")[0], r["mode"]): r["values"] for r in fb["tables"]["table1"]["rows"]}
     for row in fb["tables"]["table2"]["rows"]:
