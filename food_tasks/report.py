@@ -186,6 +186,7 @@ class Run:
     paths: list[Path]
     metrics: dict[str, dict[str, Any]]  # task or group -> {metric: value}
     fingerprints: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> comparability settings
+    partial: dict[str, tuple[int, int]] = field(default_factory=dict)  # task -> (effective, original) documents
 
     def value(self, task: str, metric: str) -> Any:
         return self.metrics.get(task, {}).get(metric)
@@ -257,12 +258,17 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
                 clean = {k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k}
                 metrics.setdefault(task, {}).update(clean)
         tasks = {t for t in metrics if t in (data.get("configs") or {})}
-        run = Run(_model_label(data), [path], metrics, {t: _fingerprint(data, t) for t in tasks})
+        counts = data.get("n-samples") or {}
+        partial = {t: (int(c["effective"]), int(c["original"])) for t, c in counts.items()
+                   if isinstance(c, dict) and c.get("effective") is not None and c.get("original") is not None
+                   and int(c["effective"]) < int(c["original"])}  # fmt: skip
+        run = Run(_model_label(data), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial)
         same = next((r for r in runs if r.label == run.label and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
             same.metrics.update(run.metrics)
             same.fingerprints.update(run.fingerprints)
+            same.partial.update(run.partial)
             continue
         taken = sum(r.label == run.label or r.label.startswith(run.label + " #") for r in runs)
         if taken:
@@ -349,10 +355,14 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         blocks.append(("h", 2, f"{spec.title} — {variant_label}"))
         tasks = set().union(*(_tasks_of(spec, r, suffix) for r in present))
         problems = comparability_problems(present, tasks)
-        flagged = _flagged_tasks(problems)
+        partial = [f"{r.label} evaluated {e} of {o} documents of `{t}` (--limit or missing data)"
+                   for r in present for t, (e, o) in sorted(r.partial.items()) if t in tasks]  # fmt: skip
+        flagged = _flagged_tasks(problems) | {t for r in present for t in r.partial if t in tasks}
         if problems:
             blocks.append(("warn", "Not comparable: these runs used different settings, so their numbers are not "
                                    "comparable side by side:\n" + "\n".join(f"- {p}" for p in problems)))  # fmt: skip
+        if partial:
+            blocks.append(("warn", "Partial runs, not comparable with the paper:\n" + "\n".join(f"- {p}" for p in partial)))
         for note in spec.notes:
             blocks.append(("p", note))
         for table in spec.tables:

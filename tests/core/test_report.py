@@ -23,7 +23,7 @@ def _metrics(values: dict) -> dict:
 
 
 def write_results(path: Path, model_args: str, tasks: dict, groups: dict | None = None, versions: dict | None = None,
-                  generation: dict | None = None) -> Path:  # fmt: skip
+                  generation: dict | None = None, limit: dict | None = None) -> Path:  # fmt: skip
     """A results file in lmms-eval 0.7.3's layout (only the keys the report reads)."""
     data = {
         "results": {t: _metrics(v) for t, v in {**tasks, **(groups or {})}.items()},
@@ -32,6 +32,7 @@ def write_results(path: Path, model_args: str, tasks: dict, groups: dict | None 
         "versions": {t: (versions or {}).get(t, 1.0) for t in tasks},
         "config": {"model": "vllm", "model_args": model_args},
         "model_name": "", "date": "20260101_000000", "system_instruction_sha": None, "chat_template_sha": None,
+        "n-samples": {t: {"original": 100, "effective": (limit or {}).get(t, 100)} for t in tasks},
     }  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data))
@@ -82,7 +83,8 @@ def make_runs(tmp_path: Path) -> Path:
                   {"regional_example_mcq": {"acc": 50.0, "parse_fail_rate": 10.0, "acc_by_region": {"EA": 40.0, "WA": 60.0}}})
     wc2, wc2_groups = wc_tasks(40.0)
     write_results(root / "qwen2b" / "c_results.json", "model=Qwen/Qwen2-VL-2B-Instruct", {**wc2, **fb_tasks(60.0)}, wc2_groups,
-                  versions={"worldcuisines_mcq_1a_nocontext": 2.0}, generation={"max_new_tokens": 512})  # fmt: skip
+                  versions={"worldcuisines_mcq_1a_nocontext": 2.0}, generation={"max_new_tokens": 512},
+                  limit={"fambench_task1_ki": 40})  # fmt: skip
     return root
 
 
@@ -112,6 +114,8 @@ def test_report_tables_reference_rows_and_flags(two_runs, tmp_path):
     assert ("| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | baseline | official | 70.00 | 0.1073 | 0.1046 | – | – | 0.9096 | 2.00 | 3 | 2 |") in md
     assert ("| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | cot | robust | 71.00 | 0.1100 | 0.1200 | 31.30 | 0.5617 | 0.9000 | 2.00 | 3 | 2 |") in md
     assert "| GPT-5.4 | cot+ki | paper | 82.40 | 0.2614 | 0.2666 | 37.40 | 0.6258 | 0.9227 | – | – | – |" in md
+    assert ("Partial runs, not comparable with the paper:\n> - Qwen/Qwen2-VL-2B-Instruct evaluated 40 of 100 documents "
+            "of `fambench_task1_ki` (--limit or missing data)") in md  # fmt: skip
     # Breakdowns: per-language table with unparsed rate, per-condition table; regional task generically.
     assert "| en | 65.00 | 66.00 | 67.00 | 68.00 | 66.50 | 6.00 |" in md
     assert "| type 2 diabetes | 60.00 (100) | 70.00 (100) |" in md
