@@ -536,6 +536,8 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
         if any(isinstance(r.value(task, "acc"), (int, float)) for r in runs):
             columns.append((f"{task}: acc", Column("acc", "acc", (Source(task, "acc"),)), "", ("", "", "")))
     matrix = [[_cell(r, c, suffix, mode, False)[0] for _, c, suffix, mode in columns] for r in runs]
+    used = [j for j in range(len(columns)) if any(row[j] is not None for row in matrix)]  # e.g. no group average run
+    columns, matrix = [columns[j] for j in used], [[row[j] for j in used] for row in matrix]
     keep = [i for i, row in enumerate(matrix) if any(v is not None for v in row)]
     runs, matrix = [runs[i] for i in keep], [matrix[i] for i in keep]
     if len(runs) < 2 or not columns:
