@@ -87,7 +87,10 @@ class Settings:
             options = tuple(str(o) for o in options)
         labels = tuple(str(x) for x in block.get("labels") or DEFAULT_LABELS)
         slices = tuple(str(s) for s in block.get("slices") or ())
-        prompt = block.get("prompt") or (MCQ_PROMPT if fmt == "mcq" else OPEN_PROMPT)
+        default = MCQ_PROMPT if fmt == "mcq" else OPEN_PROMPT
+        if fmt == "mcq" and all(label.isdigit() for label in labels):
+            default = default.replace("option's letter", "option's number")
+        prompt = block.get("prompt") or default
         used = [block["question"], block["answer"], *(c for c in (block.get("id"), block.get("image")) if c)]
         used += list(options) if isinstance(options, tuple) else ([options] if options else [])
         return cls(format=fmt, question=str(block["question"]), answer=str(block["answer"]), id=block.get("id"),

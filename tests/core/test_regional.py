@@ -75,6 +75,9 @@ def test_prompt_is_built_from_the_template():
         "Which dish?\nA. Rendang\nB. Pho\nC. Laksa\nAnswer with the option's letter from the given choices directly.")
     custom = settings(prompt="[{region}] {question}\n{options}", option_format="({label}) {option}")
     assert regional.doc_text(custom, doc()) == "[SEA] Which dish?\n(A) Rendang\n(B) Pho\n(C) Laksa"
+    numbered = settings(labels=[1, 2, 3])
+    assert regional.doc_text(numbered, doc()).endswith("3. Laksa\nAnswer with the option's number from the given choices directly.")
+    assert regional.score(numbered, doc(answer=2), "Answer: 2")["correct"] is True  # an integer answer cell is label "2"
     with pytest.raises(regional.RegionalConfigError, match="{country} is neither a data column"):
         regional.doc_text(settings(prompt="{question} {country}"), doc())
 
