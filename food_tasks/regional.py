@@ -260,16 +260,22 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object) -> dict[st
     """One record per document: correct / parsed flags plus the slice values."""
     record: dict[str, Any] = {"id": cell_text(doc.get(settings.id)) if settings.id else None,
                               "slices": {s: cell_text(doc.get(s)) for s in settings.slices}}  # fmt: skip
+    where = f"row {record['id']}" if settings.id else "a row"
     if settings.format == "mcq":
         options = doc_options(settings, doc)
         labels = settings.labels[: len(options)]
         pred = extract_choice(output, labels, options=options)
         gold = gold_index(settings, doc)
+        if gold is None:  # bad data is an error, never a silent zero
+            raise RegionalConfigError(f"{where}: answer {cell_text(doc.get(settings.answer))!r} is neither a label nor the "
+                                      f"text of one option; run `food-tasks validate` on the task YAML")  # fmt: skip
         record.update(parsed=pred is not None, correct=pred is not None and pred == gold,
                       pred=labels[pred] if pred is not None else None)  # fmt: skip
         return record
     text = strip_reasoning(output)
     golds = [option_key(normalize_chars(g)) for g in gold_answers(settings, doc)]
+    if not any(golds):
+        raise RegionalConfigError(f"{where}: empty answer; run `food-tasks validate` on the task YAML")
     out = option_key(normalize_chars(text)) if text else ""
     record.update(parsed=bool(out), exact=bool(out) and out in golds,
                   correct=bool(out) and any(g and g in out for g in golds))  # fmt: skip

@@ -62,6 +62,8 @@ def test_gold_index_label_or_text_and_option_columns():
     assert regional.gold_index(s, doc(answer="b")) == 1
     assert regional.gold_index(s, doc(answer="Laksa")) == 2
     assert regional.gold_index(s, doc(answer="D")) is None  # only three options: D is no label
+    with pytest.raises(regional.RegionalConfigError, match="row 7: answer 'D' is neither a label nor the text of one option"):
+        regional.score(s, doc("7", answer="D"), "A")
     cols = settings(options=["opt_a", "opt_b", "opt_c"])
     row = {"opt_a": "x", "opt_b": "y", "opt_c": None, "answer": "B"}
     assert regional.doc_options(cols, row) == ["x", "y"]  # an empty option column is no option
@@ -101,6 +103,8 @@ def test_open_scoring_contains_and_exact():
     assert (record["exact"], record["correct"]) == (False, True)
     assert regional.score(s, row, "")["parsed"] is False
     assert regional.score(s, row, None)["parsed"] is False
+    with pytest.raises(regional.RegionalConfigError, match="a row: empty answer"):
+        regional.score(s, {"question": "q", "answer": " "}, "rice")
 
 
 def test_aggregations_hand_computed():
