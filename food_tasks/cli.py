@@ -4,6 +4,8 @@
     food-tasks list     our tasks and groups: benchmark, size, data source
     food-tasks demo     run the packaged sample tasks on a tiny local model, offline
     food-tasks prefetch fambench   download a benchmark's data and third-party images into the cache
+    food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
+    food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
 """
 
 from __future__ import annotations
@@ -133,6 +135,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    """One line per problem of each regional task YAML; exit status 1 when any."""
+    from food_tasks.regional import validate
+
+    failed = 0
+    for path in args.yaml:
+        problems = validate(path, check_images=not args.no_images)
+        for line in problems:
+            print(line)
+        print(f"{path}: {'OK' if not problems else f'{len(problems)} problem(s)'}", file=sys.stderr)
+        failed += bool(problems)
+    return 1 if failed else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Render lmms-eval results (directories or results files) into ``-o`` as report.md/report.html."""
+    from food_tasks.report import ReportInputError, build_report
+
+    try:
+        made = build_report(args.results, args.output)
+    except ReportInputError as err:
+        print(f"food-tasks report: {err}", file=sys.stderr)
+        return 2
+    print(f"runs: {', '.join(made['runs'])}\nwrote {made['markdown']}, {made['html']} and {len(made['charts'])} chart(s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="food-tasks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -147,6 +176,14 @@ def main(argv: list[str] | None = None) -> int:
     prefetch.add_argument("--workers", type=int, default=16)
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
+    validate = sub.add_parser("validate", help="check regional task YAMLs and their data (see CONTRIBUTING.md)")
+    validate.add_argument("yaml", nargs="+", help="regional task YAML file(s)")
+    validate.add_argument("--no-images", action="store_true", help="skip opening every image")
+    validate.set_defaults(func=cmd_validate)
+    report = sub.add_parser("report", help="Markdown + HTML report of lmms-eval results, beside the papers' numbers")
+    report.add_argument("results", nargs="+", help="lmms-eval --output_path directories or *_results.json files")
+    report.add_argument("-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)")
+    report.set_defaults(func=cmd_report)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -23,6 +23,7 @@ __all__ = [
     "extract_choice",
     "last_match",
     "normalize_chars",
+    "option_key",
     "strip_reasoning",
 ]
 
@@ -245,6 +246,11 @@ def _label_set(labels: Sequence[str], numbers: bool) -> _LabelSet:
 def _option_key(text: str) -> str:
     """Casefolded text without punctuation, whitespace or control characters."""
     return "".join(ch for ch in text.casefold() if not unicodedata.category(ch).startswith(("P", "Z", "Cc")))
+
+
+def option_key(text: str) -> str:
+    """Comparison key of an answer text: casefolded, without punctuation, whitespace or control characters."""
+    return _option_key(text)
 
 
 def match_option_text(text: str, options: Sequence[str]) -> int | None:

@@ -1,0 +1,553 @@
+"""Regional food tasks from one YAML file and one data file, without Python.
+
+A contributor's YAML is an ordinary lmms-eval task file whose ``class`` is :class:`RegionalTask` and
+whose ``metadata.regional`` block says what the columns mean (see CONTRIBUTING.md)::
+
+    task: regional_example_mcq
+    class: !function food_tasks.regional.RegionalTask
+    dataset_path: json                 # json | csv | parquet (local file) or a hub dataset id
+    dataset_kwargs:
+      data_files: {test: dishes.jsonl}   # relative to the YAML (lmms-eval resolves it)
+    test_split: test
+    metadata:
+      version: 1.0
+      regional:
+        format: mcq                    # mcq | open
+        id: id
+        image: image                   # path relative to the data file, absolute path, URL or hub Image
+        question: question
+        options: options               # a list column, or a list of column names [opt_a, opt_b, ...]
+        answer: answer                 # an option label (B) or the exact text of one option
+        slices: [region, language]     # per-slice accuracy tables
+
+lmms-eval hooks receive no task configuration (``process_docs`` and ``process_results`` see only the
+data), so the settings are bound to the hooks here, in the task class, from the YAML's own config.
+Scoring reuses the core: :func:`food_tasks.parsing.extract_choice` (MCQ), :func:`text_key` matching
+(open-ended), :mod:`food_tasks.metrics` reducers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
+from pathlib import Path
+from typing import Any
+
+from food_tasks import metrics
+from food_tasks.messages import build_messages
+from food_tasks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
+
+FORMATS = ("mcq", "open")
+DEFAULT_LABELS = tuple("ABCDEFGHIJ")
+MCQ_PROMPT = "{question}\n{options}\nAnswer with the option's letter from the given choices directly."
+OPEN_PROMPT = "{question}\nAnswer the question using a single word or phrase."
+OPTION_LINE = "{label}. {option}"
+SETTING_KEYS = {"format", "id", "image", "question", "options", "answer", "labels", "slices", "prompt",
+                "option_format", "system"}  # fmt: skip
+DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
+
+
+class RegionalConfigError(ValueError):
+    """A regional task YAML is malformed; the message names the key and what to write."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The ``metadata.regional`` block of a regional task YAML, checked."""
+
+    format: str
+    question: str
+    answer: str
+    id: str | None = None
+    image: str | None = None
+    options: str | tuple[str, ...] | None = None
+    labels: tuple[str, ...] = DEFAULT_LABELS
+    slices: tuple[str, ...] = ()
+    prompt: str = ""
+    option_format: str = OPTION_LINE
+    system: str | None = None
+    base_dir: str = "."  # directory of the local data file: relative image paths start there
+    columns_used: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_metadata(cls, metadata: Any, base_dir: str | os.PathLike = ".") -> Settings:
+        """Checks ``metadata.regional``; raises :class:`RegionalConfigError` listing every problem."""
+        problems = settings_problems(metadata)
+        if problems:
+            raise RegionalConfigError("food-tasks regional task: " + "; ".join(problems))
+        block = dict(metadata["regional"])
+        fmt = block["format"]
+        options = block.get("options")
+        if isinstance(options, list):
+            options = tuple(str(o) for o in options)
+        labels = tuple(str(x) for x in block.get("labels") or DEFAULT_LABELS)
+        slices = tuple(str(s) for s in block.get("slices") or ())
+        default = MCQ_PROMPT if fmt == "mcq" else OPEN_PROMPT
+        if fmt == "mcq" and all(label.isdigit() for label in labels):
+            default = default.replace("option's letter", "option's number")
+        prompt = block.get("prompt") or default
+        used = [block["question"], block["answer"], *(c for c in (block.get("id"), block.get("image")) if c)]
+        used += list(options) if isinstance(options, tuple) else ([options] if options else [])
+        return cls(format=fmt, question=str(block["question"]), answer=str(block["answer"]), id=block.get("id"),
+                   image=block.get("image"), options=options, labels=labels, slices=slices, prompt=prompt,
+                   option_format=block.get("option_format") or OPTION_LINE, system=block.get("system"),
+                   base_dir=str(base_dir), columns_used=tuple(dict.fromkeys([*used, *slices])))  # fmt: skip
+
+
+def settings_problems(metadata: Any) -> list[str]:
+    """Every problem of a ``metadata`` mapping's ``regional`` block, one short sentence each."""
+    if not isinstance(metadata, Mapping) or not isinstance(metadata.get("regional"), Mapping):
+        return ["metadata.regional is missing: add a `regional:` block under `metadata:` (see CONTRIBUTING.md)"]
+    block = metadata["regional"]
+    problems = [f"metadata.regional.{k}: unknown key (known: {', '.join(sorted(SETTING_KEYS))})" for k in block if k not in SETTING_KEYS]
+    fmt = block.get("format")
+    if fmt not in FORMATS:
+        problems.append(f"metadata.regional.format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    for key in ("question", "answer"):
+        if not isinstance(block.get(key), str) or not block.get(key):
+            problems.append(f"metadata.regional.{key}: name the data column holding the {key}")
+    options = block.get("options")
+    if fmt == "mcq":
+        if not (isinstance(options, str) and options) and not (isinstance(options, list) and len(options) >= 2 and all(isinstance(o, str) for o in options)):
+            problems.append("metadata.regional.options: name a list column, or list two or more option columns")
+        labels = block.get("labels")
+        if labels is not None and (not isinstance(labels, list) or len(set(map(str, labels))) != len(labels) or not labels):
+            problems.append("metadata.regional.labels: give a list of distinct labels, e.g. [A, B, C, D]")
+        n_labels = len(labels) if isinstance(labels, list) else len(DEFAULT_LABELS)
+        if isinstance(options, list) and n_labels < len(options):
+            problems.append(f"metadata.regional.labels: {n_labels} labels for {len(options)} option columns")
+    slices = block.get("slices")
+    if slices is not None and (not isinstance(slices, list) or not all(isinstance(s, str) for s in slices)):
+        problems.append("metadata.regional.slices: give a list of column names, e.g. [region, language]")
+    for key in ("id", "image", "prompt", "option_format", "system"):
+        if block.get(key) is not None and not isinstance(block[key], str):
+            problems.append(f"metadata.regional.{key}: must be a string")
+    prompt = block.get("prompt")
+    if isinstance(prompt, str) and "{question}" not in prompt:
+        problems.append("metadata.regional.prompt: must contain {question}")
+    return problems
+
+
+def data_base_dir(dataset_kwargs: Any) -> str:
+    """Directory of the task's first local data file (lmms-eval made ``data_files`` absolute)."""
+    files = (dataset_kwargs or {}).get("data_files") if isinstance(dataset_kwargs, Mapping) else None
+    while isinstance(files, (Mapping, list, tuple)) and files:
+        files = next(iter(files.values())) if isinstance(files, Mapping) else files[0]
+    return str(Path(files).parent) if isinstance(files, str) and os.path.isabs(files) else "."
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def cell_text(value: Any) -> str:
+    """A data cell as text (``None`` and NaN are empty)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
+
+
+def doc_options(settings: Settings, doc: Mapping[str, Any]) -> list[str]:
+    """The options of one row: a list column (a JSON list in CSV files), or the named option columns."""
+    if isinstance(settings.options, tuple):
+        return [cell_text(doc.get(c)) for c in settings.options if cell_text(doc.get(c)).strip()]
+    value = doc.get(settings.options) if settings.options else None
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    return [cell_text(v) for v in value] if isinstance(value, (list, tuple)) else []
+
+
+def gold_index(settings: Settings, doc: Mapping[str, Any]) -> int | None:
+    """Index of the correct option: the answer is a label (case-insensitive) or one option's exact text."""
+    answer = cell_text(doc.get(settings.answer)).strip()
+    options = doc_options(settings, doc)
+    labels = [lab.upper() for lab in settings.labels[: len(options)]]
+    if answer.upper() in labels:
+        return labels.index(answer.upper())
+    matches = [i for i, option in enumerate(options) if option.strip() == answer]
+    return matches[0] if len(matches) == 1 else None
+
+
+def gold_answers(settings: Settings, doc: Mapping[str, Any]) -> list[str]:
+    """Accepted open-ended answers: the answer cell, or each element when it is a list (or JSON list)."""
+    value = doc.get(settings.answer)
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return [cell_text(v) for v in values if cell_text(v).strip()]
+
+
+def doc_text(settings: Settings, doc: Mapping[str, Any]) -> str:
+    """The prompt: ``prompt`` with ``{question}``, ``{options}`` (one line per option) and any column."""
+    fields = {k: cell_text(v) for k, v in doc.items() if isinstance(v, (str, int, float)) or v is None}
+    fields["question"] = cell_text(doc.get(settings.question))
+    if settings.format == "mcq":
+        lines = [settings.option_format.format(label=lab, option=opt) for lab, opt in zip(settings.labels, doc_options(settings, doc))]
+        fields["options"] = "\n".join(lines)
+    return settings.prompt.format_map(_Missing(fields))
+
+
+class _Missing(dict):
+    def __missing__(self, key: str) -> str:
+        raise RegionalConfigError(f"metadata.regional.prompt: {{{key}}} is neither a data column nor question/options")
+
+
+def image_refs(settings: Settings, doc: Mapping[str, Any]) -> list[Any]:
+    """The row's image cell(s) as a list (a list column gives several images)."""
+    if not settings.image:
+        return []
+    value = doc.get(settings.image)
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return [v for v in values if v is not None and v != ""]
+
+
+def load_image(ref: Any, base_dir: str, store: Any = None):  # type: ignore[no-untyped-def]
+    """One image as RGB PIL: a PIL image, a hub Image dict, a URL, or a path (relative to ``base_dir``).
+
+    Raises:
+        FileNotFoundError / ValueError: with the reference and what to check.
+    """
+    from PIL import Image
+
+    if isinstance(ref, Image.Image):
+        return ref.convert("RGB")
+    if isinstance(ref, Mapping):
+        if ref.get("bytes"):
+            return Image.open(io.BytesIO(ref["bytes"])).convert("RGB")
+        ref = ref.get("path") or ""
+    ref = str(ref)
+    if ref.startswith(("http://", "https://")):
+        store = store or _url_store()
+        image = store.get(ref)
+        if image is None:
+            raise FileNotFoundError(f"image {ref}: {store.failures.get(ref, 'unavailable')}")
+        return image
+    path = Path(ref) if os.path.isabs(ref) else Path(base_dir) / ref
+    if not path.is_file():
+        raise FileNotFoundError(f"image {ref}: no file {path} (paths are relative to the data file)")
+    with Image.open(path) as image:
+        return image.convert("RGB")
+
+
+@lru_cache(maxsize=1)
+def _url_store():  # type: ignore[no-untyped-def]
+    """One image store per process: URLs are fetched once into the shared cache."""
+    from food_tasks import remote
+
+    return remote.default_image_store()
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def score(settings: Settings, doc: Mapping[str, Any], output: object) -> dict[str, Any]:
+    """One record per document: correct / parsed flags plus the slice values."""
+    record: dict[str, Any] = {"id": cell_text(doc.get(settings.id)) if settings.id else None,
+                              "slices": {s: cell_text(doc.get(s)) for s in settings.slices}}  # fmt: skip
+    where = f"row {record['id']}" if settings.id else "a row"
+    if settings.format == "mcq":
+        options = doc_options(settings, doc)
+        labels = settings.labels[: len(options)]
+        pred = extract_choice(output, labels, options=options)
+        gold = gold_index(settings, doc)
+        if gold is None:  # bad data is an error, never a silent zero
+            raise RegionalConfigError(f"{where}: answer {cell_text(doc.get(settings.answer))!r} is neither a label nor the "
+                                      f"text of one option; run `food-tasks validate` on the task YAML")  # fmt: skip
+        record.update(parsed=pred is not None, correct=pred is not None and pred == gold,
+                      pred=labels[pred] if pred is not None else None)  # fmt: skip
+        return record
+    text = strip_reasoning(output)
+    golds = [option_key(normalize_chars(g)) for g in gold_answers(settings, doc)]
+    if not any(golds):
+        raise RegionalConfigError(f"{where}: empty answer; run `food-tasks validate` on the task YAML")
+    out = option_key(normalize_chars(text)) if text else ""
+    record.update(parsed=bool(out), exact=bool(out) and out in golds,
+                  correct=bool(out) and any(g and g in out for g in golds))  # fmt: skip
+    return record
+
+
+def micro(field_name: str, records: Sequence[Mapping[str, Any]]) -> float:
+    """Percentage of documents whose ``field_name`` is true."""
+    return metrics.percent_true(records, field_name)
+
+
+def unparsed_rate(records: Sequence[Mapping[str, Any]]) -> float:
+    """Percentage of outputs that give no answer (unparseable MCQ letter, empty open answer)."""
+    return 100.0 - metrics.percent_true(records, "parsed") if records else 0.0
+
+
+def by_slice(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Accuracy (%) per value of one slice column, values sorted."""
+    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in records), "_slice")
+    return {value: metrics.percent_true(groups[value], "correct") for value in sorted(groups)}
+
+
+def metric_table(settings: Settings) -> dict[str, tuple[Any, bool]]:
+    """Metric name -> (aggregation, higher_is_better)."""
+    table: dict[str, tuple[Any, bool]] = {"acc": (partial(micro, "correct"), True)}
+    if settings.format == "open":
+        table["exact_match"] = (partial(micro, "exact"), True)
+    table["parse_fail_rate"] = (unparsed_rate, False)
+    for column in settings.slices:
+        table[f"acc_by_{column}"] = (partial(by_slice, column), True)
+    return table
+
+
+# --------------------------------------------------------------------------- task class
+
+
+def _task_bases():  # type: ignore[no-untyped-def]
+    from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
+
+    return ConfigurableTask, ConfigurableMessagesTask
+
+
+def requested_task_type() -> str:
+    """``"chat"`` or ``"simple"``: the kind of task object the TaskManager is building right now.
+
+    lmms-eval builds a ``class:`` task with ``cls(config=...)`` and does not pass the kind it chose
+    for the model (chat models need ``ConfigurableMessagesTask`` requests); it is a local of
+    ``TaskManager._load_individual_task_or_group`` up the stack. Defaults to ``"chat"``.
+    """
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_load_individual_task_or_group" and "task_type" in frame.f_locals:
+            return str(frame.f_locals["task_type"])
+        frame = frame.f_back
+    return "chat"
+
+
+def _bind(config: dict) -> dict:
+    """The task config with our hooks, metric list and defaults filled in from ``metadata.regional``."""
+    config = {k: v for k, v in config.items() if k != "class"}
+    task = config.get("task", "?")
+    try:
+        settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
+    except RegionalConfigError as err:
+        raise RegionalConfigError(f"{err} (task {task}; check the YAML with `food-tasks validate <task yaml>`)") from None
+
+    def visual(doc):  # type: ignore[no-untyped-def]
+        try:
+            return [load_image(ref, settings.base_dir) for ref in image_refs(settings, doc)]
+        except (OSError, ValueError) as err:
+            raise RuntimeError(f"{task}: row {cell_text(doc.get(settings.id)) if settings.id else '?'}: {err}") from err
+
+    def text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+        return doc_text(settings, doc)
+
+    def messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+        return build_messages(visual(doc), doc_text(settings, doc), system=settings.system)
+
+    table = metric_table(settings)
+
+    def process_results(doc, results):  # type: ignore[no-untyped-def]
+        return dict.fromkeys(table, score(settings, doc, results[0] if results else None))
+
+    config.setdefault("output_type", "generate_until")
+    config.setdefault("test_split", "test")
+    config.setdefault("generation_kwargs", dict(DEFAULT_GENERATION))
+    config.setdefault("reasoning_tags", "none")  # extract_choice strips reasoning itself (unterminated = unparsed)
+    config.update(doc_to_visual=visual, doc_to_text=text, doc_to_messages=messages, process_results=process_results,
+                  doc_to_target=settings.answer,
+                  metric_list=[{"metric": m, "aggregation": agg, "higher_is_better": hib} for m, (agg, hib) in table.items()])  # fmt: skip
+    return config
+
+
+def _make_task_classes():  # type: ignore[no-untyped-def]
+    base, chat_base = _task_bases()
+
+    class RegionalTask(base):  # type: ignore[misc, valid-type]
+        """lmms-eval task class of a regional YAML (``class: !function food_tasks.regional.RegionalTask``)."""
+
+        def __new__(cls, config=None, **kwargs):  # type: ignore[no-untyped-def]
+            chosen = RegionalChatTask if cls is RegionalTask and requested_task_type() == "chat" else cls
+            return super().__new__(chosen)
+
+        def __init__(self, config=None, **kwargs):  # type: ignore[no-untyped-def]
+            super().__init__(config=_bind(dict(config or {})), **kwargs)
+
+    class RegionalChatTask(RegionalTask, chat_base):  # type: ignore[misc, valid-type]
+        """The same task for chat models (requests carry ``doc_to_messages``)."""
+
+    return RegionalTask, RegionalChatTask
+
+
+def __getattr__(name: str):  # type: ignore[no-untyped-def]
+    # lmms-eval is imported only when the task class is asked for (the CLI and validate do not need it).
+    if name in ("RegionalTask", "RegionalChatTask"):
+        classes = dict(zip(("RegionalTask", "RegionalChatTask"), _make_task_classes()))
+        globals().update(classes)
+        return classes[name]
+    raise AttributeError(name)
+
+
+# --------------------------------------------------------------------------- validation
+
+LOCAL_BUILDERS = ("json", "csv", "parquet")
+TASK_CLASS = "food_tasks.regional.RegionalTask"
+
+
+def _read_yaml(path: Path) -> dict:
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!function", lambda loader, node: f"!function {loader.construct_scalar(node)}")
+    config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    if not isinstance(config, dict):
+        raise RegionalConfigError(f"{path}: not a YAML mapping")
+    return config
+
+
+def _local_files(config: dict, yaml_dir: Path) -> dict[str, list[Path]]:
+    files = (config.get("dataset_kwargs") or {}).get("data_files")
+    if isinstance(files, (str, list)):
+        files = {"train": files}
+    out: dict[str, list[Path]] = {}
+    for split, value in (files or {}).items():
+        values = value if isinstance(value, list) else [value]
+        out[str(split)] = [Path(v) if os.path.isabs(str(v)) else yaml_dir / str(v) for v in values]
+    return out
+
+
+def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list[str]:
+    """Checks a regional task YAML and its data before any model runs.
+
+    Returns:
+        One line per problem (``<file>: row <n> (id <id>), column '<c>': <what is wrong>``); empty when valid.
+    """
+    path = Path(yaml_path)
+    where = str(path)
+    if not path.is_file():
+        return [f"{where}: no such file"]
+    try:
+        config = _read_yaml(path)
+    except Exception as err:  # noqa: BLE001  (any YAML error is reported, not raised)
+        return [f"{where}: cannot read YAML: {err}"]
+    problems = []
+    if not isinstance(config.get("task"), str) or not config["task"]:
+        problems.append(f"{where}: task: give the task a name (lower_snake_case)")
+    if config.get("class") != f"!function {TASK_CLASS}":
+        problems.append(f"{where}: class: must be `!function {TASK_CLASS}`")
+    if not config.get("dataset_path"):
+        problems.append(f"{where}: dataset_path: json, csv, parquet or a Hugging Face dataset id")
+    problems += [f"{where}: {p}" for p in settings_problems(config.get("metadata"))]
+    if problems:
+        return problems
+    split = str(config.get("test_split") or "test")
+    builder = str(config["dataset_path"])
+    files = _local_files(config, path.parent)
+    base_dir = path.parent
+    if builder in LOCAL_BUILDERS:
+        if split not in files:
+            return [f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}"]
+        missing = [p for p in files[split] if not p.is_file()]
+        if missing:
+            return [f"{where}: dataset_kwargs.data_files: {p} does not exist (paths are relative to the YAML)" for p in missing]
+        base_dir = files[split][0].parent
+        data_name = ", ".join(p.name for p in files[split])
+    else:
+        data_name = builder
+    settings = Settings.from_metadata(config["metadata"], base_dir)
+    try:
+        rows = _load_rows(builder, config, files, split)
+    except Exception as err:  # noqa: BLE001
+        return [f"{where}: data unreachable ({data_name}, split {split!r}): {type(err).__name__}: {err}"]
+    if not rows:
+        return [f"{data_name}: no rows in split {split!r}"]
+    columns = set(rows[0])
+    absent = [c for c in settings.columns_used if c not in columns]
+    if absent:
+        return [f"{data_name}: column '{c}' named in metadata.regional is not in the data (columns: {', '.join(sorted(columns))})" for c in absent]
+    try:
+        doc_text(settings, rows[0])
+    except (ValueError, IndexError) as err:  # RegionalConfigError is a ValueError naming the key itself
+        reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
+        return [f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"]
+    return _row_problems(settings, rows, data_name, check_images)
+
+
+def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: str) -> list[dict]:
+    import datasets
+
+    kwargs = {k: v for k, v in (config.get("dataset_kwargs") or {}).items() if k != "data_files"}
+    if builder in LOCAL_BUILDERS:
+        kwargs["data_files"] = {split: [str(p) for p in files[split]]}
+    ds = datasets.load_dataset(builder, config.get("dataset_name"), split=split, **kwargs)
+    return [dict(row) for row in ds]
+
+
+def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_images: bool) -> list[str]:
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    opened: dict[str, str | None] = {}  # image reference -> problem (each distinct file or URL opened once)
+    store = None
+    for number, row in enumerate(rows, start=1):
+        rid = cell_text(row.get(settings.id)) if settings.id else ""
+        at = f"{data_name}: row {number}" + (f" (id {rid})" if rid else "")
+        if settings.id:
+            if not rid.strip():
+                problems.append(f"{at}, column '{settings.id}': empty id")
+            elif rid in seen:
+                problems.append(f"{at}, column '{settings.id}': duplicate id (first at row {seen[rid]})")
+            else:
+                seen[rid] = number
+        if not cell_text(row.get(settings.question)).strip():
+            problems.append(f"{at}, column '{settings.question}': empty question")
+        if settings.format == "mcq":
+            options = doc_options(settings, row)
+            column = settings.options if isinstance(settings.options, str) else "/".join(settings.options or ())
+            if len(options) < 2:
+                problems.append(f"{at}, column '{column}': {len(options)} option(s); need at least 2")
+            elif len(options) > len(settings.labels):
+                problems.append(f"{at}, column '{column}': {len(options)} options but only {len(settings.labels)} labels")
+            elif len({o.strip() for o in options}) != len(options):
+                problems.append(f"{at}, column '{column}': duplicate option texts")
+            elif gold_index(settings, row) is None:
+                labels = "/".join(settings.labels[: len(options)])
+                problems.append(f"{at}, column '{settings.answer}': answer {cell_text(row.get(settings.answer))!r} is neither a label ({labels}) nor the text of one option")
+        elif not gold_answers(settings, row):
+            problems.append(f"{at}, column '{settings.answer}': empty answer")
+        for column in settings.slices:
+            if not cell_text(row.get(column)).strip():
+                problems.append(f"{at}, column '{column}': empty slice value")
+        if settings.image:
+            refs = image_refs(settings, row)
+            if not refs:
+                problems.append(f"{at}, column '{settings.image}': no image")
+            for ref in refs if check_images else ():
+                key = ref if isinstance(ref, str) else None
+                if key is None or key not in opened:
+                    problem = None
+                    try:
+                        if isinstance(ref, str) and ref.startswith(("http://", "https://")):
+                            store = store or _url_store()
+                        load_image(ref, settings.base_dir, store)
+                    except Exception as err:  # noqa: BLE001  (any unreadable image is one problem line)
+                        problem = str(err)
+                    if key is not None:
+                        opened[key] = problem
+                else:
+                    problem = opened[key]
+                if problem:
+                    problems.append(f"{at}, column '{settings.image}': {problem}")
+    return problems

@@ -1,0 +1,765 @@
+"""``food-tasks report``: lmms-eval results files -> a Markdown and HTML report with charts.
+
+Each benchmark's main table is laid out like its paper's table: the user's runs (one row with the
+official-parity metrics, one with the robust metrics, and the parse-failure / missing-image rates
+beside them) above the published reference numbers, which are data files citing their source
+(``food_tasks/report_data/<benchmark>.json``). Breakdowns follow: per language for WorldCuisines
+(bar chart), per condition for FAM-Bench (radar chart like the paper's Figure 5). Several runs are
+shown side by side, with a models-by-benchmark heat map; runs whose task versions, generation
+settings, prompts or judge settings differ are flagged as not comparable.
+
+A benchmark is added with one :class:`BenchmarkSpec` entry in :data:`REGISTRY` (keyed by task-name
+prefix) and one reference data file. Tasks no entry claims (regional tasks, for example) get a
+generic table of their scalar metrics and a bar chart per dict metric (``acc_by_region``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).resolve().parent / "report_data"
+FILTER = "none"
+MISSING = "–"
+
+
+# --------------------------------------------------------------------------- table specifications
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a cell comes from: a task (template) and its robust and official metric names.
+
+    Templates may use ``{v}`` (variant suffix), ``{m}`` (mode suffix) and ``{mode}`` (mode name).
+    """
+
+    task: str
+    metric: str
+    official: str | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str  # key in the reference data
+    label: str
+    sources: tuple[Source, ...]
+    decimals: int = 2
+    rate: bool = False  # a failure rate or count shown beside the scores (lower is better)
+    scale: float = 1.0  # display factor (a fraction shown as a percentage: 100)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    title: str
+    reference: str | None  # table key in the benchmark's reference file ({variant} is replaced)
+    columns: tuple[Column, ...]
+    modes: tuple[tuple[str, str, str], ...] = (("", "", ""),)  # (label, suffix, name)
+
+
+@dataclass(frozen=True)
+class CurveSpec:
+    """A metric over a sequence of tasks (DiningBench accuracy by number of views): a table and a line chart."""
+
+    title: str
+    x_label: str
+    points: tuple[tuple[str, str], ...]  # (x value label, task template with {v})
+    metric: str
+    y_label: str = ""
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    name: str
+    title: str
+    prefixes: tuple[str, ...]
+    tables: tuple[TableSpec, ...]
+    variants: tuple[tuple[str, str, str | None], ...]  # (label, suffix, reference table key or None)
+    headline: tuple[str, ...]  # column keys (first table, first mode) for the heat map
+    breakdown: str | None = None  # "language" | "condition"
+    notes: tuple[str, ...] = ()
+    curves: tuple[CurveSpec, ...] = ()
+
+
+def _wc_columns() -> tuple[Column, ...]:
+    subtasks = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
+    cols = []
+    for short, sub in subtasks:
+        cols.append(Column(f"{short}_mcq", f"{short} MCQ", (Source(f"worldcuisines_mcq{{v}}_{sub}", "acc", "acc_official"),)))
+        cols.append(Column(f"{short}_oeq", f"{short} OEQ", (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),)))
+    cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{v}", "acc", "acc_official"),)))
+    cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{v}", "acc_multi", "acc_multi_official"),)))
+    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True))
+    return tuple(cols)
+
+
+FB_MODES = (("baseline", "", "baseline"), ("cot", "_cot", "cot"), ("ki", "_ki", "ki"), ("cot+ki", "_cot_ki", "cot_ki"))
+
+REGISTRY: tuple[BenchmarkSpec, ...] = (
+    BenchmarkSpec(
+        name="worldcuisines",
+        title="WorldCuisines (paper Table 7)",
+        prefixes=("worldcuisines_",),
+        variants=(("test_large", "", "large"), ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
+                  ("HF test_small", "_small", None), ("packaged sample", "_sample", None)),
+        tables=(TableSpec("Accuracy (%)", "{variant}", _wc_columns()),
+                TableSpec("OEQ BERTScore F1 x100 (paper Table 8)", "bertscore_{variant}", tuple(
+                    Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),)) for key, label, task in (
+                        ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"), ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
+                        ("1c", "1c", "worldcuisines_oeq{v}_1c_adversarial"), ("2", "2", "worldcuisines_oeq{v}_2_location"),
+                        ("avg", "Average", "worldcuisines_oeq{v}"))))),
+        headline=("avg_mcq", "avg_oeq"),
+        breakdown="language",
+        notes=(("OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: "
+                "compare them with the *official* rows."),),
+    ),
+    BenchmarkSpec(
+        name="fambench",
+        title="FAM-Bench",
+        prefixes=("fambench_",),
+        variants=(("full data", "", "table"), ("packaged sample", "_sample", None)),
+        tables=(
+            TableSpec("Paper Table 1 (text+image)", "table1", (
+                Column("t1_acc", "T1 Acc", (Source("fambench_task1{m}{v}", "decision_acc", "decision_acc_official"),)),
+                Column("t1_macro_f1", "T1 Macro F1", (Source("fambench_task1{m}{v}", "rationale_macro_f1", "rationale_macro_f1_official"),), 4),
+                Column("t1_micro_f1", "T1 Micro F1", (Source("fambench_task1{m}{v}", "rationale_micro_f1", "rationale_micro_f1_official"),), 4),
+                Column("t2_acc", "T2 Acc", (Source("fambench_task2{m}{v}", "top1_acc", "top1_acc_official"),
+                                            Source("fambench_task2_ctc_all{v}", "top1_acc_{mode}"),
+                                            Source("fambench_task2_ctc{m}{v}", "top1_acc"))),
+                Column("t2_mrr", "T2 MRR", (Source("fambench_task2{m}{v}", "mrr", "mrr_official"),
+                                            Source("fambench_task2_ctc_all{v}", "mrr_{mode}"),
+                                            Source("fambench_task2_ctc{m}{v}", "mrr")), 4),
+                Column("ctc", "CTC", (Source("fambench_task2_ctc_all{v}", "ctc_{mode}", "ctc_{mode}_official"),
+                                      Source("fambench_task2_ctc{m}{v}", "ctc", "ctc_official")), 4),
+                Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True, scale=100.0),
+                Column("t1_images_missing", "T1 images missing", (Source("fambench_task1{m}{v}", "image_missing"),), 0, rate=True),
+                Column("t2_images_missing", "T2 images missing", (Source("fambench_task2{m}{v}", "image_missing"),
+                                                                  Source("fambench_task2_ctc_all{v}", "image_missing"),
+                                                                  Source("fambench_task2_ctc{m}{v}", "image_missing")), 0, rate=True),
+            ), FB_MODES),
+            TableSpec("Paper Table 2 (decision accuracy %, input ablation)", "table2", (
+                Column("t1_ti", "T1 T+I", (Source("fambench_task1{m}{v}", "decision_acc", "decision_acc_official"),)),
+                Column("t1_t", "T1 T-only", (Source("fambench_task1_textonly{m}{v}", "decision_acc", "decision_acc_official"),)),
+                Column("t1_i", "T1 I-only", (Source("fambench_task1_imageonly{m}{v}", "decision_acc", "decision_acc_official"),)),
+                Column("t2_ti", "T2 T+I", (Source("fambench_task2{m}{v}", "top1_acc", "top1_acc_official"),
+                                           Source("fambench_task2_ctc_all{v}", "top1_acc_{mode}"),
+                                           Source("fambench_task2_ctc{m}{v}", "top1_acc"))),
+                Column("t2_t", "T2 T-only", (Source("fambench_task2_textonly{m}{v}", "top1_acc", "top1_acc_official"),)),
+                Column("t2_i", "T2 I-only", (Source("fambench_task2_imageonly{m}{v}", "top1_acc", "top1_acc_official"),)),
+            ), FB_MODES),
+        ),
+        headline=("t1_acc", "t2_acc", "ctc"),
+        breakdown="condition",
+        notes=(("Accuracies in %, F1/MRR/CTC in [0, 1]. Robust T2 MRR counts unparsed rankings as 0 over all "
+                "questions (the paper's definition); the official code divides by parsed rows only. The paper's Macro "
+                "F1 may be the code's per-row mean (official row) or a per-condition mean "
+                "(`rationale_macro_f1_by_condition` in the results JSON)."),),
+    ),
+)
+
+
+def spec_for(task: str) -> BenchmarkSpec | None:
+    """The registry entry whose prefix starts ``task`` (longest prefix wins)."""
+    matches = [(len(p), s) for s in REGISTRY for p in s.prefixes if task.startswith(p)]
+    return max(matches, key=lambda x: x[0])[1] if matches else None
+
+
+def reference_data(name: str) -> dict:
+    """The published numbers of one benchmark (``report_data/<name>.json``), ``{}`` when absent."""
+    path = DATA_DIR / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@dataclass
+class Run:
+    """One model's results (one or several results files of the same model, disjoint tasks)."""
+
+    label: str
+    paths: list[Path]
+    metrics: dict[str, dict[str, Any]]  # task or group -> {metric: value}
+    fingerprints: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> comparability settings
+    partial: dict[str, tuple[int, int]] = field(default_factory=dict)  # task -> (effective, original) documents
+
+    def value(self, task: str, metric: str) -> Any:
+        return self.metrics.get(task, {}).get(metric)
+
+
+class ReportInputError(ValueError):
+    """Bad report input; the message names the path and what to pass."""
+
+
+def find_results(paths: Iterable[str | Path]) -> list[Path]:
+    """Results files under the given directories, or the given files; raises when there are none."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            hits = sorted(path.rglob("*_results.json")) or sorted(path.rglob("results*.json"))
+            if not hits:
+                raise ReportInputError(f"{path}: no lmms-eval results file (*_results.json) below this directory")
+            found += hits
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ReportInputError(f"{path}: no such file or directory")
+    return list(dict.fromkeys(found))
+
+
+def _model_label(data: Mapping[str, Any]) -> str:
+    config = data.get("config") or {}
+    args = str(config.get("model_args") or "")
+    named = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    for key in ("pretrained", "model", "model_version", "model_name", "responses"):
+        if named.get(key):
+            return f"{named[key]}" if key != "responses" else f"{config.get('model')} ({Path(named[key]).name})"
+    return str(data.get("model_name") or config.get("model") or "model")
+
+
+def _fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
+    """What must match for two runs of ``task`` to be compared: version, prompts, decoding, judge."""
+    config = (data.get("configs") or {}).get(task) or {}
+    metadata = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+    return {
+        "task version": (data.get("versions") or {}).get(task),
+        "metadata (judge, prompt settings)": {k: v for k, v in (metadata or {}).items() if k != "version"} or None,
+        "generation_kwargs": config.get("generation_kwargs"),
+        "lmms_eval_specific_kwargs": config.get("lmms_eval_specific_kwargs"),
+        "system instruction": data.get("system_instruction_sha"),
+        "chat template": data.get("chat_template_sha"),
+    }
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ReportInputError(f"{path}: not a readable JSON file: {err}") from err
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise ReportInputError(f"{path}: not an lmms-eval results file (no 'results' object)")
+    return data
+
+
+def load_runs(paths: Iterable[str | Path]) -> list[Run]:
+    """One :class:`Run` per model; files of one model with disjoint tasks are merged."""
+    runs: list[Run] = []
+    for path in find_results(paths):
+        data = _read(path)
+        metrics: dict[str, dict[str, Any]] = {}
+        for section in ("results", "groups"):
+            for task, values in (data.get(section) or {}).items():
+                clean = {k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k}
+                metrics.setdefault(task, {}).update(clean)
+        tasks = {t for t in metrics if t in (data.get("configs") or {})}
+        counts = data.get("n-samples") or {}
+        partial = {t: (int(c["effective"]), int(c["original"])) for t, c in counts.items()
+                   if isinstance(c, dict) and c.get("effective") is not None and c.get("original") is not None
+                   and int(c["effective"]) < int(c["original"])}  # fmt: skip
+        run = Run(_model_label(data), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial)
+        same = next((r for r in runs if r.label == run.label and not set(r.metrics) & set(run.metrics)), None)
+        if same is not None:
+            same.paths.append(path)
+            same.metrics.update(run.metrics)
+            same.fingerprints.update(run.fingerprints)
+            same.partial.update(run.partial)
+            continue
+        taken = sum(r.label == run.label or r.label.startswith(run.label + " #") for r in runs)
+        if taken:
+            run.label = f"{run.label} #{taken + 1}"
+        runs.append(run)
+    return runs
+
+
+def comparability_problems(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
+    """One line per setting where the runs differ, naming the tasks (grouped when they differ alike)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for task in sorted(set(tasks)):
+        have = [r for r in runs if task in r.fingerprints]
+        if len(have) < 2:
+            continue
+        for key in have[0].fingerprints[task]:
+            shown = {r.label: json.dumps(r.fingerprints[task].get(key), sort_keys=True, default=str) for r in have}
+            if len(set(shown.values())) > 1:
+                detail = "; ".join(f"{label}: {value}" for label, value in shown.items())
+                found.setdefault((key, detail), []).append(task)
+    return [f"{key} differs ({detail}) in " + ", ".join(f"`{t}`" for t in tasks) for (key, detail), tasks in found.items()]
+
+
+def _flagged_tasks(problems: Sequence[str]) -> set[str]:
+    return {name for line in problems for name in re.findall(r"`([^`]+)`", line.rsplit(") in ", 1)[-1])}
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def _fmt(value: Any, decimals: int) -> str:
+    if value is None:
+        return MISSING
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return f"{value:.{decimals}f}"
+
+
+def _cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
+    """(value, task) of the first source the run has. Official rows take only sources with an official
+    metric (a robust number is never shown as official); rate columns are the same in both rows."""
+    for source in column.sources:
+        if official and not column.rate and not source.official:
+            continue
+        fill = {"v": variant, "m": mode[1], "mode": mode[2]}
+        task = source.task.format(**fill)
+        if task not in run.metrics:
+            continue
+        metric = (source.official if official and not column.rate else source.metric).format(**fill)
+        value = run.value(task, metric)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and column.scale != 1.0:
+            value = value * column.scale
+        if value is not None:
+            return value, task
+    return None, None
+
+
+def _tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
+    out = set()
+    for table in spec.tables:
+        for mode in table.modes:
+            for column in table.columns:
+                for source in column.sources:
+                    task = source.task.format(v=variant, m=mode[1], mode=mode[2])
+                    if task in run.metrics:
+                        out.add(task)
+    return out
+
+
+# --------------------------------------------------------------------------- document model
+
+Block = tuple  # ("h", level, text) | ("p", text) | ("table", header, rows) | ("img", path, alt) | ("warn", text)
+
+
+def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
+    blocks: list[Block] = []
+    ref = reference_data(spec.name)
+    for variant_label, suffix, ref_key in spec.variants:
+        present = [r for r in runs if _tasks_of(spec, r, suffix)]
+        if not present:
+            continue
+        blocks.append(("h", 2, f"{spec.title} — {variant_label}"))
+        tasks = set().union(*(_tasks_of(spec, r, suffix) for r in present))
+        problems = comparability_problems(present, tasks)
+        partial = [f"{r.label} evaluated {e} of {o} documents of `{t}` (--limit or missing data)"
+                   for r in present for t, (e, o) in sorted(r.partial.items()) if t in tasks]  # fmt: skip
+        flagged = _flagged_tasks(problems) | {t for r in present for t in r.partial if t in tasks}
+        if problems:
+            blocks.append(("warn", "Not comparable: these runs used different settings, so their numbers are not "
+                                   "comparable side by side:\n" + "\n".join(f"- {p}" for p in problems)))  # fmt: skip
+        if partial:
+            blocks.append(("warn", "Partial runs, not comparable with the paper:\n" + "\n".join(f"- {p}" for p in partial)))
+        for note in spec.notes:
+            blocks.append(("p", note))
+        for table in spec.tables:
+            blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
+        if spec.breakdown == "language":
+            blocks += _language_breakdown(present, suffix, charts)
+        elif spec.breakdown == "condition":
+            blocks += _condition_breakdown(present, suffix, charts)
+        for curve in spec.curves:
+            blocks += _curve_blocks(curve, present, suffix, charts)
+    return blocks
+
+
+def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+    xs = [x for x, _ in curve.points]
+    series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
+    series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 1}
+    if not series:
+        return []
+    blocks: list[Block] = [("h", 3, curve.title)]
+    image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
+                         re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"))  # fmt: skip
+    if image:
+        blocks.append(("img", image, curve.title))
+    blocks.append(("table", [curve.x_label] + list(series), [[x] + [_fmt(series[k][i], 2) for k in series] for i, x in enumerate(xs)]))
+    return blocks
+
+
+def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]:  # type: ignore[no-untyped-def]
+    multi_mode = len(table.modes) > 1
+    header = ["Model"] + (["Mode"] if multi_mode else []) + ["Scorer"] + [c.label for c in table.columns]
+    rows = []
+    for run in runs:
+        for mode in table.modes:
+            pair = [[_cell(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
+            same = [v for v, _ in pair[0]] == [v for v, _ in pair[1]]
+            for scorer, values in ((("official = robust", pair[0]),) if same else (("official", pair[0]), ("robust", pair[1]))):
+                if not any(v is not None for v, _ in values):
+                    continue
+                mark = " ⚠" if {t for _, t in values if t} & flagged else ""
+                cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
+                rows.append(cells + [_fmt(v, c.decimals) for c, (v, _) in zip(table.columns, values)])
+    if not rows:
+        return []
+    ref_table = None
+    if ref_key and table.reference:  # a variant without published numbers has ref_key None
+        ref_table = (ref.get("tables") or {}).get(table.reference.replace("{variant}", ref_key))
+    if ref_table:
+        for row in ref_table["rows"]:
+            mode_label = next((m[0] for m in table.modes if m[2] == row.get("mode")), row.get("mode") or "")
+            cells = [row["model"] + (" *" if row.get("note") else "")] + ([mode_label] if multi_mode else [])
+            cells.append("paper")
+            cells += [_fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
+            rows.append(cells)
+    blocks: list[Block] = [("h", 3, table.title), ("table", header, rows)]
+    if ref_table:
+        notes = [f"* {r['model']}: {r['note']}" for r in ref_table["rows"] if r.get("note")]
+        blocks.append(("p", f"Reference rows (*paper*): {ref_table['source']}." + ("\n" + "\n".join(notes) if notes else "")))
+    else:
+        blocks.append(("p", "No published numbers for this variant."))
+    return blocks
+
+
+WC_SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
+
+
+def _language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+    blocks: list[Block] = []
+    for kind, metric, label in (("mcq", "acc", "MCQ accuracy"), ("oeq", "acc_multi", "OEQ accuracy (multi-reference)")):
+        per_run: dict[str, dict[str, float]] = {}
+        tables = []
+        for run in runs:
+            cells: dict[str, dict[str, float]] = {}
+            for short, sub in WC_SUBTASKS:
+                table = run.value(f"worldcuisines_{kind}{suffix}_{sub}", "per_language")
+                for lang, row in (table or {}).items():
+                    if isinstance(row, dict) and metric in row:
+                        cells.setdefault(lang, {})[short] = row[metric]
+                        if "invalid_rate" in row:
+                            cells[lang].setdefault("_inv", []).append(row["invalid_rate"])  # type: ignore[union-attr]
+            if not cells:
+                continue
+            per_run[run.label] = {lang: sum(v for k, v in c.items() if k != "_inv") / max(1, sum(k != "_inv" for k in c)) for lang, c in cells.items()}
+            header = ["Language"] + [s for s, _ in WC_SUBTASKS] + ["Mean"] + (["Unparsed %"] if kind == "mcq" else [])
+            rows = []
+            for lang in sorted(cells):
+                c = cells[lang]
+                row = [lang] + [_fmt(c.get(s), 2) for s, _ in WC_SUBTASKS] + [_fmt(per_run[run.label][lang], 2)]
+                if kind == "mcq":
+                    inv = c.get("_inv") or []
+                    row.append(_fmt(sum(inv) / len(inv) if inv else None, 2))
+                rows.append(row)
+            tables.append((run.label, header, rows))
+        if not per_run:
+            continue
+        blocks.append(("h", 3, f"Per language: {label} (robust scorer)"))
+        image = charts.language_bars(per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages")
+        if image:
+            blocks.append(("img", image, f"{label} by language"))
+        for run_label, header, rows in tables:
+            blocks.append(("details", f"{run_label}: {label} per language and subtask", header, rows))
+    return blocks
+
+
+def _condition_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+    blocks: list[Block] = []
+    for mode_label, msuffix, _ in FB_MODES:
+        series: dict[str, dict[str, float]] = {}
+        counts: dict[str, dict[str, Any]] = {}
+        for run in runs:
+            table = run.value(f"fambench_task1{msuffix}{suffix}", "per_condition")
+            if isinstance(table, dict) and table:
+                series[run.label] = {c: row.get("decision_acc") for c, row in table.items() if isinstance(row, dict)}
+                counts[run.label] = {c: row.get("n") for c, row in table.items() if isinstance(row, dict)}
+        if not series:
+            continue
+        blocks.append(("h", 3, f"Per condition: Task 1 decision accuracy (%), {mode_label} (robust scorer)"))
+        image = charts.radar(series, f"FAM-Bench Task 1 per-condition accuracy ({mode_label})", f"fambench_task1{msuffix}{suffix}_conditions")
+        if image:
+            blocks.append(("img", image, f"per-condition accuracy, {mode_label}"))
+        conditions = sorted({c for s in series.values() for c in s})
+        header = ["Condition"] + [f"{label} (n)" for label in series]
+        rows = [[c] + [f"{_fmt(series[r].get(c), 2)} ({counts[r].get(c, MISSING)})" for r in series] for c in conditions]
+        blocks.append(("table", header, rows))
+    return blocks
+
+
+def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
+    """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers."""
+    blocks: list[Block] = []
+    for task in tasks:
+        have = [r for r in runs if task in r.metrics]
+        blocks.append(("h", 2, f"Task `{task}`"))
+        problems = comparability_problems(have, [task])
+        if problems:
+            blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
+        names = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, (int, float)) and m != "alias"})
+        if names:
+            rows = [[f"`{m}`"] + [_fmt(r.value(task, m), 2) for r in have] for m in names]
+            blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
+        dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
+        for metric in dicts:
+            series = {r.label: r.value(task, metric) for r in have if isinstance(r.value(task, metric), dict)}
+            flat = {k: {g: v for g, v in s.items() if isinstance(v, (int, float))} for k, s in series.items()}
+            if not any(flat.values()):
+                continue
+            blocks.append(("h", 3, f"`{metric}`"))
+            image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}")
+            if image:
+                blocks.append(("img", image, metric))
+            groups = sorted({g for s in flat.values() for g in s})
+            blocks.append(("table", [metric.split("_by_")[-1]] + list(flat), [[g] + [_fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
+    return blocks
+
+
+def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = ()) -> list[Block]:
+    """Models x benchmark headline numbers (robust scorer), when several runs are given; other tasks
+    contribute their ``acc``."""
+    if len(runs) < 2:
+        return []
+    columns: list[tuple[str, Column, str, tuple[str, str, str]]] = []
+    for spec in REGISTRY:
+        table = spec.tables[0]
+        for _, suffix, _ in spec.variants:
+            if not any(_tasks_of(spec, r, suffix) for r in runs):
+                continue
+            for key in spec.headline:
+                column = next(c for c in table.columns if c.key == key)
+                columns.append((f"{spec.name}{suffix}: {column.label}", column, suffix, table.modes[0]))
+    for task in others:
+        if any(isinstance(r.value(task, "acc"), (int, float)) for r in runs):
+            columns.append((f"{task}: acc", Column("acc", "acc", (Source(task, "acc"),)), "", ("", "", "")))
+    matrix = [[_cell(r, c, suffix, mode, False)[0] for _, c, suffix, mode in columns] for r in runs]
+    used = [j for j in range(len(columns)) if any(row[j] is not None for row in matrix)]  # e.g. no group average run
+    columns, matrix = [columns[j] for j in used], [[row[j] for j in used] for row in matrix]
+    keep = [i for i, row in enumerate(matrix) if any(v is not None for v in row)]
+    runs, matrix = [runs[i] for i in keep], [matrix[i] for i in keep]
+    if len(runs) < 2 or not columns:
+        return []
+    labels = [name for name, *_ in columns]
+    blocks: list[Block] = [("h", 2, "Models by benchmark (headline numbers, robust scorer)")]
+    image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap")
+    if image:
+        blocks.append(("img", image, "models by benchmark"))
+    rows = [[r.label] + [_fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
+    blocks.append(("table", ["Model"] + labels, rows))
+    return blocks
+
+
+# --------------------------------------------------------------------------- charts
+
+
+class Charts:
+    """PNG charts with matplotlib (the ``report`` extra); disabled with a note when it is missing."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self.files: list[Path] = []
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
+            self.plt = plt
+        except ImportError:
+            self.plt = None
+
+    def _save(self, fig, name: str) -> str:  # type: ignore[no-untyped-def]
+        path = self.out_dir / "charts" / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name) + ".png")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        self.plt.close(fig)
+        self.files.append(path)
+        return f"charts/{path.name}"
+
+    def language_bars(self, series: Mapping[str, Mapping[str, float]], title: str, name: str) -> str | None:
+        """Horizontal grouped bars: one group per language (or slice value), one bar per run."""
+        if self.plt is None or not series:
+            return None
+        groups = sorted({g for s in series.values() for g in s})
+        n = len(series)
+        height = 0.8 / n
+        fig, ax = self.plt.subplots(figsize=(7, max(2.0, 0.28 * len(groups) * max(1, n ** 0.5) + 1)))
+        for i, (label, values) in enumerate(series.items()):
+            ys = [j + i * height for j in range(len(groups))]
+            ax.barh(ys, [values.get(g) or 0.0 for g in groups], height=height, label=label)
+        ax.set_yticks([j + height * (n - 1) / 2 for j in range(len(groups))], groups)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_title(f"{title} (%)")
+        ax.grid(axis="x", alpha=0.3)
+        if n > 1:  # below the tick labels (about 0.3 inch), whatever the figure height
+            offset = 0.3 / (ax.get_position().height * fig.get_figheight())
+            ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -offset), ncol=min(n, 3))
+        return self._save(fig, name)
+
+    def radar(self, series: Mapping[str, Mapping[str, float | None]], title: str, name: str) -> str | None:
+        """One polygon per run over the conditions (like FAM-Bench Figure 5)."""
+        if self.plt is None or not series:
+            return None
+        axes = sorted({c for s in series.values() for c in s})
+        if len(axes) < 3:
+            return None
+        angles = [2 * math.pi * i / len(axes) for i in range(len(axes))]
+        fig = self.plt.figure(figsize=(6.5, 6.5))
+        ax = fig.add_subplot(projection="polar")
+        for label, values in series.items():
+            vals = [values.get(a) or 0.0 for a in axes]
+            ax.plot(angles + angles[:1], vals + vals[:1], linewidth=1.5, label=label)
+            ax.fill(angles + angles[:1], vals + vals[:1], alpha=0.1)
+        ax.set_xticks(angles, [a.replace("_", " ") for a in axes], fontsize="small")
+        ax.set_ylim(0, 100)
+        ax.set_title(title, pad=24)
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=min(len(series), 3))
+        return self._save(fig, name)
+
+    def curve(self, series: Mapping[str, Sequence[Any]], xs: Sequence[str], title: str, x_label: str, y_label: str,
+              name: str) -> str | None:  # fmt: skip
+        """One line per run over ordered x values (missing points are gaps)."""
+        if self.plt is None or not series:
+            return None
+        fig, ax = self.plt.subplots(figsize=(6, 3.6))
+        for label, ys in series.items():
+            ax.plot(range(len(xs)), [y if isinstance(y, (int, float)) else float("nan") for y in ys], marker="o", label=label)
+        ax.set_xticks(range(len(xs)), xs)
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+        return self._save(fig, name)
+
+    def heatmap(self, rows: Sequence[str], cols: Sequence[str], matrix: Sequence[Sequence[Any]], name: str) -> str | None:
+        """Colour per column (min-max over runs), raw values written in the cells."""
+        if self.plt is None:
+            return None
+        fig, ax = self.plt.subplots(figsize=(1.3 * len(cols) + 2.5, 0.55 * len(rows) + 1.8))
+        norm = []
+        for j in range(len(cols)):
+            col = [row[j] for row in matrix if isinstance(row[j], (int, float)) and not math.isnan(row[j])]
+            lo, hi = (min(col), max(col)) if col else (0.0, 1.0)
+            norm.append([((row[j] - lo) / (hi - lo) if hi > lo else 0.5) if isinstance(row[j], (int, float)) and not math.isnan(row[j]) else float("nan") for row in matrix])
+        data = [[norm[j][i] for j in range(len(cols))] for i in range(len(rows))]
+        ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
+        for i, row in enumerate(matrix):
+            for j, value in enumerate(row):
+                text = MISSING if value is None else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else _fmt(value, 1))
+                ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
+        ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
+        ax.set_yticks(range(len(rows)), rows)
+        ax.set_title("Headline numbers (colour: position between the column's lowest and highest run)")
+        return self._save(fig, name)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    def esc(cell: str) -> str:
+        return str(cell).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows])
+
+
+def to_markdown(blocks: Sequence[Block]) -> str:
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out.append("#" * block[1] + " " + block[2])
+        elif kind == "p":
+            out.append(block[1])
+        elif kind == "warn":
+            out.append("> **⚠ " + block[1].replace("\n", "\n> ") + "**" if "\n" not in block[1] else "> **⚠** " + block[1].replace("\n", "\n> "))
+        elif kind == "table":
+            out.append(_md_table(block[1], block[2]))
+        elif kind == "details":
+            out.append(f"<details><summary>{html.escape(block[1])}</summary>\n\n{_md_table(block[2], block[3])}\n\n</details>")
+        elif kind == "img":
+            out.append(f"![{block[2]}]({block[1]})")
+    return "\n\n".join(out) + "\n"
+
+
+_INLINE = [(re.compile(r"\*\*(.+?)\*\*"), r"<b>\1</b>"), (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+           (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<i>\1</i>")]  # fmt: skip
+
+
+def _inline(text: str) -> str:
+    """Escapes, then renders the few Markdown marks the report writes (**bold**, `code`, *italic*)."""
+    text = html.escape(text, quote=False)
+    for pattern, repl in _INLINE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{_inline(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+         "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+         "th:first-child,td:first-child{text-align:left}tr:nth-child(even){background:#f6f6f6}"
+         ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}img{max-width:100%}")  # fmt: skip
+
+
+def to_html(blocks: Sequence[Block], title: str) -> str:
+    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"]
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
+        elif kind == "p":
+            out.append("<p>" + "<br>".join(_inline(line) for line in block[1].split("\n")) + "</p>")
+        elif kind == "warn":
+            out.append("<div class='warn'>⚠ " + "<br>".join(_inline(line) for line in block[1].split("\n")) + "</div>")
+        elif kind == "table":
+            out.append(_html_table(block[1], block[2]))
+        elif kind == "details":
+            out.append(f"<details><summary>{html.escape(block[1])}</summary>{_html_table(block[2], block[3])}</details>")
+        elif kind == "img":
+            out.append(f"<p><img src='{html.escape(block[1])}' alt='{html.escape(block[2])}'></p>")
+    return "\n".join(out) + "</body></html>\n"
+
+
+def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, Any]:
+    """Writes ``report.md``, ``report.html`` and ``charts/*.png`` into ``out_dir``.
+
+    Returns:
+        ``{"markdown", "html", "charts", "runs"}`` (paths and run labels).
+
+    Raises:
+        ReportInputError: no results files, or a file that is not an lmms-eval results file.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = load_runs(paths)
+    charts = Charts(out)
+    blocks: list[Block] = [("h", 1, "food-tasks report")]
+    intro = ["Runs:"] + [f"- **{r.label}**: " + ", ".join(f"`{p}`" for p in r.paths) for r in runs]
+    blocks.append(("p", "\n".join(intro)))
+    blocks.append(("p", ("*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
+                         "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
+                         "the scores count outputs that could not be parsed and inputs whose images were missing.")))
+    if charts.plt is None:
+        blocks.append(("warn", "matplotlib is not installed: no charts (pip install 'food-tasks[report]')."))
+    # Tasks no registry entry claims; groups (no config of their own) are left out.
+    others = sorted({t for r in runs for t in r.metrics if spec_for(t) is None and t in r.fingerprints
+                     and any(isinstance(v, (int, float, dict)) and m != "alias" for m, v in r.metrics[t].items())})  # fmt: skip
+    blocks += heatmap_blocks(runs, charts, others)
+    for spec in REGISTRY:
+        blocks += benchmark_blocks(spec, runs, charts)
+    blocks += generic_blocks(others, runs, charts)
+    md_path, html_path = out / "report.md", out / "report.html"
+    md_path.write_text(to_markdown(blocks), encoding="utf-8")
+    html_path.write_text(to_html(blocks, "food-tasks report"), encoding="utf-8")
+    return {"markdown": md_path, "html": html_path, "charts": charts.files, "runs": [r.label for r in runs]}

@@ -1,0 +1,281 @@
+"""Regional tasks from a YAML file: settings, scoring (hand-computed), validate, and the example end to end."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from food_tasks import regional
+from food_tasks.cli import main as cli_main
+from food_tasks.mirror import png_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "regional"
+sys.path.insert(0, str(EXAMPLE))
+import build_example
+
+MCQ = {"format": "mcq", "id": "id", "image": "image", "question": "question", "options": "options",
+       "answer": "answer", "slices": ["region"]}  # fmt: skip
+
+
+def settings(**overrides) -> regional.Settings:
+    return regional.Settings.from_metadata({"regional": {**MCQ, **overrides}})
+
+
+def doc(i="1", answer="B", options=("Rendang", "Pho", "Laksa"), region="SEA", **extra) -> dict:
+    return {"id": i, "image": "a.png", "question": "Which dish?", "options": list(options), "answer": answer, "region": region, **extra}
+
+
+def test_example_files_match_their_generator():
+    for rel, data in build_example.files().items():
+        assert (EXAMPLE / rel).read_bytes() == data, f"{rel}: rerun python examples/regional/build_example.py"
+
+
+@pytest.mark.parametrize(
+    "block, expected",
+    [
+        ({"format": "quiz", "question": "q", "answer": "a"}, "format: 'quiz' is not one of mcq, open"),
+        ({"format": "mcq", "question": "q", "answer": "a"}, "options: name a list column"),
+        ({"format": "open", "answer": "a"}, "question: name the data column"),
+        ({"format": "open", "question": "q", "answer": "a", "slice": ["x"]}, "slice: unknown key"),
+        ({"format": "open", "question": "q", "answer": "a", "prompt": "Name it."}, "prompt: must contain {question}"),
+        ({"format": "mcq", "question": "q", "answer": "a", "options": ["a", "b", "c"], "labels": ["A", "B"]}, "2 labels for 3 option columns"),
+    ],
+)
+def test_settings_problems_name_the_key(block, expected):
+    problems = regional.settings_problems({"regional": block})
+    assert any(expected in p for p in problems), problems
+    with pytest.raises(regional.RegionalConfigError, match="food-tasks regional task"):
+        regional.Settings.from_metadata({"regional": block})
+
+
+def test_missing_block():
+    assert "metadata.regional is missing" in regional.settings_problems({"version": 1})[0]
+
+
+def test_gold_index_label_or_text_and_option_columns():
+    s = settings()
+    assert regional.gold_index(s, doc(answer="b")) == 1
+    assert regional.gold_index(s, doc(answer="Laksa")) == 2
+    assert regional.gold_index(s, doc(answer="D")) is None  # only three options: D is no label
+    with pytest.raises(regional.RegionalConfigError, match="row 7: answer 'D' is neither a label nor the text of one option"):
+        regional.score(s, doc("7", answer="D"), "A")
+    cols = settings(options=["opt_a", "opt_b", "opt_c"])
+    row = {"opt_a": "x", "opt_b": "y", "opt_c": None, "answer": "B"}
+    assert regional.doc_options(cols, row) == ["x", "y"]  # an empty option column is no option
+    assert regional.gold_index(cols, row) == 1
+    assert regional.doc_options(s, {"options": '["a", "b"]'}) == ["a", "b"]  # a JSON list cell (CSV)
+
+
+def test_prompt_is_built_from_the_template():
+    s = settings()
+    assert regional.doc_text(s, doc()) == (
+        "Which dish?\nA. Rendang\nB. Pho\nC. Laksa\nAnswer with the option's letter from the given choices directly.")
+    custom = settings(prompt="[{region}] {question}\n{options}", option_format="({label}) {option}")
+    assert regional.doc_text(custom, doc()) == "[SEA] Which dish?\n(A) Rendang\n(B) Pho\n(C) Laksa"
+    numbered = settings(labels=[1, 2, 3])
+    assert regional.doc_text(numbered, doc()).endswith("3. Laksa\nAnswer with the option's number from the given choices directly.")
+    assert regional.score(numbered, doc(answer=2), "Answer: 2")["correct"] is True  # an integer answer cell is label "2"
+    with pytest.raises(regional.RegionalConfigError, match="{country} is neither a data column"):
+        regional.doc_text(settings(prompt="{question} {country}"), doc())
+
+
+@pytest.mark.parametrize(
+    "output, parsed, correct",
+    [("B", True, True), ("Answer: (b)", True, True), ("Pho", True, True), ("C. Laksa", True, False),
+     ("B or C", False, False), ("<think>B", False, False), (None, False, False), (12, False, False),
+     ("B " * 8000, True, True)],
+)
+def test_mcq_scoring(output, parsed, correct):
+    record = regional.score(settings(), doc(), output)
+    assert (record["parsed"], record["correct"]) == (parsed, correct)
+
+
+def test_open_scoring_contains_and_exact():
+    s = regional.Settings.from_metadata({"regional": {"format": "open", "question": "question", "answer": "answer"}})
+    row = {"question": "q", "answer": '["nasi goreng", "fried rice"]'}
+    assert regional.score(s, row, "Nasi Goreng!") | {} == {"id": None, "slices": {}, "parsed": True, "exact": True, "correct": True}
+    record = regional.score(s, row, "It is fried rice with egg")
+    assert (record["exact"], record["correct"]) == (False, True)
+    assert regional.score(s, row, "")["parsed"] is False
+    assert regional.score(s, row, None)["parsed"] is False
+    with pytest.raises(regional.RegionalConfigError, match="a row: empty answer"):
+        regional.score(s, {"question": "q", "answer": " "}, "rice")
+
+
+def test_aggregations_hand_computed():
+    # region SEA: correct, wrong -> 50.0; EA: correct, correct, unparsed(wrong) -> 66.67; micro 3/5 = 60.0
+    s = settings()
+    rows = [(doc("1", region="SEA"), "B"), (doc("2", region="SEA"), "A"), (doc("3", region="EA"), "B"),
+            (doc("4", region="EA"), "Pho"), (doc("5", region="EA"), "no idea")]  # fmt: skip
+    records = [regional.score(s, d, out) for d, out in rows]
+    table = regional.metric_table(s)
+    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region"}
+    assert table["acc"][0](records) == pytest.approx(60.0)
+    assert table["parse_fail_rate"][0](records) == pytest.approx(20.0)
+    assert table["acc_by_region"][0](records) == pytest.approx({"EA": 200 / 3, "SEA": 50.0})
+    assert table["acc"][0]([]) == 0.0 and table["parse_fail_rate"][0]([]) == 0.0
+
+
+def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "a.png").write_bytes(png_bytes((10, 20, 30), 8))
+    config = {"task": "t", "class": object, "dataset_path": "json",
+              "dataset_kwargs": {"data_files": {"test": str(tmp_path / "d.jsonl")}}, "metadata": {"regional": MCQ}}  # fmt: skip
+    bound = regional._bind(config)
+    assert "class" not in bound and bound["output_type"] == "generate_until"
+    messages = bound["doc_to_messages"](doc(image="img/a.png"))
+    assert [p["type"] for p in messages[0]["content"]] == ["image", "text"]
+    assert messages[0]["content"][0]["url"].size == (8, 8)
+    with pytest.raises(RuntimeError, match=r"t: row 9: image nope.png: no file .*nope.png \(paths are relative to the data file\)"):
+        bound["doc_to_visual"](doc("9", image="nope.png"))
+    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region"]
+    with pytest.raises(regional.RegionalConfigError, match=r"format: 'quiz' is not one of mcq, open \(task t; check the YAML "
+                       r"with `food-tasks validate <task yaml>`\)"):
+        regional._bind({**config, "metadata": {"regional": {**MCQ, "format": "quiz"}}})
+
+
+def _broken_task(tmp_path: Path) -> Path:
+    task = tmp_path / "broken"
+    shutil.copytree(EXAMPLE, task)
+    lines = (task / "dishes.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    rows[1]["answer"] = "E"  # row 2: no such label
+    rows[2]["id"] = rows[0]["id"]  # row 3: duplicate id
+    rows[3]["image"] = "images/missing.png"  # row 4: image file absent
+    rows[4]["options"] = ["Jollof rice"]  # row 5: one option
+    rows[5]["region"] = ""  # row 6: empty slice value
+    (task / "dishes.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    (task / "images" / "eas-001.png").write_bytes(b"not a png")
+    return task / "regional_example_mcq.yaml"
+
+
+def test_validate_reports_one_line_per_problem(tmp_path, capsys):
+    yaml_path = _broken_task(tmp_path)
+    problems = regional.validate(yaml_path)
+    assert problems[0] == "dishes.jsonl: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of one option"
+    assert problems[1] == "dishes.jsonl: row 3 (id sea-001), column 'id': duplicate id (first at row 1)"
+    assert problems[2].startswith("dishes.jsonl: row 3 (id sea-001), column 'image': ")  # eas-001.png is no image
+    assert problems[3].startswith("dishes.jsonl: row 4 (id eas-002), column 'image': image images/missing.png: no file")
+    assert problems[4] == "dishes.jsonl: row 5 (id waf-001), column 'options': 1 option(s); need at least 2"
+    assert problems[5] == "dishes.jsonl: row 6 (id waf-002), column 'region': empty slice value"
+    assert len(problems) == 6
+    assert cli_main(["validate", str(yaml_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == problems
+
+
+def test_validate_schema_and_data_errors(tmp_path):
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    text = (task / "regional_example_mcq.yaml").read_text()
+    (task / "a.yaml").write_text(text.replace("class: !function food_tasks.regional.RegionalTask\n", "").replace("format: mcq", "format: quiz"))
+    assert regional.validate(task / "a.yaml") == [
+        f"{task / 'a.yaml'}: class: must be `!function food_tasks.regional.RegionalTask`",
+        f"{task / 'a.yaml'}: metadata.regional.format: 'quiz' is not one of mcq, open"]
+    (task / "b.yaml").write_text(text.replace("test: dishes.jsonl", "test: nowhere.jsonl"))
+    assert regional.validate(task / "b.yaml") == [
+        f"{task / 'b.yaml'}: dataset_kwargs.data_files: {task / 'nowhere.jsonl'} does not exist (paths are relative to the YAML)"]
+    (task / "c.yaml").write_text(text.replace("slices: [region, language]", "slices: [country]"))
+    assert regional.validate(task / "c.yaml") == [
+        ("dishes.jsonl: column 'country' named in metadata.regional is not in the data "
+         "(columns: answer, id, image, language, options, question, region)")]
+    assert regional.validate(task / "nope.yaml") == [f"{task / 'nope.yaml'}: no such file"]
+    (task / "d.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {dish}"'))
+    assert regional.validate(task / "d.yaml") == [
+        (f"{task / 'd.yaml'}: metadata.regional.prompt: {{dish}} is neither a data column nor question/options "
+         "(row 1; write literal braces as {{ }})")]
+    (task / "e.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {"'))
+    assert regional.validate(task / "e.yaml") == [
+        f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string (row 1; write literal braces as {{{{ }}}})"]
+
+
+def test_load_image_sources(tmp_path):
+    from PIL import Image
+
+    png = png_bytes((1, 2, 3), 10)
+    (tmp_path / "a.png").write_bytes(png)
+    assert regional.load_image("a.png", str(tmp_path)).size == (10, 10)
+    assert regional.load_image(str(tmp_path / "a.png"), "/elsewhere").size == (10, 10)
+    assert regional.load_image({"bytes": png, "path": None}, ".").mode == "RGB"
+    assert regional.load_image(Image.new("L", (4, 4)), ".").mode == "RGB"
+
+    class Store:
+        def __init__(self):
+            self.failures = {"https://x.org/b.png": "HTTP 404"}
+
+        def get(self, url):
+            return None
+
+    with pytest.raises(FileNotFoundError, match="image https://x.org/b.png: HTTP 404"):
+        regional.load_image("https://x.org/b.png", ".", Store())
+
+
+def test_validate_the_examples_cli(capsys):
+    assert cli_main(["validate", *map(str, sorted(EXAMPLE.glob("*.yaml")))]) == 0
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.e2e
+def test_example_runs_end_to_end_and_reports(tmp_path):
+    """The example through the lmms-eval CLI (--include_path, as a contributor runs it), next to two packaged
+    sample tasks, then `food-tasks report` on the real output directory."""
+    from conftest import run_lmms_eval
+
+    ids = [json.loads(line)["id"] for line in (EXAMPLE / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
+    answers = {"sea-001": "A", "sea-002": "The answer is C.", "eas-001": "B", "eas-002": "麻婆豆腐",
+               "waf-001": "I am not sure", "waf-002": "<think>hmm"}  # fmt: skip
+    open_answers = {"sea-001": "Rendang.", "sea-002": "nasi", "eas-001": "Xiao long bao", "eas-002": "麻婆豆腐",
+                    "waf-001": "It is jollof rice", "waf-002": ""}  # fmt: skip
+    # Documents keep the data file's order, so doc_id keys work for every task of the run.
+    lines = [{"task": "regional_example_mcq", "doc_id": i, "response": answers[k]} for i, k in enumerate(ids)]
+    lines += [{"task": "regional_example_open", "doc_id": i, "response": open_answers[k]} for i, k in enumerate(ids)]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
+    tasks = "regional_example_mcq,regional_example_open,worldcuisines_mcq_sample,fambench_task1_sample"
+    proc, results, samples = run_lmms_eval(
+        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},default=1", "--include_path", str(EXAMPLE),
+         "--tasks", tasks], tmp_path / "out")  # fmt: skip
+    assert results is not None, proc.stderr[-3000:]
+    mcq = results["results"]["regional_example_mcq"]
+    # correct: sea-001 (A), sea-002 (C), eas-002 (option text); unparsed: waf-001, waf-002 -> 3/6, 2/6
+    assert mcq["acc,none"] == pytest.approx(50.0)
+    assert mcq["parse_fail_rate,none"] == pytest.approx(100 / 3)
+    assert mcq["acc_by_region,none"] == pytest.approx({"East Asia": 50.0, "Southeast Asia": 100.0, "West Africa": 0.0})
+    assert mcq["acc_by_language,none"] == pytest.approx({"en": 100 / 3, "fr": 0.0, "id": 100.0, "zh": 100.0})
+    open_ = results["results"]["regional_example_open"]
+    # exact (keys without case, spaces, punctuation): rendang, xiaolongbao ("Xiao long bao"), 麻婆豆腐 -> 3/6;
+    # contains adds "It is jollof rice" -> 4/6 ("nasi" is only part of "nasi goreng"); "" is unparsed -> 1/6
+    assert open_["acc,none"] == pytest.approx(400 / 6)
+    assert open_["exact_match,none"] == pytest.approx(50.0)
+    assert open_["parse_fail_rate,none"] == pytest.approx(100 / 6)
+    assert len(samples["regional_example_mcq"]) == 6
+    assert "worldcuisines_mcq_sample" in results["groups"] and "fambench_task1_sample" in results["results"]
+
+    assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## WorldCuisines (paper Table 7) — packaged sample" in md and "## FAM-Bench — packaged sample" in md
+    assert "| **food_tasks_replay (preds.jsonl)** | official" in md
+    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 |" in md
+    charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
+    assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts
+    assert (tmp_path / "report" / "report.html").read_text(encoding="utf-8").count("<img") == len(charts)
+
+
+@pytest.mark.parametrize("task_type, chat", [("simple", False), ("chat", True)])
+def test_task_class_follows_the_model_kind(task_type, chat):
+    # lmms-eval builds `class:` tasks without saying whether the model is a chat model; the class must
+    # still give chat models message requests and simple models (text, visuals) requests.
+    from lmms_eval.api.task import ConfigurableMessagesTask
+    from lmms_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=str(EXAMPLE), include_defaults=False)
+    task = manager.load_task_or_group(["regional_example_mcq"], task_type=task_type)["regional_example_mcq"]
+    assert isinstance(task, regional.RegionalTask)
+    assert isinstance(task, ConfigurableMessagesTask) is chat
+    assert task.config.task == "regional_example_mcq" and len(task.test_docs()) == 6
+    images = task.doc_to_visual(task.test_docs()[0])
+    assert len(images) == 1 and images[0].size == (32, 32)

@@ -1,0 +1,217 @@
+"""`food-tasks report`: tables beside the papers' numbers, comparability flags, charts, reference data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from food_tasks import report
+from food_tasks.cli import main as cli_main
+
+WC_SUBS = ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location")
+CONDITIONS = ("type 2 diabetes", "hypertension", "gerd", "heart failure", "ckd", "gout")
+
+
+def _metrics(values: dict) -> dict:
+    out = {"alias": "x"}
+    for name, value in values.items():
+        out[f"{name},none"] = value
+        out[f"{name}_stderr,none"] = "N/A"
+    return out
+
+
+def write_results(path: Path, model_args: str, tasks: dict, groups: dict | None = None, versions: dict | None = None,
+                  generation: dict | None = None, limit: dict | None = None) -> Path:  # fmt: skip
+    """A results file in lmms-eval 0.7.3's layout (only the keys the report reads)."""
+    data = {
+        "results": {t: _metrics(v) for t, v in {**tasks, **(groups or {})}.items()},
+        "groups": {g: _metrics(v) for g, v in (groups or {}).items()},
+        "configs": {t: {"task": t, "metadata": {"version": 1.0}, "generation_kwargs": generation or {"max_new_tokens": 50}} for t in tasks},
+        "versions": {t: (versions or {}).get(t, 1.0) for t in tasks},
+        "config": {"model": "vllm", "model_args": model_args},
+        "model_name": "", "date": "20260101_000000", "system_instruction_sha": None, "chat_template_sha": None,
+        "n-samples": {t: {"original": 100, "effective": (limit or {}).get(t, 100)} for t in tasks},
+    }  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def wc_tasks(base: float) -> tuple[dict, dict]:
+    tasks = {}
+    for i, sub in enumerate(WC_SUBS):
+        acc = base + i
+        langs = {lang: {"n": 500, "acc": acc + d, "acc_official": round(acc + d - 0.5, 2), "invalid_rate": 1.0 + d}
+                 for lang, d in (("en", 5.0), ("zh_cn", 0.0), ("yo", -5.0))}  # fmt: skip
+        tasks[f"worldcuisines_mcq_{sub}"] = {"acc": acc, "acc_official": acc - 0.5, "invalid_rate": 1.0, "per_language": langs}
+        oeq_langs = {lang: {"n": 500, "acc_multi": acc / 4 + d} for lang, d in (("en", 2.0), ("zh_cn", 0.0), ("yo", -2.0))}
+        tasks[f"worldcuisines_oeq_{sub}"] = {"acc_multi": acc / 4, "acc_multi_official": acc / 4, "per_language": oeq_langs,
+                                             "bertscore_f1": 80.0 + i}  # fmt: skip
+    groups = {"worldcuisines_mcq": {"acc": base + 1.5, "acc_official": base + 1.0, "invalid_rate": 1.0},
+              "worldcuisines_oeq": {"acc_multi": (base + 1.5) / 4, "acc_multi_official": (base + 1.5) / 4, "bertscore_f1": 81.5}}  # fmt: skip
+    return tasks, groups
+
+
+def fb_tasks(base: float) -> dict:
+    tasks = {}
+    for k, (suffix, mode) in enumerate((("", "baseline"), ("_cot", "cot"), ("_ki", "ki"), ("_cot_ki", "cot_ki"))):
+        per_condition = {c: {"n": 100, "decision_acc": base + 3 * j - k, "rationale_micro_f1": 0.1} for j, c in enumerate(CONDITIONS)}
+        tasks[f"fambench_task1{suffix}"] = {"decision_acc": base + k, "decision_acc_official": base + k, "rationale_macro_f1": 0.11,
+                                            "rationale_macro_f1_official": 0.1073, "rationale_micro_f1": 0.12,
+                                            "rationale_micro_f1_official": 0.1046, "invalid_rate": 0.02, "image_missing": 3,
+                                            "per_condition": per_condition}  # fmt: skip
+    ctc = {}
+    for mode in ("baseline", "cot", "ki", "cot_ki"):
+        ctc |= {f"ctc_{mode}": 0.9, f"ctc_{mode}_official": 0.9096, f"top1_acc_{mode}": 31.3, f"mrr_{mode}": 0.5617}
+    tasks["fambench_task2_ctc_all"] = {**ctc, "ctc_pool": 950, "image_missing": 2}
+    return tasks
+
+
+@pytest.fixture()
+def two_runs(tmp_path) -> Path:
+    return make_runs(tmp_path)
+
+
+def make_runs(tmp_path: Path) -> Path:
+    root = tmp_path / "results"
+    wc, wc_groups = wc_tasks(60.0)
+    write_results(root / "qwen7b" / "a_results.json", "model=Qwen/Qwen2-VL-7B-Instruct", {**wc, **fb_tasks(70.0)}, wc_groups)
+    # The same model, another invocation with other tasks: merged into one run.
+    write_results(root / "qwen7b" / "b_results.json", "model=Qwen/Qwen2-VL-7B-Instruct",
+                  {"regional_example_mcq": {"acc": 50.0, "parse_fail_rate": 10.0, "acc_by_region": {"EA": 40.0, "WA": 60.0}}})
+    wc2, wc2_groups = wc_tasks(40.0)
+    write_results(root / "qwen2b" / "c_results.json", "model=Qwen/Qwen2-VL-2B-Instruct", {**wc2, **fb_tasks(60.0)}, wc2_groups,
+                  versions={"worldcuisines_mcq_1a_nocontext": 2.0}, generation={"max_new_tokens": 512},
+                  limit={"fambench_task1_ki": 40})  # fmt: skip
+    return root
+
+
+def test_report_tables_reference_rows_and_flags(two_runs, tmp_path):
+    made = report.build_report([two_runs], tmp_path / "rep")
+    assert made["runs"] == ["Qwen/Qwen2-VL-2B-Instruct", "Qwen/Qwen2-VL-7B-Instruct"]
+    md = made["markdown"].read_text()
+    # WorldCuisines: official row then robust row, the MCQ unparsed rate beside the scores, then paper rows.
+    assert ("| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | official | 59.50 | 15.00 | 60.50 | 15.25 | 61.50 | 15.50 | 62.50 | 15.75 | "
+            "61.00 | 15.38 | 1.00 |") in md  # fmt: skip
+    assert "| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | robust | 60.00 | 15.00 | 61.00 |" in md
+    assert "| Qwen2-VL-7B-Instruct | paper | 61.48 | 6.76 | 67.85 | 10.36 | 53.52 | 6.12 | 55.90 | 21.03 | 59.69 | 11.07 | – |" in md
+    assert "| Gemini 1.5 Flash * | paper | 77.05 | 12.81 |" in md and "single-reference" in md
+    assert "Paper Table 7 (test_large, 60k" in md
+    # BERTScore has one definition: one row per run, then the paper's Table 8.
+    assert ("| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | official = robust | 80.00 | 81.00 | 82.00 | 83.00 | 81.50 |\n"
+            "| Qwen2-VL-2B-Instruct | paper | 82.95 | 83.10 | 82.81 | 84.51 | 83.34 |") in md  # fmt: skip
+    # Different task version and decoding: flagged, and the runs carry the mark.
+    assert "Not comparable" in md
+    assert ("- task version differs (Qwen/Qwen2-VL-2B-Instruct: 2.0; Qwen/Qwen2-VL-7B-Instruct: 1.0) in "
+            "`worldcuisines_mcq_1a_nocontext`\n") in md  # fmt: skip
+    assert ('- generation_kwargs differs (Qwen/Qwen2-VL-2B-Instruct: {"max_new_tokens": 512}; Qwen/Qwen2-VL-7B-Instruct: '
+            '{"max_new_tokens": 50}) in `worldcuisines_mcq_1a_nocontext`, `worldcuisines_mcq_1b_contextualized`') in md  # fmt: skip
+    assert "| **Qwen/Qwen2-VL-2B-Instruct** ⚠ | official |" in md
+    assert "| `acc` | 50.00 |\n| `parse_fail_rate` | 10.00 |" in md  # the regional task: one run, nothing to flag
+    # FAM-Bench Table 1: modes as rows; the T2 columns come from the CTC task, which has no official top-1/MRR.
+    assert ("| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | baseline | official | 70.00 | 0.1073 | 0.1046 | – | – | 0.9096 | 2.00 | 3 | 2 |") in md
+    assert ("| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | cot | robust | 71.00 | 0.1100 | 0.1200 | 31.30 | 0.5617 | 0.9000 | 2.00 | 3 | 2 |") in md
+    assert "| GPT-5.4 | cot+ki | paper | 82.40 | 0.2614 | 0.2666 | 37.40 | 0.6258 | 0.9227 | – | – | – |" in md
+    assert ("Partial runs, not comparable with the paper:\n> - Qwen/Qwen2-VL-2B-Instruct evaluated 40 of 100 documents "
+            "of `fambench_task1_ki` (--limit or missing data)") in md  # fmt: skip
+    # Breakdowns: per-language table with unparsed rate, per-condition table; regional task generically.
+    assert "| en | 65.00 | 66.00 | 67.00 | 68.00 | 66.50 | 6.00 |" in md
+    assert "| type 2 diabetes | 60.00 (100) | 70.00 (100) |" in md
+    assert "## Task `regional_example_mcq`" in md and "| EA | 40.00 |" in md
+    # Heat map table: both models x headline numbers; the regional acc only for the model that ran it.
+    assert "| Qwen/Qwen2-VL-7B-Instruct | 61.50 | 15.38 | 70.00 | 31.30 | 0.9000 | 50.00 |" in md
+
+
+def test_report_charts_are_pngs_the_pages_embed(two_runs, tmp_path):
+    made = report.build_report([two_runs], tmp_path / "rep")
+    names = sorted(p.name for p in made["charts"])
+    assert names == sorted([
+        "food_tasks_heatmap.png", "worldcuisines_mcq_languages.png", "worldcuisines_oeq_languages.png",
+        "fambench_task1_conditions.png", "fambench_task1_cot_conditions.png", "fambench_task1_ki_conditions.png",
+        "fambench_task1_cot_ki_conditions.png", "regional_example_mcq_acc_by_region.png"])  # fmt: skip
+    for path in made["charts"]:
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, path
+    md, page = made["markdown"].read_text(), made["html"].read_text()
+    for path in made["charts"]:
+        assert f"](charts/{path.name})" in md and f"src='charts/{path.name}'" in page
+    assert page.count("<table>") == md.count("\n|---|") and "<div class='warn'>" in page
+
+
+def test_cli_report_and_bad_input(two_runs, tmp_path, capsys):
+    assert cli_main(["report", str(two_runs), "-o", str(tmp_path / "out")]) == 0
+    assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "report.html").is_file()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli_main(["report", str(empty), "-o", str(tmp_path / "x")]) == 2
+    assert f"{empty}: no lmms-eval results file" in capsys.readouterr().err
+    bad = tmp_path / "bad_results.json"
+    bad.write_text("{}")
+    assert cli_main(["report", str(bad)]) == 2
+    assert "not an lmms-eval results file (no 'results' object)" in capsys.readouterr().err
+
+
+def test_registry_is_keyed_by_prefix():
+    assert report.spec_for("worldcuisines_mcq_small_1a_nocontext").name == "worldcuisines"
+    assert report.spec_for("fambench_task2_ctc_all").name == "fambench"
+    assert report.spec_for("regional_example_mcq") is None
+
+
+def test_reference_data_is_consistent():
+    # Transcription checks: WorldCuisines averages are the means of the four subtasks (rounded cells, 0.01);
+    # FAM-Bench Table 2's T+I columns repeat Table 1.
+    wc = report.reference_data("worldcuisines")
+    for key in ("large", "smallref"):
+        for row in wc["tables"][key]["rows"]:
+            v = row["values"]
+            for kind in ("mcq", "oeq"):
+                mean = sum(v[f"{s}_{kind}"] for s in ("1a", "1b", "1c", "2")) / 4
+                assert abs(mean - v[f"avg_{kind}"]) <= 0.011, (row["model"], kind)
+    for row in wc["tables"]["bertscore_large"]["rows"]:
+        v = row["values"]
+        assert abs(sum(v[s] for s in ("1a", "1b", "1c", "2")) / 4 - v["avg"]) <= 0.011, row["model"]
+    fb = report.reference_data("fambench")
+    t1 = {(r["model"].split("-Instruct")[0].split("-IT")[0], r["mode"]): r["values"] for r in fb["tables"]["table1"]["rows"]}
+    for row in fb["tables"]["table2"]["rows"]:
+        ref = t1[(row["model"], row["mode"])]
+        assert (row["values"]["t1_ti"], row["values"]["t2_ti"]) == (ref["t1_acc"], ref["t2_acc"])
+    assert len(fb["tables"]["table1"]["rows"]) == 20 and len(wc["tables"]["large"]["rows"]) == 8
+
+
+def test_a_new_benchmark_is_one_registry_entry(tmp_path, monkeypatch):
+    # What a DiningBench-like entry looks like: a main table, a reference file, a views curve.
+    spec = report.BenchmarkSpec(
+        name="toybench", title="ToyBench", prefixes=("toybench_",), variants=(("full", "", "main"),),
+        tables=(report.TableSpec("Main", "{variant}", (
+            report.Column("cls", "Class ACC", (report.Source("toybench_cls{v}", "acc", "acc_official"),), 4),
+            report.Column("inv", "Unparsed", (report.Source("toybench_cls{v}", "invalid_rate"),), rate=True))),),
+        headline=("cls",),
+        curves=(report.CurveSpec("Accuracy by number of views", "views",
+                                 (("1", "toybench_cls{v}"), ("2", "toybench_cls{v}_v2"), ("4", "toybench_cls{v}_v4")), "acc"),),
+    )  # fmt: skip
+    monkeypatch.setattr(report, "REGISTRY", report.REGISTRY + (spec,))
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "toybench.json").write_text(json.dumps({"tables": {"main": {"source": "Toy paper Table 2", "rows": [
+        {"model": "GPT-4o", "values": {"cls": 0.6526}}]}}}))  # fmt: skip
+    monkeypatch.setattr(report, "DATA_DIR", data_dir)
+    tasks = {"toybench_cls": {"acc": 0.61, "acc_official": 0.6, "invalid_rate": 0.01}, "toybench_cls_v2": {"acc": 0.65},
+             "toybench_cls_v4": {"acc": 0.7}}  # fmt: skip
+    write_results(tmp_path / "r" / "x_results.json", "pretrained=toy/model", tasks)
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    md = made["markdown"].read_text()
+    assert "| **toy/model** | official | 0.6000 | 0.01 |\n| **toy/model** | robust | 0.6100 | 0.01 |\n| GPT-4o | paper | 0.6526 | – |" in md
+    assert "Reference rows (*paper*): Toy paper Table 2." in md
+    assert "| views | toy/model |\n|---|---|\n| 1 | 0.61 |\n| 2 | 0.65 |\n| 4 | 0.70 |" in md
+    assert [p.name for p in made["charts"]] == ["toybench_cls_acc_curve.png"]
+
+
+def test_html_escapes_labels_and_values(tmp_path):
+    write_results(tmp_path / "r" / "x_results.json", "pretrained=<b>evil|model</b>",
+                  {"regional_x": {"acc": 1.0, "acc_by_region": {"<i>r</i>": 2.0}}})
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    page, md = made["html"].read_text(), made["markdown"].read_text()
+    assert "<b>evil" not in page and "&lt;b&gt;evil|model&lt;/b&gt;" in page and "&lt;i&gt;r&lt;/i&gt;" in page
+    assert "| `acc` | 1.00 |" in md and "<b>evil\\|model</b>" in md  # a pipe in a label does not split the row
