@@ -60,7 +60,7 @@ class RunStopped(SystemExit):
 
 
 def hf_download_command(repo_id: str, local_dir: Path | str, repo_type: str = "dataset") -> str:
-    """The ``hf`` CLI command (huggingface_hub >= 0.34; ``huggingface-cli`` is gone in 1.x) that
+    """The ``hf`` CLI command (huggingface_hub >= 0.34; the older console script is gone in 1.x) that
     copies a hub repository into ``local_dir`` with its own relative paths."""
     return f"hf download {repo_id} --repo-type {repo_type} --local-dir {local_dir}"
 
@@ -144,7 +144,7 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
                     if not raw.strip():
                         continue
                     try:
-                        value = json.loads(raw)
+                        value = json.loads(raw.rstrip(b"\r\n"))
                     except json.JSONDecodeError as err:
                         return f"{path} line {number} is not valid JSON ({err.msg} at column {err.colno}); the file must be JSON Lines, one object per line"
                     except ValueError as err:  # UnicodeDecodeError
