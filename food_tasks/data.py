@@ -315,6 +315,31 @@ class ImageStore:
     def __contains__(self, url: str) -> bool:
         return url in self._index
 
+    def probe(self, url: str) -> str | None:
+        """Why the image of ``url`` cannot be used, or None when it is stored and its header parses.
+
+        Reads the bytes and the image header only (about 0.5 ms against 65 ms for decoding a
+        1600x1200 JPEG); a body truncated after a valid header passes, and fails :meth:`get`.
+        """
+        from PIL import Image
+
+        try:
+            row, column = self._index[url]
+        except KeyError:
+            return f"{self.source}: no image stored for URL {url!r}"
+        try:
+            value = self._columns[column][row][column]
+            data = value.get("bytes") if isinstance(value, dict) else None
+            if isinstance(value, dict) and not data:
+                Image.open(value["path"]).close()
+            elif data:
+                Image.open(io.BytesIO(data)).close()
+            elif value is None:
+                return f"{self.source}: the image at row {row}, column {column!r} (URL {url!r}) is empty"
+        except Exception as err:
+            return f"{self.source}: cannot read the image at row {row}, column {column!r} (URL {url!r}): {err}"
+        return None
+
     def get(self, url: str) -> "PILImage.Image":
         """Decode the image stored for ``url`` as RGB.
 

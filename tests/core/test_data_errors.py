@@ -175,3 +175,28 @@ def test_a_pair_that_cannot_be_scored_counts_zero(monkeypatch, tiny_bert):
     bertscore._f1.cache_clear()
     f1 = bertscore.f1_scores(["serabi", "boom", "melktert"], ["serabi", "goetta", "melktert"])
     assert f1[1] == 0.0 and f1[0] == pytest.approx(1.0, abs=1e-5) and f1[2] == pytest.approx(1.0, abs=1e-5)
+
+
+# ------------------------------------------------------------------ images in a hub dataset
+
+
+def test_image_store_probe_checks_the_header_and_get_decodes(tmp_path):
+    import datasets
+
+    from food_tasks import mirror
+
+    png = mirror.png_bytes((10, 20, 30), 64)
+    rows = {"url": ["good", "garbage", "cut", "none"],
+            "image": [{"bytes": png, "path": None}, {"bytes": b"\x89PNG\r\n\x1a\nnot a png", "path": None},
+                      {"bytes": png[: len(png) // 2], "path": None}, None]}  # fmt: skip
+    ds = datasets.Dataset.from_dict(rows, features=datasets.Features({"url": datasets.Value("string"), "image": datasets.Image()}))
+    store = data.ImageStore(ds, [("url", "image")], source="fixture")
+    assert store.probe("good") is None and store.get("good").size == (64, 64)
+    assert "cannot read the image at row 1" in store.probe("garbage")
+    assert store.probe("cut") is None  # the header is intact: only decoding finds the truncation
+    with pytest.raises(data.CorruptImageError, match="row 2"):
+        store.get("cut")
+    assert "no image stored for URL 'elsewhere'" in store.probe("elsewhere")
+    assert store.probe("none").endswith("(URL 'none') is empty")
+    with pytest.raises(data.CorruptImageError, match="row 3"):
+        store.get("none")

@@ -271,37 +271,43 @@ def kb_image(url: str, root: Path | None = None) -> "Image.Image":
     return kb_store(root).get(url)
 
 
-# (kb_root, url) -> whether the image decoded, per process: filled by doc_images (generation)
-# or by image_missing (scoring, for models that never asked for the image).
+# (kb_root, url) -> whether the image is usable, per process. doc_images (called when the model asks
+# for the image) records whether it decoded; image_missing falls back to a header check for models
+# that never ask (food_tasks_replay), so re-scoring 60k documents decodes no image.
 _IMAGE_OK: dict[tuple[str, str], bool] = {}
+_WARNED: set[tuple[str, str]] = set()
 
 
 def _doc_root(doc: Mapping[str, Any]) -> Path | None:
     return Path(doc["kb_root"]) if doc.get("kb_root") else None
 
 
-def _try_image(doc: Mapping[str, Any]) -> "Image.Image | None":
-    key = (str(doc.get("kb_root") or ""), doc["image_url"])
-    try:
-        image = kb_image(doc["image_url"], _doc_root(doc))
-    except Exception as err:  # corrupt bytes, absent URL, unreadable row: never end a run mid-way
-        if key not in _IMAGE_OK:
-            logger.warning(f"WorldCuisines: image unavailable, document scored as image_missing: {err}")
-        _IMAGE_OK[key] = False
-        return None
-    _IMAGE_OK[key] = True
-    return image
+def _record(key: tuple[str, str], ok: bool, reason: object = None) -> None:
+    _IMAGE_OK[key] = ok
+    if not ok and key not in _WARNED:
+        _WARNED.add(key)
+        logger.warning(f"WorldCuisines: image unavailable, its documents are scored as image_missing: {reason}")
 
 
 def doc_images(doc: Mapping[str, Any]) -> list:
     """``[image]`` for the document, or ``[]`` when its image cannot be loaded (counted at scoring)."""
-    image = _try_image(doc)
-    return [image] if image is not None else []
+    key = (str(doc.get("kb_root") or ""), doc["image_url"])
+    try:
+        image = kb_image(doc["image_url"], _doc_root(doc))
+    except Exception as err:  # corrupt bytes, absent URL, unreadable row: never end a run mid-way
+        _record(key, False, err)
+        return []
+    _record(key, True)
+    return [image]
 
 
 def image_missing(doc: Mapping[str, Any]) -> bool:
     """True when the document's image could not be loaded (such documents leave every denominator)."""
     key = (str(doc.get("kb_root") or ""), doc["image_url"])
     if key not in _IMAGE_OK:
-        _try_image(doc)
+        try:
+            reason = kb_store(_doc_root(doc)).probe(doc["image_url"])
+        except Exception as err:
+            reason = err
+        _record(key, reason is None, reason)
     return not _IMAGE_OK[key]
