@@ -148,7 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
     args = parser.parse_args(argv)
-    return args.func(args)
+    from food_tasks.data import DataAccessError
+
+    try:
+        return args.func(args)
+    except DataAccessError as err:  # our message last, non-zero exit status, no traceback
+        print(f"food-tasks {args.command}: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

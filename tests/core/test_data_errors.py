@@ -200,3 +200,12 @@ def test_image_store_probe_checks_the_header_and_get_decodes(tmp_path):
     assert store.probe("none").endswith("(URL 'none') is empty")
     with pytest.raises(data.CorruptImageError, match="row 3"):
         store.get("none")
+
+
+def test_our_commands_exit_non_zero_with_our_message_last(tmp_path, monkeypatch, capsys):
+    from food_tasks import cli
+
+    monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path / "empty"))
+    assert cli.main(["prefetch", "fambench"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("food-tasks prefetch: ") and "is not a file" in err[-1]
