@@ -22,10 +22,12 @@ Images are never decoded up front: :class:`ImageStore` maps image URLs to
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -277,6 +279,25 @@ def load_hub_split(
         raise _explain_hub_error(err, repo_id) from err
 
 
+_DECODE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def strict_decoding():  # type: ignore[no-untyped-def]
+    """Decode with Pillow's truncation check on. lmms-eval (``lmms_eval/api/task.py``) sets the process-wide
+    ``ImageFile.LOAD_TRUNCATED_IMAGES = True``, which turns a truncated body into a silently grey-filled
+    image; ours must fail instead, to be counted as damaged. The flag is restored at once (under a lock)."""
+    from PIL import ImageFile
+
+    with _DECODE_LOCK:
+        previous = ImageFile.LOAD_TRUNCATED_IMAGES
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+        try:
+            yield
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = previous
+
+
 class ImageStore:
     """Lazy URL → image lookup over image columns of a dataset.
 
@@ -360,7 +381,8 @@ class ImageStore:
                 image = Image.open(io.BytesIO(data)) if data else Image.open(value["path"])
             else:
                 image = value
-            image.load()
+            with strict_decoding():
+                image.load()
             return image.convert("RGB")
         except Exception as err:
             raise CorruptImageError(f"{self.source}: cannot decode the image at row {row}, column {column!r} (URL {url!r}): {err}") from err

@@ -180,7 +180,7 @@ def test_a_pair_that_cannot_be_scored_counts_zero(monkeypatch, tiny_bert):
 # ------------------------------------------------------------------ images in a hub dataset
 
 
-def test_image_store_probe_checks_the_header_and_get_decodes(tmp_path):
+def test_image_store_probe_checks_the_header_and_get_decodes(tmp_path, monkeypatch):
     import datasets
 
     from food_tasks import mirror
@@ -194,8 +194,13 @@ def test_image_store_probe_checks_the_header_and_get_decodes(tmp_path):
     assert store.probe("good") is None and store.get("good").size == (64, 64)
     assert "cannot read the image at row 1" in store.probe("garbage")
     assert store.probe("cut") is None  # the header is intact: only decoding finds the truncation
-    with pytest.raises(data.CorruptImageError, match="row 2"):
-        store.get("cut")
+    from PIL import ImageFile
+
+    for lenient in (False, True):  # lmms-eval sets LOAD_TRUNCATED_IMAGES=True process-wide
+        monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", lenient)
+        with pytest.raises(data.CorruptImageError, match="row 2"):
+            store.get("cut")
+        assert ImageFile.LOAD_TRUNCATED_IMAGES is lenient
     assert "no image stored for URL 'elsewhere'" in store.probe("elsewhere")
     assert store.probe("none").endswith("(URL 'none') is empty")
     with pytest.raises(data.CorruptImageError, match="row 3"):
@@ -209,3 +214,16 @@ def test_our_commands_exit_non_zero_with_our_message_last(tmp_path, monkeypatch,
     assert cli.main(["prefetch", "fambench"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("food-tasks prefetch: ") and "is not a file" in err[-1]
+
+
+def test_url_image_store_refuses_truncated_images_under_lmms_eval_setting(tmp_path, monkeypatch):
+    from PIL import ImageFile
+
+    from food_tasks import mirror, remote
+
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
+    png = mirror.png_bytes((10, 20, 30), 64)
+    mirror.write_url_images(tmp_path, {"https://x.example.org/a.png": png, "https://x.example.org/b.png": png[: len(png) // 2]})
+    store = remote.UrlImageStore(mirror=tmp_path / "urls", cache_dir=tmp_path / "cache", allow_network=False)
+    assert store.get("https://x.example.org/a.png") is not None
+    assert store.get("https://x.example.org/b.png") is None and not store.available("https://x.example.org/b.png")
