@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import datasets
 import pytest
 
 from conftest import build_wc_mirror, wc_kb, wc_rows
@@ -112,8 +113,14 @@ def test_truncated_kb_parquet_stops_before_generation(tmp_path):
 
 def test_published_item_counts_are_checked_on_hub_data(wc_root):
     ds = wc_data.load_split("task2", "test_large", wc_root)
-    with pytest.raises(data.DataAccessError, match=r"2 items per language, the published benchmark has 500"):
+    with pytest.raises(data.DataAccessError, match=r"2 items per language; the published benchmark has 500 per language with qa_ids 1900-2399"):
         wc_data.check_documents(ds, "large", "2_location", ("en", "zh_cn", "nan"), from_hub=True)
+    rows = [{"qa_id": str(q), "lang": lang} for q in [*range(1900, 2399), 7] for lang in ("en", "zh_cn")]
+    full = datasets.Dataset.from_list(rows)
+    with pytest.raises(data.DataAccessError, match=r"500 items per language, 1 qa_id\(s\) outside 1900-2399 \(first: 7\)"):
+        wc_data.check_documents(full, "large", "2_location", ("en", "zh_cn"), from_hub=True)
+    ok = datasets.Dataset.from_list([{"qa_id": str(q), "lang": "en"} for q in range(1900, 2400)])
+    wc_data.check_documents(ok, "large", "2_location", ("en",), from_hub=True)
     wc_data.check_documents(ds, "large", "2_location", ("en", "zh_cn", "nan"), from_hub=False)
 
 

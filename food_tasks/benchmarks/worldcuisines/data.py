@@ -56,6 +56,9 @@ SPLIT_FILES = {
 STRING_FIELDS = ("qa_id", "lang", "food_id", "prompt_id", "prompt_type")
 # Items (qa_ids) per (subtask, language) cell as published (spec section 2.3); checked on hub data.
 PUBLISHED_ITEMS = {"large": 500, "small": 100, "smallref": 100}
+# qa_id ranges per (config, split) as published (spec section 2.2); checked on hub data.
+PUBLISHED_QA_RANGES = {("task1", "test_large"): (400, 1899), ("task2", "test_large"): (1900, 2399),
+                       ("task1", "test_small"): (0, 299), ("task2", "test_small"): (300, 399)}  # fmt: skip
 
 
 def revision() -> str:
@@ -170,11 +173,16 @@ def check_documents(ds: "datasets.Dataset", split_kind: str, subtask: str, langu
                 f"items the other languages have (qa_id {first}{', ...' if len(lacking) > 5 else ''}): its file "
                 f"{language_file(config, split, lang)} is truncated or damaged."
             )
-    if from_hub and len(items) != PUBLISHED_ITEMS[split_kind]:
-        raise data.DataAccessError(
-            f"{VQA_REPO} {config}/{split} subtask {subtask} (revision {revision()}): {len(items)} items per language, "
-            f"the published benchmark has {PUBLISHED_ITEMS[split_kind]}. Pin the published revision with {REVISION_ENV}."
-        )
+    if from_hub:
+        low, high = PUBLISHED_QA_RANGES[(config, split)]
+        outside = sorted(q for q in items if not (q.isdigit() and low <= int(q) <= high))
+        if len(items) != PUBLISHED_ITEMS[split_kind] or outside:
+            raise data.DataAccessError(
+                f"{VQA_REPO} {config}/{split} subtask {subtask} (revision {revision()}): {len(items)} items per language"
+                + (f", {len(outside)} qa_id(s) outside {low}-{high} (first: {outside[0]})" if outside else "")
+                + f"; the published benchmark has {PUBLISHED_ITEMS[split_kind]} per language with qa_ids {low}-{high}. "
+                f"Pin the published revision with {REVISION_ENV}."
+            )
 
 
 def _col(ds: "datasets.Dataset", name: str) -> list:
