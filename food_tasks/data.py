@@ -148,7 +148,7 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
                     try:
                         value = json.loads(raw.rstrip(b"\r\n"))
                     except json.JSONDecodeError as err:
-                        return f"{path} line {number} is not valid JSON ({err.msg} at column {err.colno}); the file must be JSON Lines, one object per line"
+                        return f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must be JSON Lines, one object per line"
                     except ValueError as err:  # UnicodeDecodeError
                         return f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one object per line"
                     if not isinstance(value, dict):

@@ -29,7 +29,7 @@ def test_find_damaged_file_names_jsonl_line(tmp_path):
     bad = tmp_path / "b.jsonl"
     bad.write_text('{"x": 1}\n{"x": 2}\n{"x": \n{"x": 4}\n')
     assert data.find_damaged_file([good, bad]) == (
-        f"{bad} line 3 is not valid JSON (Expecting value at column 7); the file must be JSON Lines, one object per line"
+        f"{bad} line 3 is not valid JSON (Expecting value, column 7); the file must be JSON Lines, one object per line"
     )
     array = tmp_path / "c.jsonl"
     array.write_text('[{"x": 1}, {"x": 2}]\n')
