@@ -54,3 +54,19 @@ def test_corrupt_image_is_counted_in_the_results(tmp_path):
     assert mcq["acc,none"] == 0.0 and mcq["acc_official,none"] == 0.0 and oeq["acc_multi,none"] == 0.0
     assert mcq["per_language,none"]["en"]["n"] == 1
     assert len(samples["worldcuisines_mcq_1b_contextualized"]) == 6  # every document was still generated and logged
+
+
+def test_lone_surrogate_output_keeps_the_bertscore_of_the_task(tmp_path, wc_root, tiny_bert):
+    lines = [{"task": "worldcuisines_oeq_2_location", "qa_id": r["qa_id"], "lang": r["lang"],
+              "response": "Indonesia \ud800 x" if (r["qa_id"], r["lang"]) == ("1900", "en") else r["answer"]}
+             for r in wc_rows("large") if r["prompt_type"] == "2"]  # fmt: skip
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")  # "\ud800" escaped in JSON
+    proc, results, _ = run_lmms_eval(
+        ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qa_id+lang", "--tasks", "worldcuisines_oeq_2_location"],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(wc_root), "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert), "FOOD_TASKS_BERTSCORE_LAYERS": "2"},
+    )  # fmt: skip
+    assert results is not None, proc.stderr[-3000:]
+    f1 = results["results"]["worldcuisines_oeq_2_location"]["bertscore_f1,none"]
+    assert isinstance(f1, float) and 0 < f1 <= 100.0 + 1e-3  # a number, not NaN: the other 5 rows are identical pairs
