@@ -7,6 +7,7 @@ results file) are in test_worldcuisines_damaged_e2e.py.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import datasets
@@ -81,6 +82,14 @@ def test_truncated_language_file_names_the_language_and_items(tmp_path):
     path = root / TASK1 / "zh_cn_large_eval_task1.jsonl"
     path.write_text("\n".join(line for line in _lines(path) if '"qa_id": "401"' not in line) + "\n", encoding="utf-8")
     with pytest.raises(data.DataAccessError, match=r"language 'zh_cn' lacks 1 of the 2 items .*qa_id 401.*zh_cn_large_eval_task1\.jsonl is truncated"):
+        wc_data.prepare_docs("large", "1a_nocontext", root=root)
+
+
+def test_file_of_an_unknown_language_is_refused(tmp_path):
+    root = build_wc_mirror(tmp_path)
+    rows = [json.loads(line) for line in _lines(root / TASK1 / "en_large_eval_task1.jsonl")]
+    (root / TASK1 / "xx_large_eval_task1.jsonl").write_text("".join(json.dumps(dict(r, lang="xx")) + "\n" for r in rows))
+    with pytest.raises(data.DataAccessError, match=r"language\(s\) \['xx'\] that the benchmark does not have"):
         wc_data.prepare_docs("large", "1a_nocontext", root=root)
 
 

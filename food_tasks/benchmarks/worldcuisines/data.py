@@ -127,8 +127,8 @@ def check_mirror_files(config: str, split: str, root: Path | None, languages: Se
             f"{VQA_REPO} {config}/{split}: the split folder {local / folder} is missing from the mirror "
             f"(expected {len(languages)} files {language_file(config, split, '<lang>')}). {fix}"
         )
-    missing = [str(local / language_file(config, split, lang)) for lang in languages
-               if not (local / language_file(config, split, lang)).is_file() or (local / language_file(config, split, lang)).stat().st_size == 0]  # fmt: skip
+    paths = [local / language_file(config, split, lang) for lang in languages]
+    missing = [str(path) for path in paths if not path.is_file() or path.stat().st_size == 0]
     if missing:
         raise data.DataAccessError(
             f"{VQA_REPO} {config}/{split}: {len(missing)} of the {len(languages)} expected language files are missing "
@@ -156,6 +156,13 @@ def check_documents(ds: "datasets.Dataset", split_kind: str, subtask: str, langu
                 f"(file {language_file(config, split, lang)}): a duplicated or concatenated file."
             )
         seen.add(qa_id)
+    unknown = sorted(set(by_lang) - set(LANGUAGES))
+    if unknown:
+        raise data.DataAccessError(
+            f"{VQA_REPO} {config}/{split} subtask {subtask}: rows in language(s) {unknown} that the benchmark does not "
+            f"have (files {', '.join(language_file(config, split, str(lang)) for lang in unknown)}?); they would enter the "
+            f"average over languages. Remove them; the {len(LANGUAGES)} codes are: {', '.join(LANGUAGES)}."
+        )
     absent = [lang for lang in languages if lang not in by_lang]
     if absent:
         raise data.DataAccessError(
