@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import Sequence
 
 from loguru import logger
@@ -57,11 +58,40 @@ def _f1(candidates: tuple[str, ...], references: tuple[str, ...], model: str, la
     return tuple(float(x) for x in f1.tolist())
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanitize(text: object) -> str:
+    """Text the tokenizer accepts: lone UTF-16 surrogates (which no UTF-8 encoder takes, so one of them
+    fails the whole batch) become U+FFFD; a non-string is the empty answer."""
+    if not isinstance(text, str):
+        return ""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _pairwise(candidates: Sequence[str], references: Sequence[str], model: str, layers: int) -> list[float] | None:
+    """Score pairs one at a time after a batch failed: a pair that still fails scores 0 and is counted."""
+    scorer = _scorer(model, layers)
+    out, failed = [], 0
+    for cand, ref in zip(candidates, references):
+        try:
+            out.append(float(scorer.score([cand], [ref], verbose=False)[2][0]))
+        except Exception:
+            out.append(0.0)
+            failed += 1
+    if failed == len(out):
+        return None
+    if failed:
+        logger.error(f"bertscore: {failed} of {len(out)} pair(s) could not be scored; they count as F1 0.")
+    return out
+
+
 def f1_scores(candidates: Sequence[str], references: Sequence[str]) -> list[float] | None:
     """BERTScore F1 (0-1) per pair, or None when disabled or the model cannot be loaded.
 
-    Results are memoised on the exact input, so several metrics of one task
-    (overall and per-language) share one computation.
+    Inputs pass through :func:`sanitize`. Results are memoised on the exact input, so several
+    metrics of one task (overall and per-language) share one computation. If the batch fails once
+    the model is loaded, pairs are scored one by one, so one bad sample cannot erase a task's score.
     """
     if len(candidates) != len(references):
         raise ValueError(f"bertscore: {len(candidates)} candidates for {len(references)} references")
@@ -70,11 +100,17 @@ def f1_scores(candidates: Sequence[str], references: Sequence[str]) -> list[floa
     if not enabled():
         return None
     model, layers = settings()
+    cands, refs = tuple(map(sanitize, candidates)), tuple(map(sanitize, references))
     try:
-        return list(_f1(tuple(candidates), tuple(references), model, layers))
-    except Exception as err:  # model missing offline, OOM, ...: report, never lose the run
+        _scorer(model, layers)
+    except Exception as err:  # model missing offline, ...: report, never lose the run
         logger.error(
-            f"bertscore: cannot score with model {model!r} (layer {layers}): {type(err).__name__}: {err}. "
+            f"bertscore: cannot load model {model!r} (layer {layers}): {type(err).__name__}: {err}. "
             "Reporting NaN. Set FOOD_TASKS_BERTSCORE_MODEL to a local copy of xlm-roberta-large for offline runs."
         )
         return None
+    try:
+        return list(_f1(cands, refs, model, layers))
+    except Exception as err:  # OOM, a pair the tokenizer refuses
+        logger.error(f"bertscore: batch scoring failed ({type(err).__name__}: {err}); scoring pairs one by one.")
+        return _pairwise(cands, refs, model, layers)

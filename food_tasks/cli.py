@@ -185,7 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)")
     report.set_defaults(func=cmd_report)
     args = parser.parse_args(argv)
-    return args.func(args)
+    from food_tasks.data import DataAccessError
+
+    try:
+        return args.func(args)
+    except DataAccessError as err:  # our message last, non-zero exit status, no traceback
+        print(f"food-tasks {args.command}: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

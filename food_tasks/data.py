@@ -22,10 +22,12 @@ Images are never decoded up front: :class:`ImageStore` maps image URLs to
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -42,6 +44,43 @@ class DataAccessError(RuntimeError):
 
 class CorruptImageError(DataAccessError):
     """An image exists but cannot be decoded; the message names row, column and URL."""
+
+
+class DataSettingError(DataAccessError, ValueError):
+    """An environment setting that selects data is invalid (e.g. an unknown language code)."""
+
+
+class RunStopped(SystemExit):
+    """Stops an lmms-eval run with our message as the last line of stderr and exit status 1.
+
+    lmms-eval 0.7.3 loads a task's documents (``process_docs``) inside ``Task.download``, which a
+    tenacity ``@retry`` repeats on any ``Exception`` (5 attempts, 2 s apart), and its CLI catches
+    every ``Exception``, prints ``Error during evaluation: RetryError[...]``, writes no results and
+    exits 0. A ``SystemExit`` is neither retried nor caught: Python prints its message and exits 1.
+    Raise it only at the lmms-eval boundary (the ``utils`` hooks), via :func:`stop_run_on_data_error`.
+    """
+
+
+def hf_download_command(repo_id: str, local_dir: Path | str, repo_type: str = "dataset") -> str:
+    """The ``hf`` CLI command (huggingface_hub >= 0.34; the older console script is gone in 1.x) that
+    copies a hub repository into ``local_dir`` with its own relative paths."""
+    return f"hf download {repo_id} --repo-type {repo_type} --local-dir {local_dir}"
+
+
+HF_LOGIN_COMMAND = "hf auth login"
+
+
+def stop_run_on_data_error(fn):  # type: ignore[no-untyped-def]
+    """Decorate an lmms-eval hook: a :class:`DataAccessError` stops the run (:class:`RunStopped`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return fn(*args, **kwargs)
+        except DataAccessError as err:
+            raise RunStopped(f"food-tasks: data error, the run stops before generation:\n{err}") from err
+
+    return wrapper
 
 
 def mirror_root() -> Path | None:
@@ -68,7 +107,7 @@ def hub_mirror_dir(repo_id: str, root: Path | None = None) -> Path | None:
         raise DataAccessError(
             f"{repo_id}: {DATA_DIR_ENV}={root} is set, but the mirror directory {path} does not exist. "
             f"Copy the dataset repository there with its own relative paths, e.g. "
-            f"`huggingface-cli download {repo_id} --repo-type dataset --local-dir {path}`, "
+            f"`{hf_download_command(repo_id, path)}`, "
             f"or unset {DATA_DIR_ENV} to download from the Hugging Face Hub."
         )
     return path
@@ -89,6 +128,64 @@ def _mirror_cache_dir(local: Path) -> str:
     return str(Path(datasets.config.HF_DATASETS_CACHE) / "food_tasks_mirrors" / digest.hexdigest()[:20])
 
 
+def find_damaged_file(paths: Iterable[Path]) -> str | None:
+    """Name the first damaged data file among ``paths``, or None when all of them read.
+
+    JSON Lines (``.jsonl``): the first line that is not a JSON object, with its 1-based line number
+    (blank lines are skipped, as ``datasets`` does); ``.json``: the whole document; ``.parquet``: the
+    footer and schema, through pyarrow. Used after ``datasets`` failed, whose own errors name neither
+    the file nor the line.
+    """
+    import json
+
+    for path in sorted(Path(p) for p in paths):
+        suffix = path.suffix.lower()
+        if suffix == ".jsonl":
+            with open(path, "rb") as fh:
+                for number, raw in enumerate(fh, start=1):
+                    if not raw.strip():
+                        continue
+                    try:
+                        value = json.loads(raw.rstrip(b"\r\n"))
+                    except json.JSONDecodeError as err:
+                        return f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must be JSON Lines, one object per line"
+                    except ValueError as err:  # UnicodeDecodeError
+                        return f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one object per line"
+                    if not isinstance(value, dict):
+                        return f"{path} line {number} is a JSON {type(value).__name__}, not an object; the file must be JSON Lines, one object per line"
+        elif suffix == ".json":
+            try:
+                with open(path, "rb") as fh:
+                    json.load(fh)
+            except ValueError as err:
+                return f"{path} is not valid JSON ({err})"
+        elif suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                pq.ParquetFile(path).schema_arrow  # noqa: B018  (reads the footer)
+            except Exception as err:  # pyarrow.ArrowInvalid, OSError
+                return f"{path} is damaged or truncated, not a readable parquet file ({err})"
+    return None
+
+
+def _mirror_load_error(repo_id: str, config: str | None, split: str, local: Path, err: Exception, files: Iterable[Path]) -> DataAccessError:
+    damaged = find_damaged_file(files)
+    if damaged is not None:
+        return DataAccessError(
+            f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {damaged}. "
+            f"Replace the file with the dataset repository's copy, e.g. `{hf_download_command(repo_id, local)}`."
+        )
+    return DataAccessError(f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {err}")
+
+
+def _mirror_data_files(local: Path, data_files: str | None) -> list[Path]:
+    """The files a failed load may have read: the split's glob, else every data file of the mirror."""
+    if data_files is not None and list(local.glob(data_files)):
+        return [p for p in local.glob(data_files) if p.is_file()]
+    return [p for p in local.rglob("*") if p.is_file() and p.suffix.lower() in {".jsonl", ".json", ".parquet"}]
+
+
 def _is_missing_config(err: Exception, config: str | None) -> bool:
     text = str(err)
     return config is not None and ("BuilderConfig" in text or "Unknown config" in text) and repr(config) in text
@@ -100,7 +197,7 @@ def _explain_hub_error(err: Exception, repo_id: str) -> DataAccessError:
     if "gated" in lowered or "401" in lowered or "403" in lowered or "authenticat" in lowered:
         return DataAccessError(
             f"{repo_id} is gated or private on the Hugging Face Hub and this machine has no access. "
-            f"Request access at https://huggingface.co/datasets/{repo_id}, then run `huggingface-cli login` "
+            f"Request access at https://huggingface.co/datasets/{repo_id}, then run `{HF_LOGIN_COMMAND}` "
             f"or set HF_TOKEN. Air-gapped: mirror the repository under ${DATA_DIR_ENV}/{repo_id}/. ({text})"
         )
     if "offline" in lowered or "connection" in lowered or "resolve" in lowered or "couldn't reach" in lowered:
@@ -156,12 +253,12 @@ def load_hub_split(
         fallback = data_files is not None and (_is_missing_config(err, config) or local is not None)
         if not fallback:
             if local is not None:
-                raise DataAccessError(f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {err}") from err
+                raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
             raise _explain_hub_error(err, repo_id) from err
         first_error = err
-    except Exception as err:  # network, auth, corrupt cache
+    except Exception as err:  # network, auth, corrupt cache, damaged mirror file
         if local is not None:
-            raise DataAccessError(f"{repo_id}: cannot load config {config!r} split {split!r} from the mirror {local}: {err}") from err
+            raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
         raise _explain_hub_error(err, repo_id) from err
 
     if local is not None:
@@ -178,8 +275,27 @@ def load_hub_split(
         return datasets.load_dataset("json", data_files=pattern, split="train", **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}))
     except Exception as err:
         if local is not None:
-            raise DataAccessError(f"{repo_id}: cannot read {pattern}: {err}") from err
+            raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
         raise _explain_hub_error(err, repo_id) from err
+
+
+_DECODE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def strict_decoding():  # type: ignore[no-untyped-def]
+    """Decode with Pillow's truncation check on. lmms-eval (``lmms_eval/api/task.py``) sets the process-wide
+    ``ImageFile.LOAD_TRUNCATED_IMAGES = True``, which turns a truncated body into a silently grey-filled
+    image; ours must fail instead, to be counted as damaged. The flag is restored at once (under a lock)."""
+    from PIL import ImageFile
+
+    with _DECODE_LOCK:
+        previous = ImageFile.LOAD_TRUNCATED_IMAGES
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+        try:
+            yield
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = previous
 
 
 class ImageStore:
@@ -220,6 +336,31 @@ class ImageStore:
     def __contains__(self, url: str) -> bool:
         return url in self._index
 
+    def probe(self, url: str) -> str | None:
+        """Why the image of ``url`` cannot be used, or None when it is stored and its header parses.
+
+        Reads the bytes and the image header only (about 0.5 ms against 65 ms for decoding a
+        1600x1200 JPEG); a body truncated after a valid header passes, and fails :meth:`get`.
+        """
+        from PIL import Image
+
+        try:
+            row, column = self._index[url]
+        except KeyError:
+            return f"{self.source}: no image stored for URL {url!r}"
+        try:
+            value = self._columns[column][row][column]
+            data = value.get("bytes") if isinstance(value, dict) else None
+            if isinstance(value, dict) and not data:
+                Image.open(value["path"]).close()
+            elif data:
+                Image.open(io.BytesIO(data)).close()
+            elif value is None:
+                return f"{self.source}: the image at row {row}, column {column!r} (URL {url!r}) is empty"
+        except Exception as err:
+            return f"{self.source}: cannot read the image at row {row}, column {column!r} (URL {url!r}): {err}"
+        return None
+
     def get(self, url: str) -> "PILImage.Image":
         """Decode the image stored for ``url`` as RGB.
 
@@ -240,7 +381,8 @@ class ImageStore:
                 image = Image.open(io.BytesIO(data)) if data else Image.open(value["path"])
             else:
                 image = value
-            image.load()
+            with strict_decoding():
+                image.load()
             return image.convert("RGB")
         except Exception as err:
             raise CorruptImageError(f"{self.source}: cannot decode the image at row {row}, column {column!r} (URL {url!r}): {err}") from err

@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 import requests
 from filelock import FileLock
 
-from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
+from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root, strict_decoding
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image as PILImage
@@ -237,7 +237,8 @@ def _decode(data: bytes) -> tuple[PILImage.Image | None, str | None]:
 
     try:
         img = Image.open(io.BytesIO(data))
-        img.load()
+        with strict_decoding():  # a truncated download fails even under lmms-eval's lenient PIL setting
+            img.load()
         return img, None
     except Exception as exc:  # noqa: BLE001 - any decoder error means "not an image"
         return None, str(exc).split(" <")[0] or type(exc).__name__

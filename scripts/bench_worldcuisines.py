@@ -199,7 +199,7 @@ def build_mirror(root: Path, rows_target: int) -> dict:
 
     from food_tasks import mirror
     from food_tasks.benchmarks.worldcuisines import layout as wc_layout
-    from food_tasks.benchmarks.worldcuisines import LANGUAGES
+    from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
 
     rng = random.Random(SEED)
     t0 = time.perf_counter()

@@ -8,7 +8,9 @@ From that repository it reads, into a temporary directory only:
 * the released prompts ``generate_vqa/generated_data/hf_prompt/{large,small}_eval_task{1,2}/*.jsonl``,
   from which it builds a ``FOOD_TASKS_DATA_DIR`` mirror of ``worldcuisines/vqa``
   (same relative paths plus a dataset card declaring configs ``task1``/``task2`` and
-  splits ``test_large``/``test_small``; no ``worldcuisines/food-kb``: replay never decodes images);
+  splits ``test_large``/``test_small``), and a ``worldcuisines/food-kb`` mirror holding one generated
+  placeholder image per ``image_url`` (the tasks build the image index before generation and count
+  documents whose image is absent as ``image_missing``; replay never shows images);
 * the official model outputs ``evaluation/result/[small/]task{1,2}_{mc,oe}_<model>_pred[_small].jsonl``;
 * the official scores ``evaluation/score/json/[small/]<model>_accuracy_{mc,oe,oe_multi,oe_dual}.json``.
 
@@ -153,10 +155,12 @@ def official_lang(value: object) -> str:
 
 def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
     """Write the hf_prompt files to ``root/worldcuisines/vqa`` with a card; return the test_large qa_id -> prompt_type map."""
-    from food_tasks.benchmarks.worldcuisines.layout import wc_vqa_card
+    from food_tasks.benchmarks.worldcuisines.layout import wc_vqa_card, write_wc_kb
+    from food_tasks.mirror import png_bytes
 
     vqa = root / "worldcuisines" / "vqa"
     prompt_types: dict[str, str] = {}
+    image_urls: set[str] = set()
     for folder in PROMPT_FOLDERS:
         files = [f for f in repo.list(f"{PROMPT_DIR}/{folder}") if f.endswith(".jsonl")]
         if len(files) != 30:
@@ -168,11 +172,14 @@ def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
             target = vqa / "hf_prompt" / folder / Path(path).name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(raw)
-            if folder.startswith("large_"):
-                for row in parse_jsonl(raw):
+            for row in parse_jsonl(raw):
+                image_urls.add(str(row["image_url"]))
+                if folder.startswith("large_"):
                     prompt_types[str(row["qa_id"])] = str(row["prompt_type"])
     splits = [(config, split) for config in ("task1", "task2") for split in ("test_large", "test_small")]
     (vqa / "README.md").write_text(wc_vqa_card(splits), encoding="utf-8")
+    placeholder = png_bytes((128, 128, 128), 8)
+    write_wc_kb(root, [{"food_id": str(i), "name": "", "images": [(url, placeholder)]} for i, url in enumerate(sorted(image_urls))])
     return prompt_types
 
 

@@ -11,6 +11,7 @@ from functools import partial
 
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
+from food_tasks.data import stop_run_on_data_error
 from food_tasks.messages import build_messages
 from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
@@ -19,6 +20,7 @@ MODES = ("baseline", "cot", "ki", "cot_ki")
 INPUTS = ("textimage", "textonly", "imageonly")
 
 
+@stop_run_on_data_error
 def _docs(task, modes, input_name, kinds, dataset, root=None):  # type: ignore[no-untyped-def]
     """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
     return fb_data.prepare_docs(task, modes, input_name, kinds, root=root)

@@ -10,15 +10,19 @@ from functools import partial
 
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
+from food_tasks.data import stop_run_on_data_error
 from food_tasks.messages import build_messages
 from food_tasks.metrics import group_mean_official, group_mean_official_numpy  # noqa: F401  (group YAML hooks)
 from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
 
+SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's languages (sample_data/build.py)
 
-def _docs(split_kind: str, subtask: str, dataset, root=None):  # type: ignore[no-untyped-def]
-    """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
-    return wc_data.prepare_docs(split_kind, subtask, root=root)
+
+@stop_run_on_data_error
+def _docs(split_kind: str, subtask: str, dataset, root=None, languages=None):  # type: ignore[no-untyped-def]
+    """``process_docs``: the YAML's stub dataset is replaced by the real, checked documents."""
+    return wc_data.prepare_docs(split_kind, subtask, root=root, languages=languages)
 
 
 # process_docs per split and subtask (both MCQ and OEQ tasks use the same documents).
@@ -34,18 +38,17 @@ docs_smallref_1a = partial(_docs, "smallref", "1a_nocontext")
 docs_smallref_1b = partial(_docs, "smallref", "1b_contextualized")
 docs_smallref_1c = partial(_docs, "smallref", "1c_adversarial")
 docs_smallref_2 = partial(_docs, "smallref", "2_location")
-docs_sample_1a = partial(_docs, "large", "1a_nocontext", root=SAMPLE_ROOT)
-docs_sample_1b = partial(_docs, "large", "1b_contextualized", root=SAMPLE_ROOT)
-docs_sample_1c = partial(_docs, "large", "1c_adversarial", root=SAMPLE_ROOT)
-docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT)
+docs_sample_1a = partial(_docs, "large", "1a_nocontext", root=SAMPLE_ROOT, languages=SAMPLE_LANGUAGES)
+docs_sample_1b = partial(_docs, "large", "1b_contextualized", root=SAMPLE_ROOT, languages=SAMPLE_LANGUAGES)
+docs_sample_1c = partial(_docs, "large", "1c_adversarial", root=SAMPLE_ROOT, languages=SAMPLE_LANGUAGES)
+docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT, languages=SAMPLE_LANGUAGES)
 
 
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    return [wc_data.kb_image(doc["image_url"])]
+    return wc_data.doc_images(doc)  # [] when the image cannot be loaded: counted as image_missing
 
 
-def doc_to_visual_sample(doc):  # type: ignore[no-untyped-def]
-    return [wc_data.kb_image(doc["image_url"], root=SAMPLE_ROOT)]
+doc_to_visual_sample = doc_to_visual  # documents carry their data root (kb_root)
 
 
 def doc_to_text_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -74,22 +77,22 @@ def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ig
 
 
 def process_results_mcq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc_scoring.score_mcq(doc, model_output(results))
-    return {"acc": record, "acc_official": record, "invalid_rate": record, "per_language": record}
+    record = wc_scoring.score_mcq(doc, model_output(results), image_missing=wc_data.image_missing(doc))
+    return dict.fromkeys(("acc", "acc_official", "invalid_rate", "per_language", "image_missing"), record)
 
 
 def process_results_oeq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc_scoring.score_oeq(doc, model_output(results))
+    record = wc_scoring.score_oeq(doc, model_output(results), image_missing=wc_data.image_missing(doc))
     names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
-             "acc_dual_official", "bertscore_f1", "per_language", "per_language_bertscore")  # fmt: skip
+             "acc_dual_official", "bertscore_f1", "per_language", "per_language_bertscore", "image_missing")  # fmt: skip
     return dict.fromkeys(names, record)
 
 
 def process_results_oeq_sample(doc, results):  # type: ignore[no-untyped-def]
     """Sample tasks skip BERTScore (its model is a 2 GB download)."""
-    record = wc_scoring.score_oeq(doc, model_output(results))
+    record = wc_scoring.score_oeq(doc, model_output(results), image_missing=wc_data.image_missing(doc))
     names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
-             "acc_dual_official", "per_language")  # fmt: skip
+             "acc_dual_official", "per_language", "image_missing")  # fmt: skip
     return dict.fromkeys(names, record)
 
 
@@ -103,6 +106,7 @@ acc_multi_official = partial(wc_scoring.macro_official_oeq, "multi_official")
 acc_single_official = partial(wc_scoring.macro_official_oeq, "single_official")
 acc_dual_official = partial(wc_scoring.macro_official_oeq, "dual_official")
 invalid_rate = wc_scoring.invalid_rate
+image_missing = wc_scoring.image_missing
 per_language_mcq = wc_scoring.per_language_mcq
 per_language_oeq = wc_scoring.per_language_oeq
 bertscore_f1 = wc_scoring.bertscore_f1

@@ -60,14 +60,14 @@ def test_mirror_without_dataset_card_falls_back_to_hf_prompt_files(tmp_path):
 
 def test_missing_mirror_names_the_expected_path(tmp_path, monkeypatch):
     monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
-    with pytest.raises(data.DataAccessError, match=r"worldcuisines/vqa.*does not exist.*huggingface-cli download"):
+    with pytest.raises(data.DataAccessError, match=r"worldcuisines/vqa.*does not exist.*`hf download worldcuisines/vqa"):
         wc_data.prepare_docs("large", "1a_nocontext")
 
 
 def test_missing_split_file_in_mirror_names_the_glob(tmp_path):
     (tmp_path / "worldcuisines" / "vqa").mkdir(parents=True)
     wc_data.load_split.cache_clear()
-    with pytest.raises(data.DataAccessError, match=r"hf_prompt/large_eval_task1/\*\.jsonl"):
+    with pytest.raises(data.DataAccessError, match=r"split folder .*hf_prompt/large_eval_task1 is missing from the mirror"):
         wc_data.prepare_docs("large", "1a_nocontext", root=tmp_path)
 
 

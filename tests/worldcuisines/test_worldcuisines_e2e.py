@@ -89,7 +89,11 @@ def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
         env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")},
     )  # fmt: skip
     assert results is None or "worldcuisines_mcq_2_location" not in results.get("results", {})
-    assert f"{tmp_path / 'empty' / 'worldcuisines' / 'vqa'} does not exist" in proc.stdout + proc.stderr
+    # our message is the last line of stderr, lmms-eval exits 1 and did not retry
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert f"{tmp_path / 'empty' / 'worldcuisines' / 'vqa'} does not exist" in last and "`hf download worldcuisines/vqa" in last
+    assert "RetryError" not in proc.stdout + proc.stderr
 
 
 def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path):

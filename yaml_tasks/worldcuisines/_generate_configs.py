@@ -67,6 +67,7 @@ def task_yaml(kind: str, variant: str, subtask: str) -> str:
                     continue
                 lines += [f"  - metric: {metric}", f"    aggregation: !function {HOOKS}.{metric}", "    higher_is_better: true"]
             lines += ["  - metric: per_language", f"    aggregation: !function {HOOKS}.per_language_oeq", "    higher_is_better: true"]
+            lines += ["  - metric: image_missing", f"    aggregation: !function {HOOKS}.image_missing", "    higher_is_better: false"]
     return HEADER + "\n".join(lines) + "\n"
 
 

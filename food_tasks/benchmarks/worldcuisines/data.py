@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from loguru import logger
 
 from food_tasks import data
 from food_tasks.benchmarks.worldcuisines import parsing
@@ -52,6 +54,11 @@ SPLIT_FILES = {
     ("task2", "test_small"): "hf_prompt/small_eval_task2/*.jsonl",
 }
 STRING_FIELDS = ("qa_id", "lang", "food_id", "prompt_id", "prompt_type")
+# Items (qa_ids) per (subtask, language) cell as published (spec section 2.3); checked on hub data.
+PUBLISHED_ITEMS = {"large": 500, "small": 100, "smallref": 100}
+# qa_id ranges per (config, split) as published (spec section 2.2); checked on hub data.
+PUBLISHED_QA_RANGES = {("task1", "test_large"): (400, 1899), ("task2", "test_large"): (1900, 2399),
+                       ("task1", "test_small"): (0, 299), ("task2", "test_small"): (300, 399)}  # fmt: skip
 
 
 def revision() -> str:
@@ -67,7 +74,7 @@ def selected_languages() -> tuple[str, ...] | None:
     langs = tuple(x.strip() for x in value.split(",") if x.strip())
     unknown = sorted(set(langs) - set(LANGUAGES))
     if unknown:
-        raise ValueError(f"{LANGS_ENV}: unknown language code(s) {unknown}; valid codes: {', '.join(LANGUAGES)}")
+        raise data.DataSettingError(f"{LANGS_ENV}: unknown language code(s) {unknown}; valid codes: {', '.join(LANGUAGES)}")
     return langs
 
 
@@ -89,6 +96,102 @@ def load_split(config: str, split: str, root: Path | None = None) -> "datasets.D
     return ds
 
 
+def _split_folder(config: str, split: str) -> str:
+    """``hf_prompt/large_eval_task1`` for ``("task1", "test_large")``."""
+    return SPLIT_FILES[(config, split)].rsplit("/", 1)[0]
+
+
+def language_file(config: str, split: str, lang: str) -> str:
+    """The repository path of one language file, e.g. ``hf_prompt/large_eval_task1/en_large_eval_task1.jsonl``."""
+    folder = _split_folder(config, split)
+    return f"{folder}/{lang}_{folder.rsplit('/', 1)[1]}.jsonl"
+
+
+def check_mirror_files(config: str, split: str, root: Path | None, languages: Sequence[str]) -> None:
+    """Before anything is loaded: a mirror must hold the split folder and one non-empty file per language.
+
+    A missing language file would otherwise silently shrink the benchmark (the split is the
+    concatenation of whatever files exist). No-op without a mirror.
+
+    Raises:
+        DataAccessError: naming the missing folder or files and how to fix them.
+    """
+    local = data.hub_mirror_dir(VQA_REPO, root)
+    if local is None:
+        return
+    folder = _split_folder(config, split)
+    fix = (f"Copy them from the dataset repository, e.g. `{data.hf_download_command(VQA_REPO, local)} --include '{folder}/*'`, "
+           f"or evaluate a subset of languages on purpose with {LANGS_ENV}=<codes>.")  # fmt: skip
+    if not (local / folder).is_dir():
+        raise data.DataAccessError(
+            f"{VQA_REPO} {config}/{split}: the split folder {local / folder} is missing from the mirror "
+            f"(expected {len(languages)} files {language_file(config, split, '<lang>')}). {fix}"
+        )
+    paths = [local / language_file(config, split, lang) for lang in languages]
+    missing = [str(path) for path in paths if not path.is_file() or path.stat().st_size == 0]
+    if missing:
+        raise data.DataAccessError(
+            f"{VQA_REPO} {config}/{split}: {len(missing)} of the {len(languages)} expected language files are missing "
+            f"or empty in the mirror: {', '.join(missing)}. {fix}"
+        )
+
+
+def check_documents(ds: "datasets.Dataset", split_kind: str, subtask: str, languages: Sequence[str], *, from_hub: bool) -> None:
+    """Every expected language holds the same items (qa_ids), once each, as the benchmark defines them.
+
+    On hub data the number of items must also be the published one (500 per cell in test_large, 100
+    in test_small and smallref); mirrors and samples may hold fewer, but still all languages alike.
+
+    Raises:
+        DataAccessError: naming the subtask, the language, its file and the first missing qa_ids.
+    """
+    config, _ = SUBTASKS[subtask]
+    split = "test_small" if split_kind == "small" else "test_large"
+    by_lang: dict[str, set[str]] = {}
+    for qa_id, lang in zip(_col(ds, "qa_id"), _col(ds, "lang")):
+        seen = by_lang.setdefault(lang, set())
+        if qa_id in seen:
+            raise data.DataAccessError(
+                f"{VQA_REPO} {config}/{split} subtask {subtask}: qa_id {qa_id} appears twice for language {lang!r} "
+                f"(file {language_file(config, split, lang)}): a duplicated or concatenated file."
+            )
+        seen.add(qa_id)
+    unknown = sorted(set(by_lang) - set(LANGUAGES))
+    if unknown:
+        raise data.DataAccessError(
+            f"{VQA_REPO} {config}/{split} subtask {subtask}: rows in language(s) {unknown} that the benchmark does not "
+            f"have (files {', '.join(language_file(config, split, str(lang)) for lang in unknown)}?); they would enter the "
+            f"average over languages. Remove them; the {len(LANGUAGES)} codes are: {', '.join(LANGUAGES)}."
+        )
+    absent = [lang for lang in languages if lang not in by_lang]
+    if absent:
+        raise data.DataAccessError(
+            f"{VQA_REPO} {config}/{split} subtask {subtask}: no rows for language(s) {', '.join(absent)} "
+            f"(files {', '.join(language_file(config, split, lang) for lang in absent)}); the benchmark has all "
+            f"{len(LANGUAGES)} languages in every subtask. Restore the files, or select languages with {LANGS_ENV}=<codes>."
+        )
+    items = set().union(*(by_lang[lang] for lang in languages))
+    for lang in languages:
+        lacking = items - by_lang[lang]
+        if lacking:
+            first = ", ".join(sorted(lacking, key=lambda q: (len(q), q))[:5])
+            raise data.DataAccessError(
+                f"{VQA_REPO} {config}/{split} subtask {subtask}: language {lang!r} lacks {len(lacking)} of the {len(items)} "
+                f"items the other languages have (qa_id {first}{', ...' if len(lacking) > 5 else ''}): its file "
+                f"{language_file(config, split, lang)} is truncated or damaged."
+            )
+    if from_hub:
+        low, high = PUBLISHED_QA_RANGES[(config, split)]
+        outside = sorted(q for q in items if not (q.isdigit() and low <= int(q) <= high))
+        if len(items) != PUBLISHED_ITEMS[split_kind] or outside:
+            raise data.DataAccessError(
+                f"{VQA_REPO} {config}/{split} subtask {subtask} (revision {revision()}): {len(items)} items per language"
+                + (f", {len(outside)} qa_id(s) outside {low}-{high} (first: {outside[0]})" if outside else "")
+                + f"; the published benchmark has {PUBLISHED_ITEMS[split_kind]} per language with qa_ids {low}-{high}. "
+                f"Pin the published revision with {REVISION_ENV}."
+            )
+
+
 def _col(ds: "datasets.Dataset", name: str) -> list:
     """One column as a Python list, read through Arrow (datasets 5.x row-wise column reads are ~100x slower)."""
     return ds.with_format("arrow")[name].to_pylist()
@@ -101,7 +204,8 @@ def _select(ds: "datasets.Dataset", column: str, keep: Any) -> "datasets.Dataset
 def prepare_docs(split_kind: str, subtask: str, root: Path | None = None, languages: Sequence[str] | None = None) -> "datasets.Dataset":
     """Documents of one subtask (see :func:`_prepare_docs`), built once per process: the MCQ and
     OEQ tasks of a subtask share them. ``root`` defaults to ``$FOOD_TASKS_DATA_DIR``, ``languages``
-    to ``$FOOD_TASKS_WORLDCUISINES_LANGS`` (all 30 when unset)."""
+    to ``$FOOD_TASKS_WORLDCUISINES_LANGS`` (all 30 when unset). The data must hold every one of
+    these languages, with the same items in each (:func:`check_documents`)."""
     root = root if root is not None else data.mirror_root()
     languages = tuple(languages) if languages is not None else selected_languages()
     return _prepare_docs(split_kind, subtask, root, languages)
@@ -109,7 +213,7 @@ def prepare_docs(split_kind: str, subtask: str, root: Path | None = None, langua
 
 @functools.lru_cache(maxsize=16)
 def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: tuple[str, ...] | None) -> "datasets.Dataset":
-    """Build the documents of one subtask.
+    """Build and check the documents of one subtask; load the food-kb images' index.
 
     Args:
         split_kind: ``large`` (test_large), ``small`` (HF test_small) or ``smallref``
@@ -125,6 +229,9 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
         ``answer_en`` (its English answer, "" if none).
     """
     config, prompt_type = SUBTASKS[subtask]
+    expected = languages if languages is not None else LANGUAGES
+    for split in ("test_large", "test_small") if split_kind == "smallref" else (SPLITS[split_kind],):
+        check_mirror_files(config, split, root, expected)
     if split_kind == "smallref":
         ds = load_split(config, "test_large", root)
         small = load_split(config, "test_small", root)
@@ -134,6 +241,7 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
         ds = ds.select([i for i, (k, p) in enumerate(zip(triples, _col(ds, "prompt_type"))) if p == prompt_type and k in keys])
     else:
         ds = _select(load_split(config, SPLITS[split_kind], root), "prompt_type", prompt_type.__eq__)
+    check_documents(ds, split_kind, subtask, expected, from_hub=data.hub_mirror_dir(VQA_REPO, root) is None)
 
     answers: dict[str, list[str]] = {}
     english: dict[str, str] = {}
@@ -148,13 +256,73 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
         wanted = set(languages)
         ds = _select(ds, "lang", wanted.__contains__)
     qa_ids = _col(ds, "qa_id")
+    # The image index is built now (URL columns only), so a missing or damaged food-kb stops the run
+    # before generation; URLs it lacks are announced here and counted as image_missing when scored.
+    store = kb_store(root)
+    absent = sorted({u for u in _col(ds, "image_url") if u not in store})
+    if absent:
+        logger.warning(
+            f"WorldCuisines {split_kind} {subtask}: {len(absent)} image URL(s) are not in {store.source} "
+            f"(first: {absent[0]!r}); their documents are excluded from every denominator and counted in image_missing."
+        )
     ds = ds.add_column("options", [parsing.parse_mcq_options(p) for p in _col(ds, "multi_choice_prompt")])
     ds = ds.add_column("answers_all", [answers[q] for q in qa_ids])
-    return ds.add_column("answer_en", [english.get(q, "") for q in qa_ids])
+    ds = ds.add_column("answer_en", [english.get(q, "") for q in qa_ids])
+    return ds.add_column("kb_root", [str(root) if root is not None else ""] * len(ds))
+
+
+def kb_store(root: Path | None = None) -> data.ImageStore:
+    """The food-kb image index (built once per process; reads the URL columns only)."""
+    root = root if root is not None else data.mirror_root()
+    return data.hub_image_store(KB_REPO, KB_SPLIT, KB_IMAGE_COLUMNS, revision(), root)
 
 
 def kb_image(url: str, root: Path | None = None) -> "Image.Image":
-    """The food-kb image stored for ``url`` (exact match, including ``?download``), as RGB."""
-    root = root if root is not None else data.mirror_root()
-    store = data.hub_image_store(KB_REPO, KB_SPLIT, KB_IMAGE_COLUMNS, revision(), root)
-    return store.get(url)
+    """The food-kb image stored for ``url`` (exact match, including ``?download``), as RGB.
+
+    Raises:
+        DataAccessError: the URL is not in food-kb; CorruptImageError: its bytes do not decode.
+    """
+    return kb_store(root).get(url)
+
+
+# (kb_root, url) -> whether the image is usable, per process. doc_images (called when the model asks
+# for the image) records whether it decoded; image_missing falls back to a header check for models
+# that never ask (food_tasks_replay), so re-scoring 60k documents decodes no image.
+_IMAGE_OK: dict[tuple[str, str], bool] = {}
+_WARNED: set[tuple[str, str]] = set()
+
+
+def _doc_root(doc: Mapping[str, Any]) -> Path | None:
+    return Path(doc["kb_root"]) if doc.get("kb_root") else None
+
+
+def _record(key: tuple[str, str], ok: bool, reason: object = None) -> None:
+    _IMAGE_OK[key] = ok
+    if not ok and key not in _WARNED:
+        _WARNED.add(key)
+        logger.warning(f"WorldCuisines: image unavailable, its documents are scored as image_missing: {reason}")
+
+
+def doc_images(doc: Mapping[str, Any]) -> list:
+    """``[image]`` for the document, or ``[]`` when its image cannot be loaded (counted at scoring)."""
+    key = (str(doc.get("kb_root") or ""), doc["image_url"])
+    try:
+        image = kb_image(doc["image_url"], _doc_root(doc))
+    except Exception as err:  # corrupt bytes, absent URL, unreadable row: never end a run mid-way
+        _record(key, False, err)
+        return []
+    _record(key, True)
+    return [image]
+
+
+def image_missing(doc: Mapping[str, Any]) -> bool:
+    """True when the document's image could not be loaded (such documents leave every denominator)."""
+    key = (str(doc.get("kb_root") or ""), doc["image_url"])
+    if key not in _IMAGE_OK:
+        try:
+            reason = kb_store(_doc_root(doc)).probe(doc["image_url"])
+        except Exception as err:
+            reason = err
+        _record(key, reason is None, reason)
+    return not _IMAGE_OK[key]

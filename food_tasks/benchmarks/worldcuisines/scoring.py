@@ -3,6 +3,10 @@
 Per document: robust and official MCQ parsing; OEQ substring matching in the multi / single / dual
 reference modes; the BERTScore inputs. Aggregation: per language first, then the unweighted mean over
 languages (the official macro average), official rounding for ``_official`` metrics.
+
+Documents whose image could not be loaded (``image_missing``: the URL is absent from food-kb or its
+bytes do not decode) are excluded from every denominator, robust and official alike (the official
+runner would stop at them), and counted by the ``image_missing`` metric.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from food_tasks.benchmarks.worldcuisines import parsing
 # ---------------------------------------------------------------- per-document scoring
 
 
-def score_mcq(doc: dict, response: str) -> dict[str, Any]:
-    """One record per MCQ document: robust and official correctness, parse outcome."""
+def score_mcq(doc: dict, response: str, image_missing: bool = False) -> dict[str, Any]:
+    """One record per MCQ document: robust and official correctness, parse outcome, image status."""
     parsed = parsing.extract_mcq_choice(response, doc["options"])
     gold = int(doc["multi_choice_answer"])
     return {
@@ -28,11 +32,12 @@ def score_mcq(doc: dict, response: str) -> dict[str, Any]:
         "correct": parsed == gold,
         "invalid": parsed is None,
         "correct_official": parsing.official_mcq_correct(response, doc["multi_choice_prompt"], gold),
+        "image_missing": bool(image_missing),
     }
 
 
-def score_oeq(doc: dict, response: str) -> dict[str, Any]:
-    """One record per OEQ document: the three reference modes, robust, official and strict."""
+def score_oeq(doc: dict, response: str, image_missing: bool = False) -> dict[str, Any]:
+    """One record per OEQ document: the three reference modes, robust, official and strict; image status."""
     own = [doc["answer"]]
     dual = own + ([doc["answer_en"]] if doc["answer_en"] else [])
     refs = doc["answers_all"]
@@ -48,36 +53,47 @@ def score_oeq(doc: dict, response: str) -> dict[str, Any]:
         "multi_official": parsing.oeq_match_official(response, refs),
         "single_official": parsing.oeq_match_official(response, own),
         "dual_official": parsing.oeq_match_official(response, dual),
+        "image_missing": bool(image_missing),
     }
 
 
 # ---------------------------------------------------------------- aggregation
 
 
+def _scored(items: Sequence[dict]) -> list[dict]:
+    """The records that count: those whose image was available."""
+    return [r for r in items if not r.get("image_missing")]
+
+
+def image_missing(items: Sequence[dict]) -> int:
+    """Number of documents left out of every denominator because their image could not be loaded."""
+    return sum(bool(r.get("image_missing")) for r in items)
+
+
 def macro(field: str, items: Sequence[dict]) -> float:
     """Percent of ``field`` per language, then the unweighted mean over languages."""
-    return metrics.macro_percent(items, field, "lang")[0]
+    return metrics.macro_percent(_scored(items), field, "lang")[0]
 
 
 def macro_official(field: str, items: Sequence[dict]) -> float:
     """The official MCQ value: per-language percent rounded to 2, mean rounded to 2 (Python ``round``:
     ``score_mc`` computes with Python ints and floats)."""
-    return metrics.macro_percent_official(items, field, "lang")[0]
+    return metrics.macro_percent_official(_scored(items), field, "lang")[0]
 
 
 def macro_official_oeq(field: str, items: Sequence[dict]) -> float:
     """The official OEQ value: as :func:`macro_official` with ``numpy.round`` semantics (``score_oe``
     rounds the ``numpy.float64`` of a pandas sum; ties such as 17.575 go to even on the scaled value)."""
-    return metrics.macro_percent_official(items, field, "lang", rounding=metrics.round_numpy)[0]
+    return metrics.macro_percent_official(_scored(items), field, "lang", rounding=metrics.round_numpy)[0]
 
 
 def invalid_rate(items: Sequence[dict]) -> float:
     """Percent of documents whose answer the robust parser could not read (micro)."""
-    return metrics.percent_true(items, "invalid")
+    return metrics.percent_true(_scored(items), "invalid")
 
 
 def per_language_mcq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
-    return metrics.per_group_table(items, "lang", {
+    return metrics.per_group_table(_scored(items), "lang", {
         "acc": lambda rs: metrics.percent_true(rs, "correct"),
         "acc_official": lambda rs: round(metrics.percent_true(rs, "correct_official"), 2),
         "invalid_rate": lambda rs: metrics.percent_true(rs, "invalid"),
@@ -89,10 +105,11 @@ def per_language_oeq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
     columns |= {
         f"acc_{m}_official": (lambda rs, f=f"{m}_official": metrics.round_numpy(metrics.percent_true(rs, f), 2)) for m in ("multi", "single", "dual")
     }
-    return metrics.per_group_table(items, "lang", columns)
+    return metrics.per_group_table(_scored(items), "lang", columns)
 
 
 def _bertscore_cells(items: Sequence[dict]) -> dict[str, float] | None:
+    items = _scored(items)
     f1 = bertscore.f1_scores([str(r["prediction"]) for r in items], [str(r["reference"]) for r in items])
     if f1 is None:
         return None
