@@ -92,9 +92,11 @@ def _download_zip() -> Path:
 
 
 def cache_root() -> Path:
+    """``$HF_HOME/food_tasks/foodieqa`` (read at call time; the Hugging Face default otherwise)."""
     from huggingface_hub import constants
 
-    return Path(constants.HF_HOME) / "food_tasks" / "foodieqa"
+    home = os.environ.get("HF_HOME", "").strip()
+    return Path(home).expanduser() / "food_tasks" / "foodieqa" if home else Path(constants.HF_HOME) / "food_tasks" / "foodieqa"
 
 
 def extract_zip(zip_path: Path, cache: Path | None = None) -> Path:

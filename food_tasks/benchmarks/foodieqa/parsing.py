@@ -38,6 +38,8 @@ from food_tasks.parsing import extract_choice, strip_reasoning
 LETTERS = ("A", "B", "C", "D")
 ANS2IDX = {"A": "0", "B": "1", "C": "2", "D": "3"}
 _FIRST_UPPER_AD = re.compile(r"[A-D]")
+# A bracketed label in any case, "(c)" / "（C）", not touching letters: "I think (c)".
+_BRACKETED = re.compile(r"(?<![0-9A-Za-z])[\(（\[]\s*([A-Da-d])\s*[\)）\]](?![0-9A-Za-z])")
 
 
 def parse_robust(output: object, opener: str = "", options: list[str] | None = None, *, numbers: bool = False) -> int | None:
@@ -52,7 +54,13 @@ def parse_robust(output: object, opener: str = "", options: list[str] | None = N
     text = strip_reasoning(output)
     if text is None:
         return None
-    return extract_choice(opener + text, LETTERS, numbers=numbers, options=options)
+    found = extract_choice(opener + text, LETTERS, numbers=numbers, options=options)
+    if found is None:
+        # One distinct bracketed label in any case ("I think (c)"); two distinct ones stay ambiguous.
+        labels = {m.group(1).upper() for m in _BRACKETED.finditer(text)}
+        if len(labels) == 1:
+            found = LETTERS.index(labels.pop())
+    return found
 
 
 # ---------------------------------------------------------------- official parsers
