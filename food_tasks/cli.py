@@ -22,10 +22,12 @@ from food_tasks.registration import task_dir
 SOURCES = {
     "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
+    "foodieqa": "hf.co/datasets/lyan62/FoodieQA (gated: FoodieQA.zip)",
 }
 SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
          "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
          "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
+FOODIEQA_SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -53,6 +55,8 @@ def _size(name: str, kind: str) -> str:
         return ""
     if name in SIZES:
         return str(SIZES[name])
+    if name.startswith("foodieqa_"):
+        return "2" if "_sample_" in name else str(FOODIEQA_SIZES[name.split("_")[1]])
     if name.startswith("fambench"):
         stem = "fambench_task2_ctc_all" if name.endswith("ctc_all") else next(
             s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if name.startswith(s))

@@ -67,9 +67,9 @@ def _download_zip() -> Path:
     offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
     if offline:
         raise data.DataAccessError(
-            f"FoodieQA ({REPO}): {ZIP_NAME} is not in the Hugging Face cache and HF_HUB_OFFLINE is set. Run once online "
-            f"with a token of an account granted access at {ACCESS_URL}, or copy {ZIP_NAME} (or its unpacked contents) "
-            f"to ${data.DATA_DIR_ENV}/{REPO}/."
+            f"FoodieQA ({REPO}): {ZIP_NAME} is not in the Hugging Face cache and HF_HUB_OFFLINE is set. The dataset is "
+            f"gated: request access at {ACCESS_URL}, then run once online with that account's token (`huggingface-cli "
+            f"login` or `export HF_TOKEN=hf_...`), or copy {ZIP_NAME} (or its unpacked contents) to ${data.DATA_DIR_ENV}/{REPO}/."
         )
     if not get_token():
         raise _access_error("no Hugging Face token was found on this machine")
