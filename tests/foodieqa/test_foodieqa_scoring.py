@@ -27,15 +27,16 @@ def test_paper_protocol_seeded_fallback_in_file_order():
     records = _records()
     # official: "A" -> 0 ok; "...（B）" -> 1 ok; "不知道" -> fallback; "Answer: D" -> "A" (0) = gold 0 ok.
     assert [r["paper"] for r in records] == [0, 1, None, 0]
-    # The one fallback takes the first draw of Random(42): "0" != gold 2 -> 3 of 4.
+    # Text QA fallback is always "0" (parse_textqa_res reseeds 42 every call): "0" != gold 2 -> 3 of 4.
     assert scoring.acc_paper_protocol(records) == 75.0
+    assert [p for _, p in scoring.paper_predictions(records)] == [0, 1, 0, 0]
     assert scoring.paper_fallback_rate(records) == 25.0
     # Order-independent: records arriving shuffled (batches, ranks) give the same number.
     assert scoring.acc_paper_protocol(records[::-1]) == 75.0
 
 
-def test_fallback_draws_follow_file_order():
-    records = [{"index": i, "gold": g, "paper": None} for i, g in enumerate([0, 0, 2, 1, 3])]
+def test_vqa_fallback_draws_follow_file_order():
+    records = [{"index": i, "gold": g, "paper": None, "paper_fallback": None} for i, g in enumerate([0, 0, 2, 1, 3])]
     # draws '0','0','2','1','1' -> correct on the first four
     assert scoring.acc_paper_protocol(records) == 80.0
     assert [p for _, p in scoring.paper_predictions(records)] == [0, 0, 2, 1, 1]
@@ -60,3 +61,12 @@ def test_empty_and_group_max():
     assert scoring.acc([]) == 0.0 and scoring.acc_paper_protocol([]) == 0.0 and scoring.paper_fallback_rate([]) == 0.0
     assert group_max([40.0, 52.5, 47.0, 12.0], [4, 4, 4, 4]) == 52.5
     assert group_max([], []) == 0.0
+
+
+def test_textqa_fallback_is_always_option_a_vqa_fallback_is_the_seeded_stream():
+    textqa = [scoring.score(doc("textqa", i), "?", "textqa", "zh", 0, "（") for i in range(3)]
+    sivqa = [scoring.score(doc("sivqa", i), "?", "sivqa", "zh", 0, "（") for i in range(3)]
+    assert [p for _, p in scoring.paper_predictions(textqa)] == [0, 0, 0]
+    assert [p for _, p in scoring.paper_predictions(sivqa)] == [0, 0, 2]  # Random(42): '0', '0', '2'
+    # textqa golds 0, 1, 2 -> 1/3; sivqa golds 2, 3, 0 -> 0/3
+    assert scoring.acc_paper_protocol(textqa) == pytest.approx(100 / 3) and scoring.acc_paper_protocol(sivqa) == 0.0

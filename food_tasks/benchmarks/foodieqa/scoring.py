@@ -3,10 +3,12 @@
 Scale: percentages in [0, 100] (the paper prints accuracy %). All questions are in every denominator
 (official ``accuracy_score`` over the file).
 
-``acc_paper_protocol`` reproduces the official protocol with its random fallback made deterministic:
-records are put back in file order and one ``random.Random(42)`` per task run draws
-``choice(["0", "1", "2", "3"])`` for each answer the official parser cannot read, in file order
-(the same draw sequence as the official loop, seeded). Independent of batch order and ranks: the draw
+``acc_paper_protocol`` reproduces the official protocol with its random fallback made deterministic.
+VQA (``parse_res``/``parse_yi_res``, unseeded officially): records are put back in file order and one
+``random.Random(42)`` per task run draws ``choice(["0", "1", "2", "3"])`` for each answer the official
+parser cannot read, in file order: exactly what the official scoring loop gives after one
+``random.seed(42)``. Text QA (``parse_textqa_res`` calls ``random.seed(42)`` before every fallback):
+every fallback is ``"0"`` (option A), as officially. Independent of batch order and ranks: the draw
 happens at aggregation time, on the gathered records. ``paper_fallback_rate`` counts how often it fired.
 """
 
@@ -37,6 +39,8 @@ def score(doc: dict, response: object, task: str, lang: str, template: int, open
         "correct": parsed == gold,
         "invalid": parsed is None,
         "paper": parsing.parse_paper(response, task, template),
+        # parse_textqa_res reseeds before each fallback: Random(42).choice(...) is always "0".
+        "paper_fallback": 0 if task == "textqa" else None,
     }
 
 
@@ -51,11 +55,17 @@ def invalid_rate(items: Sequence[dict]) -> float:
 
 
 def paper_predictions(items: Sequence[dict], seed: int = PAPER_SEED) -> list[tuple[dict, int]]:
-    """(record, predicted index) in file order, fallbacks drawn from one ``random.Random(seed)``."""
+    """(record, predicted index) in file order; fallbacks are the record's fixed ``paper_fallback`` or
+    drawn from one ``random.Random(seed)``."""
     rng = random.Random(seed)
     out = []
     for record in sorted(items, key=lambda r: r["index"]):
-        pred = record["paper"] if record["paper"] is not None else int(rng.choice(PAPER_CHOICES))
+        if record["paper"] is not None:
+            pred = record["paper"]
+        elif record.get("paper_fallback") is not None:
+            pred = record["paper_fallback"]
+        else:
+            pred = int(rng.choice(PAPER_CHOICES))
         out.append((record, pred))
     return out
 
