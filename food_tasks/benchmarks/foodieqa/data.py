@@ -251,8 +251,9 @@ def load_image(rel: str, root: Path | None = None) -> "Image.Image":
 
     path = data_folder(root) / rel
     try:
-        with Image.open(path) as image:
-            return image.convert("RGB")
+        image = Image.open(path)
+        image.load()  # reads the pixels and closes the file Pillow opened
+        return image if image.mode == "RGB" else image.convert("RGB")  # no copy for RGB JPEGs
     except (OSError, ValueError) as err:
         raise data.CorruptImageError(f"FoodieQA: cannot decode the image {path}: {err}") from err
 

@@ -4,7 +4,8 @@
 Robust (:func:`parse_robust`): reasoning blocks removed (unterminated = invalid); the answer is read as
 the continuation of the prompt's last opener (``(``, ``（``, ``图``) and handed to the generic
 :func:`food_tasks.parsing.extract_choice` (whole letter, leading ``B)``, the last explicit statement such
-as ``Answer: B`` / ``答案是 B`` / ``图B``, ``第二张``, one standalone capital, option text for sivqa/textqa).
+as ``Answer: B`` / ``答案是 B`` / ``图B``, ``第二张``, one standalone capital, option text for sivqa/textqa),
+then one distinct bracketed label in any case (``I think (c)``).
 mivqa also accepts numbers (``Picture 2``) since its options are images; a dish name cannot be mapped
 to an image and is invalid. No random fallback.
 
