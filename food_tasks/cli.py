@@ -130,6 +130,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     data = json.loads(results.read_text(encoding="utf-8"))
     missing = [t for t in ("worldcuisines_mcq_sample", "worldcuisines_oeq_sample") if t not in data.get("groups", {})]
     missing += [t for t in ("fambench_task1_sample", "fambench_task2_ctc_sample") if t not in data.get("results", {})]
+    missing += [t for t in ("foodieqa_sample",) if t not in data.get("groups", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1
