@@ -93,10 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         build(root)
         figures["zip_mib"] = round((root / "lyan62/FoodieQA/FoodieQA.zip").stat().st_size / 2**20, 1)
 
+        import food_tasks.utils.foodieqa as hooks
+
         from food_tasks.benchmarks.foodieqa import data as fq_data
         from food_tasks.benchmarks.foodieqa import parsing as fq_parsing
         from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
-        import food_tasks.utils.foodieqa as hooks
 
         figures["extract_cold_s"], _ = timed(fq_data.data_folder, root)
         fq_data._data_folder.cache_clear()

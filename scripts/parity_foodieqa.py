@@ -43,9 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from food_tasks.benchmarks.foodieqa import parsing as fq_parsing  # noqa: E402
-from food_tasks.benchmarks.foodieqa import prompts as fq_prompts  # noqa: E402
-from food_tasks.benchmarks.foodieqa import scoring as fq_scoring  # noqa: E402
+from food_tasks.benchmarks.foodieqa import parsing as fq_parsing
+from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
+from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
 
 FALLBACK = "<fallback>"
 PIECES = ["A", "B", "C", "D", "E", "a", "c", "Ａ", "Ｃ", " ", "\n", "Answer: ", "Answer:", "Option (", "(", ")", "（", "）", "图", "图B",
@@ -71,7 +71,7 @@ def load_official(path: Path) -> dict[str, types.ModuleType]:
         if not hasattr(transformers, "AutoModelForVision2Seq"):
             transformers.AutoModelForVision2Seq = transformers.AutoModelForImageTextToText
         mods["eval_mivqa_en"] = importlib.import_module("eval_mivqa_en")
-    except Exception as err:  # needs torch/transformers; prompts of mivqa are then skipped
+    except Exception as err:  # noqa: BLE001 - needs torch/transformers; prompts of mivqa are then skipped
         print(f"warning: eval_mivqa_en not importable ({err}); mivqa prompt checks skipped")
     return mods
 
@@ -118,7 +118,7 @@ def official_call(fn, *args) -> str:  # type: ignore[no-untyped-def]
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             return fn(*args)
-    except Exception:  # the official callers turn exceptions into a random choice
+    except Exception:  # noqa: BLE001 - the official callers turn exceptions into a random choice
         return FALLBACK
 
 
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         off = load_official(args.official)
     except SystemExit:
         raise
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - any import failure is reported as such
         print(f"cannot import the official code: {err}")
         return 2
     rng = random.Random(args.seed)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 import zipfile
-from pathlib import Path
 
 import pytest
 from foodieqa_fixture import IMG, build, tables
@@ -52,7 +51,7 @@ def test_concurrent_extraction_is_safe(tmp_path):
     def run():
         try:
             results.append(fq_data.extract_zip(zip_path, tmp_path / "cache"))
-        except Exception as err:  # pragma: no cover - reported below
+        except Exception as err:  # noqa: BLE001  # pragma: no cover - reported below
             errors.append(err)
 
     threads = [threading.Thread(target=run) for _ in range(6)]

@@ -8,9 +8,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from foodieqa_fixture import COLOURS, build, tables  # noqa: E402
+from foodieqa_fixture import COLOURS, build, tables
 
-from food_tasks.benchmarks.foodieqa import data as fq_data  # noqa: E402
+from food_tasks.benchmarks.foodieqa import data as fq_data
 
 VISION = "<|vision_start|><|image_pad|><|vision_end|>"
 
@@ -26,9 +26,8 @@ def processor(tmp_path_factory):
 
 @pytest.mark.parametrize("template", [0, 1, 2, 3])
 def test_processor_receives_four_images_in_official_order(tmp_path, monkeypatch, processor, template):
-    from lmms_eval.protocol import ChatMessages
-
     import food_tasks.utils.foodieqa as hooks
+    from lmms_eval.protocol import ChatMessages
 
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
     fq_data._data_folder.cache_clear()

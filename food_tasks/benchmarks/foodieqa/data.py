@@ -57,7 +57,12 @@ def revision() -> str:
 def _download_zip() -> Path:
     """The dataset zip from the HF cache, or downloaded with the user's token."""
     from huggingface_hub import get_token, hf_hub_download
-    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+    )
 
     kwargs = {"repo_id": REPO, "filename": ZIP_NAME, "repo_type": "dataset", "revision": revision()}
     try:
@@ -245,7 +250,7 @@ def _load_docs(task: str, folder: Path) -> list[dict]:
     return [_doc(task, i, row, path, folder) for i, row in enumerate(rows)]
 
 
-def load_image(rel: str, root: Path | None = None) -> "Image.Image":
+def load_image(rel: str, root: Path | None = None) -> Image.Image:
     """One image of the data folder (``os.path.join(data_dir, path)`` as the official code), as RGB."""
     from PIL import Image
 
@@ -272,7 +277,7 @@ def parse_spec(spec: str) -> dict:
     return {"fq_task": task, "fq_lang": lang, "fq_variant": variant, "fq_template": int(template[1])}
 
 
-def task_docs(spec: str, root: Path | None = None) -> "Any":
+def task_docs(spec: str, root: Path | None = None) -> Any:
     """The documents of one task variant as a ``datasets.Dataset``, each carrying its variant fields
     (``fq_task``, ``fq_lang``, ``fq_variant``, ``fq_template``, ``fq_root``) for the hooks."""
     import datasets

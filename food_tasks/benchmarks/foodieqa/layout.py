@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from food_tasks.benchmarks.foodieqa.data import FILES, REPO, ZIP_NAME
 

@@ -32,7 +32,7 @@ option index as the official string ``"0"``-``"3"`` or ``None`` where the offici
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from food_tasks.parsing import extract_choice, strip_reasoning
 

@@ -91,7 +91,7 @@ class Prompt:
 
 def format_choices(choices: list[str]) -> str:
     """``（A) opt\\n（B) opt\\n...``: full-width left parenthesis, ASCII right one (official format_choices)."""
-    return "".join("（{}) {}\n".format(label, str(choice).strip()) for label, choice in zip("ABCD", choices))
+    return "".join(f"（{label}) {str(choice).strip()}\n" for label, choice in zip("ABCD", choices))
 
 
 def _fill(template: str, q: str, c: str = "") -> str:

@@ -15,7 +15,8 @@ happens at aggregation time, on the gathered records. ``paper_fallback_rate`` co
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from food_tasks import metrics
 from food_tasks.benchmarks.foodieqa import parsing
