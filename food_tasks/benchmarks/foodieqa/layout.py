@@ -61,7 +61,7 @@ def write_zip(root: Path, tables: Mapping[str, list], images: Mapping[str, bytes
 # ---------------------------------------------------------------- packaged sample (synthetic; the real data is gated)
 
 SAMPLE_COLOURS = {"kebab": (170, 90, 40), "mapo": (200, 40, 30), "duck": (150, 70, 30), "dumpling": (235, 225, 200),
-                  "noodle": (220, 190, 120), "tofu": (240, 235, 215)}  # fmt: skip
+                  "noodle": (220, 190, 120)}  # fmt: skip
 
 
 def sample_tables() -> dict[str, list]:
