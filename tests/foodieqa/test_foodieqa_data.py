@@ -63,6 +63,19 @@ def test_concurrent_extraction_is_safe(tmp_path):
     assert sorted(p.name for p in (tmp_path / "cache").iterdir() if not p.name.endswith(".lock")) == [results[0].name]
 
 
+def test_concurrent_ranks_extract_once(tmp_path):
+    """Four processes (as ranks started together by accelerate) share one extraction."""
+    import multiprocessing
+
+    root = build(tmp_path / "mirror")
+    zip_path = root / fq_data.REPO / fq_data.ZIP_NAME
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        folders = pool.starmap(fq_data.extract_zip, [(zip_path, tmp_path / "cache")] * 4)
+    assert len(set(folders)) == 1
+    assert len([p for p in (tmp_path / "cache").iterdir() if not p.name.endswith(".lock")]) == 1
+    assert len(json.loads((folders[0] / "FoodieQA" / "mivqa_tidy.json").read_text())) == 4
+
+
 def test_unpacked_mirror(tmp_path):
     root = build(tmp_path / "mirror", zipped=False)
     assert fq_data.data_folder(root) == root / fq_data.REPO
