@@ -85,6 +85,8 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     from food_tasks import remote
 
+    if args.benchmark == "foodieqa":
+        return _prefetch_foodieqa()
     if args.benchmark != "fambench":
         print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
         return 2
@@ -100,6 +102,20 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
         print(f"  missing {url}: {reason}")
     if args.report:
         Path(args.report).write_text(json.dumps(summary, indent=2, sort_keys=True))
+    return 0
+
+
+def _prefetch_foodieqa() -> int:
+    """Download (gated: needs a token) and extract FoodieQA.zip once, before ranks start."""
+    from food_tasks.benchmarks.foodieqa import data as fq_data
+    from food_tasks.data import DataAccessError
+
+    try:
+        counts = {task: len(fq_data.load_docs(task)) for task in fq_data.FILES}
+    except DataAccessError as err:
+        print(f"prefetch: {err}", file=sys.stderr)
+        return 1
+    print(f"FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
     return 0
 
 
@@ -148,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
-    prefetch.add_argument("benchmark", choices=["fambench"])
+    prefetch.add_argument("benchmark", choices=["fambench", "foodieqa"])
     prefetch.add_argument("--workers", type=int, default=16)
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)

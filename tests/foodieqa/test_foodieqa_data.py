@@ -174,3 +174,14 @@ def test_task_variant_specs():
     assert fq_data.parse_spec("sivqa_zh_dishname_noimage_p2") == {"fq_task": "sivqa", "fq_lang": "zh", "fq_variant": "dishname_noimage", "fq_template": 2}
     with pytest.raises(ValueError, match="unknown task variant"):
         fq_data.parse_spec("sivqa_fr_p0")
+
+
+def test_cli_prefetch_extracts_once_or_explains(tmp_path, monkeypatch, capsys):
+    from food_tasks import cli
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert cli.main(["prefetch", "foodieqa"]) == 1
+    assert "https://huggingface.co/datasets/lyan62/FoodieQA" in capsys.readouterr().err
+    monkeypatch.setenv("FOOD_TASKS_DATA_DIR", str(build(tmp_path / "mirror")))
+    assert cli.main(["prefetch", "foodieqa"]) == 0
+    assert "{'mivqa': 4, 'sivqa': 3, 'textqa': 4} questions" in capsys.readouterr().out
