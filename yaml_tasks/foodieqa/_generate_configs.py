@@ -83,6 +83,8 @@ def sample_yamls() -> dict[str, str]:
         name = f"foodieqa_{task}_{lang}_sample_p{k}"
         names.append(name)
         body = task_yaml(task, lang, "sample", k).replace(f'task_alias: "prompt {k}"', f'task_alias: "{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k}"')
+        # `food-tasks demo` runs a tiny random model that never stops early: keep its answers short.
+        body += "generation_kwargs:\n  max_new_tokens: 32\n  temperature: 0\n  do_sample: false\n  num_beams: 1\n  until: []\n"
         files[f"{name}.yaml"] = body
     lines = ["group: foodieqa_sample", 'group_alias: "FoodieQA (packaged sample)"', "task:", *[f"  - {n}" for n in names],
              "aggregate_metric_list:", "  - metric: acc_mean", "    aggregation: mean", "    weight_by_size: false",
