@@ -24,10 +24,12 @@ from food_tasks.registration import task_dir
 SOURCES = {
     "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
+    "foodieqa": "hf.co/datasets/lyan62/FoodieQA (gated: FoodieQA.zip)",
 }
 SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
          "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
          "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
+FOODIEQA_SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -55,6 +57,8 @@ def _size(name: str, kind: str) -> str:
         return ""
     if name in SIZES:
         return str(SIZES[name])
+    if name.startswith("foodieqa_"):
+        return "2" if "_sample_" in name else str(FOODIEQA_SIZES[name.split("_")[1]])
     if name.startswith("fambench"):
         stem = "fambench_task2_ctc_all" if name.endswith("ctc_all") else next(
             s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if name.startswith(s))
@@ -83,6 +87,8 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     from food_tasks import remote
 
+    if args.benchmark == "foodieqa":
+        return _prefetch_foodieqa()
     if args.benchmark != "fambench":
         print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
         return 2
@@ -98,6 +104,20 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
         print(f"  missing {url}: {reason}")
     if args.report:
         Path(args.report).write_text(json.dumps(summary, indent=2, sort_keys=True))
+    return 0
+
+
+def _prefetch_foodieqa() -> int:
+    """Download (gated: needs a token) and extract FoodieQA.zip once, before ranks start."""
+    from food_tasks.benchmarks.foodieqa import data as fq_data
+    from food_tasks.data import DataAccessError
+
+    try:
+        counts = {task: len(fq_data.load_docs(task)) for task in fq_data.FILES}
+    except DataAccessError as err:
+        print(f"prefetch: {err}", file=sys.stderr)
+        return 1
+    print(f"FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
     return 0
 
 
@@ -128,6 +148,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     data = json.loads(results.read_text(encoding="utf-8"))
     missing = [t for t in ("worldcuisines_mcq_sample", "worldcuisines_oeq_sample") if t not in data.get("groups", {})]
     missing += [t for t in ("fambench_task1_sample", "fambench_task2_ctc_sample") if t not in data.get("results", {})]
+    missing += [t for t in ("foodieqa_sample",) if t not in data.get("groups", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1
@@ -172,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
-    prefetch.add_argument("benchmark", choices=["fambench"])
+    prefetch.add_argument("benchmark", choices=["fambench", "foodieqa"])
     prefetch.add_argument("--workers", type=int, default=16)
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)

@@ -92,6 +92,12 @@ def group_mean(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: b
     return mean(list(metrics))
 
 
+def group_max(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
+    """Group aggregation (lmms-eval signature): the best subtask score (e.g. best of several prompt
+    templates); 0.0 without subtasks. ``sizes``/``weight_by_size`` are ignored."""
+    return max(metrics) if metrics else 0.0
+
+
 def group_mean_official(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
     """Group aggregation with reference rounding: mean of the (rounded) subtask scores, to 2 decimals."""
     return round(group_mean(metrics, sizes, weight_by_size), 2)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from food_tasks import mirror
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+from food_tasks.benchmarks.foodieqa import layout as fq_layout
 from food_tasks.sample_data import SAMPLE_ROOT
 
 COUNTRIES = {
@@ -143,6 +144,8 @@ def build(root: Path = SAMPLE_ROOT) -> None:
     wc_layout.write_wc_kb(root, kb())
     mirror.write_github_repo(root, fb_data.REPO, fambench_files())
     mirror.write_url_images(root, fambench_images())
+    # FoodieQA: synthetic rows and generated images, unpacked under lyan62/FoodieQA/ (the real data is gated).
+    fq_layout.write_unpacked(root, fq_layout.sample_tables(), fq_layout.sample_images())
 
 
 if __name__ == "__main__":

@@ -84,7 +84,7 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert re.search(r"fambench_task2_ctc_all +task +fambench +8000", listing)
 
 
-@pytest.mark.parametrize("bench", ["worldcuisines", "fambench"])
+@pytest.mark.parametrize("bench", ["worldcuisines", "fambench", "foodieqa"])
 def test_generated_yaml_matches_committed(tmp_path, bench):
     gen = REPO / "yaml_tasks" / bench / "_generate_configs.py"
     runpy.run_path(str(gen), run_name="not_main")["main"](tmp_path)

@@ -1,0 +1,38 @@
+"""FoodieQA tasks and groups are indexed by lmms-eval with no flag, and every hook the YAML names resolves."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import yaml
+
+YAML_DIR = Path(__file__).resolve().parents[2] / "yaml_tasks" / "foodieqa"
+GROUPS = {"foodieqa", "foodieqa_mivqa_zh", "foodieqa_mivqa_en", "foodieqa_sivqa_zh", "foodieqa_sivqa_en", "foodieqa_textqa_zh",
+          "foodieqa_sivqa_zh_dishname", "foodieqa_sivqa_zh_dishname_noimage", "foodieqa_sample"}  # fmt: skip
+
+
+def test_task_manager_indexes_every_foodieqa_task_and_group():
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+
+    ours = {n for n in TaskManager("ERROR").all_tasks if n.startswith("foodieqa")}
+    tasks = {f"foodieqa_{s}_p{k}" for s in ("mivqa_zh", "mivqa_en", "sivqa_zh", "sivqa_en", "textqa_zh", "sivqa_zh_dishname",
+                                            "sivqa_zh_dishname_noimage") for k in range(4)}  # fmt: skip
+    samples = {"foodieqa_mivqa_zh_sample_p1", "foodieqa_sivqa_en_sample_p3", "foodieqa_textqa_zh_sample_p2"}
+    assert ours == tasks | samples | GROUPS  # 28 + 3 + 9
+
+
+def test_every_foodieqa_hook_resolves():
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    refs: list[str] = []
+    _Loader.add_constructor("!function", lambda loader, node: refs.append(loader.construct_scalar(node)))
+    for path in YAML_DIR.iterdir():
+        if path.suffix == ".yaml" or path.name.endswith("_yaml"):
+            yaml.load(path.read_text(), Loader=_Loader)
+    assert len(refs) > 300
+    for ref in set(refs):
+        module, name = ref.rsplit(".", 1)
+        assert callable(getattr(importlib.import_module(module), name)), ref
