@@ -18,7 +18,7 @@ Configured the way lmms-eval configures its own judges, plus one variable for th
 
 Every successful completion is cached on disk, keyed by the SHA-256 of the full request body (model,
 messages, temperature, max_tokens), so a re-run or a resumed run makes no request for what it already
-judged. Timeouts, connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a
+judged (failed requests are remembered for the rest of the process and retried by the next run). Timeouts, connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a
 request that still fails yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never
 raised). Client errors (HTTP 4xx other than 429) are not retried.
 """
@@ -250,8 +250,8 @@ class JudgeClient:
             if result.text is None:
                 self._count(failures=1)
         with self._lock:
-            if result.text is not None:  # failures are retried by a later call in the same process
-                self._memo[key] = result
+            # Failures too: the metrics of one task share the outcome; a new run (process) retries them.
+            self._memo[key] = result
         return result
 
     def complete_many(self, bodies: Sequence[dict[str, Any]]) -> list[JudgeResult]:

@@ -43,7 +43,7 @@ def score_cls(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
     official_pred = parsing.official_prediction(output, _model_name(doc))
     official = parsing.letter_official(official_pred)
     return {
-        "idx": doc["idx"], "gold": gold, "pred": robust, "pred_official": official,
+        "idx": doc["idx"], "views": doc.get("views"), "gold": gold, "pred": robust, "pred_official": official,
         "correct": robust is not None and robust == gold,
         "correct_official": official != "" and official == gold,
         "unreadable_official": official == "" or official not in parsing.LETTERS,
@@ -197,7 +197,7 @@ def score_vqa(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
     robust = parsing.clean_robust(_robust_input(doc, output))
     robust = robust.strip() if robust is not None else None
     return {
-        "idx": doc["idx"], "question": parsing.vqa_question(doc["prompt"]), "gold": gold,
+        "idx": doc["idx"], "views": doc.get("views"), "question": parsing.vqa_question(doc["prompt"]), "gold": gold,
         "pred": robust, "pred_official": official,
         "error_official": not official or parsing.INFER_ERROR in official,
         "rouge": rouge_f(robust or "", gold) if gold else None,
