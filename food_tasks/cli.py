@@ -22,10 +22,13 @@ from food_tasks.registration import task_dir
 SOURCES = {
     "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
+    "diningbench": "hf.co/datasets/meituan/DiningBench (JSONL + images.tar.gz)",
 }
 SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
          "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
          "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
+SIZES.update({"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vqa": 804,
+              "diningbench_cls_sample": 2, "diningbench_nutrition_sample": 2})  # paper Table 1 (each language)
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -53,6 +56,8 @@ def _size(name: str, kind: str) -> str:
         return ""
     if name in SIZES:
         return str(SIZES[name])
+    if name.startswith("diningbench"):
+        return str(SIZES.get(name) or SIZES["_".join(name.split("_")[:2])])
     if name.startswith("fambench"):
         stem = "fambench_task2_ctc_all" if name.endswith("ctc_all") else next(
             s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if name.startswith(s))
@@ -126,6 +131,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     data = json.loads(results.read_text(encoding="utf-8"))
     missing = [t for t in ("worldcuisines_mcq_sample", "worldcuisines_oeq_sample") if t not in data.get("groups", {})]
     missing += [t for t in ("fambench_task1_sample", "fambench_task2_ctc_sample") if t not in data.get("results", {})]
+    missing += [t for t in ("diningbench_cls_sample", "diningbench_nutrition_sample") if t not in data.get("results", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1
