@@ -138,6 +138,7 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     assert any(n.startswith("food_tasks/sample_data/worldcuisines/food-kb/data/") for n in names)
     assert "food_tasks/sample_data/github/anonymous-research-artifact123/Food-as-medicine/dataset/task1_dish_suitability.json" in names
     assert "food_tasks/sample_data/urls/example.org/food-tasks-sample/fambench/t1-1.png" in names
+    assert "food_tasks/sample_data/meituan/DiningBench/images.tar.gz" in names and "food_tasks/utils/diningbench.py" in names
 
     # A fresh venv that sees lmms-eval & co. through a .pth file but has only the wheel of our package.
     venv = tmp_path / "venv"
