@@ -125,3 +125,16 @@ def test_bad_rows_and_missing_images_name_the_file_and_line(mirror):
     path.write_text(json.dumps({"ground_truth": "A", "standard_image": "x"}) + "\n", encoding="utf-8")
     with pytest.raises(DataAccessError, match=r"classification.jsonl:1: missing 'prompt'"):
         D.build_docs("cls", "zh")
+
+
+def test_offline_without_mirror_says_what_to_do(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # empty hub cache; HF_HUB_OFFLINE=1 from conftest
+    with pytest.raises(DataAccessError, match=r"FOOD_TASKS_DATA_DIR/meituan/DiningBench/"):
+        D.build_docs("cls", "zh")
+
+
+def test_cot_answer_segment():
+    from food_tasks.benchmarks.diningbench import parsing as P
+
+    assert P.answer_segment("1. Visual Observation: A bowl.\n3. **Comprehensive Answer**: 是，经过油炸") == "是，经过油炸"
+    assert P.answer_segment("no marker") == "no marker" and P.answer_segment(None) is None

@@ -74,8 +74,16 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
     try:
         return Path(hf_hub_download(REPO_ID, filename, repo_type="dataset", revision=revision))
     except Exception as err:  # noqa: BLE001 - every hub failure gets the same explanation
+        listing = ""
+        if type(err).__name__ == "EntryNotFoundError":  # the file names were partly inferred: show the real ones
+            try:
+                from huggingface_hub import HfApi
+
+                listing = f" The repository holds: {sorted(HfApi().list_repo_files(REPO_ID, repo_type='dataset', revision=revision))[:20]}."
+            except Exception:  # noqa: BLE001
+                pass
         raise DataAccessError(
-            f"{REPO_ID}: cannot get {filename!r} from the Hugging Face Hub ({type(err).__name__}: {err}). "
+            f"{REPO_ID}: cannot get {filename!r} from the Hugging Face Hub ({type(err).__name__}: {err}).{listing} "
             f"Check the network / `huggingface-cli login`, or mirror the dataset repository under "
             f"$FOOD_TASKS_DATA_DIR/{REPO_ID}/ with its own file names (JSONL files and {ARCHIVE})."
         ) from err

@@ -174,7 +174,7 @@ def answer_segment(raw: object) -> object:
     if not isinstance(raw, str):
         return raw
     match = last_match(_COT_MARKER_RE, raw)
-    return raw[match.end() :] if match is not None else raw
+    return raw[match.end() :].lstrip(" \t\r\n:：*-") if match is not None else raw
 
 
 _COT_MARKER_RE = re.compile(r"comprehensive\s+answer|综合回答", re.IGNORECASE)
