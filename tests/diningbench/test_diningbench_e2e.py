@@ -125,6 +125,9 @@ def test_vqa_without_judge_fails_before_generation_and_none_opts_out(setup):
     proc, results, _ = _run(setup, None, ["diningbench_vqa_en"], "out3", FOOD_TASKS_JUDGE_MODEL="")
     assert results is None or "diningbench_vqa_en" not in results.get("results", {})
     assert "FOOD_TASKS_JUDGE_MODEL is not set" in proc.stdout + proc.stderr
-    proc, results, _ = _run(setup, None, ["diningbench_vqa_en"], "out4", FOOD_TASKS_JUDGE_MODEL="none")
+    # The English group (paper Table 4 tasks) with judging explicitly off: ROUGE only for VQA.
+    proc, results, _ = _run(setup, None, ["diningbench_en"], "out4", FOOD_TASKS_JUDGE_MODEL="none")
+    assert results is not None, proc.stderr[-3000:]
+    assert {"diningbench_cls_en", "diningbench_nutrition_en", "diningbench_vqa_en"} <= set(results["results"])
     got = results["results"]["diningbench_vqa_en"]
     assert math.isnan(got["judge_acc,none"]) and got["rouge1_f,none"] == pytest.approx(0.4 / 3)
