@@ -138,3 +138,17 @@ def test_cot_answer_segment():
 
     assert P.answer_segment("1. Visual Observation: A bowl.\n3. **Comprehensive Answer**: 是，经过油炸") == "是，经过油炸"
     assert P.answer_segment("no marker") == "no marker" and P.answer_segment(None) is None
+
+
+def test_messages_put_every_view_before_the_verbatim_prompt(mirror):
+    from food_tasks.utils import diningbench as hooks
+
+    doc = D.build_docs("cls", "en", (0, 1, 2, 3))[0]
+    messages = hooks.doc_to_messages(doc)
+    assert len(messages) == 1 and messages[0]["role"] == "user"
+    content = messages[0]["content"]
+    assert [part["type"] for part in content] == ["image"] * 4 + ["text"]
+    visuals = hooks.doc_to_visual(doc)
+    assert [part["url"].tobytes() for part in content[:4]] == [image.tobytes() for image in visuals]
+    assert content[-1]["text"] == hooks.doc_to_text(doc) == F.files()["classification_en.jsonl"][0]["prompt"]
+    assert visuals[0].mode == "RGB" and visuals[0].size == (24, 24)
