@@ -4,6 +4,7 @@
     food-tasks list     our tasks and groups: benchmark, size, data source
     food-tasks demo     run the packaged sample tasks on a tiny local model, offline
     food-tasks prefetch fambench   download a benchmark's data and third-party images into the cache
+    food-tasks prefetch diningbench  download DiningBench's files and extract its image archive once
 """
 
 from __future__ import annotations
@@ -86,6 +87,12 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     from food_tasks import remote
 
+    if args.benchmark == "diningbench":
+        from food_tasks.benchmarks.diningbench import data as db_data
+
+        for name, path in db_data.prefetch().items():
+            print(f"{name}: {path}")
+        return 0
     if args.benchmark != "fambench":
         print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
         return 2
@@ -149,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
-    prefetch.add_argument("benchmark", choices=["fambench"])
+    prefetch.add_argument("benchmark", choices=["fambench", "diningbench"])
     prefetch.add_argument("--workers", type=int, default=16)
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)

@@ -152,3 +152,13 @@ def test_messages_put_every_view_before_the_verbatim_prompt(mirror):
     assert [part["url"].tobytes() for part in content[:4]] == [image.tobytes() for image in visuals]
     assert content[-1]["text"] == hooks.doc_to_text(doc) == F.files()["classification_en.jsonl"][0]["prompt"]
     assert visuals[0].mode == "RGB" and visuals[0].size == (24, 24)
+
+
+def test_prefetch_cli_downloads_and_extracts_once(mirror, capsys):
+    from food_tasks import cli
+
+    assert cli.main(["prefetch", "diningbench"]) == 0
+    out = capsys.readouterr().out
+    assert "classification.jsonl: " in out and "images: " in out
+    images = out.split("images: ", 1)[1].strip()
+    assert os.path.isfile(os.path.join(images, D.MARKER))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tarfile
@@ -45,6 +46,7 @@ FILES = {
     ("vqa", "en"): "vqa_en.jsonl",
 }
 MARKER = ".food_tasks_complete"
+logger = logging.getLogger(__name__)
 
 
 def official_model_name() -> str:
@@ -253,12 +255,27 @@ def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = Fa
             "gold_json": json.dumps(gold, ensure_ascii=False),
             "model_name": official_model_name(),
         })  # fmt: skip
+    short = sum(d["views"] < len(views) for d in docs) if kind != "vqa" else 0
+    if short:
+        logger.warning(f"{REPO_ID} {jsonl.name}: {short} of {len(docs)} rows have fewer than {len(views)} views; "
+                       "the missing indices are dropped, as the official code drops them")  # fmt: skip
     if missing:
         raise DataAccessError(
             f"{REPO_ID}: {len(missing)} selected image(s) do not exist under {base}, e.g. {missing[:3]}. "
             f"Extract {ARCHIVE} next to the JSONL files (or delete the cache {base} to extract again)."
         )
     return docs
+
+
+def prefetch(root: Path | None = None) -> dict[str, Path]:
+    """Download every file once and extract the image archive (run before a multi-rank evaluation).
+
+    Returns:
+        File name -> local path, and ``images`` -> the directory relative image paths resolve against.
+    """
+    paths = {name: _hub_file(name, root) for name in FILES.values()}
+    paths["images"] = image_root(next(iter(paths.values())), root)
+    return paths
 
 
 @functools.lru_cache(maxsize=32)
