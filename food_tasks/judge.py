@@ -3,7 +3,10 @@
 Configured the way lmms-eval configures its own judges, plus one variable for the model name:
 
 =========================  ==========================================================================
-``API_TYPE``               ``openai`` (default; any OpenAI-compatible server: OpenAI, vLLM, SGLang ...)
+``API_TYPE``               ``openai`` (default; any OpenAI-compatible server: OpenAI, vLLM, SGLang ...,
+                           called over HTTP here); any other provider of ``lmms_eval.llm_judge``
+                           (``azure``, ``bedrock``, ...) is used through that provider, configured by its
+                           own variables, one attempt per call inside our retries and cache
 ``OPENAI_API_URL``         base URL (``https://api.openai.com/v1``, ``http://host:8000/v1``) or the full
                            ``.../chat/completions`` URL (both spellings occur in lmms-eval tasks)
 ``OPENAI_API_KEY``         bearer token (may be empty for a local server)
@@ -60,6 +63,7 @@ class JudgeConfig:
     """Where and how to call the judge."""
 
     model: str
+    api_type: str = "openai"
     url: str = DEFAULT_URL
     api_key: str = ""
     workers: int = 8
@@ -84,8 +88,8 @@ class JudgeConfig:
         if model.lower() in DISABLED:
             return None
         api_type = os.environ.get("API_TYPE", "openai").strip().lower() or "openai"
-        if not model or api_type != "openai":
-            problem = f"API_TYPE={api_type!r} is not supported (use an OpenAI-compatible endpoint)" if model else f"{MODEL_ENV} is not set"
+        if not model or api_type not in _provider_names():
+            problem = f"API_TYPE={api_type!r} is not one of {sorted(_provider_names())}" if model else f"{MODEL_ENV} is not set"
             raise JudgeNotConfigured(
                 f"{purpose} is scored by an LLM judge, but {problem}. Configure an OpenAI-compatible judge:\n"
                 f"  export OPENAI_API_URL=http://localhost:8000/v1   # or https://api.openai.com/v1\n"
@@ -100,6 +104,7 @@ class JudgeConfig:
         backoff = os.environ.get("FOOD_TASKS_JUDGE_BACKOFF", "").strip()
         return cls(
             model=model,
+            api_type=api_type,
             url=os.environ.get("OPENAI_API_URL", "").strip() or DEFAULT_URL,
             api_key=os.environ.get("OPENAI_API_KEY", "").strip(),
             workers=_int_env("FOOD_TASKS_JUDGE_WORKERS", 8),
@@ -108,6 +113,16 @@ class JudgeConfig:
             backoff=float(backoff) if backoff else 1.0,
             cache_dir=os.environ.get("FOOD_TASKS_JUDGE_CACHE", "").strip() or str(cache_root() / "judge"),
         )
+
+
+def _provider_names() -> set[str]:
+    """``openai`` plus the providers lmms-eval's judge factory knows."""
+    try:
+        from lmms_eval.llm_judge import ProviderFactory
+
+        return {"openai", *ProviderFactory._provider_classes}
+    except Exception:  # noqa: BLE001 - an lmms-eval without the judge package still has the HTTP path
+        return {"openai"}
 
 
 @dataclass
@@ -197,8 +212,27 @@ class JudgeClient:
         with self._lock:
             self.stats.by_reason[reason] = self.stats.by_reason.get(reason, 0) + 1
 
+    def _provider_attempt(self, body: dict) -> tuple[str | None, str, bool]:
+        """One attempt through an ``lmms_eval.llm_judge`` provider (API types other than ``openai``)."""
+        from lmms_eval.llm_judge import Request, ServerConfig, get_server
+
+        self._count(requests=1)
+        try:
+            if getattr(self._local, "provider", None) is None:
+                config = ServerConfig(model_name=body["model"], temperature=body["temperature"], max_tokens=body["max_tokens"],
+                                      timeout=int(self.config.timeout), num_retries=1, retry_delay=0)  # fmt: skip
+                self._local.provider = get_server(self.config.api_type, config)
+            response = self._local.provider.evaluate(Request(messages=body["messages"]))
+        except Exception as err:  # noqa: BLE001 - provider errors are counted like HTTP errors
+            return None, f"provider error ({type(err).__name__})", True
+        if not getattr(response, "success", False) or not isinstance(response.content, str):
+            return None, f"provider error ({getattr(response, 'error_message', '') or 'no content'})"[:200], True
+        return response.content.strip(), "", False
+
     def _attempt(self, body: dict) -> tuple[str | None, str, bool]:
         """One HTTP attempt: ``(text, "", _)`` or ``(None, reason, retryable)``."""
+        if self.config.api_type != "openai":
+            return self._provider_attempt(body)
         headers = {"Content-Type": "application/json"}
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"

@@ -79,11 +79,22 @@ def test_config_from_env(monkeypatch, tmp_path):
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "none")
     assert judge.JudgeConfig.from_env() is None
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "gpt-4o-2024-11-20")
-    monkeypatch.setenv("API_TYPE", "azure")
-    with pytest.raises(judge.JudgeNotConfigured, match="not supported"):
+    monkeypatch.setenv("API_TYPE", "carrier-pigeon")
+    with pytest.raises(judge.JudgeNotConfigured, match="is not one of"):
         judge.JudgeConfig.from_env()
     monkeypatch.setenv("API_TYPE", "openai")
     monkeypatch.setenv("OPENAI_API_URL", "http://h:8000/v1/")
     monkeypatch.setenv("FOOD_TASKS_CACHE_DIR", str(tmp_path))
     config = judge.JudgeConfig.from_env()
     assert config.endpoint == "http://h:8000/v1/chat/completions" and config.cache_dir == str(tmp_path / "judge")
+
+
+def test_other_api_types_go_through_lmms_eval_providers(monkeypatch, tmp_path):
+    monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "m")
+    monkeypatch.setenv("API_TYPE", "dummy")  # lmms-eval's offline provider: answers "dummy"
+    monkeypatch.setenv("FOOD_TASKS_JUDGE_CACHE", str(tmp_path))
+    config = judge.JudgeConfig.from_env()
+    assert config.api_type == "dummy"
+    client = judge.JudgeClient(config)
+    assert client.complete(judge.request_body(config, "x")).text == "dummy"
+    assert judge.JudgeClient(config).complete(judge.request_body(config, "x")).cached  # same disk cache
