@@ -162,3 +162,10 @@ def test_prefetch_cli_downloads_and_extracts_once(mirror, capsys):
     assert "classification.jsonl: " in out and "images: " in out
     images = out.split("images: ", 1)[1].strip()
     assert os.path.isfile(os.path.join(images, D.MARKER))
+
+
+def test_official_model_name_is_recorded_in_documents(mirror, monkeypatch):
+    monkeypatch.setenv(D.MODEL_NAME_ENV, "qwen-3-vl-8b-thinking")
+    assert {d["model_name"] for d in D.build_docs("cls", "en")} == {"qwen-3-vl-8b-thinking"}
+    monkeypatch.delenv(D.MODEL_NAME_ENV)
+    assert {d["model_name"] for d in D.build_docs("cls", "en")} == {""}

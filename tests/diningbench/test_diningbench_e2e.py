@@ -61,7 +61,8 @@ def setup(tmp_path_factory):  # type: ignore[no-untyped-def]
     responses.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
     env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(work / "cache"), "FOOD_TASKS_JUDGE_MODEL": "judge-test",
            "OPENAI_API_KEY": "sk-local", "FOOD_TASKS_JUDGE_TIMEOUT": "0.5", "FOOD_TASKS_JUDGE_ATTEMPTS": "4",
-           "FOOD_TASKS_JUDGE_BACKOFF": "0.01"}  # fmt: skip
+           "FOOD_TASKS_JUDGE_BACKOFF": "0.01", "FOOD_TASKS_JUDGE_CACHE": str(work / "judge-cache"), "FOOD_TASKS_JUDGE_WORKERS": "4",
+           "API_TYPE": "openai", "FOOD_TASKS_DININGBENCH_MODEL_NAME": ""}  # fmt: skip (the developer's own settings never leak in)
     return work, responses, env
 
 
