@@ -137,3 +137,9 @@ def test_judge_outage_is_counted_not_scored():
     # official: the failed row is __EVAL_ERROR__ (False) -> 1/3; robust: the failed row leaves the denominator -> 1/2
     assert got["judge_acc_official"] == 1 / 3 and got["judge_acc"] == 0.5 and got["judge_error_rate"] == 1 / 3
     assert S.rouge_mean(records, "rouge1") == pytest.approx(0.4 / 3)
+
+
+def test_judge_entirely_down_gives_no_accuracy():
+    records = [S.score_vqa(_doc(0, "Q" + F.VQA_ENDING_EN, "Yes"), "It is fried")]
+    got = S.judge_outcomes(records, FakeClient({}, down={"It is fried"}))
+    assert math.isnan(got["judge_acc"]) and got["judge_acc_official"] == 0.0 and got["judge_error_rate"] == 1.0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 from typing import Any, Mapping, Sequence
 
@@ -243,7 +244,8 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
             unparsed += verdict is None
             correct += verdict is True
     n = len(rows)
-    return {"judge_acc": correct / judged if judged else 0.0, "judge_acc_official": correct_official / n if n else 0.0,
+    # Nothing judged because every call failed: no accuracy (NaN), rather than a 0 that looks like a score.
+    return {"judge_acc": correct / judged if judged else (math.nan if n else 0.0), "judge_acc_official": correct_official / n if n else 0.0,
             "judge_error_rate": errors / n if n else 0.0, "judge_unparsed_rate": unparsed / judged if judged else 0.0,
             "evaluated": n}  # fmt: skip
 
@@ -263,6 +265,11 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
         return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none)"} if name == "judge_info" else math.nan
     client = client_for(config)
     outcome = judge_outcomes(records, client)
+    if name == "judge_error_rate" and outcome[name]:
+        logging.getLogger(__name__).warning(
+            f"DiningBench VQA: the judge failed on {outcome[name]:.1%} of {outcome['evaluated']} rows after retries "
+            f"({client.info()['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
+            "Re-run to retry them (judged rows come from the cache).")  # fmt: skip
     if name == "judge_info":
         return {**client.info(), "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
     return outcome[name]
