@@ -6,6 +6,7 @@
     food-tasks prefetch fambench   download a benchmark's data and third-party images into the cache
     food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
     food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
+    food-tasks prefetch diningbench  download DiningBench's files and extract its image archive once
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ SOURCES = {
     "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
     "foodieqa": "hf.co/datasets/lyan62/FoodieQA (gated: FoodieQA.zip)",
+    "diningbench": "hf.co/datasets/meituan/DiningBench (JSONL + images.tar.gz)",
 }
 SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
          "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
          "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
 FOODIEQA_SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
+SIZES.update({"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vqa": 804,
+              "diningbench_cls_sample": 2, "diningbench_nutrition_sample": 2})  # paper Table 1 (each language)
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -59,6 +63,8 @@ def _size(name: str, kind: str) -> str:
         return str(SIZES[name])
     if name.startswith("foodieqa_"):
         return "2" if "_sample_" in name else str(FOODIEQA_SIZES[name.split("_")[1]])
+    if name.startswith("diningbench"):
+        return str(SIZES.get(name) or SIZES["_".join(name.split("_")[:2])])
     if name.startswith("fambench"):
         stem = "fambench_task2_ctc_all" if name.endswith("ctc_all") else next(
             s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if name.startswith(s))
@@ -89,6 +95,12 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
 
     if args.benchmark == "foodieqa":
         return _prefetch_foodieqa()
+    if args.benchmark == "diningbench":
+        from food_tasks.benchmarks.diningbench import data as db_data
+
+        for name, path in db_data.prefetch().items():
+            print(f"{name}: {path}")
+        return 0
     if args.benchmark != "fambench":
         print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
         return 2
@@ -149,6 +161,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     missing = [t for t in ("worldcuisines_mcq_sample", "worldcuisines_oeq_sample") if t not in data.get("groups", {})]
     missing += [t for t in ("fambench_task1_sample", "fambench_task2_ctc_sample") if t not in data.get("results", {})]
     missing += [t for t in ("foodieqa_sample",) if t not in data.get("groups", {})]
+    missing += [t for t in ("diningbench_cls_sample", "diningbench_nutrition_sample") if t not in data.get("results", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1
@@ -193,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
-    prefetch.add_argument("benchmark", choices=["fambench", "foodieqa"])
+    prefetch.add_argument("benchmark", choices=["fambench", "foodieqa", "diningbench"])
     prefetch.add_argument("--workers", type=int, default=16)
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)

@@ -1,0 +1,316 @@
+"""DiningBench data: the published JSONL files and ``images.tar.gz`` of the hub dataset, documents, images.
+
+Sources, in order: the ``$FOOD_TASKS_DATA_DIR/meituan/DiningBench/`` mirror (the repository's own file
+names; the image tree may be extracted there already as ``images/`` or left as ``images.tar.gz``), else
+the Hugging Face Hub through ``huggingface_hub`` (its cache, its download locks). Nothing is converted or
+re-published (CC BY-NC-ND 4.0): the JSONL files are read line by line in their own order (the official
+scorers align rows by position) and the archive is extracted once into the food-tasks cache.
+
+Extraction is safe with several ranks starting at once: one process extracts into a temporary
+directory under a file lock, writes a completion marker, then renames the tree into place; other
+processes wait on the lock; a tree without the marker (an interrupted run) is never trusted.
+
+Image paths are resolved as the official ``resolve_dataset_image_path`` resolves them against the
+JSONL directory: absolute paths as they are, relative paths (``images/...``) under the directory where
+the JSONL files and the extracted ``images/`` tree sit together. A selected image that does not exist
+is an error raised when the documents are built (before any generation), naming the row and path.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tarfile
+from pathlib import Path
+from typing import Any, Sequence
+
+from filelock import FileLock
+
+from food_tasks.data import DataAccessError, hub_mirror_dir
+from food_tasks.remote import cache_root
+
+REPO_ID = "meituan/DiningBench"
+REVISION_ENV = "FOOD_TASKS_DININGBENCH_REVISION"  # a hub revision (branch, tag, commit); default: main
+MODEL_NAME_ENV = "FOOD_TASKS_DININGBENCH_MODEL_NAME"  # the official --model_name (reasoning clean-up table)
+ARCHIVE = "images.tar.gz"
+FILES = {
+    ("cls", "zh"): "classification.jsonl",
+    ("cls", "en"): "classification_en.jsonl",
+    ("nutrition", "zh"): "nutrition.jsonl",
+    ("nutrition", "en"): "nutrition_en.jsonl",
+    ("vqa", "zh"): "vqa.jsonl",
+    ("vqa", "en"): "vqa_en.jsonl",
+}
+MARKER = ".food_tasks_complete"
+logger = logging.getLogger(__name__)
+
+
+def official_model_name() -> str:
+    """The model name that selects the official reasoning clean-up (``$FOOD_TASKS_DININGBENCH_MODEL_NAME``)."""
+    return os.environ.get(MODEL_NAME_ENV, "").strip()
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _hub_file(filename: str, root: Path | None = None) -> Path:
+    """Local path of one repository file: from the mirror, else downloaded (cached) from the Hub."""
+    local = hub_mirror_dir(REPO_ID, root)
+    if local is not None:
+        path = local / filename
+        if not path.is_file():
+            present = sorted(p.name for p in local.iterdir())
+            raise DataAccessError(
+                f"{REPO_ID}: {path} does not exist in the mirror (it holds {present[:12]}). Copy the dataset "
+                f"repository there with its own file names: `huggingface-cli download {REPO_ID} --repo-type dataset "
+                f"--local-dir {local}`."
+            )
+        return path
+    from huggingface_hub import hf_hub_download
+
+    revision = os.environ.get(REVISION_ENV, "").strip() or None
+    try:
+        return Path(hf_hub_download(REPO_ID, filename, repo_type="dataset", revision=revision))
+    except Exception as err:  # noqa: BLE001 - every hub failure gets the same explanation
+        listing = ""
+        if type(err).__name__ == "EntryNotFoundError":  # the file names were partly inferred: show the real ones
+            try:
+                from huggingface_hub import HfApi
+
+                listing = f" The repository holds: {sorted(HfApi().list_repo_files(REPO_ID, repo_type='dataset', revision=revision))[:20]}."
+            except Exception:  # noqa: BLE001
+                pass
+        raise DataAccessError(
+            f"{REPO_ID}: cannot get {filename!r} from the Hugging Face Hub ({type(err).__name__}: {err}).{listing} "
+            f"Check the network / `huggingface-cli login`, or mirror the dataset repository under "
+            f"$FOOD_TASKS_DATA_DIR/{REPO_ID}/ with its own file names (JSONL files and {ARCHIVE})."
+        ) from err
+
+
+def _extract_dir(archive: Path) -> Path:
+    """Where ``archive`` is (or will be) extracted: keyed by its resolved path, size and mtime."""
+    stat = archive.stat()
+    key = hashlib.sha1(f"{archive.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+    return cache_root() / "diningbench" / f"images-{key}"
+
+
+def extract_archive(archive: Path, dest: Path | None = None) -> Path:
+    """Extract ``archive`` once into ``dest`` (default: the cache), concurrency- and interruption-safe.
+
+    Returns:
+        The directory that holds the extracted ``images/`` tree.
+
+    Raises:
+        DataAccessError: the archive is corrupt or unsafe (absolute paths, links leaving the tree).
+    """
+    dest = dest or _extract_dir(archive)
+    if (dest / MARKER).is_file():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(f"{dest}.lock"):
+        if (dest / MARKER).is_file():
+            return dest
+        if dest.exists():  # a tree from an interrupted extraction: never trusted
+            shutil.rmtree(dest)
+        tmp = dest.with_name(f"{dest.name}.tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            with tarfile.open(archive, "r:*") as tar:
+                tar.extractall(tmp, filter="data")
+            (tmp / MARKER).write_text(str(archive), encoding="utf-8")
+            os.rename(tmp, dest)
+        except (tarfile.TarError, OSError, EOFError) as err:
+            raise DataAccessError(
+                f"{REPO_ID}: cannot extract {archive} ({type(err).__name__}: {err}). Delete it (and any "
+                f"{dest}*) so that it is downloaded again, or replace the mirror copy."
+            ) from err
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+def image_root(jsonl: Path, root: Path | None = None) -> Path:
+    """The directory relative image paths are resolved against.
+
+    The JSONL directory when it already holds an ``images/`` tree (a mirror extracted in place, as the
+    official instructions say), else the cache directory the archive is extracted into."""
+    if (jsonl.parent / "images").is_dir():
+        return jsonl.parent
+    local = hub_mirror_dir(REPO_ID, root)
+    archive = local / ARCHIVE if local is not None else None
+    if archive is None or not archive.is_file():
+        archive = _hub_file(ARCHIVE, root)
+    return extract_archive(archive)
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _fail(path: Path, line: int, what: str) -> DataAccessError:
+    return DataAccessError(f"{path}:{line}: {what}. The file must be the published DiningBench JSONL; re-download it.")
+
+
+def load_rows(path: Path) -> list[dict[str, Any]]:
+    """The records of one JSONL file in file order (blank lines skipped as officially), each with
+    ``_line`` (1-based line number, for messages)."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as err:
+                raise _fail(path, number, f"not valid JSON ({err})") from err
+            if not isinstance(row, dict):
+                raise _fail(path, number, f"expected a JSON object, got {type(row).__name__}")
+            row["_line"] = number
+            rows.append(row)
+    if not rows:
+        raise DataAccessError(f"{path}: no records")
+    return rows
+
+
+def select_views(row: dict[str, Any], views: Sequence[int], kind: str) -> list[str]:
+    """The official view selection (``--num_images_idxs``): 0 is the merchant reference photo, k >= 1
+    the k-th user photo; indices that do not exist are dropped; nothing left means the first image.
+
+    Classification indexes the list ``[standard_image] + user_images`` (so without a reference photo,
+    index 0 is the first user photo); nutrition indexes ``standard_image`` and ``user_images``
+    separately -- both exactly as the official scripts do."""
+    standard = row.get("standard_image") or ""
+    users = row.get("user_images") or []
+    users = [users] if isinstance(users, str) else list(users)
+    if kind == "cls":
+        paths = ([standard] if standard else []) + users
+        chosen = [paths[i] for i in views if 0 <= i < len(paths)]
+        return chosen or paths[:1]
+    chosen = []
+    for i in views:
+        if i == 0:
+            if standard:
+                chosen.append(standard)
+        elif 0 <= i - 1 < len(users):
+            chosen.append(users[i - 1])
+    if not chosen:
+        chosen = [standard] if standard else users[:1]
+    return chosen
+
+
+def vqa_images(row: dict[str, Any]) -> list[str]:
+    """All VQA images in list order; without ``images``, ``images/{id:05d}.jpg`` as officially."""
+    images = row.get("images") or []
+    if isinstance(images, str):
+        images = [images]
+    if images:
+        return list(images)
+    dish = row.get("id", "")
+    if dish == "" or dish is None:
+        return []
+    try:
+        return [f"images/{int(dish):05d}.jpg"]
+    except (TypeError, ValueError):
+        text = str(dish).strip()
+        return [f"images/{text.zfill(5)}.jpg"] if text.isdigit() else []
+
+
+def resolve(path: str, base: Path) -> Path:
+    p = Path(path)
+    return p if p.is_absolute() else base / p
+
+
+def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None) -> list[dict]:
+    """One document per record, in file order, with the selected image paths resolved and checked."""
+    from food_tasks.benchmarks.diningbench import prompts
+
+    jsonl = _hub_file(FILES[(kind, lang)], root)
+    rows = load_rows(jsonl)
+    base = image_root(jsonl, root)
+    docs, missing = [], []
+    for idx, row in enumerate(rows):
+        prompt = row.get("prompt")
+        if not isinstance(prompt, str) or not prompt:
+            raise _fail(jsonl, row["_line"], "missing 'prompt' (a non-empty string)")
+        if "ground_truth" not in row:
+            raise _fail(jsonl, row["_line"], "missing 'ground_truth'")
+        rel = vqa_images(row) if kind == "vqa" else select_views(row, views, kind)
+        if not rel:
+            raise _fail(jsonl, row["_line"], "no image path (standard_image / user_images / images)")
+        paths = [resolve(p, base) for p in rel]
+        missing += [f"{jsonl.name}:{row['_line']}: {p}" for p in paths if not p.is_file()]
+        gold = row["ground_truth"]
+        docs.append({
+            "idx": idx,
+            "id": str(row.get("id", idx)),
+            "lang": lang,
+            "prompt": prompt,
+            "text": prompts.with_cot(prompt) if cot else prompt,
+            "cot": cot,
+            "images": [str(p) for p in paths],
+            "views": len(paths),
+            "gold_json": json.dumps(gold, ensure_ascii=False),
+            "model_name": official_model_name(),
+        })  # fmt: skip
+    short = sum(d["views"] < len(views) for d in docs) if kind != "vqa" else 0
+    if short:
+        logger.warning(f"{REPO_ID} {jsonl.name}: {short} of {len(docs)} rows have fewer than {len(views)} views; "
+                       "the missing indices are dropped, as the official code drops them")  # fmt: skip
+    if missing:
+        raise DataAccessError(
+            f"{REPO_ID}: {len(missing)} selected image(s) do not exist under {base}, e.g. {missing[:3]}. "
+            f"Extract {ARCHIVE} next to the JSONL files (or delete the cache {base} to extract again)."
+        )
+    return docs
+
+
+def prefetch(root: Path | None = None) -> dict[str, Path]:
+    """Download every file once and extract the image archive (run before a multi-rank evaluation).
+
+    Returns:
+        File name -> local path, and ``images`` -> the directory relative image paths resolve against.
+    """
+    paths = {name: _hub_file(name, root) for name in FILES.values()}
+    paths["images"] = image_root(next(iter(paths.values())), root)
+    return paths
+
+
+@functools.lru_cache(maxsize=32)
+def _prepared(kind: str, lang: str, views: tuple, cot: bool, root: Path | None, stamp: tuple):  # type: ignore[no-untyped-def]
+    import datasets
+
+    return datasets.Dataset.from_list(build_docs(kind, lang, views, cot, root))
+
+
+def prepare_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None):  # type: ignore[no-untyped-def]
+    """Documents of one task as a ``datasets.Dataset`` (built once per process and data source)."""
+    stamp = tuple(os.environ.get(k, "") for k in ("FOOD_TASKS_DATA_DIR", "FOOD_TASKS_CACHE_DIR", REVISION_ENV, MODEL_NAME_ENV))
+    return _prepared(kind, lang, tuple(views), cot, root, stamp)
+
+
+def gold(doc: dict) -> Any:
+    return json.loads(doc["gold_json"])
+
+
+def _open(path: str):  # type: ignore[no-untyped-def]
+    from PIL import Image
+
+    with Image.open(path) as image:
+        image.load()
+        return image.convert("RGB")
+
+
+def doc_images(doc: dict) -> list:
+    """The document's images (RGB; PNG/WebP bytes in a ``.jpg`` file decode by content, as PIL reads them)."""
+    from food_tasks.data import CorruptImageError
+
+    out = []
+    for path in doc["images"]:
+        try:
+            out.append(_open(path))
+        except Exception as err:  # noqa: BLE001
+            raise CorruptImageError(f"{REPO_ID}: row {doc['idx']} (id {doc['id']}): cannot decode {path}: {err}") from err
+    return out

@@ -1,0 +1,80 @@
+"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for judge tests (scripted verdicts,
+injected HTTP 500s, timeouts and garbage bodies). Runs in a thread of the test process."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+class JudgeServer:
+    """``verdict(prompt) -> str``; ``faults[key]``: list of "500" / "timeout" / "garbage" / "400" consumed one
+    per request whose prompt contains ``key`` (``"*"`` matches any); "down" repeats forever."""
+
+    def __init__(self, verdict: Callable[[str], str], faults: dict[str, list[str]] | None = None, delay: float = 0.0) -> None:
+        self.verdict, self.faults, self.delay = verdict, faults or {}, delay
+        self.requests: list[dict] = []
+        self.in_flight = self.max_in_flight = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # type: ignore[no-untyped-def]
+                pass
+
+            def do_POST(self):  # type: ignore[no-untyped-def]
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._answer(body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+            def _answer(self, body):  # type: ignore[no-untyped-def]
+                prompt = body["messages"][0]["content"]
+                fault = server.next_fault(prompt)
+                if server.delay:
+                    time.sleep(server.delay)
+                if fault == "timeout":
+                    time.sleep(1.5)
+                if fault in ("500", "down", "400"):
+                    self.send_response(int(fault) if fault != "down" else 500)
+                    self.end_headers()
+                    self.wfile.write(b"error")
+                    return
+                payload = b"<html>garbage" if fault == "garbage" else json.dumps(
+                    {"choices": [{"message": {"role": "assistant", "content": " " + server.verdict(prompt) + "\n"}}]}).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def next_fault(self, prompt: str) -> str | None:
+        with self.lock:
+            for key, queue in self.faults.items():
+                if queue and (key == "*" or key in prompt):
+                    return queue[0] if queue[0] == "down" else queue.pop(0)
+        return None
+
+    def __enter__(self) -> "JudgeServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:  # type: ignore[no-untyped-def]
+        self.httpd.shutdown()
+        self.httpd.server_close()
