@@ -79,7 +79,8 @@ def test_lmms_eval_table_function_is_still_what_the_hook_wraps():
 
 
 @pytest.mark.e2e
-def test_30_language_run_prints_a_table_that_fits_a_terminal(tmp_path):
+def test_30_language_run_prints_a_table_that_fits_a_terminal(tmp_path, monkeypatch):
+    monkeypatch.delenv("FOOD_TASKS_WORLDCUISINES_LANGS", raising=False)  # all 30 languages
     root = build_30_language_mirror(tmp_path / "mirror")
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"lang": "en", "response": "1"}\n')
