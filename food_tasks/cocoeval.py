@@ -172,6 +172,17 @@ class CocoScores:
     corpus: dict[str, float] = field(default_factory=dict)
     per_item: dict[str, list[float]] = field(default_factory=dict)
     absent: dict[str, str] = field(default_factory=dict)
+    tokenised: dict = field(default_factory=dict)  # key -> (toolkit-tokenised references, hypothesis)
+
+    def corpus_bleu(self, keys: Sequence[Hashable], n: int = 4) -> float | None:
+        """Corpus BLEU-n of a subset of the items (the toolkit's scorer on its tokens; None without them)."""
+        from pycocoevalcap.bleu.bleu import Bleu
+
+        if not self.tokenised or not keys:
+            return None
+        gts = {k: self.tokenised[k][0] for k in keys}
+        res = {k: [self.tokenised[k][1]] for k in keys}
+        return float(Bleu(4).compute_score(gts, res, verbose=0)[0][n - 1])
 
 
 def _score_tokenised(keys: list, gts: dict, res: dict, out: CocoScores, suffix: str, meteor: bool) -> None:
@@ -240,6 +251,7 @@ def coco_scores(refs: Mapping[Hashable, Sequence[str]], hyps: Mapping[Hashable, 
             i += len(refs[k])
         for j, k in enumerate(keys):
             res[k] = [tokens[len(flat_refs) + j]]
+        out.tokenised = {k: (gts[k], res[k][0]) for k in keys}
         _score_tokenised(keys, gts, res, out, "", meteor)
         if not meteor:
             out.absent["METEOR"] = "not requested"

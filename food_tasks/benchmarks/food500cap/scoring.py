@@ -140,12 +140,8 @@ def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
                 entry[name] = 100.0 * mean([scores.per_item[toolkit][index[r["key"]]] for r in members])
             else:
                 entry[name] = absent(scores.absent.get(toolkit, "not computed"))
-        if "Bleu_4" in scores.corpus:
-            entry["bleu4"] = 100.0 * cocoeval.coco_scores({r["key"]: [r["ref"]] for r in members},
-                                                          {r["key"]: r["pred"] for r in members},
-                                                          meteor=False, pytok=False).corpus["Bleu_4"]  # fmt: skip
-        else:
-            entry["bleu4"] = absent(scores.absent.get("Bleu_4", "not computed"))
+        bleu = scores.corpus_bleu([r["key"] for r in members])
+        entry["bleu4"] = 100.0 * bleu if bleu is not None else absent(scores.absent.get("Bleu_4", "not computed"))
         out[region] = entry
     return out
 
