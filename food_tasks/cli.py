@@ -22,10 +22,13 @@ from food_tasks.registration import task_dir
 SOURCES = {
     "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
+    "food500cap": "github.com/aaronma2020/Food500-Cap@a32dfe9 + local ISIA Food-500 images",
 }
 SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
          "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
          "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
+SIZES.update({"food500cap_caption": 4940, "food500cap_caption_food": 4940, "food500cap_caption_all": 24732,
+              "food500cap_caption_sample": 5})  # fmt: skip
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -126,6 +129,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     data = json.loads(results.read_text(encoding="utf-8"))
     missing = [t for t in ("worldcuisines_mcq_sample", "worldcuisines_oeq_sample") if t not in data.get("groups", {})]
     missing += [t for t in ("fambench_task1_sample", "fambench_task2_ctc_sample") if t not in data.get("results", {})]
+    missing += [t for t in ("food500cap_caption_sample",) if t not in data.get("results", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1

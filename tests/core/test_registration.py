@@ -24,9 +24,11 @@ OUR_GROUPS = {"worldcuisines_mcq", "worldcuisines_oeq", "worldcuisines_mcq_small
               "worldcuisines_mcq_smallref", "worldcuisines_oeq_smallref", "food_tasks_sample",
               "fambench_task1_all", "fambench_task2_all", "fambench_table1", "fambench_table2", "fambench_baseline",
               "fambench_cot", "fambench_ki", "fambench_cot_ki"}  # fmt: skip
+OUR_GROUPS |= {"food500cap"}
 # WorldCuisines: 8 variants x 4 subtasks + 8 groups; the sample group; FAM-Bench: 12 Task 1, 12 rank,
 # 12 decision, 4 CTC and 1 all-mode CTC tasks, 2 sample tasks + 8 groups.
 OUR_COUNT = 8 * 4 + 8 + 1 + 41 + 2 + 8
+OUR_COUNT += 4 + 1  # Food-500 Cap: caption, caption_food, caption_all, caption_sample + the food500cap group
 
 
 def test_lmms_eval_still_has_what_the_hook_wraps():
@@ -53,7 +55,7 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     from lmms_eval.tasks import TaskManager
 
     tm = TaskManager("ERROR")
-    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks", "fambench"))}
+    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks", "fambench", "food500cap"))}
     assert OUR_GROUPS <= ours and len(ours) == OUR_COUNT
     assert str(registration.task_dir()) in registration.with_our_task_dir(None)
     # Built-ins are indexed first and win any clash; none of our names collides with one.
@@ -84,7 +86,7 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert re.search(r"fambench_task2_ctc_all +task +fambench +8000", listing)
 
 
-@pytest.mark.parametrize("bench", ["worldcuisines", "fambench"])
+@pytest.mark.parametrize("bench", ["worldcuisines", "fambench", "food500cap"])
 def test_generated_yaml_matches_committed(tmp_path, bench):
     gen = REPO / "yaml_tasks" / bench / "_generate_configs.py"
     runpy.run_path(str(gen), run_name="not_main")["main"](tmp_path)
@@ -136,6 +138,8 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     assert any(n.startswith("food_tasks/sample_data/worldcuisines/food-kb/data/") for n in names)
     assert "food_tasks/sample_data/github/anonymous-research-artifact123/Food-as-medicine/dataset/task1_dish_suitability.json" in names
     assert "food_tasks/sample_data/urls/example.org/food-tasks-sample/fambench/t1-1.png" in names
+    assert "food_tasks/utils/food500cap.py" in names and "food_tasks/yaml_tasks/food500cap/_food500cap_yaml" in names
+    assert "food_tasks/sample_data/isia_food500/images/Abalone/Abalone_0081.jpg" in names
 
     # A fresh venv that sees lmms-eval & co. through a .pth file but has only the wheel of our package.
     venv = tmp_path / "venv"

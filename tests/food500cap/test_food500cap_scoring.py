@@ -179,3 +179,34 @@ def test_malformed_region_mapping_fails_before_generation(mirror, tmp_path, monk
     monkeypatch.setenv(fc_data.REGIONS_ENV, str(path))
     with pytest.raises(DataAccessError, match=problem):
         fc_data.build_docs("test")
+
+
+def test_packaged_sample_builds_without_any_configuration(monkeypatch):
+    monkeypatch.delenv("FOOD_TASKS_DATA_DIR", raising=False)
+    monkeypatch.delenv(fc_data.IMAGES_ENV, raising=False)
+    monkeypatch.delenv(fc_data.REGIONS_ENV, raising=False)
+    docs = hooks.docs_sample(None)
+    assert len(docs) == 5 and all(docs[i]["image_path"] for i in range(5))
+    assert unicodedata.normalize("NFC", docs[4]["filename"]) != docs[4]["filename"]  # NFD, as the official file
+
+
+def test_every_hook_in_the_yaml_resolves():
+    import importlib
+    from pathlib import Path
+
+    import yaml
+
+    refs: list[str] = []
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!function", lambda loader, node: refs.append(loader.construct_scalar(node)))
+    folder = Path(__file__).resolve().parents[2] / "yaml_tasks" / "food500cap"
+    for path in folder.iterdir():
+        if path.suffix == ".yaml" or path.name.endswith("_yaml"):
+            yaml.load(path.read_text(), Loader=_Loader)
+    assert len(refs) == 4 + 3 + 1 + len(hooks.METRICS)
+    for ref in refs:
+        module, name = ref.rsplit(".", 1)
+        assert callable(getattr(importlib.import_module(module), name)), ref
