@@ -170,11 +170,9 @@ def clip_scores(images: Sequence[Any], captions: Sequence[str], path: str, batch
         batch = processor(text=texts, images=list(images[start : start + batch_size]), return_tensors="pt",
                           padding=True, truncation=True, max_length=77)  # fmt: skip
         batch = {k: v.to(device) for k, v in batch.items()}
-        with torch.no_grad():
-            img = model.get_image_features(pixel_values=batch["pixel_values"])
-            txt = model.get_text_features(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"])
-        img = img / img.norm(dim=-1, keepdim=True)
-        txt = txt / txt.norm(dim=-1, keepdim=True)
+        with torch.no_grad():  # the forward pass returns L2-normalised projected embeddings (all versions)
+            result = model(**batch)
+        img, txt = result.image_embeds, result.text_embeds
         out.extend((CLIP_W * torch.clamp((img * txt).sum(-1), min=0)).tolist())
     return out
 
