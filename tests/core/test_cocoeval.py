@@ -23,6 +23,8 @@ EXPECTED = {
     "ROUGE_L": 0.43476340941856645,
     "CIDEr": 1.3446544406446275,
 }
+# Meteor().compute_score's per-image scores on the same tokens (our pipelined protocol must give the same).
+METEOR_ITEMS = [0.30514181005374524, 0.19504336199384686, 0.14515622868639183, 0.28357823456099446, 0.0, 0.33374299529944146]
 needs_java = pytest.mark.skipif(cocoeval.java_problem() is not None, reason="no Java runtime")
 
 
@@ -38,6 +40,7 @@ def test_scores_equal_the_toolkit_pipeline_on_the_fixed_corpus():
     for name, value in EXPECTED.items():
         assert scores.corpus[name] == pytest.approx(value, abs=1e-12), name
     assert scores.keys == list(REFS) and len(scores.per_item["CIDEr"]) == len(REFS)
+    assert scores.per_item["METEOR"] == pytest.approx(METEOR_ITEMS, abs=1e-12)
     assert scores.per_item["CIDEr"][list(REFS).index("Dong'an_chicken/Dong'an_chicken_0010.jpg")] == 0.0  # empty hypothesis
 
 
