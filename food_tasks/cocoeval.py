@@ -276,10 +276,15 @@ def coco_scores(refs: Mapping[Hashable, Sequence[str]], hyps: Mapping[Hashable, 
     flat_refs = [str(r) for k in keys for r in refs[k]]
     flat_hyps = [str(hyps[k]) for k in keys]
     problem = java_problem()
+    tokens: list[str] | None = None
     if problem:
         out.absent.update(dict.fromkeys(METRICS, problem))
     else:
-        tokens = ptb_tokenize(flat_refs + flat_hyps)
+        try:
+            tokens = ptb_tokenize(flat_refs + flat_hyps)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as err:
+            out.absent.update(dict.fromkeys(METRICS, f"the toolkit's PTB tokenizer failed: {err}"))
+    if tokens is not None:
         gts, res, i = {}, {}, 0
         for k in keys:
             gts[k] = tokens[i : i + len(refs[k])]

@@ -90,6 +90,17 @@ def test_without_java_the_java_metrics_are_absent_with_the_reason(no_java):
         cocoeval.ptb_tokenize(["a caption"])
 
 
+def test_a_failing_tokenizer_makes_the_java_metrics_absent_with_the_error(monkeypatch):
+    def broken(captions):
+        raise RuntimeError("PTBTokenizer failed (exit 1): java.lang.OutOfMemoryError")
+
+    monkeypatch.setattr(cocoeval, "java_problem", lambda: None)
+    monkeypatch.setattr(cocoeval, "ptb_tokenize", broken)
+    scores = cocoeval.coco_scores(REFS, HYPS)
+    assert scores.absent["CIDEr"] == "the toolkit's PTB tokenizer failed: PTBTokenizer failed (exit 1): java.lang.OutOfMemoryError"
+    assert set(scores.absent) == set(cocoeval.METRICS) and "CIDEr_pytok" in scores.corpus
+
+
 def test_input_validation():
     with pytest.raises(ValueError, match="different keys"):
         cocoeval.coco_scores({"a": ["x"]}, {"b": "x"})
