@@ -156,7 +156,8 @@ def time_parts(records: list) -> dict[str, float]:
     parts["ptb tokenizer (java)"] = time.perf_counter() - t
     gts = {r["key"]: [tokens[i]] for i, r in enumerate(rows)}
     res = {r["key"]: [tokens[len(rows) + i]] for i, r in enumerate(rows)}
-    for name, scorer in (("bleu", lambda: Bleu(4).compute_score(gts, res, verbose=0)), ("meteor (java)", lambda: Meteor().compute_score(gts, res)),
+    for name, scorer in (("bleu", lambda: Bleu(4).compute_score(gts, res, verbose=0)),
+                         ("meteor (java)", lambda: Meteor().compute_score(gts, res)),
                          ("rouge_l", lambda: Rouge().compute_score(gts, res)), ("cider-d", lambda: Cider().compute_score(gts, res))):  # fmt: skip
         t = time.perf_counter()
         scorer()

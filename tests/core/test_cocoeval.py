@@ -23,7 +23,7 @@ EXPECTED = {
     "ROUGE_L": 0.43476340941856645,
     "CIDEr": 1.3446544406446275,
 }
-# Meteor().compute_score's per-image scores on the same tokens (our pipelined protocol must give the same).
+# Meteor().compute_score's per-image scores on the toolkit's tokens of the fixed corpus.
 METEOR_ITEMS = [0.30514181005374524, 0.19504336199384686, 0.14515622868639183, 0.28357823456099446, 0.0, 0.33374299529944146]
 needs_java = pytest.mark.skipif(cocoeval.java_problem() is not None, reason="no Java runtime")
 
