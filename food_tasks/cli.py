@@ -27,6 +27,7 @@ SOURCES = {
     "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
     "foodieqa": "hf.co/datasets/lyan62/FoodieQA (gated: FoodieQA.zip)",
     "diningbench": "hf.co/datasets/meituan/DiningBench (JSONL + images.tar.gz)",
+    "food500cap": "github.com/aaronma2020/Food500-Cap@a32dfe9 + local ISIA Food-500 images",
 }
 SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
          "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
@@ -34,6 +35,8 @@ SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_sm
 FOODIEQA_SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
 SIZES.update({"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vqa": 804,
               "diningbench_cls_sample": 2, "diningbench_nutrition_sample": 2})  # paper Table 1 (each language)
+SIZES.update({"food500cap_caption": 4940, "food500cap_caption_food": 4940, "food500cap_caption_all": 24732,
+              "food500cap_caption_sample": 5})  # fmt: skip
 DEMO_TASKS = "food_tasks_sample"
 
 
@@ -162,6 +165,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     missing += [t for t in ("fambench_task1_sample", "fambench_task2_ctc_sample") if t not in data.get("results", {})]
     missing += [t for t in ("foodieqa_sample",) if t not in data.get("groups", {})]
     missing += [t for t in ("diningbench_cls_sample", "diningbench_nutrition_sample") if t not in data.get("results", {})]
+    missing += [t for t in ("food500cap_caption_sample",) if t not in data.get("results", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1

@@ -42,6 +42,12 @@ class DataAccessError(RuntimeError):
     """Data is missing, gated or unreachable; the message says what to do."""
 
 
+class SetupError(RuntimeError):
+    """A configuration problem that no retry can fix (for example an LLM judge that is not configured)."""
+
+    label = "setup error"
+
+
 class CorruptImageError(DataAccessError):
     """An image exists but cannot be decoded; the message names row, column and URL."""
 
@@ -71,7 +77,7 @@ HF_LOGIN_COMMAND = "hf auth login"
 
 
 def stop_run_on_data_error(fn):  # type: ignore[no-untyped-def]
-    """Decorate an lmms-eval hook: a :class:`DataAccessError` stops the run (:class:`RunStopped`)."""
+    """Decorate an lmms-eval hook: a :class:`DataAccessError` or :class:`SetupError` stops the run (:class:`RunStopped`)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -79,6 +85,8 @@ def stop_run_on_data_error(fn):  # type: ignore[no-untyped-def]
             return fn(*args, **kwargs)
         except DataAccessError as err:
             raise RunStopped(f"food-tasks: data error, the run stops before generation:\n{err}") from err
+        except SetupError as err:
+            raise RunStopped(f"food-tasks: {err.label}, the run stops before generation:\n{err}") from err
 
     return wrapper
 

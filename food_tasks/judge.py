@@ -41,13 +41,17 @@ from typing import Any, Callable, Sequence
 
 import requests
 
+from food_tasks.data import SetupError
+
 MODEL_ENV = "FOOD_TASKS_JUDGE_MODEL"
 DISABLED = {"none", "off", "0", "false", "no"}
 DEFAULT_URL = "https://api.openai.com/v1"
 
 
-class JudgeNotConfigured(RuntimeError):
+class JudgeNotConfigured(SetupError):
     """A judged task was requested without a judge; the message says how to configure one."""
+
+    label = "the LLM judge is not configured"
 
 
 def _int_env(name: str, default: int) -> int:

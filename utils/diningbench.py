@@ -12,12 +12,15 @@ from functools import partial
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import parsing as db_parsing
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
+from food_tasks.data import stop_run_on_data_error
 from food_tasks.messages import build_messages
+from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
 
 VIEWS = {"": (0,), "_v2": (0, 1), "_v3": (0, 1, 2), "_v4": (0, 1, 2, 3)}
 
 
+@stop_run_on_data_error
 def _docs(kind, lang, views, cot, dataset, root=None):  # type: ignore[no-untyped-def]
     """``process_docs``: the YAML's stub dataset is replaced by the real documents. VQA tasks check the
     judge configuration first, so a missing judge fails before any generation."""
@@ -88,12 +91,12 @@ for _name, _table in TABLES.items():
 
 
 def process_results_cls(doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(CLS_METRICS, db_scoring.score_cls(doc, results[0]))
+    return dict.fromkeys(CLS_METRICS, db_scoring.score_cls(doc, model_output(results)))
 
 
 def process_results_nutrition(doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(NUTRITION_METRICS, db_scoring.score_nutrition(doc, results[0]))
+    return dict.fromkeys(NUTRITION_METRICS, db_scoring.score_nutrition(doc, model_output(results)))
 
 
 def process_results_vqa(doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(VQA_METRICS, db_scoring.score_vqa(doc, results[0]))
+    return dict.fromkeys(VQA_METRICS, db_scoring.score_vqa(doc, model_output(results)))

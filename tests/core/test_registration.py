@@ -29,6 +29,8 @@ OUR_GROUPS = {"worldcuisines_mcq", "worldcuisines_oeq", "worldcuisines_mcq_small
 OUR_COUNT = 8 * 4 + 8 + 1 + 41 + 2 + 8
 # DiningBench: per language 5 classification + 5 nutrition + 2 VQA tasks, 2 sample tasks, 2 groups.
 OUR_COUNT += 2 * 12 + 2 + 2
+OUR_GROUPS |= {"food500cap"}
+OUR_COUNT += 4 + 1  # Food-500 Cap: caption, caption_food, caption_all, caption_sample + the food500cap group
 
 
 def test_lmms_eval_still_has_what_the_hook_wraps():
@@ -55,7 +57,7 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     from lmms_eval.tasks import TaskManager
 
     tm = TaskManager("ERROR")
-    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks", "fambench", "diningbench"))}
+    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks", "fambench", "diningbench", "food500cap"))}
     assert OUR_GROUPS <= ours and len(ours) == OUR_COUNT
     assert str(registration.task_dir()) in registration.with_our_task_dir(None)
     # Built-ins are indexed first and win any clash; none of our names collides with one.
@@ -86,7 +88,7 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert re.search(r"fambench_task2_ctc_all +task +fambench +8000", listing)
 
 
-@pytest.mark.parametrize("bench", ["worldcuisines", "fambench", "foodieqa", "diningbench"])
+@pytest.mark.parametrize("bench", ["worldcuisines", "fambench", "foodieqa", "diningbench", "food500cap"])
 def test_generated_yaml_matches_committed(tmp_path, bench):
     gen = REPO / "yaml_tasks" / bench / "_generate_configs.py"
     runpy.run_path(str(gen), run_name="not_main")["main"](tmp_path)
@@ -139,6 +141,8 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     assert "food_tasks/sample_data/github/anonymous-research-artifact123/Food-as-medicine/dataset/task1_dish_suitability.json" in names
     assert "food_tasks/sample_data/urls/example.org/food-tasks-sample/fambench/t1-1.png" in names
     assert "food_tasks/sample_data/meituan/DiningBench/images.tar.gz" in names and "food_tasks/utils/diningbench.py" in names
+    assert "food_tasks/utils/food500cap.py" in names and "food_tasks/yaml_tasks/food500cap/_food500cap_yaml" in names
+    assert "food_tasks/sample_data/isia_food500/images/Abalone/Abalone_0081.jpg" in names
 
     # A fresh venv that sees lmms-eval & co. through a .pth file but has only the wheel of our package.
     venv = tmp_path / "venv"

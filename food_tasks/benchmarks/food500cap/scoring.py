@@ -1,0 +1,197 @@
+"""Food-500 Cap scoring: per-document records, COCO caption metrics, SLA, breakdowns and CLIPScore.
+
+``process_results`` returns one record per image for every metric key; each aggregation receives the
+records of the whole split. The COCO toolkit runs once per split (results are cached by a digest of the
+records), over the images that were found (``image_missing`` ones are excluded from every denominator).
+
+Scales: BLEU-n, METEOR, ROUGE-L and CIDEr x 100 as in the paper's Table 4; SLA in percent as in its Table 3;
+CLIPScore as a fraction (Table 4's CLIP-S column); rates as fractions; mean caption length in words
+(whitespace-separated words of the cleaned caption). An absent metric's value is the string
+``"absent: <reason>"``: visible in the results table and JSON, never a substitute number.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from food_tasks import cocoeval
+from food_tasks.benchmarks.food500cap import data, parsing
+from food_tasks.metrics import mean
+
+Record = Mapping[str, Any]
+CLIP_ENV = "FOOD_TASKS_CLIP_MODEL"
+CLIP_PREFIX = "A photo depicts "  # Hessel et al. (2021), as in their reference implementation
+CLIP_W = 2.5
+# Our metric name -> the toolkit's metric name.
+COCO = {"bleu1": "Bleu_1", "bleu2": "Bleu_2", "bleu3": "Bleu_3", "bleu4": "Bleu_4", "meteor": "METEOR",
+        "rouge_l": "ROUGE_L", "cider": "CIDEr", "bleu4_pytok": "Bleu_4_pytok", "rouge_l_pytok": "ROUGE_L_pytok",
+        "cider_pytok": "CIDEr_pytok"}  # fmt: skip
+SLA_FIELDS = ("accurate", "relaxed", "relaxed_nostop", "accurate_unaccented", "relaxed_unaccented")
+
+
+def absent(reason: str) -> str:
+    return f"absent: {reason}"
+
+
+def score_doc(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
+    """The record of one image: cleaned caption, SLA indicators, flags."""
+    caption, failed = parsing.clean_caption(output)
+    record = {
+        "key": doc["replay_key"], "cat": doc["cat"], "region": doc.get("region", ""), "ref": doc["caption"],
+        "pred": caption, "parse_fail": failed, "image_missing": data.image_missing(dict(doc)),
+        "image_path": doc.get("image_path", ""), "words": len(caption.split()),
+    }  # fmt: skip
+    record.update({f"sla_{k}": v for k, v in parsing.sla(caption, doc["cat"]).items()})
+    return record
+
+
+def scored(records: Sequence[Record]) -> list[Record]:
+    return [r for r in records if not r["image_missing"]]
+
+
+def image_missing(records: Sequence[Record]) -> int:
+    return sum(1 for r in records if r["image_missing"])
+
+
+def _digest(rows: Sequence[Record]) -> str:
+    h = hashlib.sha1()
+    for r in rows:
+        h.update(f"{r['key']}\x00{r['ref']}\x00{r['pred']}\x01".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _coco(digest: str, rows: tuple) -> cocoeval.CocoScores:
+    return cocoeval.coco_scores({k: [ref] for k, ref, _ in rows}, {k: pred for k, _, pred in rows})
+
+
+def coco(records: Sequence[Record]) -> cocoeval.CocoScores:
+    """Toolkit scores of the scored records (computed once per distinct set of records)."""
+    rows = scored(records)
+    return _coco(_digest(rows), tuple((r["key"], r["ref"], r["pred"]) for r in rows))
+
+
+def coco_metric(records: Sequence[Record], name: str) -> float | str:
+    """A COCO metric x 100 (``name`` as in :data:`COCO`), or ``"absent: <reason>"``."""
+    if not scored(records):
+        return absent("no image of the split was found, nothing was scored")
+    scores = coco(records)
+    toolkit = COCO[name]
+    if toolkit in scores.absent:
+        return absent(scores.absent[toolkit])
+    return 100.0 * scores.corpus[toolkit]
+
+
+def sla_metric(records: Sequence[Record], field: str) -> float:
+    """SLA variant ``field`` in percent over the scored images."""
+    rows = scored(records)
+    return 100.0 * sum(1 for r in rows if r[f"sla_{field}"]) / len(rows) if rows else 0.0
+
+
+def mean_words(records: Sequence[Record], which: str = "pred") -> float:
+    rows = scored(records)
+    return mean([r["words"] if which == "pred" else len(r["ref"].split()) for r in rows])
+
+
+def parse_fail_rate(records: Sequence[Record]) -> float:
+    rows = scored(records)
+    return sum(1 for r in rows if r["parse_fail"]) / len(rows) if rows else 0.0
+
+
+def empty_rate(records: Sequence[Record]) -> float:
+    rows = scored(records)
+    return sum(1 for r in rows if not r["pred"]) / len(rows) if rows else 0.0
+
+
+def per_category(records: Sequence[Record]) -> dict[str, dict[str, float]]:
+    """Per category (spellings grouped by :func:`data.category_key`): images, SLA-accurate and -relaxed (%)."""
+    groups: dict[str, list[Record]] = {}
+    for r in scored(records):
+        groups.setdefault(data.category_key(r["cat"]), []).append(r)
+    return {cat: {"n": len(rows), "sla_accurate": sla_metric(rows, "accurate"), "sla_relaxed": sla_metric(rows, "relaxed")}
+            for cat, rows in sorted(groups.items())}  # fmt: skip
+
+
+def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
+    """Per region of the user's mapping: images, SLA (%), and caption metrics x 100.
+
+    BLEU-4 is the corpus BLEU of the region's images; METEOR, ROUGE-L and CIDEr are means of the per-image
+    toolkit scores of the whole-split run (CIDEr-D document frequencies from the whole split's references).
+    """
+    rows = scored(records)
+    if not rows or not rows[0]["region"]:
+        return absent(f"no category-to-region mapping given (the paper's taxonomy is not released; set "
+                      f"{data.REGIONS_ENV} to a JSON or CSV mapping file)")  # fmt: skip
+    scores = coco(records)
+    index = {k: i for i, k in enumerate(scores.keys)}
+    groups: dict[str, list[Record]] = {}
+    for r in rows:
+        groups.setdefault(r["region"], []).append(r)
+    out: dict[str, dict[str, Any]] = {}
+    for region, members in sorted(groups.items()):
+        entry: dict[str, Any] = {"n": len(members), "sla_accurate": sla_metric(members, "accurate"),
+                                 "sla_relaxed": sla_metric(members, "relaxed")}  # fmt: skip
+        for name, toolkit in (("meteor", "METEOR"), ("rouge_l", "ROUGE_L"), ("cider", "CIDEr")):
+            if toolkit in scores.per_item:
+                entry[name] = 100.0 * mean([scores.per_item[toolkit][index[r["key"]]] for r in members])
+            else:
+                entry[name] = absent(scores.absent.get(toolkit, "not computed"))
+        bleu = scores.corpus_bleu([r["key"] for r in members])
+        entry["bleu4"] = 100.0 * bleu if bleu is not None else absent(scores.absent.get("Bleu_4", "not computed"))
+        out[region] = entry
+    return out
+
+
+# --------------------------------------------------------------------------- CLIPScore
+
+
+@functools.lru_cache(maxsize=2)
+def _clip(path: str):  # type: ignore[no-untyped-def]
+    import torch
+    from transformers import CLIPModel, CLIPProcessor
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = CLIPModel.from_pretrained(path, local_files_only=True).to(device).eval()
+    return model, CLIPProcessor.from_pretrained(path, local_files_only=True), device
+
+
+def clip_scores(images: Sequence[Any], captions: Sequence[str], path: str, batch_size: int = 64) -> list[float]:
+    """Per-pair CLIP-S = 2.5 * max(cos(image, "A photo depicts " + caption), 0) (Hessel et al., 2021)."""
+    import torch
+
+    model, processor, device = _clip(path)
+    out: list[float] = []
+    for start in range(0, len(images), batch_size):
+        texts = [CLIP_PREFIX + c for c in captions[start : start + batch_size]]
+        batch = processor(text=texts, images=list(images[start : start + batch_size]), return_tensors="pt",
+                          padding=True, truncation=True, max_length=77)  # fmt: skip
+        batch = {k: v.to(device) for k, v in batch.items()}
+        with torch.no_grad():  # the forward pass returns L2-normalised projected embeddings (all versions)
+            result = model(**batch)
+        img, txt = result.image_embeds, result.text_embeds
+        out.extend((CLIP_W * torch.clamp((img * txt).sum(-1), min=0)).tolist())
+    return out
+
+
+def clipscore(records: Sequence[Record], which: str = "pred") -> float | str:
+    """Mean CLIP-S of the scored images (fraction), or absent when ``$FOOD_TASKS_CLIP_MODEL`` is not set."""
+    path = os.environ.get(CLIP_ENV, "").strip()
+    if not path:
+        return absent(f"no CLIP model given (set {CLIP_ENV} to a local CLIP directory, e.g. a download of "
+                      f"openai/clip-vit-base-patch32)")  # fmt: skip
+    if not os.path.isdir(path):
+        return absent(f"{CLIP_ENV}={path} is not a directory")
+    rows = scored(records)
+    if not rows:
+        return absent("no image of the split was found, nothing was scored")
+    values: list[float] = []
+    for start in range(0, len(rows), 256):  # decode a slice at a time: the full split does not fit in memory
+        pairs = [(data.load_image({"image_path": r["image_path"]}), r["pred"] if which == "pred" else r["ref"])
+                 for r in rows[start : start + 256]]  # fmt: skip
+        pairs = [p for p in pairs if p[0] is not None]
+        values += clip_scores([p[0] for p in pairs], [p[1] for p in pairs], path) if pairs else []
+    return mean(values) if values else absent("no image could be decoded")
