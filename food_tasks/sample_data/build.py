@@ -162,6 +162,9 @@ def diningbench_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
             for k, view in enumerate(views):
                 images[view] = mirror.png_bytes(tuple(max(0, c - 30 * k) for c in colour), 48)
             files[name].append({"id": i, "prompt": prompt, "ground_truth": gold, "standard_image": views[0], "user_images": views[1:]})
+    return files, images
+
+
 # Food-500 Cap: synthetic captions in the official file layout (the real captions are downloaded, never
 # shipped) and generated JPEGs in the ISIA Food-500 folder layout; one file name in decomposed Unicode (NFD)
 # as in the official test file.

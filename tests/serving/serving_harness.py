@@ -30,7 +30,10 @@ from conftest import run_lmms_eval
 from engine_script import canonical, request_key
 from PIL import Image
 
+from food_tasks.utils import diningbench as db
 from food_tasks.utils import fambench as fb
+from food_tasks.utils import food500cap as fc
+from food_tasks.utils import foodieqa as fq
 from food_tasks.utils import worldcuisines as wc
 
 HERE = Path(__file__).resolve().parent
@@ -115,7 +118,59 @@ FAMBENCH = Family(
     },
 )  # fmt: skip
 
-FAMILIES: tuple[Family, ...] = (WORLDCUISINES, FAMBENCH)
+# --------------------------------------------------------------------------- FoodieQA, DiningBench, Food-500 Cap
+# Scores of these families are pinned by their own end-to-end tests; here every number must equal the replay
+# model's run on the same answers (expected left empty), and what reached the engine is checked request by request.
+def _fq_answer(task: str, position: int, doc: dict) -> str:
+    gold = "ABCD"[int(doc["answer"])]
+    return gold if position == 0 else f"答案是{gold}" if doc["fq_lang"] == "zh" else f"The answer is ({gold})."
+
+
+FOODIEQA = Family(
+    name="foodieqa",
+    run=("foodieqa_sample",),
+    tasks={
+        "foodieqa_mivqa_zh_sample_p1": (fq.docs_mivqa_zh_sample_p1, fq.doc_to_messages),
+        "foodieqa_sivqa_en_sample_p3": (fq.docs_sivqa_en_sample_p3, fq.doc_to_messages),
+        "foodieqa_textqa_zh_sample_p2": (fq.docs_textqa_zh_sample_p2, fq.doc_to_messages),
+    },
+    answer=_fq_answer,
+    max_new_tokens=32,
+)
+
+
+def _db_answer(task: str, position: int, doc: dict) -> str:
+    gold = json.loads(doc["gold_json"])
+    if task == "diningbench_cls_sample":
+        return f"Answer: {gold}" if position == 0 else "I cannot tell."
+    return json.dumps(gold, ensure_ascii=False) if position == 0 else "```json\n{\"卡路里\": 500}\n```"
+
+
+DININGBENCH = Family(
+    name="diningbench",
+    run=("diningbench_cls_sample", "diningbench_nutrition_sample"),
+    tasks={
+        "diningbench_cls_sample": (db.docs_sample_cls, db.doc_to_messages),
+        "diningbench_nutrition_sample": (db.docs_sample_nutrition, db.doc_to_messages),
+    },
+    answer=_db_answer,
+    max_new_tokens=48,
+)
+
+
+def _fc_answer(task: str, position: int, doc: dict) -> str:
+    return doc["caption"] if position % 2 == 0 else f"A plate of {doc['cat'].replace('_', ' ').lower()}."
+
+
+FOOD500CAP = Family(
+    name="food500cap",
+    run=("food500cap_caption_sample",),
+    tasks={"food500cap_caption_sample": (fc.docs_sample, fc.doc_to_messages)},
+    answer=_fc_answer,
+    max_new_tokens=48,
+)
+
+FAMILIES: tuple[Family, ...] = (WORLDCUISINES, FAMBENCH, FOODIEQA, DININGBENCH, FOOD500CAP)
 
 
 # --------------------------------------------------------------------------- requests and script

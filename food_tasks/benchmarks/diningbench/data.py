@@ -66,7 +66,7 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
             present = sorted(p.name for p in local.iterdir())
             raise DataAccessError(
                 f"{REPO_ID}: {path} does not exist in the mirror (it holds {present[:12]}). Copy the dataset "
-                f"repository there with its own file names: `huggingface-cli download {REPO_ID} --repo-type dataset "
+                f"repository there with its own file names: `hf download {REPO_ID} --repo-type dataset "
                 f"--local-dir {local}`."
             )
         return path
@@ -86,7 +86,7 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
                 pass
         raise DataAccessError(
             f"{REPO_ID}: cannot get {filename!r} from the Hugging Face Hub ({type(err).__name__}: {err}).{listing} "
-            f"Check the network / `huggingface-cli login`, or mirror the dataset repository under "
+            f"Check the network / `hf auth login`, or mirror the dataset repository under "
             f"$FOOD_TASKS_DATA_DIR/{REPO_ID}/ with its own file names (JSONL files and {ARCHIVE})."
         ) from err
 
