@@ -57,31 +57,45 @@ def balanced_ends(text: str) -> dict[int, int | None]:
     Those outcomes are computed once per special character (``{ } " \\``) from right to left. Same results
     as calling :func:`balanced_end` for each ``{``.
     """
-    specials = [(m.start(), m.group()) for m in _SPECIAL_RE.finditer(text)]
-    count = len(specials)
-    # Index (into specials) of the closing "}" reached by a depth-1 scan about to read special k outside
+    if "}" not in text:  # nothing can close
+        return {m.start(): None for m in _BRACE_RE.finditer(text)}
+    if '"' not in text:  # no strings: plain bracket matching
+        ends, stack = {}, []
+        for m in _BRACES_RE.finditer(text):
+            if m.group() == "{":
+                stack.append(m.start())
+                ends[m.start()] = None
+            elif stack:
+                ends[stack.pop()] = m.end()
+        return ends
+    positions = [m.start() for m in _SPECIAL_RE.finditer(text)]
+    count = len(positions)
+    # Index (into positions) of the closing "}" reached by a depth-1 scan about to read special k outside
     # (out) or inside (inside) a string; None when the scan runs off the end.
     out: list[int | None] = [None] * (count + 2)
     inside: list[int | None] = [None] * (count + 2)
     ends: dict[int, int | None] = {}
     for k in range(count - 1, -1, -1):
-        pos, ch = specials[k]
+        pos = positions[k]
+        ch = text[pos]
         if ch == "\\":
             out[k] = out[k + 1]
             # Inside a string the backslash escapes the next character, special or not.
-            inside[k] = inside[k + 2] if k + 1 < count and specials[k + 1][0] == pos + 1 else inside[k + 1]
+            inside[k] = inside[k + 2] if k + 1 < count and positions[k + 1] == pos + 1 else inside[k + 1]
         elif ch == '"':
             out[k], inside[k] = inside[k + 1], out[k + 1]
         elif ch == "}":
             out[k], inside[k] = k, inside[k + 1]
         else:  # "{": its own scan starts outside a string just after it; an enclosing scan resumes after it
             close = out[k + 1]
-            ends[pos] = None if close is None else specials[close][0] + 1
+            ends[pos] = None if close is None else positions[close] + 1
             out[k], inside[k] = (None if close is None else out[close + 1]), inside[k + 1]
-    return dict(sorted(ends.items()))
+    return dict(reversed(ends.items()))  # filled right to left
 
 
 _SPECIAL_RE = re.compile(r'[{}"\\]')
+_BRACE_RE = re.compile(r"\{")
+_BRACES_RE = re.compile(r"[{}]")
 
 
 def top_level_objects(text: str) -> list[str]:
@@ -111,21 +125,35 @@ def loads_tolerant(text: str) -> Any:
 
 
 def json_objects(text: str) -> Iterator[dict]:
-    """Dicts found in ``text``, most likely answer first (fences last-to-first, then bare objects last-to-first)."""
-    fenced = FENCE_RE.findall(text)
-    for block in reversed(fenced):
+    """Dicts found in ``text``, most likely answer first (fences last-to-first, then bare objects last-to-first).
+
+    A runaway output repeats the same block thousands of times: each distinct candidate text is read once
+    per call (and only if it holds a ``{``, without which no reader can return a dict)."""
+    values: dict[str, Any] = {}
+    objects: dict[str, list[str]] = {}
+
+    def read(candidate: str) -> Any:
+        if candidate not in values:
+            values[candidate] = loads_tolerant(candidate) if "{" in candidate else None
+        return values[candidate]
+
+    def pieces(block: str) -> list[str]:
+        if block not in objects:
+            objects[block] = top_level_objects(block)
+        return objects[block]
+
+    for block in reversed(FENCE_RE.findall(text)):
         block = block.strip()
-        value = loads_tolerant(block)
+        value = read(block)
         if isinstance(value, dict):
             yield value
             continue
-        for piece in reversed(top_level_objects(block)):
-            value = loads_tolerant(piece)
+        for piece in reversed(pieces(block)):
+            value = read(piece)
             if isinstance(value, dict):
                 yield value
-    rest = FENCE_RE.sub(" ", text)
-    for piece in reversed(top_level_objects(rest)):
-        value = loads_tolerant(piece)
+    for piece in reversed(top_level_objects(FENCE_RE.sub(" ", text))):
+        value = read(piece)
         if isinstance(value, dict):
             yield value
 
