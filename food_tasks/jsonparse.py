@@ -100,7 +100,7 @@ _BRACES_RE = re.compile(r"[{}]")
 
 def top_level_objects(text: str) -> list[str]:
     """Balanced top-level ``{...}`` substrings, left to right (nested objects are not repeated)."""
-    if "{" not in text:
+    if "{" not in text or "}" not in text:
         return []
     spans, cursor = [], 0
     for start, end in balanced_ends(text).items():

@@ -154,7 +154,7 @@ def parse_task1_official(raw: Any) -> dict[str, Any]:
     raw = _text(raw)
     cleaned = _strip_fence_official(raw)
     candidates = [cleaned] if cleaned else []
-    first = _first_json_official(raw) if "{" in raw else None
+    first = _first_json_official(raw) if "{" in raw and "}" in raw else None
     if first and first not in candidates:
         candidates.append(first)
     for candidate in candidates:
