@@ -20,18 +20,26 @@ Checks (each compares our function with the official one on the same input, exac
    (``evaluate._build_prompt``) for synthetic questions x rank/decision_rationale/answer x modes x
    inputs, with the real rule artifacts and with edge-case ones, and the documents of ``task2_docs``.
 2. Parsers. Handwritten tricky outputs plus ``--n`` random generated/mutated ones per parser:
-   ``parse_task1_official`` vs ``run_task1._parse_output``; ``parse_ranking_official`` vs
-   ``evaluate._parse_json_ranking``; ``parse_decisions_official`` vs ``evaluate._parse_decision_payload``.
+   ``parse_task1_official`` vs ``run_task1._parse_output``. Task 2 follows the official pipeline step by
+   step: each output goes through ``evaluate._call_model`` of every official provider path (``openai``
+   Responses SDK, ``gemini``, ``anthropic``, ``vllm`` HTTP; the network replaced by a replay of the output
+   in that provider's response format), so the provider's text extraction (which collapses whitespace)
+   and the call's ``except Exception`` (a parse error other than ``JSONDecodeError`` fails the request)
+   are the official ones; the returned ranking, option decisions, answer letter and request error are
+   compared with ``official_task2``. The generator includes the shapes that differ between the raw and
+   the provider-processed output: literal tabs/newlines/control characters inside JSON strings (also as
+   chain-of-thought fields), integers past Python's 4,300-digit limit (``json.loads`` raises a plain
+   ``ValueError``) before, inside and after the answer object.
 3. Scoring. ``norm_rationale`` / ``decision_official`` / ``rationale_counts`` / ``kendall_tau`` vs
    ``run_q2._normalize_rationale_entries`` / ``_normalize_decision`` / ``_score_rationale`` /
    ``evaluate._kendall_tau`` (official rounds tau to 6 places; compared after the same rounding);
    the official two-decimal percentage rounding; and the aggregates: Task 1 summary numbers as
    ``run_task1.main`` sums them (official per-row functions) vs ``t1_acc/t1_macro/t1_micro/t1_rate``
    (``official=True``; floating-point values within 1e-12 relative), Task 2 summaries from
-   ``evaluate._build_result_row`` + ``_summarize_rows`` vs ``t2_topk/t2_mrr_official/t2_option_acc/
-   t2_exact_match/t2_false_recommend``. Task 2 rows are built as ``evaluate._call_model`` builds them
-   (``predicted_letter`` = first ranked letter, else ``_parse_letter(raw)``: a bare letter makes a rank
-   row "parsed", in the MRR denominator with 1/rank = 0).
+   ``evaluate._call_model`` (each provider, replayed) + ``_build_result_row`` + ``_summarize_rows`` vs
+   ``t2_topk/t2_mrr_official/t2_answer_rate_official/t2_option_acc/t2_exact_match/t2_false_recommend``,
+   plus the ``valid_rankings`` and ``request_error`` counts (a bare letter makes a row "parsed": in the
+   MRR denominator with 1/rank = 0 and in ``answer_rate_pct``).
 
 Usage::
 
@@ -655,6 +663,19 @@ def _adversarial(rng: random.Random, payload: dict, alt: str) -> str:
     return _wrap(rng, body, alt)
 
 
+def runaway(size: int = 1500) -> list[str]:
+    """Runaway shapes (issue 10) at a size the quadratic official code still finishes quickly: our linear
+    parsers must give the official results."""
+    answer = '{"decision": "not recommend", "ranking": ["B", "A", "D", "C"]}'
+    return ["```" + " " * size, "```json" + " \t" * (size // 2), "```" + "\n" * size + answer, "`" * size,
+            "{" * size, "{" * size + answer, '{"' * (size // 2), '{\\"' * (size // 3), '"{' * (size // 2),
+            '{"a": ' * (size // 6) + "1" + "}" * (size // 6 - 1), "[" * size, "}" * size + answer,
+            "decision:" + " " * size + "not recommended", '"decision":' + " " * size + '"avoid"', "\n" * size + answer,
+            "1." + "\n" * size, "<think>" * (size // 7) + answer, (answer + "\n") * (size // 60),
+            ("```json\n" + answer + "\n```\n") * (size // 80), "A > B > " * (size // 8), "9" * size,
+            answer[:-1] + ', "x": "' + "\t \n" * (size // 3) + '"}']  # fmt: skip
+
+
 _MUTATION_CHARS = '{}[]",:\\ \n`ABCDabcd'
 
 
@@ -957,7 +978,7 @@ def _harvested(off: types.SimpleNamespace, raw: str) -> bool:
 
 
 def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n: int) -> None:
-    t1 = T1_TRICKY + [t1_output(rng) for _ in range(n)]
+    t1 = T1_TRICKY + runaway() + [t1_output(rng) for _ in range(n)]
     t1 += [_mutate(rng, rng.choice(T1_PLAIN)) for _ in range(n // 4)]
     stats: dict[str, dict[str, int]] = {"task1": {}, "ranking": {}, "decisions": {}}
 
@@ -974,9 +995,9 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
     real_rules = json.loads((Path(off.evaluate.KI_DATA_DIR) / "condition_rules.json").read_text(encoding="utf-8"))
     values = [c.get("value") for c in real_rules["conditions"] if isinstance(c, dict)]
     question = t2_question(rng, 1, values, [])
-    ranks = T2_RANK_TRICKY + [rank_output(rng) for _ in range(n)]
+    ranks = T2_RANK_TRICKY + runaway() + [rank_output(rng) for _ in range(n)]
     ranks += [_mutate(rng, rng.choice(T2_RANK_PLAIN)) for _ in range(n // 4)]
-    decisions = T2_DECISION_TRICKY + [decision_output(rng) for _ in range(n)]
+    decisions = T2_DECISION_TRICKY + runaway() + [decision_output(rng) for _ in range(n)]
     decisions += [_mutate(rng, rng.choice(T2_DECISION_PLAIN)) for _ in range(n // 4)]
     for task, outputs, kind in (("rank", ranks, "ranking"), ("decision_rationale", decisions, "decisions")):
         for raw in outputs:
