@@ -33,8 +33,10 @@ __all__ = [
 # Opening and closing reasoning tags; the tag name must agree on both ends of a block.
 THINK_TAG_RE = re.compile(r"<(/?)(think(?:ing)?)\s*>", re.IGNORECASE)
 # A leading chat-role echo: "assistant\n", "Assistant:", "<|im_start|>assistant\n", "<|assistant|>".
+# Possessive leading run: an output of 1 MB of whitespace is not re-scanned once per character (what
+# follows the run starts with "<" or "a", which the run can never give back).
 ROLE_ECHO_RE = re.compile(
-    r"^\s*(?:<\|assistant\|>\s*|(?:<\|im_start\|>)?assistant[ \t]*(?::|\r?\n)\s*)",
+    r"^\s*+(?:<\|assistant\|>\s*|(?:<\|im_start\|>)?assistant[ \t]*(?::|\r?\n)\s*)",
     re.IGNORECASE,
 )
 
