@@ -40,6 +40,9 @@ Checks (each compares our function with the official one on the same input, exac
    ``t2_topk/t2_mrr_official/t2_answer_rate_official/t2_option_acc/t2_exact_match/t2_false_recommend``,
    plus the ``valid_rankings`` and ``request_error`` counts (a bare letter makes a row "parsed": in the
    MRR denominator with 1/rank = 0 and in ``answer_rate_pct``).
+4. Robust parsers on the same widened outputs (documented behaviour, not an official comparison): a
+   ranking is a permutation or None, option decisions recommend / not_recommend / None, nothing raises,
+   and JSON with literal whitespace or control characters in its strings reads as the escaped JSON.
 
 Usage::
 
@@ -1017,6 +1020,38 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
         print(f"official {kind} parser outcomes on the corpus: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
+def check_robust(rep: Report, rng: random.Random, n: int) -> None:
+    """The robust parsers on the same widened outputs still behave as documented (not an official
+    comparison): a ranking is a permutation of A-D or None, option decisions are recommend /
+    not_recommend / None, nothing raises, and JSON whose strings hold literal whitespace or control
+    characters reads exactly as the same JSON properly escaped."""
+    domain = {"recommend", "not_recommend", None}
+    for _ in range(n):
+        raw = rank_output(rng)
+        ranking = _call(fb_parsing.parse_ranking, raw)
+        rep.check("robust ranking: permutation or None", True,
+                  ranking is None or (isinstance(ranking, list) and sorted(ranking) == list(LETTERS)), raw)  # fmt: skip
+        raw = decision_output(rng)
+        decisions = _call(fb_parsing.parse_decisions, raw)
+        rep.check("robust decisions: recommend / not_recommend / None", True,
+                  isinstance(decisions, dict) and set(decisions) == set(LETTERS) and set(decisions.values()) <= domain,
+                  raw)  # fmt: skip
+        t1 = _call(fb_parsing.parse_task1, t1_output(rng))
+        rep.check("robust task1: decision recommend / not recommend / None", True,
+                  isinstance(t1, dict) and t1["decision"] in (fb_parsing.REC, fb_parsing.NOT_REC, None), t1)  # fmt: skip
+        perm = rng.sample(LETTERS, 4)
+        payload = {"reasoning": rng.choice(WS_TEXTS), "ranking": perm, "best_option": perm[0]}
+        escaped = json.dumps(payload, indent=rng.choice([None, 2]))
+        literal = _literal_ws(rng, escaped)
+        rep.check("robust ranking: literal whitespace in JSON strings reads as escaped", fb_parsing.parse_ranking(escaped),
+                  fb_parsing.parse_ranking(literal), literal)  # fmt: skip
+        labels = {x: {"decision": rng.choice(["recommend", "not_recommend"]), "note": rng.choice(WS_TEXTS)} for x in LETTERS}
+        escaped = json.dumps({"option_decisions": labels, "analysis": rng.choice(WS_TEXTS)})
+        literal = _literal_ws(rng, escaped)
+        rep.check("robust decisions: literal whitespace in JSON strings reads as escaped",
+                  fb_parsing.parse_decisions(escaped), fb_parsing.parse_decisions(literal), literal)  # fmt: skip
+
+
 # =========================================================================== 3. scoring
 
 
@@ -1351,6 +1386,7 @@ def main(argv: list[str] | None = None) -> int:
         edge_kb_path.write_text(json.dumps(EDGE_KB, ensure_ascii=False), encoding="utf-8")
         check_prompts(rep, off, kb_path, edge_kb_path, rng, args.n)
         check_parsers(rep, off, rng, args.n)
+        check_robust(rep, rng, args.n)
         check_scoring(rep, off, rng, args.n)
         check_task1_aggregation(rep, off, kb_path or edge_kb_path, rng, max(args.n // 2, 50), tmp)
         check_task2_aggregation(rep, off, rng, max(args.n // 2, 50), tmp)
