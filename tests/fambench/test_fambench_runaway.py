@@ -63,6 +63,19 @@ def test_linear_rewrites_agree_with_the_originals() -> None:
         assert fb_parsing._FINAL_STATEMENT.findall(text) == OLD_FINAL.findall(text), text
 
 
+def test_first_json_search_settles_nested_candidates_like_the_original() -> None:
+    rng = random.Random(11)
+    pieces = ["{", "}", '"', "\\", " ", ":", ",", '"a"', "1", "[", "]", '{"a": 1}', '{"b": {"c": "}"}}', "x", "null",
+              '"\\"', '"{"', "\t", "1 2", "99999"]  # fmt: skip
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert fb_parsing._first_json_official(text) == _old_first_json(text), text
+    deep = '{"a":' * 300 + "1 2" + "}" * 300  # every nested candidate fails at the same place
+    assert fb_parsing._first_json_official(deep) is None and _old_first_json(deep) is None
+    inner = '{"a": {"b": 1}, "c": 1 2}'  # the outer fails after the inner object closed: the inner wins
+    assert fb_parsing._first_json_official(inner) == '{"b": 1}' == _old_first_json(inner)
+
+
 # --------------------------------------------------------------------------- runaway outputs
 
 

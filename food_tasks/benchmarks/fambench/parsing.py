@@ -136,17 +136,56 @@ def _strip_fence_official(text: str) -> str:
 
 def _first_json_official(text: str) -> str | None:
     """``llm_providers.extract_first_json_object``: the first ``{...}`` (trying each ``{`` in turn) that is
-    balanced and valid JSON (any exception, ``RecursionError`` included, moves on to the next ``{``)."""
-    for start, end in balanced_ends(text).items():
+    balanced and valid JSON (any exception, ``RecursionError`` included, moves on to the next ``{``).
+
+    Officially every balanced candidate is decoded: nested candidates of a runaway output make that
+    quadratic. When a candidate fails with ``JSONDecodeError`` at ``p``, everything before ``p`` was a valid
+    JSON prefix, so a ``{`` outside strings in it starts a nested object that JSON decodes on its own exactly
+    as inside: it is valid if it closed before ``p``, and fails at ``p`` again if it spans ``p``. Those
+    candidates are settled without decoding; the result is the official one."""
+    ends = balanced_ends(text)
+    settled: dict[int, bool] = {}
+    for start, end in ends.items():
         if end is None:
             continue
+        known = settled.get(start)
+        if known is False:
+            continue
         candidate = text[start:end]
+        if known is True:
+            return candidate
         try:
             json.loads(candidate)
-        except Exception:  # noqa: BLE001, S112  (as officially)
+        except json.JSONDecodeError as err:
+            _settle_nested(text, start, start + err.pos, ends, settled)
+            continue
+        except Exception:  # noqa: BLE001, S112  (as officially: ValueError, RecursionError ... move on)
             continue
         return candidate
     return None
+
+
+def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None], settled: dict[int, bool]) -> None:
+    """Marks the ``{`` outside strings in ``text[start + 1:fail]`` (a valid JSON prefix) valid when their
+    object closed before ``fail``, invalid when it spans ``fail``."""
+    in_string, escape_at = False, -1
+    for m in _SPECIAL.finditer(text, start + 1, fail):
+        pos, ch = m.start(), m.group()
+        if in_string:
+            if pos == escape_at:
+                continue
+            if ch == "\\":
+                escape_at = pos + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{" and pos not in settled:
+            end = ends.get(pos)
+            settled[pos] = end is not None and end <= fail
+
+
+_SPECIAL = re.compile(r'[{}"\\]')
 
 
 def parse_task1_official(raw: Any) -> dict[str, Any]:
