@@ -54,6 +54,8 @@ def shapes(size: int) -> dict[str, str]:
         '"{ x n': rep('"{'),
         '{"a": x n (deep)': rep('{"a": '),
         "[ x n (deep)": "[" * size,
+        '{"a": x n, error, } x n': '{"a":' * (size // 6) + "1 2" + "}" * (size // 6),
+        '{"a": x n, valid, } x n': '{"a":' * (size // 6) + "1" + "}" * (size // 6) + " x",
         "} x n": "}" * size,
         "decision: + spaces": "decision:" + " " * size,
         '"decision": + spaces': '{"decision":' + " " * size,
