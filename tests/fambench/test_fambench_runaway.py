@@ -76,6 +76,23 @@ def test_first_json_search_settles_nested_candidates_like_the_original() -> None
     assert fb_parsing._first_json_official(inner) == '{"b": 1}' == _old_first_json(inner)
 
 
+def _deeper(levels: int, fn, *args):  # type: ignore[no-untyped-def]
+    return _deeper(levels - 1, fn, *args) if levels else fn(*args)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"a":' * 1500 + "1" + "}" * 1500 + " x", '{"a":[' * 1500 + "1" + "]}" * 1500, '[{"a":' * 1300 + "1" + "}]" * 1300,
+     '{"a":' * 2500 + "1 2" + "}" * 2500, '{"a":{"b":1},"c":' * 1200 + "1" + "}" * 1200,
+     '{"a":[' * 1200 + "1 2" + "]}" * 1200 + '{"ok": 1}'],
+)  # fmt: skip
+def test_first_json_search_past_the_recursion_limit_like_the_original(text: str) -> None:
+    # Nesting past Python's recursion limit: the original decodes every nested candidate (RecursionError
+    # for the outer ones); ours bisects. Both see the same limit when json.loads runs at the same stack
+    # depth (ours: _first_json_official -> _decode_here -> _decode; the reference one frame lower).
+    assert fb_parsing._first_json_official(text) == _deeper(1, _old_first_json, text)
+
+
 # --------------------------------------------------------------------------- runaway outputs
 
 

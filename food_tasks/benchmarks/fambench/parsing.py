@@ -28,6 +28,7 @@ import json
 import math
 import re
 import string
+import sys
 import unicodedata
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -139,12 +140,19 @@ def _first_json_official(text: str) -> str | None:
     balanced and valid JSON (any exception, ``RecursionError`` included, moves on to the next ``{``).
 
     Officially every balanced candidate is decoded: nested candidates of a runaway output make that
-    quadratic. When a candidate fails with ``JSONDecodeError`` at ``p``, everything before ``p`` was a valid
-    JSON prefix, so a ``{`` outside strings in it starts a nested object that JSON decodes on its own exactly
-    as inside: it is valid if it closed before ``p``, and fails at ``p`` again if it spans ``p``. Those
-    candidates are settled without decoding; the result is the official one."""
+    quadratic. Decoding one candidate tells about those nested in it, which are then settled without
+    decoding (same result):
+
+    * ``JSONDecodeError`` at ``p``: everything before ``p`` was a valid JSON prefix, so a ``{`` outside
+      strings in it starts a nested object that decodes on its own exactly as inside: valid if it closed
+      before ``p``, failing at ``p`` again if it spans ``p``;
+    * ``RecursionError``: the decoder reached the nesting limit at the first point ``q`` where the
+      structure is that deep; objects closed before ``q`` are valid, and of the objects still open at
+      ``q`` (outer to inner) those that fail the same way form a prefix, found by bisection.
+    """
     ends = balanced_ends(text)
     settled: dict[int, bool] = {}
+    limit = None
     for start, end in ends.items():
         if end is None:
             continue
@@ -154,20 +162,94 @@ def _first_json_official(text: str) -> str | None:
         candidate = text[start:end]
         if known is True:
             return candidate
-        try:
-            json.loads(candidate)
-        except json.JSONDecodeError as err:
-            _settle_nested(text, start, start + err.pos, ends, settled)
-            continue
-        except Exception:  # noqa: BLE001, S112  (as officially: ValueError, RecursionError ... move on)
-            continue
-        return candidate
+        outcome = _decode_here(candidate)
+        if outcome is None:
+            return candidate
+        if isinstance(outcome, int):
+            _settle_nested(text, start, start + outcome, ends, settled)
+        elif outcome == "deep":
+            limit = _decodable_depth() if limit is None else limit
+            _settle_deep(text, start, ends, settled, limit)
     return None
 
 
+def _decode(candidate: str) -> int | str | None:
+    """``json.loads``: None when it succeeds, the position of a ``JSONDecodeError``, ``"deep"`` for a
+    ``RecursionError``, ``"error"`` for anything else (``ValueError`` for an oversized integer ...)."""
+    try:
+        json.loads(candidate)
+    except json.JSONDecodeError as err:
+        return err.pos
+    except RecursionError:
+        return "deep"
+    except Exception:  # noqa: BLE001
+        return "error"
+    return None
+
+
+def _decode_here(candidate: str) -> int | str | None:
+    # One frame above _decode, like the bisection in _settle_deep: every decode runs at the same stack
+    # depth, so all of them meet the same nesting limit.
+    return _decode(candidate)
+
+
+def _decodable_depth() -> int:
+    """The deepest nesting :func:`_decode` reads without ``RecursionError`` here (the interpreter's limit
+    less the stack in use)."""
+    low, high = 0, sys.getrecursionlimit() + 50
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _decode('{"":' * mid + "0" + "}" * mid) == "deep":
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def _settle_deep(text: str, start: int, ends: dict[int, int | None], settled: dict[int, bool], limit: int) -> None:
+    """After ``RecursionError`` from ``start``: settles the objects nested in it (see _first_json_official)."""
+    stack: list[tuple[int, str]] = []
+    in_string, escape_at, reached = False, -1, False
+    for m in _STRUCTURE.finditer(text, start, ends[start]):
+        pos, ch = m.start(), m.group()
+        if in_string:
+            if pos == escape_at:
+                continue
+            if ch == "\\":
+                escape_at = pos + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append((pos, ch))
+            if len(stack) > limit:
+                reached = True
+                break
+        elif stack:
+            opened, kind = stack.pop()
+            if kind == "{" and opened != start and opened not in settled:
+                settled[opened] = True  # closed inside the valid prefix
+    if not reached:
+        return
+    chain = [pos for pos, kind in stack[1:] if kind == "{" and pos not in settled]
+    low, high = 0, len(chain)  # chain[:low] fail with RecursionError; the first that does not is in [low, high]
+    while low < high:
+        mid = (low + high) // 2
+        if _decode(text[chain[mid] : ends[chain[mid]]]) == "deep":
+            low = mid + 1
+        else:
+            high = mid
+    for pos in chain[:low]:
+        settled[pos] = False
+
+
+_STRUCTURE = re.compile(r'[{}\[\]"\\]')
+
+
 def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None], settled: dict[int, bool]) -> None:
-    """Marks the ``{`` outside strings in ``text[start + 1:fail]`` (a valid JSON prefix) valid when their
-    object closed before ``fail``, invalid when it spans ``fail``."""
+    """After ``JSONDecodeError`` at ``fail``: marks the ``{`` outside strings in ``text[start + 1:fail]`` (a
+    valid JSON prefix) valid when their object closed before ``fail``, invalid when it spans ``fail``."""
     in_string, escape_at = False, -1
     for m in _SPECIAL.finditer(text, start + 1, fail):
         pos, ch = m.start(), m.group()
@@ -183,7 +265,6 @@ def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None]
         elif ch == "{" and pos not in settled:
             end = ends.get(pos)
             settled[pos] = end is not None and end <= fail
-
 
 _SPECIAL = re.compile(r'[{}"\\]')
 
