@@ -835,7 +835,7 @@ class _Response:
     def read(self) -> bytes:
         return self.body
 
-    def __enter__(self) -> "_Response":
+    def __enter__(self) -> _Response:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -849,7 +849,9 @@ def official_request(off: types.SimpleNamespace, question: dict, task: str, raw:
 
     evaluate = off.evaluate
     if provider == "openai":
-        create = lambda **_kw: types.SimpleNamespace(output_text=raw, id="replay")  # noqa: E731
+        def create(**_kw: Any) -> types.SimpleNamespace:
+            return types.SimpleNamespace(output_text=raw, id="replay")
+
         client: dict[str, Any] = {"provider": "openai",
                                   "client": types.SimpleNamespace(responses=types.SimpleNamespace(create=create))}  # fmt: skip
     else:

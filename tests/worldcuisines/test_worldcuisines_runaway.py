@@ -4,9 +4,9 @@ unparseable answers (counted, never an exception). No timing asserts: scripts/be
 from __future__ import annotations
 
 import pytest
+from food_tasks.utils import worldcuisines as hooks
 
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
-from food_tasks.utils import worldcuisines as hooks
 
 N = 16384
 DOC = {

@@ -13,7 +13,7 @@ The official Task 2 path follows the official pipeline step by step: every offic
 the parser the output with its whitespace collapsed (``" ".join(text.split())``, in ``_extract_*_text``),
 and any exception other than ``json.JSONDecodeError`` while parsing (``ValueError`` for an integer longer
 than Python's digit limit, ``RecursionError`` for deep nesting) fails the whole request: nothing is parsed,
-not even a letter (:class:`OfficialRequestFailed`).
+not even a letter (``official_task2(...)["request_error"]``).
 
 Every parser is linear in the output length (model output is untrusted and may be a 16 KB+ runaway);
 where the official code is super-linear, its result is reproduced, not its running time. Anything that
@@ -25,7 +25,6 @@ Metric reducers live in :mod:`food_tasks.benchmarks.fambench.scoring`.
 from __future__ import annotations
 
 import json
-import math
 import re
 import string
 import sys
@@ -311,11 +310,6 @@ def parse_task1(raw: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- Task 2 parsers
-
-
-class OfficialRequestFailed(Exception):
-    """The official ``_call_model`` would have failed the request: parsing raised something other than
-    ``json.JSONDecodeError`` (its ``except Exception`` turns that into ``parse_status="request_error"``)."""
 
 
 def official_view(raw: Any) -> str:
