@@ -20,18 +20,29 @@ Checks (each compares our function with the official one on the same input, exac
    (``evaluate._build_prompt``) for synthetic questions x rank/decision_rationale/answer x modes x
    inputs, with the real rule artifacts and with edge-case ones, and the documents of ``task2_docs``.
 2. Parsers. Handwritten tricky outputs plus ``--n`` random generated/mutated ones per parser:
-   ``parse_task1_official`` vs ``run_task1._parse_output``; ``parse_ranking_official`` vs
-   ``evaluate._parse_json_ranking``; ``parse_decisions_official`` vs ``evaluate._parse_decision_payload``.
+   ``parse_task1_official`` vs ``run_task1._parse_output``. Task 2 follows the official pipeline step by
+   step: each output goes through ``evaluate._call_model`` of every official provider path (``openai``
+   Responses SDK, ``gemini``, ``anthropic``, ``vllm`` HTTP; the network replaced by a replay of the output
+   in that provider's response format), so the provider's text extraction (which collapses whitespace)
+   and the call's ``except Exception`` (a parse error other than ``JSONDecodeError`` fails the request)
+   are the official ones; the returned ranking, option decisions, answer letter and request error are
+   compared with ``official_task2``. The generator includes the shapes that differ between the raw and
+   the provider-processed output: literal tabs/newlines/control characters inside JSON strings (also as
+   chain-of-thought fields), integers past Python's 4,300-digit limit (``json.loads`` raises a plain
+   ``ValueError``) before, inside and after the answer object.
 3. Scoring. ``norm_rationale`` / ``decision_official`` / ``rationale_counts`` / ``kendall_tau`` vs
    ``run_q2._normalize_rationale_entries`` / ``_normalize_decision`` / ``_score_rationale`` /
    ``evaluate._kendall_tau`` (official rounds tau to 6 places; compared after the same rounding);
    the official two-decimal percentage rounding; and the aggregates: Task 1 summary numbers as
    ``run_task1.main`` sums them (official per-row functions) vs ``t1_acc/t1_macro/t1_micro/t1_rate``
    (``official=True``; floating-point values within 1e-12 relative), Task 2 summaries from
-   ``evaluate._build_result_row`` + ``_summarize_rows`` vs ``t2_topk/t2_mrr_official/t2_option_acc/
-   t2_exact_match/t2_false_recommend``. Task 2 rows are built as ``evaluate._call_model`` builds them
-   (``predicted_letter`` = first ranked letter, else ``_parse_letter(raw)``: a bare letter makes a rank
-   row "parsed", in the MRR denominator with 1/rank = 0).
+   ``evaluate._call_model`` (each provider, replayed) + ``_build_result_row`` + ``_summarize_rows`` vs
+   ``t2_topk/t2_mrr_official/t2_answer_rate_official/t2_option_acc/t2_exact_match/t2_false_recommend``,
+   plus the ``valid_rankings`` and ``request_error`` counts (a bare letter makes a row "parsed": in the
+   MRR denominator with 1/rank = 0 and in ``answer_rate_pct``).
+4. Robust parsers on the same widened outputs (documented behaviour, not an official comparison): a
+   ranking is a permutation or None, option decisions recommend / not_recommend / None, nothing raises,
+   and JSON with literal whitespace or control characters in its strings reads as the escaped JSON.
 
 Usage::
 
@@ -508,7 +519,16 @@ T2_RANK_TRICKY = [
     '```json\n{"ranking": ["B","C","D","A"]}\n``` and more ```', "[" * 1000,
     '{"ranking": ["A", "B", "C", "D"], "x": ' + "[" * 1000 + "]" * 1000 + "}",
 ]  # fmt: skip
-T2_RANK_PLAIN = T2_RANK_TRICKY[:-2]
+T2_RANK_TRICKY += [  # issue 9: literal whitespace inside JSON strings, oversized integers
+    '{"reasoning": "Step 1:\tsodium\nStep 2: fibre", "ranking": ["C", "B", "A", "D"]}',
+    '{"ranking": ["D", "C", "B", "A"], "ranking_basis": "line1\nline2"}', '{"ranking": ["B\n", "\tA", "D", "C"]}',
+    '{"ranking": ["B", "A", "D", "C"], "score": ' + "9" * 5000 + "}",
+    '{"score": ' + "9" * 4301 + ', "ranking": ["B", "A", "D", "C"]}', '{"ranking": ["B", "A", "D", "C"], "n": ' + "9" * 4300 + "}",
+    'I rank {"ranking": ["C", "D", "A", "B"], "x": -' + "1" * 4400 + "} B first",
+    '{"ranking": ["C", "D", "A", "B"], "x": 1}, {"y": ' + "2" * 4400 + "}", '{"bad": ' + "3" * 4400 + ', ] }',
+    '```json\n{"ranking": ["A", "C", "B", "D"],\n "why": "tab\there"}\n```', "\x00{\"ranking\": [\"A\", \"B\", \"C\", \"D\"]}",
+]  # fmt: skip
+T2_RANK_PLAIN = T2_RANK_TRICKY[:-13]
 
 T2_DECISION_TRICKY = [
     "", "null", "{}", '{"option_decisions": null}', '{"option_decisions": []}',
@@ -547,7 +567,15 @@ T2_DECISION_TRICKY = [
     ('{"x": 1}{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
     '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'), "[" * 1000,
 ]  # fmt: skip
-T2_DECISION_PLAIN = T2_DECISION_TRICKY[:-1]
+_FOUR = '"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, "C": {"decision": "recommend"}, '
+T2_DECISION_TRICKY += [  # issue 9: literal whitespace inside JSON strings, oversized integers
+    '{"option_decisions": {' + _FOUR + '"D": {"decision": "not\nrecommend", "note": "tab\there"}}}',
+    '{"option_decisions": {' + _FOUR + '"D": {"decision": "recommend\t"}}, "analysis": "a\nb"}',
+    '{"option_decisions": {' + _FOUR + '"D": {"decision": "recommend", "risk_level": ' + "9" * 5000 + "}}}",
+    '{"option_decisions": {' + _FOUR + '"D": {"decision": "recommend", "risk_level": ' + "9" * 4300 + "}}}",
+    'Plan: {"option_decisions": {' + _FOUR + '"D": {"decision": "recommend"}}} and {"x": ' + "9" * 4400 + "}",
+]  # fmt: skip
+T2_DECISION_PLAIN = T2_DECISION_TRICKY[:-6]
 
 DECISION_WORDS: list[Any] = [
     "recommend", "not recommend", "Recommend", "NOT RECOMMEND", "Not Recommended", "recommended", "not_recommend",
@@ -590,6 +618,64 @@ def _wrap(rng: random.Random, body: str, alt: str) -> str:
     if roll == 8:
         return f"```JSON\n{body}\n```"
     return body
+
+
+# Shapes the official provider paths and json.loads treat specially (issue 9): whitespace and control
+# characters written literally inside JSON strings (every official Task 2 provider path collapses
+# whitespace before parsing, so such JSON parses officially), integers past Python's 4,300-digit limit
+# (json.loads raises a plain ValueError, not JSONDecodeError: the official request fails).
+LITERAL_ESCAPES = [("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ("\\u000b", "\x0b"), ("\\u000c", "\x0c"),
+                   ("\\u001c", "\x1c"), ("\\u001f", "\x1f"), ("\\u0085", "\x85"), ("\\u00a0", "\xa0"),
+                   ("\\u2028", "\u2028"), ("\\u3000", "\u3000"), ("\\u0000", "\x00"), ("\\u0007", "\x07"),
+                   ("\\u200b", "\u200b")]  # fmt: skip
+WS_TEXTS = ["Step 1:\tcompare sodium\nStep 2:\tRANKING by fibre\n", "A\nB", "\t", " line one\r\nline two ",
+            "x\x0by\x0cz", "sep\x1cfield\x1f", "next\x85line", "nb\xa0sp", "para\u2028graph", "ideo\u3000space",
+            "nul\x00bel\x07", "zero\u200bwidth", "RANKING BASIS\n\n\n"]  # fmt: skip
+BIG_INTS = ["9" * 4300, "9" * 4301, "-" + "1" * 5000, "1" + "0" * 20000, "1." + "0" * 5000, "1e99999", "7" * 4299]
+
+
+def _literal_ws(rng: random.Random, body: str) -> str:
+    """Some JSON string escapes of ``body`` written as the literal characters (invalid strict JSON)."""
+    for escaped, literal in rng.sample(LITERAL_ESCAPES, rng.randint(1, len(LITERAL_ESCAPES))):
+        if rng.random() < 0.7:
+            body = body.replace(escaped, literal)
+    return body
+
+
+def _adversarial(rng: random.Random, payload: dict, alt: str) -> str:
+    """A payload serialised with literal whitespace/control characters in its strings and/or an oversized
+    number, in the wrappers models use."""
+    payload = dict(payload)
+    if rng.random() < 0.6:
+        payload[rng.choice(["reasoning", "analysis", "note", "ranking_basis"])] = rng.choice(WS_TEXTS)
+    body = json.dumps(payload, ensure_ascii=True, indent=rng.choice([None, 2, "\t"]))
+    if rng.random() < 0.75:
+        body = _literal_ws(rng, body)
+    if rng.random() < 0.4 and body.startswith("{"):
+        big = rng.choice(BIG_INTS)
+        where = rng.randrange(4)
+        if where == 0:
+            body = '{"score": ' + big + ", " + body[1:]
+        elif where == 1:
+            body = body[:-1] + ', "score": ' + big + "}"
+        elif where == 2:
+            body = body + ' {"score": ' + big + "}"
+        else:
+            body = '{"score": ' + big + "} " + body
+    return _wrap(rng, body, alt)
+
+
+def runaway(size: int = 1500) -> list[str]:
+    """Runaway shapes (issue 10) at a size the quadratic official code still finishes quickly: our linear
+    parsers must give the official results."""
+    answer = '{"decision": "not recommend", "ranking": ["B", "A", "D", "C"]}'
+    return ["```" + " " * size, "```json" + " \t" * (size // 2), "```" + "\n" * size + answer, "`" * size,
+            "{" * size, "{" * size + answer, '{"' * (size // 2), '{\\"' * (size // 3), '"{' * (size // 2),
+            '{"a": ' * (size // 6) + "1" + "}" * (size // 6 - 1), "[" * size, "}" * size + answer,
+            "decision:" + " " * size + "not recommended", '"decision":' + " " * size + '"avoid"', "\n" * size + answer,
+            "1." + "\n" * size, "<think>" * (size // 7) + answer, (answer + "\n") * (size // 60),
+            ("```json\n" + answer + "\n```\n") * (size // 80), "A > B > " * (size // 8), "9" * size,
+            answer[:-1] + ', "x": "' + "\t \n" * (size // 3) + '"}']  # fmt: skip
 
 
 _MUTATION_CHARS = '{}[]",:\\ \n`ABCDabcd'
@@ -642,14 +728,17 @@ def t1_output(rng: random.Random, gold: dict[str, Any] | None = None) -> str:
         items = list(payload.items())
         rng.shuffle(items)
         payload = dict(items)
-    body = _serialize(rng, payload)
     alt = _serialize(rng, {"decision": rng.choice(DECISION_WORDS), "rationale_ingredients": []})
+    if rng.random() < 0.3:
+        return _adversarial(rng, payload, alt)
+    body = _serialize(rng, payload)
     text = _wrap(rng, body, alt)
     return _mutate(rng, text) if rng.random() < 0.3 else text
 
 
 def _letter_variant(rng: random.Random, letter: str) -> Any:
-    return rng.choice([letter] * 6 + [letter.lower(), f" {letter} ", f"Option {letter}", f"({letter})", None, 3])
+    return rng.choice([letter] * 6 + [letter.lower(), f" {letter} ", f"Option {letter}", f"({letter})", None, 3,
+                                     f"{letter}\n", f"\t{letter}", f"{letter}\u2028"])  # fmt: skip
 
 
 def rank_output(rng: random.Random, gold_letter: str | None = None) -> str:
@@ -682,8 +771,10 @@ def rank_output(rng: random.Random, gold_letter: str | None = None) -> str:
         items = list(payload.items())
         rng.shuffle(items)
         payload = dict(items)
-    body = _serialize(rng, payload)
     alt = _serialize(rng, {"ranking": ["best", "second", "third", "worst"], "best_option": "A|B|C|D"})
+    if rng.random() < 0.35:
+        return _adversarial(rng, payload, alt)
+    body = _serialize(rng, payload)
     text = _wrap(rng, body, alt)
     return _mutate(rng, text) if rng.random() < 0.3 else text
 
@@ -714,10 +805,78 @@ def decision_output(rng: random.Random, gold_labels: dict[str, str] | None = Non
     payload: dict[str, Any] = {"option_decisions": decisions}
     if rng.random() < 0.04:
         payload = {"decisions": decisions}
-    body = _serialize(rng, payload)
     alt = _serialize(rng, {"option_decisions": {"A": {"decision": "recommend|not_recommend"}}})
+    if rng.random() < 0.35:
+        return _adversarial(rng, payload, alt)
+    body = _serialize(rng, payload)
     text = _wrap(rng, body, alt)
     return _mutate(rng, text) if rng.random() < 0.25 else text
+
+
+# =========================================================================== official Task 2 requests
+
+PROVIDERS = ("openai", "gemini", "anthropic", "vllm")
+
+
+def _replay_payload(provider: str, raw: str) -> dict:
+    """A provider response holding ``raw`` as the model's text, as each provider's API returns it."""
+    if provider == "gemini":
+        return {"candidates": [{"content": {"parts": [{"text": raw}], "role": "model"}}], "responseId": "replay"}
+    if provider == "anthropic":
+        return {"id": "replay", "content": [{"type": "text", "text": raw}]}
+    return {"id": "replay", "choices": [{"index": 0, "message": {"role": "assistant", "content": raw}}]}
+
+
+class _Response:
+    def __init__(self, payload: dict) -> None:
+        self.body = json.dumps(payload).encode("utf-8")
+
+    def read(self) -> bytes:
+        return self.body
+
+    def __enter__(self) -> _Response:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def official_request(off: types.SimpleNamespace, question: dict, task: str, raw: str, provider: str) -> dict:
+    """``evaluate._call_model`` with the network replaced by a replay of ``raw``: the official provider path
+    (payload building, HTTP or SDK call, text extraction) and parsing, exactly as an official run."""
+    import urllib.request
+
+    evaluate = off.evaluate
+    if provider == "openai":
+        def create(**_kw: Any) -> types.SimpleNamespace:
+            return types.SimpleNamespace(output_text=raw, id="replay")
+
+        client: dict[str, Any] = {"provider": "openai",
+                                  "client": types.SimpleNamespace(responses=types.SimpleNamespace(create=create))}  # fmt: skip
+    else:
+        client = {"provider": provider, "api_key": "replay", "base_url": "http://replay.invalid/v1"}
+    saved = urllib.request.urlopen
+    urllib.request.urlopen = lambda request, timeout=None: _Response(_replay_payload(provider, raw))  # type: ignore[assignment]
+    try:
+        return evaluate._call_model(client, model="replay", question=question, task=task, prompt_mode="baseline",
+                                    include_recipe_ingredients=False, text_only=True,
+                                    text_only_option_fields="title_ingredients", image_source="cached_first",
+                                    max_retries=1, retry_sleep_seconds=0.0, request_timeout_seconds=1.0)  # fmt: skip
+    finally:
+        urllib.request.urlopen = saved
+
+
+def _official_reading(result: dict, task: str) -> dict:
+    """What ``_call_model`` returned, in the shape of our ``official_task2`` reading."""
+    payload = result["decision_payload"] or {}
+    return {"ranking": list(result["predicted_ranking"]),
+            "decisions": {k: v["decision"] for k, v in payload.items()} if payload else None,
+            "letter": result["predicted_letter"], "request_error": bool(result["error"])}  # fmt: skip
+
+
+def _our_reading(raw: str, task: str) -> dict:
+    ours = fb_parsing.official_task2(raw, "rank" if task == "rank" else "decision")
+    return {k: ours[k] for k in ("ranking", "decisions", "letter", "request_error")}
 
 
 # =========================================================================== 1. prompts
@@ -812,8 +971,18 @@ def _official_decisions(off: types.SimpleNamespace, raw: str) -> Any:
     return {k: v["decision"] for k, v in result.items()}
 
 
+def _harvested(off: types.SimpleNamespace, raw: str) -> bool:
+    """Whether the official JSON reader found no valid ranking (so a ranking came from harvested letters)."""
+    try:
+        payload = off.evaluate._extract_json_object(off.evaluate._clean_text(raw))
+    except Exception:  # noqa: BLE001
+        return True
+    ranking = payload.get("ranking")
+    return not (isinstance(ranking, list) and sorted(off.evaluate._clean_text(x).upper() for x in ranking) == list(LETTERS))
+
+
 def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n: int) -> None:
-    t1 = T1_TRICKY + [t1_output(rng) for _ in range(n)]
+    t1 = T1_TRICKY + runaway() + [t1_output(rng) for _ in range(n)]
     t1 += [_mutate(rng, rng.choice(T1_PLAIN)) for _ in range(n // 4)]
     stats: dict[str, dict[str, int]] = {"task1": {}, "ranking": {}, "decisions": {}}
 
@@ -825,27 +994,63 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
         rep.check("parse_task1_official", official, _call(fb_parsing.parse_task1_official, raw), raw)
         tally("task1", "raised" if isinstance(official, tuple) else "strict JSON" if official["strict_json"]
               else "loose decision" if official["decision"] else "no decision")  # fmt: skip
-    ranks = T2_RANK_TRICKY + [rank_output(rng) for _ in range(n)]
+    # Task 2: every output through the official _call_model of each provider (network replayed), compared
+    # with our official reading (ranking, decisions, answer letter, failed request).
+    real_rules = json.loads((Path(off.evaluate.KI_DATA_DIR) / "condition_rules.json").read_text(encoding="utf-8"))
+    values = [c.get("value") for c in real_rules["conditions"] if isinstance(c, dict)]
+    question = t2_question(rng, 1, values, [])
+    ranks = T2_RANK_TRICKY + runaway() + [rank_output(rng) for _ in range(n)]
     ranks += [_mutate(rng, rng.choice(T2_RANK_PLAIN)) for _ in range(n // 4)]
-    for raw in ranks:
-        official = _call(off.evaluate._parse_json_ranking, raw)
-        # An official RecursionError happens inside _call_model's try: the request fails, nothing is parsed.
-        expected = [] if official == ("<raised>", "RecursionError") else official
-        rep.check("parse_ranking_official", expected, _call(fb_parsing.parse_ranking_official, raw), raw)
-        payload = _call(off.evaluate._extract_json_object, raw)
-        json_ok = isinstance(payload, dict) and isinstance(payload.get("ranking"), list) and \
-            sorted(off.evaluate._clean_text(x).upper() for x in payload["ranking"]) == list(LETTERS)
-        tally("ranking", "raised" if isinstance(official, tuple) else "JSON ranking" if json_ok
-              else "letters harvested" if official else "empty")  # fmt: skip
-    decisions = T2_DECISION_TRICKY + [decision_output(rng) for _ in range(n)]
+    decisions = T2_DECISION_TRICKY + runaway() + [decision_output(rng) for _ in range(n)]
     decisions += [_mutate(rng, rng.choice(T2_DECISION_PLAIN)) for _ in range(n // 4)]
-    for raw in decisions:
-        official = _official_decisions(off, raw)
-        expected = None if official == ("<raised>", "RecursionError") else official  # failed request: nothing parsed
-        rep.check("parse_decisions_official", expected, _call(fb_parsing.parse_decisions_official, raw), raw)
-        tally("decisions", "raised" if isinstance(official, tuple) else "empty" if official is None else "four decisions")
+    for task, outputs, kind in (("rank", ranks, "ranking"), ("decision_rationale", decisions, "decisions")):
+        for raw in outputs:
+            ours = _our_reading(raw, task)
+            readings = []
+            for provider in PROVIDERS:
+                official = _official_reading(official_request(off, question, task, raw, provider), task)
+                readings.append(official)
+                rep.check(f"official {task} request [{provider}]", official, ours, raw)
+            official = readings[0]
+            tally(kind, "request error" if official["request_error"] else
+                  ("JSON ranking" if official["ranking"] and not _harvested(off, raw) else
+                   "letters harvested" if official["ranking"] else "letter only" if official["letter"] else "empty")
+                  if task == "rank" else
+                  ("four decisions" if official["decisions"] else "letter only" if official["letter"] else "empty"))
     for kind, counts in stats.items():
         print(f"official {kind} parser outcomes on the corpus: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+def check_robust(rep: Report, rng: random.Random, n: int) -> None:
+    """The robust parsers on the same widened outputs still behave as documented (not an official
+    comparison): a ranking is a permutation of A-D or None, option decisions are recommend /
+    not_recommend / None, nothing raises, and JSON whose strings hold literal whitespace or control
+    characters reads exactly as the same JSON properly escaped."""
+    domain = {"recommend", "not_recommend", None}
+    for _ in range(n):
+        raw = rank_output(rng)
+        ranking = _call(fb_parsing.parse_ranking, raw)
+        rep.check("robust ranking: permutation or None", True,
+                  ranking is None or (isinstance(ranking, list) and sorted(ranking) == list(LETTERS)), raw)  # fmt: skip
+        raw = decision_output(rng)
+        decisions = _call(fb_parsing.parse_decisions, raw)
+        rep.check("robust decisions: recommend / not_recommend / None", True,
+                  isinstance(decisions, dict) and set(decisions) == set(LETTERS) and set(decisions.values()) <= domain,
+                  raw)  # fmt: skip
+        t1 = _call(fb_parsing.parse_task1, t1_output(rng))
+        rep.check("robust task1: decision recommend / not recommend / None", True,
+                  isinstance(t1, dict) and t1["decision"] in (fb_parsing.REC, fb_parsing.NOT_REC, None), t1)  # fmt: skip
+        perm = rng.sample(LETTERS, 4)
+        payload = {"reasoning": rng.choice(WS_TEXTS), "ranking": perm, "best_option": perm[0]}
+        escaped = json.dumps(payload, indent=rng.choice([None, 2]))
+        literal = _literal_ws(rng, escaped)
+        rep.check("robust ranking: literal whitespace in JSON strings reads as escaped", fb_parsing.parse_ranking(escaped),
+                  fb_parsing.parse_ranking(literal), literal)  # fmt: skip
+        labels = {x: {"decision": rng.choice(["recommend", "not_recommend"]), "note": rng.choice(WS_TEXTS)} for x in LETTERS}
+        escaped = json.dumps({"option_decisions": labels, "analysis": rng.choice(WS_TEXTS)})
+        literal = _literal_ws(rng, escaped)
+        rep.check("robust decisions: literal whitespace in JSON strings reads as escaped",
+                  fb_parsing.parse_decisions(escaped), fb_parsing.parse_decisions(literal), literal)  # fmt: skip
 
 
 # =========================================================================== 3. scoring
@@ -999,33 +1204,22 @@ def _qid(off: types.SimpleNamespace, question: dict) -> str:
     return off.evaluate._clean_text(question["question_id"]).upper()
 
 
-def official_t2_summary(off: types.SimpleNamespace, questions: list[dict], outputs: dict, task: str, variant: str,
+def official_t2_summary(off: types.SimpleNamespace, questions: list[dict], outputs: dict, task: str, provider: str,
                         tmp: Path) -> tuple[dict, list[dict]]:  # fmt: skip
-    """``evaluate._build_result_row`` per question and ``evaluate._summarize_rows``, as ``evaluate.evaluate`` does.
-
-    ``variant="brief"``: ``result`` holds only the parsed ranking / decision payload and the raw output;
-    ``variant="call_model"``: ``result`` also holds ``predicted_letter`` as ``evaluate._call_model`` sets it.
-    """
+    """``evaluate._call_model`` (network replayed for ``provider``), ``_build_result_row`` per question and
+    ``_summarize_rows``, as ``evaluate.evaluate`` does."""
     evaluate = off.evaluate
     rows = []
     for index, q in enumerate(questions, start=1):
         raw = outputs[(_qid(off, q), "rank" if task == "rank" else "decision")]
-        if task == "rank":
-            ranking = evaluate._parse_json_ranking(raw)
-            result: dict[str, Any] = {"predicted_ranking": ranking, "raw_output": raw}
-            if variant == "call_model":
-                result["predicted_letter"] = ranking[0] if ranking else evaluate._parse_letter(raw)
-        else:
-            result = {"decision_payload": evaluate._parse_decision_payload(raw), "raw_output": raw}
-            if variant == "call_model":
-                result["predicted_letter"] = evaluate._parse_letter(raw)
-        row, _debug = evaluate._build_result_row(index=index, question=q, model="parity", provider="openai",
+        result = official_request(off, q, task, raw, provider)
+        row, _debug = evaluate._build_result_row(index=index, question=q, model="parity", provider=provider,
                                                  task=task, prompt_mode="baseline", result=result)  # fmt: skip
         rows.append(row)
-    out = Path(tempfile.mkdtemp(prefix=f"t2_{task}_{variant}_", dir=tmp))
+    out = Path(tempfile.mkdtemp(prefix=f"t2_{task}_{provider}_", dir=tmp))
     summary = evaluate._summarize_rows(
         rows=rows, questions=questions, benchmark_path=tmp / "task2_comparative_analysis.json", metadata={},
-        model="parity", provider="openai", task=task, prompt_mode="baseline", include_recipe_ingredients=False,
+        model="parity", provider=provider, task=task, prompt_mode="baseline", include_recipe_ingredients=False,
         csv_output_path=out / "eval.csv", jsonl_output_path=out / "eval.jsonl",
         summary_output_path=out / "summary.json", debug_output_path=out / "debug.jsonl", debug_rows=[],
         concurrency=1, resume=False, text_only=True, text_only_option_fields="title_ingredients",
@@ -1046,27 +1240,34 @@ def our_t2_records(off: types.SimpleNamespace, questions: list[dict], outputs: d
 
 def compare_t2_summaries(rep: Report, off: types.SimpleNamespace, questions: list[dict], outputs: dict,
                          records: list[dict], tmp: Path, where: str, prefix: str = "T2",
-                         variants: tuple = ("call_model",)) -> dict:  # fmt: skip
-    size = len(questions)
-    labels = {"brief": "result={predicted_ranking, raw_output}", "call_model": "result as _call_model builds it"}
-    for variant, label in ((v, labels[v]) for v in variants):
-        ranking = official_t2_summary(off, questions, outputs, "rank", variant, tmp)[0]["ranking"]
-        rep.check(f"{prefix} rank: top1_accuracy_pct [{label}]", ranking["top1_accuracy_pct"],
-                  fb_scoring.t2_topk(records, 1, official=True), where)  # fmt: skip
-        rep.check(f"{prefix} rank: top2_accuracy_pct [{label}]", ranking["top2_accuracy_pct"],
-                  fb_scoring.t2_topk(records, 2, official=True), where)  # fmt: skip
-        rep.check(f"{prefix} rank: mean_reciprocal_rank [{label}]", ranking["mean_reciprocal_rank"],
-                  fb_scoring.t2_mrr_official(records), where)  # fmt: skip
-        rep.check(f"{prefix} rank: valid_rankings [{label}]", ranking["valid_rankings"],
-                  round(fb_scoring.t2_valid_rate(records, "rank", official=True) * size), where)  # fmt: skip
-    dec = official_t2_summary(off, questions, outputs, "decision_rationale", "call_model", tmp)[0]["decision_rationale"]
-    rep.check(f"{prefix} decision: option_decision_accuracy_pct", dec["option_decision_accuracy_pct"],
-              fb_scoring.t2_option_acc(records, official=True), where)  # fmt: skip
-    rep.check(f"{prefix} decision: all_options_exact_match_pct", dec["all_options_exact_match_pct"],
-              fb_scoring.t2_exact_match(records, official=True), where)  # fmt: skip
-    rep.check(f"{prefix} decision: false_recommend_rate_pct", dec["false_recommend_rate_pct"],
-              fb_scoring.t2_false_recommend(records, official=True), where)  # fmt: skip
-    return {"ranking": ranking, "decision": dec}
+                         providers: tuple = PROVIDERS) -> dict:  # fmt: skip
+    """Every ``_official`` number of our rank and decision tasks against the official summary of the same
+    outputs, for each official provider path."""
+    rank_rows = fb_scoring.evaluated(records, "rank")
+    for provider in providers:
+        summary = official_t2_summary(off, questions, outputs, "rank", provider, tmp)[0]
+        ranking, accuracy = summary["ranking"], summary["accuracy"]
+        label = f"{prefix} rank [{provider}]"
+        rep.check(f"{label}: top1_accuracy_pct", ranking["top1_accuracy_pct"], fb_scoring.t2_topk(records, 1, official=True), where)
+        rep.check(f"{label}: mean_reciprocal_rank", ranking["mean_reciprocal_rank"], fb_scoring.t2_mrr_official(records), where)
+        rep.check(f"{label}: answer_rate_pct", accuracy["answer_rate_pct"],
+                  fb_scoring.t2_answer_rate_official(records, "rank"), where)  # fmt: skip
+        rep.check(f"{label}: valid_rankings (parsed rows)", ranking["valid_rankings"],
+                  sum(bool(r["parsed_official"]) for r in rank_rows), where)  # fmt: skip
+        rep.check(f"{label}: request_error rows", summary["parse_status_counts"].get("request_error", 0),
+                  sum(bool(r["request_error_official"]) for r in rank_rows), where)  # fmt: skip
+        summary = official_t2_summary(off, questions, outputs, "decision_rationale", provider, tmp)[0]
+        dec, accuracy = summary["decision_rationale"], summary["accuracy"]
+        label = f"{prefix} decision [{provider}]"
+        rep.check(f"{label}: option_decision_accuracy_pct", dec["option_decision_accuracy_pct"],
+                  fb_scoring.t2_option_acc(records, official=True), where)  # fmt: skip
+        rep.check(f"{label}: all_options_exact_match_pct", dec["all_options_exact_match_pct"],
+                  fb_scoring.t2_exact_match(records, official=True), where)  # fmt: skip
+        rep.check(f"{label}: false_recommend_rate_pct", dec["false_recommend_rate_pct"],
+                  fb_scoring.t2_false_recommend(records, official=True), where)  # fmt: skip
+        rep.check(f"{label}: answer_rate_pct", accuracy["answer_rate_pct"],
+                  fb_scoring.t2_answer_rate_official(records, "decision"), where)  # fmt: skip
+    return {"ranking": ranking, "decision": dec, "accuracy": accuracy}
 
 
 def check_task2_aggregation(rep: Report, off: types.SimpleNamespace, rng: random.Random, count: int,
@@ -1093,11 +1294,11 @@ def check_task2_aggregation(rep: Report, off: types.SimpleNamespace, rng: random
                           {"question": q, "kind": doc["kind"], "mode": doc["mode"], "input": ours_in})  # fmt: skip
 
     # per row: does the official count the row in the MRR / valid_rankings denominator ("parsed")?
-    _summary, rows = official_t2_summary(off, questions, outputs, "rank", "call_model", tmp)
+    _summary, rows = official_t2_summary(off, questions, outputs, "rank", "openai", tmp)
     ours_rank = {r["question_id"]: r for r in records if r["kind"] == "rank"}
     for row in rows:
         rec = ours_rank[row["question_id"]]
-        rep.check("T2 rank row in MRR denominator [as _call_model]", row["parse_status"] == "parsed",
+        rep.check("T2 rank row in MRR denominator (parsed)", row["parse_status"] == "parsed",
                   rec["parsed_official"], {"raw_output": outputs[(row["question_id"], "rank")],
                                                   "official predicted_letter": row["predicted_letter"],
                                                   "official predicted_ranking": row["predicted_ranking"]})  # fmt: skip
@@ -1145,7 +1346,7 @@ def check_rounding_ties(rep: Report, off: types.SimpleNamespace, rng: random.Ran
         _docs, records = our_t2_records(off, questions, outputs, tmp)
         what = f"{k} of {d} questions ranked right" if k_opt is None else f"{k} of {d} options decided right"
         compare_t2_summaries(rep, off, questions, outputs, records, tmp, f"{what} (tie at {k}/{d})",
-                             prefix=f"T2 tie {k}/{d}", variants=("call_model",))  # fmt: skip
+                             prefix=f"T2 tie {k}/{d}", providers=("openai",))  # fmt: skip
 
 
 # =========================================================================== main
@@ -1186,6 +1387,7 @@ def main(argv: list[str] | None = None) -> int:
         edge_kb_path.write_text(json.dumps(EDGE_KB, ensure_ascii=False), encoding="utf-8")
         check_prompts(rep, off, kb_path, edge_kb_path, rng, args.n)
         check_parsers(rep, off, rng, args.n)
+        check_robust(rep, rng, args.n)
         check_scoring(rep, off, rng, args.n)
         check_task1_aggregation(rep, off, kb_path or edge_kb_path, rng, max(args.n // 2, 50), tmp)
         check_task2_aggregation(rep, off, rng, max(args.n // 2, 50), tmp)

@@ -96,7 +96,7 @@ RANK_METRICS = {
     "top3_acc": partial(fb_scoring.t2_topk, k=3),
     "kendall_tau": partial(fb_scoring.t2_kendall),
     "valid_ranking_rate": partial(fb_scoring.t2_valid_rate),
-    "valid_ranking_rate_official": partial(fb_scoring.t2_valid_rate, official=True),
+    "answer_rate_official": partial(fb_scoring.t2_answer_rate_official, kind="rank"),
     "image_missing": partial(fb_scoring.image_missing),
     "per_condition": partial(fb_scoring.t2_per_condition),
 }
@@ -108,12 +108,13 @@ DECISION_METRICS = {
     "false_recommend_rate": partial(fb_scoring.t2_false_recommend),
     "false_recommend_rate_official": partial(fb_scoring.t2_false_recommend, official=True),
     "valid_decision_rate": partial(fb_scoring.t2_valid_rate, kind="decision"),
-    "valid_decision_rate_official": partial(fb_scoring.t2_valid_rate, kind="decision", official=True),
+    "answer_rate_official": partial(fb_scoring.t2_answer_rate_official, kind="decision"),
     "image_missing": partial(fb_scoring.image_missing),
 }
 CTC_METRICS = {
     "ctc": partial(fb_scoring.ctc_value, modes=None),
-    "ctc_official": partial(fb_scoring.ctc_value, modes=None, official=True),
+    # CTC is not in the official code: computed from the official parsers' readings, hence no _official suffix.
+    "ctc_official_parsers": partial(fb_scoring.ctc_value, modes=None, official=True),
     "ctc_pool": partial(fb_scoring.ctc_value, modes=None, field="pool"),
     "ctc_pairs": partial(fb_scoring.ctc_value, modes=None, field="pairs"),
     "top1_acc": partial(fb_scoring.t2_topk, k=1),
@@ -123,9 +124,9 @@ CTC_METRICS = {
 }
 CTC_ALL_METRICS = {
     **{f"ctc_{m}": partial(fb_scoring.ctc_value, modes=MODES, mode=m) for m in MODES},
-    **{f"ctc_{m}_official": partial(fb_scoring.ctc_value, modes=MODES, mode=m, official=True) for m in MODES},
+    **{f"ctc_{m}_official_parsers": partial(fb_scoring.ctc_value, modes=MODES, mode=m, official=True) for m in MODES},
     "ctc_pool": partial(fb_scoring.ctc_value, modes=MODES, field="pool"),
-    "ctc_pool_official": partial(fb_scoring.ctc_value, modes=MODES, field="pool", official=True),
+    "ctc_pool_official_parsers": partial(fb_scoring.ctc_value, modes=MODES, field="pool", official=True),
     **{f"top1_acc_{m}": partial(fb_scoring.t2_topk, k=1, mode=m) for m in MODES},
     **{f"mrr_{m}": partial(fb_scoring.t2_mrr, mode=m) for m in MODES},
     "image_missing": partial(fb_scoring.image_missing),

@@ -55,24 +55,26 @@ EXPECTED = {
         "top1_acc": 50.0, "top1_acc_official": 50.0, "mrr": 0.5, "mrr_parsed": 1.0, "mrr_official": 0.5625,
         "top2_acc": 50.0, "top3_acc": 50.0, "kendall_tau": 4 / 6, "valid_ranking_rate": 0.5,
         # Official: Q5 "I think A is best." has no ranking but an answer letter, so it is a "parsed" row.
-        "valid_ranking_rate_official": 1.0, "image_missing": 1,
+        "answer_rate_official": 100.0, "image_missing": 1,
     },
     "fambench_task2_ctc": {
-        "ctc": 5 / 7, "ctc_official": 1.0, "ctc_pool": 2, "ctc_pairs": 7, "top1_acc": 50.0, "mrr": 0.5,
+        "ctc": 5 / 7, "ctc_official_parsers": 1.0, "ctc_pool": 2, "ctc_pairs": 7, "top1_acc": 50.0, "mrr": 0.5,
         "option_decision_acc": 50.0, "image_missing": 1,
     },
     "fambench_task2_decision": {
         # robust 8/16 options (Q4 excluded); official: only Q2's payload survives (2/4), the rest predict nothing
         "option_decision_acc": 50.0, "option_decision_acc_official": 12.5, "all_options_exact_match": 0.0,
-        "false_recommend_rate": 12.5, "valid_decision_rate": 0.75, "valid_decision_rate_official": 0.25,
+        "false_recommend_rate": 12.5, "valid_decision_rate": 0.75,
+        # official answer_rate_pct: Q2's payload, and Q1/Q3 through the letter fallback (the JSON key "A")
+        "answer_rate_official": 75.0,
     },
     "fambench_task1_imageonly_ki": {"decision_acc": 100.0, "decision_acc_official": 40.0, "image_missing": 1},
     # the same outputs in all four modes: the shared pool is Q1 and Q3 (Q2 has no robust ranking, Q5 nothing)
     "fambench_task2_ctc_all": {
         **{f"ctc_{m}": 5 / 7 for m in ("baseline", "cot", "ki", "cot_ki")},
-        **{f"ctc_{m}_official": 1.0 for m in ("baseline", "cot", "ki", "cot_ki")},
+        **{f"ctc_{m}_official_parsers": 1.0 for m in ("baseline", "cot", "ki", "cot_ki")},
         **{f"top1_acc_{m}": 50.0 for m in ("baseline", "cot", "ki", "cot_ki")},
-        "ctc_pool": 2, "ctc_pool_official": 1, "mrr_cot_ki": 0.5, "image_missing": 1,
+        "ctc_pool": 2, "ctc_pool_official_parsers": 1, "mrr_cot_ki": 0.5, "image_missing": 1,
     },
 }  # fmt: skip
 

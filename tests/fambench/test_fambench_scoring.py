@@ -185,10 +185,11 @@ def _rank(qid, mode, ranking, official=None, missing=False, letter=False):  # ty
             "ranking_official": official, "parsed_official": bool(official) or letter}  # fmt: skip
 
 
-def _dec(qid, mode, decisions, official="same", missing=False):  # type: ignore[no-untyped-def]
+def _dec(qid, mode, decisions, official="same", missing=False, letter=False):  # type: ignore[no-untyped-def]
     decisions = dict(zip("ABCD", decisions)) if decisions else dict.fromkeys("ABCD")
+    official = decisions if official == "same" else official
     return {"question_id": qid, "kind": "decision", "mode": mode, "image_missing": missing, "decisions": decisions,
-            "decisions_official": decisions if official == "same" else official}  # fmt: skip
+            "decisions_official": official, "parsed_official": bool(official) or letter}  # fmt: skip
 
 
 def test_ctc_intersection_pool_over_modes():
@@ -233,7 +234,8 @@ def test_task2_rank_metrics_denominators():
     assert fb_scoring.t2_mrr_official(records) == round((1 + 0.25 + 1 + 0.333333) / 5, 6)
     assert fb_scoring.t2_topk(records, official=True) == 33.33
     assert fb_scoring.t2_valid_rate(records) == pytest.approx(3 / 6)
-    assert fb_scoring.t2_valid_rate(records, official=True) == pytest.approx(5 / 6)
+    # official answer_rate_pct: the 5 "parsed" rows (4 rankings and Q7's bare letter) of 6, rounded to 2
+    assert fb_scoring.t2_answer_rate_official(records) == 83.33
     # Kendall tau over robust-parsed rows: Q1 4/6, Q3 4/6, Q6 (CBAD vs ABCD) 0.
     assert fb_scoring.t2_kendall(records) == pytest.approx((4 / 6 + 4 / 6 + 0) / 3)
 
@@ -243,7 +245,7 @@ def test_task2_decision_metrics():
     gold = {"A": rec, "B": nrec, "C": nrec, "D": nrec}
     records = [
         {**_dec("Q1", "baseline", [rec, nrec, nrec, nrec]), "gold_labels": gold},  # 4/4
-        {**_dec("Q2", "baseline", [rec, rec, None, nrec], official=None), "gold_labels": gold},  # robust 2/4, official 0/4
+        {**_dec("Q2", "baseline", [rec, rec, None, nrec], official=None, letter=True), "gold_labels": gold},  # robust 2/4, official 0/4
         {**_dec("Q3", "baseline", [nrec, rec, rec, nrec]), "gold_labels": {**gold, "D": ""}},  # 0/3 labelled
     ]  # fmt: skip
     assert fb_scoring.t2_option_acc(records) == pytest.approx(100 * 6 / 11)
@@ -251,7 +253,10 @@ def test_task2_decision_metrics():
     assert fb_scoring.t2_exact_match(records) == pytest.approx(100 / 3)
     assert fb_scoring.t2_false_recommend(records) == pytest.approx(100 * 3 / 11)  # Q2 B, Q3 B and C
     assert fb_scoring.t2_valid_rate(records, kind="decision") == pytest.approx(2 / 3)
-    assert fb_scoring.t2_valid_rate(records, kind="decision", official=True) == pytest.approx(2 / 3)
+    # official answer_rate_pct: Q2 has no payload but an answer letter, so all three rows are "parsed"
+    assert fb_scoring.t2_answer_rate_official(records, kind="decision") == 100.0
+    assert fb_scoring.t2_answer_rate_official(records[2:], kind="decision") == 100.0
+    assert fb_scoring.t2_answer_rate_official([{**records[1], "parsed_official": False}], kind="decision") == 0.0
 
 
 def test_official_letter_fallback_marks_rank_rows_parsed():

@@ -9,19 +9,29 @@ Two parsers per output kind:
   exact-set decision words, the loose ``recommend`` regex that reads "Not Recommended" as *recommend*,
   the ranking fallback that harvests the letters A-D from any word, all-or-nothing option decisions.
 
+The official Task 2 path follows the official pipeline step by step: every official provider path hands
+the parser the output with its whitespace collapsed (``" ".join(text.split())``, in ``_extract_*_text``),
+and any exception other than ``json.JSONDecodeError`` while parsing (``ValueError`` for an integer longer
+than Python's digit limit, ``RecursionError`` for deep nesting) fails the whole request: nothing is parsed,
+not even a letter (``official_task2(...)["request_error"]``).
+
+Every parser is linear in the output length (model output is untrusted and may be a 16 KB+ runaway);
+where the official code is super-linear, its result is reproduced, not its running time. Anything that
+is not a string is an unparseable answer.
+
 Metric reducers live in :mod:`food_tasks.benchmarks.fambench.scoring`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 import string
+import sys
 import unicodedata
 from typing import Any, Iterable, Mapping, Sequence
 
-from food_tasks.jsonparse import balanced_end, find_json_with
+from food_tasks.jsonparse import balanced_end, balanced_ends, find_json_with
 from food_tasks.parsing import strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
@@ -101,39 +111,175 @@ def decision_robust(value: Any) -> str | None:
 # --------------------------------------------------------------------------- Task 1 parsers
 
 _FENCE_HEAD = re.compile(r"^```(?:json)?\s*")
-_FENCE_TAIL = re.compile(r"\s*```$")
-_DECISION_FIELD = re.compile(r'"decision"\s*:\s*"([^"]+)"', re.IGNORECASE)
+_DECISION_FIELD = re.compile(r'"decision"\s*+:\s*+"([^"]+)"', re.IGNORECASE)
 _DECISION_WORD = re.compile(r"\b(not\s+recommend|recommend(?:ed)?)\b", re.IGNORECASE)
-_FINAL_STATEMENT = re.compile(r"decision\s*[:：]\s*\**\s*(not\s+recommend(?:ed)?|recommend(?:ed)?)\b", re.IGNORECASE)
+# Possessive: "decision:" followed by 16 KB of spaces must not try every split of the run between the
+# whitespace quantifiers (none of the runs can give back a character the answer word could start with).
+_FINAL_STATEMENT = re.compile(r"decision\s*+[:：]\s*+\**+\s*+(not\s+recommend(?:ed)?|recommend(?:ed)?)\b", re.IGNORECASE)
+
+
+def _text(raw: Any) -> str:
+    """A model output as the parsers read it: anything that is not a string is an empty answer."""
+    return raw if isinstance(raw, str) else ""
+
+
+def _strip_fence_official(text: str) -> str:
+    r"""``run_q2._strip_json_fence``: strip, drop a leading ```` ```json ```` and a trailing ```` ``` ````
+    with the whitespace before it, strip. The trailing ``re.sub(r"\s*```$", ...)`` is quadratic on long
+    whitespace runs; its result is the text without its last three characters, right-stripped, when the
+    (stripped) text ends with three backticks."""
+    text = _FENCE_HEAD.sub("", text.strip())
+    if text.endswith("```"):
+        text = text[:-3].rstrip()
+    return text.strip()
 
 
 def _first_json_official(text: str) -> str | None:
-    """The first ``{...}`` (trying each ``{`` in turn) that is balanced and valid JSON."""
-    start = text.find("{")
-    while start != -1:
-        end = balanced_end(text, start)
-        if end is not None:
-            try:
-                json.loads(text[start:end])
-                return text[start:end]
-            except Exception:  # noqa: BLE001  (officially any failure moves on, RecursionError included)
-                pass
-        start = text.find("{", start + 1)
+    """``llm_providers.extract_first_json_object``: the first ``{...}`` (trying each ``{`` in turn) that is
+    balanced and valid JSON (any exception, ``RecursionError`` included, moves on to the next ``{``).
+
+    Officially every balanced candidate is decoded: nested candidates of a runaway output make that
+    quadratic. Decoding one candidate tells about those nested in it, which are then settled without
+    decoding (same result):
+
+    * ``JSONDecodeError`` at ``p``: everything before ``p`` was a valid JSON prefix, so a ``{`` outside
+      strings in it starts a nested object that decodes on its own exactly as inside: valid if it closed
+      before ``p``, failing at ``p`` again if it spans ``p``;
+    * ``RecursionError``: the decoder reached the nesting limit at the first point ``q`` where the
+      structure is that deep; objects closed before ``q`` are valid, and of the objects still open at
+      ``q`` (outer to inner) those that fail the same way form a prefix, found by bisection.
+    """
+    ends = balanced_ends(text)
+    settled: dict[int, bool] = {}
+    limit = None
+    for start, end in ends.items():
+        if end is None:
+            continue
+        known = settled.get(start)
+        if known is False:
+            continue
+        candidate = text[start:end]
+        if known is True:
+            return candidate
+        outcome = _decode_here(candidate)
+        if outcome is None:
+            return candidate
+        if isinstance(outcome, int):
+            _settle_nested(text, start, start + outcome, ends, settled)
+        elif outcome == "deep":
+            limit = _decodable_depth() if limit is None else limit
+            _settle_deep(text, start, ends, settled, limit)
     return None
 
 
-def parse_task1_official(raw: str) -> dict[str, Any]:
+def _decode(candidate: str) -> int | str | None:
+    """``json.loads``: None when it succeeds, the position of a ``JSONDecodeError``, ``"deep"`` for a
+    ``RecursionError``, ``"error"`` for anything else (``ValueError`` for an oversized integer ...)."""
+    try:
+        json.loads(candidate)
+    except json.JSONDecodeError as err:
+        return err.pos
+    except RecursionError:
+        return "deep"
+    except Exception:  # noqa: BLE001
+        return "error"
+    return None
+
+
+def _decode_here(candidate: str) -> int | str | None:
+    # One frame above _decode, like the bisection in _settle_deep: every decode runs at the same stack
+    # depth, so all of them meet the same nesting limit.
+    return _decode(candidate)
+
+
+def _decodable_depth() -> int:
+    """The deepest nesting :func:`_decode` reads without ``RecursionError`` here (the interpreter's limit
+    less the stack in use)."""
+    low, high = 0, sys.getrecursionlimit() + 50
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _decode('{"":' * mid + "0" + "}" * mid) == "deep":
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def _settle_deep(text: str, start: int, ends: dict[int, int | None], settled: dict[int, bool], limit: int) -> None:
+    """After ``RecursionError`` from ``start``: settles the objects nested in it (see _first_json_official)."""
+    stack: list[tuple[int, str]] = []
+    in_string, escape_at, reached = False, -1, False
+    for m in _STRUCTURE.finditer(text, start, ends[start]):
+        pos, ch = m.start(), m.group()
+        if in_string:
+            if pos == escape_at:
+                continue
+            if ch == "\\":
+                escape_at = pos + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append((pos, ch))
+            if len(stack) > limit:
+                reached = True
+                break
+        elif stack:
+            opened, kind = stack.pop()
+            if kind == "{" and opened != start and opened not in settled:
+                settled[opened] = True  # closed inside the valid prefix
+    if not reached:
+        return
+    chain = [pos for pos, kind in stack[1:] if kind == "{" and pos not in settled]
+    low, high = 0, len(chain)  # chain[:low] fail with RecursionError; the first that does not is in [low, high]
+    while low < high:
+        mid = (low + high) // 2
+        if _decode(text[chain[mid] : ends[chain[mid]]]) == "deep":
+            low = mid + 1
+        else:
+            high = mid
+    for pos in chain[:low]:
+        settled[pos] = False
+
+
+_STRUCTURE = re.compile(r'[{}\[\]"\\]')
+
+
+def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None], settled: dict[int, bool]) -> None:
+    """After ``JSONDecodeError`` at ``fail``: marks the ``{`` outside strings in ``text[start + 1:fail]`` (a
+    valid JSON prefix) valid when their object closed before ``fail``, invalid when it spans ``fail``."""
+    in_string, escape_at = False, -1
+    for m in _SPECIAL.finditer(text, start + 1, fail):
+        pos, ch = m.start(), m.group()
+        if in_string:
+            if pos == escape_at:
+                continue
+            if ch == "\\":
+                escape_at = pos + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{" and pos not in settled:
+            end = ends.get(pos)
+            settled[pos] = end is not None and end <= fail
+
+_SPECIAL = re.compile(r'[{}"\\]')
+
+
+def parse_task1_official(raw: Any) -> dict[str, Any]:
     """The official Task 1 parse: ``{"decision", "rationale", "strict_json"}`` (spec 5.1)."""
-    raw = raw or ""
-    cleaned = _FENCE_TAIL.sub("", _FENCE_HEAD.sub("", raw.strip())).strip()
+    raw = _text(raw)
+    cleaned = _strip_fence_official(raw)
     candidates = [cleaned] if cleaned else []
-    first = _first_json_official(raw)
+    first = _first_json_official(raw) if "{" in raw and "}" in raw else None
     if first and first not in candidates:
         candidates.append(first)
     for candidate in candidates:
         try:
             payload = json.loads(candidate)
-        except Exception:  # noqa: BLE001  (as officially)
+        except Exception:  # noqa: BLE001, S112  (as officially)
             continue
         if isinstance(payload, dict):
             decision = decision_official(payload.get("decision", ""))
@@ -166,16 +312,29 @@ def parse_task1(raw: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- Task 2 parsers
 
 
-def _extract_json_official(raw: str) -> dict:
-    """Official Task 2 reader: whole text (fence stripped only at the very start), else the first
-    ``{`` and its balanced ``}``; anything else is ``{}``."""
-    text = str(raw or "").strip()
+def official_view(raw: Any) -> str:
+    """The output as every official Task 2 provider path hands it to the parser: whitespace collapsed
+    (``_clean_text`` in ``_extract_output_text`` / ``_extract_gemini_text`` / ``_extract_anthropic_text`` /
+    ``_extract_openai_chat_text``); a non-string is an empty response."""
+    return clean(raw) if isinstance(raw, str) else ""
+
+
+_FENCE_HEAD_I = re.compile(r"^```(?:json)?\s*", re.IGNORECASE)
+
+
+def _extract_json_official(text: str) -> dict:
+    """``evaluate._extract_json_object``: the whole text (a fence stripped only at the very start), else
+    the first ``{`` and its balanced ``}``; anything else is ``{}``. Only ``json.JSONDecodeError`` is
+    caught, as officially: ``ValueError`` (integer past the digit limit) and ``RecursionError`` propagate."""
+    text = text.strip()
     if text.startswith("```"):
-        text = re.sub(r"\s*```$", "", re.sub(r"^```(?:json)?\s*", "", text, flags=re.I))
+        text = _FENCE_HEAD_I.sub("", text)
+        if text.endswith("```"):  # re.sub(r"\s*```$", "", text), linear
+            text = text[:-3].rstrip()
     try:
         payload = json.loads(text)
         return payload if isinstance(payload, dict) else {}
-    except ValueError:
+    except json.JSONDecodeError:
         pass
     start = text.find("{")
     end = balanced_end(text, start) if start >= 0 else None
@@ -183,51 +342,36 @@ def _extract_json_official(raw: str) -> dict:
         return {}
     try:
         payload = json.loads(text[start:end])
-    except ValueError:
+    except json.JSONDecodeError:
         return {}
     return payload if isinstance(payload, dict) else {}
 
 
-def parse_ranking_official(raw: str) -> list[str]:
-    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (spec 5.3).
-
-    An output the official reader cannot even load (nesting past Python's recursion limit) made the
-    official request fail; it is unparsed here."""
-    try:
-        return _ranking_official(raw)
-    except RecursionError:
-        return []
-
-
-def parse_letter_official(raw: str) -> str:
-    """Official answer letter: the whole cleaned text if it is one of A-D, else the first standalone A-D."""
-    text = clean(raw).upper()
+def _letter_official(text: str) -> str:
+    """``evaluate._parse_letter`` on an already cleaned text."""
+    text = text.upper()
     if text in LETTERS:
         return text
-    match = re.search(r"\b([A-D])\b", text, re.IGNORECASE)
+    match = _ANSWER_LETTER.search(text)
     return match.group(1).upper() if match else ""
 
 
-def rank_parsed_official(raw: str) -> bool:
-    """Whether the official rank run marks the row ``parsed``: a ranking, or else any answer letter
-    (``_call_model`` falls back to the letter parser; such rows enter the MRR denominator with 0)."""
-    try:
-        ranking = _ranking_official(raw)
-    except RecursionError:
-        return False
-    return bool(ranking) or parse_letter_official(raw) in LETTERS
+_ANSWER_LETTER = re.compile(r"\b([A-D])\b", re.IGNORECASE)
 
 
-def _ranking_official(raw: str) -> list[str]:
-    payload = _extract_json_official(raw)
+def _ranking_from(text: str) -> list[str]:
+    """``evaluate._parse_json_ranking`` on an already cleaned text."""
+    payload = _extract_json_official(text)
     ranking = payload.get("ranking")
     letters = [clean(item).upper() for item in ranking] if isinstance(ranking, list) else []
     if len(letters) == 4 and set(letters) == set(LETTERS):
         return letters
     harvested: list[str] = []
-    for letter in re.findall(r"[A-D]", clean(raw).upper()):
+    for letter in re.findall(r"[A-D]", text.upper()):
         if letter not in harvested:
             harvested.append(letter)
+            if len(harvested) == 4:
+                break
     if len(harvested) != 4:
         return []
     best = clean(payload.get("best_option")).upper()
@@ -236,10 +380,74 @@ def _ranking_official(raw: str) -> list[str]:
     return harvested
 
 
-_ITEM_LETTER = re.compile(r"^\s*(?:option\s*)?[\(\[]?([A-D])[\)\]]?\.?\s*$", re.IGNORECASE)
-_SEP = r"\s*(?:>|,|→|->|then)\s*"
+def _decisions_from(text: str) -> dict[str, str]:
+    """``evaluate._parse_decision_payload`` on an already cleaned text (decisions only; ``{}`` if none)."""
+    decisions = _extract_json_official(text).get("option_decisions")
+    if not isinstance(decisions, dict):
+        return {}
+    out = {}
+    for letter in LETTERS:
+        item = decisions.get(letter) or decisions.get(letter.lower())
+        if not isinstance(item, dict):
+            return {}
+        value = clean(item.get("decision")).lower().replace("-", "_").replace(" ", "_")
+        if value not in ("recommend", "not_recommend"):
+            return {}
+        out[letter] = value
+    return out
+
+
+def official_task2(raw: Any, kind: str) -> dict[str, Any]:
+    """One official Task 2 request, as ``evaluate._call_model`` and ``_build_result_row`` see it.
+
+    Returns ``{"ranking", "decisions", "letter", "answered", "request_error"}``: the ranking (rank task,
+    ``[]`` if none), the four option decisions (decision task, ``None`` if none), the answer letter
+    (first ranked letter, else ``_parse_letter``), whether the row is ``parsed`` (counted in
+    ``answer_rate_pct``; rank rows also in the MRR denominator) and whether the request failed."""
+    text = official_view(raw)
+    try:
+        if kind == "rank":
+            ranking, decisions = _ranking_from(text), {}
+            letter = ranking[0] if ranking else _letter_official(text)
+        else:
+            ranking, decisions = [], _decisions_from(text)
+            letter = _letter_official(text)
+    except Exception:  # noqa: BLE001  (officially: except Exception -> failed request)
+        return {"ranking": [], "decisions": None, "letter": "", "answered": False, "request_error": True}
+    answered = bool(ranking) or len(decisions) == 4 or letter in LETTERS
+    return {"ranking": ranking, "decisions": decisions or None, "letter": letter, "answered": answered,
+            "request_error": False}  # fmt: skip
+
+
+def parse_ranking_official(raw: Any) -> list[str]:
+    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (spec 5.3);
+    ``[]`` when nothing is found or the official request would fail."""
+    return official_task2(raw, "rank")["ranking"]
+
+
+def parse_letter_official(raw: Any) -> str:
+    """Official answer letter: the whole cleaned text if it is one of A-D, else the first standalone A-D."""
+    return _letter_official(official_view(raw))
+
+
+def rank_parsed_official(raw: Any) -> bool:
+    """Whether the official rank run marks the row ``parsed``: a ranking, or else any answer letter
+    (``_call_model`` falls back to the letter parser; such rows enter the MRR denominator with 0)."""
+    return official_task2(raw, "rank")["answered"]
+
+
+def parse_decisions_official(raw: Any) -> dict[str, str] | None:
+    """Official option decisions: all four options with ``recommend``/``not_recommend`` or nothing."""
+    return official_task2(raw, "decision")["decisions"]
+
+
+_ITEM_LETTER = re.compile(r"^\s*+(?:option\s*+)?[\(\[]?([A-D])[\)\]]?\.?\s*$", re.IGNORECASE)
+_SEP = r"\s*+(?:>|,|→|->|then)\s*+"
 _SEQUENCE = re.compile(r"\b([A-D])" + _SEP + r"([A-D])" + _SEP + r"([A-D])" + _SEP + r"([A-D])\b")
-_NUMBERED = re.compile(r"^\s*([1-4])[\.\)]\s*(?:option\s*)?\(?([A-D])\b", re.IGNORECASE | re.MULTILINE)
+# A numbered line: "^[^\S\n]*" rather than "^\s*", which let every line start of a run of newlines scan the
+# rest of the run (quadratic); the matches are the same (a match crossing blank lines also starts at the
+# digit's own line start). Possessive runs never give back what the next token cannot start with.
+_NUMBERED = re.compile(r"^[^\S\n]*+([1-4])[\.\)]\s*+(?:option\s*+)?\(?([A-D])\b", re.IGNORECASE | re.MULTILINE)
 
 
 def _letter(item: Any) -> str | None:
@@ -271,26 +479,6 @@ def parse_ranking(raw: str) -> list[str] | None:
     if sorted(numbered) == [1, 2, 3, 4]:
         return _permutation([numbered[i] for i in (1, 2, 3, 4)])
     return None
-
-
-def parse_decisions_official(raw: str) -> dict[str, str] | None:
-    """Official option decisions: all four options with ``recommend``/``not_recommend`` or nothing."""
-    try:
-        decisions = _extract_json_official(raw).get("option_decisions")
-    except RecursionError:
-        return None
-    if not isinstance(decisions, dict):
-        return None
-    out = {}
-    for letter in LETTERS:
-        item = decisions.get(letter) or decisions.get(letter.lower())
-        if not isinstance(item, dict):
-            return None
-        value = _spaces(str(item.get("decision") or "")).lower().replace("-", "_").replace(" ", "_")
-        if value not in ("recommend", "not_recommend"):
-            return None
-        out[letter] = value
-    return out
 
 
 def parse_decisions(raw: str) -> dict[str, str | None]:

@@ -80,13 +80,17 @@ def score_task2(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
     record = {"question_id": doc["question_id"], "kind": doc["kind"], "mode": doc["mode"],
               "image_missing": images_missing(doc), "gold_letter": doc["gold_letter"],
               "gold_ranking": list(doc["gold_ranking"]), "condition": doc["condition_prompt"]}  # fmt: skip
+    official = parsing.official_task2(output, doc["kind"])
+    # Officially a row is "parsed" (answer_rate_pct; rank: also valid_rankings and the MRR denominator)
+    # with a full ranking / four decisions, or else any answer letter; a failed request never is.
+    record["parsed_official"] = official["answered"]
+    record["request_error_official"] = official["request_error"]
     if doc["kind"] == "rank":
         record["ranking"] = parsing.parse_ranking(output)
-        record["ranking_official"] = parsing.parse_ranking_official(output)
-        record["parsed_official"] = parsing.rank_parsed_official(output)
+        record["ranking_official"] = official["ranking"]
     else:
         record["decisions"] = parsing.parse_decisions(output)
-        record["decisions_official"] = parsing.parse_decisions_official(output)
+        record["decisions_official"] = official["decisions"]
         record["gold_labels"] = json.loads(doc["gold_labels"])
     return record
 
@@ -194,15 +198,21 @@ def t2_kendall(records) -> float:  # type: ignore[no-untyped-def]
     return metrics.safe_div(sum(metrics.kendall_tau(r["ranking"], r["gold_ranking"]) for r in rows), len(rows))
 
 
-def t2_valid_rate(records, kind: str = "rank", official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t2_valid_rate(records, kind: str = "rank") -> float:  # type: ignore[no-untyped-def]
+    """Share of rows with a valid permutation (rank) / four valid option decisions (decision)."""
     rows = evaluated(records, kind)
     if kind == "rank":
-        ok = [bool(r["parsed_official" if official else "ranking"]) for r in rows]
-    elif official:
-        ok = [r["decisions_official"] is not None for r in rows]
+        ok = [bool(r["ranking"]) for r in rows]
     else:
         ok = [all(v is not None for v in r["decisions"].values()) for r in rows]
     return metrics.safe_div(sum(ok), len(rows))
+
+
+def t2_answer_rate_official(records, kind: str = "rank") -> float:  # type: ignore[no-untyped-def]
+    """The official ``accuracy.answer_rate_pct``: ``parsed`` rows (a ranking / four decisions, or any
+    answer letter) in percent of evaluated rows, rounded to 2 places as officially."""
+    rows = evaluated(records, kind)
+    return pct_official(sum(bool(r["parsed_official"]) for r in rows), len(rows))
 
 
 def t2_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
@@ -271,6 +281,8 @@ def ctc_value(records, modes: Sequence[str] | None = None, mode: str | None = No
 
     ``modes=None``: the modes present in the records (a single-mode CTC task)."""
     modes = tuple(modes) if modes else tuple(sorted({r["mode"] for r in records}))
+    if not modes:  # no records at all (every document filtered out): nothing to measure
+        return math.nan if field == "ctc" else 0
     mode = mode or modes[0]
     values, pool, pairs = ctc_table(records, modes, official)
     return {"ctc": values[mode], "pool": pool, "pairs": pairs[mode]}[field]
