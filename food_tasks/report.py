@@ -134,8 +134,8 @@ REGISTRY: tuple[BenchmarkSpec, ...] = (
                 Column("t2_mrr", "T2 MRR", (Source("fambench_task2{m}{v}", "mrr", "mrr_official"),
                                             Source("fambench_task2_ctc_all{v}", "mrr_{mode}"),
                                             Source("fambench_task2_ctc{m}{v}", "mrr")), 4),
-                Column("ctc", "CTC", (Source("fambench_task2_ctc_all{v}", "ctc_{mode}", "ctc_{mode}_official"),
-                                      Source("fambench_task2_ctc{m}{v}", "ctc", "ctc_official")), 4),
+                Column("ctc", "CTC", (Source("fambench_task2_ctc_all{v}", "ctc_{mode}"),  # the official code has no CTC
+                                      Source("fambench_task2_ctc{m}{v}", "ctc")), 4),
                 Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True, scale=100.0),
                 Column("t1_images_missing", "T1 images missing", (Source("fambench_task1{m}{v}", "image_missing"),), 0, rate=True),
                 Column("t2_images_missing", "T2 images missing", (Source("fambench_task2{m}{v}", "image_missing"),
