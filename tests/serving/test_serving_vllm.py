@@ -78,7 +78,7 @@ def test_scores_are_the_scripted_answers_scores(vllm_run):  # type: ignore[no-un
     results, samples, _, _ = vllm_run
     assert_scores(results, replay_reference())
     assert sum(len(v) for v in samples.values()) == len(requests())
-    assert {f.name for f in FAMILIES} == {"worldcuisines", "fambench"}
+    assert {f.name for f in FAMILIES} == {"worldcuisines", "fambench", "foodieqa", "diningbench", "food500cap"}
 
 
 def test_budget_note_at_run_time(vllm_run):  # type: ignore[no-untyped-def]

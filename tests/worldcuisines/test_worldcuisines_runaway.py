@@ -7,6 +7,7 @@ import pytest
 from food_tasks.utils import worldcuisines as hooks
 
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
+from food_tasks.sample_data import SAMPLE_ROOT
 
 N = 16384
 DOC = {
@@ -16,6 +17,8 @@ DOC = {
     "open_ended_prompt": "What is this culinary dish called?\n\nPrint only the answer.", "answer": "Serabi",
     "multi_choice_answer": 1, "options": ["Serabi", "Terang Bulan", "Syrniki", "Murtabak", "Sapin-sapin"],
     "answers_all": ["Serabi"], "answer_en": "Serabi",
+    # a real image of the packaged sample: the hooks also check that the document's image loads
+    "image_url": "https://example.org/food-tasks-sample/422.png?download", "kb_root": str(SAMPLE_ROOT),
 }  # fmt: skip
 
 
