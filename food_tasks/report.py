@@ -53,6 +53,7 @@ class Column:
     decimals: int = 2
     rate: bool = False  # a failure rate or count shown beside the scores (lower is better)
     scale: float = 1.0  # display factor (a fraction shown as a percentage: 100)
+    lower_is_better: bool = False  # an error score (MAPE, MAE): the heat map colours its lowest run best
 
 
 @dataclass(frozen=True)
@@ -173,10 +174,11 @@ def _db_columns() -> tuple[Column, ...]:
     return (
         Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),), 4),
         Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official"),), scale=100.0),
-        *(Column(f"{short}_mape", f"{label} MAPE", (Source(nut, f"{name}_mape", f"{name}_mape_official"),))
+        *(Column(f"{short}_mape", f"{label} MAPE", (Source(nut, f"{name}_mape", f"{name}_mape_official"),), lower_is_better=True)
           for short, label, name in (("cal", "Cal", "calories"), ("prot", "Prot", "protein"),
                                      ("carbs", "Carbs", "carbohydrates"), ("fat", "Fat", "fat"))),
-        *(Column(f"avg_{stat}", f"Avg {stat.upper()}", (Source(nut, f"avg_{stat}", f"avg_{stat}_official"),)) for stat in ("mae", "rmse", "mape")),
+        *(Column(f"avg_{stat}", f"Avg {stat.upper()}", (Source(nut, f"avg_{stat}", f"avg_{stat}_official"),), lower_is_better=True)
+          for stat in ("mae", "rmse", "mape")),
         Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),), scale=100.0),
         Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),), 4),
         Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True, scale=100.0),
@@ -760,7 +762,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
         return []
     labels = [name for name, *_ in columns]
     blocks: list[Block] = [("h", 2, "Models by benchmark (headline numbers, robust scorer)")]
-    image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap")
+    image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
     rows = [[r.label] + [_fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
@@ -852,8 +854,9 @@ class Charts:
         ax.legend(fontsize="small")
         return self._save(fig, name)
 
-    def heatmap(self, rows: Sequence[str], cols: Sequence[str], matrix: Sequence[Sequence[Any]], name: str) -> str | None:
-        """Colour per column (min-max over runs), raw values written in the cells."""
+    def heatmap(self, rows: Sequence[str], cols: Sequence[str], matrix: Sequence[Sequence[Any]], name: str,
+                lower_is_better: Sequence[bool] = ()) -> str | None:  # fmt: skip
+        """Colour per column (min-max over runs, reversed for error scores), raw values written in the cells."""
         if self.plt is None:
             return None
         fig, ax = self.plt.subplots(figsize=(1.3 * len(cols) + 2.5, 0.55 * len(rows) + 1.8))
@@ -862,6 +865,8 @@ class Charts:
             col = [row[j] for row in matrix if isinstance(row[j], (int, float)) and not math.isnan(row[j])]
             lo, hi = (min(col), max(col)) if col else (0.0, 1.0)
             norm.append([((row[j] - lo) / (hi - lo) if hi > lo else 0.5) if isinstance(row[j], (int, float)) and not math.isnan(row[j]) else float("nan") for row in matrix])
+            if j < len(lower_is_better) and lower_is_better[j]:
+                norm[-1] = [1.0 - v for v in norm[-1]]
         data = [[norm[j][i] for j in range(len(cols))] for i in range(len(rows))]
         ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
         for i, row in enumerate(matrix):
@@ -870,7 +875,8 @@ class Charts:
                 ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
         ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(rows)), rows)
-        ax.set_title("Headline numbers (colour: position between the column's lowest and highest run)")
+        ax.set_title("Headline numbers (colour: position between the column's worst and best run"
+                     + ("; lower is better for MAPE/MAE/RMSE)" if any(lower_is_better) else ")"))
         return self._save(fig, name)
 
 

@@ -151,7 +151,15 @@ def test_food500cap_absent_metrics_and_regions(tmp_path):
     assert sorted(p.name for p in made["charts"]) == ["food500cap_caption_food_regions.png", "food_tasks_heatmap.png"]
 
 
-def test_heatmap_takes_new_headlines_and_skips_absent(tmp_path):
+def test_heatmap_takes_new_headlines_and_skips_absent(tmp_path, monkeypatch):
+    seen = {}
+    original = report.Charts.heatmap
+
+    def spy(self, rows, cols, matrix, name, lower_is_better=()):  # type: ignore[no-untyped-def]
+        seen["lower"] = list(lower_is_better)
+        return original(self, rows, cols, matrix, name, lower_is_better)
+
+    monkeypatch.setattr(report.Charts, "heatmap", spy)
     write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", {"food500cap_caption": f5_metrics(REGION_ABSENT), **db_tasks("zh", 0.6)})
     other = f5_metrics(REGION_ABSENT) | {"cider": F5_ABSENT}
     write_results(tmp_path / "r" / "b_results.json", "pretrained=m/b", {"food500cap_caption": other, **db_tasks("zh", 0.5)})
@@ -159,6 +167,7 @@ def test_heatmap_takes_new_headlines_and_skips_absent(tmp_path):
     table = md.split("## Models by benchmark", 1)[1].split("\n## ", 1)[0]
     assert "| Model | diningbench_zh: Class ACC | diningbench_zh: Avg MAPE | diningbench_zh: VQA ACC | food500cap: CIDEr | food500cap: SLA accurate |" in table
     assert "| m/b | 0.5000 | 31.50 | 0.8000 | – | 40.00 |" in table
+    assert seen["lower"] == [False, True, False, False, False]  # MAPE: the lowest run is coloured best
 
 
 def test_reference_data_of_the_new_benchmarks_is_consistent():
