@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from test_report import write_results  # tests/core is on sys.path
 
 from food_tasks import report
@@ -198,3 +200,43 @@ def test_reference_data_of_the_new_benchmarks_is_consistent():
 def test_packaged_samples_are_claimed(tmp_path: Path):
     assert {report.spec_for(t).name for t in ("diningbench_cls_sample", "foodieqa_textqa_zh_sample_p2", "food500cap_caption_sample")} == {
         "diningbench", "foodieqa", "food500cap"}
+
+
+@pytest.mark.e2e
+def test_report_on_real_sample_runs(tmp_path):
+    """The packaged samples of the three benchmarks through the lmms-eval CLI (replay model), then
+    `food-tasks report` on the output directory: the real metric names land in the benchmark tables."""
+    from conftest import run_lmms_eval
+
+    tasks = ("foodieqa_mivqa_zh_sample_p1", "foodieqa_sivqa_en_sample_p3", "foodieqa_textqa_zh_sample_p2",
+             "diningbench_cls_sample", "diningbench_nutrition_sample", "food500cap_caption_sample")  # fmt: skip
+    answers = {"diningbench_nutrition_sample": json.dumps({"calories": 500, "protein": 20, "carbohydrates": 50, "fat": 15}),
+               "food500cap_caption_sample": "A bowl of beef noodle soup with scallions in a white bowl."}  # fmt: skip
+    lines = [{"task": t, "doc_id": i, "response": answers.get(t, "Answer: B")} for t in tasks for i in range(20)]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    proc, results, _ = run_lmms_eval(
+        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},model_name=demo/replay", "--tasks",
+         "foodieqa_sample,diningbench_cls_sample,diningbench_nutrition_sample,food500cap_caption_sample"], tmp_path / "out",
+        env={"FOOD_TASKS_CLIP_MODEL": "", "FOOD_TASKS_FOOD500CAP_REGIONS": ""})  # fmt: skip
+    assert results is not None, proc.stderr[-3000:]
+    made = report.build_report([tmp_path / "out"], tmp_path / "rep")
+    md = made["markdown"].read_text(encoding="utf-8")
+    assert "## Task `" not in md  # nothing falls into the generic section any more
+    for heading in ("## DiningBench — packaged sample (2 views)", "## FoodieQA — packaged sample", "## Food-500 Cap — packaged sample"):
+        assert heading in md
+    r = results["results"]
+    cls, nut, cap = r["diningbench_cls_sample"], r["diningbench_nutrition_sample"], r["food500cap_caption_sample"]
+    # "Answer: B": the official parsers read the first letter (A), the robust ones B: both rows, from the JSON.
+    for scorer, tail in (("official", "_official"), ("robust", "")):
+        assert (f"| **demo/replay** | {scorer} | {cls[f'acc{tail},none']:.4f} | "
+                f"{100 * cls['cannot_read_rate_official,none' if tail else 'invalid_rate,none']:.2f} | "
+                f"{nut[f'calories_mape{tail},none']:.2f} |") in md  # fmt: skip
+        value = r["foodieqa_mivqa_zh_sample_p1"]["acc_paper_protocol,none" if tail else "acc,none"]
+        assert f"| **demo/replay** | Multi-image ZH | {scorer} | – | {value:.2f} | – | – | – | – |" in md
+    assert cls["acc_official,none"] != cls["acc,none"]
+    assert (f"| **demo/replay** | official = robust | {cap['mean_caption_words,none']:.2f} | {cap['bleu4,none']:.2f} | "
+            f"{cap['meteor,none']:.2f} | {cap['rouge_l,none']:.2f} | {cap['cider,none']:.2f} | absent [1] |") in md  # fmt: skip
+    assert "absent [1]: no CLIP model given" in md and "absent [1]: no category-to-region mapping given" in md
+    assert sorted(p.name for p in made["charts"]) == sorted(
+        f"foodieqa_{s}_sample_question_types.png" for s in ("mivqa_zh", "sivqa_en", "textqa_zh"))
