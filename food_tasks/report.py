@@ -505,6 +505,9 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             blocks.append(("warn", "Partial runs, not comparable with the paper:\n" + "\n".join(f"- {p}" for p in partial)))
         for note in spec.notes:
             blocks.append(("p", note))
+        judges = _judge_lines(present, tasks)
+        if judges:
+            blocks.append(("p", "Judge (LLM-as-a-judge tasks):\n" + "\n".join(judges)))
         for table in spec.tables:
             blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
         if spec.breakdown == "language":
@@ -518,6 +521,19 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
+
+
+def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
+    """One line per run and judged task: the judge model and endpoint host logged in ``judge_info``."""
+    lines = []
+    for run in runs:
+        for task in sorted(tasks):
+            info = run.value(task, "judge_info")
+            if isinstance(info, Mapping):
+                where = f" at {info['endpoint']}" if info.get("endpoint") else ""
+                note = f" ({info['note']})" if info.get("note") else ""
+                lines.append(f"- {run.label}, `{task}`: {info.get('model') or 'none'}{where}{note}")
+    return lines
 
 
 def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:

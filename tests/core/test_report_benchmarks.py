@@ -46,6 +46,7 @@ def test_diningbench_table_views_curve_and_judge(tmp_path):
     assert "| GPT-4o | paper | 0.6526 | – | 41.67 | 36.03 | 40.19 | 51.82 | 105.65 | 154.32 | 42.43 | – | 0.8060 | – |" in md
     assert "| GPT-4o | paper | 0.6238 | – | – | – | – | – | 98.67 | 148.03 | 40.62 | – | 0.7736 | – |" in md  # Table 4
     assert "Reference rows (*paper*): Paper Table 2 (Chinese data, 29 VLMs" in md
+    assert "Judge (LLM-as-a-judge tasks):\n- Qwen/Qwen3-VL-8B-Instruct, `diningbench_vqa_zh`: judge-a at x" in md
     # Per-nutrient MAE/RMSE: no published numbers.
     assert "| **Qwen/Qwen3-VL-8B-Instruct** | robust | 10.00 | 11.00 | 12.00 | 13.00 | 20.00 | 21.00 | 22.00 | 23.00 |" in md
     # Views curves: the missing 3-view run is a gap.
