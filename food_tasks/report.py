@@ -4,7 +4,8 @@ Each benchmark's main table is laid out like its paper's table: the user's runs 
 official-parity metrics, one with the robust metrics, and the parse-failure / missing-image rates
 beside them) above the published reference numbers, which are data files citing their source
 (``food_tasks/report_data/<benchmark>.json``). Breakdowns follow: per language for WorldCuisines
-(bar chart), per condition for FAM-Bench (radar chart like the paper's Figure 5). Several runs are
+(bar chart), per condition for FAM-Bench (radar chart like the paper's Figure 5), per question type for
+FoodieQA, per view count for DiningBench (curves), per region for Food-500 Cap (with a region mapping). Several runs are
 shown side by side, with a models-by-benchmark heat map; runs whose task versions, generation
 settings, prompts or judge settings differ are flagged as not comparable.
 
@@ -52,6 +53,7 @@ class Column:
     decimals: int = 2
     rate: bool = False  # a failure rate or count shown beside the scores (lower is better)
     scale: float = 1.0  # display factor (a fraction shown as a percentage: 100)
+    lower_is_better: bool = False  # an error score (MAPE, MAE): the heat map colours its lowest run best
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class CurveSpec:
     points: tuple[tuple[str, str], ...]  # (x value label, task template with {v})
     metric: str
     y_label: str = ""
+    decimals: int = 2
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ class BenchmarkSpec:
     tables: tuple[TableSpec, ...]
     variants: tuple[tuple[str, str, str | None], ...]  # (label, suffix, reference table key or None)
     headline: tuple[str, ...]  # column keys (first table, first mode) for the heat map
-    breakdown: str | None = None  # "language" | "condition"
+    breakdown: str | None = None  # "language" | "condition" | "question_type" | "region"
     notes: tuple[str, ...] = ()
     curves: tuple[CurveSpec, ...] = ()
 
@@ -163,6 +166,118 @@ REGISTRY: tuple[BenchmarkSpec, ...] = (
 )
 
 
+# --------------------------------------------------------------------------- DiningBench, FoodieQA, Food-500 Cap
+
+
+def _db_columns() -> tuple[Column, ...]:
+    cls, nut, vqa = "diningbench_cls{v}", "diningbench_nutrition{v}", "diningbench_vqa{v}"
+    return (
+        Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),), 4),
+        Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official"),), scale=100.0),
+        *(Column(f"{short}_mape", f"{label} MAPE", (Source(nut, f"{name}_mape", f"{name}_mape_official"),), lower_is_better=True)
+          for short, label, name in (("cal", "Cal", "calories"), ("prot", "Prot", "protein"),
+                                     ("carbs", "Carbs", "carbohydrates"), ("fat", "Fat", "fat"))),
+        *(Column(f"avg_{stat}", f"Avg {stat.upper()}", (Source(nut, f"avg_{stat}", f"avg_{stat}_official"),), lower_is_better=True)
+          for stat in ("mae", "rmse", "mape")),
+        Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),), scale=100.0),
+        Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),), 4),
+        Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True, scale=100.0),
+    )  # fmt: skip
+
+
+def _db_view_points() -> tuple[tuple[str, str], ...]:
+    return (("1 (reference photo)", "{task}{v}"), ("2", "{task}{v}_v2"), ("3", "{task}{v}_v3"), ("4", "{task}{v}_v4"))
+
+
+def _fq_template_columns() -> tuple[Column, ...]:
+    group = "foodieqa_{mode}{v}"
+    per_template = tuple(f"foodieqa_{{mode}}{{v}}_p{k}" for k in range(4))
+    return (
+        *(Column(f"t{k}", f"t{k}", (Source(task, "acc", "acc_paper_protocol"),)) for k, task in enumerate(per_template)),
+        Column("mean", "Mean", (Source(group, "acc_mean", "acc_paper_protocol"),)),
+        Column("best", "Best", (Source(group, "acc_best", "acc_paper_protocol_best"),)),
+        Column("unparsed", "Unparsed %", tuple(Source(t, "invalid_rate") for t in (group,) + per_template), rate=True),
+        Column("fallback", "Official random fallback %", tuple(Source(t, "paper_fallback_rate") for t in (group,) + per_template), rate=True),
+    )  # fmt: skip
+
+
+FQ_MODES = (("Multi-image ZH", "", "mivqa_zh"), ("Multi-image EN", "", "mivqa_en"), ("Single-image ZH", "", "sivqa_zh"),
+            ("Single-image EN", "", "sivqa_en"), ("Text QA ZH", "", "textqa_zh"),
+            ("Single-image ZH + dish name", "", "sivqa_zh_dishname"),
+            ("Dish name only (no image)", "", "sivqa_zh_dishname_noimage"))  # fmt: skip
+F5_REGIONS = ("Chinese", "Worldwide", "Japanese", "Western", "Latin-American", "Asian", "Indian")
+F5_TASK = "food500cap_caption{v}"
+
+REGISTRY = REGISTRY + (
+    BenchmarkSpec(
+        name="diningbench",
+        title="DiningBench",
+        prefixes=("diningbench_",),
+        variants=(("Chinese (paper Table 2)", "_zh", "zh"), ("English (paper Table 4)", "_en", "en"),
+                  ("Chinese, CoT (not in the paper's tables)", "_zh_cot", None),
+                  ("English, CoT (not in the paper's tables)", "_en_cot", None), ("packaged sample (2 views)", "_sample", None)),
+        tables=(TableSpec("Main table (Class/VQA ACC as fractions, MAPE %, Avg MAE/RMSE over the four nutrients)", "{variant}", _db_columns()),
+                TableSpec("Per-nutrient MAE and RMSE (kcal, g; not in the paper)", None, tuple(
+                    Column(f"{name}_{stat}", f"{label} {stat.upper()}", (Source("diningbench_nutrition{v}", f"{name}_{stat}", f"{name}_{stat}_official"),))
+                    for stat in ("mae", "rmse") for name, label in (("calories", "Cal"), ("protein", "Prot"),
+                                                                    ("carbohydrates", "Carbs"), ("fat", "Fat"))))),
+        headline=("cls_acc", "avg_mape", "vqa_acc"),
+        curves=(CurveSpec("Classification accuracy by number of views", "views",
+                          tuple((x, t.replace("{task}", "diningbench_cls")) for x, t in _db_view_points()), "acc", "Class ACC", 4),
+                CurveSpec("Nutrition Avg MAPE (%) by number of views", "views",
+                          tuple((x, t.replace("{task}", "diningbench_nutrition")) for x, t in _db_view_points()), "avg_mape", "Avg MAPE (%)")),
+        notes=(("Class and VQA ACC are fractions, as the paper prints them; MAPE in %, MAE/RMSE in kcal and g (the "
+                "averages mix units, calories dominate). The paper's tables use the reference photo only (code default). "
+                "VQA: *robust* = correct / judged, with the judge-error rate beside it; *official* counts judge errors "
+                "as wrong. Runs with different judge models are flagged as not comparable."),),
+    ),
+    BenchmarkSpec(
+        name="foodieqa",
+        title="FoodieQA",
+        prefixes=("foodieqa_",),
+        variants=(("full data", "", "paper"), ("packaged sample", "_sample", None)),
+        tables=(TableSpec("Paper Table 3 (accuracy %, best of four templates) and Text QA", "table3", tuple(
+                    Column(key, label, (Source(f"foodieqa_{key}{{v}}", "acc_best", "acc_paper_protocol_best"),)) for key, label in (
+                        ("mivqa_zh", "Multi-image ZH"), ("mivqa_en", "Multi-image EN"), ("sivqa_zh", "Single-image ZH"),
+                        ("sivqa_en", "Single-image EN"), ("textqa_zh", "Text QA ZH")))),
+                TableSpec("Per template (accuracy %; t0-t3 = the paper's p1-p4)", "templates", _fq_template_columns(), FQ_MODES)),
+        headline=("mivqa_zh", "sivqa_zh"),
+        breakdown="question_type",
+        notes=(("*official* = the official first-letter parser with its (here seeded) random fallback "
+                "(`acc_paper_protocol`, best of four = `acc_paper_protocol_best`); *robust* = our parser, unparsed "
+                "answers wrong (`acc_best`). Best of four templates is the paper's protocol, chosen on the test set; "
+                "the mean over templates (per-template table) is the fairer comparison. The paper's numbers used "
+                "per-model prompt variants and an unseeded fallback (about ±1 point)."),),
+    ),
+    BenchmarkSpec(
+        name="food500cap",
+        title="Food-500 Cap",
+        prefixes=("food500cap_",),
+        variants=(("test split, generic prompt", "", "paper"), ("test split, food-aware prompt", "_food", "paper"),
+                  ("all 24,700 images, generic prompt", "_all", "paper"), ("packaged sample", "_sample", None)),
+        tables=(TableSpec("Captioning (paper Table 4; metrics x 100, CLIP-S in [0, 1]; SLA % from Table 3)", "table4", (
+                    Column("avg_len", "Avg. len", (Source(F5_TASK, "mean_caption_words", "mean_caption_words"),)),
+                    *(Column(key, label, (Source(F5_TASK, key, key),)) for key, label in (
+                        ("bleu4", "BLEU-4"), ("meteor", "METEOR"), ("rouge_l", "ROUGE-L"), ("cider", "CIDEr"))),
+                    Column("clipscore", "CLIP-S", (Source(F5_TASK, "clipscore", "clipscore"),), 3),
+                    Column("sla_accurate", "SLA accurate", (Source(F5_TASK, "sla_accurate", "sla_accurate"),)),
+                    Column("sla_relaxed", "SLA relaxed", (Source(F5_TASK, "sla_relaxed", "sla_relaxed"),)),
+                    Column("parse_fail", "Unparsed %", (Source(F5_TASK, "parse_fail_rate"),), rate=True, scale=100.0),
+                    Column("image_missing", "Images missing", (Source(F5_TASK, "image_missing"),), 0, rate=True))),
+                TableSpec("SLA % per region (paper Table 3)", "table3", (
+                    Column("overall", "Overall", (Source(F5_TASK, "sla_{mode}", "sla_{mode}"),)),
+                    *(Column(region, region, (Source(F5_TASK, f"per_region/{region}/sla_{{mode}}", f"per_region/{region}/sla_{{mode}}"),))
+                      for region in F5_REGIONS)),
+                    (("Accurate", "", "accurate"), ("Relaxed", "", "relaxed")))),
+        headline=("cider", "sla_accurate"),
+        breakdown="region",
+        notes=(("No official scoring code exists: the metrics are the standard COCO caption toolkit and CLIP-S, one "
+                "scorer, so one row per run. The paper's captioners ran on all 24,700 images: orders of magnitude, not "
+                "parity targets; CIDEr depends on the image set (never compare across splits or --limit runs). "
+                "*absent [k]*: a metric that could not be computed, with its reason below the table."),),
+    ),
+)
+
 def spec_for(task: str) -> BenchmarkSpec | None:
     """The registry entry whose prefix starts ``task`` (longest prefix wins)."""
     matches = [(len(p), s) for s in REGISTRY for p in s.prefixes if task.startswith(p)]
@@ -234,7 +349,14 @@ def _fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
         "lmms_eval_specific_kwargs": config.get("lmms_eval_specific_kwargs"),
         "system instruction": data.get("system_instruction_sha"),
         "chat template": data.get("chat_template_sha"),
+        **_judge_fingerprint(data, task),
     }
+
+
+def _judge_fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
+    """The judge model of LLM-judged tasks (a ``judge_info`` metric, DiningBench VQA), when logged."""
+    info = ((data.get("results") or {}).get(task) or {}).get(f"judge_info,{FILTER}")
+    return {"judge model": info.get("model")} if isinstance(info, Mapping) else {}
 
 
 def _read(path: Path) -> dict:
@@ -320,12 +442,30 @@ def _cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], of
         if task not in run.metrics:
             continue
         metric = (source.official if official and not column.rate else source.metric).format(**fill)
-        value = run.value(task, metric)
+        value = _lookup(run.metrics[task], metric)
         if isinstance(value, (int, float)) and not isinstance(value, bool) and column.scale != 1.0:
             value = value * column.scale
         if value is not None:
             return value, task
     return None, None
+
+
+def _lookup(metrics: Mapping[str, Any], metric: str) -> Any:
+    """A metric's value; ``a/b/c`` walks into dict metrics (``per_region/Chinese/sla_accurate``). An
+    ``"absent: <reason>"`` string met on the way is the value (rendered as absent with its reason)."""
+    value: Any = metrics
+    for part in metric.split("/"):
+        if _absent_reason(value) is not None:
+            return value
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
+def _absent_reason(value: Any) -> str | None:
+    """The reason of an ``"absent: <reason>"`` metric value (Food-500 Cap), else None."""
+    if isinstance(value, str) and value.startswith("absent:"):
+        return value.split(":", 1)[1].strip()
+    return None
 
 
 def _tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
@@ -365,21 +505,41 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             blocks.append(("warn", "Partial runs, not comparable with the paper:\n" + "\n".join(f"- {p}" for p in partial)))
         for note in spec.notes:
             blocks.append(("p", note))
+        judges = _judge_lines(present, tasks)
+        if judges:
+            blocks.append(("p", "Judge (LLM-as-a-judge tasks):\n" + "\n".join(judges)))
         for table in spec.tables:
             blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
         if spec.breakdown == "language":
             blocks += _language_breakdown(present, suffix, charts)
         elif spec.breakdown == "condition":
             blocks += _condition_breakdown(present, suffix, charts)
+        elif spec.breakdown == "question_type":
+            blocks += _question_type_breakdown(present, suffix, charts)
+        elif spec.breakdown == "region":
+            blocks += _region_breakdown(present, suffix, charts)
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
 
 
+def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
+    """One line per run and judged task: the judge model and endpoint host logged in ``judge_info``."""
+    lines = []
+    for run in runs:
+        for task in sorted(tasks):
+            info = run.value(task, "judge_info")
+            if isinstance(info, Mapping):
+                where = f" at {info['endpoint']}" if info.get("endpoint") else ""
+                note = f" ({info['note']})" if info.get("note") else ""
+                lines.append(f"- {run.label}, `{task}`: {info.get('model') or 'none'}{where}{note}")
+    return lines
+
+
 def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
     xs = [x for x, _ in curve.points]
     series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
-    series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 1}
+    series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2}  # a curve has 2+ points
     if not series:
         return []
     blocks: list[Block] = [("h", 3, curve.title)]
@@ -387,7 +547,7 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
                          re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"))  # fmt: skip
     if image:
         blocks.append(("img", image, curve.title))
-    blocks.append(("table", [curve.x_label] + list(series), [[x] + [_fmt(series[k][i], 2) for k in series] for i, x in enumerate(xs)]))
+    blocks.append(("table", [curve.x_label] + list(series), [[x] + [_fmt(series[k][i], curve.decimals) for k in series] for i, x in enumerate(xs)]))
     return blocks
 
 
@@ -395,6 +555,16 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     multi_mode = len(table.modes) > 1
     header = ["Model"] + (["Mode"] if multi_mode else []) + ["Scorer"] + [c.label for c in table.columns]
     rows = []
+    reasons: list[str] = []  # absent metrics: "absent [k]" cells, reason k below the table
+
+    def fmt(value: Any, column: Column) -> str:
+        reason = _absent_reason(value)
+        if reason is None:
+            return _fmt(value, column.decimals)
+        if reason not in reasons:
+            reasons.append(reason)
+        return f"absent [{reasons.index(reason) + 1}]"
+
     for run in runs:
         for mode in table.modes:
             pair = [[_cell(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
@@ -404,7 +574,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
                     continue
                 mark = " ⚠" if {t for _, t in values if t} & flagged else ""
                 cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
-                rows.append(cells + [_fmt(v, c.decimals) for c, (v, _) in zip(table.columns, values)])
+                rows.append(cells + [fmt(v, c) for c, (v, _) in zip(table.columns, values)])
     if not rows:
         return []
     ref_table = None
@@ -418,6 +588,8 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             cells += [_fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
             rows.append(cells)
     blocks: list[Block] = [("h", 3, table.title), ("table", header, rows)]
+    if reasons:
+        blocks.append(("p", "\n".join(f"absent [{k}]: {reason}" for k, reason in enumerate(reasons, 1))))
     if ref_table:
         notes = [f"* {r['model']}: {r['note']}" for r in ref_table["rows"] if r.get("note")]
         blocks.append(("p", f"Reference rows (*paper*): {ref_table['source']}." + ("\n" + "\n".join(notes) if notes else "")))
@@ -490,6 +662,64 @@ def _condition_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> li
     return blocks
 
 
+FQ_SETTINGS = (("Multi-image VQA (ZH)", "mivqa_zh"), ("Multi-image VQA (EN)", "mivqa_en"), ("Single-image VQA (ZH)", "sivqa_zh"),
+               ("Single-image VQA (EN)", "sivqa_en"), ("Text QA (ZH)", "textqa_zh"))  # fmt: skip
+
+
+def _question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+    """FoodieQA per question type (paper Figure 8): robust accuracy, mean over the templates each run has."""
+    blocks: list[Block] = []
+    for label, setting in FQ_SETTINGS:
+        series: dict[str, dict[str, float]] = {}
+        counts: dict[str, dict[str, Any]] = {}
+        used: dict[str, int] = {}
+        for run in runs:
+            tables = [t for k in range(4) if isinstance(t := run.value(f"foodieqa_{setting}{suffix}_p{k}", "per_question_type"), dict)]
+            cells: dict[str, list[float]] = {}
+            for table in tables:
+                for qtype, row in table.items():
+                    if isinstance(row, dict) and isinstance(row.get("acc"), (int, float)):
+                        cells.setdefault(qtype, []).append(row["acc"])
+                        counts.setdefault(run.label, {})[qtype] = row.get("n")
+            if cells:
+                series[run.label] = {q: sum(v) / len(v) for q, v in cells.items()}
+                used[run.label] = len(tables)
+        if not series:
+            continue
+        blocks.append(("h", 3, f"Per question type: {label}, accuracy % (robust scorer, mean over the templates run)"))
+        image = charts.language_bars(series, f"FoodieQA {label} by question type", f"foodieqa_{setting}{suffix}_question_types")
+        if image:
+            blocks.append(("img", image, f"{label} by question type"))
+        qtypes = sorted({q for s in series.values() for q in s})
+        header = ["Question type"] + [f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})" for r in series]
+        rows = [[q] + [f"{_fmt(series[r].get(q), 2)} ({counts[r].get(q, MISSING)})" for r in series] for q in qtypes]
+        blocks.append(("table", header, rows))
+    return blocks
+
+
+def _region_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+    """Food-500 Cap per region of the user's category-to-region mapping (``per_region``)."""
+    task = f"food500cap_caption{suffix}"
+    tables = {r.label: r.value(task, "per_region") for r in runs if isinstance(r.value(task, "per_region"), dict)}
+    if not tables:
+        return []  # no mapping given: the region columns of the Table 3 rows say why
+    blocks: list[Block] = [("h", 3, "Per region (your category-to-region mapping)")]
+    series = {k: {g: row["sla_accurate"] for g, row in t.items() if isinstance(row, dict) and isinstance(row.get("sla_accurate"), (int, float))}
+              for k, t in tables.items()}  # fmt: skip
+    image = charts.language_bars(series, "Food-500 Cap SLA-accurate by region", f"{task}_regions")
+    if image:
+        blocks.append(("img", image, "SLA-accurate by region"))
+    fields = (("n", "Images", 0), ("sla_accurate", "SLA acc.", 2), ("sla_relaxed", "SLA rel.", 2), ("bleu4", "BLEU-4", 2),
+              ("meteor", "METEOR", 2), ("rouge_l", "ROUGE-L", 2), ("cider", "CIDEr", 2))  # fmt: skip
+    for label, table in tables.items():
+        rows = []
+        for region, row in sorted(table.items()):
+            row = row if isinstance(row, dict) else {}
+            rows.append([region] + [("absent" if _absent_reason(row.get(k)) is not None else _fmt(row.get(k), d)) for k, _, d in fields])
+        blocks.append(("details", f"{label}: caption metrics per region", ["Region"] + [h for _, h, _ in fields], rows))
+    return blocks
+
+
 def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
     """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers."""
     blocks: list[Block] = []
@@ -518,6 +748,10 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
     return blocks
 
 
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = ()) -> list[Block]:
     """Models x benchmark headline numbers (robust scorer), when several runs are given; other tasks
     contribute their ``acc``."""
@@ -535,7 +769,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     for task in others:
         if any(isinstance(r.value(task, "acc"), (int, float)) for r in runs):
             columns.append((f"{task}: acc", Column("acc", "acc", (Source(task, "acc"),)), "", ("", "", "")))
-    matrix = [[_cell(r, c, suffix, mode, False)[0] for _, c, suffix, mode in columns] for r in runs]
+    matrix = [[_number(_cell(r, c, suffix, mode, False)[0]) for _, c, suffix, mode in columns] for r in runs]
     used = [j for j in range(len(columns)) if any(row[j] is not None for row in matrix)]  # e.g. no group average run
     columns, matrix = [columns[j] for j in used], [[row[j] for j in used] for row in matrix]
     keep = [i for i, row in enumerate(matrix) if any(v is not None for v in row)]
@@ -544,7 +778,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
         return []
     labels = [name for name, *_ in columns]
     blocks: list[Block] = [("h", 2, "Models by benchmark (headline numbers, robust scorer)")]
-    image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap")
+    image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
     rows = [[r.label] + [_fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
@@ -636,8 +870,9 @@ class Charts:
         ax.legend(fontsize="small")
         return self._save(fig, name)
 
-    def heatmap(self, rows: Sequence[str], cols: Sequence[str], matrix: Sequence[Sequence[Any]], name: str) -> str | None:
-        """Colour per column (min-max over runs), raw values written in the cells."""
+    def heatmap(self, rows: Sequence[str], cols: Sequence[str], matrix: Sequence[Sequence[Any]], name: str,
+                lower_is_better: Sequence[bool] = ()) -> str | None:  # fmt: skip
+        """Colour per column (min-max over runs, reversed for error scores), raw values written in the cells."""
         if self.plt is None:
             return None
         fig, ax = self.plt.subplots(figsize=(1.3 * len(cols) + 2.5, 0.55 * len(rows) + 1.8))
@@ -646,6 +881,8 @@ class Charts:
             col = [row[j] for row in matrix if isinstance(row[j], (int, float)) and not math.isnan(row[j])]
             lo, hi = (min(col), max(col)) if col else (0.0, 1.0)
             norm.append([((row[j] - lo) / (hi - lo) if hi > lo else 0.5) if isinstance(row[j], (int, float)) and not math.isnan(row[j]) else float("nan") for row in matrix])
+            if j < len(lower_is_better) and lower_is_better[j]:
+                norm[-1] = [1.0 - v for v in norm[-1]]
         data = [[norm[j][i] for j in range(len(cols))] for i in range(len(rows))]
         ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
         for i, row in enumerate(matrix):
@@ -654,7 +891,8 @@ class Charts:
                 ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
         ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(rows)), rows)
-        ax.set_title("Headline numbers (colour: position between the column's lowest and highest run)")
+        ax.set_title("Headline numbers (colour: position between the column's worst and best run"
+                     + ("; lower is better for MAPE/MAE/RMSE)" if any(lower_is_better) else ")"))
         return self._save(fig, name)
 
 
