@@ -134,11 +134,16 @@ def settings_problems(metadata: Any) -> list[str]:
 
 
 def data_base_dir(dataset_kwargs: Any) -> str:
-    """Directory of the task's first local data file (lmms-eval made ``data_files`` absolute)."""
+    """Directory of the task's first local data file, absolute.
+
+    lmms-eval anchors ``data_files`` at the YAML's directory as it was given: absolute for an absolute
+    ``--include_path``, relative to the working directory for a relative one (``--include_path
+    examples/regional``), so a relative path is made absolute here, against the same working directory.
+    """
     files = (dataset_kwargs or {}).get("data_files") if isinstance(dataset_kwargs, Mapping) else None
     while isinstance(files, (Mapping, list, tuple)) and files:
         files = next(iter(files.values())) if isinstance(files, Mapping) else files[0]
-    return str(Path(files).parent) if isinstance(files, str) and os.path.isabs(files) else "."
+    return str(Path(os.path.abspath(files)).parent) if isinstance(files, str) else "."
 
 
 # --------------------------------------------------------------------------- documents

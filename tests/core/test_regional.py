@@ -279,3 +279,15 @@ def test_task_class_follows_the_model_kind(task_type, chat):
     assert task.config.task == "regional_example_mcq" and len(task.test_docs()) == 6
     images = task.doc_to_visual(task.test_docs()[0])
     assert len(images) == 1 and images[0].size == (32, 32)
+
+
+def test_relative_include_path_loads_images(monkeypatch):
+    # `lmms-eval --include_path examples/regional` (relative, as CONTRIBUTING shows it): lmms-eval anchors
+    # data_files at the relative YAML folder, and images must still resolve next to the data file.
+    from lmms_eval.tasks import TaskManager
+
+    monkeypatch.chdir(EXAMPLE.parent)
+    manager = TaskManager(include_path=EXAMPLE.name, include_defaults=False)
+    task = manager.load_task_or_group(["regional_example_mcq"], task_type="simple")["regional_example_mcq"]
+    images = [task.doc_to_visual(d) for d in task.test_docs()]
+    assert len(images) == 6 and all(len(i) == 1 and i[0].size == (32, 32) for i in images)
