@@ -62,6 +62,7 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
     if not path.is_file():
         raise FileNotFoundError(f"food_tasks_replay: responses file {path} does not exist. {JSONL_HELP}.")
     answers: dict[tuple, str] = {}
+    first_line: dict[tuple, int] = {}
     seen_content = False
     with path.open("rb") as fh:  # bytes, decoded line by line: a decoding error gets its exact line number
         for number, raw in enumerate(fh, start=1):
@@ -91,7 +92,15 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
             text = row["response"] if "response" in row else row["prediction"]
             # null or NaN (pandas writes missing outputs as NaN) is no answer, not the text "nan".
             missing = text is None or (isinstance(text, float) and math.isnan(text))
-            answers[(row.get("task"), tuple(str(row[k]) for k in keys))] = "" if missing else str(text)
+            key = (row.get("task"), tuple(str(row[k]) for k in keys))
+            answer = "" if missing else str(text)
+            if key in answers and answers[key] != answer:
+                named = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key[1])) + (f", task={key[0]!r}" if key[0] else "")
+                raise _fail(path, f"line {number} repeats the key of line {first_line[key]} ({named}) with a different answer: "
+                                  f"keys={'+'.join(keys)} does not identify one document; name more fields in keys= "
+                                  f"(for WorldCuisines keys=qa_id+lang) or add a 'task' field")  # fmt: skip
+            answers[key] = answer
+            first_line.setdefault(key, number)
     return answers
 
 

@@ -125,6 +125,19 @@ def test_replay_errors_name_the_file_line_and_format(tmp_path):
     assert "line 2 is not UTF-8 text (invalid continuation byte at byte 12 of the line)" in _replay_error(tmp_path, (good + '{"qa_id": "é"}\n').encode("latin-1"))
 
 
+def test_replay_refuses_keys_that_do_not_identify_a_document(tmp_path):
+    # The shipped example answered by qa_id alone: qa_ids repeat across languages, so a later line would
+    # silently overwrite an earlier one (the newcomer check saw acc 100 instead of 77.78).
+    rows = '{"qa_id": "1", "lang": "en", "response": "2"}\n{"qa_id": "1", "lang": "zh_cn", "response": "3"}\n'
+    message = _replay_error(tmp_path, rows, keys=("qa_id",))
+    assert "line 2 repeats the key of line 1 (qa_id='1') with a different answer" in message and "keys=qa_id+lang" in message
+    from food_tasks.replay_model import load_responses
+
+    same = '{"qa_id": "1", "lang": "en", "response": "2"}\n{"qa_id": "1", "lang": "en", "response": "2"}\n'
+    (tmp_path / "same.jsonl").write_text(same)
+    assert load_responses(tmp_path / "same.jsonl", ("qa_id", "lang")) == {(None, ("1", "en")): "2"}  # exact repeats are harmless
+
+
 def test_replay_reads_bom_null_nan_and_task_scoped_lines(tmp_path):
     from food_tasks.replay_model import load_responses
 
