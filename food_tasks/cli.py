@@ -169,7 +169,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1
-    print(f"\nfood-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL, so scores are near chance.\nResults: {results}")
+    print(f"\nfood-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly unparseable outputs, so accuracies near 0).\nResults: {results}")
     return 0
 
 

@@ -442,6 +442,8 @@ def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list
     """
     path = Path(yaml_path)
     where = str(path)
+    if path.is_dir():
+        return [f"{where}: is a folder; name the task's YAML file (e.g. {where.rstrip('/')}/<task>.yaml)"]
     if not path.is_file():
         return [f"{where}: no such file"]
     try:

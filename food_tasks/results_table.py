@@ -28,6 +28,8 @@ def note(value: Any) -> Any:
         return f"see JSON ({len(value)} keys)"
     if isinstance(value, (list, tuple)):
         return f"see JSON ({len(value)} items)"
+    if isinstance(value, str) and len(value) > 24:  # "absent: <reason>" metrics: the reason is in the JSON
+        return value.split(":", 1)[0] + " (see JSON)" if ":" in value[:24] else "see JSON (text)"
     return value
 
 

@@ -54,6 +54,8 @@ def test_table_note_keeps_scalars_and_summarises_breakdowns():
     assert results_table.note(37.5) == 37.5 and results_table.note(0) == 0 and results_table.note("N/A") == "N/A"
     assert results_table.note({"en": 1.0, "zh_cn": 2.0}) == "see JSON (2 keys)"
     assert results_table.note([1, 2, 3]) == "see JSON (3 items)"
+    assert results_table.note("absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL to a local CLIP)") == "absent (see JSON)"
+    assert results_table.note("x" * 30) == "see JSON (text)"
 
 
 def test_compact_touches_only_our_rows_and_never_the_input():
