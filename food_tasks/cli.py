@@ -3,10 +3,11 @@
     food-tasks path     print the installed task directory (for --include_path)
     food-tasks list     our tasks and groups: benchmark, size, data source
     food-tasks demo     run the packaged sample tasks on a tiny local model, offline
-    food-tasks prefetch fambench   download a benchmark's data and third-party images into the cache
+    food-tasks prefetch BENCH      fetch a benchmark's remote files once into the cache (fambench: repository
+                                   files and third-party images; foodieqa: the gated zip, extracted;
+                                   diningbench: JSONL files and the image archive, extracted)
     food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
     food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
-    food-tasks prefetch diningbench  download DiningBench's files and extract its image archive once
 """
 
 from __future__ import annotations
