@@ -18,6 +18,7 @@ import re
 import unicodedata
 from typing import Any, Mapping, Sequence
 
+from food_tasks.jsonparse import json_objects
 from food_tasks.parsing import WHITESPACE_RE, extract_choice, last_match, normalize_chars, strip_reasoning
 
 # --------------------------------------------------------------------------- official reasoning clean-up
@@ -369,50 +370,6 @@ def number_robust(value: Any) -> tuple[float | None, bool]:
     return (number if math.isfinite(number) and number >= 0 else None), False
 
 
-def _candidates_linear(text: str) -> list[str]:
-    """Candidate JSON texts, most likely first: the whole text, fenced blocks (last first), then
-    brace-balanced top-level objects (last first). One string-aware pass; no rescans."""
-    out = [text]
-    fences = [m.start() for m in re.finditer("```", text)]
-    blocks = []
-    for a, b in zip(fences[0::2], fences[1::2]):
-        body = text[a + 3 : b]
-        newline = body.find("\n")
-        if newline != -1 and body[:newline].strip().lower() in ("", "json", "javascript"):
-            body = body[newline + 1 :]
-        elif body[:4].lower() == "json":
-            body = body[4:]
-        blocks.append(body.strip())
-    out += reversed(blocks)
-    objects, stack, in_string, escape = [], [], False, False
-    for i, ch in enumerate(text):
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"' and stack:
-            in_string = True
-        elif ch == "{":
-            stack.append(i)
-        elif ch == "}" and stack:
-            start = stack.pop()
-            if not stack:
-                objects.append(text[start : i + 1])
-    out += reversed(objects)
-    return out
-
-
-def _loads_tolerant(text: str) -> Any:
-    from food_tasks.jsonparse import loads_tolerant
-
-    if len(text) > 20000:  # a runaway output is never a nutrition answer; keep ast.literal_eval bounded
-        text = text[:20000]
-    return loads_tolerant(text)
-
-
 def nutrition_robust(raw: object) -> tuple[dict[str, float] | None, int]:
     """Robust nutrition reader (spec 5.5): four finite non-negative numbers, or None; and the number of
     values that were ranges (midpoints used)."""
@@ -420,12 +377,7 @@ def nutrition_robust(raw: object) -> tuple[dict[str, float] | None, int]:
     if text is None:
         return None, 0
     text = normalize_chars(text) if not text.isascii() else text
-    for candidate in _candidates_linear(text.strip()):
-        if not candidate or "{" not in candidate:
-            continue
-        value = _loads_tolerant(candidate)
-        if not isinstance(value, dict):
-            continue
+    for value in json_objects(text):
         mapped: dict[str, Any] = {}
         for key, item in value.items():
             standard = ROBUST_KEYS.get(_key(key))
