@@ -20,7 +20,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -651,14 +651,22 @@ def _condition_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> li
                 counts[run.label] = {c: row.get("n") for c, row in table.items() if isinstance(row, dict)}
         if not series:
             continue
-        blocks.append(("h", 3, f"Per condition: Task 1 decision accuracy (%), {mode_label} (robust scorer)"))
         image = charts.radar(series, f"FAM-Bench Task 1 per-condition accuracy ({mode_label})", f"fambench_task1{msuffix}{suffix}_conditions")
-        if image:
-            blocks.append(("img", image, f"per-condition accuracy, {mode_label}"))
-        conditions = sorted({c for s in series.values() for c in s})
-        header = ["Condition"] + [f"{label} (n)" for label in series]
-        rows = [[c] + [f"{_fmt(series[r].get(c), 2)} ({counts[r].get(c, MISSING)})" for r in series] for c in conditions]
-        blocks.append(("table", header, rows))
+        blocks += _series_blocks(f"Per condition: Task 1 decision accuracy (%), {mode_label} (robust scorer)", image,
+                                 f"per-condition accuracy, {mode_label}", "Condition", series, counts, lambda r: f"{r} (n)")
+    return blocks
+
+
+def _series_blocks(heading: str, image: Any, alt: str, first: str, series: Mapping[str, Mapping[str, Any]],
+                   counts: Mapping[str, Mapping[str, Any]], column: Callable[[str], str]) -> list[Block]:
+    """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value
+    per group with the group's size in brackets."""
+    blocks: list[Block] = [("h", 3, heading)]
+    if image:
+        blocks.append(("img", image, alt))
+    groups = sorted({g for values in series.values() for g in values})
+    rows = [[g] + [f"{_fmt(series[r].get(g), 2)} ({counts.get(r, {}).get(g, MISSING)})" for r in series] for g in groups]
+    blocks.append(("table", [first] + [column(r) for r in series], rows))
     return blocks
 
 
@@ -686,14 +694,10 @@ def _question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -
                 used[run.label] = len(tables)
         if not series:
             continue
-        blocks.append(("h", 3, f"Per question type: {label}, accuracy % (robust scorer, mean over the templates run)"))
         image = charts.language_bars(series, f"FoodieQA {label} by question type", f"foodieqa_{setting}{suffix}_question_types")
-        if image:
-            blocks.append(("img", image, f"{label} by question type"))
-        qtypes = sorted({q for s in series.values() for q in s})
-        header = ["Question type"] + [f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})" for r in series]
-        rows = [[q] + [f"{_fmt(series[r].get(q), 2)} ({counts[r].get(q, MISSING)})" for r in series] for q in qtypes]
-        blocks.append(("table", header, rows))
+        blocks += _series_blocks(f"Per question type: {label}, accuracy % (robust scorer, mean over the templates run)", image,
+                                 f"{label} by question type", "Question type", series, counts,
+                                 lambda r: f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})")
     return blocks
 
 
