@@ -10,6 +10,7 @@ import tarfile
 import pytest
 
 import diningbench_fixture as F
+from food_tasks.archive import MARKER
 from food_tasks.benchmarks.diningbench import data as D
 from food_tasks.data import DataAccessError
 
@@ -75,7 +76,7 @@ def test_concurrent_extraction_happens_once(mirror, tmp_path):
     dest = tmp_path / "x" / "images-1"
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         out = pool.map(_extract, [(mirror / D.ARCHIVE, dest)] * 4)
-    assert set(out) == {str(dest)} and (dest / D.MARKER).is_file()
+    assert set(out) == {str(dest)} and (dest / MARKER).is_file()
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == ["images-1", "images-1.lock"]  # no temporary trees left
 
 
@@ -161,7 +162,7 @@ def test_prefetch_cli_downloads_and_extracts_once(mirror, capsys):
     out = capsys.readouterr().out
     assert "classification.jsonl: " in out and "images: " in out
     images = out.split("images: ", 1)[1].strip()
-    assert os.path.isfile(os.path.join(images, D.MARKER))
+    assert os.path.isfile(os.path.join(images, MARKER))
 
 
 def test_official_model_name_is_recorded_in_documents(mirror, monkeypatch):

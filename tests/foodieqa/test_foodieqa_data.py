@@ -10,6 +10,7 @@ import zipfile
 import pytest
 from foodieqa_fixture import IMG, build, tables
 
+from food_tasks.archive import MARKER
 from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.data import DataAccessError
 
@@ -32,7 +33,7 @@ def test_zip_mirror_is_extracted_once_into_the_cache(tmp_path, folder):
     assert docs[0]["images"] == [IMG(0), IMG(1), IMG(2), IMG(3)] and docs[0]["answer"] == "1" and docs[0]["category"] == "新疆"
     extracted = fq_data.data_folder(root)
     assert extracted.is_relative_to(tmp_path / "hf_home" / "food_tasks" / "foodieqa")
-    stamp = (extracted.parent if folder else extracted) / ".complete"
+    stamp = (extracted.parent if folder else extracted) / MARKER
     mtime = stamp.stat().st_mtime_ns
     fq_data._data_folder.cache_clear()
     assert fq_data.data_folder(root) == extracted and stamp.stat().st_mtime_ns == mtime  # not extracted again

@@ -19,17 +19,14 @@ is an error raised when the documents are built (before any generation), naming 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 import os
-import shutil
-import tarfile
 from pathlib import Path
 from typing import Any, Sequence
 
-from filelock import FileLock
 
+from food_tasks.archive import archive_key, extract_once
 from food_tasks.data import DataAccessError, hub_mirror_dir
 from food_tasks.remote import cache_root
 
@@ -45,7 +42,6 @@ FILES = {
     ("vqa", "zh"): "vqa.jsonl",
     ("vqa", "en"): "vqa_en.jsonl",
 }
-MARKER = ".food_tasks_complete"
 logger = logging.getLogger(__name__)
 
 
@@ -91,46 +87,10 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
         ) from err
 
 
-def _extract_dir(archive: Path) -> Path:
-    """Where ``archive`` is (or will be) extracted: keyed by its resolved path, size and mtime."""
-    stat = archive.stat()
-    key = hashlib.sha1(f"{archive.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
-    return cache_root() / "diningbench" / f"images-{key}"
-
-
 def extract_archive(archive: Path, dest: Path | None = None) -> Path:
-    """Extract ``archive`` once into ``dest`` (default: the cache), concurrency- and interruption-safe.
-
-    Returns:
-        The directory that holds the extracted ``images/`` tree.
-
-    Raises:
-        DataAccessError: the archive is corrupt or unsafe (absolute paths, links leaving the tree).
-    """
-    dest = dest or _extract_dir(archive)
-    if (dest / MARKER).is_file():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(f"{dest}.lock"):
-        if (dest / MARKER).is_file():
-            return dest
-        if dest.exists():  # a tree from an interrupted extraction: never trusted
-            shutil.rmtree(dest)
-        tmp = dest.with_name(f"{dest.name}.tmp-{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        try:
-            with tarfile.open(archive, "r:*") as tar:
-                tar.extractall(tmp, filter="data")
-            (tmp / MARKER).write_text(str(archive), encoding="utf-8")
-            os.rename(tmp, dest)
-        except (tarfile.TarError, OSError, EOFError) as err:
-            raise DataAccessError(
-                f"{REPO_ID}: cannot extract {archive} ({type(err).__name__}: {err}). Delete it (and any "
-                f"{dest}*) so that it is downloaded again, or replace the mirror copy."
-            ) from err
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+    """Extract ``archive`` once (default: into the cache, keyed by its path, size and mtime), concurrency-
+    and interruption-safe (:func:`food_tasks.archive.extract_once`); returns the folder holding ``images/``."""
+    return extract_once(archive, dest or cache_root() / "diningbench" / f"images-{archive_key(archive)}", REPO_ID)
 
 
 def image_root(jsonl: Path, root: Path | None = None) -> Path:

@@ -18,16 +18,13 @@ in the local cache.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
-import shutil
-import tempfile
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from food_tasks import data
+from food_tasks.archive import archive_key, extract_once
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
@@ -105,41 +102,9 @@ def cache_root() -> Path:
 
 
 def extract_zip(zip_path: Path, cache: Path | None = None) -> Path:
-    """Extract ``zip_path`` once (per path, size and mtime) and return the extraction folder.
-
-    Safe with concurrent callers: one extracts under a file lock into a temporary folder that is
-    renamed into place; the others wait and reuse it. Members with absolute paths or ``..`` are refused.
-    """
-    from filelock import FileLock
-
-    stat = zip_path.stat()
-    digest = hashlib.sha1(f"{zip_path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:20]
-    cache = cache if cache is not None else cache_root()
-    target = cache / digest
-    if (target / ".complete").exists():
-        return target
-    cache.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target) + ".lock"):
-        if (target / ".complete").exists():
-            return target
-        tmp = Path(tempfile.mkdtemp(prefix=f"{digest}.tmp", dir=cache))
-        try:
-            with zipfile.ZipFile(zip_path) as archive:
-                for name in archive.namelist():
-                    parts = Path(name).parts
-                    if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
-                        raise data.DataAccessError(f"FoodieQA: {zip_path} holds an unsafe member path {name!r}; refusing to extract")
-                archive.extractall(tmp)
-            (tmp / ".complete").write_text(str(zip_path) + "\n")
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(tmp, target)
-        except zipfile.BadZipFile as err:
-            raise data.DataAccessError(f"FoodieQA: {zip_path} is not a valid zip ({err}); delete it and download again") from err
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return target
+    """Extract ``zip_path`` once (per path, size and mtime) and return the extraction folder
+    (:func:`food_tasks.archive.extract_once`: concurrency-safe, unsafe member paths refused)."""
+    return extract_once(zip_path, (cache if cache is not None else cache_root()) / archive_key(zip_path, 20), "FoodieQA")
 
 
 def _find_data_folder(base: Path, origin: str) -> Path:
