@@ -14,4 +14,46 @@ keyword verdict parser), reproduced as ``_official`` metrics; robust parsers giv
 Modules: :mod:`.data` (files, extraction, view selection, documents), :mod:`.prompts` (CoT template,
 judge prompt), :mod:`.parsing` (official and robust parsers), :mod:`.scoring` (records, metrics,
 judge step), :mod:`.layout` (writers of mirrors in the published layout, for tests and samples).
+:mod:`.sample` (the packaged sample data), :mod:`.report` (the ``food-tasks report`` tables and breakdowns).
+The registry record :data:`BENCHMARK` below is what the core reads.
 """
+
+from __future__ import annotations
+
+from food_tasks.registry import Benchmark, Lazy
+
+SIZES = {"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vqa": 804,
+         "diningbench_cls_sample": 2, "diningbench_nutrition_sample": 2}  # paper Table 1 (each language)  # fmt: skip
+
+
+def documents(task: str) -> int | None:
+    """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2."""
+    return SIZES.get(task) or SIZES.get("_".join(task.split("_")[:2]))
+
+
+def prefetch(workers: int = 16, report: str | None = None) -> int:
+    """JSONL files and the image archive, extracted."""
+    from food_tasks.benchmarks.diningbench import data as db_data
+
+    for name, path in db_data.prefetch().items():
+        print(f"{name}: {path}")
+    return 0
+
+
+BENCHMARK = Benchmark(
+    name="diningbench",
+    title="DiningBench",
+    paper=("Jin et al., \"DiningBench: A Hierarchical Multi-view Benchmark for Perception and Reasoning in the Dietary "
+           "Domain\", ACL 2026 (arXiv:2604.10425)"),
+    source="hf.co/datasets/meituan/DiningBench (JSONL + images.tar.gz)",
+    licence=("CC BY-NC-ND 4.0: non-commercial research use, no derivatives; the original files are loaded and "
+             "extracted into the cache, nothing converted or shipped"),
+    units=("Classification and VQA accuracy and the unparsed rates are fractions in [0, 1] (the paper prints 0.xx); "
+           "MAPE in percent; MAE and RMSE in kcal and g."),
+    documents=documents,
+    sample_tasks=("diningbench_cls_sample", "diningbench_nutrition_sample"),
+    write_sample=Lazy("food_tasks.benchmarks.diningbench.sample:write"),
+    prefetch=prefetch,
+    report=Lazy("food_tasks.benchmarks.diningbench.report:SPEC"),
+    published="diningbench.json",
+)

@@ -13,4 +13,36 @@ yaml_tasks/food500cap/README.md); CLIPScore follows Hessel et al. (2021) when a 
 Modules: :mod:`.data` (files, validation, image root, documents, region mapping), :mod:`.prompts`
 (the two captioning prompts), :mod:`.parsing` (caption clean-up, label matching), :mod:`.scoring`
 (per-document records, corpus metrics, breakdowns, CLIPScore), :mod:`.layout` (fixture/sample writers).
+:mod:`.sample` (the packaged sample data), :mod:`.report` (the ``food-tasks report`` tables and breakdowns).
+The registry record :data:`BENCHMARK` below is what the core reads.
 """
+
+from __future__ import annotations
+
+from food_tasks.registry import Benchmark, Lazy
+
+SIZES = {"food500cap_caption": 4940, "food500cap_caption_food": 4940, "food500cap_caption_all": 24732,
+         "food500cap_caption_sample": 5}  # fmt: skip
+
+
+def documents(task: str) -> int | None:
+    """Images: the test split 4,940, all images 24,732, the sample 5."""
+    return SIZES.get(task)
+
+
+BENCHMARK = Benchmark(
+    name="food500cap",
+    title="Food-500 Cap",
+    paper=("Ma et al., \"Food-500 Cap: A Fine-Grained Food Caption Benchmark for Evaluating Vision-Language Models\", "
+           "ACM MM 2023 (arXiv:2308.03151)"),
+    source="github.com/aaronma2020/Food500-Cap@a32dfe9 + local ISIA Food-500 images",
+    licence=("captions: the official repository has no licence file (downloaded, never shipped); images: ISIA Food-500, "
+             "never redistributed (the user points us at a local copy)"),
+    units=("BLEU-4, METEOR, ROUGE-L and CIDEr x 100 (paper Table 4), SLA in percent (Table 3), CLIPScore in [0, 1]; "
+           "parse_fail_rate a fraction."),
+    documents=documents,
+    sample_tasks=("food500cap_caption_sample",),
+    write_sample=Lazy("food_tasks.benchmarks.food500cap.sample:write"),
+    report=Lazy("food_tasks.benchmarks.food500cap.report:SPEC"),
+    published="food500cap.json",
+)

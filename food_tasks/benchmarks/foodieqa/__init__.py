@@ -15,4 +15,55 @@ answer parsers of ``get_accuracy.py`` / ``utils.py`` (reproduced in :mod:`.parsi
 Modules: :mod:`.data` (download, extraction, documents, images), :mod:`.prompts` (templates, image
 placement, prefill), :mod:`.parsing` (robust and official parsers), :mod:`.scoring` (records and
 aggregation), :mod:`.layout` (writers of the published layout for fixtures and the packaged sample).
+:mod:`.sample` (the packaged sample data), :mod:`.report` (the ``food-tasks report`` tables and breakdowns).
+The registry record :data:`BENCHMARK` below is what the core reads.
 """
+
+from __future__ import annotations
+
+from food_tasks.registry import Benchmark, Lazy
+
+SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
+
+
+def documents(task: str) -> int | None:
+    """Questions per task: multi-image 403, single-image 256, text 705 (every template); the sample 2."""
+    parts = task.split("_")
+    return 2 if "_sample_" in task else SIZES.get(parts[1]) if len(parts) > 1 else None
+
+
+def prefetch(workers: int = 16, report: str | None = None) -> int:
+    """The gated zip, extracted.
+
+    Download (gated: needs a token) and extract ``FoodieQA.zip`` once, before ranks start.
+    """
+    import sys
+
+    from food_tasks.benchmarks.foodieqa import data as fq_data
+    from food_tasks.data import DataAccessError
+
+    try:
+        counts = {task: len(fq_data.load_docs(task)) for task in fq_data.FILES}
+    except DataAccessError as err:
+        print(f"prefetch: {err}", file=sys.stderr)
+        return 1
+    print(f"FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
+    return 0
+
+
+BENCHMARK = Benchmark(
+    name="foodieqa",
+    title="FoodieQA",
+    paper=("Li et al., \"FoodieQA: A Multimodal Dataset for Fine-Grained Understanding of Chinese Food Culture\", "
+           "EMNLP 2024 (arXiv:2406.11030)"),
+    source="hf.co/datasets/lyan62/FoodieQA (gated: FoodieQA.zip)",
+    licence=("CC BY-NC-ND 4.0 and the dataset's terms: research only, evaluation only, never training; downloaded into "
+             "the local cache, never redistributed"),
+    units="Accuracies, invalid_rate and the official fallback rate in percent (0-100), as the paper's Table 3.",
+    documents=documents,
+    sample_tasks=("foodieqa_sample",),
+    write_sample=Lazy("food_tasks.benchmarks.foodieqa.sample:write"),
+    prefetch=prefetch,
+    report=Lazy("food_tasks.benchmarks.foodieqa.report:SPEC"),
+    published="foodieqa.json",
+)

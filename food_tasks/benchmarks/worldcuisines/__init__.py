@@ -9,9 +9,40 @@ Data: the Hugging Face datasets ``worldcuisines/vqa`` (questions, configs ``task
 
 Official code mirrored: github.com/worldcuisines/worldcuisines ``evaluation/score/score.py`` (MCQ id
 parser, OEQ substring matching, per-language averages and their rounding), reproduced as ``_official``
-metrics; robust parsers give the primary metrics.
+metrics; robust parsers give the primary metrics. OEQ BERTScore F1 uses that script's setting (``evaluate``'s
+wrapper, ``xlm-roberta-large``), which :mod:`food_tasks.bertscore` reproduces.
 
 Modules: :mod:`.data` (loading, documents, images), :mod:`.parsing` (robust and official parsers),
 :mod:`.scoring` (per-document records and aggregation), :mod:`.layout` (writers of the official
 layout for fixtures and the packaged sample).
+:mod:`.sample` (the packaged sample data), :mod:`.report` (the ``food-tasks report`` tables and breakdowns).
+The registry record :data:`BENCHMARK` below is what the core reads.
 """
+
+from __future__ import annotations
+
+from food_tasks.registry import Benchmark, Lazy
+
+
+def documents(task: str) -> int:
+    """Questions per task: test_large 15,000; test_small (and our smallref slice of it) 3,000; the sample 9."""
+    for variant, count in (("smallref", 3000), ("small", 3000), ("sample", 9)):
+        if f"_{variant}_" in task:
+            return count
+    return 15000
+
+
+BENCHMARK = Benchmark(
+    name="worldcuisines",
+    title="WorldCuisines",
+    paper=("Winata et al., \"WorldCuisines: A Massive-Scale Benchmark for Multilingual and Multicultural Visual Question "
+           "Answering on Global Cuisines\", NAACL 2025 (arXiv:2410.12705)"),
+    source="hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
+    licence="CC BY-SA 4.0 (data); loaded from the Hub, nothing redistributed beyond the synthetic sample",
+    units="Accuracies (acc, acc_multi) and invalid_rate in percent (0-100); BERTScore F1 x 100, as the paper's Tables 7-8.",
+    documents=documents,
+    sample_tasks=("worldcuisines_mcq_sample", "worldcuisines_oeq_sample"),
+    write_sample=Lazy("food_tasks.benchmarks.worldcuisines.sample:write"),
+    report=Lazy("food_tasks.benchmarks.worldcuisines.report:SPEC"),
+    published="worldcuisines.json",
+)

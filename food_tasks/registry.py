@@ -1,0 +1,84 @@
+"""What the rest of the package needs to know about one benchmark: its :class:`Benchmark` record.
+
+Each benchmark package declares one record as ``BENCHMARK`` in its ``__init__.py``;
+:mod:`food_tasks.benchmarks` lists them. The CLI (``list``, ``prefetch``, ``demo``), the report, the
+sample-data builder and the registration tests read the records, so the core never names a benchmark.
+(Not to be confused with :mod:`food_tasks.registration`, which tells lmms-eval where our task YAMLs are.)
+
+Records are cheap to import: everything that needs the benchmark's heavier modules (datasets, images,
+report tables) is a :class:`Lazy` reference or a function that imports inside its body.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PUBLISHED_DIR = Path(__file__).resolve().parent / "report_data"
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """``"module:attribute"``, imported on first use; calling it calls the attribute."""
+
+    target: str
+
+    def load(self) -> Any:
+        module, _, attribute = self.target.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark, as the core sees it.
+
+    Attributes:
+        name: the package ``food_tasks/benchmarks/<name>/``, hook module ``utils/<name>.py``, YAML folder
+            ``yaml_tasks/<name>/`` and the prefix of every task and group name.
+        title: the benchmark's name as its paper writes it.
+        paper: citation (authors, title, venue, arXiv id).
+        source: where the data comes from, as ``food-tasks list`` prints it.
+        licence: the data's licence and what it allows us to do (ship, convert, cache).
+        units: one sentence: the scale of the metrics (percent, fraction, x 100), as the paper prints them.
+        documents: task name -> its number of documents on the full data (``None`` when unknown); groups
+            are never asked.
+        sample_tasks: the packaged sample tasks and groups (offline, seconds); the root group
+            ``yaml_tasks/_food_tasks_sample.yaml`` (what ``food-tasks demo`` runs) lists exactly these.
+        write_sample: ``write(root)`` writes the packaged sample data under ``root`` in the published layout
+            (``python -m food_tasks.sample_data.build``); ``None`` when the benchmark has no sample.
+        prefetch: ``prefetch(workers=..., report=...) -> exit status`` fetches the remote files once into the
+            cache (``food-tasks prefetch <name>``); the first line of its docstring says what it fetches.
+            ``None`` when the Hub cache of ``datasets`` is all there is.
+        report: :class:`Lazy` reference to the benchmark's :class:`food_tasks.report.BenchmarkSpec`
+            (tables laid out like the paper's, breakdowns); ``None``: its tasks get the generic section.
+        published: the published-numbers file beside the report tables, a name in ``food_tasks/report_data/``.
+    """
+
+    name: str
+    title: str
+    paper: str
+    source: str
+    licence: str
+    units: str
+    documents: Callable[[str], int | None]
+    sample_tasks: tuple[str, ...] = ()
+    write_sample: Callable[[Path], None] | None = None
+    prefetch: Callable[..., int] | None = None
+    report: Lazy | None = None
+    published: str | None = None
+
+    @property
+    def published_path(self) -> Path | None:
+        return PUBLISHED_DIR / self.published if self.published else None
+
+    def prefetch_summary(self) -> str:
+        """What ``food-tasks prefetch`` fetches for this benchmark (its prefetch function's first doc line)."""
+        doc = (self.prefetch.__doc__ or "").strip() if self.prefetch else ""
+        first = doc.splitlines()[0].rstrip(".") if doc else ""
+        return first[:1].lower() + first[1:] if first[1:2].islower() else first  # mid-sentence; "JSONL" stays
