@@ -3,15 +3,18 @@
 Each benchmark's main table is laid out like its paper's table: the user's runs (one row with the
 official-parity metrics, one with the robust metrics, and the parse-failure / missing-image rates
 beside them) above the published reference numbers, which are data files citing their source
-(``food_tasks/report_data/<benchmark>.json``). Breakdowns follow: per language for WorldCuisines
-(bar chart), per condition for FAM-Bench (radar chart like the paper's Figure 5), per question type for
-FoodieQA, per view count for DiningBench (curves), per region for Food-500 Cap (with a region mapping). Several runs are
-shown side by side, with a models-by-benchmark heat map; runs whose task versions, generation
-settings, prompts or judge settings differ are flagged as not comparable.
+(``food_tasks/report_data/<benchmark>.json``). Breakdowns follow (per language, per condition, per
+question type, per region: bar or radar charts with tables) and curves over a sequence of tasks (say,
+accuracy by number of views). Several runs are shown side by side, with a models-by-benchmark heat map;
+runs whose task versions, generation settings, prompts or judge settings differ are flagged as not
+comparable.
 
-A benchmark is added with one :class:`BenchmarkSpec` entry in :data:`REGISTRY` (keyed by task-name
-prefix) and one reference data file. Tasks no entry claims (regional tasks, for example) get a
-generic table of their scalar metrics and a bar chart per dict metric (``acc_by_region``).
+This module holds the generic pieces. Each benchmark's layout is a :class:`BenchmarkSpec` in its own
+package (``food_tasks/benchmarks/<name>/report.py``), named by its registry record
+(:attr:`food_tasks.registry.Benchmark.report`); :data:`REGISTRY` collects them in the order of
+:mod:`food_tasks.benchmarks` (keyed by task-name prefix), with the published numbers the record names.
+Tasks no entry claims (regional tasks, for example) get a generic table of their scalar metrics and a
+bar chart per dict metric (``acc_by_region``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DATA_DIR = Path(__file__).resolve().parent / "report_data"
+from food_tasks.registry import PUBLISHED_DIR
+
+DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry record declares: <name>.json
 FILTER = "none"
 MISSING = "–"
 
@@ -66,7 +71,7 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class CurveSpec:
-    """A metric over a sequence of tasks (DiningBench accuracy by number of views): a table and a line chart."""
+    """A metric over a sequence of tasks (accuracy by number of views, say): a table and a line chart."""
 
     title: str
     x_label: str
@@ -84,210 +89,45 @@ class BenchmarkSpec:
     tables: tuple[TableSpec, ...]
     variants: tuple[tuple[str, str, str | None], ...]  # (label, suffix, reference table key or None)
     headline: tuple[str, ...]  # column keys (first table, first mode) for the heat map
-    breakdown: str | None = None  # "language" | "condition" | "question_type" | "region"
+    # Sections after the tables: breakdown(runs that have the variant, variant suffix, charts) -> blocks.
+    breakdown: Callable[[Sequence[Run], str, Charts], list[Block]] | None = None
     notes: tuple[str, ...] = ()
     curves: tuple[CurveSpec, ...] = ()
 
 
-def _wc_columns() -> tuple[Column, ...]:
-    subtasks = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
-    cols = []
-    for short, sub in subtasks:
-        cols.append(Column(f"{short}_mcq", f"{short} MCQ", (Source(f"worldcuisines_mcq{{v}}_{sub}", "acc", "acc_official"),)))
-        cols.append(Column(f"{short}_oeq", f"{short} OEQ", (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),)))
-    cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{v}", "acc", "acc_official"),)))
-    cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{v}", "acc_multi", "acc_multi_official"),)))
-    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True))
-    return tuple(cols)
+def __getattr__(name: str) -> Any:
+    """``REGISTRY``, built on first use: the benchmark modules that hold the specs import this one."""
+    if name == "REGISTRY":
+        from food_tasks.benchmarks import BENCHMARKS
+
+        specs = tuple(b.report.load() for b in BENCHMARKS if b.report is not None)
+        mismatched = [(b.name, s.name) for b, s in zip([b for b in BENCHMARKS if b.report is not None], specs) if b.name != s.name]
+        if mismatched:
+            raise ValueError(f"report specs named unlike their registry records (record, spec): {mismatched}")
+        globals()["REGISTRY"] = specs
+        return specs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-FB_MODES = (("baseline", "", "baseline"), ("cot", "_cot", "cot"), ("ki", "_ki", "ki"), ("cot+ki", "_cot_ki", "cot_ki"))
+def _registry() -> tuple[BenchmarkSpec, ...]:
+    """:data:`REGISTRY` as it is now (a test may have replaced it)."""
+    return globals()["REGISTRY"] if "REGISTRY" in globals() else __getattr__("REGISTRY")
 
-REGISTRY: tuple[BenchmarkSpec, ...] = (
-    BenchmarkSpec(
-        name="worldcuisines",
-        title="WorldCuisines (paper Table 7)",
-        prefixes=("worldcuisines_",),
-        variants=(("test_large", "", "large"), ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
-                  ("HF test_small", "_small", None), ("packaged sample", "_sample", None)),
-        tables=(TableSpec("Accuracy (%)", "{variant}", _wc_columns()),
-                TableSpec("OEQ BERTScore F1 x100 (paper Table 8)", "bertscore_{variant}", tuple(
-                    Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),)) for key, label, task in (
-                        ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"), ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
-                        ("1c", "1c", "worldcuisines_oeq{v}_1c_adversarial"), ("2", "2", "worldcuisines_oeq{v}_2_location"),
-                        ("avg", "Average", "worldcuisines_oeq{v}"))))),
-        headline=("avg_mcq", "avg_oeq"),
-        breakdown="language",
-        notes=(("OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: "
-                "compare them with the *official* rows."),),
-    ),
-    BenchmarkSpec(
-        name="fambench",
-        title="FAM-Bench",
-        prefixes=("fambench_",),
-        variants=(("full data", "", "table"), ("packaged sample", "_sample", None)),
-        tables=(
-            TableSpec("Paper Table 1 (text+image)", "table1", (
-                Column("t1_acc", "T1 Acc", (Source("fambench_task1{m}{v}", "decision_acc", "decision_acc_official"),)),
-                Column("t1_macro_f1", "T1 Macro F1", (Source("fambench_task1{m}{v}", "rationale_macro_f1", "rationale_macro_f1_official"),), 4),
-                Column("t1_micro_f1", "T1 Micro F1", (Source("fambench_task1{m}{v}", "rationale_micro_f1", "rationale_micro_f1_official"),), 4),
-                Column("t2_acc", "T2 Acc", (Source("fambench_task2{m}{v}", "top1_acc", "top1_acc_official"),
-                                            Source("fambench_task2_ctc_all{v}", "top1_acc_{mode}"),
-                                            Source("fambench_task2_ctc{m}{v}", "top1_acc"))),
-                Column("t2_mrr", "T2 MRR", (Source("fambench_task2{m}{v}", "mrr", "mrr_official"),
-                                            Source("fambench_task2_ctc_all{v}", "mrr_{mode}"),
-                                            Source("fambench_task2_ctc{m}{v}", "mrr")), 4),
-                Column("ctc", "CTC", (Source("fambench_task2_ctc_all{v}", "ctc_{mode}"),  # the official code has no CTC
-                                      Source("fambench_task2_ctc{m}{v}", "ctc")), 4),
-                Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True, scale=100.0),
-                Column("t1_images_missing", "T1 images missing", (Source("fambench_task1{m}{v}", "image_missing"),), 0, rate=True),
-                Column("t2_images_missing", "T2 images missing", (Source("fambench_task2{m}{v}", "image_missing"),
-                                                                  Source("fambench_task2_ctc_all{v}", "image_missing"),
-                                                                  Source("fambench_task2_ctc{m}{v}", "image_missing")), 0, rate=True),
-            ), FB_MODES),
-            TableSpec("Paper Table 2 (decision accuracy %, input ablation)", "table2", (
-                Column("t1_ti", "T1 T+I", (Source("fambench_task1{m}{v}", "decision_acc", "decision_acc_official"),)),
-                Column("t1_t", "T1 T-only", (Source("fambench_task1_textonly{m}{v}", "decision_acc", "decision_acc_official"),)),
-                Column("t1_i", "T1 I-only", (Source("fambench_task1_imageonly{m}{v}", "decision_acc", "decision_acc_official"),)),
-                Column("t2_ti", "T2 T+I", (Source("fambench_task2{m}{v}", "top1_acc", "top1_acc_official"),
-                                           Source("fambench_task2_ctc_all{v}", "top1_acc_{mode}"),
-                                           Source("fambench_task2_ctc{m}{v}", "top1_acc"))),
-                Column("t2_t", "T2 T-only", (Source("fambench_task2_textonly{m}{v}", "top1_acc", "top1_acc_official"),)),
-                Column("t2_i", "T2 I-only", (Source("fambench_task2_imageonly{m}{v}", "top1_acc", "top1_acc_official"),)),
-            ), FB_MODES),
-        ),
-        headline=("t1_acc", "t2_acc", "ctc"),
-        breakdown="condition",
-        notes=(("Accuracies in %, F1/MRR/CTC in [0, 1]. Robust T2 MRR counts unparsed rankings as 0 over all "
-                "questions (the paper's definition); the official code divides by parsed rows only. The paper's Macro "
-                "F1 may be the code's per-row mean (official row) or a per-condition mean "
-                "(`rationale_macro_f1_by_condition` in the results JSON)."),),
-    ),
-)
-
-
-# --------------------------------------------------------------------------- DiningBench, FoodieQA, Food-500 Cap
-
-
-def _db_columns() -> tuple[Column, ...]:
-    cls, nut, vqa = "diningbench_cls{v}", "diningbench_nutrition{v}", "diningbench_vqa{v}"
-    return (
-        Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),), 4),
-        Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official"),), scale=100.0),
-        *(Column(f"{short}_mape", f"{label} MAPE", (Source(nut, f"{name}_mape", f"{name}_mape_official"),), lower_is_better=True)
-          for short, label, name in (("cal", "Cal", "calories"), ("prot", "Prot", "protein"),
-                                     ("carbs", "Carbs", "carbohydrates"), ("fat", "Fat", "fat"))),
-        *(Column(f"avg_{stat}", f"Avg {stat.upper()}", (Source(nut, f"avg_{stat}", f"avg_{stat}_official"),), lower_is_better=True)
-          for stat in ("mae", "rmse", "mape")),
-        Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),), scale=100.0),
-        Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),), 4),
-        Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True, scale=100.0),
-    )  # fmt: skip
-
-
-def _db_view_points() -> tuple[tuple[str, str], ...]:
-    return (("1 (reference photo)", "{task}{v}"), ("2", "{task}{v}_v2"), ("3", "{task}{v}_v3"), ("4", "{task}{v}_v4"))
-
-
-def _fq_template_columns() -> tuple[Column, ...]:
-    group = "foodieqa_{mode}{v}"
-    per_template = tuple(f"foodieqa_{{mode}}{{v}}_p{k}" for k in range(4))
-    return (
-        *(Column(f"t{k}", f"t{k}", (Source(task, "acc", "acc_paper_protocol"),)) for k, task in enumerate(per_template)),
-        Column("mean", "Mean", (Source(group, "acc_mean", "acc_paper_protocol"),)),
-        Column("best", "Best", (Source(group, "acc_best", "acc_paper_protocol_best"),)),
-        Column("unparsed", "Unparsed %", tuple(Source(t, "invalid_rate") for t in (group,) + per_template), rate=True),
-        Column("fallback", "Official random fallback %", tuple(Source(t, "paper_fallback_rate") for t in (group,) + per_template), rate=True),
-    )  # fmt: skip
-
-
-FQ_MODES = (("Multi-image ZH", "", "mivqa_zh"), ("Multi-image EN", "", "mivqa_en"), ("Single-image ZH", "", "sivqa_zh"),
-            ("Single-image EN", "", "sivqa_en"), ("Text QA ZH", "", "textqa_zh"),
-            ("Single-image ZH + dish name", "", "sivqa_zh_dishname"),
-            ("Dish name only (no image)", "", "sivqa_zh_dishname_noimage"))  # fmt: skip
-F5_REGIONS = ("Chinese", "Worldwide", "Japanese", "Western", "Latin-American", "Asian", "Indian")
-F5_TASK = "food500cap_caption{v}"
-
-REGISTRY = REGISTRY + (
-    BenchmarkSpec(
-        name="diningbench",
-        title="DiningBench",
-        prefixes=("diningbench_",),
-        variants=(("Chinese (paper Table 2)", "_zh", "zh"), ("English (paper Table 4)", "_en", "en"),
-                  ("Chinese, CoT (not in the paper's tables)", "_zh_cot", None),
-                  ("English, CoT (not in the paper's tables)", "_en_cot", None), ("packaged sample (2 views)", "_sample", None)),
-        tables=(TableSpec("Main table (Class/VQA ACC as fractions, MAPE %, Avg MAE/RMSE over the four nutrients)", "{variant}", _db_columns()),
-                TableSpec("Per-nutrient MAE and RMSE (kcal, g; not in the paper)", None, tuple(
-                    Column(f"{name}_{stat}", f"{label} {stat.upper()}", (Source("diningbench_nutrition{v}", f"{name}_{stat}", f"{name}_{stat}_official"),))
-                    for stat in ("mae", "rmse") for name, label in (("calories", "Cal"), ("protein", "Prot"),
-                                                                    ("carbohydrates", "Carbs"), ("fat", "Fat"))))),
-        headline=("cls_acc", "avg_mape", "vqa_acc"),
-        curves=(CurveSpec("Classification accuracy by number of views", "views",
-                          tuple((x, t.replace("{task}", "diningbench_cls")) for x, t in _db_view_points()), "acc", "Class ACC", 4),
-                CurveSpec("Nutrition Avg MAPE (%) by number of views", "views",
-                          tuple((x, t.replace("{task}", "diningbench_nutrition")) for x, t in _db_view_points()), "avg_mape", "Avg MAPE (%)")),
-        notes=(("Class and VQA ACC are fractions, as the paper prints them; MAPE in %, MAE/RMSE in kcal and g (the "
-                "averages mix units, calories dominate). The paper's tables use the reference photo only (code default). "
-                "VQA: *robust* = correct / judged, with the judge-error rate beside it; *official* counts judge errors "
-                "as wrong. Runs with different judge models are flagged as not comparable."),),
-    ),
-    BenchmarkSpec(
-        name="foodieqa",
-        title="FoodieQA",
-        prefixes=("foodieqa_",),
-        variants=(("full data", "", "paper"), ("packaged sample", "_sample", None)),
-        tables=(TableSpec("Paper Table 3 (accuracy %, best of four templates) and Text QA", "table3", tuple(
-                    Column(key, label, (Source(f"foodieqa_{key}{{v}}", "acc_best", "acc_paper_protocol_best"),)) for key, label in (
-                        ("mivqa_zh", "Multi-image ZH"), ("mivqa_en", "Multi-image EN"), ("sivqa_zh", "Single-image ZH"),
-                        ("sivqa_en", "Single-image EN"), ("textqa_zh", "Text QA ZH")))),
-                TableSpec("Per template (accuracy %; t0-t3 = the paper's p1-p4)", "templates", _fq_template_columns(), FQ_MODES)),
-        headline=("mivqa_zh", "sivqa_zh"),
-        breakdown="question_type",
-        notes=(("*official* = the official first-letter parser with its (here seeded) random fallback "
-                "(`acc_paper_protocol`, best of four = `acc_paper_protocol_best`); *robust* = our parser, unparsed "
-                "answers wrong (`acc_best`). Best of four templates is the paper's protocol, chosen on the test set; "
-                "the mean over templates (per-template table) is the fairer comparison. The paper's numbers used "
-                "per-model prompt variants and an unseeded fallback (about ±1 point)."),),
-    ),
-    BenchmarkSpec(
-        name="food500cap",
-        title="Food-500 Cap",
-        prefixes=("food500cap_",),
-        variants=(("test split, generic prompt", "", "paper"), ("test split, food-aware prompt", "_food", "paper"),
-                  ("all 24,700 images, generic prompt", "_all", "paper"), ("packaged sample", "_sample", None)),
-        tables=(TableSpec("Captioning (paper Table 4; metrics x 100, CLIP-S in [0, 1]; SLA % from Table 3)", "table4", (
-                    Column("avg_len", "Avg. len", (Source(F5_TASK, "mean_caption_words", "mean_caption_words"),)),
-                    *(Column(key, label, (Source(F5_TASK, key, key),)) for key, label in (
-                        ("bleu4", "BLEU-4"), ("meteor", "METEOR"), ("rouge_l", "ROUGE-L"), ("cider", "CIDEr"))),
-                    Column("clipscore", "CLIP-S", (Source(F5_TASK, "clipscore", "clipscore"),), 3),
-                    Column("sla_accurate", "SLA accurate", (Source(F5_TASK, "sla_accurate", "sla_accurate"),)),
-                    Column("sla_relaxed", "SLA relaxed", (Source(F5_TASK, "sla_relaxed", "sla_relaxed"),)),
-                    Column("parse_fail", "Unparsed %", (Source(F5_TASK, "parse_fail_rate"),), rate=True, scale=100.0),
-                    Column("image_missing", "Images missing", (Source(F5_TASK, "image_missing"),), 0, rate=True))),
-                TableSpec("SLA % per region (paper Table 3)", "table3", (
-                    Column("overall", "Overall", (Source(F5_TASK, "sla_{mode}", "sla_{mode}"),)),
-                    *(Column(region, region, (Source(F5_TASK, f"per_region/{region}/sla_{{mode}}", f"per_region/{region}/sla_{{mode}}"),))
-                      for region in F5_REGIONS)),
-                    (("Accurate", "", "accurate"), ("Relaxed", "", "relaxed")))),
-        headline=("cider", "sla_accurate"),
-        breakdown="region",
-        notes=(("No official scoring code exists: the metrics are the standard COCO caption toolkit and CLIP-S, one "
-                "scorer, so one row per run. The paper's captioners ran on all 24,700 images: orders of magnitude, not "
-                "parity targets; CIDEr depends on the image set (never compare across splits or --limit runs). "
-                "*absent [k]*: a metric that could not be computed, with its reason below the table."),),
-    ),
-)
 
 def spec_for(task: str) -> BenchmarkSpec | None:
     """The registry entry whose prefix starts ``task`` (longest prefix wins)."""
-    matches = [(len(p), s) for s in REGISTRY for p in s.prefixes if task.startswith(p)]
+    matches = [(len(p), s) for s in _registry() for p in s.prefixes if task.startswith(p)]
     return max(matches, key=lambda x: x[0])[1] if matches else None
 
 
 def reference_data(name: str) -> dict:
-    """The published numbers of one benchmark (``report_data/<name>.json``), ``{}`` when absent."""
-    path = DATA_DIR / f"{name}.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    """The published numbers of one benchmark (the file its registry record names; ``DATA_DIR/<name>.json``
+    for a spec no record declares), ``{}`` when absent."""
+    from food_tasks.benchmarks import get
+
+    record = get(name)
+    path = record.published_path if record is not None else DATA_DIR / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
 
 
 # --------------------------------------------------------------------------- runs
@@ -354,7 +194,7 @@ def _fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
 
 
 def _judge_fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
-    """The judge model of LLM-judged tasks (a ``judge_info`` metric, DiningBench VQA), when logged."""
+    """The judge model of LLM-judged tasks (a ``judge_info`` metric), when logged."""
     info = ((data.get("results") or {}).get(task) or {}).get(f"judge_info,{FILTER}")
     return {"judge model": info.get("model")} if isinstance(info, Mapping) else {}
 
@@ -421,7 +261,7 @@ def _flagged_tasks(problems: Sequence[str]) -> set[str]:
 # --------------------------------------------------------------------------- cells
 
 
-def _fmt(value: Any, decimals: int) -> str:
+def fmt(value: Any, decimals: int) -> str:
     if value is None:
         return MISSING
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -455,14 +295,14 @@ def _lookup(metrics: Mapping[str, Any], metric: str) -> Any:
     ``"absent: <reason>"`` string met on the way is the value (rendered as absent with its reason)."""
     value: Any = metrics
     for part in metric.split("/"):
-        if _absent_reason(value) is not None:
+        if absent_reason(value) is not None:
             return value
         value = value.get(part) if isinstance(value, Mapping) else None
     return value
 
 
-def _absent_reason(value: Any) -> str | None:
-    """The reason of an ``"absent: <reason>"`` metric value (Food-500 Cap), else None."""
+def absent_reason(value: Any) -> str | None:
+    """The reason of an ``"absent: <reason>"`` metric value (a metric that could not be computed), else None."""
     if isinstance(value, str) and value.startswith("absent:"):
         return value.split(":", 1)[1].strip()
     return None
@@ -510,14 +350,8 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             blocks.append(("p", "Judge (LLM-as-a-judge tasks):\n" + "\n".join(judges)))
         for table in spec.tables:
             blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
-        if spec.breakdown == "language":
-            blocks += _language_breakdown(present, suffix, charts)
-        elif spec.breakdown == "condition":
-            blocks += _condition_breakdown(present, suffix, charts)
-        elif spec.breakdown == "question_type":
-            blocks += _question_type_breakdown(present, suffix, charts)
-        elif spec.breakdown == "region":
-            blocks += _region_breakdown(present, suffix, charts)
+        if spec.breakdown is not None:
+            blocks += spec.breakdown(present, suffix, charts)
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
@@ -547,7 +381,7 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
                          re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"))  # fmt: skip
     if image:
         blocks.append(("img", image, curve.title))
-    blocks.append(("table", [curve.x_label] + list(series), [[x] + [_fmt(series[k][i], curve.decimals) for k in series] for i, x in enumerate(xs)]))
+    blocks.append(("table", [curve.x_label] + list(series), [[x] + [fmt(series[k][i], curve.decimals) for k in series] for i, x in enumerate(xs)]))
     return blocks
 
 
@@ -557,10 +391,10 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     rows = []
     reasons: list[str] = []  # absent metrics: "absent [k]" cells, reason k below the table
 
-    def fmt(value: Any, column: Column) -> str:
-        reason = _absent_reason(value)
+    def cell_text(value: Any, column: Column) -> str:
+        reason = absent_reason(value)
         if reason is None:
-            return _fmt(value, column.decimals)
+            return fmt(value, column.decimals)
         if reason not in reasons:
             reasons.append(reason)
         return f"absent [{reasons.index(reason) + 1}]"
@@ -574,7 +408,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
                     continue
                 mark = " ⚠" if {t for _, t in values if t} & flagged else ""
                 cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
-                rows.append(cells + [fmt(v, c) for c, (v, _) in zip(table.columns, values)])
+                rows.append(cells + [cell_text(v, c) for c, (v, _) in zip(table.columns, values)])
     if not rows:
         return []
     ref_table = None
@@ -585,7 +419,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             mode_label = next((m[0] for m in table.modes if m[2] == row.get("mode")), row.get("mode") or "")
             cells = [row["model"] + (" *" if row.get("note") else "")] + ([mode_label] if multi_mode else [])
             cells.append("paper")
-            cells += [_fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
+            cells += [fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
             rows.append(cells)
     blocks: list[Block] = [("h", 3, table.title), ("table", header, rows)]
     if reasons:
@@ -598,66 +432,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     return blocks
 
 
-WC_SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
-
-
-def _language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
-    blocks: list[Block] = []
-    for kind, metric, label in (("mcq", "acc", "MCQ accuracy"), ("oeq", "acc_multi", "OEQ accuracy (multi-reference)")):
-        per_run: dict[str, dict[str, float]] = {}
-        tables = []
-        for run in runs:
-            cells: dict[str, dict[str, float]] = {}
-            for short, sub in WC_SUBTASKS:
-                table = run.value(f"worldcuisines_{kind}{suffix}_{sub}", "per_language")
-                for lang, row in (table or {}).items():
-                    if isinstance(row, dict) and metric in row:
-                        cells.setdefault(lang, {})[short] = row[metric]
-                        if "invalid_rate" in row:
-                            cells[lang].setdefault("_inv", []).append(row["invalid_rate"])  # type: ignore[union-attr]
-            if not cells:
-                continue
-            per_run[run.label] = {lang: sum(v for k, v in c.items() if k != "_inv") / max(1, sum(k != "_inv" for k in c)) for lang, c in cells.items()}
-            header = ["Language"] + [s for s, _ in WC_SUBTASKS] + ["Mean"] + (["Unparsed %"] if kind == "mcq" else [])
-            rows = []
-            for lang in sorted(cells):
-                c = cells[lang]
-                row = [lang] + [_fmt(c.get(s), 2) for s, _ in WC_SUBTASKS] + [_fmt(per_run[run.label][lang], 2)]
-                if kind == "mcq":
-                    inv = c.get("_inv") or []
-                    row.append(_fmt(sum(inv) / len(inv) if inv else None, 2))
-                rows.append(row)
-            tables.append((run.label, header, rows))
-        if not per_run:
-            continue
-        blocks.append(("h", 3, f"Per language: {label} (robust scorer)"))
-        image = charts.language_bars(per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages")
-        if image:
-            blocks.append(("img", image, f"{label} by language"))
-        for run_label, header, rows in tables:
-            blocks.append(("details", f"{run_label}: {label} per language and subtask", header, rows))
-    return blocks
-
-
-def _condition_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
-    blocks: list[Block] = []
-    for mode_label, msuffix, _ in FB_MODES:
-        series: dict[str, dict[str, float]] = {}
-        counts: dict[str, dict[str, Any]] = {}
-        for run in runs:
-            table = run.value(f"fambench_task1{msuffix}{suffix}", "per_condition")
-            if isinstance(table, dict) and table:
-                series[run.label] = {c: row.get("decision_acc") for c, row in table.items() if isinstance(row, dict)}
-                counts[run.label] = {c: row.get("n") for c, row in table.items() if isinstance(row, dict)}
-        if not series:
-            continue
-        image = charts.radar(series, f"FAM-Bench Task 1 per-condition accuracy ({mode_label})", f"fambench_task1{msuffix}{suffix}_conditions")
-        blocks += _series_blocks(f"Per condition: Task 1 decision accuracy (%), {mode_label} (robust scorer)", image,
-                                 f"per-condition accuracy, {mode_label}", "Condition", series, counts, lambda r: f"{r} (n)")
-    return blocks
-
-
-def _series_blocks(heading: str, image: Any, alt: str, first: str, series: Mapping[str, Mapping[str, Any]],
+def series_blocks(heading: str, image: Any, alt: str, first: str, series: Mapping[str, Mapping[str, Any]],
                    counts: Mapping[str, Mapping[str, Any]], column: Callable[[str], str]) -> list[Block]:
     """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value
     per group with the group's size in brackets."""
@@ -665,62 +440,8 @@ def _series_blocks(heading: str, image: Any, alt: str, first: str, series: Mappi
     if image:
         blocks.append(("img", image, alt))
     groups = sorted({g for values in series.values() for g in values})
-    rows = [[g] + [f"{_fmt(series[r].get(g), 2)} ({counts.get(r, {}).get(g, MISSING)})" for r in series] for g in groups]
+    rows = [[g] + [f"{fmt(series[r].get(g), 2)} ({counts.get(r, {}).get(g, MISSING)})" for r in series] for g in groups]
     blocks.append(("table", [first] + [column(r) for r in series], rows))
-    return blocks
-
-
-FQ_SETTINGS = (("Multi-image VQA (ZH)", "mivqa_zh"), ("Multi-image VQA (EN)", "mivqa_en"), ("Single-image VQA (ZH)", "sivqa_zh"),
-               ("Single-image VQA (EN)", "sivqa_en"), ("Text QA (ZH)", "textqa_zh"))  # fmt: skip
-
-
-def _question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
-    """FoodieQA per question type (paper Figure 8): robust accuracy, mean over the templates each run has."""
-    blocks: list[Block] = []
-    for label, setting in FQ_SETTINGS:
-        series: dict[str, dict[str, float]] = {}
-        counts: dict[str, dict[str, Any]] = {}
-        used: dict[str, int] = {}
-        for run in runs:
-            tables = [t for k in range(4) if isinstance(t := run.value(f"foodieqa_{setting}{suffix}_p{k}", "per_question_type"), dict)]
-            cells: dict[str, list[float]] = {}
-            for table in tables:
-                for qtype, row in table.items():
-                    if isinstance(row, dict) and isinstance(row.get("acc"), (int, float)):
-                        cells.setdefault(qtype, []).append(row["acc"])
-                        counts.setdefault(run.label, {})[qtype] = row.get("n")
-            if cells:
-                series[run.label] = {q: sum(v) / len(v) for q, v in cells.items()}
-                used[run.label] = len(tables)
-        if not series:
-            continue
-        image = charts.language_bars(series, f"FoodieQA {label} by question type", f"foodieqa_{setting}{suffix}_question_types")
-        blocks += _series_blocks(f"Per question type: {label}, accuracy % (robust scorer, mean over the templates run)", image,
-                                 f"{label} by question type", "Question type", series, counts,
-                                 lambda r: f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})")
-    return blocks
-
-
-def _region_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
-    """Food-500 Cap per region of the user's category-to-region mapping (``per_region``)."""
-    task = f"food500cap_caption{suffix}"
-    tables = {r.label: r.value(task, "per_region") for r in runs if isinstance(r.value(task, "per_region"), dict)}
-    if not tables:
-        return []  # no mapping given: the region columns of the Table 3 rows say why
-    blocks: list[Block] = [("h", 3, "Per region (your category-to-region mapping)")]
-    series = {k: {g: row["sla_accurate"] for g, row in t.items() if isinstance(row, dict) and isinstance(row.get("sla_accurate"), (int, float))}
-              for k, t in tables.items()}  # fmt: skip
-    image = charts.language_bars(series, "Food-500 Cap SLA-accurate by region", f"{task}_regions")
-    if image:
-        blocks.append(("img", image, "SLA-accurate by region"))
-    fields = (("n", "Images", 0), ("sla_accurate", "SLA acc.", 2), ("sla_relaxed", "SLA rel.", 2), ("bleu4", "BLEU-4", 2),
-              ("meteor", "METEOR", 2), ("rouge_l", "ROUGE-L", 2), ("cider", "CIDEr", 2))  # fmt: skip
-    for label, table in tables.items():
-        rows = []
-        for region, row in sorted(table.items()):
-            row = row if isinstance(row, dict) else {}
-            rows.append([region] + [("absent" if _absent_reason(row.get(k)) is not None else _fmt(row.get(k), d)) for k, _, d in fields])
-        blocks.append(("details", f"{label}: caption metrics per region", ["Region"] + [h for _, h, _ in fields], rows))
     return blocks
 
 
@@ -735,7 +456,7 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
         names = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, (int, float)) and m != "alias"})
         if names:
-            rows = [[f"`{m}`"] + [_fmt(r.value(task, m), 2) for r in have] for m in names]
+            rows = [[f"`{m}`"] + [fmt(r.value(task, m), 2) for r in have] for m in names]
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
         for metric in dicts:
@@ -748,7 +469,7 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             if image:
                 blocks.append(("img", image, metric))
             groups = sorted({g for s in flat.values() for g in s})
-            blocks.append(("table", [metric.split("_by_")[-1]] + list(flat), [[g] + [_fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
+            blocks.append(("table", [metric.split("_by_")[-1]] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
     return blocks
 
 
@@ -762,7 +483,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     if len(runs) < 2:
         return []
     columns: list[tuple[str, Column, str, tuple[str, str, str]]] = []
-    for spec in REGISTRY:
+    for spec in _registry():
         table = spec.tables[0]
         for _, suffix, _ in spec.variants:
             if not any(_tasks_of(spec, r, suffix) for r in runs):
@@ -785,7 +506,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
-    rows = [[r.label] + [_fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
+    rows = [[r.label] + [fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
     blocks.append(("table", ["Model"] + labels, rows))
     return blocks
 
@@ -839,7 +560,7 @@ class Charts:
         return self._save(fig, name)
 
     def radar(self, series: Mapping[str, Mapping[str, float | None]], title: str, name: str) -> str | None:
-        """One polygon per run over the conditions (like FAM-Bench Figure 5)."""
+        """One polygon per run over the conditions (or any groups; three at least)."""
         if self.plt is None or not series:
             return None
         axes = sorted({c for s in series.values() for c in s})
@@ -891,7 +612,7 @@ class Charts:
         ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
         for i, row in enumerate(matrix):
             for j, value in enumerate(row):
-                text = MISSING if value is None else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else _fmt(value, 1))
+                text = MISSING if value is None else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
                 ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
         ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(rows)), rows)
@@ -998,7 +719,7 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, 
     others = sorted({t for r in runs for t in r.metrics if spec_for(t) is None and t in r.fingerprints
                      and any(isinstance(v, (int, float, dict)) and m != "alias" for m, v in r.metrics[t].items())})  # fmt: skip
     blocks += heatmap_blocks(runs, charts, others)
-    for spec in REGISTRY:
+    for spec in _registry():
         blocks += benchmark_blocks(spec, runs, charts)
     blocks += generic_blocks(others, runs, charts)
     md_path, html_path = out / "report.md", out / "report.html"

@@ -1,0 +1,50 @@
+"""DiningBench in ``food-tasks report``: paper Tables 2 (Chinese) and 4 (English), per-nutrient errors, and
+accuracy / MAPE by number of views (curves)."""
+
+from __future__ import annotations
+
+from food_tasks.report import BenchmarkSpec, Column, CurveSpec, Source, TableSpec
+
+
+def _main_columns() -> tuple[Column, ...]:
+    cls, nut, vqa = "diningbench_cls{v}", "diningbench_nutrition{v}", "diningbench_vqa{v}"
+    return (
+        Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),), 4),
+        Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official"),), scale=100.0),
+        *(Column(f"{short}_mape", f"{label} MAPE", (Source(nut, f"{name}_mape", f"{name}_mape_official"),), lower_is_better=True)
+          for short, label, name in (("cal", "Cal", "calories"), ("prot", "Prot", "protein"),
+                                     ("carbs", "Carbs", "carbohydrates"), ("fat", "Fat", "fat"))),
+        *(Column(f"avg_{stat}", f"Avg {stat.upper()}", (Source(nut, f"avg_{stat}", f"avg_{stat}_official"),), lower_is_better=True)
+          for stat in ("mae", "rmse", "mape")),
+        Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),), scale=100.0),
+        Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),), 4),
+        Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True, scale=100.0),
+    )  # fmt: skip
+
+
+def _view_points() -> tuple[tuple[str, str], ...]:
+    return (("1 (reference photo)", "{task}{v}"), ("2", "{task}{v}_v2"), ("3", "{task}{v}_v3"), ("4", "{task}{v}_v4"))
+
+
+SPEC = BenchmarkSpec(
+    name="diningbench",
+    title="DiningBench",
+    prefixes=("diningbench_",),
+    variants=(("Chinese (paper Table 2)", "_zh", "zh"), ("English (paper Table 4)", "_en", "en"),
+              ("Chinese, CoT (not in the paper's tables)", "_zh_cot", None),
+              ("English, CoT (not in the paper's tables)", "_en_cot", None), ("packaged sample (2 views)", "_sample", None)),
+    tables=(TableSpec("Main table (Class/VQA ACC as fractions, MAPE %, Avg MAE/RMSE over the four nutrients)", "{variant}", _main_columns()),
+            TableSpec("Per-nutrient MAE and RMSE (kcal, g; not in the paper)", None, tuple(
+                Column(f"{name}_{stat}", f"{label} {stat.upper()}", (Source("diningbench_nutrition{v}", f"{name}_{stat}", f"{name}_{stat}_official"),))
+                for stat in ("mae", "rmse") for name, label in (("calories", "Cal"), ("protein", "Prot"),
+                                                                ("carbohydrates", "Carbs"), ("fat", "Fat"))))),
+    headline=("cls_acc", "avg_mape", "vqa_acc"),
+    curves=(CurveSpec("Classification accuracy by number of views", "views",
+                      tuple((x, t.replace("{task}", "diningbench_cls")) for x, t in _view_points()), "acc", "Class ACC", 4),
+            CurveSpec("Nutrition Avg MAPE (%) by number of views", "views",
+                      tuple((x, t.replace("{task}", "diningbench_nutrition")) for x, t in _view_points()), "avg_mape", "Avg MAPE (%)")),
+    notes=(("Class and VQA ACC are fractions, as the paper prints them; MAPE in %, MAE/RMSE in kcal and g (the "
+            "averages mix units, calories dominate). The paper's tables use the reference photo only (code default). "
+            "VQA: *robust* = correct / judged, with the judge-error rate beside it; *official* counts judge errors "
+            "as wrong. Runs with different judge models are flagged as not comparable."),),
+)

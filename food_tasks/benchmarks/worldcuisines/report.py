@@ -1,0 +1,80 @@
+"""WorldCuisines in ``food-tasks report``: paper Tables 7 (accuracy) and 8 (BERTScore) per split, and the
+per-language breakdown (bar chart, per-subtask tables)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, fmt
+
+SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
+
+
+def _accuracy_columns() -> tuple[Column, ...]:
+    cols = []
+    for short, sub in SUBTASKS:
+        cols.append(Column(f"{short}_mcq", f"{short} MCQ", (Source(f"worldcuisines_mcq{{v}}_{sub}", "acc", "acc_official"),)))
+        cols.append(Column(f"{short}_oeq", f"{short} OEQ", (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),)))
+    cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{v}", "acc", "acc_official"),)))
+    cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{v}", "acc_multi", "acc_multi_official"),)))
+    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True))
+    return tuple(cols)
+
+
+def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+    """Per language (robust scorer): MCQ and OEQ accuracy averaged over the four subtasks, a bar chart and one
+    table per run (per subtask, with the MCQ unparsed rate)."""
+    blocks: list[Block] = []
+    for kind, metric, label in (("mcq", "acc", "MCQ accuracy"), ("oeq", "acc_multi", "OEQ accuracy (multi-reference)")):
+        per_run: dict[str, dict[str, float]] = {}
+        tables = []
+        for run in runs:
+            cells: dict[str, dict[str, float]] = {}
+            for short, sub in SUBTASKS:
+                table = run.value(f"worldcuisines_{kind}{suffix}_{sub}", "per_language")
+                for lang, row in (table or {}).items():
+                    if isinstance(row, dict) and metric in row:
+                        cells.setdefault(lang, {})[short] = row[metric]
+                        if "invalid_rate" in row:
+                            cells[lang].setdefault("_inv", []).append(row["invalid_rate"])  # type: ignore[union-attr]
+            if not cells:
+                continue
+            per_run[run.label] = {lang: sum(v for k, v in c.items() if k != "_inv") / max(1, sum(k != "_inv" for k in c)) for lang, c in cells.items()}
+            header = ["Language"] + [s for s, _ in SUBTASKS] + ["Mean"] + (["Unparsed %"] if kind == "mcq" else [])
+            rows = []
+            for lang in sorted(cells):
+                c = cells[lang]
+                row = [lang] + [fmt(c.get(s), 2) for s, _ in SUBTASKS] + [fmt(per_run[run.label][lang], 2)]
+                if kind == "mcq":
+                    inv = c.get("_inv") or []
+                    row.append(fmt(sum(inv) / len(inv) if inv else None, 2))
+                rows.append(row)
+            tables.append((run.label, header, rows))
+        if not per_run:
+            continue
+        blocks.append(("h", 3, f"Per language: {label} (robust scorer)"))
+        image = charts.language_bars(per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages")
+        if image:
+            blocks.append(("img", image, f"{label} by language"))
+        for run_label, header, rows in tables:
+            blocks.append(("details", f"{run_label}: {label} per language and subtask", header, rows))
+    return blocks
+
+
+SPEC = BenchmarkSpec(
+    name="worldcuisines",
+    title="WorldCuisines (paper Table 7)",
+    prefixes=("worldcuisines_",),
+    variants=(("test_large", "", "large"), ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
+              ("HF test_small", "_small", None), ("packaged sample", "_sample", None)),
+    tables=(TableSpec("Accuracy (%)", "{variant}", _accuracy_columns()),
+            TableSpec("OEQ BERTScore F1 x100 (paper Table 8)", "bertscore_{variant}", tuple(
+                Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),)) for key, label, task in (
+                    ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"), ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
+                    ("1c", "1c", "worldcuisines_oeq{v}_1c_adversarial"), ("2", "2", "worldcuisines_oeq{v}_2_location"),
+                    ("avg", "Average", "worldcuisines_oeq{v}"))))),
+    headline=("avg_mcq", "avg_oeq"),
+    breakdown=language_breakdown,
+    notes=(("OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: "
+            "compare them with the *official* rows."),),
+)
