@@ -3,9 +3,7 @@
     food-tasks path     print the installed task directory (for --include_path)
     food-tasks list     our tasks and groups: benchmark, size, data source
     food-tasks demo     run the packaged sample tasks on a tiny local model, offline
-    food-tasks prefetch BENCH      fetch a benchmark's remote files once into the cache (fambench: repository
-                                   files and third-party images; foodieqa: the gated zip, extracted;
-                                   diningbench: JSONL files and the image archive, extracted)
+    food-tasks prefetch BENCH      fetch a benchmark's remote files once into the cache ({prefetch})
     food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
     food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
 """
@@ -18,27 +16,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
+from food_tasks.benchmarks import BENCHMARKS, get
 from food_tasks.registration import task_dir
 
-# Benchmark -> (documents per task on the full data, data source) for `list`.
-SOURCES = {
-    "worldcuisines": "hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
-    "fambench": "github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
-    "foodieqa": "hf.co/datasets/lyan62/FoodieQA (gated: FoodieQA.zip)",
-    "diningbench": "hf.co/datasets/meituan/DiningBench (JSONL + images.tar.gz)",
-    "food500cap": "github.com/aaronma2020/Food500-Cap@a32dfe9 + local ISIA Food-500 images",
-}
-SIZES = {"worldcuisines_": 15000, "worldcuisines_small": 3000, "worldcuisines_smallref": 3000, "worldcuisines_sample": 9,
-         "fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
-         "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
-FOODIEQA_SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
-SIZES.update({"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vqa": 804,
-              "diningbench_cls_sample": 2, "diningbench_nutrition_sample": 2})  # paper Table 1 (each language)
-SIZES.update({"food500cap_caption": 4940, "food500cap_caption_food": 4940, "food500cap_caption_all": 24732,
-              "food500cap_caption_sample": 5})  # fmt: skip
-DEMO_TASKS = "food_tasks_sample"
+DEMO_TASKS = "food_tasks_sample"  # the root group: every benchmark's packaged sample tasks
 
 
 def _yaml_names() -> list[tuple[str, str, str]]:
@@ -60,23 +44,11 @@ def _yaml_names() -> list[tuple[str, str, str]]:
     return out
 
 
-def _size(name: str, kind: str) -> str:
-    if kind == "group":
-        return ""
-    if name in SIZES:
-        return str(SIZES[name])
-    if name.startswith("foodieqa_"):
-        return "2" if "_sample_" in name else str(FOODIEQA_SIZES[name.split("_")[1]])
-    if name.startswith("diningbench"):
-        return str(SIZES.get(name) or SIZES["_".join(name.split("_")[:2])])
-    if name.startswith("fambench"):
-        stem = "fambench_task2_ctc_all" if name.endswith("ctc_all") else next(
-            s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if name.startswith(s))
-        return str(SIZES[stem])
-    for variant in ("smallref", "small", "sample"):
-        if f"_{variant}_" in name:
-            return str(SIZES[f"worldcuisines_{variant}"])
-    return str(SIZES["worldcuisines_"])
+def _size(name: str, kind: str, bench: str) -> str:
+    """Documents of a task on the full data, as its benchmark's record counts them ("" for groups and unknowns)."""
+    record = get(bench)
+    count = record.documents(name) if record is not None and kind != "group" else None
+    return "" if count is None else str(count)
 
 
 def cmd_list(_: argparse.Namespace) -> int:
@@ -84,7 +56,8 @@ def cmd_list(_: argparse.Namespace) -> int:
     width = max(len(n) for n, _, _ in rows)
     print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  source")
     for name, kind, bench in rows:
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {_size(name, kind):>6}  {SOURCES.get(bench, '')}")
+        record = get(bench)
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {_size(name, kind, bench):>6}  {record.source if record else ''}")
     return 0
 
 
@@ -95,46 +68,11 @@ def cmd_path(_: argparse.Namespace) -> int:
 
 def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
-    from food_tasks import remote
-
-    if args.benchmark == "foodieqa":
-        return _prefetch_foodieqa()
-    if args.benchmark == "diningbench":
-        from food_tasks.benchmarks.diningbench import data as db_data
-
-        for name, path in db_data.prefetch().items():
-            print(f"{name}: {path}")
-        return 0
-    if args.benchmark != "fambench":
+    record = get(args.benchmark)
+    if record is None or record.prefetch is None:
         print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
         return 2
-    from food_tasks.benchmarks.fambench import data as fb_data
-
-    urls = [r.get("image_url") or "" for r in fb_data.load_task1()]
-    urls += [o.get("image_url") or "" for q in fb_data.load_task2() for o in q["options"]]
-    fb_data.task1_kb(), fb_data.task2_rules()
-    store = remote.default_image_store()
-    summary = store.prefetch([u for u in urls if u], workers=args.workers)
-    print(f"images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})")
-    for url, reason in sorted(summary["missing"].items()):
-        print(f"  missing {url}: {reason}")
-    if args.report:
-        Path(args.report).write_text(json.dumps(summary, indent=2, sort_keys=True))
-    return 0
-
-
-def _prefetch_foodieqa() -> int:
-    """Download (gated: needs a token) and extract FoodieQA.zip once, before ranks start."""
-    from food_tasks.benchmarks.foodieqa import data as fq_data
-    from food_tasks.data import DataAccessError
-
-    try:
-        counts = {task: len(fq_data.load_docs(task)) for task in fq_data.FILES}
-    except DataAccessError as err:
-        print(f"prefetch: {err}", file=sys.stderr)
-        return 1
-    print(f"FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
-    return 0
+    return record.prefetch(workers=args.workers, report=args.report)
 
 
 def _find_results(out_dir: Path) -> Path | None:
@@ -162,11 +100,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"food-tasks demo: lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.", file=sys.stderr)
         return 1
     data = json.loads(results.read_text(encoding="utf-8"))
-    missing = [t for t in ("worldcuisines_mcq_sample", "worldcuisines_oeq_sample") if t not in data.get("groups", {})]
-    missing += [t for t in ("fambench_task1_sample", "fambench_task2_ctc_sample") if t not in data.get("results", {})]
-    missing += [t for t in ("foodieqa_sample",) if t not in data.get("groups", {})]
-    missing += [t for t in ("diningbench_cls_sample", "diningbench_nutrition_sample") if t not in data.get("results", {})]
-    missing += [t for t in ("food500cap_caption_sample",) if t not in data.get("results", {})]
+    kinds = {name: kind for name, kind, _ in _yaml_names()}
+    expected = [t for b in BENCHMARKS for t in b.sample_tasks]  # groups land under "groups", tasks under "results"
+    missing = [t for t in expected if t not in data.get("groups" if kinds.get(t) == "group" else "results", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1
@@ -202,7 +138,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="food-tasks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
+    line = "    food-tasks prefetch BENCH      "
+    what = "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers)
+    wrapped = textwrap.fill(f"fetch a benchmark's remote files once into the cache ({what})", width=110,
+                            initial_indent=line, subsequent_indent=" " * len(line))
+    description = __doc__.replace(line + "fetch a benchmark's remote files once into the cache ({prefetch})", wrapped)
+    parser = argparse.ArgumentParser(prog="food-tasks", description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("path", help="print the installed task directory").set_defaults(func=cmd_path)
     sub.add_parser("list", help="list our tasks and groups").set_defaults(func=cmd_list)
@@ -211,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
-    prefetch.add_argument("benchmark", choices=["fambench", "foodieqa", "diningbench"])
+    prefetch.add_argument("benchmark", choices=[b.name for b in fetchers])
     prefetch.add_argument("--workers", type=int, default=16)
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
