@@ -1,6 +1,6 @@
 """BERTScore through the ``bert-score`` library, computed once per batch of pairs.
 
-Reference setting (WorldCuisines ``score.py``, via ``evaluate``'s wrapper):
+Reference setting (the official scorer that uses it, via ``evaluate``'s wrapper; its benchmark package cites it):
 ``model_type="xlm-roberta-large"`` with bert-score's defaults for it: layer 17,
 no IDF weighting, no baseline rescaling, one reference per candidate. Empty
 candidates score 0, as in bert-score.

@@ -1,11 +1,11 @@
 """``food_tasks_replay``: an lmms-eval model that answers from a predictions file.
 
-Uses: re-scoring outputs produced elsewhere (for example the official
-WorldCuisines prediction files) with our tasks, and deterministic end-to-end
+Uses: re-scoring outputs produced elsewhere (for example a benchmark's official
+prediction files) with our tasks, and deterministic end-to-end
 tests whose expected scores are known exactly.
 
     lmms-eval --model food_tasks_replay \\
-        --model_args responses=preds.jsonl,keys=qa_id+lang --tasks worldcuisines_mcq_smallref
+        --model_args responses=preds.jsonl,keys=qa_id+lang --tasks TASK
 
 ``responses`` is a JSON Lines file; each line holds the answer text under
 ``response`` (or ``prediction``; ``null`` or ``NaN`` there is the empty
@@ -21,8 +21,8 @@ Results go to ``<output_path>/<model name>/`` like any model's: the name is
 ``Qwen__Qwen2-VL-7B-Instruct``, lmms-eval's own rule), else
 ``food_tasks_replay__<file stem>`` (:func:`install_output_name_hook`).
 
-Example: ``$(food-tasks path)/replay_example.jsonl`` holds predictions for the
-packaged sample task ``worldcuisines_mcq_sample`` keyed by ``qa_id+lang``::
+Example: ``$(food-tasks path)/replay_example.jsonl`` holds predictions for a
+packaged sample task (README.md, "food_tasks_replay") keyed by ``qa_id+lang``::
 
     {"qa_id": "400", "lang": "en", "response": "1"}
     {"qa_id": "401", "lang": "en", "response": "The answer is 5."}

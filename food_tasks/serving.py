@@ -3,7 +3,7 @@
 Read from lmms-eval 0.7.3 (models/chat/vllm.py, models/simple/vllm.py, models/chat/openai.py):
 
 - ``vllm``: the engine gets ``max_tokens = max(task max_new_tokens, model_args max_new_tokens)`` and the
-  model default is 4096, so a benchmark's budget (WorldCuisines: 50 tokens) is replaced unless
+  model default is 4096, so a benchmark's budget (50 tokens for some) is replaced unless
   ``max_new_tokens=1`` is passed in ``--model_args``. ``until`` stop strings are not forwarded (ours are
   empty); ``top_p=0.95`` is added (greedy decoding at temperature 0 ignores it).
 - ``openai``: ``max_tokens`` and ``temperature`` come from the task; ``until`` is not forwarded; the
@@ -42,7 +42,7 @@ def backend_notes(model: str, model_args: str = "") -> list[str]:
         if floor.strip() not in {"0", "1"}:
             notes.append(
                 f"lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, model_args max_new_tokens = {floor}): "
-                "our tasks' generation budgets (WorldCuisines 50 tokens, as the official runners) are replaced by the larger "
+                "our tasks' generation budgets (as small as 50 tokens, as the official runners set them) are replaced by the larger "
                 "value. Pass max_new_tokens=1 in --model_args to keep each task's budget."
             )
     if model in OPENAI_MODELS and "timeout" in args:
