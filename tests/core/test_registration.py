@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-import re
 import runpy
 import subprocess
 import sys
@@ -18,19 +17,14 @@ from pathlib import Path
 import pytest
 
 from food_tasks import registration
+from food_tasks.benchmarks import BENCHMARKS
+from food_tasks.cli import _yaml_names
 
 REPO = Path(__file__).resolve().parents[2]
-OUR_GROUPS = {"worldcuisines_mcq", "worldcuisines_oeq", "worldcuisines_mcq_small", "worldcuisines_oeq_small",
-              "worldcuisines_mcq_smallref", "worldcuisines_oeq_smallref", "food_tasks_sample",
-              "fambench_task1_all", "fambench_task2_all", "fambench_table1", "fambench_table2", "fambench_baseline",
-              "fambench_cot", "fambench_ki", "fambench_cot_ki", "diningbench_zh", "diningbench_en"}  # fmt: skip
-# WorldCuisines: 8 variants x 4 subtasks + 8 groups; the sample group; FAM-Bench: 12 Task 1, 12 rank,
-# 12 decision, 4 CTC and 1 all-mode CTC tasks, 2 sample tasks + 8 groups.
-OUR_COUNT = 8 * 4 + 8 + 1 + 41 + 2 + 8
-# DiningBench: per language 5 classification + 5 nutrition + 2 VQA tasks, 2 sample tasks, 2 groups.
-OUR_COUNT += 2 * 12 + 2 + 2
-OUR_GROUPS |= {"food500cap"}
-OUR_COUNT += 4 + 1  # Food-500 Cap: caption, caption_food, caption_all, caption_sample + the food500cap group
+NAMES = [b.name for b in BENCHMARKS]
+# Every task and group name of ours starts with a benchmark's name, or with food_tasks (the root sample group).
+# Each benchmark's own tests pin its names and count (tests/<bench>/test_<bench>_tasks.py, ..._registration.py).
+PREFIXES = (*NAMES, "food_tasks")
 
 
 def test_lmms_eval_still_has_what_the_hook_wraps():
@@ -57,8 +51,11 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     from lmms_eval.tasks import TaskManager
 
     tm = TaskManager("ERROR")
-    ours = {n for n in tm.all_tasks if n.startswith(("worldcuisines", "food_tasks", "fambench", "diningbench", "food500cap"))}
-    assert OUR_GROUPS <= ours and len(ours) == OUR_COUNT
+    ours = {n for n in tm.all_tasks if n.startswith(PREFIXES)}
+    declared = {name for name, _, _ in _yaml_names()}  # every task and group our YAML files declare
+    assert ours == declared, (sorted(declared - ours), sorted(ours - declared))
+    assert {"food_tasks_sample", *(t for b in BENCHMARKS for t in b.sample_tasks)} <= ours
+    assert {bench for _, _, bench in _yaml_names()} == {*NAMES, "all"}  # one YAML folder per registered benchmark
     assert str(registration.task_dir()) in registration.with_our_task_dir(None)
     # Built-ins are indexed first and win any clash; none of our names collides with one.
     builtin_dir = Path(inspect.getfile(TaskManager)).parent
@@ -68,13 +65,18 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
 
 
 def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(tmp_path):
+    # One task of each benchmark (its first in file order): listed with no flag, gone when switched off.
+    first = {}
+    for name, kind, bench in _yaml_names():
+        if kind == "task":
+            first.setdefault(bench, name)
+    assert set(first) == set(NAMES)
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     out = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
-    assert "worldcuisines_mcq_1a_nocontext" in out.stdout + out.stderr
-    assert "fambench_task2_ctc_all" in out.stdout + out.stderr
+    assert all(name in out.stdout + out.stderr for name in first.values()), first
     env["FOOD_TASKS_AUTOREGISTER"] = "0"
     out = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
-    assert "worldcuisines_mcq_1a_nocontext" not in out.stdout + out.stderr
+    assert not any(name in out.stdout + out.stderr for name in first.values()), first
 
 
 def test_food_tasks_cli_path_and_list(capsys):
@@ -83,12 +85,19 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert cli.main(["path"]) == 0
     assert Path(capsys.readouterr().out.strip()) == registration.task_dir()
     assert cli.main(["list"]) == 0
-    listing = capsys.readouterr().out
-    assert "worldcuisines_mcq_smallref_2_location" in listing and "15000" in listing
-    assert re.search(r"fambench_task2_ctc_all +task +fambench +8000", listing)
+    listing = capsys.readouterr().out.splitlines()
+    rows = _yaml_names()
+    assert len(listing) == 1 + len(rows)
+    for (name, kind, bench), line in zip(rows, listing[1:]):
+        assert line.split()[:3] == [name, kind, bench], line
+        record = next((b for b in BENCHMARKS if b.name == bench), None)
+        if record is not None:  # each task's size and every row's source come from its benchmark's record
+            assert line.rstrip().endswith(record.source), line
+            if kind == "task":
+                assert isinstance(record.documents(name), int) and line.split()[3] == str(record.documents(name)), line
 
 
-@pytest.mark.parametrize("bench", ["worldcuisines", "fambench", "foodieqa", "diningbench", "food500cap"])
+@pytest.mark.parametrize("bench", NAMES)
 def test_generated_yaml_matches_committed(tmp_path, bench):
     gen = REPO / "yaml_tasks" / bench / "_generate_configs.py"
     runpy.run_path(str(gen), run_name="not_main")["main"](tmp_path)
@@ -100,7 +109,8 @@ def test_generated_yaml_matches_committed(tmp_path, bench):
     assert not stale, f"committed task/group files the generator no longer writes: {sorted(stale)}"
 
 
-def test_every_fambench_hook_resolves():
+@pytest.mark.parametrize("bench", NAMES)
+def test_every_hook_resolves(bench):
     import yaml
 
     class _Loader(yaml.SafeLoader):
@@ -108,11 +118,11 @@ def test_every_fambench_hook_resolves():
 
     refs = []
     _Loader.add_constructor("!function", lambda loader, node: refs.append(loader.construct_scalar(node)))
-    for path in (REPO / "yaml_tasks" / "fambench").iterdir():
+    for path in (REPO / "yaml_tasks" / bench).iterdir():
         if path.suffix == ".yaml" or path.name.endswith("_yaml"):
             yaml.load(path.read_text(), Loader=_Loader)
-    assert len(refs) > 100
-    for ref in refs:
+    assert refs
+    for ref in set(refs):
         module, name = ref.rsplit(".", 1)
         assert callable(getattr(importlib.import_module(module), name)), ref
 
@@ -127,6 +137,21 @@ def test_sample_data_matches_its_generator(tmp_path):
         assert (SAMPLE_ROOT / path.relative_to(tmp_path)).read_bytes() == path.read_bytes(), path
 
 
+def test_demo_group_runs_every_benchmarks_sample_tasks():
+    """The root group `food-tasks demo` runs lists exactly the packaged sample tasks of the registry records."""
+    import yaml
+
+    from food_tasks.cli import DEMO_TASKS
+
+    config = yaml.safe_load((REPO / "yaml_tasks" / "_food_tasks_sample.yaml").read_text())
+    listed, expected = config["task"], [t for b in BENCHMARKS for t in b.sample_tasks]
+    assert config["group"] == DEMO_TASKS and len(set(listed)) == len(listed)
+    assert set(listed) == set(expected), (
+        f"yaml_tasks/_food_tasks_sample.yaml lists {sorted(set(listed) - set(expected))} that no record's sample_tasks has "
+        f"and lacks {sorted(set(expected) - set(listed))}: make it list each record's sample_tasks")
+    assert set(expected) <= {name for name, _, _ in _yaml_names()}
+
+
 @pytest.mark.e2e
 def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
@@ -134,15 +159,17 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     wheel = next(tmp_path.glob("food_tasks-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"food_tasks"}
-    assert "food_tasks/yaml_tasks/worldcuisines/_worldcuisines_mcq_yaml" in names
-    assert "food_tasks/yaml_tasks/fambench/_fambench_ctc_all_yaml" in names and "food_tasks/utils/fambench.py" in names
-    assert "food_tasks/utils/worldcuisines.py" in names and "food_tasks/yaml_tasks/worldcuisines/_stub.jsonl" in names
-    assert any(n.startswith("food_tasks/sample_data/worldcuisines/food-kb/data/") for n in names)
-    assert "food_tasks/sample_data/github/anonymous-research-artifact123/Food-as-medicine/dataset/task1_dish_suitability.json" in names
-    assert "food_tasks/sample_data/urls/example.org/food-tasks-sample/fambench/t1-1.png" in names
-    assert "food_tasks/sample_data/meituan/DiningBench/images.tar.gz" in names and "food_tasks/utils/diningbench.py" in names
-    assert "food_tasks/utils/food500cap.py" in names and "food_tasks/yaml_tasks/food500cap/_food500cap_yaml" in names
-    assert "food_tasks/sample_data/isia_food500/images/Abalone/Abalone_0081.jpg" in names
+    # Every benchmark's package, hook module and published numbers; every file of the task directory and of the
+    # packaged sample data (YAML templates, stubs, images, archives).
+    for bench in BENCHMARKS:
+        assert f"food_tasks/benchmarks/{bench.name}/__init__.py" in names and f"food_tasks/utils/{bench.name}.py" in names
+        assert bench.published is None or f"food_tasks/report_data/{bench.published}" in names
+    shipped = {"food_tasks/yaml_tasks": REPO / "yaml_tasks", "food_tasks/sample_data": REPO / "food_tasks" / "sample_data"}
+    for prefix, folder in shipped.items():
+        files = [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+        assert len(files) > 20
+        missing = [str(p.relative_to(folder)) for p in files if f"{prefix}/{p.relative_to(folder).as_posix()}" not in names]
+        assert not missing, f"not in the wheel: {missing}"
 
     # A fresh venv that sees lmms-eval & co. through a .pth file but has only the wheel of our package.
     venv = tmp_path / "venv"
@@ -165,7 +192,7 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)  # gold 1 for one of 3 items
 
-    assert "food_tasks/yaml_tasks/replay_example.jsonl" in names  # the documented food_tasks_replay example
+    assert "food_tasks/yaml_tasks/replay_example.jsonl" in names  # the documented food_tasks_replay example (README.md)
 
     # From the clone root (issue 8.1): `python -m` puts the cwd first on sys.path, so the source folder
     # ./food_tasks is imported instead of the wheel; it must resolve food_tasks.utils / .yaml_tasks itself.

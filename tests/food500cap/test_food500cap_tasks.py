@@ -1,0 +1,20 @@
+"""The Food-500 Cap task and group names our YAML files declare, and their `food-tasks list` rows (the core
+registration test checks that lmms-eval indexes every declared name)."""
+
+from __future__ import annotations
+
+import re
+
+from food_tasks.cli import _yaml_names, main
+
+
+def test_food500cap_tasks_groups_and_list_rows(capsys):
+    names = {name: kind for name, kind, bench in _yaml_names() if bench == "food500cap"}
+    assert {n for n, k in names.items() if k == "group"} == {"food500cap"}
+    assert len(names) == 4 + 1  # caption, caption_food, caption_all, caption_sample + the food500cap group
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    for row in (r"food500cap_caption +task +food500cap +4940 +github\.com/aaronma2020/Food500-Cap@a32dfe9",
+                r"food500cap_caption_food +task +food500cap +4940 ", r"food500cap_caption_all +task +food500cap +24732 ",
+                r"food500cap_caption_sample +task +food500cap +5 "):
+        assert re.search(row, listing), row
