@@ -92,8 +92,8 @@ class JudgeConfig:
         if model.lower() in DISABLED:
             return None
         api_type = os.environ.get("API_TYPE", "openai").strip().lower() or "openai"
-        if not model or api_type not in _provider_names():
-            problem = f"API_TYPE={api_type!r} is not one of {sorted(_provider_names())}" if model else f"{MODEL_ENV} is not set"
+        problem = _provider_problem(api_type, model) if model else f"{MODEL_ENV} is not set"
+        if problem:
             raise JudgeNotConfigured(
                 f"{purpose} is scored by an LLM judge, but {problem}. Configure an OpenAI-compatible judge:\n"
                 f"  export OPENAI_API_URL=http://localhost:8000/v1   # or https://api.openai.com/v1\n"
@@ -119,14 +119,19 @@ class JudgeConfig:
         )
 
 
-def _provider_names() -> set[str]:
-    """``openai`` plus the providers lmms-eval's judge factory knows."""
+def _provider_problem(api_type: str, model: str) -> str | None:
+    """Why ``API_TYPE`` cannot serve as the judge, or None. ``openai`` is our own HTTP client; any other type
+    is one of lmms-eval's judge providers, built here once (public ``lmms_eval.llm_judge.get_server``) so that
+    an unknown type or a provider that cannot start fails before generation, with lmms-eval's message."""
+    if api_type == "openai":
+        return None
     try:
-        from lmms_eval.llm_judge import ProviderFactory
+        from lmms_eval.llm_judge import ServerConfig, get_server
 
-        return {"openai", *ProviderFactory._provider_classes}
-    except Exception:  # noqa: BLE001 - an lmms-eval without the judge package still has the HTTP path
-        return {"openai"}
+        get_server(api_type, ServerConfig(model_name=model))
+    except Exception as err:  # noqa: BLE001 - any failure to build the provider is a configuration problem
+        return f"API_TYPE={api_type!r} cannot be used ({type(err).__name__}: {err})"
+    return None
 
 
 @dataclass

@@ -23,7 +23,9 @@ whose ``metadata.regional`` block says what the columns mean (see CONTRIBUTING.m
 lmms-eval hooks receive no task configuration (``process_docs`` and ``process_results`` see only the
 data), so the settings are bound to the hooks here, in the task class, from the YAML's own config.
 Scoring reuses the core: :func:`food_tasks.parsing.extract_choice` (MCQ), :func:`text_key` matching
-(open-ended), :mod:`food_tasks.metrics` reducers.
+(open-ended), :mod:`food_tasks.metrics` reducers, and the one hook convention of :mod:`food_tasks.hooks`
+(``process_results`` through :func:`food_tasks.outputs.model_output`, so a failed backend request is no
+answer).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from food_tasks import metrics
+from food_tasks.hooks import Metric, MetricTable, aggregate, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
 
@@ -303,15 +306,14 @@ def by_slice(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, flo
     return {value: metrics.percent_true(groups[value], "correct") for value in sorted(groups)}
 
 
-def metric_table(settings: Settings) -> dict[str, tuple[Any, bool]]:
-    """Metric name -> (aggregation, higher_is_better)."""
-    table: dict[str, tuple[Any, bool]] = {"acc": (partial(micro, "correct"), True)}
+def metric_table(settings: Settings) -> MetricTable:
+    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, one table per slice."""
+    table = [Metric("acc", partial(micro, "correct"))]
     if settings.format == "open":
-        table["exact_match"] = (partial(micro, "exact"), True)
-    table["parse_fail_rate"] = (unparsed_rate, False)
-    for column in settings.slices:
-        table[f"acc_by_{column}"] = (partial(by_slice, column), True)
-    return table
+        table.append(Metric("exact_match", partial(micro, "exact")))
+    table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False))
+    table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown") for column in settings.slices]
+    return MetricTable(*table, version=1.0)
 
 
 # --------------------------------------------------------------------------- task class
@@ -324,20 +326,16 @@ def _task_bases():  # type: ignore[no-untyped-def]
 
 
 def requested_task_type() -> str:
-    """``"chat"`` or ``"simple"``: the kind of task object the TaskManager is building right now.
+    """``"chat"`` or ``"simple"``: the kind of task object lmms-eval is loading right now.
 
-    lmms-eval builds a ``class:`` task with ``cls(config=...)`` and does not pass the kind it chose
-    for the model (chat models need ``ConfigurableMessagesTask`` requests); it is a local of
-    ``TaskManager._load_individual_task_or_group`` up the stack. Defaults to ``"chat"``.
+    lmms-eval builds a ``class:`` task with ``cls(config=...)`` and does not pass the kind it chose for the
+    model (chat models need ``ConfigurableMessagesTask`` requests); it passes it to the public
+    ``TaskManager.load_task_or_group(task_list, task_type)``, around which :mod:`food_tasks.harness` sets
+    :data:`food_tasks.harness.TASK_TYPE`. Outside such a call (or with the harness hooks off): ``"chat"``.
     """
-    import sys
+    from food_tasks.harness import TASK_TYPE
 
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_name == "_load_individual_task_or_group" and "task_type" in frame.f_locals:
-            return str(frame.f_locals["task_type"])
-        frame = frame.f_back
-    return "chat"
+    return TASK_TYPE.get()
 
 
 def _bind(config: dict) -> dict:
@@ -362,9 +360,7 @@ def _bind(config: dict) -> dict:
         return build_messages(visual(doc), doc_text(settings, doc), system=settings.system)
 
     table = metric_table(settings)
-
-    def process_results(doc, results):  # type: ignore[no-untyped-def]
-        return dict.fromkeys(table, score(settings, doc, results[0] if results else None))
+    process_results = results_hook(partial(score, settings), table)
 
     config.setdefault("output_type", "generate_until")
     config.setdefault("test_split", "test")
@@ -372,7 +368,8 @@ def _bind(config: dict) -> dict:
     config.setdefault("reasoning_tags", "none")  # extract_choice strips reasoning itself (unterminated = unparsed)
     config.update(doc_to_visual=visual, doc_to_text=text, doc_to_messages=messages, process_results=process_results,
                   doc_to_target=settings.answer,
-                  metric_list=[{"metric": m, "aggregation": agg, "higher_is_better": hib} for m, (agg, hib) in table.items()])  # fmt: skip
+                  metric_list=[{"metric": m.name, "aggregation": aggregate, "higher_is_better": m.higher_is_better}
+                               for m in table.values()])  # fmt: skip
     return config
 
 

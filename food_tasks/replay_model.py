@@ -16,10 +16,9 @@ gets ``default`` (empty string unless set) and is counted; the count is logged.
 A line that is not a JSON object with those fields stops the run with an error
 naming the file and line (a JSON array is refused with the one-line conversion).
 
-Results go to ``<output_path>/<model name>/`` like any model's: the name is
-``model_name`` when given (``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives
-``Qwen__Qwen2-VL-7B-Instruct``, lmms-eval's own rule), else
-``food_tasks_replay__<file stem>`` (:func:`install_output_name_hook`).
+Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
+``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
+writes them into ``<output_path>`` itself, and the model says so once.
 
 Example: ``$(food-tasks path)/replay_example.jsonl`` holds predictions for a
 packaged sample task (README.md, "food_tasks_replay") keyed by ``qa_id+lang``::
@@ -104,47 +103,6 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
     return answers
 
 
-def replay_output_name(model_args: str) -> str:
-    """The results subfolder name lmms-eval should use for a replay run without ``model_name``."""
-    from lmms_eval.utils import simple_parse_args_string
-
-    responses = str(simple_parse_args_string(model_args or "").get("responses", ""))
-    stem = Path(responses).stem if responses else ""
-    return f"{MODEL_ID}/{stem}" if stem else MODEL_ID
-
-
-def install_output_name_hook() -> bool:
-    """Give replay runs the per-model results subfolder other models get (idempotent).
-
-    lmms-eval names the subfolder after ``pretrained=``/``model=``/``model_name=``... in ``--model_args``
-    (``GeneralConfigTracker._get_model_name``); a replay run has none of these, so its files would land in
-    ``--output_path`` itself. We wrap ``GeneralConfigTracker.log_experiment_args``: for ``food_tasks_replay``
-    with no such name, the name becomes ``food_tasks_replay/<stem of responses>`` (folder
-    ``food_tasks_replay__<stem>``). Other models are untouched.
-    """
-    import functools
-
-    from lmms_eval.loggers.evaluation_tracker import GeneralConfigTracker
-    from lmms_eval.utils import sanitize_model_name
-
-    original = getattr(GeneralConfigTracker, "log_experiment_args", None)
-    if original is None:
-        return False
-    if getattr(original, "_food_tasks_hook", False):
-        return True
-
-    @functools.wraps(original)
-    def log_experiment_args(self, model_source, model_args, *args, **kwargs):  # type: ignore[no-untyped-def]
-        original(self, model_source, model_args, *args, **kwargs)
-        if model_source == MODEL_ID and not getattr(self, "model_name", "") and isinstance(model_args, str):
-            self.model_name = replay_output_name(model_args)
-            self.model_name_sanitized = sanitize_model_name(self.model_name)
-
-    log_experiment_args._food_tasks_hook = True  # type: ignore[attr-defined]
-    GeneralConfigTracker.log_experiment_args = log_experiment_args
-    return True
-
-
 class ReplayModel(lmms):
     """Answer each document with the response recorded for it."""
 
@@ -154,6 +112,9 @@ class ReplayModel(lmms):
         self._default = str(default)
         self.missing = 0
         self._answers = load_responses(responses, self._keys)
+        if not model_name:
+            logger.info("food_tasks_replay: add model_name=<name> to --model_args to get results/<name>/ "
+                        "(lmms-eval's own option); without it the files go into --output_path itself")  # fmt: skip
 
     @property
     def device(self) -> torch.device:

@@ -5,10 +5,10 @@ dict-valued breakdown (``per_language`` with 30 languages, ``per_condition``
 ...) as one inline cell: each row of the table is then padded to hundreds or
 thousands of characters and the headline scalars sit far to the right.
 
-:func:`install_table_hook` wraps ``lmms_eval.utils.make_table`` (the function
-``lmms_eval.__main__`` binds when it is imported, after our entry point ran)
-so that, in the rows of *our* tasks and groups only, a metric that is not a
-scalar is printed as a short note (:func:`note`). The table is rendered after
+:func:`food_tasks.harness.install_table` wraps ``lmms_eval.utils.make_table``
+(the function ``lmms_eval.evaluator`` binds when it is imported, after our entry
+point ran) so that, in the rows of *our* tasks and groups only, a metric that is
+not a scalar is printed as a short note (:func:`note`) by :func:`compact`. The table is rendered after
 the results JSON was written, and from a copy: the breakdowns stay in the
 results JSON, unchanged. Tasks that are not ours are printed as lmms-eval
 prints them.
@@ -16,10 +16,7 @@ prints them.
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Callable, Collection, Mapping
-
-_MARKER = "_food_tasks_table_hook"
+from typing import Any, Collection, Mapping
 
 
 def note(value: Any) -> Any:
@@ -45,33 +42,3 @@ def compact(result_dict: Mapping, column: str, ours: Collection[str]) -> dict:
         for name, row in rows.items()
     }
     return out
-
-
-def install_table_hook(ours: Callable[[], Collection[str]]) -> bool:
-    """Wrap ``lmms_eval.utils.make_table`` (idempotent).
-
-    Args:
-        ours: returns the names of our tasks and groups; called once, when the first table is printed.
-
-    Returns:
-        True when the wrapper is in place, False when this lmms-eval has no ``make_table`` to wrap
-        (the harness then prints its own table).
-    """
-    import lmms_eval.utils
-
-    original = getattr(lmms_eval.utils, "make_table", None)
-    if original is None:
-        return False
-    if getattr(original, _MARKER, False):
-        return True
-    names = functools.lru_cache(maxsize=1)(lambda: frozenset(ours()))
-
-    @functools.wraps(original)
-    def make_table(result_dict, column: str = "results", sort_results: bool = False):  # type: ignore[no-untyped-def]
-        if isinstance(result_dict, Mapping):
-            result_dict = compact(result_dict, column, names())
-        return original(result_dict, column, sort_results)
-
-    setattr(make_table, _MARKER, True)
-    lmms_eval.utils.make_table = make_table
-    return True

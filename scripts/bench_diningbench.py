@@ -149,13 +149,13 @@ def main() -> int:
     nut_records = [S.score_nutrition({**nut_doc, "idx": i}, o) for i, o in enumerate((outputs(rng, "nutrition") * 5)[:1650])]
     agg = {}
     start = time.perf_counter()
-    for fn in hooks.CLS_METRICS.values():
+    for fn in hooks.TABLES["cls"].values():
         fn(cls_records)
-    agg[f"all {len(hooks.CLS_METRICS)} classification metrics, {len(cls_records)} records"] = time.perf_counter() - start
+    agg[f"all {len(hooks.TABLES['cls'])} classification metrics, {len(cls_records)} records"] = time.perf_counter() - start
     start = time.perf_counter()
-    for fn in hooks.NUTRITION_METRICS.values():
+    for fn in hooks.TABLES["nutrition"].values():
         fn(nut_records)
-    agg[f"all {len(hooks.NUTRITION_METRICS)} nutrition metrics, {len(nut_records)} records"] = time.perf_counter() - start
+    agg[f"all {len(hooks.TABLES['nutrition'])} nutrition metrics, {len(nut_records)} records"] = time.perf_counter() - start
     figures["aggregation_ms"] = {k: round(v * 1000, 1) for k, v in agg.items()}
 
     # ---------------------------------------------------------------- 4. judge

@@ -178,9 +178,9 @@ def main() -> int:
             figures[name] = {"median_us": statistics.median(us), "p95_us": sorted(us)[int(0.95 * (len(us) - 1))]}
 
         print("3. aggregation over all documents (s)")
-        t1_records = [hooks.process_results_task1(d, [t1_output(rng)])["decision_acc"] for d in t1_docs]
-        ctc_records = [hooks.process_results_ctc_all(ctc[i], [t2_output(rng, ctc[i]["kind"])])["ctc_pool"] for i in range(len(ctc))]
-        for name, table, records in [("task1", hooks.TASK1_METRICS, t1_records), ("ctc_all", hooks.CTC_ALL_METRICS, ctc_records)]:
+        t1_records = [hooks.process_results_task1(d, [t1_output(rng)])["decision_acc"].record for d in t1_docs]
+        ctc_records = [hooks.process_results_ctc_all(ctc[i], [t2_output(rng, ctc[i]["kind"])])["ctc_pool"].record for i in range(len(ctc))]
+        for name, table, records in [("task1", hooks.TABLES["task1"], t1_records), ("ctc_all", hooks.TABLES["ctc_all"], ctc_records)]:
             t = time.perf_counter()
             for fn in table.values():
                 fn(records)

@@ -118,14 +118,14 @@ def main() -> int:
             times, records = [], []
             for doc, out in zip(docs, outs):
                 t0 = time.perf_counter_ns()
-                records.append(hooks.process_results(doc, [out])["bleu4"])
+                records.append(hooks.process_results(doc, [out])["bleu4"].record)
                 times.append((time.perf_counter_ns() - t0) / 1000)
             print(f"2. [{split}] process_results: {summary(times)}")
             fc_scoring._coco.cache_clear()
             t = time.perf_counter()
-            values = {name: fn(records) for name, fn in hooks.METRICS.items()}
+            values = {name: fn(records) for name, fn in hooks.TABLES["caption"].items()}
             total = time.perf_counter() - t
-            print(f"3. [{split}] aggregation of {len(hooks.METRICS)} metrics over {len(records)} records: {total:6.1f} s")
+            print(f"3. [{split}] aggregation of {len(hooks.TABLES['caption'])} metrics over {len(records)} records: {total:6.1f} s")
             for name in ("bleu4", "meteor", "rouge_l", "cider", "sla_accurate", "sla_relaxed", "mean_caption_words", "bleu4_pytok", "cider_pytok"):
                 v = values[name]
                 print(f"      {name:<20} {v:8.2f}" if isinstance(v, float) else f"      {name:<20} {v}")

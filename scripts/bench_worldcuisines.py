@@ -681,14 +681,12 @@ def main() -> None:
         t_oeq = time.perf_counter() - t
         print(f"  building records (score_* per doc, once): MCQ {t_mcq:.2f} s, OEQ {t_oeq:.2f} s")
         aggregations = {
-            "acc": (hooks.acc, mcq_records), "acc_official": (hooks.acc_official, mcq_records),
-            "invalid_rate": (hooks.invalid_rate, mcq_records), "per_language_mcq": (hooks.per_language_mcq, mcq_records),
-            "acc_multi": (hooks.acc_multi, oeq_records), "acc_single": (hooks.acc_single, oeq_records),
-            "acc_dual": (hooks.acc_dual, oeq_records), "acc_multi_strict": (hooks.acc_multi_strict, oeq_records),
-            "acc_multi_official": (hooks.acc_multi_official, oeq_records),
-            "acc_single_official": (hooks.acc_single_official, oeq_records),
-            "acc_dual_official": (hooks.acc_dual_official, oeq_records),
-            "per_language_oeq": (hooks.per_language_oeq, oeq_records),
+            **{name: (hooks.TABLES["mcq"][name], mcq_records) for name in ("acc", "acc_official", "invalid_rate")},
+            "per_language_mcq": (hooks.TABLES["mcq"]["per_language"], mcq_records),
+            **{name: (hooks.TABLES["oeq"][name], oeq_records)
+               for name in ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official",
+                            "acc_single_official", "acc_dual_official")},
+            "per_language_oeq": (hooks.TABLES["oeq"]["per_language"], oeq_records),
         }  # fmt: skip
         agg: dict = {}
         values: dict = {}

@@ -1,8 +1,8 @@
 """lmms-eval hooks for DiningBench (installed as ``food_tasks.utils.diningbench``).
 
 Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.diningbench`; see that module and
-yaml_tasks/diningbench/README.md. The metric tables below are the single source of the YAML
-``metric_list`` entries (``yaml_tasks/diningbench/_generate_configs.py`` reads them).
+yaml_tasks/diningbench/README.md. ``TABLES`` declares every metric of each task kind once
+(:mod:`food_tasks.hooks`); ``yaml_tasks/diningbench/_generate_configs.py`` writes the YAML from it.
 """
 
 from __future__ import annotations
@@ -13,11 +13,9 @@ from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import parsing as db_parsing
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.data import stop_run_on_data_error
+from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
-from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
-
-VIEWS = {"": (0,), "_v2": (0, 1), "_v3": (0, 1, 2), "_v4": (0, 1, 2, 3)}
 
 
 @stop_run_on_data_error
@@ -31,14 +29,31 @@ def _docs(kind, lang, views, cot, dataset, root=None):  # type: ignore[no-untype
     return db_data.prepare_docs(kind, lang, views, cot, root=root)
 
 
-# process_docs per task: docs_<kind>_<lang><views suffix>[_cot]
-for _lang in ("zh", "en"):
-    for _kind in ("cls", "nutrition"):
-        for _suffix, _views in VIEWS.items():
-            globals()[f"docs_{_kind}_{_lang}{_suffix}"] = partial(_docs, _kind, _lang, _views, False)
-        globals()[f"docs_{_kind}_{_lang}_cot"] = partial(_docs, _kind, _lang, (0,), True)
-    globals()[f"docs_vqa_{_lang}"] = partial(_docs, "vqa", _lang, (0,), False)
-    globals()[f"docs_vqa_{_lang}_cot"] = partial(_docs, "vqa", _lang, (0,), True)
+# process_docs per task: docs_<kind>_<lang><views suffix>[_cot] (views: "" one, _v2 two, _v3 three, _v4 four).
+docs_cls_zh = partial(_docs, "cls", "zh", (0,), False)
+docs_cls_zh_v2 = partial(_docs, "cls", "zh", (0, 1), False)
+docs_cls_zh_v3 = partial(_docs, "cls", "zh", (0, 1, 2), False)
+docs_cls_zh_v4 = partial(_docs, "cls", "zh", (0, 1, 2, 3), False)
+docs_cls_zh_cot = partial(_docs, "cls", "zh", (0,), True)
+docs_cls_en = partial(_docs, "cls", "en", (0,), False)
+docs_cls_en_v2 = partial(_docs, "cls", "en", (0, 1), False)
+docs_cls_en_v3 = partial(_docs, "cls", "en", (0, 1, 2), False)
+docs_cls_en_v4 = partial(_docs, "cls", "en", (0, 1, 2, 3), False)
+docs_cls_en_cot = partial(_docs, "cls", "en", (0,), True)
+docs_nutrition_zh = partial(_docs, "nutrition", "zh", (0,), False)
+docs_nutrition_zh_v2 = partial(_docs, "nutrition", "zh", (0, 1), False)
+docs_nutrition_zh_v3 = partial(_docs, "nutrition", "zh", (0, 1, 2), False)
+docs_nutrition_zh_v4 = partial(_docs, "nutrition", "zh", (0, 1, 2, 3), False)
+docs_nutrition_zh_cot = partial(_docs, "nutrition", "zh", (0,), True)
+docs_nutrition_en = partial(_docs, "nutrition", "en", (0,), False)
+docs_nutrition_en_v2 = partial(_docs, "nutrition", "en", (0, 1), False)
+docs_nutrition_en_v3 = partial(_docs, "nutrition", "en", (0, 1, 2), False)
+docs_nutrition_en_v4 = partial(_docs, "nutrition", "en", (0, 1, 2, 3), False)
+docs_nutrition_en_cot = partial(_docs, "nutrition", "en", (0,), True)
+docs_vqa_zh = partial(_docs, "vqa", "zh", (0,), False)
+docs_vqa_zh_cot = partial(_docs, "vqa", "zh", (0,), True)
+docs_vqa_en = partial(_docs, "vqa", "en", (0,), False)
+docs_vqa_en_cot = partial(_docs, "vqa", "en", (0,), True)
 # The packaged sample (embedded default): two views, from food_tasks/sample_data.
 docs_sample_cls = partial(_docs, "cls", "en", (0, 1), False, root=SAMPLE_ROOT)
 docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SAMPLE_ROOT)
@@ -58,45 +73,54 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 
 
 # --------------------------------------------------------------------------- scoring
+# Scales as the paper prints them: accuracies and rates are fractions; MAE and RMSE in kcal / g; MAPE in %.
 
-CLS_METRICS = {
-    "acc": partial(db_scoring.cls_acc),
-    "acc_official": partial(db_scoring.cls_acc, official=True),
-    "invalid_rate": db_scoring.cls_invalid_rate,
-    "cannot_read_rate_official": db_scoring.cls_unreadable_official,
-}
-NUTRITION_METRICS = {}
-for _official in (False, True):
-    _tail = "_official" if _official else ""
-    for _key in db_parsing.COMPONENTS:
-        for _stat in ("mae", "rmse", "mape"):
-            NUTRITION_METRICS[f"{_key}_{_stat}{_tail}"] = partial(db_scoring.component_metric, key=_key, stat=_stat, official=_official)
-    for _stat in ("mae", "rmse", "mape"):
-        NUTRITION_METRICS[f"avg_{_stat}{_tail}"] = partial(db_scoring.avg_metric, stat=_stat, official=_official)
-    NUTRITION_METRICS[f"parse_fail_rate{_tail}"] = partial(db_scoring.nutrition_parse_fail_rate, official=_official)
-NUTRITION_METRICS["range_values"] = db_scoring.nutrition_range_values
-NUTRITION_METRICS["gold_missing"] = db_scoring.nutrition_gold_missing
-VQA_METRICS = {
-    **{m: partial(db_scoring.judge_metric, name=m)
-       for m in ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate")},
-    "rouge1_f": partial(db_scoring.rouge_mean, name="rouge1"),
-    "rouge2_f": partial(db_scoring.rouge_mean, name="rouge2"),
-    "rougeL_f": partial(db_scoring.rouge_mean, name="rougeL"),
-    "judge_info": partial(db_scoring.judge_metric, name="judge_info"),
+
+def _nutrition_metrics(official: bool) -> list[Metric]:
+    tail = "_official" if official else ""
+    out = [Metric(f"{key}_{stat}{tail}", partial(db_scoring.component_metric, key=key, stat=stat, official=official),
+                  higher_is_better=False, scale="percent" if stat == "mape" else "native")
+           for key in db_parsing.COMPONENTS for stat in ("mae", "rmse", "mape")]  # fmt: skip
+    out += [Metric(f"avg_{stat}{tail}", partial(db_scoring.avg_metric, stat=stat, official=official), higher_is_better=False,
+                   scale="percent" if stat == "mape" else "native") for stat in ("mae", "rmse", "mape")]  # fmt: skip
+    out.append(Metric(f"parse_fail_rate{tail}", partial(db_scoring.nutrition_parse_fail_rate, official=official),
+                      higher_is_better=False, scale="fraction"))  # fmt: skip
+    return out
+
+
+_INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction")
+_CANNOT_READ = Metric("cannot_read_rate_official", db_scoring.cls_unreadable_official, higher_is_better=False, scale="fraction")
+TABLES = {
+    "cls": MetricTable(
+        Metric("acc", db_scoring.cls_acc, scale="fraction"),
+        Metric("acc_official", partial(db_scoring.cls_acc, official=True), scale="fraction"),
+        _INVALID,
+        _CANNOT_READ,
+        _INVALID.alias("parse_fail_rate"),
+        _CANNOT_READ.alias("parse_fail_rate_official"),
+        version=1.0,
+    ),
+    "nutrition": MetricTable(
+        *_nutrition_metrics(False),
+        *_nutrition_metrics(True),
+        Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
+        Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
+        version=1.0,
+    ),
+    "vqa": MetricTable(
+        Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction"),
+        Metric("judge_acc_official", partial(db_scoring.judge_metric, name="judge_acc_official"), scale="fraction"),
+        Metric("judge_error_rate", partial(db_scoring.judge_metric, name="judge_error_rate"), higher_is_better=False, scale="fraction"),
+        Metric("judge_unparsed_rate", partial(db_scoring.judge_metric, name="judge_unparsed_rate"), higher_is_better=False,
+               scale="fraction"),
+        Metric("rouge1_f", partial(db_scoring.rouge_mean, name="rouge1"), scale="score"),
+        Metric("rouge2_f", partial(db_scoring.rouge_mean, name="rouge2"), scale="score"),
+        Metric("rougeL_f", partial(db_scoring.rouge_mean, name="rougeL"), scale="score"),
+        Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
+        version=1.0,
+    ),
 }  # fmt: skip
-TABLES = {"cls": CLS_METRICS, "nutrition": NUTRITION_METRICS, "vqa": VQA_METRICS}
-for _name, _table in TABLES.items():
-    for _metric, _fn in _table.items():
-        globals()[f"agg_{_name}_{_metric}"] = _fn
 
-
-def process_results_cls(doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(CLS_METRICS, db_scoring.score_cls(doc, model_output(results)))
-
-
-def process_results_nutrition(doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(NUTRITION_METRICS, db_scoring.score_nutrition(doc, model_output(results)))
-
-
-def process_results_vqa(doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(VQA_METRICS, db_scoring.score_vqa(doc, model_output(results)))
+process_results_cls = results_hook(db_scoring.score_cls, TABLES["cls"])
+process_results_nutrition = results_hook(db_scoring.score_nutrition, TABLES["nutrition"])
+process_results_vqa = results_hook(db_scoring.score_vqa, TABLES["vqa"])

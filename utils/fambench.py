@@ -1,8 +1,8 @@
 """lmms-eval hooks for FAM-Bench (installed as ``food_tasks.utils.fambench``).
 
 Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.fambench`; see that module and
-yaml_tasks/fambench/README.md for what is implemented. The metric tuples below are the single source
-of the YAML ``metric_list`` entries (``yaml_tasks/fambench/_generate_configs.py`` reads them).
+yaml_tasks/fambench/README.md for what is implemented. ``TABLES`` declares every metric of each task
+kind once (:mod:`food_tasks.hooks`); ``yaml_tasks/fambench/_generate_configs.py`` writes the YAML from it.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from functools import partial
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.data import stop_run_on_data_error
+from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
-from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
@@ -27,12 +27,46 @@ def _docs(task, modes, input_name, kinds, dataset, root=None):  # type: ignore[n
 
 
 # process_docs per variant: docs_<task>_<mode>_<input>; CTC tasks carry rank and decision prompts.
-for _mode in MODES:
-    for _input in INPUTS:
-        globals()[f"docs_task1_{_mode}_{_input}"] = partial(_docs, "task1", (_mode,), _input, ())
-        globals()[f"docs_task2_{_mode}_{_input}"] = partial(_docs, "task2", (_mode,), _input, ("rank",))
-        globals()[f"docs_decision_{_mode}_{_input}"] = partial(_docs, "task2", (_mode,), _input, ("decision",))
-    globals()[f"docs_ctc_{_mode}_textimage"] = partial(_docs, "task2", (_mode,), "textimage", ("rank", "decision"))
+docs_task1_baseline_textimage = partial(_docs, "task1", ("baseline",), "textimage", ())
+docs_task1_baseline_textonly = partial(_docs, "task1", ("baseline",), "textonly", ())
+docs_task1_baseline_imageonly = partial(_docs, "task1", ("baseline",), "imageonly", ())
+docs_task1_cot_textimage = partial(_docs, "task1", ("cot",), "textimage", ())
+docs_task1_cot_textonly = partial(_docs, "task1", ("cot",), "textonly", ())
+docs_task1_cot_imageonly = partial(_docs, "task1", ("cot",), "imageonly", ())
+docs_task1_ki_textimage = partial(_docs, "task1", ("ki",), "textimage", ())
+docs_task1_ki_textonly = partial(_docs, "task1", ("ki",), "textonly", ())
+docs_task1_ki_imageonly = partial(_docs, "task1", ("ki",), "imageonly", ())
+docs_task1_cot_ki_textimage = partial(_docs, "task1", ("cot_ki",), "textimage", ())
+docs_task1_cot_ki_textonly = partial(_docs, "task1", ("cot_ki",), "textonly", ())
+docs_task1_cot_ki_imageonly = partial(_docs, "task1", ("cot_ki",), "imageonly", ())
+docs_task2_baseline_textimage = partial(_docs, "task2", ("baseline",), "textimage", ("rank",))
+docs_task2_baseline_textonly = partial(_docs, "task2", ("baseline",), "textonly", ("rank",))
+docs_task2_baseline_imageonly = partial(_docs, "task2", ("baseline",), "imageonly", ("rank",))
+docs_task2_cot_textimage = partial(_docs, "task2", ("cot",), "textimage", ("rank",))
+docs_task2_cot_textonly = partial(_docs, "task2", ("cot",), "textonly", ("rank",))
+docs_task2_cot_imageonly = partial(_docs, "task2", ("cot",), "imageonly", ("rank",))
+docs_task2_ki_textimage = partial(_docs, "task2", ("ki",), "textimage", ("rank",))
+docs_task2_ki_textonly = partial(_docs, "task2", ("ki",), "textonly", ("rank",))
+docs_task2_ki_imageonly = partial(_docs, "task2", ("ki",), "imageonly", ("rank",))
+docs_task2_cot_ki_textimage = partial(_docs, "task2", ("cot_ki",), "textimage", ("rank",))
+docs_task2_cot_ki_textonly = partial(_docs, "task2", ("cot_ki",), "textonly", ("rank",))
+docs_task2_cot_ki_imageonly = partial(_docs, "task2", ("cot_ki",), "imageonly", ("rank",))
+docs_decision_baseline_textimage = partial(_docs, "task2", ("baseline",), "textimage", ("decision",))
+docs_decision_baseline_textonly = partial(_docs, "task2", ("baseline",), "textonly", ("decision",))
+docs_decision_baseline_imageonly = partial(_docs, "task2", ("baseline",), "imageonly", ("decision",))
+docs_decision_cot_textimage = partial(_docs, "task2", ("cot",), "textimage", ("decision",))
+docs_decision_cot_textonly = partial(_docs, "task2", ("cot",), "textonly", ("decision",))
+docs_decision_cot_imageonly = partial(_docs, "task2", ("cot",), "imageonly", ("decision",))
+docs_decision_ki_textimage = partial(_docs, "task2", ("ki",), "textimage", ("decision",))
+docs_decision_ki_textonly = partial(_docs, "task2", ("ki",), "textonly", ("decision",))
+docs_decision_ki_imageonly = partial(_docs, "task2", ("ki",), "imageonly", ("decision",))
+docs_decision_cot_ki_textimage = partial(_docs, "task2", ("cot_ki",), "textimage", ("decision",))
+docs_decision_cot_ki_textonly = partial(_docs, "task2", ("cot_ki",), "textonly", ("decision",))
+docs_decision_cot_ki_imageonly = partial(_docs, "task2", ("cot_ki",), "imageonly", ("decision",))
+docs_ctc_baseline_textimage = partial(_docs, "task2", ("baseline",), "textimage", ("rank", "decision"))
+docs_ctc_cot_textimage = partial(_docs, "task2", ("cot",), "textimage", ("rank", "decision"))
+docs_ctc_ki_textimage = partial(_docs, "task2", ("ki",), "textimage", ("rank", "decision"))
+docs_ctc_cot_ki_textimage = partial(_docs, "task2", ("cot_ki",), "textimage", ("rank", "decision"))
 docs_ctc_all_textimage = partial(_docs, "task2", MODES, "textimage", ("rank", "decision"))
 # The packaged sample (embedded default): T+I baseline from food_tasks/sample_data.
 docs_sample_task1 = partial(_docs, "task1", ("baseline",), "textimage", (), root=SAMPLE_ROOT)
@@ -68,85 +102,89 @@ def doc_to_messages_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[
 
 
 # --------------------------------------------------------------------------- scoring
+# Scales as the paper prints them: accuracies and answer rates in percent; F1, MRR, Kendall tau and CTC in
+# [0, 1]; the robust validity/parse rates are fractions.
 
-TASK1_METRICS = {
-    "decision_acc": partial(fb_scoring.t1_acc),
-    "decision_acc_official": partial(fb_scoring.t1_acc, official=True),
-    "rationale_macro_f1": partial(fb_scoring.t1_macro),
-    "rationale_macro_f1_by_condition": partial(fb_scoring.t1_macro_by_condition),
-    "rationale_micro_f1": partial(fb_scoring.t1_micro, which=2),
-    "rationale_micro_precision": partial(fb_scoring.t1_micro, which=0),
-    "rationale_micro_recall": partial(fb_scoring.t1_micro, which=1),
-    "rationale_macro_f1_official": partial(fb_scoring.t1_macro, official=True),
-    "rationale_micro_f1_official": partial(fb_scoring.t1_micro, which=2, official=True),
-    "json_parse_rate": partial(fb_scoring.t1_rate, field="json"),
-    "json_parse_rate_official": partial(fb_scoring.t1_rate, field="strict_json"),
-    "invalid_rate": partial(fb_scoring.t1_invalid_rate),
-    "empty_rationale_rate": partial(fb_scoring.t1_rate, field="empty_rationale"),
-    "image_missing": partial(fb_scoring.image_missing),
-    "per_condition": partial(fb_scoring.t1_per_condition),
-}
-RANK_METRICS = {
-    "top1_acc": partial(fb_scoring.t2_topk, k=1),
-    "top1_acc_official": partial(fb_scoring.t2_topk, k=1, official=True),
-    "mrr": partial(fb_scoring.t2_mrr),
-    "mrr_parsed": partial(fb_scoring.t2_mrr, parsed_only=True),
-    "mrr_official": partial(fb_scoring.t2_mrr_official),
-    "top2_acc": partial(fb_scoring.t2_topk, k=2),
-    "top3_acc": partial(fb_scoring.t2_topk, k=3),
-    "kendall_tau": partial(fb_scoring.t2_kendall),
-    "valid_ranking_rate": partial(fb_scoring.t2_valid_rate),
-    "answer_rate_official": partial(fb_scoring.t2_answer_rate_official, kind="rank"),
-    "image_missing": partial(fb_scoring.image_missing),
-    "per_condition": partial(fb_scoring.t2_per_condition),
-}
-DECISION_METRICS = {
-    "option_decision_acc": partial(fb_scoring.t2_option_acc),
-    "option_decision_acc_official": partial(fb_scoring.t2_option_acc, official=True),
-    "all_options_exact_match": partial(fb_scoring.t2_exact_match),
-    "all_options_exact_match_official": partial(fb_scoring.t2_exact_match, official=True),
-    "false_recommend_rate": partial(fb_scoring.t2_false_recommend),
-    "false_recommend_rate_official": partial(fb_scoring.t2_false_recommend, official=True),
-    "valid_decision_rate": partial(fb_scoring.t2_valid_rate, kind="decision"),
-    "answer_rate_official": partial(fb_scoring.t2_answer_rate_official, kind="decision"),
-    "image_missing": partial(fb_scoring.image_missing),
-}
-CTC_METRICS = {
-    "ctc": partial(fb_scoring.ctc_value, modes=None),
-    # CTC is not in the official code: computed from the official parsers' readings, hence no _official suffix.
-    "ctc_official_parsers": partial(fb_scoring.ctc_value, modes=None, official=True),
-    "ctc_pool": partial(fb_scoring.ctc_value, modes=None, field="pool"),
-    "ctc_pairs": partial(fb_scoring.ctc_value, modes=None, field="pairs"),
-    "top1_acc": partial(fb_scoring.t2_topk, k=1),
-    "mrr": partial(fb_scoring.t2_mrr),
-    "option_decision_acc": partial(fb_scoring.t2_option_acc),
-    "image_missing": partial(fb_scoring.image_missing),
-}
-CTC_ALL_METRICS = {
-    **{f"ctc_{m}": partial(fb_scoring.ctc_value, modes=MODES, mode=m) for m in MODES},
-    **{f"ctc_{m}_official_parsers": partial(fb_scoring.ctc_value, modes=MODES, mode=m, official=True) for m in MODES},
-    "ctc_pool": partial(fb_scoring.ctc_value, modes=MODES, field="pool"),
-    "ctc_pool_official_parsers": partial(fb_scoring.ctc_value, modes=MODES, field="pool", official=True),
-    **{f"top1_acc_{m}": partial(fb_scoring.t2_topk, k=1, mode=m) for m in MODES},
-    **{f"mrr_{m}": partial(fb_scoring.t2_mrr, mode=m) for m in MODES},
-    "image_missing": partial(fb_scoring.image_missing),
-}
-for _name, _table in (("task1", TASK1_METRICS), ("rank", RANK_METRICS), ("decision", DECISION_METRICS),
-                      ("ctc", CTC_METRICS), ("ctc_all", CTC_ALL_METRICS)):  # fmt: skip
-    for _metric, _fn in _table.items():
-        globals()[f"agg_{_name}_{_metric}"] = _fn
+_IMAGE_MISSING = Metric("image_missing", fb_scoring.image_missing, higher_is_better=False, scale="count")
+_T1_INVALID = Metric("invalid_rate", fb_scoring.t1_invalid_rate, higher_is_better=False, scale="fraction")
+_TOP1 = Metric("top1_acc", partial(fb_scoring.t2_topk, k=1))
+_MRR = Metric("mrr", fb_scoring.t2_mrr, scale="score")
+_OPTION_ACC = Metric("option_decision_acc", fb_scoring.t2_option_acc)
+TABLES = {
+    "task1": MetricTable(
+        Metric("decision_acc", fb_scoring.t1_acc),
+        Metric("decision_acc_official", partial(fb_scoring.t1_acc, official=True)),
+        Metric("rationale_macro_f1", fb_scoring.t1_macro, scale="score"),
+        Metric("rationale_macro_f1_by_condition", fb_scoring.t1_macro_by_condition, scale="score"),
+        Metric("rationale_micro_f1", partial(fb_scoring.t1_micro, which=2), scale="score"),
+        Metric("rationale_micro_precision", partial(fb_scoring.t1_micro, which=0), scale="score"),
+        Metric("rationale_micro_recall", partial(fb_scoring.t1_micro, which=1), scale="score"),
+        Metric("rationale_macro_f1_official", partial(fb_scoring.t1_macro, official=True), scale="score"),
+        Metric("rationale_micro_f1_official", partial(fb_scoring.t1_micro, which=2, official=True), scale="score"),
+        Metric("json_parse_rate", partial(fb_scoring.t1_rate, field="json"), scale="fraction"),
+        Metric("json_parse_rate_official", partial(fb_scoring.t1_rate, field="strict_json"), scale="fraction"),
+        _T1_INVALID,
+        Metric("empty_rationale_rate", partial(fb_scoring.t1_rate, field="empty_rationale"), higher_is_better=False,
+               scale="fraction"),
+        _IMAGE_MISSING,
+        Metric("per_condition", fb_scoring.t1_per_condition, scale="breakdown"),
+        _T1_INVALID.alias("parse_fail_rate"),
+        version=1.0,
+    ),
+    "rank": MetricTable(
+        _TOP1,
+        Metric("top1_acc_official", partial(fb_scoring.t2_topk, k=1, official=True)),
+        _MRR,
+        Metric("mrr_parsed", partial(fb_scoring.t2_mrr, parsed_only=True), scale="score"),
+        Metric("mrr_official", fb_scoring.t2_mrr_official, scale="score"),
+        Metric("top2_acc", partial(fb_scoring.t2_topk, k=2)),
+        Metric("top3_acc", partial(fb_scoring.t2_topk, k=3)),
+        Metric("kendall_tau", fb_scoring.t2_kendall, scale="score"),
+        Metric("valid_ranking_rate", fb_scoring.t2_valid_rate, scale="fraction"),
+        Metric("answer_rate_official", partial(fb_scoring.t2_answer_rate_official, kind="rank")),
+        _IMAGE_MISSING,
+        Metric("per_condition", fb_scoring.t2_per_condition, scale="breakdown"),
+        version=1.0,
+    ),
+    "decision": MetricTable(
+        _OPTION_ACC,
+        Metric("option_decision_acc_official", partial(fb_scoring.t2_option_acc, official=True)),
+        Metric("all_options_exact_match", fb_scoring.t2_exact_match),
+        Metric("all_options_exact_match_official", partial(fb_scoring.t2_exact_match, official=True)),
+        Metric("false_recommend_rate", fb_scoring.t2_false_recommend, higher_is_better=False),
+        Metric("false_recommend_rate_official", partial(fb_scoring.t2_false_recommend, official=True), higher_is_better=False),
+        Metric("valid_decision_rate", partial(fb_scoring.t2_valid_rate, kind="decision"), scale="fraction"),
+        Metric("answer_rate_official", partial(fb_scoring.t2_answer_rate_official, kind="decision")),
+        _IMAGE_MISSING,
+        version=1.0,
+    ),
+    "ctc": MetricTable(
+        Metric("ctc", partial(fb_scoring.ctc_value, modes=None), scale="score"),
+        # CTC is not in the official code: computed from the official parsers' readings, hence no _official suffix.
+        Metric("ctc_official_parsers", partial(fb_scoring.ctc_value, modes=None, official=True), scale="score"),
+        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=None, field="pool"), scale="count"),
+        Metric("ctc_pairs", partial(fb_scoring.ctc_value, modes=None, field="pairs"), scale="count"),
+        _TOP1,
+        _MRR,
+        _OPTION_ACC,
+        _IMAGE_MISSING,
+        version=1.0,
+    ),
+    "ctc_all": MetricTable(
+        *(Metric(f"ctc_{m}", partial(fb_scoring.ctc_value, modes=MODES, mode=m), scale="score") for m in MODES),
+        *(Metric(f"ctc_{m}_official_parsers", partial(fb_scoring.ctc_value, modes=MODES, mode=m, official=True), scale="score")
+          for m in MODES),
+        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=MODES, field="pool"), scale="count"),
+        Metric("ctc_pool_official_parsers", partial(fb_scoring.ctc_value, modes=MODES, field="pool", official=True), scale="count"),
+        *(Metric(f"top1_acc_{m}", partial(fb_scoring.t2_topk, k=1, mode=m)) for m in MODES),
+        *(Metric(f"mrr_{m}", partial(fb_scoring.t2_mrr, mode=m), scale="score") for m in MODES),
+        _IMAGE_MISSING,
+        version=1.0,
+    ),
+}  # fmt: skip
 
-
-def process_results_task1(doc, results):  # type: ignore[no-untyped-def]
-    record = fb_scoring.score_task1(doc, model_output(results))
-    return dict.fromkeys(TASK1_METRICS, record)
-
-
-def _task2(table, doc, results):  # type: ignore[no-untyped-def]
-    return dict.fromkeys(table, fb_scoring.score_task2(doc, model_output(results)))
-
-
-process_results_rank = partial(_task2, RANK_METRICS)
-process_results_decision = partial(_task2, DECISION_METRICS)
-process_results_ctc = partial(_task2, CTC_METRICS)
-process_results_ctc_all = partial(_task2, CTC_ALL_METRICS)
+process_results_task1 = results_hook(fb_scoring.score_task1, TABLES["task1"])
+process_results_rank = results_hook(fb_scoring.score_task2, TABLES["rank"])
+process_results_decision = results_hook(fb_scoring.score_task2, TABLES["decision"])
+process_results_ctc = results_hook(fb_scoring.score_task2, TABLES["ctc"])
+process_results_ctc_all = results_hook(fb_scoring.score_task2, TABLES["ctc_all"])

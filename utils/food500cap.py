@@ -1,8 +1,8 @@
 """lmms-eval hooks for Food-500 Cap (installed as ``food_tasks.utils.food500cap``).
 
 Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.food500cap`; see that package and
-yaml_tasks/food500cap/README.md for what is implemented. ``METRICS`` is the single source of the YAML
-``metric_list`` entries (``yaml_tasks/food500cap/_generate_configs.py`` reads it).
+yaml_tasks/food500cap/README.md for what is implemented. ``TABLES`` declares every metric once
+(:mod:`food_tasks.hooks`); ``yaml_tasks/food500cap/_generate_configs.py`` writes the YAML from it.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import prompts as fc_prompts
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
 from food_tasks.data import stop_run_on_data_error
+from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
-from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -44,29 +44,31 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
 
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    # One user turn [image, text], no system prompt (shared spec section 4.2).
+    # One user turn [image, text], no system prompt (a design choice: yaml_tasks/food500cap/README.md).
     return build_messages(doc_to_visual(doc), doc_to_text(doc, lmms_eval_specific_kwargs))
 
 
-METRICS = {
-    **{name: partial(fc_scoring.coco_metric, name=name) for name in ("bleu4", "meteor", "rouge_l", "cider")},
-    **{f"sla_{f}": partial(fc_scoring.sla_metric, field=f) for f in fc_scoring.SLA_FIELDS},
-    "clipscore": partial(fc_scoring.clipscore),
-    "mean_caption_words": partial(fc_scoring.mean_words),
-    "reference_mean_words": partial(fc_scoring.mean_words, which="ref"),
-    **{name: partial(fc_scoring.coco_metric, name=name) for name in ("bleu1", "bleu2", "bleu3")},
-    **{name: partial(fc_scoring.coco_metric, name=name) for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")},
-    "parse_fail_rate": partial(fc_scoring.parse_fail_rate),
-    "empty_rate": partial(fc_scoring.empty_rate),
-    "image_missing": partial(fc_scoring.image_missing),
-    "per_category": partial(fc_scoring.per_category),
-    "per_region": partial(fc_scoring.per_region),
-}
-LOWER_IS_BETTER = ("parse_fail_rate", "empty_rate", "image_missing")
-for _metric, _fn in METRICS.items():
-    globals()[f"agg_{_metric}"] = _fn
+# Scales: caption metrics are the COCO toolkit's scores x 100 (BLEU-4 4.81 means 0.0481), SLA in percent,
+# CLIPScore x 100 as Hessel et al. print it; rates are fractions; lengths in words.
+_COCO_NAMES = ("bleu4", "meteor", "rouge_l", "cider")
+_PARSE_FAIL = Metric("parse_fail_rate", fc_scoring.parse_fail_rate, higher_is_better=False, scale="fraction")
+TABLES = {
+    "caption": MetricTable(
+        *(Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score") for name in _COCO_NAMES),
+        *(Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f)) for f in fc_scoring.SLA_FIELDS),
+        Metric("clipscore", fc_scoring.clipscore, scale="score"),
+        Metric("mean_caption_words", fc_scoring.mean_words, scale="native"),
+        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="native"),
+        *(Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score") for name in ("bleu1", "bleu2", "bleu3")),
+        *(Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score")
+          for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")),
+        _PARSE_FAIL,
+        Metric("empty_rate", fc_scoring.empty_rate, higher_is_better=False, scale="fraction"),
+        Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
+        Metric("per_category", fc_scoring.per_category, scale="breakdown"),
+        Metric("per_region", fc_scoring.per_region, scale="breakdown"),
+        version=1.0,
+    ),
+}  # fmt: skip
 
-
-def process_results(doc, results):  # type: ignore[no-untyped-def]
-    record = fc_scoring.score_doc(doc, model_output(results))
-    return dict.fromkeys(METRICS, record)
+process_results = results_hook(fc_scoring.score_doc, TABLES["caption"])

@@ -2,7 +2,9 @@
 
 Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.foodieqa`; see that package and
 yaml_tasks/foodieqa/README.md. ``process_docs`` stamps each document with its task variant (task,
-language, template, ablation), so every other hook reads what it needs from the document.
+language, template, ablation), so every other hook reads what it needs from the document. ``TABLES``
+declares every metric once (:mod:`food_tasks.hooks`); ``yaml_tasks/foodieqa/_generate_configs.py`` writes
+the YAML from it.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.metrics import group_max  # noqa: F401  (group YAML hook: acc_best)
-from food_tasks.outputs import model_output
+from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -25,17 +26,35 @@ def _docs(spec: str, dataset, root=None):  # type: ignore[no-untyped-def]
     return fq_data.task_docs(spec, root=root)
 
 
-docs_mivqa_zh_p0, docs_mivqa_zh_p1, docs_mivqa_zh_p2, docs_mivqa_zh_p3 = (partial(_docs, f"mivqa_zh_p{k}") for k in range(4))
-docs_mivqa_en_p0, docs_mivqa_en_p1, docs_mivqa_en_p2, docs_mivqa_en_p3 = (partial(_docs, f"mivqa_en_p{k}") for k in range(4))
-docs_sivqa_zh_p0, docs_sivqa_zh_p1, docs_sivqa_zh_p2, docs_sivqa_zh_p3 = (partial(_docs, f"sivqa_zh_p{k}") for k in range(4))
-docs_sivqa_en_p0, docs_sivqa_en_p1, docs_sivqa_en_p2, docs_sivqa_en_p3 = (partial(_docs, f"sivqa_en_p{k}") for k in range(4))
-docs_textqa_zh_p0, docs_textqa_zh_p1, docs_textqa_zh_p2, docs_textqa_zh_p3 = (partial(_docs, f"textqa_zh_p{k}") for k in range(4))
-docs_sivqa_zh_dishname_p0, docs_sivqa_zh_dishname_p1, docs_sivqa_zh_dishname_p2, docs_sivqa_zh_dishname_p3 = (
-    partial(_docs, f"sivqa_zh_dishname_p{k}") for k in range(4)
-)
-docs_sivqa_zh_dishname_noimage_p0, docs_sivqa_zh_dishname_noimage_p1, docs_sivqa_zh_dishname_noimage_p2, docs_sivqa_zh_dishname_noimage_p3 = (
-    partial(_docs, f"sivqa_zh_dishname_noimage_p{k}") for k in range(4)
-)  # fmt: skip
+# process_docs per task: docs_<setting>_p<template>.
+docs_mivqa_zh_p0 = partial(_docs, "mivqa_zh_p0")
+docs_mivqa_zh_p1 = partial(_docs, "mivqa_zh_p1")
+docs_mivqa_zh_p2 = partial(_docs, "mivqa_zh_p2")
+docs_mivqa_zh_p3 = partial(_docs, "mivqa_zh_p3")
+docs_mivqa_en_p0 = partial(_docs, "mivqa_en_p0")
+docs_mivqa_en_p1 = partial(_docs, "mivqa_en_p1")
+docs_mivqa_en_p2 = partial(_docs, "mivqa_en_p2")
+docs_mivqa_en_p3 = partial(_docs, "mivqa_en_p3")
+docs_sivqa_zh_p0 = partial(_docs, "sivqa_zh_p0")
+docs_sivqa_zh_p1 = partial(_docs, "sivqa_zh_p1")
+docs_sivqa_zh_p2 = partial(_docs, "sivqa_zh_p2")
+docs_sivqa_zh_p3 = partial(_docs, "sivqa_zh_p3")
+docs_sivqa_en_p0 = partial(_docs, "sivqa_en_p0")
+docs_sivqa_en_p1 = partial(_docs, "sivqa_en_p1")
+docs_sivqa_en_p2 = partial(_docs, "sivqa_en_p2")
+docs_sivqa_en_p3 = partial(_docs, "sivqa_en_p3")
+docs_textqa_zh_p0 = partial(_docs, "textqa_zh_p0")
+docs_textqa_zh_p1 = partial(_docs, "textqa_zh_p1")
+docs_textqa_zh_p2 = partial(_docs, "textqa_zh_p2")
+docs_textqa_zh_p3 = partial(_docs, "textqa_zh_p3")
+docs_sivqa_zh_dishname_p0 = partial(_docs, "sivqa_zh_dishname_p0")
+docs_sivqa_zh_dishname_p1 = partial(_docs, "sivqa_zh_dishname_p1")
+docs_sivqa_zh_dishname_p2 = partial(_docs, "sivqa_zh_dishname_p2")
+docs_sivqa_zh_dishname_p3 = partial(_docs, "sivqa_zh_dishname_p3")
+docs_sivqa_zh_dishname_noimage_p0 = partial(_docs, "sivqa_zh_dishname_noimage_p0")
+docs_sivqa_zh_dishname_noimage_p1 = partial(_docs, "sivqa_zh_dishname_noimage_p1")
+docs_sivqa_zh_dishname_noimage_p2 = partial(_docs, "sivqa_zh_dishname_noimage_p2")
+docs_sivqa_zh_dishname_noimage_p3 = partial(_docs, "sivqa_zh_dishname_noimage_p3")
 docs_mivqa_zh_sample_p1 = partial(_docs, "mivqa_zh_sample_p1", root=SAMPLE_ROOT)
 docs_sivqa_en_sample_p3 = partial(_docs, "sivqa_en_sample_p3", root=SAMPLE_ROOT)
 docs_textqa_zh_sample_p2 = partial(_docs, "textqa_zh_sample_p2", root=SAMPLE_ROOT)
@@ -67,22 +86,33 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
     return fq_prompts.to_messages(_prompt(doc), doc_to_visual(doc))
 
 
-METRICS = ("acc", "acc_mean", "acc_best", "acc_paper_protocol", "acc_paper_protocol_best", "invalid_rate", "paper_fallback_rate",
-           "per_question_type", "per_category")  # fmt: skip
+# --------------------------------------------------------------------------- scoring
+# Scales as the paper prints them: accuracies and rates in percent. Inside a task acc_mean, acc_best and
+# acc_p<k> equal acc (template k's task reports acc_p<k>); the groups reduce them over the four templates
+# (mean, max, and each template's own value).
 
 
-def process_results(doc, results):  # type: ignore[no-untyped-def]
-    template = doc["fq_template"]
-    prompt = _prompt(doc)
-    record = fq_scoring.score(doc, model_output(results), doc["fq_task"], doc["fq_lang"], template, prompt.opener)
-    return dict.fromkeys(METRICS + (f"acc_p{template}",), record)
+def score_qa(doc, output):  # type: ignore[no-untyped-def]
+    return fq_scoring.score(doc, output, doc["fq_task"], doc["fq_lang"], doc["fq_template"], _prompt(doc).opener)
 
 
-# Task-level reducers. acc_mean / acc_best / acc_p<k> equal acc inside a task; the groups reduce them
-# over the four templates (mean, max, and each template's own value).
-acc = acc_mean = acc_best = acc_p0 = acc_p1 = acc_p2 = acc_p3 = fq_scoring.acc
-acc_paper_protocol = acc_paper_protocol_best = fq_scoring.acc_paper_protocol
-invalid_rate = fq_scoring.invalid_rate
-paper_fallback_rate = fq_scoring.paper_fallback_rate
-per_question_type = fq_scoring.per_question_type
-per_category = fq_scoring.per_category
+_ACC = Metric("acc", fq_scoring.acc)
+_PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol)
+_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False)
+_COMMON = (
+    _ACC,
+    _ACC.alias("acc_mean"),
+    _ACC.alias("acc_best"),
+    _PAPER,
+    _PAPER.alias("acc_paper_protocol_best"),
+    _INVALID,
+    Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False),
+    Metric("per_question_type", fq_scoring.per_question_type, scale="breakdown"),
+    Metric("per_category", fq_scoring.per_category, scale="breakdown"),
+)
+# One table per prompt template k (its task reports acc_p<k> too); parse_fail_rate repeats invalid_rate
+# under the name shared across benchmarks.
+TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.0)
+          for k in range(4)}  # fmt: skip
+
+process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"])

@@ -1,7 +1,9 @@
 """lmms-eval hooks for WorldCuisines (installed as ``food_tasks.utils.worldcuisines``).
 
 Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.worldcuisines`;
-see that module and yaml_tasks/worldcuisines/README.md for what is implemented.
+see that module and yaml_tasks/worldcuisines/README.md for what is implemented. ``TABLES`` declares every
+metric of each task kind once (:mod:`food_tasks.hooks`); ``yaml_tasks/worldcuisines/_generate_configs.py``
+writes the YAML from it.
 """
 
 from __future__ import annotations
@@ -11,9 +13,8 @@ from functools import partial
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.data import stop_run_on_data_error
+from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
-from food_tasks.metrics import group_mean_official, group_mean_official_numpy  # noqa: F401  (group YAML hooks)
-from food_tasks.outputs import model_output
 from food_tasks.sample_data import SAMPLE_ROOT
 
 SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's languages (sample_data/build.py)
@@ -76,38 +77,51 @@ def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ig
     return build_messages(doc_to_visual_sample(doc), doc_to_text_oeq(doc))
 
 
-def process_results_mcq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc_scoring.score_mcq(doc, model_output(results), image_missing=wc_data.image_missing(doc))
-    return dict.fromkeys(("acc", "acc_official", "invalid_rate", "per_language", "image_missing"), record)
+# --------------------------------------------------------------------------- scoring
+# Scales as the official scorer prints them: accuracies and the unparsed rate in percent (macro averages
+# over languages); BERTScore F1 x 100.
 
 
-def process_results_oeq(doc, results):  # type: ignore[no-untyped-def]
-    record = wc_scoring.score_oeq(doc, model_output(results), image_missing=wc_data.image_missing(doc))
-    names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
-             "acc_dual_official", "bertscore_f1", "per_language", "per_language_bertscore", "image_missing")  # fmt: skip
-    return dict.fromkeys(names, record)
+def score_mcq(doc, output):  # type: ignore[no-untyped-def]
+    return wc_scoring.score_mcq(doc, output, image_missing=wc_data.image_missing(doc))
 
 
-def process_results_oeq_sample(doc, results):  # type: ignore[no-untyped-def]
-    """Sample tasks skip BERTScore (its model is a 2 GB download)."""
-    record = wc_scoring.score_oeq(doc, model_output(results), image_missing=wc_data.image_missing(doc))
-    names = ("acc_multi", "acc_single", "acc_dual", "acc_multi_strict", "acc_multi_official", "acc_single_official",
-             "acc_dual_official", "per_language", "image_missing")  # fmt: skip
-    return dict.fromkeys(names, record)
+def score_oeq(doc, output):  # type: ignore[no-untyped-def]
+    return wc_scoring.score_oeq(doc, output, image_missing=wc_data.image_missing(doc))
 
 
-acc = partial(wc_scoring.macro, "correct")
-acc_official = partial(wc_scoring.macro_official, "correct_official")
-acc_multi = partial(wc_scoring.macro, "multi")
-acc_single = partial(wc_scoring.macro, "single")
-acc_dual = partial(wc_scoring.macro, "dual")
-acc_multi_strict = partial(wc_scoring.macro, "multi_strict")
-acc_multi_official = partial(wc_scoring.macro_official_oeq, "multi_official")
-acc_single_official = partial(wc_scoring.macro_official_oeq, "single_official")
-acc_dual_official = partial(wc_scoring.macro_official_oeq, "dual_official")
-invalid_rate = wc_scoring.invalid_rate
-image_missing = wc_scoring.image_missing
-per_language_mcq = wc_scoring.per_language_mcq
-per_language_oeq = wc_scoring.per_language_oeq
-bertscore_f1 = wc_scoring.bertscore_f1
-per_language_bertscore = wc_scoring.per_language_bertscore
+_IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
+_INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False)
+TABLES = {
+    "mcq": MetricTable(
+        Metric("acc", partial(wc_scoring.macro, "correct")),
+        Metric("acc_official", partial(wc_scoring.macro_official, "correct_official")),
+        _INVALID,
+        Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
+        _IMAGE_MISSING,
+        _INVALID.alias("parse_fail_rate"),
+        version=1.0,
+    ),
+    # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
+    # aggregate_metric_list entries by substring.
+    "oeq": MetricTable(
+        Metric("acc_multi", partial(wc_scoring.macro, "multi")),
+        Metric("acc_single", partial(wc_scoring.macro, "single")),
+        Metric("acc_dual", partial(wc_scoring.macro, "dual")),
+        Metric("acc_multi_strict", partial(wc_scoring.macro, "multi_strict")),
+        Metric("acc_multi_official", partial(wc_scoring.macro_official_oeq, "multi_official")),
+        Metric("acc_single_official", partial(wc_scoring.macro_official_oeq, "single_official")),
+        Metric("acc_dual_official", partial(wc_scoring.macro_official_oeq, "dual_official")),
+        Metric("bertscore_f1", wc_scoring.bertscore_f1, scale="score"),
+        Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
+        Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
+        _IMAGE_MISSING,
+        version=1.0,
+    ),
+}
+# Packaged sample tasks skip BERTScore (its model is a 2 GB download).
+TABLES["oeq_sample"] = TABLES["oeq"].without("bertscore_f1", "per_language_bertscore")
+
+process_results_mcq = results_hook(score_mcq, TABLES["mcq"])
+process_results_oeq = results_hook(score_oeq, TABLES["oeq"])
+process_results_oeq_sample = results_hook(score_oeq, TABLES["oeq_sample"])

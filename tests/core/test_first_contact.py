@@ -75,7 +75,9 @@ def test_lmms_eval_table_function_is_still_what_the_hook_wraps():
     import lmms_eval.models  # noqa: F401  (loads our entry point, which installs the hook)
     import lmms_eval.utils
 
-    assert getattr(lmms_eval.utils.make_table, "_food_tasks_table_hook", False)
+    from food_tasks import harness
+
+    assert getattr(lmms_eval.utils.make_table, harness._MARKER, False)
     params = list(inspect.signature(inspect.unwrap(lmms_eval.utils.make_table)).parameters)
     assert params == ["result_dict", "column", "sort_results"], "lmms_eval.utils.make_table changed: update results_table"
 
@@ -152,12 +154,12 @@ def test_replay_reads_bom_null_nan_and_task_scoped_lines(tmp_path):
 
 
 @pytest.mark.parametrize(("model", "model_args", "folder"), [
-    ("food_tasks_replay", "responses=/x/official_preds.jsonl,keys=qa_id+lang", "food_tasks_replay__official_preds"),
+    ("food_tasks_replay", "responses=/x/official_preds.jsonl,keys=qa_id+lang", ""),  # lmms-eval's rule: no name, no folder
     ("food_tasks_replay", "responses=preds.jsonl,model_name=Qwen/Qwen2-VL-7B-Instruct", "Qwen__Qwen2-VL-7B-Instruct"),
-    ("dummy", "responses=preds.jsonl", ""),  # other models: lmms-eval's own rule, untouched
+    ("dummy", "responses=preds.jsonl", ""),
 ])  # fmt: skip
-def test_replay_results_get_a_per_model_folder(model, model_args, folder):
-    import lmms_eval.models  # noqa: F401  (loads our entry point, which installs the hook)
+def test_replay_results_folder_is_lmms_evals_own_model_name_rule(model, model_args, folder):
+    import lmms_eval.models  # noqa: F401  (loads our entry point: it must not change the tracker)
     from lmms_eval.loggers.evaluation_tracker import GeneralConfigTracker
 
     tracker = GeneralConfigTracker()
@@ -172,11 +174,12 @@ def test_shipped_replay_example_runs_as_the_readme_says(tmp_path):
 
     example = task_dir() / "replay_example.jsonl"
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert 'responses=$(food-tasks path)/replay_example.jsonl,keys=qa_id+lang' in readme
-    proc, results, samples = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={example},keys=qa_id+lang",
+    assert 'responses=$(food-tasks path)/replay_example.jsonl,keys=qa_id+lang,model_name=replay_example' in readme
+    proc, results, samples = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
+                                            f"responses={example},keys=qa_id+lang,model_name=replay_example",
                                             "--tasks", "worldcuisines_mcq_sample_1a_nocontext"], tmp_path / "out")  # fmt: skip
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert [p.parent.name for p in (tmp_path / "out").rglob("*_results.json")] == ["food_tasks_replay__replay_example"]
+    assert [p.parent.name for p in (tmp_path / "out").rglob("*_results.json")] == ["replay_example"]
     r = results["results"]["worldcuisines_mcq_sample_1a_nocontext"]
     # Gold 1, 5, 2 for qa 400-402. en: "1", "The answer is 5.", "Melktert" (option text: robust only) -> 3/3, official 2/3;
     # id_formal: "1", "3", null -> 1/3, one invalid; ja_formal: "1", "5", "2" -> 3/3. Macro over the 3 languages.

@@ -80,7 +80,7 @@ def test_config_from_env(monkeypatch, tmp_path):
     assert judge.JudgeConfig.from_env() is None
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "gpt-4o-2024-11-20")
     monkeypatch.setenv("API_TYPE", "carrier-pigeon")
-    with pytest.raises(judge.JudgeNotConfigured, match="is not one of"):
+    with pytest.raises(judge.JudgeNotConfigured, match=r"API_TYPE='carrier-pigeon' cannot be used \(ValueError: Unknown API type: carrier-pigeon. Supported types: \["):
         judge.JudgeConfig.from_env()
     monkeypatch.setenv("API_TYPE", "openai")
     monkeypatch.setenv("OPENAI_API_URL", "http://h:8000/v1/")

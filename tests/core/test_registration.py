@@ -33,17 +33,21 @@ def test_lmms_eval_still_has_what_the_hook_wraps():
 
     params = inspect.signature(TaskManager.initialize_tasks).parameters
     assert {"include_path", "include_defaults"} <= set(params), "TaskManager.initialize_tasks changed: update the hook"
+    assert list(inspect.signature(TaskManager.load_task_or_group).parameters)[1:] == ["task_list", "task_type"]
     assert "group" in inspect.signature(ModelRegistryV2.load_entrypoint_manifests).parameters
 
 
 def test_entry_point_is_declared_and_installs_hook_idempotently():
     from importlib.metadata import entry_points
 
+    from food_tasks import harness
+
     eps = [ep for ep in entry_points(group="lmms_eval.models") if ep.name == "food_tasks"]
     assert eps and eps[0].value == "food_tasks.registration:lmms_eval_plugin"
     manifests = eps[0].load()()
     assert [m.model_id for m in manifests] == ["food_tasks_replay"]
-    assert registration.install_task_path_hook() and registration.install_task_path_hook()
+    task_dir = str(registration.task_dir())
+    assert harness.install(task_dir, registration.our_names) and harness.install(task_dir, registration.our_names)
 
 
 def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_first():
@@ -56,7 +60,9 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     assert ours == declared, (sorted(declared - ours), sorted(ours - declared))
     assert {"food_tasks_sample", *(t for b in BENCHMARKS for t in b.sample_tasks)} <= ours
     assert {bench for _, _, bench in _yaml_names()} == {*NAMES, "all"}  # one YAML folder per registered benchmark
-    assert str(registration.task_dir()) in registration.with_our_task_dir(None)
+    from food_tasks.harness import with_dir
+
+    assert with_dir(None, str(registration.task_dir())) == [str(registration.task_dir())]
     # Built-ins are indexed first and win any clash; none of our names collides with one.
     builtin_dir = Path(inspect.getfile(TaskManager)).parent
     builtin = TaskManager("ERROR", include_defaults=True, include_path=None)._get_task_and_group(str(builtin_dir) + "/")
@@ -99,32 +105,50 @@ def test_food_tasks_cli_path_and_list(capsys):
 
 @pytest.mark.parametrize("bench", NAMES)
 def test_generated_yaml_matches_committed(tmp_path, bench):
+    from food_tasks import taskgen
+
     gen = REPO / "yaml_tasks" / bench / "_generate_configs.py"
-    runpy.run_path(str(gen), run_name="not_main")["main"](tmp_path)
+    taskgen.write(runpy.run_path(str(gen), run_name="not_main")["render"](), tmp_path)
     for path in tmp_path.iterdir():
         committed = REPO / "yaml_tasks" / bench / path.name
         assert committed.read_text() == path.read_text(), f"{path.name} drifted: rerun {gen}"
     generated = {p.name for p in tmp_path.iterdir()}
-    stale = {p.name for p in (REPO / "yaml_tasks" / bench).glob("*.yaml")} - generated
-    assert not stale, f"committed task/group files the generator no longer writes: {sorted(stale)}"
+    committed = {p.name for p in (REPO / "yaml_tasks" / bench).iterdir() if p.suffix == ".yaml" or p.name.endswith("_yaml")}
+    assert not committed - generated, f"committed YAML files the generator no longer writes: {sorted(committed - generated)}"
 
 
-@pytest.mark.parametrize("bench", NAMES)
-def test_every_hook_resolves(bench):
+def _function_refs(paths) -> list[str]:  # type: ignore[no-untyped-def]
     import yaml
 
     class _Loader(yaml.SafeLoader):
         pass
 
-    refs = []
+    refs: list[str] = []
     _Loader.add_constructor("!function", lambda loader, node: refs.append(loader.construct_scalar(node)))
-    for path in (REPO / "yaml_tasks" / bench).iterdir():
-        if path.suffix == ".yaml" or path.name.endswith("_yaml"):
-            yaml.load(path.read_text(), Loader=_Loader)
-    assert refs
-    for ref in set(refs):
-        module, name = ref.rsplit(".", 1)
-        assert callable(getattr(importlib.import_module(module), name)), ref
+    for path in paths:
+        yaml.load(path.read_text(), Loader=_Loader)
+    return refs
+
+
+def test_every_yaml_hook_resolves_and_has_one_definition_grep_finds():
+    """Every `!function` target of our YAML exists and is defined by name (``def name`` or ``name =``) in its
+    module's source: no hook minted through globals() or a module __getattr__."""
+    paths = [p for p in (REPO / "yaml_tasks").rglob("*") if p.suffix == ".yaml" or p.name.endswith("_yaml")]
+    refs = sorted(set(_function_refs(paths)))
+    assert len(refs) > 150
+    for ref in refs:
+        module_name, name = ref.rsplit(".", 1)
+        module = importlib.import_module(module_name)
+        assert callable(getattr(module, name)), ref
+        source = Path(inspect.getsourcefile(module)).read_text(encoding="utf-8")
+        assert len(re.findall(rf"^(?:def {name}\(|class {name}\b|{name} = )", source, re.M)) == 1, f"{ref}: no single definition"
+
+
+def test_every_metric_aggregates_through_the_one_hook():
+    paths = [p for p in (REPO / "yaml_tasks").rglob("*") if p.suffix == ".yaml" or p.name.endswith("_yaml")]
+    aggregations = [r for r in _function_refs(paths) if r.startswith(("food_tasks.hooks.", "food_tasks.utils."))
+                    and not r.rsplit(".", 1)[1].startswith(("docs_", "doc_to_", "process_results"))]  # fmt: skip
+    assert set(aggregations) == {"food_tasks.hooks.aggregate"}
 
 
 def test_sample_data_matches_its_generator(tmp_path):

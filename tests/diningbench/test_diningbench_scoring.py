@@ -70,10 +70,10 @@ def nutrition_records():  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("metric", sorted(NUT_EXPECTED))
 def test_nutrition_metrics_hand_computed(metric):
-    from food_tasks.utils.diningbench import NUTRITION_METRICS
+    from food_tasks.utils.diningbench import TABLES
 
     records = nutrition_records()
-    assert NUTRITION_METRICS[metric](list(reversed(records))) == pytest.approx(NUT_EXPECTED[metric], rel=1e-12)
+    assert TABLES["nutrition"][metric](list(reversed(records))) == pytest.approx(NUT_EXPECTED[metric], rel=1e-12)
 
 
 def test_nutrition_edge_cases():

@@ -206,10 +206,9 @@ def test_non_string_outputs_are_unparseable_answers(sample_docs, value) -> None:
 
 
 def test_every_aggregation_accepts_an_empty_record_list() -> None:
-    for table in (hooks.TASK1_METRICS, hooks.RANK_METRICS, hooks.DECISION_METRICS, hooks.CTC_METRICS,
-                  hooks.CTC_ALL_METRICS):  # fmt: skip
+    for table in hooks.TABLES.values():
         for name, fn in table.items():
             value = fn([])
             assert value is not None, name
-    assert math.isnan(hooks.CTC_METRICS["ctc"]([])) and hooks.CTC_METRICS["ctc_pool"]([]) == 0
-    assert math.isnan(hooks.CTC_ALL_METRICS["ctc_baseline"]([])) and hooks.CTC_ALL_METRICS["ctc_pool"]([]) == 0
+    assert math.isnan(hooks.TABLES["ctc"]["ctc"]([])) and hooks.TABLES["ctc"]["ctc_pool"]([]) == 0
+    assert math.isnan(hooks.TABLES["ctc_all"]["ctc_baseline"]([])) and hooks.TABLES["ctc_all"]["ctc_pool"]([]) == 0

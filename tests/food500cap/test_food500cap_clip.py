@@ -64,9 +64,9 @@ def test_clipscore_metric_over_found_images(tiny_clip, tmp_path, monkeypatch):
     monkeypatch.setenv("FOOD_TASKS_DATA_DIR", str(root))
     monkeypatch.setenv(fc_scoring.CLIP_ENV, str(tiny_clip))
     docs = fc_data.build_docs("test")
-    records = [hooks.process_results(d, [fx.OUTPUTS[d["replay_key"]]])["clipscore"] for d in docs]
+    records = [hooks.process_results(d, [fx.OUTPUTS[d["replay_key"]]])["clipscore"].record for d in docs]
     found = [(fc_data.load_image(d), r["pred"]) for d, r in zip(docs, records) if d["image_path"]]
     expected = sum(fc_scoring.clip_scores([i for i, _ in found], [c for _, c in found], str(tiny_clip))) / len(found)
-    assert len(found) == 5 and hooks.METRICS["clipscore"](records) == pytest.approx(expected)
+    assert len(found) == 5 and hooks.TABLES["caption"]["clipscore"](records) == pytest.approx(expected)
     monkeypatch.setenv(fc_scoring.CLIP_ENV, str(tmp_path / "no-such-model"))
-    assert hooks.METRICS["clipscore"](records).startswith("absent: FOOD_TASKS_CLIP_MODEL=")
+    assert hooks.TABLES["caption"]["clipscore"](records).startswith("absent: FOOD_TASKS_CLIP_MODEL=")

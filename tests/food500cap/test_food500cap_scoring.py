@@ -31,7 +31,7 @@ def mirror(tmp_path, monkeypatch):
 
 def _records(split="test"):
     docs = fc_data.build_docs(split)
-    return docs, [hooks.process_results(d, [fx.OUTPUTS.get(d["replay_key"], "")])["sla_accurate"] for d in docs]
+    return docs, [hooks.process_results(d, [fx.OUTPUTS.get(d["replay_key"], "")])["sla_accurate"].record for d in docs]
 
 
 def test_documents_resolve_nfd_names_and_count_missing_images(mirror):
@@ -99,16 +99,16 @@ def test_malformed_caption_file_names_file_and_record(mirror, content, problem):
 def test_aggregation_hand_computed(mirror):
     _, records = _records()
     for metric, expected in fx.EXPECTED_TEST.items():
-        assert hooks.METRICS[metric](records) == pytest.approx(expected), metric
+        assert hooks.TABLES["caption"][metric](records) == pytest.approx(expected), metric
     assert [r["pred"] for r in records if r["key"] in fx.CLEANED] == list(fx.CLEANED.values())
-    assert hooks.METRICS["per_category"](records) == {
+    assert hooks.TABLES["caption"]["per_category"](records) == {
         "abalone": {"n": 2, "sla_accurate": 50.0, "sla_relaxed": 50.0},
         "ambrosia (fruit salad)": {"n": 1, "sla_accurate": 100.0, "sla_relaxed": 100.0},
         "bún riêu": {"n": 1, "sla_accurate": 0.0, "sla_relaxed": 0.0},
         "chicken and waffles": {"n": 1, "sla_accurate": 0.0, "sla_relaxed": 0.0},
     }
-    assert hooks.METRICS["per_region"](records).startswith("absent: no category-to-region mapping")
-    assert hooks.METRICS["clipscore"](records).startswith("absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL")
+    assert hooks.TABLES["caption"]["per_region"](records).startswith("absent: no category-to-region mapping")
+    assert hooks.TABLES["caption"]["clipscore"](records).startswith("absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL")
 
 
 def test_parse_failures_and_empty_outputs_are_counted(mirror):
@@ -123,8 +123,8 @@ def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror):
     found = [(d, r) for d, r in zip(docs, records) if d["image_path"]]
     direct = cocoeval.coco_scores({d["replay_key"]: [d["caption"]] for d, _ in found}, {d["replay_key"]: r["pred"] for d, r in found})
     for ours, toolkit in fc_scoring.COCO.items():
-        assert hooks.METRICS[ours](records) == pytest.approx(100 * direct.corpus[toolkit]), ours
-    assert 0 < hooks.METRICS["cider"](records) < 1000
+        assert hooks.TABLES["caption"][ours](records) == pytest.approx(100 * direct.corpus[toolkit]), ours
+    assert 0 < hooks.TABLES["caption"]["cider"](records) < 1000
 
 
 def test_without_java_caption_metrics_are_absent_with_the_reason(mirror, monkeypatch):
@@ -132,9 +132,9 @@ def test_without_java_caption_metrics_are_absent_with_the_reason(mirror, monkeyp
     fc_scoring._coco.cache_clear()
     _, records = _records()
     for name in ("bleu4", "meteor", "rouge_l", "cider", "bleu1"):
-        value = hooks.METRICS[name](records)
+        value = hooks.TABLES["caption"][name](records)
         assert isinstance(value, str) and value.startswith("absent: no Java runtime"), name
-    assert isinstance(hooks.METRICS["cider_pytok"](records), float)
+    assert isinstance(hooks.TABLES["caption"]["cider_pytok"](records), float)
     fc_scoring._coco.cache_clear()
 
 
@@ -148,7 +148,7 @@ def test_region_breakdown_from_a_user_mapping(mirror, tmp_path, monkeypatch, suf
         path.write_text(f"category{sep}region\n" + "".join(f"{c}{sep}{r}\n" for c, r in fx.REGIONS.items()))
     monkeypatch.setenv(fc_data.REGIONS_ENV, str(path))
     _, records = _records()
-    table = hooks.METRICS["per_region"](records)
+    table = hooks.TABLES["caption"]["per_region"](records)
     assert {k: (v["n"], v["sla_accurate"], v["sla_relaxed"]) for k, v in table.items()} == {
         "Seafood": (2, 50.0, 50.0), "Western": (2, 50.0, 50.0), "unmapped": (1, 0.0, 0.0)}  # fmt: skip
     if cocoeval.java_problem() is None:
@@ -206,7 +206,7 @@ def test_every_hook_in_the_yaml_resolves():
     for path in folder.iterdir():
         if path.suffix == ".yaml" or path.name.endswith("_yaml"):
             yaml.load(path.read_text(), Loader=_Loader)
-    assert len(refs) == 4 + 3 + 1 + len(hooks.METRICS)
+    assert len(refs) == 4 + 3 + 1 + len(hooks.TABLES["caption"])
     for ref in refs:
         module, name = ref.rsplit(".", 1)
         assert callable(getattr(importlib.import_module(module), name)), ref

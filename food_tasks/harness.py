@@ -1,0 +1,154 @@
+"""Every place food-tasks touches lmms-eval: the names we rely on, and the few wraps we install.
+
+lmms-eval 0.7.x reads no task entry points; it does load the ``lmms_eval.models`` entry-point group
+before it indexes tasks (``food_tasks.registration.lmms_eval_plugin`` is ours). From there we install,
+on public lmms-eval names only:
+
+* the task index: ``TaskManager.initialize_tasks`` gets our task directory appended to its include
+  path, after lmms-eval's own (built-in tasks win a name clash; no ``--include_path`` needed);
+* the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context
+  (:data:`TASK_TYPE`) that tells a regional task's class which kind lmms-eval is building (lmms-eval
+  gives ``class:`` tasks only their config);
+* the printed table: ``lmms_eval.utils.make_table`` prints our tasks' breakdowns as short notes
+  (:mod:`food_tasks.results_table`); the results JSON is untouched.
+
+``FOOD_TASKS_AUTOREGISTER=0`` is the one opt-out: none of these wraps is installed (pass
+``--include_path "$(food-tasks path)"`` yourself; regional tasks then build for chat models, tables
+print breakdowns inline). :data:`HARNESS_API` lists every lmms-eval attribute the package relies on;
+tests/core/test_harness_api.py checks them all, so an lmms-eval upgrade fails in one place.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import importlib
+import os
+from collections.abc import Callable, Collection
+from typing import Any
+
+OPT_OUT_ENV = "FOOD_TASKS_AUTOREGISTER"
+_MARKER = "_food_tasks_wrapped"
+
+# Which kind of task object lmms-eval is building right now ("chat" unless told otherwise).
+TASK_TYPE: contextvars.ContextVar[str] = contextvars.ContextVar("food_tasks_task_type", default="chat")
+
+# (module, attribute path, what we use it for). Each must exist; test_harness_api.py checks every one.
+HARNESS_API: tuple[tuple[str, str, str], ...] = (
+    ("lmms_eval.tasks", "TaskManager.initialize_tasks", "wrapped: our task directory joins the index"),
+    ("lmms_eval.tasks", "TaskManager.load_task_or_group", "wrapped: TASK_TYPE for regional task classes"),
+    ("lmms_eval.utils", "make_table", "wrapped: breakdowns print as short notes"),
+    ("lmms_eval.api.task", "ConfigurableTask", "base class of regional tasks (simple models)"),
+    ("lmms_eval.api.task", "ConfigurableMessagesTask", "base class of regional tasks (chat models)"),
+    ("lmms_eval.api.model", "lmms", "base class of the food_tasks_replay model"),
+    ("lmms_eval.models.registry_v2", "ModelManifest", "registers food_tasks_replay"),
+    ("lmms_eval.llm_judge", "get_server", "judge providers other than our OpenAI-compatible client"),
+    ("lmms_eval.llm_judge", "ServerConfig", "judge provider settings"),
+    ("lmms_eval.llm_judge", "Request", "one judge request through a provider"),
+)
+
+
+def enabled() -> bool:
+    """False when the user opted out of every wrap (``FOOD_TASKS_AUTOREGISTER=0``)."""
+    return os.environ.get(OPT_OUT_ENV, "1").strip().lower() not in {"0", "false", "no", "off"}
+
+
+def resolve(module: str, path: str) -> Any:
+    """The lmms-eval object ``module.path`` (``path`` may be dotted: ``Class.method``).
+
+    Raises:
+        RuntimeError: naming the missing attribute and the fallback, when this lmms-eval lacks it.
+    """
+    obj: Any = importlib.import_module(module)
+    for part in path.split("."):
+        if not hasattr(obj, part):
+            raise RuntimeError(f"food-tasks: this lmms-eval has no {module}.{path}; it is not supported "
+                               f'(lmms-eval>=0.7.3,<0.8 is). Set {OPT_OUT_ENV}=0 and pass --include_path "$(food-tasks path)".')  # fmt: skip
+        obj = getattr(obj, part)
+    return obj
+
+
+def _wrap(owner: Any, name: str, make: Callable[[Callable], Callable]) -> bool:
+    """Replace ``owner.name`` by ``make(original)`` once (idempotent)."""
+    original = getattr(owner, name)
+    if getattr(original, _MARKER, False):
+        return True
+    wrapped = functools.wraps(original)(make(original))
+    setattr(wrapped, _MARKER, True)
+    setattr(owner, name, wrapped)
+    return True
+
+
+def install_task_index(task_dir: str) -> bool:
+    """Append ``task_dir`` to every ``TaskManager.initialize_tasks`` include path (after lmms-eval's own)."""
+    manager = resolve("lmms_eval.tasks", "TaskManager")
+    resolve("lmms_eval.tasks", "TaskManager.initialize_tasks")
+
+    def make(original: Callable) -> Callable:
+        def initialize_tasks(self, include_path=None, include_defaults=True):  # type: ignore[no-untyped-def]
+            return original(self, include_path=with_dir(include_path, task_dir), include_defaults=include_defaults)
+
+        return initialize_tasks
+
+    return _wrap(manager, "initialize_tasks", make)
+
+
+def with_dir(include_path: Any, task_dir: str) -> list[str]:
+    """``include_path`` as a list, with ``task_dir`` appended once."""
+    if include_path is None:
+        paths: list[str] = []
+    elif isinstance(include_path, (str, os.PathLike)):
+        paths = [os.fspath(include_path)]
+    else:
+        paths = [os.fspath(p) for p in include_path]
+    if not any(os.path.realpath(p) == os.path.realpath(task_dir) for p in paths):
+        paths.append(task_dir)
+    return paths
+
+
+def install_task_type() -> bool:
+    """Run ``TaskManager.load_task_or_group`` inside :data:`TASK_TYPE` set to its ``task_type`` argument."""
+    manager = resolve("lmms_eval.tasks", "TaskManager")
+    resolve("lmms_eval.tasks", "TaskManager.load_task_or_group")
+
+    def make(original: Callable) -> Callable:
+        def load_task_or_group(self, task_list=None, task_type="simple"):  # type: ignore[no-untyped-def]
+            token = TASK_TYPE.set(str(task_type))
+            try:
+                return original(self, task_list, task_type)
+            finally:
+                TASK_TYPE.reset(token)
+
+        return load_task_or_group
+
+    return _wrap(manager, "load_task_or_group", make)
+
+
+def install_table(ours: Callable[[], Collection[str]]) -> bool:
+    """Print our tasks' breakdowns as short notes in lmms-eval's table (see :mod:`food_tasks.results_table`)."""
+    import lmms_eval.utils
+
+    from food_tasks.results_table import compact
+
+    resolve("lmms_eval.utils", "make_table")
+    names = functools.lru_cache(maxsize=1)(lambda: frozenset(ours()))
+
+    def make(original: Callable) -> Callable:
+        def make_table(result_dict, column: str = "results", sort_results: bool = False):  # type: ignore[no-untyped-def]
+            if isinstance(result_dict, dict):
+                result_dict = compact(result_dict, column, names())
+            return original(result_dict, column, sort_results)
+
+        return make_table
+
+    return _wrap(lmms_eval.utils, "make_table", make)
+
+
+def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
+    """Install every wrap (nothing when :func:`enabled` is False). Returns whether they are installed."""
+    if not enabled():
+        return False
+    install_task_index(task_dir)
+    install_task_type()
+    install_table(ours)
+    return True

@@ -1,0 +1,181 @@
+"""One hook convention for every benchmark: metric declarations, ``process_results`` and aggregation.
+
+A benchmark's hook module (``utils/<bench>.py``, installed as ``food_tasks.utils.<bench>``) declares
+each metric once, as a :class:`Metric` (name, reducer over per-document records, higher-is-better,
+scale, how groups combine it), in one :class:`MetricTable` per task kind::
+
+    TABLES = {"cls": MetricTable(Metric("acc", scoring.cls_acc), ..., version=1.0), ...}
+    process_results_cls = results_hook(scoring.score_cls, TABLES["cls"])
+
+and the YAML generators (:mod:`food_tasks.taskgen`) write each task's ``metric_list`` from that table.
+:func:`results_hook` builds the task's ``process_results``: the backend output always goes through
+:func:`food_tasks.outputs.model_output` (so lmms-eval's failure markers are never scored as an answer),
+the benchmark's scorer turns it into one record, and the record is handed to every metric of the table
+as a :class:`Payload`. Every metric of every YAML names the same aggregation hook, :func:`aggregate`,
+which applies the metric that the payloads carry: one definition, found by grep, for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from food_tasks.outputs import model_output
+
+Record = Mapping[str, Any]
+Scorer = Callable[[Mapping[str, Any], Any], Record]
+
+# How a group combines a metric over its tasks (see food_tasks.taskgen.group_metric_list).
+GROUP_REDUCTIONS = ("mean", "max", "official", "official_numpy")
+# What a metric's number is, for the README tables and the report (one truth per unit).
+SCALES = ("percent", "fraction", "score", "native", "count", "breakdown", "info")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One reported metric.
+
+    Attributes:
+        name: the metric name in lmms-eval's results (``acc``, ``rationale_macro_f1_official`` ...).
+        reduce: reduces the task's per-document records (in document order) to the reported value.
+        higher_is_better: as lmms-eval prints it (breakdowns and diagnostics say True unless lower is better).
+        scale: one of :data:`SCALES`: ``percent`` (0-100), ``fraction`` (0-1), ``score`` (a 0-1 statistic
+            such as F1, MRR or Kendall tau, or a toolkit score), ``native`` (units of the data: kcal, g),
+            ``count``, ``breakdown`` (a dict per language, condition ...), ``info`` (diagnostics).
+        alias_of: for a metric that repeats another under the name shared across benchmarks
+            (``parse_fail_rate``), the name it repeats; None otherwise.
+    """
+
+    name: str
+    reduce: Callable[[Sequence[Record]], Any]
+    higher_is_better: bool = True
+    scale: str = "percent"
+    alias_of: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.scale not in SCALES:
+            raise ValueError(f"metric {self.name}: scale {self.scale!r} is not one of {', '.join(SCALES)}")
+
+    def __call__(self, records: Sequence[Record]) -> Any:
+        return self.reduce(records)
+
+    def alias(self, name: str) -> Metric:
+        """The same metric under another name (documented as an alias of this one)."""
+        return replace(self, name=name, alias_of=self.name)
+
+
+class MetricTable(Mapping[str, Metric]):
+    """The metrics of one task kind, in the order lmms-eval reports them, with the kind's version.
+
+    A mapping from metric name to :class:`Metric` (a Metric is callable on records, so
+    ``table["acc"](records)`` gives the value).
+    """
+
+    def __init__(self, *metrics: Metric, version: float = 1.0) -> None:
+        if not metrics:
+            raise ValueError("a metric table needs at least one metric")
+        names = [m.name for m in metrics]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"metric declared twice: {', '.join(duplicates)}")
+        self._metrics = {m.name: m for m in metrics}
+        self.version = version
+
+    def __getitem__(self, name: str) -> Metric:
+        return self._metrics[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._metrics)
+
+    def __len__(self) -> int:
+        return len(self._metrics)
+
+    def __repr__(self) -> str:
+        return f"MetricTable({', '.join(self._metrics)}; version={self.version})"
+
+    def without(self, *names: str) -> MetricTable:
+        """This table less some metrics (same version), e.g. a packaged sample without a metric that needs a download."""
+        unknown = set(names) - set(self._metrics)
+        if unknown:
+            raise KeyError(f"not in the table: {', '.join(sorted(unknown))}")
+        return MetricTable(*(m for n, m in self._metrics.items() if n not in names), version=self.version)
+
+    def plus(self, *metrics: Metric) -> MetricTable:
+        """This table with more metrics appended (same version)."""
+        return MetricTable(*self._metrics.values(), *metrics, version=self.version)
+
+    def payloads(self, record: Record) -> dict[str, Payload]:
+        """What ``process_results`` returns for one document: one :class:`Payload` per metric.
+
+        The samples file (``--log_samples``) shows the whole record once, under the table's first metric;
+        the other metrics' payloads show only their own per-document fields (none yet), while every
+        payload carries the record for its aggregation. Nothing is copied per metric.
+        """
+        metrics = iter(self._metrics.items())
+        first_name, first = next(metrics)
+        out = {first_name: Payload(record, record, first)}
+        for name, metric in metrics:
+            out[name] = Payload((), record, metric)
+        return out
+
+
+class Payload(dict):
+    """One metric's per-document value as lmms-eval stores it.
+
+    lmms-eval keeps the value ``process_results`` returns under each metric name, passes the list of them
+    to the metric's aggregation, pickles them to gather several processes' documents, and writes them into
+    the samples file (``--log_samples``). A Payload is a dict (what the samples file shows, and what
+    lmms-eval's own per-document statistics read) that also carries the document's whole record and the
+    :class:`Metric` that reduces it, so :func:`aggregate` needs no per-metric hook.
+    """
+
+    __slots__ = ("record", "metric")
+
+    def __init__(self, shown: Mapping[str, Any], record: Record, metric: Metric) -> None:
+        super().__init__(shown)
+        self.record = record
+        self.metric = metric
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (Payload, (dict(self), self.record, self.metric))
+
+
+def aggregate(items: Sequence[Any]) -> Any:
+    """The aggregation hook of every metric of every task: the metric the payloads carry, over their records.
+
+    Raises:
+        TypeError: when the items are not :class:`Payload` objects (a YAML that pairs this aggregation with
+            another task's ``process_results``).
+    """
+    if not items:
+        return float("nan")
+    first = items[0]
+    if not isinstance(first, Payload):
+        raise TypeError(
+            "food_tasks.hooks.aggregate: the per-document values were not produced by a food_tasks process_results "
+            f"(got {type(first).__name__}); each task's metric_list must come from its own hook module's table"
+        )
+    return first.metric.reduce([item.record for item in items])
+
+
+def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable]) -> Callable:
+    """Build a task's ``process_results`` from a benchmark's per-document scorer and its metric table.
+
+    Args:
+        score: ``score(doc, output) -> record``. ``output`` is the model's answer as
+            :func:`food_tasks.outputs.model_output` returns it: ``""`` for a failed backend request, and
+            possibly not a string (scorers count anything that is not a string as unparseable).
+        table: the task kind's table, or a function of the document that picks it (a benchmark whose
+            documents carry their task variant).
+
+    Returns:
+        ``process_results(doc, results) -> {metric name: Payload}``.
+    """
+    pick = table if callable(table) and not isinstance(table, MetricTable) else (lambda doc: table)
+
+    def process_results(doc, results):  # type: ignore[no-untyped-def]
+        return pick(doc).payloads(score(doc, model_output(results)))
+
+    process_results.__doc__ = f"``process_results``: {getattr(score, '__qualname__', score)} scored through model_output."
+    return process_results
