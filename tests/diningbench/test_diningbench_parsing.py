@@ -1,6 +1,7 @@
-"""DiningBench parsers: the official rules (spec section 5 failure tables) and the robust parsers.
+"""DiningBench parsers: the official rules (meituan/DiningBench@9c9bdf7 ``clean_thinking_by_model`` and the
+``evaluate_predictions`` of ``eval_classification.py`` / ``eval_nutrition.py``) and the robust parsers.
 
-The official regular expressions quoted in the spec are used here only as oracles on short random
+The official regular expressions (re-typed from those functions) are used here only as oracles on short random
 strings, to show that the linear-time re-implementations give the same result.
 """
 
@@ -23,7 +24,7 @@ PROMPT_EN = (
 )
 LETTERS, OPTIONS = P.prompt_options(PROMPT_EN)
 
-# (output, official letter with no model name, robust letter); spec 5.2 table and 5.3 rules.
+# (output, official letter with no model name, robust letter); the README's table of official quirks.
 CLS_CASES = [
     ("Answer: C", "A", "C"),
     ("The answer is C", "T", "C"),
@@ -112,7 +113,8 @@ def test_linear_reimplementations_equal_the_official_regexes(model):
         assert P.official_fenced_object(text) == _oracle_fenced(text), text
 
 
-# (output, official values or None, robust values or None); spec 5.4 failure cases and 5.5 rules.
+# (output, official values or None, robust values or None); eval_nutrition.py::evaluate_predictions failure
+# cases and the README's robust nutrition rules.
 V = {"calories": 580.0, "protein": 24.0, "carbohydrates": 80.0, "fat": 18.0}
 NUTRITION_CASES = [
     ('{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}', V, V),

@@ -1,6 +1,7 @@
-"""A small FAM-Bench mirror in the official repository layout (shared spec section 2), built by code.
+"""A small FAM-Bench mirror in the official repository layout (v1.0 tree: ``dataset/``, ``knowledge_base/``,
+``code/task2/ki_data/``), built by code.
 
-Everything here is invented test content in the documented schema; the expected metric values in
+Everything here is invented test content in the schema the official v1.0 code reads; the expected metric values in
 test_fambench*.py are hand-computed from these records and the scripted outputs.
 """
 

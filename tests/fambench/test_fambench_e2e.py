@@ -1,6 +1,6 @@
 """FAM-Bench through the real lmms-eval CLI, offline, on a mirror in the official repository layout.
 
-Scripted outputs (food_tasks_replay) with hand-computed expected metrics; see tests/fambench_fixture.py
+Scripted outputs (food_tasks_replay) with hand-computed expected metrics; see tests/fambench/fambench_fixture.py
 for the records. One image of Task 1 row 6 and of Task 2 question 4 is unreachable (dead host).
 """
 

@@ -1,7 +1,9 @@
-"""FAM-Bench prompts against the verbatim renderings of the shared spec (sections 4.2-4.6), and data loading.
+"""FAM-Bench prompts against complete renderings of the official v1.0 prompt builders, and data loading.
 
-tests/data/fambench_*.{json,txt} are the spec's complete renderings (Figure 9 and 10 inputs, real KB
-content), copied byte for byte.
+tests/data/fambench_*.{json,txt} are renderings of the official functions
+(anonymous-research-artifact123/Food-as-medicine@abfaf02 ``code/task1/run_task1.py::_build_user_prompt`` in
+``ki`` mode, ``code/task2/evaluate.py`` ``_build_prompt`` and ``_rag_context_for_question``) on the inputs of
+the paper's Figures 9 and 10 with the real knowledge-base content, kept byte for byte.
 """
 
 from __future__ import annotations

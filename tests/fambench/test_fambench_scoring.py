@@ -1,4 +1,8 @@
-"""FAM-Bench parsers and metric reducers, with hand-computed expected values (shared spec sections 5-6)."""
+"""FAM-Bench parsers and metric reducers, with hand-computed expected values.
+
+Official behaviour: anonymous-research-artifact123/Food-as-medicine@abfaf02 ``code/task1/run_task1.py`` and
+``run_q2.py`` (Task 1), ``code/task2/evaluate.py`` (Task 2); robust parsers: yaml_tasks/fambench/README.md.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from food_tasks.benchmarks.fambench import parsing as fb_parsing
 
 NR, R = fb_parsing.NOT_REC, fb_parsing.REC
 
-# --------------------------------------------------------------------------- Task 1 official parser (spec 5.1)
+# ------------------------------------------------- Task 1 official parser (run_task1._parse_output, run_q2 helpers)
 
 OFFICIAL_T1 = [
     ('{"decision": "not_recommend", "rationale_ingredients": []}', None, False),  # underscore not accepted
@@ -45,7 +49,7 @@ def test_task1_official_parser_rationale_only_with_strict_json():
                    "rationale": [{"condition": "type 2 diabetes", "ingredients": ["soy sauce"]}]}  # fmt: skip
 
 
-# --------------------------------------------------------------------------- Task 1 robust parser (spec 5.2)
+# --------------------------------------------------------------------------- Task 1 robust parser
 
 ROBUST_T1 = [
     ('{"decision": "not_recommend"}', NR, True),
@@ -70,7 +74,7 @@ def test_task1_robust_parser(raw, decision, json_found):
     assert (out["decision"], out["json"]) == (decision, json_found)
 
 
-# --------------------------------------------------------------------------- Task 2 parsers (spec 5.3-5.5)
+# ------------------------- Task 2 parsers (official: evaluate._parse_json_ranking, _parse_decision_payload, _parse_letter)
 
 OFFICIAL_RANK = [
     ("Ranking (best to worst): B > A > D > C", list("ABDC")),  # letters of RANKING and BEST come first

@@ -1,4 +1,5 @@
-"""Caption clean-up and Semantic Label Accuracy matching (shared spec section 5), hand-computed."""
+"""Caption clean-up and Semantic Label Accuracy matching (paper section 4.2.2 definition, our normalisation as
+documented in yaml_tasks/food500cap/README.md), hand-computed."""
 
 from __future__ import annotations
 

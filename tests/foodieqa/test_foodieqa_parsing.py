@@ -1,5 +1,5 @@
-"""FoodieQA parsers: the robust parser (``acc``), every quirk of the official parsers (spec §5.1) as a
-table, and linear-time behaviour on runaway outputs."""
+"""FoodieQA parsers: the robust parser (``acc``), every quirk of the official parsers (lyan62/FoodieQA@4d726407
+``model-eval/scripts/get_accuracy.py`` and ``utils.py``) as a table, and linear-time behaviour on runaway outputs."""
 
 from __future__ import annotations
 

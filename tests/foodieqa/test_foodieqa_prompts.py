@@ -1,5 +1,6 @@
-"""FoodieQA prompts: byte-exact renderings of every official template (spec §4), image placement,
-以下/以上 rewriting, inline prefill, the dish-name ablations and the text-QA chat wrapping."""
+"""FoodieQA prompts: byte-exact renderings of every official template (lyan62/FoodieQA@4d726407
+``model-eval/scripts/eval_mivqa_en.py::get_prompt_phi``, ``sivqa_utils.py::format_text_prompt``,
+``textqa_utils.py::format_text_prompt``), image placement, 以下/以上 rewriting, inline prefill, the dish-name ablations and the text-QA chat wrapping."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from food_tasks.benchmarks.foodieqa import prompts
 Q_ZH = "以上哪道菜需要放入馕坑烤制？"  # mivqa doc 0 after 以下 -> 以上
 Q_EN = "Which of the following dishes is baked in a tandoor?"
 
-# (lang, template) -> (parts with ints for images, prefill); hand-copied from spec §4.1 / get_prompt_phi.
+# (lang, template) -> (parts with ints for images, prefill); hand-copied from eval_mivqa_en.py::get_prompt_phi.
 MIVQA = {
     ("zh", 0): ([0, "\n", 1, "\n", 2, "\n", 3, f"\n根据以上四张图回答问题，他们分别为图A, 图B, 图C, 图D, 请从给定选项ABCD中选择一个最合适的答案。问题：{Q_ZH}, 答案为：图"], None),
     ("zh", 1): ([0, "图A\n", 1, "图B\n", 2, "图C\n", 3, f"图D\n根据以上四张图回答问题, 请从给定选项ABCD中选择一个最合适的答案。问题：{Q_ZH}, 答案为：图"], None),
@@ -66,7 +67,7 @@ def test_sivqa_templates_are_verbatim_image_first(key):
     assert prompt.prefill == SIVQA[key][1]
 
 
-def test_sivqa_rendered_example_of_the_spec():
+def test_sivqa_rendered_example_vqa_0():  # item vqa-0 as printed by the official get_accuracy.ipynb
     text = prompts.user_text(prompts.build(doc("sivqa"), "sivqa", "zh", 0), None)
     assert text == "图片中的食物通常属于哪个菜系? 选项有: （A) 京菜\n（B) 徽菜\n（C) 新疆菜\n（D) 桂菜\n, 请根据上图从所提供的选项中选择一个正确答案，为（"
 

@@ -1,7 +1,9 @@
 """DiningBench answer parsing: the official rules (reproduced exactly, in linear time) and robust parsers.
 
 Official behaviour is that of ``eval_classification.py``, ``eval_nutrition.py`` and ``eval_vqa.py`` of
-meituan/DiningBench at commit 9c9bdf7 (spec section 5). The official regular expressions
+meituan/DiningBench at commit 9c9bdf7 (``clean_thinking_by_model``, ``evaluate_predictions`` of each script,
+``eval_vqa.py::parse_eval_result``). The robust parsers are our design, described under "Parsers" in
+``yaml_tasks/diningbench/README.md``. The official regular expressions
 (``.*?</think>``, ``\\{.*\\}``, the fenced-JSON pattern, ``\\boxed\\{([^}]*)\\}``) backtrack
 quadratically on adversarial output; each is re-implemented here with the same result in one pass.
 
@@ -207,7 +209,7 @@ def letter_official(model_pred: str) -> str:
 
 
 def letter_robust(raw: object, letters: Sequence[str], options: Sequence[str] | None = None) -> str | None:
-    """Robust option letter (spec 5.3), None when unparseable or ambiguous."""
+    """Robust option letter (README "Parsers"), None when unparseable or ambiguous."""
     text = clean_robust(raw, boxed=False)
     if text is None:
         return None
@@ -281,7 +283,8 @@ def _official_loads(text: str) -> tuple[bool, Any]:
 
 
 def nutrition_official(model_pred: str) -> dict[str, float] | None:
-    """The official nutrition reader (spec 5.4): four floats, or None (a parse failure)."""
+    """The official nutrition reader (``eval_nutrition.py::evaluate_predictions`` and its
+    ``normalize_nutrition_dict``): four floats, or None (a parse failure)."""
     ok, value = _official_loads(model_pred)
     if not ok:
         candidate = model_pred
@@ -371,7 +374,7 @@ def number_robust(value: Any) -> tuple[float | None, bool]:
 
 
 def nutrition_robust(raw: object) -> tuple[dict[str, float] | None, int]:
-    """Robust nutrition reader (spec 5.5): four finite non-negative numbers, or None; and the number of
+    """Robust nutrition reader (README "Parsers"): four finite non-negative numbers, or None; and the number of
     values that were ranges (midpoints used)."""
     text = clean_robust(raw, boxed=False)
     if text is None:

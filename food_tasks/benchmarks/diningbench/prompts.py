@@ -20,7 +20,8 @@ COT_TEMPLATE = (
 
 
 def with_cot(prompt: str) -> str:
-    """Non-official CoT composition (spec 4.4): the dataset prompt, a blank line, the English template."""
+    """Non-official CoT composition (paper Table 5 gives the template, not its placement; the official
+    scripts have no CoT path): the dataset prompt, a blank line, the English template."""
     return f"{prompt}\n\n{COT_TEMPLATE}"
 
 

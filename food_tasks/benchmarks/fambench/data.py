@@ -2,8 +2,10 @@
 
 Data: the official GitHub repository at a pinned commit (raw files over HTTPS, cached), or the
 ``$FOOD_TASKS_DATA_DIR/github/<owner>/<repo>/`` mirror with the repository's own relative paths
-(:func:`food_tasks.remote.github_file`). Nothing is vendored. The instance files could not be inspected
-when the spec was written, so every record is validated and errors name the file, record and field.
+(:func:`food_tasks.remote.github_file`). Nothing is vendored. The schema is the one the official v1.0 code
+reads (``code/task1/run_q2.py::_load_dataset`` and ``_build_prompt_payload``, ``code/task2/evaluate.py``); the
+instance files themselves could not be inspected when this loader was written, so every record is
+validated and errors name the file, record and field.
 
 Images are third-party URLs fetched at evaluation time (:class:`food_tasks.remote.UrlImageStore`:
 timeouts, retries, disk cache, cross-process locks). As in the official Task 1 scorer, a document
@@ -95,8 +97,8 @@ def read_json(path: str, root: Path | None = None) -> tuple[Any, Path]:
 
 def _fail(local: Path, where: str, problem: str) -> DataAccessError:
     return DataAccessError(
-        f"FAM-Bench {local}: {where}: {problem}. The loader expects the schema of shared spec section 2 "
-        f"(v1.0, commit {COMMIT[:7]}); if the official files changed, pin {COMMIT_ENV} to the commit you have."
+        f"FAM-Bench {local}: {where}: {problem}. The loader expects the schema the official v1.0 code reads "
+        f"(commit {COMMIT[:7]}); if the official files changed, pin {COMMIT_ENV} to the commit you have."
     )
 
 

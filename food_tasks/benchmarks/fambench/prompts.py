@@ -1,7 +1,10 @@
 """FAM-Bench prompts: Task 1 system prompts and JSON payloads, Task 2 prompt text and KI context.
 
 Prompts are benchmark parameters. The strings below are the official v1.0 prompts as published in the
-benchmark's code (shared spec sections 4.2-4.6), kept byte for byte, including their line breaks and the
+benchmark's code (anonymous-research-artifact123/Food-as-medicine@abfaf02: ``code/task1/run_task1.py``
+``system_prompt_for`` and ``_build_user_prompt`` with the prompts of ``run_q2.py`` and
+``run_q2_with_references.py``; ``code/task2/evaluate.py`` ``_build_prompt`` and ``_rag_context_for_question``),
+kept byte for byte, including their line breaks and the
 way the official runners compose them (``rstrip()`` of the base prompt, then an addendum that starts with
 one newline). ``scripts/parity_fambench.py`` compares every rendering with the official functions.
 """

@@ -1,4 +1,10 @@
-"""FAM-Bench scoring: per-document records, metric reducers and aggregation (spec section 6).
+"""FAM-Bench scoring: per-document records, metric reducers and aggregation.
+
+Official formulas: ``code/task1/run_task1.py::main`` with ``run_q2.py::_score_rationale`` (Task 1) and
+``code/task2/evaluate.py`` ``_build_result_row`` / ``_summarize_rows`` / ``_score_decision_rationale``
+(Task 2) at anonymous-research-artifact123/Food-as-medicine@abfaf02. The paper-definition variants
+(per-condition macro-F1, MRR over all questions, cross-task consistency, which the code does not
+implement) are explained in ``yaml_tasks/fambench/README.md``.
 
 Per-document records hold both parsers' readings (robust and official); the reducers below turn a task's
 records into the paper's numbers (``*_official``: the v1.0 scorer's numbers, rounding included).

@@ -1,4 +1,5 @@
-"""Food-500 Cap captioning prompts (shared spec section 4.2; design choices, the paper gives none).
+"""Food-500 Cap captioning prompts (design choices documented in yaml_tasks/food500cap/README.md; the paper
+gives none).
 
 The paper's captioners ran in their default captioning mode without a prompt. For instruction-following
 models we keep two fixed prompts as two tasks; both can be overridden per model through

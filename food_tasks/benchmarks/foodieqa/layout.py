@@ -20,7 +20,8 @@ def mivqa_row(qid: str, question: str, question_en: str, images: Sequence[str], 
 
 def sivqa_row(qid: str, question: str, choices: Sequence[str], question_en: str, choices_en: Sequence[str], answer: int,
               question_type: str, food_name: str, food_type: str, food_file: str) -> dict:  # fmt: skip
-    """A record with the field order observed in the official notebook output (spec §2.2)."""
+    """A record with the field order printed by the official notebook ``model-eval/scripts/get_accuracy.ipynb``
+    (deleted in lyan62/FoodieQA commit a58272a; read at its parent cbaae69)."""
     return {"question": question, "choices": list(choices), "answer": str(answer), "question_type": question_type,
             "food_name": food_name, "question_id": qid,
             "food_meta": {"main_ingredient": [], "id": 0, "food_name": food_name, "food_type": food_type,

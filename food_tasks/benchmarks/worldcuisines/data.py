@@ -30,7 +30,8 @@ KB_IMAGE_COLUMNS = tuple((f"image{i}_url", f"image{i}") for i in range(1, 9))
 REVISION_ENV = "FOOD_TASKS_WORLDCUISINES_REVISION"
 LANGS_ENV = "FOOD_TASKS_WORLDCUISINES_LANGS"
 
-# The 30 language varieties, in the order of the dataset files (spec §2.1).
+# The 30 language varieties, in the order of the dataset files (the ``langs`` list of the official generator,
+# worldcuisines/worldcuisines@d4d1c44 ``generate_vqa/generate_prompts.py``).
 # "nan" is Hokkien (written), not a missing value.
 LANGUAGES = (
     "en", "id_formal", "id_casual", "zh_cn", "ko_formal", "ko_casual", "ja_formal", "ja_casual", "su_loma",
@@ -54,9 +55,9 @@ SPLIT_FILES = {
     ("task2", "test_small"): "hf_prompt/small_eval_task2/*.jsonl",
 }
 STRING_FIELDS = ("qa_id", "lang", "food_id", "prompt_id", "prompt_type")
-# Items (qa_ids) per (subtask, language) cell as published (spec section 2.3); checked on hub data.
+# Items (qa_ids) per (subtask, language) cell, counted in the published ``worldcuisines/vqa`` files.
 PUBLISHED_ITEMS = {"large": 500, "small": 100, "smallref": 100}
-# qa_id ranges per (config, split) as published (spec section 2.2); checked on hub data.
+# qa_id ranges per (config, split), read from the published ``worldcuisines/vqa`` files.
 PUBLISHED_QA_RANGES = {("task1", "test_large"): (400, 1899), ("task2", "test_large"): (1900, 2399),
                        ("task1", "test_small"): (0, 299), ("task2", "test_small"): (300, 399)}  # fmt: skip
 

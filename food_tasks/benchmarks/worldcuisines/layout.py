@@ -14,7 +14,8 @@ WC_OEQ_INSTRUCTION = "Print only the answer."
 
 
 def wc_mcq_prompt(question: str, options: Sequence[str]) -> str:
-    """Render an MCQ prompt the way the official generator does (spec §4.1)."""
+    """Render an MCQ prompt the way the official generator does (worldcuisines/worldcuisines@d4d1c44
+    ``generate_vqa/generate_prompts.py::generate_multiple_choices_sample``)."""
     answer_prompt = "".join(f"{i}. {opt}\n" for i, opt in enumerate(options, start=1))
     return f"{question}\n{answer_prompt}\n{WC_MCQ_INSTRUCTION}"
 
