@@ -22,7 +22,11 @@ from pathlib import Path
 from food_tasks.benchmarks import BENCHMARKS, get
 from food_tasks.registration import task_dir
 
-DEMO_TASKS = "food_tasks_sample"  # the root group: every benchmark's packaged sample tasks
+
+
+def demo_tasks() -> str:
+    """What ``food-tasks demo`` runs: every registered benchmark's packaged sample tasks and groups."""
+    return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
 
 
 def _yaml_names() -> list[tuple[str, str, str]]:
@@ -90,7 +94,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     command = [
         sys.executable, "-m", "lmms_eval", "--model", "qwen2_vl",
         "--model_args", f"pretrained={model},device=cpu,device_map=cpu,max_pixels=12544,min_pixels=3136",
-        "--tasks", args.tasks, "--batch_size", "1", "--output_path", str(out_dir), "--log_samples",
+        "--tasks", args.tasks or demo_tasks(), "--batch_size", "1", "--output_path", str(out_dir), "--log_samples",
     ]  # fmt: skip
     print("$ " + " ".join(command), flush=True)
     code = subprocess.call(command, env=env)
@@ -149,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("path", help="print the installed task directory").set_defaults(func=cmd_path)
     sub.add_parser("list", help="list our tasks and groups").set_defaults(func=cmd_list)
     demo = sub.add_parser("demo", help="run the packaged sample tasks on a tiny local model (offline, CPU)")
-    demo.add_argument("--tasks", default=DEMO_TASKS, help=f"tasks to run (default: {DEMO_TASKS})")
+    demo.add_argument("--tasks", default=None, help="tasks to run (default: every benchmark's packaged sample tasks)")
     demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")

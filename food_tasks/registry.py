@@ -48,8 +48,8 @@ class Benchmark:
         units: one sentence: the scale of the metrics (percent, fraction, x 100), as the paper prints them.
         documents: task name -> its number of documents on the full data (``None`` when unknown); groups
             are never asked.
-        sample_tasks: the packaged sample tasks and groups (offline, seconds); the root group
-            ``yaml_tasks/_food_tasks_sample.yaml`` (what ``food-tasks demo`` runs) lists exactly these.
+        sample_tasks: the packaged sample tasks and groups (offline, seconds); ``food-tasks demo`` runs
+            every record's.
         write_sample: ``write(root)`` writes the packaged sample data under ``root`` in the published layout
             (``python -m food_tasks.sample_data.build``); ``None`` when the benchmark has no sample.
         prefetch: ``prefetch(workers=..., report=...) -> exit status`` fetches the remote files once into the

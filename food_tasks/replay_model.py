@@ -97,7 +97,7 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
                 named = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key[1])) + (f", task={key[0]!r}" if key[0] else "")
                 raise _fail(path, f"line {number} repeats the key of line {first_line[key]} ({named}) with a different answer: "
                                   f"keys={'+'.join(keys)} does not identify one document; name more fields in keys= "
-                                  f"(for WorldCuisines keys=qa_id+lang) or add a 'task' field")  # fmt: skip
+                                  f"(for example keys=qa_id+lang) or add a 'task' field")  # fmt: skip
             answers[key] = answer
             first_line.setdefault(key, number)
     return answers

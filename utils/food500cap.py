@@ -71,4 +71,4 @@ TABLES = {
     ),
 }  # fmt: skip
 
-process_results = results_hook(fc_scoring.score_doc, TABLES["caption"])
+process_results = results_hook(fc_scoring.score_caption, TABLES["caption"])

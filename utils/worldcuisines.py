@@ -17,7 +17,7 @@ from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
 
-SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's languages (sample_data/build.py)
+SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's languages (benchmarks/worldcuisines/sample.py)
 
 
 @stop_run_on_data_error

@@ -29,13 +29,8 @@ SPEC_EXEMPT = {
     "tests/worldcuisines/test_worldcuisines_parsing.py",
     "food_tasks/benchmarks/fambench/parsing.py",
     "food_tasks/parsing.py",
-    "utils/food500cap.py",
 }
-PATH_EXEMPT = {
-    "yaml_tasks/fambench/_generate_configs.py",  # names tests/test_registration.py (now in tests/core/)
-    "yaml_tasks/worldcuisines/_generate_configs.py",  # names tests/test_yaml_generation.py (gone)
-    "pyproject.toml",  # names tests/test_registration.py (now in tests/core/)
-}
+PATH_EXEMPT: set[str] = set()
 
 SPEC_CITATION = re.compile(
     r"\bspec(?:ification)?\s*(?:sections?\s*)?§?\s*\d"  # spec §5.2, spec 5.3, spec section 2, Spec §5.1
@@ -51,7 +46,7 @@ REPO_PATH = re.compile(
     r"(?<![\w./-])((?:tests|scripts|benchmarks|food_tasks|yaml_tasks|docs|utils|examples)/[\w./*{},<>-]*[\w*}>])"
 )
 # Installed names: the wheel puts yaml_tasks/ and utils/ inside the package.
-INSTALLED = (("food_tasks/yaml_tasks/", "yaml_tasks/"), ("food_tasks/utils/", "utils/"))
+INSTALLED = (("food_tasks/yaml_tasks", "yaml_tasks"), ("food_tasks/utils", "utils"))
 
 
 def _text_files() -> list[Path]:

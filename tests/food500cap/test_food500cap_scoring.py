@@ -113,7 +113,7 @@ def test_aggregation_hand_computed(mirror):
 
 def test_parse_failures_and_empty_outputs_are_counted(mirror):
     docs = fc_data.build_docs("test")[:4]
-    records = [fc_scoring.score_doc(d, o) for d, o in zip(docs, ["<think>open", None, "", "Abalone."])]
+    records = [fc_scoring.score_caption(d, o) for d, o in zip(docs, ["<think>open", None, "", "Abalone."])]
     assert fc_scoring.parse_fail_rate(records) == 0.5 and fc_scoring.empty_rate(records) == 0.75
 
 

@@ -49,7 +49,7 @@ def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
     return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
 
 
-# Packaged sample tasks (part of `food_tasks_sample`, run by `food-tasks demo`): short budget for the tiny model.
+# Packaged sample tasks (run by `food-tasks demo`): short budget for the tiny model.
 SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench classification (packaged sample, 2 views)"),
            "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (packaged sample, 2 views)")}  # fmt: skip
 

@@ -64,7 +64,7 @@ def task_yaml(kind: str, mode: str, input_name: str) -> str:
                         docs=f"{HOOKS}.{docs}")
 
 
-# The packaged sample tasks (part of the `food_tasks_sample` group behind `food-tasks demo`): a short
+# The packaged sample tasks (run by `food-tasks demo`): a short
 # generation budget, since the demo model is a tiny random one.
 SAMPLES = {"fambench_task1_sample": ("task1", "docs_sample_task1", "FAM-Bench Task 1 (packaged sample)"),
            "fambench_task2_ctc_sample": ("ctc", "docs_sample_ctc", "FAM-Bench Task 2 CTC (packaged sample)")}  # fmt: skip

@@ -37,7 +37,7 @@ def absent(reason: str) -> str:
     return f"absent: {reason}"
 
 
-def score_doc(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
+def score_caption(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
     """The record of one image: cleaned caption, SLA indicators, flags."""
     caption, failed = parsing.clean_caption(output)
     record = {
