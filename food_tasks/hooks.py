@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from food_tasks.outputs import model_output
+from food_tasks.outputs import NoAnswer, model_output
 
 Record = Mapping[str, Any]
 Scorer = Callable[[Mapping[str, Any], Any], Record]
@@ -105,7 +105,7 @@ class MetricTable(Mapping[str, Metric]):
         """This table with more metrics appended (same version)."""
         return MetricTable(*self._metrics.values(), *metrics, version=self.version)
 
-    def payloads(self, record: Record) -> dict[str, Payload]:
+    def payloads(self, record: Record, failed: bool = False) -> dict[str, Payload]:
         """What ``process_results`` returns for one document: one :class:`Payload` per metric.
 
         The samples file (``--log_samples``) shows the whole record once, under the table's first metric;
@@ -114,9 +114,9 @@ class MetricTable(Mapping[str, Metric]):
         """
         metrics = iter(self._metrics.items())
         first_name, first = next(metrics)
-        out = {first_name: Payload(record, record, first)}
+        out = {first_name: Payload(record, record, first, failed)}
         for name, metric in metrics:
-            out[name] = Payload((), record, metric)
+            out[name] = Payload((), record, metric, failed)
         return out
 
 
@@ -130,15 +130,16 @@ class Payload(dict):
     :class:`Metric` that reduces it, so :func:`aggregate` needs no per-metric hook.
     """
 
-    __slots__ = ("record", "metric")
+    __slots__ = ("record", "metric", "failed")
 
-    def __init__(self, shown: Mapping[str, Any], record: Record, metric: Metric) -> None:
+    def __init__(self, shown: Mapping[str, Any], record: Record, metric: Metric, failed: bool = False) -> None:
         super().__init__(shown)
         self.record = record
         self.metric = metric
+        self.failed = failed  # the backend gave no answer (food_tasks.outputs.NoAnswer)
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
-        return (Payload, (dict(self), self.record, self.metric))
+        return (Payload, (dict(self), self.record, self.metric, self.failed))
 
 
 def aggregate(items: Sequence[Any]) -> Any:
@@ -175,7 +176,8 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
     pick = table if callable(table) and not isinstance(table, MetricTable) else (lambda doc: table)
 
     def process_results(doc, results):  # type: ignore[no-untyped-def]
-        return pick(doc).payloads(score(doc, model_output(results)))
+        output = model_output(results)
+        return pick(doc).payloads(score(doc, output), failed=isinstance(output, NoAnswer))
 
     process_results.__doc__ = f"``process_results``: {getattr(score, '__qualname__', score)} scored through model_output."
     return process_results

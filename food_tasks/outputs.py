@@ -3,8 +3,9 @@
 lmms-eval's API backends put a marker string where the answer would be when a request finally
 fails (the ``openai`` chat model: ``"[LMMS_EVAL_REQUEST_FAILED after N retries] <error>"``) or the
 run's token budget is spent (``"[LMMS_EVAL_BUDGET_EXCEEDED]"``). Scored as text, "after 2 retries"
-reads as answer 2. It is no answer: :func:`model_output` turns it into the empty output, which every
-scorer counts as unparseable (``invalid_rate`` and its kin), and logs the failure.
+reads as answer 2. It is no answer: :func:`model_output` turns it into :class:`NoAnswer`, an empty string
+that remembers the marker, which every scorer counts as unparseable (``parse_fail_rate`` and its kin).
+The run reports the failures once per task, with their count (:mod:`food_tasks.harness`).
 """
 
 from __future__ import annotations
@@ -23,10 +24,25 @@ def backend_failure(output: Any) -> bool:
     return isinstance(output, str) and output.lstrip().startswith(BACKEND_FAILURE_PREFIXES)
 
 
+class NoAnswer(str):
+    """The answer of a request the backend reports as failed: the empty string, with lmms-eval's marker kept in
+    ``reason``. Scorers that tell "no answer" from "an empty answer" check ``isinstance(output, NoAnswer)``."""
+
+    reason: str
+
+    def __new__(cls, reason: str = "") -> NoAnswer:
+        obj = super().__new__(cls, "")
+        obj.reason = reason
+        return obj
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (NoAnswer, (self.reason,))
+
+
 def model_output(results: Sequence[Any]) -> Any:
-    """``results[0]``, or ``""`` when the backend reports that the request failed (logged, with its marker)."""
+    """``results[0]``, or :class:`NoAnswer` (``""``) when the backend reports that the request failed."""
     output = results[0] if results else None
     if backend_failure(output):
-        logger.warning(f"food-tasks: the backend returned no answer for a request, scored as unparseable: {output[:200]!r}")
-        return ""
+        logger.debug(f"food-tasks: the backend returned no answer for a request, scored as unparseable: {output[:200]!r}")
+        return NoAnswer(output[:500])
     return output

@@ -54,6 +54,7 @@ def test_process_results_goes_through_model_output_and_shows_the_record_once():
     # lmms-eval's failure marker is no answer: "after 2 retries" must not read as an answer
     failed = hook({"id": "q2", "gold": "2"}, ["[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500"])
     assert failed["acc"].record == {"id": "q2", "correct": False, "invalid": True}
+    assert all(p.failed for p in failed.values()) and not any(p.failed for p in out.values())
     assert hook(doc, [None])["acc"].record["invalid"] and hook(doc, [])["acc"].record["invalid"]
 
 
@@ -80,6 +81,7 @@ def test_payloads_survive_pickling_and_json_shows_only_their_own_fields():
     out = results_hook(score, TABLE)({"id": "q1", "gold": "B"}, ["B"])
     back = pickle.loads(pickle.dumps(out))
     assert isinstance(back["invalid_rate"], Payload) and back["invalid_rate"].record == out["acc"].record
+    assert not back["acc"].failed
     assert back["invalid_rate"].metric.name == "invalid_rate" and aggregate([back["acc"]]) == 100.0
     assert json.loads(json.dumps(out)) == {"acc": {"id": "q1", "correct": True, "invalid": False}, "invalid_rate": {},
                                            "parse_fail_rate": {}}  # fmt: skip

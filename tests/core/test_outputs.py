@@ -33,3 +33,15 @@ def test_failed_request_is_invalid_not_option_2():
     doc = next(d for d in wc.docs_sample_1a(None) if int(d["multi_choice_answer"]) == 2)
     record = wc.process_results_mcq(doc, ["[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500"])["acc"]
     assert record["parsed"] is None and record["invalid"] and not record["correct"] and not record["correct_official"]
+
+
+def test_no_answer_is_the_empty_string_that_remembers_the_marker():
+    import pickle
+
+    from food_tasks.outputs import NoAnswer
+
+    out = model_output(["[LMMS_EVAL_BUDGET_EXCEEDED]"])
+    assert isinstance(out, NoAnswer) and out == "" and not out and out.reason == "[LMMS_EVAL_BUDGET_EXCEEDED]"
+    back = pickle.loads(pickle.dumps(out))
+    assert isinstance(back, NoAnswer) and back.reason == out.reason
+    assert not isinstance(model_output([""]), NoAnswer)  # an empty answer is an answer (scored as the model gave it)
