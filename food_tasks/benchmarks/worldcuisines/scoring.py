@@ -27,6 +27,7 @@ def score_mcq(doc: dict, response: str, image_missing: bool = False) -> dict[str
     return {
         "qa_id": doc["qa_id"],
         "lang": doc["lang"],
+        "food_id": doc.get("food_id"),
         "parsed": parsed,
         "gold": gold,
         "correct": parsed == gold,
@@ -44,6 +45,7 @@ def score_oeq(doc: dict, response: str, image_missing: bool = False) -> dict[str
     return {
         "qa_id": doc["qa_id"],
         "lang": doc["lang"],
+        "food_id": doc.get("food_id"),
         "prediction": response,
         "reference": doc["answer"],
         "multi": parsing.oeq_match(response, refs),

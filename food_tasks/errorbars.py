@@ -1,0 +1,330 @@
+"""Standard errors, ``n`` and paired comparisons for our tasks and groups, from their documents.
+
+During a run (:mod:`food_tasks.harness` calls these from lmms-eval's aggregation step):
+
+* :func:`task_statistics`: for every metric of one of our tasks that declares an estimator
+  (:attr:`food_tasks.hooks.Metric.estimator`), its standard error (clustered analytic for ratios, cluster
+  bootstrap otherwise; :mod:`food_tasks.stats`) into lmms-eval's ``<metric>_stderr`` (and
+  ``_stderr_clustered`` for ratios), and the documents and clusters behind it;
+* :func:`finish`: ``<metric>_n`` / ``<metric>_clusters`` next to each such metric in the results JSON; the
+  standard error of each group's own aggregate (mean, best-of-templates, official rounding) by one joint
+  cluster bootstrap over the documents of all its tasks (lmms-eval's pooled formula assumes independent
+  subtasks and a plain mean; neither holds here); and, with lmms-eval's ``--baseline``, a paired
+  comparison of each task's headline metric against the baseline run, matched by document identity.
+
+Afterwards, from files (:func:`load_run`, :func:`compare_runs`): ``food-tasks compare`` and the report read
+a run's results JSON and its samples files (``--log_samples``: the first metric of each task logs the whole
+per-document record) and compare two runs on the documents both scored.
+
+Bootstrap resamples: lmms-eval's default ``bootstrap_iters`` (100,000) is replaced by
+:data:`food_tasks.stats.DEFAULT_ITERS` (or ``FOOD_TASKS_BOOTSTRAP_ITERS``); another value passed to
+``simple_evaluate`` is used as given; 0 turns the bootstrap off (analytic errors stay).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from loguru import logger
+
+from food_tasks import stats
+from food_tasks.hooks import Metric, MetricTable, Payload
+
+LMMS_EVAL_DEFAULT_ITERS = 100_000
+ITERS_ENV = "FOOD_TASKS_BOOTSTRAP_ITERS"
+MIN_SHARED = 30  # fewer shared documents than this: a comparison says it has too few to be trusted
+
+
+def bootstrap_iters(requested: Any) -> int:
+    """The resamples to draw: lmms-eval's default means ours; 0 (or less) turns the bootstrap off."""
+    env = os.environ.get(ITERS_ENV, "").strip()
+    if env:
+        return max(0, int(env))
+    if not isinstance(requested, int) or requested == LMMS_EVAL_DEFAULT_ITERS:
+        return stats.DEFAULT_ITERS
+    return max(0, requested)
+
+
+@dataclass
+class TaskData:
+    """One of our tasks' per-document records, their table and clusters, and each metric's estimate."""
+
+    table: MetricTable
+    records: list[Mapping[str, Any]]
+    clusters: list[Hashable]
+    estimates: dict[str, stats.Estimate] = field(default_factory=dict)
+    failed: int = 0
+
+
+# Task name -> data of the run in progress (rank 0 only: lmms-eval aggregates there). Cleared by finish().
+_RUN: dict[str, TaskData] = {}
+_ITERS = [stats.DEFAULT_ITERS]
+
+
+def current_iters() -> int:
+    """The resamples of the run in progress (set by :func:`task_statistics`)."""
+    return _ITERS[0]
+
+
+def _payloads(items: Sequence[Any]) -> bool:
+    return bool(items) and all(isinstance(x, Payload) for x in items)
+
+
+def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence[Any]], agg_metrics: dict, iters: int) -> None:
+    """Fill ``<metric>_stderr,<filter>`` of one task's metrics that have an estimator; remember the task.
+
+    Args:
+        task: the task name; sample_metrics: lmms-eval's ``{(metric, filter): per-document values}``;
+        agg_metrics: lmms-eval's aggregated values of the task (updated in place); iters: resamples.
+    """
+    _ITERS[0] = iters
+    data: TaskData | None = None
+    for (name, filter_key), items in sample_metrics.items():
+        if not _payloads(items):
+            continue
+        if data is None:
+            table = items[0].table
+            records = [p.record for p in items]
+            data = TaskData(table, records, [table.cluster_of(r) for r in records], failed=sum(p.failed for p in items))
+        metric = items[0].metric
+        if metric.estimator is None:
+            continue
+        est = _estimate(data, metric, iters, task)
+        data.estimates[name] = est
+        agg_metrics[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
+    if data is None:
+        return
+    _RUN[task] = data
+    if data.failed:
+        logger.warning(f"food-tasks: {task}: {data.failed} of {len(data.records)} requests got no answer from the backend "
+                       "(lmms-eval's failure marker); they are scored as unparseable (parse_fail_rate).")  # fmt: skip
+
+
+def _estimate(data: TaskData, metric: Metric, iters: int, task: str) -> stats.Estimate:
+    try:
+        return stats.estimate(metric.estimator, data.records, data.clusters, iters, stats.seed_for(task, metric.name))
+    except Exception as err:  # noqa: BLE001 - an error bar must never cost the run its numbers
+        logger.warning(f"food-tasks: {task}: no standard error for {metric.name} ({type(err).__name__}: {err})")
+        return stats.Estimate(None, len(data.records), 0, "none")
+
+
+def clustered_errors(task: str, agg_metrics: dict) -> None:
+    """After lmms-eval's own CLT step, for our metrics with an estimator: ``_stderr_clustered`` is our clustered
+    analytic error and ``_stderr_clt`` the same formula with every document independent, both on the metric's
+    scale (lmms-eval's own read the 0/1 per-document scores); "N/A" for statistics that need the bootstrap."""
+    data = _RUN.get(task)
+    if data is None:
+        return
+    for key in list(agg_metrics):
+        name, _, filter_key = key.partition(",")
+        for suffix in ("_stderr_clustered", "_stderr_clt"):
+            if not name.endswith(suffix):
+                continue
+            metric = data.table.get(name.removesuffix(suffix))
+            est = data.estimates.get(name.removesuffix(suffix))
+            if metric is None or est is None:
+                continue
+            if not isinstance(metric.estimator, stats.Ratio):
+                agg_metrics[key] = "N/A"
+            elif suffix == "_stderr_clustered":
+                agg_metrics[key] = est.se if est.se is not None else "N/A"
+            else:
+                se = stats.iid_se(metric.estimator, data.records)
+                agg_metrics[key] = se if se is not None else "N/A"
+
+
+# --------------------------------------------------------------------------- after the groups
+
+
+def finish(results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str]]], baseline: str | None, iters: int) -> None:
+    """Add ``_n``/``_clusters``, group standard errors and the ``--baseline`` comparison; forget the run.
+
+    Args:
+        results: lmms-eval's per-task and per-group results (updated in place).
+        groups: group name -> (group config, its tasks), for groups that aggregate metrics.
+        baseline: lmms-eval's ``--baseline`` argument (a run's results file, samples file or folder), or None.
+    """
+    try:
+        for task, data in _RUN.items():
+            row = results.get(task)
+            if row is None:
+                continue
+            for name, est in data.estimates.items():
+                for key in [k for k in row if k.partition(",")[0] == name]:
+                    filter_key = key.partition(",")[2]
+                    row[f"{name}_n,{filter_key}"] = est.n
+                    row[f"{name}_clusters,{filter_key}"] = est.clusters
+        for group, (config, tasks) in groups.items():
+            if group in results and all(t in _RUN for t in tasks):
+                _group_statistics(group, results[group], config, [(t, _RUN[t]) for t in tasks], iters)
+        if baseline:
+            for task, data in _RUN.items():
+                if task in results:
+                    _baseline(task, results[task], data, baseline, iters)
+    finally:
+        _RUN.clear()
+
+
+def _group_statistics(group: str, row: dict, config: Mapping[str, Any], members: list[tuple[str, TaskData]], iters: int) -> None:
+    entries = config.get("aggregate_metric_list") or []
+    for key in list(row):
+        name, _, filter_key = key.partition(",")
+        if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")) or not isinstance(row[key], (int, float)):
+            continue
+        # lmms-eval's rule: entries match metric names by substring, the last match wins
+        matching = [e for e in entries if str(e.get("metric")) in name]
+        if not matching:
+            continue
+        entry = matching[-1]
+        metrics = [data.table.get(name) for _, data in members]
+        if any(m is None or m.estimator is None for m in metrics):
+            continue
+        try:
+            se, n, clusters = _group_se(group, name, entry, [(data, m) for (_, data), m in zip(members, metrics)], iters)
+        except Exception as err:  # noqa: BLE001
+            logger.warning(f"food-tasks: {group}: no standard error for {name} ({type(err).__name__}: {err})")
+            continue
+        row[f"{name}_stderr,{filter_key}"] = se if se is not None else "N/A"
+        row[f"{name}_n,{filter_key}"] = n
+        row[f"{name}_clusters,{filter_key}"] = clusters
+
+
+def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]], iters: int):  # type: ignore[no-untyped-def]
+    """One joint cluster bootstrap over every member task's documents; each resample applies the group's own
+    reduction to the members' resampled values."""
+    index: dict[Hashable, int] = {}
+    blocks, counted = [], []
+    for data, metric in members:
+        rows = metric.estimator.rows(data.records)
+        inverse = np.fromiter((index.setdefault(c, len(index)) for c in data.clusters), dtype=np.int64, count=len(data.clusters))
+        blocks.append((rows, inverse))
+        mask = metric.estimator.counted(rows)
+        counted.append((int(mask.sum()), set(inverse[mask].tolist())))
+    n = sum(c for c, _ in counted)
+    clusters = len(set().union(*(s for _, s in counted)))
+    if iters <= 0 or clusters < 2:
+        return None, n, clusters
+    sums = [stats.cluster_sums(rows, inverse, len(index)) for rows, inverse in blocks]
+    weights = stats.bootstrap_weights(len(index), iters, stats.seed_for(group, name))
+    values = np.stack([np.asarray(m.estimator.combine(weights @ s), dtype=float) for (_, m), s in zip(members, sums)], axis=1)
+    sizes = [len(data.records) for data, _ in members]
+    reduced = _reduce_group(entry, values, sizes)
+    reduced = reduced[np.isfinite(reduced)]
+    if len(reduced) < max(2, iters // 2):
+        return None, n, clusters
+    return float(np.std(reduced, ddof=1)), n, clusters
+
+
+def _reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:
+    """The group's reduction of its tasks' values, per resample (rows of ``values``)."""
+    how = entry.get("aggregation", "mean")
+    weighted = bool(entry.get("weight_by_size"))
+    if how == "mean" or getattr(how, "__name__", "") in ("group_mean", "group_mean_official", "group_mean_official_numpy"):
+        # The official rounding of a mean moves it by at most 0.005: its error is the mean's.
+        return values @ (np.asarray(sizes) / sum(sizes)) if weighted else values.mean(axis=1)
+    if callable(how):
+        return np.array([how(list(v), sizes, weighted) for v in values], dtype=float)
+    raise ValueError(f"unknown group aggregation {how!r}")
+
+
+# --------------------------------------------------------------------------- runs from files and comparisons
+
+
+@dataclass
+class RunTask:
+    """One task of a run read back from its files: the table and each document's record, keyed by identity."""
+
+    table: MetricTable
+    records: list[Mapping[str, Any]]
+
+    def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
+        return {self.table.doc_key(r): r for r in self.records}
+
+
+def samples_file(path: Path, task: str) -> Path | None:
+    """The samples file of ``task`` for a results file, a samples file or a folder (the newest)."""
+    path = Path(path)
+    if path.is_file() and path.name.endswith(f"_samples_{task}.jsonl"):
+        return path
+    if path.is_file() and path.name.endswith("_results.json"):
+        candidate = path.with_name(path.name.removesuffix("_results.json") + f"_samples_{task}.jsonl")
+        return candidate if candidate.is_file() else None
+    if path.is_dir():
+        hits = sorted(path.rglob(f"*_samples_{task}.jsonl"))
+        return hits[-1] if hits else None
+    if path.is_file() and "_samples_" in path.name:  # a samples file of another task: look beside it
+        hits = sorted(path.parent.glob(f"*_samples_{task}.jsonl"))
+        return hits[-1] if hits else None
+    return None
+
+
+def read_records(path: Path, table: MetricTable) -> list[Mapping[str, Any]]:
+    """Each document's record from a samples file: the value of the table's first metric (the whole record)."""
+    first = next(iter(table))
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            sample = json.loads(line)
+            record = sample.get(first)
+            if not isinstance(record, dict) or not record:
+                raise ValueError(f"{path}: line {number} has no per-document record under {first!r} (a samples file written "
+                                 "by another version of this task?)")  # fmt: skip
+            records.append(record)
+    return records
+
+
+def compare_tasks(a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, task: str = "") -> dict[str, stats.Comparison]:
+    """A minus B for each named metric, on the documents both runs scored (matched by identity, never position)."""
+    keys_a, keys_b = a.by_key(), b.by_key()
+    if None in keys_a or None in keys_b:
+        raise ValueError(f"{task}: its records carry no document identity; runs cannot be matched")
+    shared = [k for k in keys_a if k in keys_b]
+    records_a = [keys_a[k] for k in shared]
+    records_b = [keys_b[k] for k in shared]
+    clusters = [a.table.cluster_of(r) for r in records_a]
+    out = {}
+    for name in metrics:
+        metric = a.table.get(name)
+        if metric is None or metric.estimator is None or not shared:
+            continue
+        out[name] = stats.compare(metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, name))
+    return out
+
+
+def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -> None:
+    """lmms-eval's ``paired_*`` columns for the task's headline metric (its table's first metric with an estimator)."""
+    headline = next((m for m in data.table.values() if m.estimator is not None), None)
+    if headline is None:
+        return
+    path = samples_file(Path(baseline), task)
+    if path is None:
+        logger.warning(f"food-tasks: --baseline {baseline}: no samples file of {task} there (the baseline run needs "
+                       "--log_samples); no paired comparison for it")  # fmt: skip
+        return
+    try:
+        other = RunTask(data.table, read_records(path, data.table))
+        result = compare_tasks(RunTask(data.table, data.records), other, [headline.name], iters, task).get(headline.name)
+    except (OSError, ValueError) as err:
+        logger.warning(f"food-tasks: --baseline {path}: {err}")
+        return
+    if result is None:
+        return
+    base_value = headline.reduce(list(other.by_key().values()))
+    row.update({"paired_baseline": path.name, "paired_metric": headline.name, "paired_baseline_score": base_value,
+                "paired_diff": result.diff, "paired_ci_lower": result.low, "paired_ci_upper": result.high,
+                "paired_pvalue": result.p, "paired_n": result.n})  # fmt: skip
+    if result.n < MIN_SHARED:
+        logger.warning(f"food-tasks: {task}: the baseline shares only {result.n} documents with this run: too few to compare")
+
+
+def finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
