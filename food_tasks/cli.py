@@ -6,6 +6,7 @@
     food-tasks prefetch BENCH      fetch a benchmark's remote files once into the cache ({prefetch})
     food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
     food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
+    food-tasks compare RUN_A RUN_B which model differences are real: paired differences, 95% intervals
 """
 
 from __future__ import annotations
@@ -114,6 +115,43 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Paired differences of two runs on the documents both scored (needs both runs' samples files)."""
+    from food_tasks import errorbars, stats
+
+    runs = [errorbars.load_run(p) for p in (args.run_a, args.run_b)]
+    iters = args.iters if args.iters is not None else stats.DEFAULT_ITERS
+    rows = errorbars.compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
+    print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
+    print("Differences A - B on the documents both runs scored, 95% intervals (clustered; paired bootstrap for")
+    print("statistics that are not means); 'no detectable difference' when the interval contains 0.\n")
+    header = ("task or group", "metric", "A", "B", "A - B", "95% interval", "p", "docs", "verdict")
+    table = []
+    for row in rows:
+        c = row.comparison
+        if c is None:
+            table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
+            continue
+        verdict = c.verdict(row.higher_is_better, "A", "B")
+        if c.low is not None and verdict != "no detectable difference":
+            better = (c.diff > 0) == row.higher_is_better
+            verdict += f" ({'A' if better else 'B'} better)"
+        interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None else "n/a"
+        table.append((row.name, row.metric, errorbars_fmt(row.a), errorbars_fmt(row.b), f"{c.diff:+.2f}", interval,
+                      f"{c.p:.3g}" if c.p is not None else "n/a", str(c.n), verdict + (f"; {row.note}" if row.note else "")))  # fmt: skip
+    if not table:
+        print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
+        return 1
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *table)]
+    for line in (header, *table):
+        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip())
+    return 0
+
+
+def errorbars_fmt(value: object) -> str:
+    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "" if value is None else str(value)[:20]
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """One line per problem of each regional task YAML; exit status 1 when any."""
     from food_tasks.regional import validate
@@ -169,12 +207,18 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("results", nargs="+", help="lmms-eval --output_path directories or *_results.json files")
     report.add_argument("-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)")
     report.set_defaults(func=cmd_report)
+    compare = sub.add_parser("compare", help="paired differences of two runs, with 95%% intervals (needs --log_samples)")
+    compare.add_argument("run_a", help="results file or lmms-eval --output_path folder of run A (its samples files beside it)")
+    compare.add_argument("run_b", help="the same for run B")
+    compare.add_argument("--all", action="store_true", help="every metric with an error bar (default: each task's headline)")
+    compare.add_argument("--iters", type=int, default=None, help="bootstrap resamples (default 1000; 0: analytic errors only)")
+    compare.set_defaults(func=cmd_compare)
     args = parser.parse_args(argv)
     from food_tasks.data import DataAccessError
 
     try:
         return args.func(args)
-    except DataAccessError as err:  # our message last, non-zero exit status, no traceback
+    except (DataAccessError, FileNotFoundError) as err:  # our message last, non-zero exit status, no traceback
         print(f"food-tasks {args.command}: {err}", file=sys.stderr)
         return 1
 

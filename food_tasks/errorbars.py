@@ -243,6 +243,7 @@ class RunTask:
 
     table: MetricTable
     records: list[Mapping[str, Any]]
+    tables: tuple[MetricTable, ...] = ()
 
     def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
         return {self.table.doc_key(r): r for r in self.records}
@@ -328,3 +329,248 @@ def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -
 
 def finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# --------------------------------------------------------------------------- a task's tables from files
+
+
+def _yaml_loader():  # type: ignore[no-untyped-def]
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!function", lambda loader, node: "!function " + loader.construct_scalar(node))
+    return _Loader
+
+
+def _our_yaml() -> dict[str, Path]:
+    """Task and group name -> its YAML file, for the tasks we ship."""
+    import yaml
+
+    from food_tasks.registration import task_dir
+
+    if not _YAML_INDEX:
+        loader = _yaml_loader()
+        for path in sorted(task_dir().rglob("*.yaml")):
+            config = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
+            name = config.get("group") or config.get("task")
+            if isinstance(name, str):
+                _YAML_INDEX[name] = path
+    return _YAML_INDEX
+
+
+_YAML_INDEX: dict[str, Path] = {}
+
+
+def _yaml_key(path: Path, key: str) -> Any:
+    """``key`` of a task YAML, following ``include`` (relative to the file) as lmms-eval does."""
+    import yaml
+
+    config = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml_loader()) or {}
+    if key in config:
+        return config[key]
+    if config.get("include"):
+        return _yaml_key(path.parent / str(config["include"]), key)
+    return None
+
+
+def _function(ref: Any) -> Any:
+    import importlib
+
+    if not isinstance(ref, str) or not ref.startswith("!function "):
+        return None
+    module, _, name = ref.removeprefix("!function ").rpartition(".")
+    return getattr(importlib.import_module(module), name, None)
+
+
+def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[MetricTable, ...]:
+    """The metric tables a task's records are reduced with: a regional task's from its ``metadata.regional``
+    (in the results JSON config), one of ours from its YAML's ``process_results``; ``()`` for other tasks."""
+    metadata = (config or {}).get("metadata")
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
+        from food_tasks import regional
+
+        return (regional.metric_table(regional.Settings.from_metadata(metadata)),)
+    path = _our_yaml().get(task)
+    if path is None:
+        return ()
+    hook = _function(_yaml_key(path, "process_results"))
+    return tuple(getattr(hook, "tables", ()) or ())
+
+
+def group_entries(group: str) -> list[dict]:
+    """The ``aggregate_metric_list`` of one of our groups (aggregation callables resolved), or []."""
+    path = _our_yaml().get(group)
+    if path is None:
+        return []
+    entries = _yaml_key(path, "aggregate_metric_list") or []
+    out = []
+    for entry in entries:
+        how = entry.get("aggregation", "mean")
+        out.append({**entry, "aggregation": _function(how) or how})
+    return out
+
+
+def metric_of(tables: Sequence[MetricTable], name: str) -> tuple[MetricTable, Metric] | None:
+    """The first table holding metric ``name``, and the metric."""
+    for table in tables:
+        if name in table:
+            return table, table[name]
+    return None
+
+
+# --------------------------------------------------------------------------- runs from files
+
+
+@dataclass
+class Run:
+    """One run read back from lmms-eval's files: its results JSON and, per task, its samples file."""
+
+    path: Path
+    data: dict
+    label: str
+
+    @property
+    def tasks(self) -> list[str]:
+        """Tasks (not groups) the run reports."""
+        return [t for t in (self.data.get("results") or {}) if t in (self.data.get("configs") or {})]
+
+    @property
+    def groups(self) -> list[str]:
+        """Groups the run reports a value for (lmms-eval lists them under results, and under groups too)."""
+        subtasks = self.data.get("group_subtasks") or {}
+        reported = {**(self.data.get("results") or {}), **(self.data.get("groups") or {})}
+        return [g for g, children in subtasks.items() if children and g in reported]
+
+    def value(self, name: str, metric: str) -> Any:
+        for section in ("results", "groups"):
+            row = (self.data.get(section) or {}).get(name) or {}
+            for key, value in row.items():
+                if key.partition(",")[0] == metric:
+                    return value
+        return None
+
+    def task(self, task: str) -> RunTask | None:
+        """The task's table and per-document records (None when there is no samples file or table)."""
+        if task not in _TASK_CACHE.setdefault(id(self), {}):
+            tables = tables_for(task, (self.data.get("configs") or {}).get(task))
+            path = samples_file(self.path, task) if tables else None
+            _TASK_CACHE[id(self)][task] = RunTask(tables[0], read_records(path, tables[0]), tables) if path else None
+        return _TASK_CACHE[id(self)][task]
+
+    def leaves(self, name: str) -> list[str]:
+        """The tasks under a group (recursively), or [name] for a task."""
+        children = (self.data.get("group_subtasks") or {}).get(name)
+        if not children:
+            return [name]
+        return [leaf for child in children for leaf in self.leaves(child)]
+
+
+_TASK_CACHE: dict[int, dict[str, RunTask | None]] = {}
+
+
+def load_run(path: str | Path) -> Run:
+    """A run from its results file, or from the newest results file below a folder."""
+    path = Path(path)
+    if path.is_dir():
+        hits = sorted(path.rglob("*_results.json"))
+        if not hits:
+            raise FileNotFoundError(f"{path}: no lmms-eval results file (*_results.json) below this folder")
+        path = hits[-1]
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such results file or folder")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    config = data.get("config") or {}
+    label = str(data.get("model_name") or config.get("model") or path.parent.name)
+    return Run(path, data, label)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a comparison: a task's or group's metric, both values, and A minus B."""
+
+    name: str
+    metric: str
+    a: Any
+    b: Any
+    comparison: stats.Comparison | None
+    higher_is_better: bool
+    note: str = ""
+
+
+def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.DEFAULT_ITERS) -> list[Row]:
+    """Paired differences of every task and group both runs report (``metrics``: ``headline`` (the first metric
+    with an estimator of each task and each group metric) or ``all``)."""
+    rows: list[Row] = []
+    shared_tasks = [t for t in a.tasks if t in b.tasks]
+    for task in shared_tasks:
+        ta, tb = a.task(task), b.task(task)
+        if ta is None or tb is None:
+            missing = a.path if ta is None else b.path
+            rows.append(Row(task, "", None, None, None, True, f"no samples file of this task beside {missing} (run with --log_samples)"))
+            continue
+        names = [m.name for m in ta.table.values() if m.estimator is not None and m.alias_of is None]
+        for name in names[:1] if metrics == "headline" else names:
+            result = compare_tasks(ta, tb, [name], iters, task).get(name)
+            metric = ta.table[name]
+            note = f"only {result.n} shared documents" if result is not None and result.n < MIN_SHARED else ""
+            rows.append(Row(task, name, a.value(task, name), b.value(task, name), result, metric.higher_is_better, note))
+    for group in [g for g in a.groups if g in b.groups]:
+        rows += _compare_group(a, b, group, iters)
+    return rows
+
+
+def _compare_group(a: Run, b: Run, group: str, iters: int) -> list[Row]:
+    entries = group_entries(group)
+    if not entries:
+        return []
+    leaves = a.leaves(group)
+    members = [(a.task(t), b.task(t)) for t in leaves]
+    if any(x is None or y is None for x, y in members):
+        return []
+    out = []
+    row = {**((a.data.get("results") or {}).get(group) or {}), **((a.data.get("groups") or {}).get(group) or {})}
+    for key in row:
+        name, _, filter_key = key.partition(",")
+        if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")):
+            continue
+        matching = [e for e in entries if str(e.get("metric")) in name]
+        found = [metric_of(x.tables or (x.table,), name) for x, _ in members]
+        if not matching or any(f is None or f[1].estimator is None for f in found):
+            continue
+        result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
+        note = f"only {result.n} shared documents" if result is not None and result.n < MIN_SHARED else ""
+        out.append(Row(group, name, a.value(group, name), b.value(group, name), result, found[0][1].higher_is_better, note))  # type: ignore[index]
+    return out
+
+
+def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
+    """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
+    index: dict[Hashable, int] = {}
+    parts = []
+    n = 0
+    for (ta, tb), metric in zip(members, metrics):
+        keys_a, keys_b = ta.by_key(), tb.by_key()
+        shared = [k for k in keys_a if k in keys_b]
+        ra, rb = [keys_a[k] for k in shared], [keys_b[k] for k in shared]
+        inverse = np.fromiter((index.setdefault(ta.table.cluster_of(r), len(index)) for r in ra), dtype=np.int64, count=len(ra))
+        parts.append((metric.estimator, metric.estimator.rows(ra), metric.estimator.rows(rb), inverse, len(ra)))
+        n += len(shared)
+    c = len(index)
+    sizes = [p[4] for p in parts]
+    full = np.array([[float(est.combine(rows.sum(0))) for est, rows in ((p[0], p[1]), (p[0], p[2]))] for p in parts])
+    diff = float(_reduce_group(entry, full[:, 0][None, :], sizes)[0] - _reduce_group(entry, full[:, 1][None, :], sizes)[0])
+    if iters <= 0 or c < 2:
+        return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
+    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, name))
+    va = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(ra, inv, c)), dtype=float) for est, ra, _, inv, _ in parts], axis=1)
+    vb = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rb, inv, c)), dtype=float) for est, _, rb, inv, _ in parts], axis=1)
+    diffs = _reduce_group(entry, va, sizes) - _reduce_group(entry, vb, sizes)
+    diffs = diffs[np.isfinite(diffs)]
+    if len(diffs) < max(2, iters // 2):
+        return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
+    se = float(np.std(diffs, ddof=1))
+    p = stats.normal_p(diff / se) if se > 0 else (1.0 if diff == 0 else 0.0)
+    return stats.Comparison(diff, se, diff - stats.Z95 * se, diff + stats.Z95 * se, p, n, c, (stats.Z95 + stats.Z80) * se,
+                            "paired bootstrap")  # fmt: skip

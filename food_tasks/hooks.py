@@ -193,7 +193,8 @@ def aggregate(items: Sequence[Any]) -> Any:
     return first.metric.reduce([item.record for item in items])
 
 
-def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable]) -> Callable:
+def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable],
+                 tables: Sequence[MetricTable] = ()) -> Callable:  # fmt: skip
     """Build a task's ``process_results`` from a benchmark's per-document scorer and its metric table.
 
     Args:
@@ -202,9 +203,11 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
             possibly not a string (scorers count anything that is not a string as unparseable).
         table: the task kind's table, or a function of the document that picks it (a benchmark whose
             documents carry their task variant).
+        tables: with a function, every table it can pick (read back with a run's files: the report and
+            ``food-tasks compare`` find a task's metrics from its ``process_results``).
 
     Returns:
-        ``process_results(doc, results) -> {metric name: Payload}``.
+        ``process_results(doc, results) -> {metric name: Payload}``, with ``.tables`` (the candidate tables).
     """
     pick = table if callable(table) and not isinstance(table, MetricTable) else (lambda doc: table)
 
@@ -213,4 +216,7 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
         return pick(doc).payloads(score(doc, output), failed=isinstance(output, NoAnswer))
 
     process_results.__doc__ = f"``process_results``: {getattr(score, '__qualname__', score)} scored through model_output."
+    process_results.tables = (table,) if isinstance(table, MetricTable) else tuple(tables)  # type: ignore[attr-defined]
+    if not process_results.tables:  # type: ignore[attr-defined]
+        raise ValueError("results_hook: a table chosen per document needs tables=[every table it can choose]")
     return process_results

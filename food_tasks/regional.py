@@ -40,7 +40,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from food_tasks import metrics
+from food_tasks import metrics, stats
 from food_tasks.hooks import Metric, MetricTable, aggregate, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
@@ -51,7 +51,7 @@ MCQ_PROMPT = "{question}\n{options}\nAnswer with the option's letter from the gi
 OPEN_PROMPT = "{question}\nAnswer the question using a single word or phrase."
 OPTION_LINE = "{label}. {option}"
 SETTING_KEYS = {"format", "id", "image", "question", "options", "answer", "labels", "slices", "prompt",
-                "option_format", "system"}  # fmt: skip
+                "option_format", "system", "cluster"}  # fmt: skip
 DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
 
 
@@ -74,6 +74,7 @@ class Settings:
     prompt: str = ""
     option_format: str = OPTION_LINE
     system: str | None = None
+    cluster: str | None = None  # column whose rows share a context (resampled together for standard errors)
     base_dir: str = "."  # directory of the local data file: relative image paths start there
     columns_used: tuple[str, ...] = field(default=())
 
@@ -99,7 +100,8 @@ class Settings:
         return cls(format=fmt, question=str(block["question"]), answer=str(block["answer"]), id=block.get("id"),
                    image=block.get("image"), options=options, labels=labels, slices=slices, prompt=prompt,
                    option_format=block.get("option_format") or OPTION_LINE, system=block.get("system"),
-                   base_dir=str(base_dir), columns_used=tuple(dict.fromkeys([*used, *slices])))  # fmt: skip
+                   cluster=block.get("cluster"), base_dir=str(base_dir),
+                   columns_used=tuple(dict.fromkeys([*used, *slices, *([block["cluster"]] if block.get("cluster") else [])])))  # fmt: skip
 
 
 def settings_problems(metadata: Any) -> list[str]:
@@ -108,6 +110,9 @@ def settings_problems(metadata: Any) -> list[str]:
         return ["metadata.regional is missing: add a `regional:` block under `metadata:` (see CONTRIBUTING.md)"]
     block = metadata["regional"]
     problems = [f"metadata.regional.{k}: unknown key (known: {', '.join(sorted(SETTING_KEYS))})" for k in block if k not in SETTING_KEYS]
+    cluster = block.get("cluster")
+    if cluster is not None and not (isinstance(cluster, str) and cluster):
+        problems.append("metadata.regional.cluster: name the data column whose rows share a context (e.g. dish)")
     fmt = block.get("format")
     if fmt not in FORMATS:
         problems.append(f"metadata.regional.format: {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -268,6 +273,8 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object) -> dict[st
     """One record per document: correct / parsed flags plus the slice values."""
     record: dict[str, Any] = {"id": cell_text(doc.get(settings.id)) if settings.id else None,
                               "slices": {s: cell_text(doc.get(s)) for s in settings.slices}}  # fmt: skip
+    if settings.cluster:
+        record["cluster"] = cell_text(doc.get(settings.cluster))
     where = f"row {record['id']}" if settings.id else "a row"
     if settings.format == "mcq":
         options = doc_options(settings, doc)
@@ -307,13 +314,20 @@ def by_slice(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, flo
 
 
 def metric_table(settings: Settings) -> MetricTable:
-    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, one table per slice."""
-    table = [Metric("acc", partial(micro, "correct"))]
+    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, one table per slice.
+
+    Error bars: each row is a document (its ``id``); with ``metadata.regional.cluster`` naming a column (the
+    dish, the image), rows sharing its value are resampled together.
+    """
+    table = [Metric("acc", partial(micro, "correct"), estimator=stats.mean(stats.field("correct"), 100.0))]
     if settings.format == "open":
-        table.append(Metric("exact_match", partial(micro, "exact")))
-    table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False))
+        table.append(Metric("exact_match", partial(micro, "exact"), estimator=stats.mean(stats.field("exact"), 100.0)))
+    table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False,
+                        estimator=stats.mean(stats.field("parsed", test="not"), 100.0)))  # fmt: skip
     table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown") for column in settings.slices]
-    return MetricTable(*table, version=1.0)
+    key = stats.column("id") if settings.id else None
+    cluster = stats.column("cluster") if settings.cluster else key
+    return MetricTable(*table, version=1.0, key=key, cluster=cluster)
 
 
 # --------------------------------------------------------------------------- task class

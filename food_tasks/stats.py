@@ -230,6 +230,18 @@ class Custom(Estimator):
         return self._counted(rows) if self._counted else super().counted(rows)
 
 
+@dataclass(frozen=True)
+class ratio_combine:  # noqa: N801  (used like a function)
+    """``combine`` of a :class:`Custom` estimator whose rows are ``[numerator, denominator]``: ``scale * num / den``."""
+
+    scale: float = 1.0
+
+    def __call__(self, sums: np.ndarray) -> np.ndarray:
+        num, den = sums[..., 0], sums[..., 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, self.scale * num / np.where(den > 0, den, 1.0), np.nan)
+
+
 # --------------------------------------------------------------------------- clusters and estimates
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from food_tasks import stats
 from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
@@ -96,9 +97,13 @@ def score_qa(doc, output):  # type: ignore[no-untyped-def]
     return fq_scoring.score(doc, output, doc["fq_task"], doc["fq_lang"], doc["fq_template"], _prompt(doc).opener)
 
 
-_ACC = Metric("acc", fq_scoring.acc)
-_PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol)
-_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False)
+# Error bars: a document is its position in the published file (index); the cluster is the question (qid):
+# the four templates of a setting ask the same questions, so their best-of-four is resampled jointly.
+KEY, CLUSTER = stats.column("index"), stats.column("qid")
+_PAPER_ESTIMATOR = stats.Custom(fq_scoring.paper_correct_rows, stats.ratio_combine(100.0))
+_ACC = Metric("acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct"), 100.0))
+_PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol, estimator=_PAPER_ESTIMATOR)
+_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False, estimator=stats.mean(stats.field("invalid"), 100.0))
 _COMMON = (
     _ACC,
     _ACC.alias("acc_mean"),
@@ -106,13 +111,14 @@ _COMMON = (
     _PAPER,
     _PAPER.alias("acc_paper_protocol_best"),
     _INVALID,
-    Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False),
+    Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False,
+           estimator=stats.mean(stats.field("paper", test="none"), 100.0)),
     Metric("per_question_type", fq_scoring.per_question_type, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),
 )
 # One table per prompt template k (its task reports acc_p<k> too); parse_fail_rate repeats invalid_rate
 # under the name shared across benchmarks.
-TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.0)
-          for k in range(4)}  # fmt: skip
+TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.0, key=KEY,
+                               cluster=CLUSTER) for k in range(4)}  # fmt: skip
 
-process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"])
+process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))

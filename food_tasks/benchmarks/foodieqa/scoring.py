@@ -71,6 +71,13 @@ def paper_predictions(items: Sequence[dict], seed: int = PAPER_SEED) -> list[tup
     return out
 
 
+def paper_correct_rows(items: Sequence[dict]) -> list[list[float]]:
+    """Per record (in the given order): ``[correct under the paper protocol, 1]``, the fallback draws made in file
+    order exactly as :func:`acc_paper_protocol` makes them (a resample keeps each document's draw)."""
+    correct = {id(r): float(pred == r["gold"]) for r, pred in paper_predictions(items)}
+    return [[correct[id(r)], 1.0] for r in items]
+
+
 def acc_paper_protocol(items: Sequence[dict]) -> float:
     """Accuracy (%) under the official parser with the seeded fallback (module docstring)."""
     pairs = paper_predictions(items)
