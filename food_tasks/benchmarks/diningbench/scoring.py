@@ -18,6 +18,9 @@ import logging
 import math
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
+from food_tasks import stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 
@@ -95,27 +98,31 @@ def component_errors(records: Sequence[Record], key: str, official: bool = False
 
     Official semantics: rows without a readable gold value are skipped; a parse failure scores as a
     prediction of 0 (error ``|gt|``, APE 100 %); APE only where gt != 0."""
-    field = "pred_official" if official else "pred"
     abs_err, sq_err, ape = [], [], []
     for record in _sorted(records):
-        gold = record["gold"]
-        if gold is None or gold.get(key) is None:
+        errors = row_errors(record, key, official)
+        if errors is None:
             continue
-        gt = gold[key]
-        pred = record[field]
-        if pred is not None:
-            diff = pred[key] - gt
-            abs_err.append(abs(diff))
-            sq_err.append(_square(diff))
-            if gt != 0:
-                ape.append(abs(diff / gt) * 100)
-        else:
-            penalty = abs(gt)
-            abs_err.append(penalty)
-            sq_err.append(_square(penalty))
-            if gt != 0:
-                ape.append(100.0)
+        abs_err.append(errors[0])
+        sq_err.append(errors[1])
+        if errors[2] is not None:
+            ape.append(errors[2])
     return abs_err, sq_err, ape
+
+
+def row_errors(record: Record, key: str, official: bool = False) -> tuple[float, float, float | None] | None:
+    """One row's absolute error, squared error and APE (%, None where gt == 0) of one component, as
+    :func:`component_errors` counts them; None for a row without a readable gold value."""
+    gold = record["gold"]
+    if gold is None or gold.get(key) is None:
+        return None
+    gt = gold[key]
+    pred = record["pred_official" if official else "pred"]
+    if pred is not None:
+        diff = pred[key] - gt
+        return abs(diff), _square(diff), (abs(diff / gt) * 100 if gt != 0 else None)
+    penalty = abs(gt)
+    return penalty, _square(penalty), (100.0 if gt != 0 else None)
 
 
 def component_metric(records: Sequence[Record], key: str, stat: str, official: bool = False) -> float:
@@ -220,34 +227,46 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
     robust verdict parser; rows whose judge call failed are left out of the denominator and counted in
     ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged).
     """
-    rows = [r for r in _sorted(records) if r["gold"]]
-    bodies, slots = [], []
-    for r in rows:
-        for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", r["pred"] or None)):
-            if pred is not None:
-                prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
-                bodies.append(_body(client, prompt))
-                slots.append((r["idx"], which))
-    results = dict(zip(slots, client.complete_many(bodies))) if bodies else {}
-    correct_official = correct = judged = errors = unparsed = 0
-    for r in rows:
-        official = results.get((r["idx"], "official"))
-        robust = results.get((r["idx"], "robust"))
-        correct_official += bool(official is not None and official.text is not None and parsing.verdict_official(official.text))
-        failed = (official is not None and official.text is None) or (robust is not None and robust.text is None)
-        errors += failed
-        if robust is not None and robust.text is None:
-            continue
-        judged += 1
-        if robust is not None:
-            verdict = parsing.verdict_robust(robust.text)
-            unparsed += verdict is None
-            correct += verdict is True
-    n = len(rows)
+    verdicts = [v for v in judge_verdicts(records, client) if v is not None]
+    correct_official, correct, judged, errors, unparsed = (sum(v[k] for v in verdicts) for k in
+                                                           ("correct_official", "correct", "judged", "failed", "unparsed"))  # fmt: skip
+    n = len(verdicts)
     # Nothing judged because every call failed: no accuracy (NaN), rather than a 0 that looks like a score.
     return {"judge_acc": correct / judged if judged else (math.nan if n else 0.0), "judge_acc_official": correct_official / n if n else 0.0,
             "judge_error_rate": errors / n if n else 0.0, "judge_unparsed_rate": unparsed / judged if judged else 0.0,
             "evaluated": n}  # fmt: skip
+
+
+def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, bool] | None]:
+    """Each record's judge outcome, aligned with ``records``: None for a row that is not evaluated (empty gold
+    answer), else ``evaluated`` (True), ``correct_official``, ``failed`` (a judge call failed), ``judged`` (the
+    robust verdict is in ``judge_acc``'s denominator), ``correct`` and ``unparsed`` (robust verdict True / unreadable).
+    Requests are sent in row order (``idx``), one per distinct body (:meth:`JudgeClient.complete_many`)."""
+    order = sorted(range(len(records)), key=lambda i: records[i]["idx"])
+    rows = [i for i in order if records[i]["gold"]]
+    bodies, slots = [], []
+    for i in rows:
+        r = records[i]
+        for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", r["pred"] or None)):
+            if pred is not None:
+                prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
+                bodies.append(_body(client, prompt))
+                slots.append((i, which))
+    results = dict(zip(slots, client.complete_many(bodies))) if bodies else {}
+    out: list[dict[str, bool] | None] = [None] * len(records)
+    for i in rows:
+        official, robust = results.get((i, "official")), results.get((i, "robust"))
+        robust_failed = robust is not None and robust.text is None
+        verdict = parsing.verdict_robust(robust.text) if robust is not None and not robust_failed else None
+        out[i] = {
+            "evaluated": True,
+            "correct_official": bool(official is not None and official.text is not None and parsing.verdict_official(official.text)),
+            "failed": (official is not None and official.text is None) or robust_failed,
+            "judged": not robust_failed,
+            "correct": verdict is True,
+            "unparsed": robust is not None and not robust_failed and verdict is None,
+        }  # fmt: skip
+    return out
 
 
 def _body(client: Any, prompt: str) -> dict:
@@ -273,6 +292,100 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
     if name == "judge_info":
         return {**client.info(), "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
     return outcome[name]
+
+
+# --------------------------------------------------------------------------- error bars
+# One row's share of a metric, for food_tasks.stats (standard errors, paired comparisons): a value per row
+# (None: outside the metric's denominator) for means, a row of sums for RMSE and the averages over components.
+# The reported numbers stay the reducers' above; tests check that these give the same values.
+
+_STAT_INDEX = {"mae": 0, "rmse": 1, "mape": 2}
+
+
+def nutrition_error(record: Record, key: str, stat: str, official: bool = False) -> float | None:
+    """The row's term of a component's ``mae`` (absolute error), ``rmse`` (squared error) or ``mape`` (APE)."""
+    errors = row_errors(record, key, official)
+    return None if errors is None else errors[_STAT_INDEX[stat]]
+
+
+def nutrition_rows(records: Sequence[Record], keys: Sequence[str], stat: str, official: bool = False) -> np.ndarray:
+    """``(n, 2 * len(keys))``: per component, the row's error term of ``stat`` and 1 when it counts."""
+    out = np.zeros((len(records), 2 * len(keys)))
+    for i, record in enumerate(records):
+        for j, key in enumerate(keys):
+            value = nutrition_error(record, key, stat, official)
+            if value is not None:
+                out[i, 2 * j : 2 * j + 2] = (value, 1.0)
+    return out
+
+
+def nutrition_combine(sums: np.ndarray, stat: str) -> np.ndarray:
+    """:func:`component_metric` of each component (0 without rows, as officially; RMSE the square root of the
+    mean square) from the column sums of :func:`nutrition_rows`, and their unweighted mean (:func:`avg_metric`)."""
+    k = sums.shape[-1] // 2
+    total = np.zeros(sums.shape[:-1])
+    for j in range(k):
+        num, den = sums[..., 2 * j], sums[..., 2 * j + 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+        total = total + (np.sqrt(value) if stat == "rmse" else value)
+    return total / k
+
+
+def nutrition_parse_fail(record: Record, official: bool = False) -> float:
+    """1 for a parse failure of a row with a readable gold JSON (:func:`nutrition_parse_fail_rate`)."""
+    return float(record["pred_official" if official else "pred"] is None and record["gold"] is not None)
+
+
+def rouge_value(record: Record, name: str) -> float | None:
+    """The row's ROUGE F (:func:`rouge_mean`; None for a row without a reference answer)."""
+    return None if record["rouge"] is None else record["rouge"][name]
+
+
+# num, den of each judge rate in judge_verdicts' per-row outcome (judge_outcomes divides their sums)
+JUDGE_RATES = {"judge_acc": ("correct", "judged"), "judge_acc_official": ("correct_official", "evaluated"),
+               "judge_error_rate": ("failed", "evaluated"), "judge_unparsed_rate": ("unparsed", "judged")}  # fmt: skip
+
+
+class JudgeRatio(stats.Ratio):
+    """A judge rate as a ratio of per-row sums (analytic, clustered standard error).
+
+    The verdicts exist only once the aggregation has judged the rows, so the rows come from
+    :func:`judge_verdicts` with the run's judge client (its memory and disk cache: no new requests for rows
+    already judged); a row has no score of its own at ``process_results`` time (no ``--repeats`` statistics).
+    With judging off (``FOOD_TASKS_JUDGE_MODEL=none``) every row is zero: the value is NaN, with no error; so
+    too, with a warning, where no judge is configured at all (``food-tasks compare`` of two runs' files: the
+    other metrics are still compared).
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
+        self.name = name
+
+    def rows(self, records: Sequence[Record]) -> np.ndarray:
+        from food_tasks.judge import JudgeConfig, JudgeNotConfigured, client_for
+
+        out = np.zeros((len(records), 2))
+        try:
+            config = JudgeConfig.from_env("DiningBench VQA")
+        except JudgeNotConfigured as err:
+            _warn_once(f"DiningBench VQA: no error bar or comparison for the judge metrics: {err}")
+            return out
+        if config is None:
+            return out
+        num, den = JUDGE_RATES[self.name]
+        for i, verdict in enumerate(judge_verdicts(records, client_for(config))):
+            if verdict is not None:
+                out[i] = (float(verdict[num]), float(verdict[den]))
+        return out
+
+    def score(self, record: Record) -> float | None:
+        return None
+
+
+@functools.lru_cache(maxsize=4)
+def _warn_once(message: str) -> None:
+    logging.getLogger(__name__).warning(message)
 
 
 def dumps(record: Record) -> str:  # pragma: no cover - debugging aid
