@@ -220,6 +220,8 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
     robust verdict parser; rows whose judge call failed are left out of the denominator and counted in
     ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged).
     """
+    from food_tasks.judge import summarize
+
     rows = [r for r in _sorted(records) if r["gold"]]
     bodies, slots = [], []
     for r in rows:
@@ -228,7 +230,8 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
                 prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
                 bodies.append(_body(client, prompt))
                 slots.append((r["idx"], which))
-    results = dict(zip(slots, client.complete_many(bodies))) if bodies else {}
+    answers = client.complete_many(bodies) if bodies else []
+    results = dict(zip(slots, answers))
     correct_official = correct = judged = errors = unparsed = 0
     for r in rows:
         official = results.get((r["idx"], "official"))
@@ -247,7 +250,7 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
     # Nothing judged because every call failed: no accuracy (NaN), rather than a 0 that looks like a score.
     return {"judge_acc": correct / judged if judged else (math.nan if n else 0.0), "judge_acc_official": correct_official / n if n else 0.0,
             "judge_error_rate": errors / n if n else 0.0, "judge_unparsed_rate": unparsed / judged if judged else 0.0,
-            "evaluated": n}  # fmt: skip
+            "evaluated": n, "info": summarize(client.config, answers)}  # fmt: skip
 
 
 def _body(client: Any, prompt: str) -> dict:
@@ -265,13 +268,14 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
         return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none)"} if name == "judge_info" else math.nan
     client = client_for(config)
     outcome = judge_outcomes(records, client)
+    # Diagnostics of this task's own requests (the client, shared by the tasks of a process, counts them all).
     if name == "judge_error_rate" and outcome[name]:
         logging.getLogger(__name__).warning(
             f"DiningBench VQA: the judge failed on {outcome[name]:.1%} of {outcome['evaluated']} rows after retries "
-            f"({client.info()['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
+            f"({outcome['info']['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
             "Re-run to retry them (judged rows come from the cache).")  # fmt: skip
     if name == "judge_info":
-        return {**client.info(), "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
+        return {**outcome["info"], "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
     return outcome[name]
 
 
