@@ -97,27 +97,17 @@ class JudgeConfig:
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """The configured credentials (API key, URL user-info password and its Basic-auth form), masked in anything
-        we log."""
-        import base64
-        from urllib.parse import unquote, urlsplit
+        """The credentials to mask in anything we log: the API key, the URL's user-info password (and its
+        Basic-auth form), and those configured in the environment (:mod:`food_tasks.redact`)."""
+        from food_tasks.redact import configured_secrets, secrets_of
 
-        try:
-            parts = urlsplit(self.url)
-            user, password = parts.username or "", parts.password or ""
-        except ValueError:
-            user = password = ""
-        found = {self.api_key, password, unquote(password)}
-        if password:  # what an HTTP client sends for URL user-info (Basic auth), as a server may echo it
-            found.add(base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode("utf-8", "replace")).decode())
-        # Longest first, so a secret that contains another is masked whole; very short values would mask text at random.
-        return tuple(sorted((x for x in found if len(x) >= 4), key=len, reverse=True))
+        return secrets_of((self.api_key, *configured_secrets()), (self.url,))
 
     def redact(self, text: str) -> str:
-        """``text`` with every configured secret replaced by ``***`` (and made UTF-8 safe)."""
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return utf8_safe(text)
+        """``text`` with every secret replaced by ``***`` (and made UTF-8 safe)."""
+        from food_tasks.redact import mask
+
+        return mask(text, self.secrets)
 
     @classmethod
     def from_env(cls, purpose: str = "this task") -> "JudgeConfig | None":
