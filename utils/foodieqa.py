@@ -108,11 +108,13 @@ _COMMON = (
     _INVALID,
     Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False),
     Metric("per_question_type", fq_scoring.per_question_type, scale="breakdown"),
+    Metric("per_question_type_paper_protocol", fq_scoring.per_question_type_paper_protocol, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),
 )
 # One table per prompt template k (its task reports acc_p<k> too); parse_fail_rate repeats invalid_rate
 # under the name shared across benchmarks.
-TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.0)
+# 1.1: per_category counts records without a category (其他), prompts keep braces of questions verbatim.
+TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.1)
           for k in range(4)}  # fmt: skip
 
 process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"])
