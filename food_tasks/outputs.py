@@ -57,3 +57,15 @@ def utf8_safe(text: str) -> str:
     decoding produce) replaced by U+FFFD: no UTF-8 encoder takes a surrogate, so one of them would fail whatever
     encodes the whole text (a request body, a hash, a cache or results file). Linear time; other text unchanged."""
     return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def safe_str(value: Any) -> str:
+    """``str(value)`` for whatever a backend returned, never raising: a non-string answer that ``str`` cannot
+    render (a 10,000-deep list raises RecursionError, an int of more than 4,300 digits ValueError) is ``""``,
+    the unparseable answer."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - any failure to render is an unparseable answer, never a lost task
+        return ""
