@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -201,6 +202,10 @@ def _run(process_results: Callable, docs: list, table_metrics: list[str], output
 
 def _aggregate_all(process_results: Callable, docs: list, table_metrics: list[str], outputs: list) -> dict[str, object]:
     payloads = [process_results(doc, [output]) for doc, output in zip(docs, outputs)]
+    for payload in payloads:  # what lmms-eval does with them: gathered across ranks (pickle), written as samples (JSON)
+        for value in payload.values():
+            pickle.loads(pickle.dumps(value))
+            json.dumps(dict(value), default=str, ensure_ascii=False)
     got = {}
     for name in table_metrics:
         value = hooks.aggregate([p[name] for p in payloads])
