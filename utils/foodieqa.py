@@ -114,11 +114,13 @@ _COMMON = (
     Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False,
            estimator=stats.mean(stats.field("paper", test="none"), 100.0)),
     Metric("per_question_type", fq_scoring.per_question_type, scale="breakdown"),
+    Metric("per_question_type_paper_protocol", fq_scoring.per_question_type_paper_protocol, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),
 )
 # One table per prompt template k (its task reports acc_p<k> too); parse_fail_rate repeats invalid_rate
 # under the name shared across benchmarks.
-TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.0, key=KEY,
+# 1.1: per_category counts records without a category (其他), prompts keep braces of questions verbatim.
+TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.1, key=KEY,
                                cluster=CLUSTER) for k in range(4)}  # fmt: skip
 
 process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))

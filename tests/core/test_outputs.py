@@ -45,3 +45,14 @@ def test_no_answer_is_the_empty_string_that_remembers_the_marker():
     back = pickle.loads(pickle.dumps(out))
     assert isinstance(back, NoAnswer) and back.reason == out.reason
     assert not isinstance(model_output([""]), NoAnswer)  # an empty answer is an answer (scored as the model gave it)
+
+
+def test_safe_str_and_utf8_safe_never_raise():
+    from food_tasks.outputs import safe_str, utf8_safe
+
+    deep: list = []
+    for _ in range(10_000):
+        deep = [deep]
+    assert safe_str(deep) == "" and safe_str(10**5000) == ""  # str() raises RecursionError / ValueError on these
+    assert safe_str(42) == "42" and safe_str(None) == "None" and safe_str("x\udf20") == "x\udf20"
+    assert utf8_safe("Chi\udf20cken \ud800") == "Chi\ufffdcken \ufffd" and utf8_safe("煎饼 🍜") == "煎饼 🍜"

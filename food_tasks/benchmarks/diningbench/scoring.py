@@ -227,14 +227,17 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
     robust verdict parser; rows whose judge call failed are left out of the denominator and counted in
     ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged).
     """
-    verdicts = [v for v in judge_verdicts(records, client) if v is not None]
+    from food_tasks.judge import summarize
+
+    verdicts, answers = _judge(records, client)
+    verdicts = [v for v in verdicts if v is not None]
     correct_official, correct, judged, errors, unparsed = (sum(v[k] for v in verdicts) for k in
                                                            ("correct_official", "correct", "judged", "failed", "unparsed"))  # fmt: skip
     n = len(verdicts)
     # Nothing judged because every call failed: no accuracy (NaN), rather than a 0 that looks like a score.
     return {"judge_acc": correct / judged if judged else (math.nan if n else 0.0), "judge_acc_official": correct_official / n if n else 0.0,
             "judge_error_rate": errors / n if n else 0.0, "judge_unparsed_rate": unparsed / judged if judged else 0.0,
-            "evaluated": n}  # fmt: skip
+            "evaluated": n, "info": summarize(client.config, answers)}  # fmt: skip
 
 
 def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, bool] | None]:
@@ -242,6 +245,11 @@ def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, boo
     answer), else ``evaluated`` (True), ``correct_official``, ``failed`` (a judge call failed), ``judged`` (the
     robust verdict is in ``judge_acc``'s denominator), ``correct`` and ``unparsed`` (robust verdict True / unreadable).
     Requests are sent in row order (``idx``), one per distinct body (:meth:`JudgeClient.complete_many`)."""
+    return _judge(records, client)[0]
+
+
+def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool] | None], list]:
+    """:func:`judge_verdicts` and the task's own judge answers (its diagnostics: ``judge_info``)."""
     order = sorted(range(len(records)), key=lambda i: records[i]["idx"])
     rows = [i for i in order if records[i]["gold"]]
     bodies, slots = [], []
@@ -252,7 +260,8 @@ def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, boo
                 prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
                 bodies.append(_body(client, prompt))
                 slots.append((i, which))
-    results = dict(zip(slots, client.complete_many(bodies))) if bodies else {}
+    answers = client.complete_many(bodies) if bodies else []
+    results = dict(zip(slots, answers))
     out: list[dict[str, bool] | None] = [None] * len(records)
     for i in rows:
         official, robust = results.get((i, "official")), results.get((i, "robust"))
@@ -266,7 +275,7 @@ def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, boo
             "correct": verdict is True,
             "unparsed": robust is not None and not robust_failed and verdict is None,
         }  # fmt: skip
-    return out
+    return out, answers
 
 
 def _body(client: Any, prompt: str) -> dict:
@@ -284,13 +293,14 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
         return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none)"} if name == "judge_info" else math.nan
     client = client_for(config)
     outcome = judge_outcomes(records, client)
+    # Diagnostics of this task's own requests (the client, shared by the tasks of a process, counts them all).
     if name == "judge_error_rate" and outcome[name]:
         logging.getLogger(__name__).warning(
             f"DiningBench VQA: the judge failed on {outcome[name]:.1%} of {outcome['evaluated']} rows after retries "
-            f"({client.info()['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
+            f"({outcome['info']['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
             "Re-run to retry them (judged rows come from the cache).")  # fmt: skip
     if name == "judge_info":
-        return {**client.info(), "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
+        return {**outcome["info"], "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
     return outcome[name]
 
 

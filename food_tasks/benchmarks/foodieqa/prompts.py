@@ -95,8 +95,12 @@ def format_choices(choices: list[str]) -> str:
 
 
 def _fill(template: str, q: str, c: str = "") -> str:
-    # replace() rather than format(): questions and options may hold braces.
-    return template.replace("{q}", q).replace("{c}", c)
+    """The official fill, ``"{} 选项有: {}, ...".format(q, choices_str)``: ``str.format`` substitutes the
+    template's own fields and never re-scans what it inserts, so braces in a question or an option (``{c}``,
+    ``{}``, ``{0}``, ``{{``, a lone ``}``) reach the prompt verbatim. Our templates name their fields ``{q}``
+    and ``{c}`` and hold no other brace, so ``format`` with those names is the official result exactly.
+    (Successive ``str.replace`` calls would turn a ``{c}`` inside a question into the options block.)"""
+    return template.format(q=q, c=c)
 
 
 def _split_images(text: str) -> list:

@@ -37,6 +37,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
+from food_tasks.outputs import safe_str
 from food_tasks.parsing import (
     ANSWER_CONNECTORS,
     ANSWER_KEYWORDS_BOUNDED,
@@ -276,7 +277,7 @@ def _official_text(output: object) -> str:
     """The official code's view of a prediction: NaN/None become ``""``."""
     if output is None or (isinstance(output, float) and math.isnan(output)):
         return ""
-    return output if isinstance(output, str) else str(output)
+    return safe_str(output)  # str() as officially, except where str() itself raises (a 10,000-deep list)
 
 
 def official_mcq_parse(output: str | None, prompt: str) -> int | str:
