@@ -8,7 +8,9 @@ Python literals). The official scorers' narrower readers are kept next to the be
 
 Model output is untrusted input of any length: every scan here is linear in the output. The fence pattern
 uses possessive quantifiers (no backtracking between its whitespace runs), and the closing brace of every
-``{`` is found in one right-to-left pass (:func:`balanced_ends`) instead of one scan per ``{``.
+``{`` is found in one right-to-left pass (:func:`balanced_ends`) instead of one scan per ``{``. Reading
+left to right, :func:`unquoted_marks` is the one string-aware scanner (structure characters outside JSON
+strings), for :func:`balanced_end` and for benchmark parsers that walk a JSON prefix.
 """
 
 from __future__ import annotations
@@ -25,26 +27,49 @@ FENCE_RE = re.compile(r"```[ \t]*+(?:json|JSON|javascript)?+[ \t]*+\n?+(.*?)```"
 _TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
 
 
-def balanced_end(text: str, start: int) -> int | None:
-    """Index just past the ``}`` closing the ``{`` at ``start`` (string-aware), or None if unbalanced."""
-    depth, in_string, escape = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
+def unquoted_marks(text: str, start: int = 0, end: int | None = None, marks: str = "{}[]") -> Iterator[tuple[int, str]]:
+    """Position and character of every ``marks`` character in ``text[start:end]`` that lies outside JSON
+    strings, left to right, reading from ``start`` as outside a string.
+
+    A ``"`` opens or closes a string; inside a string a backslash escapes the next character (``\\"`` does
+    not close it, ``\\\\`` is one escaped backslash); outside, a backslash means nothing. One
+    regular-expression pass over the marks, quotes and backslashes only: linear in the scanned length.
+    """
+    if '"' in marks or "\\" in marks:
+        raise ValueError("quotes and backslashes delimit strings; they cannot be marks")
+    pattern = _MARK_PATTERNS.get(marks)
+    if pattern is None:
+        pattern = _MARK_PATTERNS[marks] = re.compile(f'[{re.escape(marks)}"\\\\]')
+    in_string, escape_at = False, -1
+    for match in pattern.finditer(text, start, len(text) if end is None else end):
+        pos = match.start()
+        ch = text[pos]
         if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
+            if pos == escape_at:
+                continue
+            if ch == "\\":
+                escape_at = pos + 1
             elif ch == '"':
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch == "{":
+        elif ch != "\\":
+            yield pos, ch
+
+
+_MARK_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def balanced_end(text: str, start: int) -> int | None:
+    """Index just past the ``}`` closing the ``{`` at ``start`` (string-aware), or None if unbalanced."""
+    depth = 0
+    for pos, ch in unquoted_marks(text, start, marks="{}"):
+        if ch == "{":
             depth += 1
-        elif ch == "}":
+        else:
             depth -= 1
             if depth == 0:
-                return i + 1
+                return pos + 1
     return None
 
 

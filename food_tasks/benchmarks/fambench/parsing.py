@@ -31,7 +31,12 @@ import sys
 import unicodedata
 from typing import Any, Iterable, Mapping, Sequence
 
-from food_tasks.jsonparse import balanced_end, balanced_ends, find_json_with
+from food_tasks.jsonparse import (
+    balanced_end,
+    balanced_ends,
+    find_json_with,
+    unquoted_marks,
+)
 from food_tasks.parsing import strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
@@ -208,19 +213,9 @@ def _decodable_depth() -> int:
 def _settle_deep(text: str, start: int, ends: dict[int, int | None], settled: dict[int, bool], limit: int) -> None:
     """After ``RecursionError`` from ``start``: settles the objects nested in it (see _first_json_official)."""
     stack: list[tuple[int, str]] = []
-    in_string, escape_at, reached = False, -1, False
-    for m in _STRUCTURE.finditer(text, start, ends[start]):
-        pos, ch = m.start(), m.group()
-        if in_string:
-            if pos == escape_at:
-                continue
-            if ch == "\\":
-                escape_at = pos + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+    reached = False
+    for pos, ch in unquoted_marks(text, start, ends[start]):
+        if ch in "{[":
             stack.append((pos, ch))
             if len(stack) > limit:
                 reached = True
@@ -243,29 +238,13 @@ def _settle_deep(text: str, start: int, ends: dict[int, int | None], settled: di
         settled[pos] = False
 
 
-_STRUCTURE = re.compile(r'[{}\[\]"\\]')
-
-
 def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None], settled: dict[int, bool]) -> None:
     """After ``JSONDecodeError`` at ``fail``: marks the ``{`` outside strings in ``text[start + 1:fail]`` (a
     valid JSON prefix) valid when their object closed before ``fail``, invalid when it spans ``fail``."""
-    in_string, escape_at = False, -1
-    for m in _SPECIAL.finditer(text, start + 1, fail):
-        pos, ch = m.start(), m.group()
-        if in_string:
-            if pos == escape_at:
-                continue
-            if ch == "\\":
-                escape_at = pos + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{" and pos not in settled:
+    for pos, _ in unquoted_marks(text, start + 1, fail, marks="{"):
+        if pos not in settled:
             end = ends.get(pos)
             settled[pos] = end is not None and end <= fail
-
-_SPECIAL = re.compile(r'[{}"\\]')
 
 
 def parse_task1_official(raw: Any) -> dict[str, Any]:
