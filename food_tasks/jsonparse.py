@@ -9,8 +9,8 @@ Python literals). The official scorers' narrower readers are kept next to the be
 Model output is untrusted input of any length: every scan here is linear in the output. The fence pattern
 uses possessive quantifiers (no backtracking between its whitespace runs), and the closing brace of every
 ``{`` is found in one right-to-left pass (:func:`balanced_ends`) instead of one scan per ``{``. Reading
-left to right, :func:`unquoted_marks` is the one string-aware scanner (structure characters outside JSON
-strings), for :func:`balanced_end` and for benchmark parsers that walk a JSON prefix.
+left to right, :func:`unquoted_marks` yields the structure characters outside JSON strings, for parsers
+that walk a JSON prefix (:func:`balanced_end` is the same scan, inlined for speed on runaway braces).
 """
 
 from __future__ import annotations
@@ -31,45 +31,48 @@ def unquoted_marks(text: str, start: int = 0, end: int | None = None, marks: str
     """Position and character of every ``marks`` character in ``text[start:end]`` that lies outside JSON
     strings, left to right, reading from ``start`` as outside a string.
 
-    A ``"`` opens or closes a string; inside a string a backslash escapes the next character (``\\"`` does
-    not close it, ``\\\\`` is one escaped backslash); outside, a backslash means nothing. One
-    regular-expression pass over the marks, quotes and backslashes only: linear in the scanned length.
+    A ``"`` opens a string that runs to the next ``"`` not escaped by a backslash (``\\"`` does not close
+    it, ``\\\\`` is one escaped backslash), or to the end; outside strings a backslash means nothing.
+    One regular-expression pass in which a whole string is one match (possessive, so it never
+    backtracks): linear in the scanned length, with Python work only per mark and per string.
     """
     if '"' in marks or "\\" in marks:
         raise ValueError("quotes and backslashes delimit strings; they cannot be marks")
     pattern = _MARK_PATTERNS.get(marks)
     if pattern is None:
-        pattern = _MARK_PATTERNS[marks] = re.compile(f'[{re.escape(marks)}"\\\\]')
-    in_string, escape_at = False, -1
+        pattern = _MARK_PATTERNS[marks] = re.compile(rf'"(?:[^"\\]++|\\[\s\S])*+"?|([{re.escape(marks)}])')
     for match in pattern.finditer(text, start, len(text) if end is None else end):
-        pos = match.start()
-        ch = text[pos]
-        if in_string:
-            if pos == escape_at:
-                continue
-            if ch == "\\":
-                escape_at = pos + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch != "\\":
-            yield pos, ch
+        if match.lastindex:
+            yield match.start(), match.group(1)
 
 
 _MARK_PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
 def balanced_end(text: str, start: int) -> int | None:
-    """Index just past the ``}`` closing the ``{`` at ``start`` (string-aware), or None if unbalanced."""
-    depth = 0
-    for pos, ch in unquoted_marks(text, start, marks="{}"):
-        if ch == "{":
+    """Index just past the ``}`` closing the ``{`` at ``start`` (string-aware), or None if unbalanced.
+
+    The scan of :func:`unquoted_marks` with the marks ``{}``, written out character by character: on text
+    made of braces (a runaway ``{{{...``, which a reader looking for the first object's close meets) this
+    is about 4x faster than one regular-expression match per brace."""
+    depth, in_string, escape = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
             depth += 1
-        else:
+        elif ch == "}":
             depth -= 1
             if depth == 0:
-                return pos + 1
+                return i + 1
     return None
 
 

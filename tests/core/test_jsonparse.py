@@ -106,26 +106,13 @@ def _char_by_char_marks(text: str, start: int, end: int, marks: str) -> list[tup
     return found
 
 
-def _char_by_char_balanced_end(text: str, start: int) -> int | None:
-    """balanced_end as it was first written (one character at a time)."""
-    depth, in_string, escape = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+def _end_from_marks(text: str, start: int) -> int | None:
+    """balanced_end computed from unquoted_marks (the two scans must agree)."""
+    depth = 0
+    for pos, ch in jsonparse.unquoted_marks(text, start, marks="{}"):
+        depth += 1 if ch == "{" else -1
+        if depth == 0:
+            return pos + 1
     return None
 
 
@@ -158,7 +145,7 @@ def test_unquoted_marks_equals_the_char_by_char_scan(marks: str) -> None:
         assert list(jsonparse.unquoted_marks(text, start, marks=marks)) == _char_by_char_marks(text, start, len(text), marks)
         brace = text.find("{")
         if brace >= 0:
-            assert jsonparse.balanced_end(text, brace) == _char_by_char_balanced_end(text, brace), text
+            assert jsonparse.balanced_end(text, brace) == _end_from_marks(text, brace), text
 
 
 def test_unquoted_marks_refuses_string_delimiters() -> None:
