@@ -112,7 +112,7 @@ TABLES = {
         Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
         _IMAGE_MISSING,
         _INVALID.alias("parse_fail_rate"),
-        version=1.0, key=KEY, cluster=CLUSTER,
+        version=1.1, key=KEY, cluster=CLUSTER,  # 1.1: the core multiple-choice parser (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
     # aggregate_metric_list entries by substring.

@@ -62,7 +62,7 @@ def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra
 def group_yaml(task: str, lang: str, variant: str, suffix: str) -> str:
     base = f"foodieqa_{stem(task, lang, variant)}"
     return taskgen.group(base, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}){suffix}", [f"{base}_p{k}" for k in TEMPLATES],
-                         metrics=GROUP_METRICS)  # fmt: skip
+                         metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version)  # fmt: skip
 
 
 def top_group_yaml() -> str:
