@@ -254,6 +254,12 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     assert open_["parse_fail_rate,none"] == pytest.approx(100 / 6)
     assert len(samples["regional_example_mcq"]) == 6
     assert "worldcuisines_mcq_sample" in results["groups"] and "fambench_task1_sample" in results["results"]
+    # The printed table (issue 19.2): a regional task's slices are notes, like the benchmarks' breakdowns.
+    table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
+    rows = {(line.split("|")[1].strip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table if line.count("|") > 6}
+    assert rows[("regional_example_mcq", "acc_by_language")] == "[4 keys]" and rows[("regional_example_mcq", "acc_by_region")] == "[3 keys]"
+    assert rows[("regional_example_open", "acc_by_region")] == "[3 keys]" and ("FAM-Bench Task 1 (packaged sample)", "decision_acc") in rows
+    assert max(map(len, table)) <= 120, "\n".join(table)
 
     assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
