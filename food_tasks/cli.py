@@ -116,15 +116,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """One line per problem of each regional task YAML; exit status 1 when any."""
-    from food_tasks.regional import validate
+    from food_tasks.regional import check
 
     failed = 0
     for path in args.yaml:
-        problems = validate(path, check_images=not args.no_images)
-        for line in problems:
+        result = check(path, check_images=not args.no_images)
+        for line in result.problems:
             print(line)
-        print(f"{path}: {'OK' if not problems else f'{len(problems)} problem(s)'}", file=sys.stderr)
-        failed += bool(problems)
+        print(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}", file=sys.stderr)
+        failed += bool(result.problems)
     return 1 if failed else 0
 
 
