@@ -31,6 +31,11 @@ def demo_tasks() -> str:
 
 def _yaml_names() -> list[tuple[str, str, str]]:
     """``(name, kind, benchmark)`` for every task and group YAML we ship (read without executing hooks)."""
+    return [(name, kind, bench) for name, kind, bench, _ in _yaml_entries()]
+
+
+def _yaml_entries() -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """``(name, kind, benchmark, members)`` for every task and group YAML we ship (members: a group's tasks)."""
     import yaml
 
     class _Loader(yaml.SafeLoader):
@@ -42,26 +47,59 @@ def _yaml_names() -> list[tuple[str, str, str]]:
         config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
         bench = path.parent.name if path.parent != task_dir() else "all"
         if "group" in config:
-            out.append((config["group"], "group", bench))
+            members = config.get("task") if isinstance(config.get("task"), list) else [config.get("task")]
+            out.append((config["group"], "group", bench, tuple(m for m in members if isinstance(m, str))))
         elif "task" in config:
-            out.append((config["task"], "task", bench))
+            out.append((config["task"], "task", bench, ()))
     return out
 
 
-def _size(name: str, kind: str, bench: str) -> str:
-    """Documents of a task on the full data, as its benchmark's record counts them ("" for groups and unknowns)."""
-    record = get(bench)
-    count = record.documents(name) if record is not None and kind != "group" else None
-    return "" if count is None else str(count)
+SAMPLE_SOURCE = "packaged sample (installed with food-tasks; offline, no account needed)"
+
+
+def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, int | None]:
+    """Documents per task on its data, as its benchmark's record counts them; a group's: the sum over its
+    tasks (None when one is unknown)."""
+    tasks: dict[str, int | None] = {}
+    for name, kind, bench, _ in entries:
+        record = get(bench)
+        if kind == "task":
+            tasks[name] = record.documents(name) if record is not None else None
+    groups = {name: members for name, kind, _, members in entries if kind == "group"}
+
+    def size(name: str, seen: frozenset = frozenset()) -> int | None:
+        if name not in groups:
+            return tasks.get(name)
+        counts = [size(m, seen | {name}) for m in groups[name] if m not in seen]
+        return sum(counts) if counts and all(c is not None for c in counts) else None  # type: ignore[misc]
+
+    return {name: size(name) for name, *_ in entries}
+
+
+def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks`` and everything in them."""
+    groups = {name: members for name, kind, _, members in entries if kind == "group"}
+    found: set[str] = set()
+    todo = [t for b in BENCHMARKS for t in b.sample_tasks]
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo += groups.get(name, ())
+    return found
 
 
 def cmd_list(_: argparse.Namespace) -> int:
-    rows = _yaml_names()
-    width = max(len(n) for n, _, _ in rows)
+    entries = _yaml_entries()
+    sizes, samples = _sizes(entries), _samples(entries)
+    width = max(len(name) for name, *_ in entries)
     print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  source")
-    for name, kind, bench in rows:
+    for name, kind, bench, _ in entries:
         record = get(bench)
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {_size(name, kind, bench):>6}  {record.source if record else ''}")
+        source = SAMPLE_SOURCE if name in samples else record.source if record else ""
+        size = sizes.get(name)
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {source}")
+    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once).")
     return 0
 
 
