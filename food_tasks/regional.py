@@ -310,13 +310,22 @@ def by_slice(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, flo
     return {value: metrics.percent_true(groups[value], "correct") for value in sorted(groups)}
 
 
+def slice_sizes(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Documents per value of one slice column, values sorted (the group sizes behind ``acc_by_<column>``)."""
+    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in records), "_slice")
+    return {value: len(groups[value]) for value in sorted(groups)}
+
+
 def metric_table(settings: Settings) -> MetricTable:
-    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, one table per slice."""
+    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, and per slice
+    column its accuracy per value and the number of documents per value."""
     table = [Metric("acc", partial(micro, "correct"))]
     if settings.format == "open":
         table.append(Metric("exact_match", partial(micro, "exact")))
     table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False))
-    table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown") for column in settings.slices]
+    for column in settings.slices:
+        table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown"),
+                  Metric(f"n_by_{column}", partial(slice_sizes, column), scale="breakdown")]  # fmt: skip
     return MetricTable(*table, version=1.0)
 
 

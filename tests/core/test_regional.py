@@ -114,7 +114,8 @@ def test_aggregations_hand_computed():
             (doc("4", region="EA"), "Pho"), (doc("5", region="EA"), "no idea")]  # fmt: skip
     records = [regional.score(s, d, out) for d, out in rows]
     table = regional.metric_table(s)
-    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region"}
+    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region", "n_by_region"}
+    assert table["n_by_region"](records) == {"EA": 3, "SEA": 2}
     assert table["acc"](records) == pytest.approx(60.0)
     assert table["parse_fail_rate"](records) == pytest.approx(20.0)
     assert table["acc_by_region"](records) == pytest.approx({"EA": 200 / 3, "SEA": 50.0})
@@ -134,7 +135,7 @@ def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     assert messages[0]["content"][0]["url"].size == (8, 8)
     with pytest.raises(RuntimeError, match=r"t: row 9: image nope.png: no file .*nope.png \(paths are relative to the data file\)"):
         bound["doc_to_visual"](doc("9", image="nope.png"))
-    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region"]
+    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region", "n_by_region"]
     with pytest.raises(regional.RegionalConfigError, match=r"format: 'quiz' is not one of mcq, open \(task t; check the YAML "
                        r"with `food-tasks validate <task yaml>`\)"):
         regional._bind({**config, "metadata": {"regional": {**MCQ, "format": "quiz"}}})
@@ -305,7 +306,8 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "## WorldCuisines (paper Table 7) — packaged sample" in md and "## FAM-Bench — packaged sample" in md
     assert "| **food_tasks_replay (preds.jsonl)** | official" in md
-    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 |" in md
+    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 (2) |" in md
+    assert mcq["n_by_region,none"] == {"East Asia": 2, "Southeast Asia": 2, "West Africa": 2}  # the group sizes (issue 19.5)
     charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
     assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts
     assert (tmp_path / "report" / "report.html").read_text(encoding="utf-8").count("<img") == len(charts)
