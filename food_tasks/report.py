@@ -33,6 +33,7 @@ from food_tasks.registry import PUBLISHED_DIR
 DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry record declares: <name>.json
 FILTER = "none"
 MISSING = "–"
+UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table says why
 
 
 # --------------------------------------------------------------------------- table specifications
@@ -558,6 +559,10 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
     return blocks
 
 
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
 def _number(value: Any) -> float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -591,8 +596,11 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
-    rows = [[r.label] + [fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
+    rows = [[r.label] + [UNDEFINED if _nan(v) else fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)]
+            for r, row in zip(runs, matrix)]  # fmt: skip
     blocks.append(("table", ["Model"] + labels, rows))
+    if any(_nan(v) for row in matrix for v in row):
+        blocks.append(("p", f"{UNDEFINED}: the metric has no value on this run; the benchmark's table below says why."))
     return blocks
 
 
@@ -702,7 +710,7 @@ class Charts:
         ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
         for i, row in enumerate(matrix):
             for j, value in enumerate(row):
-                text = MISSING if value is None else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
+                text = MISSING if value is None else UNDEFINED if _nan(value) else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
                 ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
         ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(rows)), rows)
@@ -784,12 +792,13 @@ def _html_lines(text: str) -> str:
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     head = "".join(f"<th>{_inline(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
          "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-         "th:first-child,td:first-child{text-align:left}tr:nth-child(even){background:#f6f6f6}"
+         "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
+         ".scroll{overflow-x:auto}"
          ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
          "img{max-width:100%}")  # fmt: skip
 

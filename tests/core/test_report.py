@@ -305,7 +305,9 @@ def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explaine
     tasks = {"diningbench_cls_sample": {"acc": 0.0, "acc_official": 0.0, "invalid_rate": 1.0, "cannot_read_rate_official": 0.0},
              "fambench_task2_ctc_sample": {"ctc": float("nan"), "top1_acc": 0.0, "mrr": 0.0, "image_missing": 0}}  # fmt: skip
     write_results(tmp_path / "r" / "x_results.json", "pretrained=m/a", tasks)
+    write_results(tmp_path / "r" / "y_results.json", "pretrained=m/b", tasks)  # two runs: a heat map too
     md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    assert "| m/a | 0.00 | undefined | 0.0000 |" in md and "undefined: the metric has no value on this run" in md  # heat map
     assert "| **m/a** | official | 0.0000 | 0.00 |" in md and "| **m/a** | robust | 0.0000 | 100.00 |" in md
     assert f"Class unparsed %, official and robust differ: {CLS_UNPARSED}" in md
     assert "| **m/a** | baseline | robust | – | – | – | 0.00 | 0.0000 | undefined [1] |" in md
