@@ -637,7 +637,13 @@ def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: 
     kwargs = {k: v for k, v in (config.get("dataset_kwargs") or {}).items() if k != "data_files"}
     if builder in LOCAL_BUILDERS:
         kwargs["data_files"] = {split: [str(p) for p in files[split]]}
-    ds = datasets.load_dataset(builder, config.get("dataset_name"), split=split, **kwargs)
+    shown = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()  # validate prints one line per problem, nothing else
+    try:
+        ds = datasets.load_dataset(builder, config.get("dataset_name"), split=split, **kwargs)
+    finally:
+        if shown:
+            datasets.enable_progress_bars()
     return [dict(row) for row in ds]
 
 
