@@ -10,6 +10,7 @@ import inspect
 import os
 import re
 import runpy
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -184,7 +185,11 @@ def test_demo_runs_every_benchmarks_sample_tasks():
 
 @pytest.mark.e2e
 def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+    # Built from a copy: setuptools writes build/ and *.egg-info/ into the source folder (never into the clone).
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", ".pytest_cache",
+                                                                "food_tasks_demo", "food_tasks_report", "results", "report"))  # fmt: skip
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(source)],
                    check=True, capture_output=True)  # fmt: skip
     wheel = next(tmp_path.glob("food_tasks-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
