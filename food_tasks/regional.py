@@ -52,6 +52,7 @@ OPEN_PROMPT = "{question}\nAnswer the question using a single word or phrase."
 OPTION_LINE = "{label}. {option}"
 SETTING_KEYS = {"format", "id", "image", "question", "options", "answer", "labels", "slices", "prompt",
                 "option_format", "system"}  # fmt: skip
+MAX_LINE_PROBLEMS = 10  # lines of one kind of data problem shown; the count of the others follows
 DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
 
 
@@ -373,11 +374,23 @@ def _bind(config: dict) -> dict:
         return build_messages(visual(doc), doc_text(settings, doc), system=settings.system)
 
     split = str(config.get("test_split") or "test")
-    if str(config.get("dataset_path")) in LOCAL_BUILDERS:
+    data_name = str(config.get("dataset_path"))
+    if data_name in LOCAL_BUILDERS:
         files = _local_files(config, Path(".")).get(split, [])  # lmms-eval anchored them at the YAML's folder
-        problems = data_file_problems(str(config["dataset_path"]), files)
+        problems = data_file_problems(data_name, files)
         if problems:
             raise RegionalDataError("\n".join(problems))
+        data_name = ", ".join(p.name for p in files)
+
+    def checked_docs(dataset):  # type: ignore[no-untyped-def]
+        # A row whose answer cannot be scored would stop the run after generation (in process_results).
+        problems = answer_problems(settings, dataset, data_name)
+        if problems:
+            raise _stop(config, "data error", "\n".join(problems))
+        return dataset
+
+    if "process_docs" not in config:
+        config["process_docs"] = checked_docs
     table = metric_table(settings)
     process_results = results_hook(partial(score, settings), table)
 
@@ -390,6 +403,28 @@ def _bind(config: dict) -> dict:
                   metric_list=[{"metric": m.name, "aggregation": aggregate, "higher_is_better": m.higher_is_better}
                                for m in table.values()])  # fmt: skip
     return config
+
+
+def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int = MAX_LINE_PROBLEMS) -> list[str]:
+    """Rows whose answer cannot be scored: an MCQ answer that is neither a label nor one option's text, an
+    empty open answer (at most ``limit`` lines, then a count). Reads only the columns it needs (no images)."""
+    needed = [c for c in (settings.id, settings.answer, *(settings.options if isinstance(settings.options, tuple) else
+                                                          (settings.options,) if settings.options else ())) if c]  # fmt: skip
+    names = getattr(dataset, "column_names", None)
+    rows = dataset.select_columns([c for c in needed if c in names]) if names is not None else dataset
+    problems: list[str] = []
+    for number, row in enumerate(rows, start=1):
+        rid = cell_text(row.get(settings.id)) if settings.id else ""
+        at = f"{data_name}: row {number}" + (f" (id {rid})" if rid else "") + f", column '{settings.answer}'"
+        if settings.format == "mcq":
+            if gold_index(settings, row) is None:
+                labels = "/".join(settings.labels[: len(doc_options(settings, row))])
+                problems.append(f"{at}: answer {cell_text(row.get(settings.answer))!r} is neither a label ({labels}) nor the text of one option")
+        elif not gold_answers(settings, row):
+            problems.append(f"{at}: empty answer")
+    if len(problems) > limit:
+        problems = problems[:limit] + [f"{data_name}: {len(problems) - limit} more row(s) like these"]
+    return problems
 
 
 def _stop(config: Mapping[str, Any], what: str, detail: str):  # type: ignore[no-untyped-def]
@@ -490,9 +525,6 @@ def _local_files(config: dict, yaml_dir: Path) -> dict[str, list[Path]]:
         values = value if isinstance(value, list) else [value]
         out[str(split)] = [Path(v) if os.path.isabs(str(v)) else yaml_dir / str(v) for v in values]
     return out
-
-
-MAX_LINE_PROBLEMS = 10  # per data file; the count of the others follows
 
 
 def data_file_problems(builder: str, files: Sequence[Path]) -> list[str]:

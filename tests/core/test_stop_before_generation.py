@@ -102,3 +102,20 @@ def test_cli_exits_1_with_our_message_last(tmp_path):
     assert tail[0] == "food-tasks: regional task dishes_mcq: data error, the run stops before generation:"
     assert tail[1].startswith("dishes.jsonl: line 3: not valid JSON (") and "RetryError" not in proc.stdout + proc.stderr
     assert json.loads(lines[0])  # the other lines are intact
+
+
+def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp_path):
+    # It used to stop the run in process_results, after every generation (and lmms-eval exited 0).
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+
+    folder = _regional_copy(tmp_path, "bad_answer")
+    rows = [json.loads(line) for line in (folder / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows[1]["answer"] = "E"
+    (folder / "dishes.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    manager = TaskManager(include_path=str(folder), include_defaults=False)
+    with pytest.raises(RunStopped) as err:
+        manager.load_task_or_group(["bad_answer"], task_type="simple")
+    assert str(err.value).splitlines()[:2] == [
+        "food-tasks: regional task bad_answer: data error, the run stops before generation:",
+        "dishes.jsonl: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of one option"]
