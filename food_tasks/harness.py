@@ -9,8 +9,9 @@ on public lmms-eval names only:
 * the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context
   (:data:`TASK_TYPE`) that tells a regional task's class which kind lmms-eval is building (lmms-eval
   gives ``class:`` tasks only their config);
-* the printed table: ``lmms_eval.utils.make_table`` prints our tasks' breakdowns as short notes
-  (:mod:`food_tasks.results_table`); the results JSON is untouched;
+* the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional
+  tasks) and prints its breakdowns as short notes (:mod:`food_tasks.results_table`); the results JSON
+  is untouched;
 * error bars (:mod:`food_tasks.errorbars`): after ``TaskOutput.calculate_aggregate_metric`` and
   ``calculate_clt_aggregate_metric`` (lmms-eval's own standard errors, which know nothing of our
   aggregations) our tasks' metrics get their clustered or bootstrap standard errors; after
@@ -42,7 +43,7 @@ TASK_TYPE: contextvars.ContextVar[str] = contextvars.ContextVar("food_tasks_task
 HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.tasks", "TaskManager.initialize_tasks", "wrapped: our task directory joins the index"),
     ("lmms_eval.tasks", "TaskManager.load_task_or_group", "wrapped: TASK_TYPE for regional task classes"),
-    ("lmms_eval.utils", "make_table", "wrapped: breakdowns print as short notes"),
+    ("lmms_eval.utils", "make_table", "wrapped: our rows named, breakdowns as short notes"),
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_aggregate_metric", "wrapped: our standard errors"),
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_clt_aggregate_metric", "wrapped: our clustered standard errors"),
     ("lmms_eval.evaluator_utils", "consolidate_group_results", "wrapped: group standard errors, n, --baseline"),
@@ -137,16 +138,14 @@ def install_table(ours: Callable[[], Collection[str]]) -> bool:
     """Print our tasks' breakdowns as short notes in lmms-eval's table (see :mod:`food_tasks.results_table`)."""
     import lmms_eval.utils
 
-    from food_tasks.results_table import compact
+    from food_tasks.results_table import render
 
     resolve("lmms_eval.utils", "make_table")
     names = functools.lru_cache(maxsize=1)(lambda: frozenset(ours()))
 
     def make(original: Callable) -> Callable:
         def make_table(result_dict, column: str = "results", sort_results: bool = False):  # type: ignore[no-untyped-def]
-            if isinstance(result_dict, dict):
-                result_dict = compact(result_dict, column, names())
-            return original(result_dict, column, sort_results)
+            return render(original, result_dict, column, sort_results, names())
 
         return make_table
 

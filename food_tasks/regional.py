@@ -52,11 +52,16 @@ OPEN_PROMPT = "{question}\nAnswer the question using a single word or phrase."
 OPTION_LINE = "{label}. {option}"
 SETTING_KEYS = {"format", "id", "image", "question", "options", "answer", "labels", "slices", "prompt",
                 "option_format", "system", "cluster"}  # fmt: skip
+MAX_LINE_PROBLEMS = 10  # lines of one kind of data problem shown; the count of the others follows
 DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
 
 
 class RegionalConfigError(ValueError):
     """A regional task YAML is malformed; the message names the key and what to write."""
+
+
+class RegionalDataError(RegionalConfigError):
+    """A regional task's local data file is missing or malformed; the message names the file and line."""
 
 
 @dataclass(frozen=True)
@@ -313,18 +318,27 @@ def by_slice(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, flo
     return {value: metrics.percent_true(groups[value], "correct") for value in sorted(groups)}
 
 
+def slice_sizes(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Documents per value of one slice column, values sorted (the group sizes behind ``acc_by_<column>``)."""
+    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in records), "_slice")
+    return {value: len(groups[value]) for value in sorted(groups)}
+
+
 def metric_table(settings: Settings) -> MetricTable:
-    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, one table per slice.
+    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, and per slice
+    column its accuracy per value and the number of documents per value.
 
     Error bars: each row is a document (its ``id``); with ``metadata.regional.cluster`` naming a column (the
     dish, the image), rows sharing its value are resampled together.
     """
-    table = [Metric("acc", partial(micro, "correct"), estimator=stats.mean(stats.field("correct"), 100.0))]
+    table = [Metric("acc", partial(micro, "correct"), estimator=stats.mean(stats.field("correct"), 100.0, binary=True))]
     if settings.format == "open":
-        table.append(Metric("exact_match", partial(micro, "exact"), estimator=stats.mean(stats.field("exact"), 100.0)))
+        table.append(Metric("exact_match", partial(micro, "exact"), estimator=stats.mean(stats.field("exact"), 100.0, binary=True)))
     table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False,
-                        estimator=stats.mean(stats.field("parsed", test="not"), 100.0)))  # fmt: skip
-    table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown") for column in settings.slices]
+                        estimator=stats.mean(stats.field("parsed", test="not"), 100.0, binary=True)))  # fmt: skip
+    for column in settings.slices:
+        table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown"),
+                  Metric(f"n_by_{column}", partial(slice_sizes, column), scale="breakdown")]  # fmt: skip
     key = stats.column("id") if settings.id else None
     cluster = stats.column("cluster") if settings.cluster else key
     return MetricTable(*table, version=1.0, key=key, cluster=cluster)
@@ -373,6 +387,24 @@ def _bind(config: dict) -> dict:
     def messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
         return build_messages(visual(doc), doc_text(settings, doc), system=settings.system)
 
+    split = str(config.get("test_split") or "test")
+    data_name = str(config.get("dataset_path"))
+    if data_name in LOCAL_BUILDERS:
+        files = _local_files(config, Path(".")).get(split, [])  # lmms-eval anchored them at the YAML's folder
+        problems = data_file_problems(data_name, files)
+        if problems:
+            raise RegionalDataError("\n".join(problems))
+        data_name = ", ".join(p.name for p in files)
+
+    def checked_docs(dataset):  # type: ignore[no-untyped-def]
+        # A row whose answer cannot be scored would stop the run after generation (in process_results).
+        problems = answer_problems(settings, dataset, data_name)
+        if problems:
+            raise _stop(config, "data error", "\n".join(problems))
+        return dataset
+
+    if "process_docs" not in config:
+        config["process_docs"] = checked_docs
     table = metric_table(settings)
     process_results = results_hook(partial(score, settings), table)
 
@@ -387,6 +419,57 @@ def _bind(config: dict) -> dict:
     return config
 
 
+def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int = MAX_LINE_PROBLEMS) -> list[str]:
+    """Rows whose answer cannot be scored: an MCQ answer that is neither a label nor one option's text, an
+    empty open answer (at most ``limit`` lines, then a count). Reads only the columns it needs (no images)."""
+    needed = [c for c in (settings.id, settings.answer, *(settings.options if isinstance(settings.options, tuple) else
+                                                          (settings.options,) if settings.options else ())) if c]  # fmt: skip
+    names = getattr(dataset, "column_names", None)
+    rows = dataset.select_columns([c for c in needed if c in names]) if names is not None else dataset
+    problems: list[str] = []
+    for number, row in enumerate(rows, start=1):
+        rid = cell_text(row.get(settings.id)) if settings.id else ""
+        at = f"{data_name}: row {number}" + (f" (id {rid})" if rid else "") + f", column '{settings.answer}'"
+        if settings.format == "mcq":
+            if gold_index(settings, row) is None:
+                labels = "/".join(settings.labels[: len(doc_options(settings, row))])
+                problems.append(f"{at}: answer {cell_text(row.get(settings.answer))!r} is neither a label ({labels}) nor the text of one option")
+        elif not gold_answers(settings, row):
+            problems.append(f"{at}: empty answer")
+    if len(problems) > limit:
+        problems = problems[:limit] + [f"{data_name}: {len(problems) - limit} more row(s) like these"]
+    return problems
+
+
+def _stop(config: Mapping[str, Any], what: str, detail: str):  # type: ignore[no-untyped-def]
+    from food_tasks.data import RunStopped
+
+    task = config.get("task", "?")
+    hint = "" if "food-tasks validate" in detail else "\nCheck the task with `food-tasks validate <the task's YAML>`."
+    return RunStopped(f"food-tasks: regional task {task}: {what}, the run stops before generation:\n{detail}{hint}")
+
+
+def innermost(err: BaseException) -> BaseException:
+    """The error behind ``err``: a tenacity ``RetryError``'s last attempt, a ``datasets``
+    ``DatasetGenerationError``'s cause ..., which names the file and what is wrong."""
+    seen = set()
+    while id(err) not in seen:
+        seen.add(id(err))
+        last = getattr(err, "last_attempt", None)  # tenacity.RetryError
+        inner = last.exception() if last is not None and hasattr(last, "exception") else None
+        inner = inner or err.__cause__ or err.__context__
+        if inner is None:
+            break
+        err = inner
+    return err
+
+
+def root_cause(err: BaseException) -> str:
+    """``Type: message`` of :func:`innermost`."""
+    inner = innermost(err)
+    return f"{type(inner).__name__}: {inner}"
+
+
 def _make_task_classes():  # type: ignore[no-untyped-def]
     base, chat_base = _task_bases()
 
@@ -398,7 +481,20 @@ def _make_task_classes():  # type: ignore[no-untyped-def]
             return super().__new__(chosen)
 
         def __init__(self, config=None, **kwargs):  # type: ignore[no-untyped-def]
-            super().__init__(config=_bind(dict(config or {})), **kwargs)
+            # lmms-eval catches every Exception of task loading (retrying the data download 5 times first),
+            # prints it and exits 0: a regional task that cannot be built stops the run (exit status 1).
+            config = dict(config or {})
+            try:
+                bound = _bind(config)
+            except RegionalConfigError as err:
+                raise _stop(config, "data error" if isinstance(err, RegionalDataError) else "configuration error", str(err)) from None
+            try:
+                super().__init__(config=bound, **kwargs)
+            except Exception as err:  # noqa: BLE001  (the data could not be loaded: our message, exit status 1)
+                cause = innermost(err)
+                if isinstance(cause, RegionalConfigError):  # raised by our hooks (the prompt names no column ...)
+                    raise _stop(config, "configuration error", str(cause)) from err
+                raise _stop(config, "data error", root_cause(err)) from err
 
     class RegionalChatTask(RegionalTask, chat_base):  # type: ignore[misc, valid-type]
         """The same task for chat models (requests carry ``doc_to_messages``)."""
@@ -445,22 +541,93 @@ def _local_files(config: dict, yaml_dir: Path) -> dict[str, list[Path]]:
     return out
 
 
+def data_file_problems(builder: str, files: Sequence[Path]) -> list[str]:
+    """What ``datasets`` would report without a line number: a missing local data file, and (``json``) each
+    line of a JSON Lines file that is not one JSON object (``<file>: line <n>: <what is wrong>``)."""
+    problems: list[str] = []
+    for path in files:
+        if not path.is_file():
+            problems.append(f"{path}: no such data file (relative data_files paths start at the YAML's folder)")
+        elif builder == "json":
+            problems += json_lines_problems(path)
+    return problems
+
+
+def json_lines_problems(path: Path) -> list[str]:
+    """Each line of ``path`` that is not a JSON object, named by its number (1-based); none for a file that
+    is one JSON document (a list of objects, which ``datasets`` reads too)."""
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        return [f"{path.name}: line {line}: not UTF-8 text ({err.reason})"]
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, list) and all(isinstance(row, dict) for row in whole):
+        return []
+    problems: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as err:
+            problems.append(f"{path.name}: line {number}: not valid JSON ({getattr(err, 'msg', err)}, column {getattr(err, 'colno', '?')})")
+        else:
+            if not isinstance(row, dict):
+                problems.append(f"{path.name}: line {number}: a JSON {type(row).__name__}, not an object (one row per line)")
+    if len(problems) > MAX_LINE_PROBLEMS:
+        problems = problems[:MAX_LINE_PROBLEMS] + [f"{path.name}: {len(problems) - MAX_LINE_PROBLEMS} more line(s) like these"]
+    return problems
+
+
+@dataclass
+class Validation:
+    """What :func:`check` found: the problems (one line each), and what it checked (:meth:`summary`)."""
+
+    problems: list[str]
+    task: str = ""
+    data: str = ""  # the data file name(s), or the hub dataset id
+    split: str = ""
+    rows: int = 0
+    format: str = ""
+    images: int | None = None  # images opened (None: not opened, --no-images)
+    slices: dict[str, int] = field(default_factory=dict)  # slice column -> distinct values
+
+    def summary(self) -> str:
+        """One line: the rows, images and slices checked (for a task without problems)."""
+        images = "images not opened (--no-images)" if self.images is None else f"{self.images} image(s) opened"
+        slices = ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in self.slices.items()) or "none"
+        fields = "question, options and answer" if self.format == "mcq" else "question and answer"
+        return (f"task {self.task}: {self.rows} row(s) of {self.data} (split {self.split!r}), format {self.format}, every row "
+                f"has its {fields}; {images}; slices: {slices}")  # fmt: skip
+
+
 def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list[str]:
     """Checks a regional task YAML and its data before any model runs.
 
     Returns:
-        One line per problem (``<file>: row <n> (id <id>), column '<c>': <what is wrong>``); empty when valid.
+        One line per problem (``<file>: row <n> (id <id>), column '<c>': <what is wrong>``, or
+        ``<file>: line <n>: <what is wrong>`` for a malformed JSON Lines file); empty when valid.
     """
+    return check(yaml_path, check_images=check_images).problems
+
+
+def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validation:
+    """:func:`validate`, with what was checked (rows, images, slices) for the success message."""
     path = Path(yaml_path)
     where = str(path)
     if path.is_dir():
-        return [f"{where}: is a folder; name the task's YAML file (e.g. {where.rstrip('/')}/<task>.yaml)"]
+        return Validation([f"{where}: is a folder; name the task's YAML file (e.g. {where.rstrip('/')}/<task>.yaml)"])
     if not path.is_file():
-        return [f"{where}: no such file"]
+        return Validation([f"{where}: no such file"])
     try:
         config = _read_yaml(path)
     except Exception as err:  # noqa: BLE001  (any YAML error is reported, not raised)
-        return [f"{where}: cannot read YAML: {err}"]
+        return Validation([f"{where}: cannot read YAML: {err}"])
     problems = []
     if not isinstance(config.get("task"), str) or not config["task"]:
         problems.append(f"{where}: task: give the task a name (lower_snake_case)")
@@ -470,17 +637,20 @@ def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list
         problems.append(f"{where}: dataset_path: json, csv, parquet or a Hugging Face dataset id")
     problems += [f"{where}: {p}" for p in settings_problems(config.get("metadata"))]
     if problems:
-        return problems
+        return Validation(problems)
     split = str(config.get("test_split") or "test")
     builder = str(config["dataset_path"])
     files = _local_files(config, path.parent)
     base_dir = path.parent
     if builder in LOCAL_BUILDERS:
         if split not in files:
-            return [f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}"]
+            return Validation([f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}"])
         missing = [p for p in files[split] if not p.is_file()]
         if missing:
-            return [f"{where}: dataset_kwargs.data_files: {p} does not exist (paths are relative to the YAML)" for p in missing]
+            return Validation([f"{where}: dataset_kwargs.data_files: {p} does not exist (paths are relative to the YAML)" for p in missing])
+        malformed = data_file_problems(builder, files[split])
+        if malformed:
+            return Validation(malformed)
         base_dir = files[split][0].parent
         data_name = ", ".join(p.name for p in files[split])
     else:
@@ -489,19 +659,22 @@ def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list
     try:
         rows = _load_rows(builder, config, files, split)
     except Exception as err:  # noqa: BLE001
-        return [f"{where}: data unreachable ({data_name}, split {split!r}): {type(err).__name__}: {err}"]
+        return Validation([f"{where}: data unreachable ({data_name}, split {split!r}): {root_cause(err)}"])
     if not rows:
-        return [f"{data_name}: no rows in split {split!r}"]
+        return Validation([f"{data_name}: no rows in split {split!r}"])
     columns = set(rows[0])
     absent = [c for c in settings.columns_used if c not in columns]
     if absent:
-        return [f"{data_name}: column '{c}' named in metadata.regional is not in the data (columns: {', '.join(sorted(columns))})" for c in absent]
+        return Validation([f"{data_name}: column '{c}' named in metadata.regional is not in the data (columns: {', '.join(sorted(columns))})" for c in absent])
     try:
         doc_text(settings, rows[0])
     except (ValueError, IndexError) as err:  # RegionalConfigError is a ValueError naming the key itself
         reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
-        return [f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"]
-    return _row_problems(settings, rows, data_name, check_images)
+        return Validation([f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"])
+    problems, images = _row_problems(settings, rows, data_name, check_images)
+    return Validation(problems, task=str(config["task"]), data=data_name, split=split, rows=len(rows), format=settings.format,
+                      images=images if check_images else None,
+                      slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices})  # fmt: skip
 
 
 def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: str) -> list[dict]:
@@ -510,14 +683,22 @@ def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: 
     kwargs = {k: v for k, v in (config.get("dataset_kwargs") or {}).items() if k != "data_files"}
     if builder in LOCAL_BUILDERS:
         kwargs["data_files"] = {split: [str(p) for p in files[split]]}
-    ds = datasets.load_dataset(builder, config.get("dataset_name"), split=split, **kwargs)
+    shown = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()  # validate prints one line per problem, nothing else
+    try:
+        ds = datasets.load_dataset(builder, config.get("dataset_name"), split=split, **kwargs)
+    finally:
+        if shown:
+            datasets.enable_progress_bars()
     return [dict(row) for row in ds]
 
 
-def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_images: bool) -> list[str]:
+def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_images: bool) -> tuple[list[str], int]:
+    """One line per problem of the rows, and the number of images opened (each distinct file or URL once)."""
     problems: list[str] = []
     seen: dict[str, int] = {}
     opened: dict[str, str | None] = {}  # image reference -> problem (each distinct file or URL opened once)
+    unnamed = 0  # images embedded in the data (hub Image cells): opened one by one
     store = None
     for number, row in enumerate(rows, start=1):
         rid = cell_text(row.get(settings.id)) if settings.id else ""
@@ -554,6 +735,7 @@ def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_im
                 problems.append(f"{at}, column '{settings.image}': no image")
             for ref in refs if check_images else ():
                 key = ref if isinstance(ref, str) else None
+                unnamed += key is None
                 if key is None or key not in opened:
                     problem = None
                     try:
@@ -568,4 +750,4 @@ def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_im
                     problem = opened[key]
                 if problem:
                     problems.append(f"{at}, column '{settings.image}': {problem}")
-    return problems
+    return problems, len(opened) + unnamed

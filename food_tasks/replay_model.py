@@ -13,8 +13,9 @@ answer), optionally ``task`` (restricts the line to one task), and the
 document fields named by ``keys`` (``+``-separated; default ``doc_id``, the
 document's position in its task). A document without a line
 gets ``default`` (empty string unless set) and is counted; the count is logged.
-A line that is not a JSON object with those fields stops the run with an error
-naming the file and line (a JSON array is refused with the one-line conversion).
+A line that is not a JSON object with those fields stops the run before generation
+(exit status 1) with an error naming the file and line (a JSON array is refused
+with the one-line conversion).
 
 Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
 ``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
@@ -38,6 +39,8 @@ import torch
 from loguru import logger
 
 from lmms_eval.api.model import lmms
+
+from food_tasks.data import RunStopped
 
 
 JSONL_HELP = ('responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '
@@ -111,7 +114,11 @@ class ReplayModel(lmms):
         self._keys = tuple(k for k in str(keys).split("+") if k)
         self._default = str(default)
         self.missing = 0
-        self._answers = load_responses(responses, self._keys)
+        try:
+            self._answers = load_responses(responses, self._keys)
+        except (OSError, ValueError) as err:
+            # lmms-eval catches every Exception of model construction, prints it and exits 0.
+            raise RunStopped(f"food-tasks: replay model error, the run stops before generation:\n{err}") from None
         if not model_name:
             logger.info("food_tasks_replay: add model_name=<name> to --model_args to get results/<name>/ "
                         "(lmms-eval's own option); without it the files go into --output_path itself")  # fmt: skip

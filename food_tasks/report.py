@@ -33,6 +33,7 @@ from food_tasks.registry import PUBLISHED_DIR
 DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry record declares: <name>.json
 FILTER = "none"
 MISSING = "–"
+UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table says why
 
 
 # --------------------------------------------------------------------------- table specifications
@@ -52,13 +53,41 @@ class Source:
 
 @dataclass(frozen=True)
 class Column:
-    key: str  # key in the reference data
+    """One column of a benchmark's main table.
+
+    Attributes:
+        key: the column's key in the reference data.
+        sources: where the run's value comes from (the first source the run has).
+        rate: a failure rate or count shown beside the scores (the same in the official and robust rows).
+        scale: display factor (a fraction shown as a percentage: 100).
+        lower_is_better: an error score (MAPE, MAE): the heat map colours its lowest run best.
+        parts: when no source ran (a partial run: one subtask, not its group), the mean of these over the
+            parts that ran, shown as :class:`Partial` ("12.50 (1 of 4)"); only for a mean the group itself
+            takes over its parts unweighted.
+        differs: why the official and robust values of this column can differ, printed under the table
+            when they do for a run.
+        undefined: why the metric can be undefined (NaN), printed under the table when it is.
+    """
+
+    key: str
     label: str
     sources: tuple[Source, ...]
     decimals: int = 2
-    rate: bool = False  # a failure rate or count shown beside the scores (lower is better)
-    scale: float = 1.0  # display factor (a fraction shown as a percentage: 100)
-    lower_is_better: bool = False  # an error score (MAPE, MAE): the heat map colours its lowest run best
+    rate: bool = False
+    scale: float = 1.0
+    lower_is_better: bool = False
+    parts: tuple[Source, ...] = ()
+    differs: str = ""
+    undefined: str = ""
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A column's value computed from the parts of a task that ran (:attr:`Column.parts`)."""
+
+    value: float
+    ran: int
+    of: int
 
 
 @dataclass(frozen=True)
@@ -135,13 +164,18 @@ def reference_data(name: str) -> dict:
 
 @dataclass
 class Run:
-    """One model's results (one or several results files of the same model, disjoint tasks)."""
+    """One model's results (one or several results files of the same model, disjoint tasks).
+
+    ``model`` names the model as the run's ``model_args`` do (a local checkpoint by its full path);
+    ``label`` is the short name the tables show (:func:`short_label`), unique among the runs.
+    """
 
     label: str
     paths: list[Path]
     metrics: dict[str, dict[str, Any]]  # task or group -> {metric: value}
     fingerprints: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> comparability settings
     partial: dict[str, tuple[int, int]] = field(default_factory=dict)  # task -> (effective, original) documents
+    model: str = ""
 
     def value(self, task: str, metric: str) -> Any:
         return self.metrics.get(task, {}).get(metric)
@@ -176,6 +210,15 @@ def _model_label(data: Mapping[str, Any]) -> str:
         if named.get(key):
             return f"{named[key]}" if key != "responses" else f"{config.get('model')} ({Path(named[key]).name})"
     return str(data.get("model_name") or config.get("model") or "model")
+
+
+def short_label(model: str) -> str:
+    """The name a table shows for ``model``: a local checkpoint path by its last folder name (a full path
+    would widen every table), a hub id (``org/name``) and anything else as they are."""
+    text = model.strip()
+    if text.startswith(("/", "./", "../", "~")) or (text.count("/") > 1 and not text.startswith("http")):
+        return Path(text.rstrip("/")).name or text
+    return text
 
 
 def _fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
@@ -224,8 +267,9 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
         partial = {t: (int(c["effective"]), int(c["original"])) for t, c in counts.items()
                    if isinstance(c, dict) and c.get("effective") is not None and c.get("original") is not None
                    and int(c["effective"]) < int(c["original"])}  # fmt: skip
-        run = Run(_model_label(data), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial)
-        same = next((r for r in runs if r.label == run.label and not set(r.metrics) & set(run.metrics)), None)
+        model = _model_label(data)
+        run = Run(short_label(model), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial, model)
+        same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
             same.metrics.update(run.metrics)
@@ -264,6 +308,8 @@ def _flagged_tasks(problems: Sequence[str]) -> set[str]:
 def fmt(value: Any, decimals: int) -> str:
     if value is None:
         return MISSING
+    if isinstance(value, Partial):
+        return f"{fmt(value.value, decimals)} ({value.ran} of {value.of})"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, float) and math.isnan(value):
@@ -287,7 +333,22 @@ def _cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], of
             value = value * column.scale
         if value is not None:
             return value, task
-    return None, None
+    return _parts(run, column, variant, mode, official)
+
+
+def _parts(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
+    """The mean of :attr:`Column.parts` over the parts the run has (:class:`Partial`), or ``(None, None)``."""
+    fill = {"v": variant, "m": mode[1], "mode": mode[2]}
+    found: list[tuple[float, str]] = []
+    for source in column.parts:
+        metric = source.official if official and not column.rate else source.metric
+        task = source.task.format(**fill)
+        value = _lookup(run.metrics[task], metric.format(**fill)) if metric and task in run.metrics else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value):
+            found.append((value * column.scale, task))
+    if not found:
+        return None, None
+    return Partial(sum(v for v, _ in found) / len(found), len(found), len(column.parts)), found[0][1]
 
 
 def _lookup(metrics: Mapping[str, Any], metric: str) -> Any:
@@ -313,7 +374,7 @@ def _tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
     for table in spec.tables:
         for mode in table.modes:
             for column in table.columns:
-                for source in column.sources:
+                for source in column.sources + column.parts:
                     task = source.task.format(v=variant, m=mode[1], mode=mode[2])
                     if task in run.metrics:
                         out.add(task)
@@ -322,7 +383,9 @@ def _tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
 
 # --------------------------------------------------------------------------- document model
 
-Block = tuple  # ("h", level, text) | ("p", text) | ("table", header, rows) | ("img", path, alt) | ("warn", text)
+# ("h", level, text) | ("p", text) | ("list", items) | ("table", header, rows) | ("details", summary, header, rows)
+# | ("img", path, alt) | ("warn", text). In "p" and "warn" text, lines starting with "- " are a bulleted list.
+Block = tuple
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
@@ -389,20 +452,31 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     multi_mode = len(table.modes) > 1
     header = ["Model"] + (["Mode"] if multi_mode else []) + ["Scorer"] + [c.label for c in table.columns]
     rows = []
-    reasons: list[str] = []  # absent metrics: "absent [k]" cells, reason k below the table
+    reasons: list[tuple[str, str]] = []  # "absent [k]" / "undefined [k]" cells: (kind, reason) k below the table
+    differ: list[Column] = []  # columns whose official and robust values differ for some run
+    partial = False
+
+    def numbered(kind: str, reason: str) -> str:
+        if (kind, reason) not in reasons:
+            reasons.append((kind, reason))
+        return f"{kind} [{reasons.index((kind, reason)) + 1}]"
 
     def cell_text(value: Any, column: Column) -> str:
+        nonlocal partial
+        partial |= isinstance(value, Partial)
         reason = absent_reason(value)
-        if reason is None:
-            return fmt(value, column.decimals)
-        if reason not in reasons:
-            reasons.append(reason)
-        return f"absent [{reasons.index(reason) + 1}]"
+        if reason is not None:
+            return numbered("absent", reason)
+        if isinstance(value, float) and math.isnan(value):
+            return numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
+        return fmt(value, column.decimals)
 
     for run in runs:
         for mode in table.modes:
             pair = [[_cell(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
-            same = [v for v, _ in pair[0]] == [v for v, _ in pair[1]]
+            same = [fmt(v, 6) for v, _ in pair[0]] == [fmt(v, 6) for v, _ in pair[1]]  # NaN == NaN here
+            differ += [c for c, (a, _), (b, _) in zip(table.columns, *pair)
+                       if c.differs and c not in differ and a is not None and b is not None and fmt(a, 6) != fmt(b, 6)]  # fmt: skip
             for scorer, values in ((("official = robust", pair[0]),) if same else (("official", pair[0]), ("robust", pair[1]))):
                 if not any(v is not None for v, _ in values):
                     continue
@@ -422,8 +496,12 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             cells += [fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
             rows.append(cells)
     blocks: list[Block] = [("h", 3, table.title), ("table", header, rows)]
-    if reasons:
-        blocks.append(("p", "\n".join(f"absent [{k}]: {reason}" for k, reason in enumerate(reasons, 1))))
+    notes = [f"{kind} [{k}]: {reason}" for k, (kind, reason) in enumerate(reasons, 1)]
+    notes += [f"{c.label}, official and robust differ: {c.differs}" for c in differ]
+    if partial:
+        notes.append("(k of n): computed from the k of the n subtasks that ran, as their group would be over all n.")
+    if notes:
+        blocks.append(("p", "\n".join(notes)))
     if ref_table:
         notes = [f"* {r['model']}: {r['note']}" for r in ref_table["rows"] if r.get("note")]
         blocks.append(("p", f"Reference rows (*paper*): {ref_table['source']}." + ("\n" + "\n".join(notes) if notes else "")))
@@ -460,17 +538,29 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
         for metric in dicts:
+            column = metric.split("_by_")[-1]
+            sizes = f"n_by_{column}"  # the group sizes of a breakdown (regional tasks report them)
+            if metric == sizes and any(d != sizes and d.endswith(f"_by_{column}") for d in dicts):
+                continue  # shown beside the breakdown it sizes
             series = {r.label: r.value(task, metric) for r in have if isinstance(r.value(task, metric), dict)}
             flat = {k: {g: v for g, v in s.items() if isinstance(v, (int, float))} for k, s in series.items()}
             if not any(flat.values()):
                 continue
-            blocks.append(("h", 3, f"`{metric}`"))
             image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}")
+            counts = {r.label: r.value(task, sizes) for r in have if isinstance(r.value(task, sizes), dict)}
+            if counts and metric != sizes:
+                blocks += series_blocks(f"`{metric}`", image, metric, column, flat, counts, lambda r: f"{r} (n)")
+                continue
+            blocks.append(("h", 3, f"`{metric}`"))
             if image:
                 blocks.append(("img", image, metric))
             groups = sorted({g for s in flat.values() for g in s})
-            blocks.append(("table", [metric.split("_by_")[-1]] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
+            blocks.append(("table", [column] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
     return blocks
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
 def _number(value: Any) -> float | None:
@@ -506,8 +596,11 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
-    rows = [[r.label] + [fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
+    rows = [[r.label] + [UNDEFINED if _nan(v) else fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)]
+            for r, row in zip(runs, matrix)]  # fmt: skip
     blocks.append(("table", ["Model"] + labels, rows))
+    if any(_nan(v) for row in matrix for v in row):
+        blocks.append(("p", f"{UNDEFINED}: the metric has no value on this run; the benchmark's table below says why."))
     return blocks
 
 
@@ -548,11 +641,15 @@ class Charts:
         fig, ax = self.plt.subplots(figsize=(7, max(2.0, 0.28 * len(groups) * max(1, n ** 0.5) + 1)))
         for i, (label, values) in enumerate(series.items()):
             ys = [j + i * height for j in range(len(groups))]
-            ax.barh(ys, [values.get(g) or 0.0 for g in groups], height=height, label=label)
+            shown = [_number(values.get(g)) for g in groups]
+            bars = ax.barh(ys, [v or 0.0 for v in shown], height=height, label=label)
+            # Every bar says its value: a zero-length bar (or a missing value) is not an empty axis.
+            ax.bar_label(bars, [MISSING if v is None else fmt(v, 1) for v in shown], padding=2, fontsize="x-small")
         ax.set_yticks([j + height * (n - 1) / 2 for j in range(len(groups))], groups)
         ax.invert_yaxis()
-        ax.set_xlim(0, 100)
+        ax.set_xlim(0, 105)
         ax.set_title(f"{title} (%)")
+        _all_zero_note(ax, [v for values in series.values() for v in values.values()])
         ax.grid(axis="x", alpha=0.3)
         if n > 1:  # below the tick labels (about 0.3 inch), whatever the figure height
             offset = 0.3 / (ax.get_position().height * fig.get_figheight())
@@ -576,6 +673,7 @@ class Charts:
         ax.set_xticks(angles, [a.replace("_", " ") for a in axes], fontsize="small")
         ax.set_ylim(0, 100)
         ax.set_title(title, pad=24)
+        _all_zero_note(ax, [v for values in series.values() for v in values.values()])
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=min(len(series), 3))
         return self._save(fig, name)
 
@@ -612,13 +710,22 @@ class Charts:
         ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
         for i, row in enumerate(matrix):
             for j, value in enumerate(row):
-                text = MISSING if value is None else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
+                text = MISSING if value is None else UNDEFINED if _nan(value) else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
                 ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
         ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(rows)), rows)
         ax.set_title("Headline numbers (colour: position between the column's worst and best run"
                      + ("; lower is better for MAPE/MAE/RMSE)" if any(lower_is_better) else ")"))
         return self._save(fig, name)
+
+
+def _all_zero_note(ax, values: Iterable[Any]) -> None:  # type: ignore[no-untyped-def]
+    """Say so on a chart whose values are all 0 (or missing): its bars or polygons have no area."""
+    numbers = [v for v in map(_number, values) if v is not None and not math.isnan(v)]
+    if any(numbers):
+        return
+    ax.text(0.5, 0.5, "all values 0" if numbers else "no values", transform=ax.transAxes, ha="center", va="center", fontsize="large", color="#555",
+            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "#bbb"})  # fmt: skip
 
 
 # --------------------------------------------------------------------------- rendering
@@ -640,6 +747,8 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             out.append("#" * block[1] + " " + block[2])
         elif kind == "p":
             out.append(block[1])
+        elif kind == "list":
+            out.append("\n".join(f"- {item}" for item in block[1]))
         elif kind == "warn":
             out.append("> **⚠ " + block[1].replace("\n", "\n> ") + "**" if "\n" not in block[1] else "> **⚠** " + block[1].replace("\n", "\n> "))
         elif kind == "table":
@@ -663,16 +772,35 @@ def _inline(text: str) -> str:
     return text
 
 
+def _html_lines(text: str) -> str:
+    """Lines of a paragraph: runs of ``- `` lines become a bulleted list, other lines are joined by breaks."""
+    parts: list[str] = []
+    items: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("- "):
+            items.append(f"<li>{_inline(line[2:])}</li>")
+            continue
+        if items:
+            parts.append("<ul>" + "".join(items) + "</ul>")
+            items = []
+        parts.append(_inline(line) + "<br>")
+    if items:
+        parts.append("<ul>" + "".join(items) + "</ul>")
+    return "".join(parts).removesuffix("<br>")
+
+
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     head = "".join(f"<th>{_inline(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
          "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-         "th:first-child,td:first-child{text-align:left}tr:nth-child(even){background:#f6f6f6}"
-         ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}img{max-width:100%}")  # fmt: skip
+         "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
+         ".scroll{overflow-x:auto}"
+         ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
+         "img{max-width:100%}")  # fmt: skip
 
 
 def to_html(blocks: Sequence[Block], title: str) -> str:
@@ -682,9 +810,11 @@ def to_html(blocks: Sequence[Block], title: str) -> str:
         if kind == "h":
             out.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
         elif kind == "p":
-            out.append("<p>" + "<br>".join(_inline(line) for line in block[1].split("\n")) + "</p>")
+            out.append(f"<div class='p'>{_html_lines(block[1])}</div>")
+        elif kind == "list":
+            out.append(_html_lines("\n".join(f"- {item}" for item in block[1])))
         elif kind == "warn":
-            out.append("<div class='warn'>⚠ " + "<br>".join(_inline(line) for line in block[1].split("\n")) + "</div>")
+            out.append(f"<div class='warn'>⚠ {_html_lines(block[1])}</div>")
         elif kind == "table":
             out.append(_html_table(block[1], block[2]))
         elif kind == "details":
@@ -703,13 +833,13 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, 
     Raises:
         ReportInputError: no results files, or a file that is not an lmms-eval results file.
     """
+    runs = load_runs(paths)  # every input read before anything is written (a typo leaves no folder behind)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    runs = load_runs(paths)
     charts = Charts(out)
-    blocks: list[Block] = [("h", 1, "food-tasks report")]
-    intro = ["Runs:"] + [f"- **{r.label}**: " + ", ".join(f"`{p}`" for p in r.paths) for r in runs]
-    blocks.append(("p", "\n".join(intro)))
+    blocks: list[Block] = [("h", 1, "food-tasks report"), ("p", "Runs:")]
+    blocks.append(("list", [f"**{r.label}**" + (f" (`{r.model}`)" if r.model and r.model != r.label else "") + ": "
+                            + ", ".join(f"`{p}`" for p in r.paths) for r in runs]))  # fmt: skip
     blocks.append(("p", ("*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
                          "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
                          "the scores count outputs that could not be parsed and inputs whose images were missing.")))

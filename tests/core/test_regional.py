@@ -114,7 +114,8 @@ def test_aggregations_hand_computed():
             (doc("4", region="EA"), "Pho"), (doc("5", region="EA"), "no idea")]  # fmt: skip
     records = [regional.score(s, d, out) for d, out in rows]
     table = regional.metric_table(s)
-    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region"}
+    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region", "n_by_region"}
+    assert table["n_by_region"](records) == {"EA": 3, "SEA": 2}
     assert table["acc"](records) == pytest.approx(60.0)
     assert table["parse_fail_rate"](records) == pytest.approx(20.0)
     assert table["acc_by_region"](records) == pytest.approx({"EA": 200 / 3, "SEA": 50.0})
@@ -124,6 +125,7 @@ def test_aggregations_hand_computed():
 def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "a.png").write_bytes(png_bytes((10, 20, 30), 8))
+    (tmp_path / "d.jsonl").write_text(json.dumps(doc(image="img/a.png")) + "\n", encoding="utf-8")
     config = {"task": "t", "class": object, "dataset_path": "json",
               "dataset_kwargs": {"data_files": {"test": str(tmp_path / "d.jsonl")}}, "metadata": {"regional": MCQ}}  # fmt: skip
     bound = regional._bind(config)
@@ -133,7 +135,7 @@ def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     assert messages[0]["content"][0]["url"].size == (8, 8)
     with pytest.raises(RuntimeError, match=r"t: row 9: image nope.png: no file .*nope.png \(paths are relative to the data file\)"):
         bound["doc_to_visual"](doc("9", image="nope.png"))
-    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region"]
+    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region", "n_by_region"]
     with pytest.raises(regional.RegionalConfigError, match=r"format: 'quiz' is not one of mcq, open \(task t; check the YAML "
                        r"with `food-tasks validate <task yaml>`\)"):
         regional._bind({**config, "metadata": {"regional": {**MCQ, "format": "quiz"}}})
@@ -216,7 +218,46 @@ def test_load_image_sources(tmp_path):
 
 def test_validate_the_examples_cli(capsys):
     assert cli_main(["validate", *map(str, sorted(EXAMPLE.glob("*.yaml")))]) == 0
-    assert capsys.readouterr().out == ""
+    out = capsys.readouterr()
+    assert out.out == ""
+    # Success says what was checked (issue 19.7).
+    assert out.err.splitlines() == [
+        (f"{EXAMPLE / 'regional_example_mcq.yaml'}: OK: task regional_example_mcq: 6 row(s) of dishes.jsonl (split 'test'), "
+         "format mcq, every row has its question, options and answer; 6 image(s) opened; slices: region (3 values), "
+         "language (4 values)"),
+        (f"{EXAMPLE / 'regional_example_open.yaml'}: OK: task regional_example_open: 6 row(s) of dishes_open.csv (split 'test'), "
+         "format open, every row has its question and answer; 6 image(s) opened; slices: region (3 values)")]
+    assert cli_main(["validate", "--no-images", str(EXAMPLE / "regional_example_mcq.yaml")]) == 0
+    assert "images not opened (--no-images)" in capsys.readouterr().err
+
+
+def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys):
+    # Issue 19.7: "data unreachable (dishes_bad.jsonl, split 'test'): DatasetGenerationError: An error occurred ..."
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    lines = (task / "dishes.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1][:-1]  # row 2: the closing brace is missing
+    lines[3] = '["eas-002", "images/eas-002.png"]'  # row 4: a list, not an object
+    (task / "dishes_bad.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    yaml_path = task / "regional_example_mcq.yaml"
+    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("test: dishes.jsonl", "test: dishes_bad.jsonl"), encoding="utf-8")
+    problems = regional.validate(yaml_path)
+    assert problems[0].startswith("dishes_bad.jsonl: line 2: not valid JSON (Expecting ',' delimiter, column ")
+    assert problems[1] == "dishes_bad.jsonl: line 4: a JSON list, not an object (one row per line)"
+    assert len(problems) == 2
+    assert cli_main(["validate", str(yaml_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == problems
+
+
+def test_json_lines_checks(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text('[{"a": 1}, {"a": 2}]', encoding="utf-8")  # one JSON array of objects: datasets reads it too
+    assert regional.json_lines_problems(path) == []
+    path.write_bytes(b'{"a": 1}\n{"a": "\xe9"}\n')
+    assert regional.json_lines_problems(path) == ["d.jsonl: line 2: not UTF-8 text (invalid continuation byte)"]
+    path.write_text("".join("{oops\n" for _ in range(15)), encoding="utf-8")
+    problems = regional.json_lines_problems(path)
+    assert len(problems) == regional.MAX_LINE_PROBLEMS + 1 and problems[-1] == "d.jsonl: 5 more line(s) like these"
 
 
 @pytest.mark.e2e
@@ -254,12 +295,19 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     assert open_["parse_fail_rate,none"] == pytest.approx(100 / 6)
     assert len(samples["regional_example_mcq"]) == 6
     assert "worldcuisines_mcq_sample" in results["groups"] and "fambench_task1_sample" in results["results"]
+    # The printed table (issue 19.2): a regional task's slices are notes, like the benchmarks' breakdowns.
+    table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
+    rows = {(line.split("|")[1].strip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table if line.count("|") > 6}
+    assert rows[("regional_example_mcq", "acc_by_language")] == "[4 keys]" and rows[("regional_example_mcq", "acc_by_region")] == "[3 keys]"
+    assert rows[("regional_example_open", "acc_by_region")] == "[3 keys]" and ("FAM-Bench Task 1 (packaged sample)", "decision_acc") in rows
+    assert max(map(len, table)) <= 120, "\n".join(table)
 
     assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "## WorldCuisines (paper Table 7) — packaged sample" in md and "## FAM-Bench — packaged sample" in md
     assert "| **food_tasks_replay (preds.jsonl)** | official" in md
-    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 |" in md
+    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 (2) |" in md
+    assert mcq["n_by_region,none"] == {"East Asia": 2, "Southeast Asia": 2, "West Africa": 2}  # the group sizes (issue 19.5)
     charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
     assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts
     assert (tmp_path / "report" / "report.html").read_text(encoding="utf-8").count("<img") == len(charts)

@@ -17,7 +17,10 @@ def _accuracy_columns() -> tuple[Column, ...]:
         cols.append(Column(f"{short}_oeq", f"{short} OEQ", (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),)))
     cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{v}", "acc", "acc_official"),)))
     cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{v}", "acc_multi", "acc_multi_official"),)))
-    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True))
+    # The group's unparsed rate is the unweighted mean over its subtasks: after a partial run (one subtask),
+    # the same mean over the subtasks that ran.
+    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True,
+                       parts=tuple(Source(f"worldcuisines_mcq{{v}}_{sub}", "invalid_rate") for _, sub in SUBTASKS)))
     return tuple(cols)
 
 
