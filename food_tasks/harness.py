@@ -11,6 +11,10 @@ on public lmms-eval names only:
   gives ``class:`` tasks only their config);
 * the printed table: ``lmms_eval.utils.make_table`` prints our tasks' breakdowns as short notes
   (:mod:`food_tasks.results_table`); the results JSON is untouched;
+* ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks
+  one request answered K times, keeps the first answer, and so never computes its stability metrics for a
+  generation task); ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's
+  expected/consensus accuracy, internal variance and consistency rate;
 * error bars (:mod:`food_tasks.errorbars`): after ``TaskOutput.calculate_aggregate_metric`` and
   ``calculate_clt_aggregate_metric`` (lmms-eval's own standard errors, which know nothing of our
   aggregations) our tasks' metrics get their clustered or bootstrap standard errors; after
@@ -47,6 +51,9 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_clt_aggregate_metric", "wrapped: our clustered standard errors"),
     ("lmms_eval.evaluator_utils", "consolidate_group_results", "wrapped: group standard errors, n, --baseline"),
     ("lmms_eval.api.group", "ConfigurableGroup", "reads a group's aggregate_metric_list"),
+    ("lmms_eval.api.task", "ConfigurableTask.construct_requests", "wrapped: --repeats K asks K separate requests"),
+    ("lmms_eval.api.task", "ConfigurableMessagesTask.construct_requests", "wrapped: the same for chat models"),
+    ("lmms_eval.api.instance", "Instance", "one request (copied per repeat)"),
     ("lmms_eval.api.task", "ConfigurableTask", "base class of regional tasks (simple models)"),
     ("lmms_eval.api.task", "ConfigurableMessagesTask", "base class of regional tasks (chat models)"),
     ("lmms_eval.api.model", "lmms", "base class of the food_tasks_replay model"),
@@ -145,7 +152,7 @@ def install_table(ours: Callable[[], Collection[str]]) -> bool:
     def make(original: Callable) -> Callable:
         def make_table(result_dict, column: str = "results", sort_results: bool = False):  # type: ignore[no-untyped-def]
             if isinstance(result_dict, dict):
-                result_dict = compact(result_dict, column, names())
+                result_dict = compact(hide_counts(result_dict, column, names()), column, names())
             return original(result_dict, column, sort_results)
 
         return make_table
@@ -186,7 +193,11 @@ def install_error_bars() -> bool:
     def make_groups(original: Callable) -> Callable:
         def consolidate_group_results(results, versions, task_dict, task_root=None, show_group_table=False,
                                       task_aggregation_list=None):  # type: ignore[no-untyped-def]  # fmt: skip
-            out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
+            stability = errorbars.set_aside_stability(results) if task_root is None else {}
+            try:
+                out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
+            finally:
+                errorbars.restore(results, stability)
             if task_root is None:  # the top-level call (lmms-eval recurses through the same name)
                 try:
                     groups, baseline = _groups_and_baseline(task_dict, out[3] or {}, group_class)
@@ -223,6 +234,42 @@ def _groups_and_baseline(task_dict: Any, aggregation_list: Any, group_class: typ
     return groups, baseline
 
 
+def hide_counts(result_dict: dict, column: str, ours: Collection[str]) -> dict:
+    """A copy without our ``<metric>_n`` / ``<metric>_clusters`` entries (they are in the results JSON; the table
+    shows values and standard errors)."""
+    rows = result_dict.get(column)
+    if not isinstance(rows, dict):
+        return result_dict
+    out = dict(result_dict)
+    out[column] = {name: ({k: v for k, v in row.items() if not k.partition(",")[0].endswith(("_n", "_clusters"))}
+                          if name in ours and isinstance(row, dict) else row) for name, row in rows.items()}  # fmt: skip
+    return out
+
+
+def install_repeats() -> bool:
+    """``--repeats K`` on our tasks: K requests per document, each answered once (see the module docstring)."""
+    import dataclasses
+
+    resolve("lmms_eval.api.instance", "Instance")
+    classes = [resolve("lmms_eval.api.task", name) for name in ("ConfigurableTask", "ConfigurableMessagesTask")]
+
+    def make(original: Callable) -> Callable:
+        def construct_requests(self, doc_id, ctx, **kwargs):  # type: ignore[no-untyped-def]
+            out = original(self, doc_id, ctx, **kwargs)
+            repeats = int(getattr(self.config, "repeats", 1) or 1)
+            ours = getattr(getattr(self.config, "process_results", None), "tables", None) is not None
+            if repeats <= 1 or not ours or isinstance(out, list):
+                return out
+            return [dataclasses.replace(out, idx=i, metadata={**out.metadata, "repeats": 1}) for i in range(repeats)]
+
+        return construct_requests
+
+    for cls in classes:
+        if "construct_requests" in vars(cls):
+            _wrap(cls, "construct_requests", make)
+    return True
+
+
 def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     """Install every wrap (nothing when :func:`enabled` is False). Returns whether they are installed."""
     if not enabled():
@@ -231,4 +278,5 @@ def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     install_task_type()
     install_table(ours)
     install_error_bars()
+    install_repeats()
     return True
