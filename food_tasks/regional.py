@@ -319,11 +319,11 @@ def metric_table(settings: Settings) -> MetricTable:
     Error bars: each row is a document (its ``id``); with ``metadata.regional.cluster`` naming a column (the
     dish, the image), rows sharing its value are resampled together.
     """
-    table = [Metric("acc", partial(micro, "correct"), estimator=stats.mean(stats.field("correct"), 100.0))]
+    table = [Metric("acc", partial(micro, "correct"), estimator=stats.mean(stats.field("correct"), 100.0, binary=True))]
     if settings.format == "open":
-        table.append(Metric("exact_match", partial(micro, "exact"), estimator=stats.mean(stats.field("exact"), 100.0)))
+        table.append(Metric("exact_match", partial(micro, "exact"), estimator=stats.mean(stats.field("exact"), 100.0, binary=True)))
     table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False,
-                        estimator=stats.mean(stats.field("parsed", test="not"), 100.0)))  # fmt: skip
+                        estimator=stats.mean(stats.field("parsed", test="not"), 100.0, binary=True)))  # fmt: skip
     table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown") for column in settings.slices]
     key = stats.column("id") if settings.id else None
     cluster = stats.column("cluster") if settings.cluster else key

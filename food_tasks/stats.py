@@ -82,8 +82,9 @@ class Ratio(Estimator):
 
     linear = True
 
-    def __init__(self, num: Callable[[Record], float | None], den: Callable[[Record], float] | None = None, scale: float = 1.0):
-        self.num, self.den, self.scale = num, den, scale
+    def __init__(self, num: Callable[[Record], float | None], den: Callable[[Record], float] | None = None, scale: float = 1.0,
+                 binary: bool = False) -> None:  # fmt: skip
+        self.num, self.den, self.scale, self.binary = num, den, scale, binary
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
         num = np.array([_nan(self.num(r)) for r in records], dtype=float).reshape(len(records))
@@ -103,7 +104,7 @@ class Ratio(Estimator):
         return rows[:, 1] != 0
 
     def score(self, record: Record) -> float | None:
-        if self.den is not None:
+        if self.den is not None or not self.binary:
             return None
         v = self.num(record)
         return None if v is None else float(v)
@@ -153,9 +154,12 @@ class column:  # noqa: N801  (used like a function: column("lang"), column("qa_i
         return tuple(record.get(n) for n in self.names)
 
 
-def mean(value: Callable[[Record], float | bool | None], scale: float = 1.0) -> Ratio:
-    """The mean of a per-document value over the documents where it is not None (``scale=100``: percent)."""
-    return Ratio(_Numeric(value), None, scale)
+def mean(value: Callable[[Record], float | bool | None], scale: float = 1.0, binary: bool = False) -> Ratio:
+    """The mean of a per-document value over the documents where it is not None (``scale=100``: percent).
+
+    ``binary``: the value is 0 or 1 (right/wrong, parsed/unparsed): each document's samples-file payload then
+    shows it as ``score``, which lmms-eval's ``--repeats`` stability metrics read (they assume 0/1 scores)."""
+    return Ratio(_Numeric(value), None, scale, binary)
 
 
 @dataclass(frozen=True)
@@ -185,8 +189,9 @@ class Macro(Estimator):
     """The unweighted mean over groups (languages ...) of each group's mean; documents where ``value`` is None
     do not count. Groups are the ones present in the records."""
 
-    def __init__(self, value: Callable[[Record], float | bool | None], group: Callable[[Record], Hashable], scale: float = 1.0):
-        self.value, self.group, self.scale = value, group, scale
+    def __init__(self, value: Callable[[Record], float | bool | None], group: Callable[[Record], Hashable], scale: float = 1.0,
+                 binary: bool = False) -> None:  # fmt: skip
+        self.value, self.group, self.scale, self.binary = value, group, scale, binary
         self._groups: list[Hashable] = []
 
     def rows(self, records: Sequence[Record], memo: dict | None = None) -> np.ndarray:
@@ -222,7 +227,7 @@ class Macro(Estimator):
         return np.any(rows[:, rows.shape[1] // 2 :] != 0, axis=1)
 
     def score(self, record: Record) -> float | None:
-        return _num(self.value(record))
+        return _num(self.value(record)) if self.binary else None
 
 
 class Custom(Estimator):
