@@ -61,6 +61,7 @@ class TaskData:
     clusters: list[Hashable]
     estimates: dict[str, stats.Estimate] = field(default_factory=dict)
     failed: int = 0
+    sums: dict = field(default_factory=dict)  # stats.estimate_many(keep=...): per-cluster statistics for the groups
 
 
 # Task name -> data of the run in progress (rank 0 only: lmms-eval aggregates there). Cleared by finish().
@@ -86,6 +87,7 @@ def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence
     """
     _ITERS[0] = iters
     data: TaskData | None = None
+    wanted: list[tuple[str, str, Metric]] = []
     for (name, filter_key), items in sample_metrics.items():
         if not _payloads(items):
             continue
@@ -93,26 +95,26 @@ def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence
             table = items[0].table
             records = [p.record for p in items]
             data = TaskData(table, records, [table.cluster_of(r) for r in records], failed=sum(p.failed for p in items))
-        metric = items[0].metric
-        if metric.estimator is None:
-            continue
-        est = _estimate(data, metric, iters, task)
-        data.estimates[name] = est
-        agg_metrics[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
+        if items[0].metric.estimator is not None:
+            wanted.append((name, filter_key, items[0].metric))
     if data is None:
         return
+    for (name, filter_key, _), est in zip(wanted, _estimates(data, [m for _, _, m in wanted], iters, task)):
+        data.estimates[name] = est
+        agg_metrics[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
     _RUN[task] = data
     if data.failed:
         logger.warning(f"food-tasks: {task}: {data.failed} of {len(data.records)} requests got no answer from the backend "
                        "(lmms-eval's failure marker); they are scored as unparseable (parse_fail_rate).")  # fmt: skip
 
 
-def _estimate(data: TaskData, metric: Metric, iters: int, task: str) -> stats.Estimate:
+def _estimates(data: TaskData, metrics: list[Metric], iters: int, task: str) -> list[stats.Estimate]:
     try:
-        return stats.estimate(metric.estimator, data.records, data.clusters, iters, stats.seed_for(task, metric.name))
+        return stats.estimate_many([m.estimator for m in metrics], data.records, data.clusters, iters, stats.seed_for(task),
+                                   keep=data.sums)  # fmt: skip
     except Exception as err:  # noqa: BLE001 - an error bar must never cost the run its numbers
-        logger.warning(f"food-tasks: {task}: no standard error for {metric.name} ({type(err).__name__}: {err})")
-        return stats.Estimate(None, len(data.records), 0, "none")
+        logger.warning(f"food-tasks: {task}: no standard errors ({type(err).__name__}: {err})")
+        return [stats.Estimate(None, len(data.records), 0, "none") for _ in metrics]
 
 
 def clustered_errors(task: str, agg_metrics: dict) -> None:
@@ -138,6 +140,30 @@ def clustered_errors(task: str, agg_metrics: dict) -> None:
             else:
                 se = stats.iid_se(metric.estimator, data.records)
                 agg_metrics[key] = se if se is not None else "N/A"
+
+
+STABILITY = ("_expected_accuracy", "_consensus_accuracy", "_internal_variance", "_consistency_rate")
+
+
+def set_aside_stability(results: dict) -> dict:
+    """Take our tasks' ``--repeats`` stability values out of ``results`` while lmms-eval consolidates groups.
+
+    lmms-eval 0.7.3 averages every key of a group's tasks that is not a standard error, and asserts that each has
+    one: the stability values have none, so any group of tasks run with ``--repeats`` fails. They are per task
+    statistics; they come back after the groups (:func:`restore`)."""
+    aside: dict[str, dict] = {}
+    for task in _RUN:
+        row = results.get(task)
+        if isinstance(row, dict):
+            keys = [k for k in row if k.partition(",")[0].endswith(STABILITY)]
+            if keys:
+                aside[task] = {k: row.pop(k) for k in keys}
+    return aside
+
+
+def restore(results: dict, aside: dict) -> None:
+    for task, values in aside.items():
+        results.setdefault(task, {}).update(values)
 
 
 # --------------------------------------------------------------------------- after the groups
@@ -200,18 +226,29 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
     """One joint cluster bootstrap over every member task's documents; each resample applies the group's own
     reduction to the members' resampled values."""
     index: dict[Hashable, int] = {}
-    blocks, counted = [], []
+    blocks = []
     for data, metric in members:
-        rows = metric.estimator.rows(data.records)
-        inverse = np.fromiter((index.setdefault(c, len(index)) for c in data.clusters), dtype=np.int64, count=len(data.clusters))
-        blocks.append((rows, inverse))
-        mask = metric.estimator.counted(rows)
-        counted.append((int(mask.sum()), set(inverse[mask].tolist())))
-    n = sum(c for c, _ in counted)
-    clusters = len(set().union(*(s for _, s in counted)))
+        kept = data.sums.get(id(metric.estimator))
+        if kept is None:  # not computed in the task step (no estimate there): compute it now
+            keep: dict = {}
+            stats.estimate_many([metric.estimator], data.records, data.clusters, 0, keep=keep)
+            kept, ids = keep[id(metric.estimator)], keep["clusters"]
+        else:
+            ids = data.sums["clusters"]
+        local = np.fromiter((index.setdefault(c, len(index)) for c in ids), dtype=np.int64, count=len(ids))
+        blocks.append((kept, local))
+    n = sum(kept.n for kept, _ in blocks)
+    counted_global = np.zeros(len(index), dtype=bool)
+    for kept, local in blocks:
+        counted_global[local[kept.counted]] = True
+    clusters = int(counted_global.sum())
     if iters <= 0 or clusters < 2:
         return None, n, clusters
-    sums = [stats.cluster_sums(rows, inverse, len(index)) for rows, inverse in blocks]
+    sums = []
+    for kept, local in blocks:
+        full = np.zeros((len(index), kept.sums.shape[1]))
+        full[local] = kept.sums
+        sums.append(full)
     weights = stats.bootstrap_weights(len(index), iters, stats.seed_for(group, name))
     values = np.stack([np.asarray(m.estimator.combine(weights @ s), dtype=float) for (_, m), s in zip(members, sums)], axis=1)
     sizes = [len(data.records) for data, _ in members]

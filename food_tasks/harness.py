@@ -12,6 +12,10 @@ on public lmms-eval names only:
 * the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional
   tasks) and prints its breakdowns as short notes (:mod:`food_tasks.results_table`); the results JSON
   is untouched;
+* ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks
+  one request answered K times, keeps the first answer, and so never computes its stability metrics for a
+  generation task); ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's
+  expected/consensus accuracy, internal variance and consistency rate;
 * error bars (:mod:`food_tasks.errorbars`): after ``TaskOutput.calculate_aggregate_metric`` and
   ``calculate_clt_aggregate_metric`` (lmms-eval's own standard errors, which know nothing of our
   aggregations) our tasks' metrics get their clustered or bootstrap standard errors; after
@@ -48,6 +52,9 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_clt_aggregate_metric", "wrapped: our clustered standard errors"),
     ("lmms_eval.evaluator_utils", "consolidate_group_results", "wrapped: group standard errors, n, --baseline"),
     ("lmms_eval.api.group", "ConfigurableGroup", "reads a group's aggregate_metric_list"),
+    ("lmms_eval.api.task", "ConfigurableTask.construct_requests", "wrapped: --repeats K asks K separate requests"),
+    ("lmms_eval.api.task", "ConfigurableMessagesTask.construct_requests", "wrapped: the same for chat models"),
+    ("lmms_eval.api.instance", "Instance", "one request (copied per repeat)"),
     ("lmms_eval.api.task", "ConfigurableTask", "base class of regional tasks (simple models)"),
     ("lmms_eval.api.task", "ConfigurableMessagesTask", "base class of regional tasks (chat models)"),
     ("lmms_eval.api.model", "lmms", "base class of the food_tasks_replay model"),
@@ -185,7 +192,11 @@ def install_error_bars() -> bool:
     def make_groups(original: Callable) -> Callable:
         def consolidate_group_results(results, versions, task_dict, task_root=None, show_group_table=False,
                                       task_aggregation_list=None):  # type: ignore[no-untyped-def]  # fmt: skip
-            out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
+            stability = errorbars.set_aside_stability(results) if task_root is None else {}
+            try:
+                out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
+            finally:
+                errorbars.restore(results, stability)
             if task_root is None:  # the top-level call (lmms-eval recurses through the same name)
                 try:
                     groups, baseline = _groups_and_baseline(task_dict, out[3] or {}, group_class)
@@ -230,4 +241,5 @@ def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     install_task_type()
     install_table(ours)
     install_error_bars()
+    install_repeats()
     return True

@@ -82,18 +82,18 @@ class Ratio(Estimator):
 
     linear = True
 
-    def __init__(self, num: Callable[[Record], float | None], den: Callable[[Record], float] | None = None, scale: float = 1.0):
-        self.num, self.den, self.scale = num, den, scale
+    def __init__(self, num: Callable[[Record], float | None], den: Callable[[Record], float] | None = None, scale: float = 1.0,
+                 binary: bool = False) -> None:  # fmt: skip
+        self.num, self.den, self.scale, self.binary = num, den, scale, binary
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
-        out = np.zeros((len(records), 2))
-        for i, r in enumerate(records):
-            v = self.num(r)
-            if v is None:
-                continue
-            out[i, 0] = v
-            out[i, 1] = 1.0 if self.den is None else self.den(r)
-        return out
+        num = np.array([_nan(self.num(r)) for r in records], dtype=float).reshape(len(records))
+        counted = ~np.isnan(num)
+        if self.den is None:
+            den = counted.astype(float)
+        else:
+            den = np.array([float(self.den(r)) if c else 0.0 for r, c in zip(records, counted)], dtype=float).reshape(len(records))
+        return np.stack([np.where(counted, num, 0.0), den], axis=1)
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
         num, den = sums[..., 0], sums[..., 1]
@@ -104,7 +104,7 @@ class Ratio(Estimator):
         return rows[:, 1] != 0
 
     def score(self, record: Record) -> float | None:
-        if self.den is not None:
+        if self.den is not None or not self.binary:
             return None
         v = self.num(record)
         return None if v is None else float(v)
@@ -154,9 +154,12 @@ class column:  # noqa: N801  (used like a function: column("lang"), column("qa_i
         return tuple(record.get(n) for n in self.names)
 
 
-def mean(value: Callable[[Record], float | bool | None], scale: float = 1.0) -> Ratio:
-    """The mean of a per-document value over the documents where it is not None (``scale=100``: percent)."""
-    return Ratio(_Numeric(value), None, scale)
+def mean(value: Callable[[Record], float | bool | None], scale: float = 1.0, binary: bool = False) -> Ratio:
+    """The mean of a per-document value over the documents where it is not None (``scale=100``: percent).
+
+    ``binary``: the value is 0 or 1 (right/wrong, parsed/unparsed): each document's samples-file payload then
+    shows it as ``score``, which lmms-eval's ``--repeats`` stability metrics read (they assume 0/1 scores)."""
+    return Ratio(_Numeric(value), None, scale, binary)
 
 
 @dataclass(frozen=True)
@@ -174,25 +177,40 @@ def _num(v: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+def _nan(v: Any) -> float:
+    """A per-document value as a float, NaN for "does not count" (None or not finite)."""
+    if v is None:
+        return math.nan
+    v = float(v)
+    return v if math.isfinite(v) else math.nan
+
+
 class Macro(Estimator):
     """The unweighted mean over groups (languages ...) of each group's mean; documents where ``value`` is None
     do not count. Groups are the ones present in the records."""
 
-    def __init__(self, value: Callable[[Record], float | bool | None], group: Callable[[Record], Hashable], scale: float = 1.0):
-        self.value, self.group, self.scale = value, group, scale
+    def __init__(self, value: Callable[[Record], float | bool | None], group: Callable[[Record], Hashable], scale: float = 1.0,
+                 binary: bool = False) -> None:  # fmt: skip
+        self.value, self.group, self.scale, self.binary = value, group, scale, binary
         self._groups: list[Hashable] = []
 
-    def rows(self, records: Sequence[Record]) -> np.ndarray:
-        keys = [self.group(r) for r in records]
-        self._groups = list(dict.fromkeys(keys))
-        index = {g: i for i, g in enumerate(self._groups)}
-        g = len(self._groups)
+    def rows(self, records: Sequence[Record], memo: dict | None = None) -> np.ndarray:
+        key = ("groups", self.group)
+        if memo is not None and key in memo:
+            codes, groups = memo[key]
+        else:
+            index: dict[Hashable, int] = {}
+            codes = np.fromiter((index.setdefault(self.group(r), len(index)) for r in records), dtype=np.int64, count=len(records))
+            groups = list(index)
+            if memo is not None:
+                memo[key] = codes, groups
+        values = np.array([_nan(self.value(r)) for r in records], dtype=float).reshape(len(records))
+        self._groups = groups
+        g = len(groups)
         out = np.zeros((len(records), 2 * g))
-        for i, (r, key) in enumerate(zip(records, keys)):
-            v = _num(self.value(r))
-            if v is not None:
-                out[i, index[key]] = v
-                out[i, g + index[key]] = 1.0
+        counted = np.flatnonzero(~np.isnan(values))
+        out[counted, codes[counted]] = values[counted]
+        out[counted, g + codes[counted]] = 1.0
         return out
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
@@ -209,7 +227,7 @@ class Macro(Estimator):
         return np.any(rows[:, rows.shape[1] // 2 :] != 0, axis=1)
 
     def score(self, record: Record) -> float | None:
-        return _num(self.value(record))
+        return _num(self.value(record)) if self.binary else None
 
 
 class Custom(Estimator):
@@ -254,9 +272,9 @@ def cluster_index(clusters: Sequence[Hashable]) -> tuple[np.ndarray, int]:
 
 def cluster_sums(rows: np.ndarray, inverse: np.ndarray, n_clusters: int) -> np.ndarray:
     """Per-cluster column sums, ``(C, k)``."""
-    out = np.zeros((n_clusters, rows.shape[1]))
-    np.add.at(out, inverse, rows)
-    return out
+    if rows.shape[1] == 0:
+        return np.zeros((n_clusters, 0))
+    return np.stack([np.bincount(inverse, weights=rows[:, j], minlength=n_clusters) for j in range(rows.shape[1])], axis=1)
 
 
 def ratio_se(rows: np.ndarray, inverse: np.ndarray, n_clusters: int, scale: float) -> float | None:
@@ -323,6 +341,69 @@ def estimate(estimator: Estimator, records: Sequence[Record], clusters: Sequence
     if len(values) < max(2, iters // 2):
         return Estimate(None, n, c, "none")
     return Estimate(float(np.std(values, ddof=1)), n, c, "bootstrap")
+
+
+@dataclass(frozen=True)
+class ClusterSums:
+    """One estimator's statistics of one task, summed per cluster: what a group's joint bootstrap needs."""
+
+    sums: np.ndarray  # (C, k), clusters in first-seen order
+    counted: np.ndarray  # (C,) bool: the cluster holds a document in the metric's denominator
+    n: int  # counted documents
+
+
+def estimate_many(estimators: Sequence[Estimator], records: Sequence[Record], clusters: Sequence[Hashable],
+                  iters: int = DEFAULT_ITERS, seed: int = SEED, keep: dict | None = None) -> list[Estimate]:  # fmt: skip
+    """:func:`estimate` of several metrics of one task at once: one cluster index, one set of resamples shared by
+    every bootstrap statistic (each estimator object is computed once, however many metrics share it).
+
+    ``keep``: filled with ``{id(estimator): ClusterSums}`` and ``"clusters"``: the cluster ids in index order."""
+    inverse, n_clusters = cluster_index(clusters)
+    if keep is not None:
+        keep["clusters"] = list(dict.fromkeys(clusters))
+    unique = list({id(e): e for e in estimators}.values())
+    done: dict[int, Estimate] = {}
+    boot: list[tuple[Estimator, np.ndarray, int, int]] = []
+    memo: dict = {}  # per-document work shared by estimators (a macro mean's groups)
+    for est in unique:
+        rows = est.rows(records, memo) if isinstance(est, Macro) else est.rows(records)
+        counted = est.counted(rows) if len(records) else np.zeros(0, dtype=bool)
+        n = int(counted.sum())
+        c = len(np.unique(inverse[counted])) if n else 0
+        method = "clustered" if c < n else "iid"
+        sums = cluster_sums(rows, inverse, n_clusters)
+        if keep is not None:
+            mask = np.zeros(n_clusters, dtype=bool)
+            mask[inverse[counted]] = True
+            keep[id(est)] = ClusterSums(sums, mask, n)
+        if isinstance(est, Ratio):
+            se = ratio_se(rows, inverse, n_clusters, est.scale)
+            done[id(est)] = Estimate(se, n, c, method if se is not None else "none")
+        elif iters <= 0 or c < 2:
+            done[id(est)] = Estimate(None, n, c, "none")
+        else:
+            boot.append((est, sums, n, c))
+    if boot:
+        widths = [s.shape[1] for _, s, _, _ in boot]
+        stacked = np.concatenate([s for _, s, _, _ in boot], axis=1)
+        values: list[list[np.ndarray]] = [[] for _ in boot]
+        rng = np.random.default_rng(seed)
+        chunk = max(1, min(iters, 4_000_000 // max(n_clusters, 1)))
+        drawn = 0
+        while drawn < iters:
+            size = min(chunk, iters - drawn)
+            resampled = bootstrap_weights(n_clusters, size, int(rng.integers(2**31))) @ stacked
+            start = 0
+            for i, ((est, _, _, _), width) in enumerate(zip(boot, widths)):
+                values[i].append(np.asarray(est.combine(resampled[:, start : start + width]), dtype=float).reshape(size))
+                start += width
+            drawn += size
+        for (est, _, n, c), parts in zip(boot, values):
+            draws = np.concatenate(parts)
+            draws = draws[np.isfinite(draws)]
+            ok = len(draws) >= max(2, iters // 2)
+            done[id(est)] = Estimate(float(np.std(draws, ddof=1)), n, c, "bootstrap") if ok else Estimate(None, n, c, "none")
+    return [done[id(e)] for e in estimators]
 
 
 # --------------------------------------------------------------------------- paired comparisons and power

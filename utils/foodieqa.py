@@ -101,9 +101,9 @@ def score_qa(doc, output):  # type: ignore[no-untyped-def]
 # the four templates of a setting ask the same questions, so their best-of-four is resampled jointly.
 KEY, CLUSTER = stats.column("index"), stats.column("qid")
 _PAPER_ESTIMATOR = stats.Custom(fq_scoring.paper_correct_rows, stats.ratio_combine(100.0))
-_ACC = Metric("acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct"), 100.0))
+_ACC = Metric("acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct"), 100.0, binary=True))
 _PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol, estimator=_PAPER_ESTIMATOR)
-_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False, estimator=stats.mean(stats.field("invalid"), 100.0))
+_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False, estimator=stats.mean(stats.field("invalid"), 100.0, binary=True))
 _COMMON = (
     _ACC,
     _ACC.alias("acc_mean"),
@@ -112,7 +112,7 @@ _COMMON = (
     _PAPER.alias("acc_paper_protocol_best"),
     _INVALID,
     Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False,
-           estimator=stats.mean(stats.field("paper", test="none"), 100.0)),
+           estimator=stats.mean(stats.field("paper", test="none"), 100.0, binary=True)),
     Metric("per_question_type", fq_scoring.per_question_type, scale="breakdown"),
     Metric("per_question_type_paper_protocol", fq_scoring.per_question_type_paper_protocol, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),

@@ -98,12 +98,12 @@ KEY, CLUSTER = stats.column("qa_id", "lang"), stats.column("food_id")
 
 
 def _macro(field: str) -> stats.Macro:
-    return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0)
+    return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
 
 
 _IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
 _INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False,
-                  estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0))  # fmt: skip
+                  estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True))  # fmt: skip
 TABLES = {
     "mcq": MetricTable(
         Metric("acc", partial(wc_scoring.macro, "correct"), estimator=_macro("correct")),
