@@ -233,6 +233,30 @@ def _groups_and_baseline(task_dict: Any, aggregation_list: Any, group_class: typ
     return groups, baseline
 
 
+def install_repeats() -> bool:
+    """``--repeats K`` on our tasks: K requests per document, each answered once (see the module docstring)."""
+    import dataclasses
+
+    resolve("lmms_eval.api.instance", "Instance")
+    classes = [resolve("lmms_eval.api.task", name) for name in ("ConfigurableTask", "ConfigurableMessagesTask")]
+
+    def make(original: Callable) -> Callable:
+        def construct_requests(self, doc_id, ctx, **kwargs):  # type: ignore[no-untyped-def]
+            out = original(self, doc_id, ctx, **kwargs)
+            repeats = int(getattr(self.config, "repeats", 1) or 1)
+            ours = getattr(getattr(self.config, "process_results", None), "tables", None) is not None
+            if repeats <= 1 or not ours or isinstance(out, list):
+                return out
+            return [dataclasses.replace(out, idx=i, metadata={**out.metadata, "repeats": 1}) for i in range(repeats)]
+
+        return construct_requests
+
+    for cls in classes:
+        if "construct_requests" in vars(cls):
+            _wrap(cls, "construct_requests", make)
+    return True
+
+
 def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     """Install every wrap (nothing when :func:`enabled` is False). Returns whether they are installed."""
     if not enabled():
