@@ -611,3 +611,66 @@ def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metr
     p = stats.normal_p(diff / se) if se > 0 else (1.0 if diff == 0 else 0.0)
     return stats.Comparison(diff, se, diff - stats.Z95 * se, diff + stats.Z95 * se, p, n, c, (stats.Z95 + stats.Z80) * se,
                             "paired bootstrap")  # fmt: skip
+
+
+def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> Row | None:
+    """A minus B for one task's or group's metric (None when either run lacks it or its samples files)."""
+    if name in a.tasks and name in b.tasks:
+        ta, tb = a.task(name), b.task(name)
+        if ta is None or tb is None:
+            return None
+        found = metric_of(ta.tables or (ta.table,), metric)
+        if found is None or found[1].estimator is None:
+            return None
+        result = compare_tasks(RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name)
+        comparison = result.get(metric)
+        note = f"only {comparison.n} shared documents" if comparison is not None and comparison.n < MIN_SHARED else ""
+        return Row(name, metric, a.value(name, metric), b.value(name, metric), comparison, found[1].higher_is_better, note)
+    if name in a.groups and name in b.groups:
+        return next((row for row in _compare_group(a, b, name, iters) if row.metric == metric), None)
+    return None
+
+
+@dataclass(frozen=True)
+class BestOf:
+    """A best-of-k group (the max of its tasks' values): the max, the mean of the k, and the max's upward
+    selection bias estimated by the cluster bootstrap (mean resampled max minus the max of the resampled means)."""
+
+    best: float
+    mean: float
+    bias: float
+    se: float | None
+    tasks: int
+
+
+def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> BestOf | None:
+    """The selection bias of a group whose metric is the max over its tasks (None for other groups, or
+    without the tasks' samples files). The same clusters (questions) are resampled in every task."""
+    entries = [e for e in group_entries(group) if str(e.get("metric")) == metric]
+    if not entries or getattr(entries[-1].get("aggregation"), "__name__", "") != "group_max":
+        return None
+    members = [run.task(t) for t in run.leaves(group)]
+    if not members or any(m is None for m in members):
+        return None
+    found = [metric_of(m.tables or (m.table,), metric) for m in members]  # type: ignore[union-attr]
+    if any(f is None or f[1].estimator is None for f in found):
+        return None
+    index: dict[Hashable, int] = {}
+    blocks = []
+    for member, (table, m) in zip(members, found):  # type: ignore[misc]
+        inverse = np.fromiter((index.setdefault(table.cluster_of(r), len(index)) for r in member.records), dtype=np.int64,
+                              count=len(member.records))  # fmt: skip
+        blocks.append((m.estimator, m.estimator.rows(member.records), inverse))
+    c = len(index)
+    full = np.array([float(est.combine(rows.sum(0))) for est, rows, _ in blocks])
+    best, mean_of = float(np.nanmax(full)), float(np.nanmean(full))
+    if iters <= 0 or c < 2:
+        return BestOf(best, mean_of, math.nan, None, len(blocks))
+    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, metric, "best-of"))
+    draws = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rows, inv, c)), dtype=float) for est, rows, inv in blocks], axis=1)
+    maxima = np.nanmax(draws, axis=1)
+    # Bias = E*[max_k t*_k] - max_k E*[t*_k]: the bootstrap means of the k templates stand in for the full-sample
+    # values (equal in expectation for a mean), which removes the Monte Carlo noise of the draws' average from the
+    # difference and keeps it >= 0 (the mean of maxima is never below the maximum of means).
+    return BestOf(best, mean_of, float(np.mean(maxima) - np.nanmax(np.nanmean(draws, axis=0))), float(np.std(maxima, ddof=1)),
+                  len(blocks))  # fmt: skip

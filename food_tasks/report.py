@@ -34,6 +34,9 @@ DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry 
 FILTER = "none"
 MISSING = "–"
 UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table says why
+Z95 = 1.959963984540054  # two-sided 95 % (food_tasks.stats.Z95; numpy is imported only when a report compares runs)
+INTERVAL_NOTE = ("± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
+                 "README \"Error bars\"); the paper's numbers come without one.")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- table specifications
@@ -176,9 +179,16 @@ class Run:
     fingerprints: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> comparability settings
     partial: dict[str, tuple[int, int]] = field(default_factory=dict)  # task -> (effective, original) documents
     model: str = ""
+    stderr: dict[str, dict[str, float]] = field(default_factory=dict)  # task or group -> {metric: standard error}
+    files: dict[str, Path] = field(default_factory=dict)  # task or group -> its results file
 
     def value(self, task: str, metric: str) -> Any:
         return self.metrics.get(task, {}).get(metric)
+
+    def se(self, task: str, metric: str) -> float | None:
+        """The metric's standard error (food_tasks.errorbars), or None (none computed, or not a number)."""
+        value = self.stderr.get(task, {}).get(metric)
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
 
 
 class ReportInputError(ValueError):
@@ -258,23 +268,29 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
     for path in find_results(paths):
         data = _read(path)
         metrics: dict[str, dict[str, Any]] = {}
+        stderr: dict[str, dict[str, float]] = {}
         for section in ("results", "groups"):
             for task, values in (data.get(section) or {}).items():
                 clean = {k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k}
                 metrics.setdefault(task, {}).update(clean)
+                stderr.setdefault(task, {}).update({k.rsplit(",", 1)[0].removesuffix("_stderr"): v for k, v in values.items()
+                                                    if k.endswith(f"_stderr,{FILTER}")})  # fmt: skip
         tasks = {t for t in metrics if t in (data.get("configs") or {})}
         counts = data.get("n-samples") or {}
         partial = {t: (int(c["effective"]), int(c["original"])) for t, c in counts.items()
                    if isinstance(c, dict) and c.get("effective") is not None and c.get("original") is not None
                    and int(c["effective"]) < int(c["original"])}  # fmt: skip
         model = _model_label(data)
-        run = Run(short_label(model), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial, model)
+        run = Run(short_label(model), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial, model, stderr,
+                  dict.fromkeys(metrics, path))  # fmt: skip
         same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
             same.metrics.update(run.metrics)
             same.fingerprints.update(run.fingerprints)
             same.partial.update(run.partial)
+            same.stderr.update(run.stderr)
+            same.files.update(run.files)
             continue
         taken = sum(r.label == run.label or r.label.startswith(run.label + " #") for r in runs)
         if taken:
@@ -320,6 +336,12 @@ def fmt(value: Any, decimals: int) -> str:
 def _cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
     """(value, task) of the first source the run has. Official rows take only sources with an official
     metric (a robust number is never shown as official); rate columns are the same in both rows."""
+    value, task, _ = _source_cell(run, column, variant, mode, official)
+    return value, task
+
+
+def _source_cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, str | None]:
+    """:func:`_cell` and the metric the value came from (None for a :class:`Partial` or nothing)."""
     for source in column.sources:
         if official and not column.rate and not source.official:
             continue
@@ -332,8 +354,8 @@ def _cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], of
         if isinstance(value, (int, float)) and not isinstance(value, bool) and column.scale != 1.0:
             value = value * column.scale
         if value is not None:
-            return value, task
-    return _parts(run, column, variant, mode, official)
+            return value, task, metric
+    return (*_parts(run, column, variant, mode, official), None)
 
 
 def _parts(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
@@ -413,11 +435,131 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             blocks.append(("p", "Judge (LLM-as-a-judge tasks):\n" + "\n".join(judges)))
         for table in spec.tables:
             blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
+        blocks += uncertainty_blocks(spec, present, suffix)
         if spec.breakdown is not None:
             blocks += spec.breakdown(present, suffix, charts)
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
+
+
+# --------------------------------------------------------------------------- uncertainty
+
+POWER_NOTE = ("Smallest detectable difference: how far another model's score must lie from this one for a comparison of two "
+              "independent runs of this size to detect it with 80% power at 5% significance (2.80 x sqrt(2) x the standard "
+              "error, clustered as the README says). A paired comparison on the same documents (below) usually detects less: "
+              "the two models' errors on a question are correlated.")  # fmt: skip
+PAIRED_NOTE = ("A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
+               "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
+               "\"No detectable difference\" when the interval contains 0. Robust scorer.")  # fmt: skip
+MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
+
+
+def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, Any, str, str]]:
+    """(column, value, task, metric) of the spec's headline columns the run has (robust scorer, first mode)."""
+    table = spec.tables[0]
+    out = []
+    for column in table.columns:
+        if column.key not in spec.headline:
+            continue
+        value, task, metric = _source_cell(run, column, suffix, table.modes[0], False)
+        if task and metric and isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append((column, value, task, metric))
+    return out
+
+
+def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+    """Standard errors and the smallest detectable difference of the headline numbers; with two or more runs, paired
+    differences and verdicts; for a best-of-templates group, the selection bias of its max."""
+    power = []
+    for run in runs:
+        for column, value, task, metric in _headline(spec, run, suffix):
+            se = run.se(task, metric)
+            if se is None:
+                continue
+            scaled = se * column.scale
+            power.append([f"**{run.label}**", column.label, f"{fmt(value, column.decimals)} ± {fmt(Z95 * scaled, column.decimals)}",
+                          fmt(scaled, column.decimals), fmt(2.8016 * math.sqrt(2) * scaled, column.decimals)])  # fmt: skip
+    if not power:
+        return []
+    blocks: list[Block] = [("h", 3, "Uncertainty"), ("table", ["Model", "Metric", "Value ± 95%", "Std. error",
+                                                               "Smallest detectable difference"], power), ("p", POWER_NOTE)]  # fmt: skip
+    blocks += _best_of_blocks(spec, runs, suffix)
+    if len(runs) >= 2:
+        blocks += _paired_blocks(spec, runs, suffix)
+    return blocks
+
+
+def _error_run(run: Run, task: str, cache: dict) -> Any:
+    from food_tasks import errorbars
+
+    path = run.files.get(task)
+    if path is None:
+        return None
+    if path not in cache:
+        loaded = errorbars.load_run(path)
+        loaded.label = run.label
+        cache[path] = loaded
+    return cache[path]
+
+
+def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+    cache: dict = {}
+    rows, missing, few = [], set(), []
+    pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
+    for a, b in pairs:
+        targets = {(task, metric): column for column, _, task, metric in _headline(spec, a, suffix)}
+        for column, _, task, metric in _headline(spec, b, suffix):
+            if (task, metric) not in targets:
+                continue
+            from food_tasks import errorbars
+
+            ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
+            row = errorbars.compare_one(ra, rb, task, metric) if ra is not None and rb is not None else None
+            c = row.comparison if row is not None else None
+            if c is None or c.se is None:
+                missing.add(task)
+                continue
+            scale, d = column.scale, column.decimals
+            verdict = c.verdict(not column.lower_is_better, a.label, b.label)
+            if row.note:
+                few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
+            rows.append([f"{a.label} vs {b.label}", column.label, f"{c.diff * scale:+.{d}f}",
+                         f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]", f"{c.p:.3g}", str(c.n),
+                         fmt(c.mde * scale, d), verdict])  # fmt: skip
+    blocks: list[Block] = []
+    if rows:
+        blocks += [("h", 3, "Paired differences"), ("table", ["A vs B", "Metric", "A - B", "95% interval", "p", "Shared documents",
+                                                              "Detectable (paired)", "Verdict"], rows), ("p", PAIRED_NOTE)]  # fmt: skip
+    if few:
+        blocks.append(("warn", "Too few shared documents to compare:\n" + "\n".join(f"- {line}" for line in few)))
+    if missing:
+        blocks.append(("p", "No paired comparison for " + ", ".join(f"`{t}`" for t in sorted(missing)) + ": it needs both runs' "
+                            "samples files (lmms-eval `--log_samples`) beside their results files."))  # fmt: skip
+    return blocks
+
+
+def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+    from food_tasks import errorbars
+
+    cache: dict = {}
+    rows = []
+    for run in runs:
+        for column, value, task, metric in _headline(spec, run, suffix):
+            loaded = _error_run(run, task, cache)
+            if loaded is None or task not in loaded.groups:
+                continue
+            found = errorbars.best_of_bias(loaded, task, metric)
+            if found is None or math.isnan(found.bias):
+                continue
+            s, d = column.scale, column.decimals
+            rows.append([f"**{run.label}**", column.label, fmt(found.best * s, d), fmt(found.mean * s, d), f"{found.bias * s:+.{d}f}"])
+    if not rows:
+        return []
+    return [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
+            ("p", "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
+                  "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
+                  "resampled jointly in every template). The mean of the k templates has no selection bias; compare models on it.")]  # fmt: skip
 
 
 def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
@@ -437,14 +579,21 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
     xs = [x for x, _ in curve.points]
     series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
     series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2}  # a curve has 2+ points
+    errors = {r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points]
+              for r in runs if r.label in series}  # fmt: skip
     if not series:
         return []
     blocks: list[Block] = [("h", 3, curve.title)]
     image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
-                         re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"))  # fmt: skip
+                         re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"), errors)  # fmt: skip
     if image:
         blocks.append(("img", image, curve.title))
-    blocks.append(("table", [curve.x_label] + list(series), [[x] + [fmt(series[k][i], curve.decimals) for k in series] for i, x in enumerate(xs)]))
+    def point(k: str, i: int) -> str:
+        width = errors.get(k, [None] * len(xs))[i]
+        text = fmt(series[k][i], curve.decimals)
+        return f"{text} ± {fmt(width, curve.decimals)}" if width is not None and series[k][i] is not None else text
+
+    blocks.append(("table", [curve.x_label] + list(series), [[x] + [point(k, i) for k in series] for i, x in enumerate(xs)]))
     return blocks
 
 
@@ -461,28 +610,38 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             reasons.append((kind, reason))
         return f"{kind} [{reasons.index((kind, reason)) + 1}]"
 
-    def cell_text(value: Any, column: Column) -> str:
-        nonlocal partial
+    intervals = False
+
+    def cell_text(value: Any, column: Column, se: float | None = None) -> str:
+        nonlocal partial, intervals
         partial |= isinstance(value, Partial)
         reason = absent_reason(value)
         if reason is not None:
             return numbered("absent", reason)
         if isinstance(value, float) and math.isnan(value):
             return numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
+        if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+            intervals = True
+            return f"{fmt(value, column.decimals)} ± {fmt(Z95 * se * column.scale, column.decimals)}"
         return fmt(value, column.decimals)
+
+    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, float | None]:
+        value, task, metric = _source_cell(run, column, suffix, mode, official)
+        return value, task, run.se(task, metric) if task and metric else None
 
     for run in runs:
         for mode in table.modes:
-            pair = [[_cell(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
+            triples = [[with_se(run, c, mode, official) for c in table.columns] for official in (True, False)]
+            pair = [[(v, t) for v, t, _ in values] for values in triples]
             same = [fmt(v, 6) for v, _ in pair[0]] == [fmt(v, 6) for v, _ in pair[1]]  # NaN == NaN here
             differ += [c for c, (a, _), (b, _) in zip(table.columns, *pair)
                        if c.differs and c not in differ and a is not None and b is not None and fmt(a, 6) != fmt(b, 6)]  # fmt: skip
-            for scorer, values in ((("official = robust", pair[0]),) if same else (("official", pair[0]), ("robust", pair[1]))):
-                if not any(v is not None for v, _ in values):
+            for scorer, values in ((("official = robust", triples[0]),) if same else (("official", triples[0]), ("robust", triples[1]))):
+                if not any(v is not None for v, _, _ in values):
                     continue
-                mark = " ⚠" if {t for _, t in values if t} & flagged else ""
+                mark = " ⚠" if {t for _, t, _ in values if t} & flagged else ""
                 cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
-                rows.append(cells + [cell_text(v, c) for c, (v, _) in zip(table.columns, values)])
+                rows.append(cells + [cell_text(v, c, se) for c, (v, _, se) in zip(table.columns, values)])
     if not rows:
         return []
     ref_table = None
@@ -497,6 +656,8 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             rows.append(cells)
     blocks: list[Block] = [("h", 3, table.title), ("table", header, rows)]
     notes = [f"{kind} [{k}]: {reason}" for k, (kind, reason) in enumerate(reasons, 1)]
+    if intervals:
+        notes.append(INTERVAL_NOTE)
     notes += [f"{c.label}, official and robust differ: {c.differs}" for c in differ]
     if partial:
         notes.append("(k of n): computed from the k of the n subtasks that ran, as their group would be over all n.")
@@ -546,8 +707,10 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             flat = {k: {g: v for g, v in s.items() if isinstance(v, (int, float))} for k, s in series.items()}
             if not any(flat.values()):
                 continue
-            image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}")
             counts = {r.label: r.value(task, sizes) for r in have if isinstance(r.value(task, sizes), dict)}
+            errors = {k: {g: binomial_half_width(v, (counts.get(k) or {}).get(g)) for g, v in s.items()} for k, s in flat.items()} \
+                if counts and metric.startswith("acc_by_") else None  # fmt: skip
+            image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}", errors)
             if counts and metric != sizes:
                 blocks += series_blocks(f"`{metric}`", image, metric, column, flat, counts, lambda r: f"{r} (n)")
                 continue
@@ -557,6 +720,21 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             groups = sorted({g for s in flat.values() for g in s})
             blocks.append(("table", [column] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
     return blocks
+
+
+def binomial_half_width(percent: Any, n: Any) -> float | None:
+    """The 95% half-width (percentage points) of a proportion given in percent over ``n`` independent documents."""
+    if not isinstance(percent, (int, float)) or not isinstance(n, (int, float)) or n <= 0 or math.isnan(percent):
+        return None
+    p = min(max(percent / 100.0, 0.0), 1.0)
+    return Z95 * 100.0 * math.sqrt(p * (1 - p) / n)
+
+
+def mean_half_width(widths: Sequence[float | None]) -> float | None:
+    """The half-width of the mean of independent cells (None if any cell has none)."""
+    if not widths or any(w is None for w in widths):
+        return None
+    return math.sqrt(sum(w * w for w in widths)) / len(widths)  # type: ignore[operator]
 
 
 def _nan(value: Any) -> bool:
@@ -631,8 +809,10 @@ class Charts:
         self.files.append(path)
         return f"charts/{path.name}"
 
-    def language_bars(self, series: Mapping[str, Mapping[str, float]], title: str, name: str) -> str | None:
-        """Horizontal grouped bars: one group per language (or slice value), one bar per run."""
+    def language_bars(self, series: Mapping[str, Mapping[str, float]], title: str, name: str,
+                      errors: Mapping[str, Mapping[str, float | None]] | None = None) -> str | None:  # fmt: skip
+        """Horizontal grouped bars: one group per language (or slice value), one bar per run; ``errors``: the
+        95% half-width of each bar (drawn as an interval; the title says how it was computed)."""
         if self.plt is None or not series:
             return None
         groups = sorted({g for s in series.values() for g in s})
@@ -642,13 +822,16 @@ class Charts:
         for i, (label, values) in enumerate(series.items()):
             ys = [j + i * height for j in range(len(groups))]
             shown = [_number(values.get(g)) for g in groups]
-            bars = ax.barh(ys, [v or 0.0 for v in shown], height=height, label=label)
+            widths = [_number((errors or {}).get(label, {}).get(g)) for g in groups]
+            xerr = [w or 0.0 for w in widths] if any(w for w in widths) else None
+            bars = ax.barh(ys, [v or 0.0 for v in shown], height=height, label=label, xerr=xerr,
+                           error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"})  # fmt: skip
             # Every bar says its value: a zero-length bar (or a missing value) is not an empty axis.
             ax.bar_label(bars, [MISSING if v is None else fmt(v, 1) for v in shown], padding=2, fontsize="x-small")
         ax.set_yticks([j + height * (n - 1) / 2 for j in range(len(groups))], groups)
         ax.invert_yaxis()
         ax.set_xlim(0, 105)
-        ax.set_title(f"{title} (%)")
+        ax.set_title(f"{title} (%)" + ("\nbars: 95% intervals, binomial within each group" if errors else ""))
         _all_zero_note(ax, [v for values in series.values() for v in values.values()])
         ax.grid(axis="x", alpha=0.3)
         if n > 1:  # below the tick labels (about 0.3 inch), whatever the figure height
@@ -678,13 +861,18 @@ class Charts:
         return self._save(fig, name)
 
     def curve(self, series: Mapping[str, Sequence[Any]], xs: Sequence[str], title: str, x_label: str, y_label: str,
-              name: str) -> str | None:  # fmt: skip
-        """One line per run over ordered x values (missing points are gaps)."""
+              name: str, errors: Mapping[str, Sequence[float | None]] | None = None) -> str | None:  # fmt: skip
+        """One line per run over ordered x values (missing points are gaps); ``errors``: 95% half-widths."""
         if self.plt is None or not series:
             return None
         fig, ax = self.plt.subplots(figsize=(6, 3.6))
         for label, ys in series.items():
-            ax.plot(range(len(xs)), [y if isinstance(y, (int, float)) else float("nan") for y in ys], marker="o", label=label)
+            values = [y if isinstance(y, (int, float)) else float("nan") for y in ys]
+            widths = [(w if isinstance(w, (int, float)) else 0.0) for w in (errors or {}).get(label, [])]
+            if widths and any(widths):
+                ax.errorbar(range(len(xs)), values, yerr=widths, marker="o", capsize=3, label=label)
+            else:
+                ax.plot(range(len(xs)), values, marker="o", label=label)
         ax.set_xticks(range(len(xs)), xs)
         ax.set_xlabel(x_label)
         ax.set_ylabel(y_label)
