@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 import requests
 from filelock import FileLock
 
-from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root, strict_decoding
+from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image as PILImage
@@ -232,16 +232,15 @@ def local_relpath(url: str) -> str:
 
 
 def _decode(data: bytes) -> tuple[PILImage.Image | None, str | None]:
-    """Fully decode ``data``; return (image, None) or (None, reason)."""
-    from PIL import Image
+    """Fully decode ``data``; return (image, None) or (None, reason). A truncated download fails even under
+    lmms-eval's lenient Pillow setting (:func:`food_tasks.images.decode`)."""
+    from food_tasks.data import CorruptImageError
+    from food_tasks.images import decode
 
     try:
-        img = Image.open(io.BytesIO(data))
-        with strict_decoding():  # a truncated download fails even under lmms-eval's lenient PIL setting
-            img.load()
-        return img, None
-    except Exception as exc:  # noqa: BLE001 - any decoder error means "not an image"
-        return None, str(exc).split(" <")[0] or type(exc).__name__
+        return decode(data, "image"), None
+    except CorruptImageError as exc:
+        return None, getattr(exc, "reason", str(exc))
 
 
 def _to_rgb(img: PILImage.Image) -> PILImage.Image:
