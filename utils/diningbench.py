@@ -60,7 +60,7 @@ docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SA
 
 
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    return db_data.doc_images(doc)
+    return db_data.doc_images(doc)  # an undecodable image is left out: the document counts in image_missing
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -74,6 +74,16 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 
 # --------------------------------------------------------------------------- scoring
 # Scales as the paper prints them: accuracies and rates are fractions; MAE and RMSE in kcal / g; MAPE in %.
+
+
+def _with_images(score):  # type: ignore[no-untyped-def]
+    """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
+
+    def scored(doc, output):  # type: ignore[no-untyped-def]
+        return score(doc, output, image_missing=db_data.image_missing(doc))
+
+    scored.__qualname__ = score.__qualname__
+    return scored
 
 
 def _nutrition_metrics(official: bool) -> list[Metric]:
@@ -90,6 +100,7 @@ def _nutrition_metrics(official: bool) -> list[Metric]:
 
 _INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction")
 _CANNOT_READ = Metric("cannot_read_rate_official", db_scoring.cls_unreadable_official, higher_is_better=False, scale="fraction")
+_IMAGE_MISSING = Metric("image_missing", db_scoring.image_missing, higher_is_better=False, scale="count")
 TABLES = {
     "cls": MetricTable(
         Metric("acc", db_scoring.cls_acc, scale="fraction"),
@@ -98,14 +109,16 @@ TABLES = {
         _CANNOT_READ,
         _INVALID.alias("parse_fail_rate"),
         _CANNOT_READ.alias("parse_fail_rate_official"),
-        version=1.0,
+        _IMAGE_MISSING,
+        version=1.1,
     ),
     "nutrition": MetricTable(
         *_nutrition_metrics(False),
         *_nutrition_metrics(True),
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
-        version=1.0,
+        _IMAGE_MISSING,
+        version=1.1,
     ),
     "vqa": MetricTable(
         Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction"),
@@ -117,10 +130,11 @@ TABLES = {
         Metric("rouge2_f", partial(db_scoring.rouge_mean, name="rouge2"), scale="score"),
         Metric("rougeL_f", partial(db_scoring.rouge_mean, name="rougeL"), scale="score"),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
-        version=1.0,
+        _IMAGE_MISSING,
+        version=1.1,
     ),
 }  # fmt: skip
 
-process_results_cls = results_hook(db_scoring.score_cls, TABLES["cls"])
-process_results_nutrition = results_hook(db_scoring.score_nutrition, TABLES["nutrition"])
-process_results_vqa = results_hook(db_scoring.score_vqa, TABLES["vqa"])
+process_results_cls = results_hook(_with_images(db_scoring.score_cls), TABLES["cls"])
+process_results_nutrition = results_hook(_with_images(db_scoring.score_nutrition), TABLES["nutrition"])
+process_results_vqa = results_hook(_with_images(db_scoring.score_vqa), TABLES["vqa"])
