@@ -1,7 +1,10 @@
 """FoodieQA scoring: one record per document, reducers per task, and the group reducers.
 
 Scale: percentages in [0, 100] (the paper prints accuracy %). All questions are in every denominator
-(official ``accuracy_score`` over the file).
+(official ``accuracy_score`` over the file), except those with an image that could not be decoded
+(``image_missing``): they leave every metric, ``acc_paper_protocol`` included. The official scripts run the
+model with no error handling, so such an image stops them and no official number exists (README
+"Undecodable images").
 
 ``acc_paper_protocol`` reproduces the official protocol with its random fallback made deterministic.
 VQA (``parse_res``/``parse_yi_res``, unseeded officially): records are put back in file order and one
@@ -25,8 +28,8 @@ PAPER_SEED = 42
 PAPER_CHOICES = ["0", "1", "2", "3"]
 
 
-def score(doc: dict, response: object, task: str, lang: str, template: int, opener: str) -> dict[str, Any]:
-    """One record: robust parse (``parsed``, ``correct``, ``invalid``) and the official parse (``paper``)."""
+def score(doc: dict, response: object, task: str, lang: str, template: int, opener: str, image_missing: bool = False) -> dict[str, Any]:
+    """One record: robust parse (``parsed``, ``correct``, ``invalid``), the official parse (``paper``), image status."""
     options = None if task == "mivqa" else (doc["choices_en"] if lang == "en" else doc["choices"])
     parsed = parsing.parse_robust(response, opener, options, numbers=task == "mivqa")
     gold = int(doc["answer"])
@@ -42,17 +45,28 @@ def score(doc: dict, response: object, task: str, lang: str, template: int, open
         "paper": parsing.parse_paper(response, task, template),
         # parse_textqa_res reseeds before each fallback: Random(42).choice(...) is always "0".
         "paper_fallback": 0 if task == "textqa" else None,
+        "image_missing": bool(image_missing),
     }
+
+
+def _scored(items: Sequence[dict]) -> list[dict]:
+    """The records every metric counts: those whose images all reached the model."""
+    return [r for r in items if not r.get("image_missing")]
+
+
+def image_missing(items: Sequence[dict]) -> int:
+    """Questions left out of every metric because an image could not be decoded."""
+    return sum(bool(r.get("image_missing")) for r in items)
 
 
 def acc(items: Sequence[dict]) -> float:
     """Robust accuracy (%), invalid answers count as wrong."""
-    return metrics.percent_true(items, "correct")
+    return metrics.percent_true(_scored(items), "correct")
 
 
 def invalid_rate(items: Sequence[dict]) -> float:
     """Percent of answers the robust parser could not read."""
-    return metrics.percent_true(items, "invalid")
+    return metrics.percent_true(_scored(items), "invalid")
 
 
 def paper_predictions(items: Sequence[dict], seed: int = PAPER_SEED) -> list[tuple[dict, int]]:
@@ -60,7 +74,7 @@ def paper_predictions(items: Sequence[dict], seed: int = PAPER_SEED) -> list[tup
     drawn from one ``random.Random(seed)``."""
     rng = random.Random(seed)
     out = []
-    for record in sorted(items, key=lambda r: r["index"]):
+    for record in sorted(_scored(items), key=lambda r: r["index"]):
         if record["paper"] is not None:
             pred = record["paper"]
         elif record.get("paper_fallback") is not None:
@@ -79,11 +93,12 @@ def acc_paper_protocol(items: Sequence[dict]) -> float:
 
 def paper_fallback_rate(items: Sequence[dict]) -> float:
     """Percent of answers for which the official parser falls back to a random choice."""
+    items = _scored(items)
     return 100.0 * sum(r["paper"] is None for r in items) / len(items) if items else 0.0
 
 
 def _table(items: Sequence[dict], by: str) -> dict[str, dict[str, float]]:
-    return metrics.per_group_table([r for r in items if r[by]], by, {"acc": acc, "invalid_rate": invalid_rate})
+    return metrics.per_group_table([r for r in _scored(items) if r[by]], by, {"acc": acc, "invalid_rate": invalid_rate})
 
 
 def per_question_type(items: Sequence[dict]) -> dict[str, dict[str, float]]:
