@@ -273,7 +273,8 @@ class UrlImageStore:
         failures: URL -> short reason for each URL that could not be provided.
     """
 
-    MAX_DECODED = 64  # decoded images kept in memory
+    MAX_DECODED = 64  # decoded images kept in memory (for documents that share them: FAM-Bench rank and decision prompts)
+    MAX_DECODED_BYTES = 256 * 1024 * 1024  # and at most this many bytes of pixels, whatever the images' size
 
     def __init__(self, *, cache_dir: Path | None = None, mirror: Path | None = None, timeout: float = 20.0,
                  retries: int = 3, max_bytes: int = 10 * 1024 * 1024, allow_network: bool | None = None,
@@ -290,6 +291,7 @@ class UrlImageStore:
         self._url_locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
         self._paths: dict[str, Path] = {}  # URL -> verified local file
         self._images: OrderedDict[str, PILImage.Image] = OrderedDict()
+        self._image_bytes = 0
 
     def get_bytes(self, url: str) -> bytes | None:
         """Return the verified image bytes of ``url``, or None (reason in ``failures[url]``)."""
@@ -315,11 +317,18 @@ class UrlImageStore:
             img, reason = _decode(data)
             if img is None:
                 return self._fail(url, f"not an image: {reason}")[0]
-        rgb = _to_rgb(img)
+        try:
+            rgb = _to_rgb(img)
+        except Exception as exc:  # noqa: BLE001 - an image mode Pillow cannot convert: no image, never a crash
+            return self._fail(url, f"not an RGB-convertible image: {exc}")[0]
+        size = rgb.width * rgb.height * 3
         with self._lock:
-            self._images[url] = rgb
-            while len(self._images) > self.MAX_DECODED:
-                self._images.popitem(last=False)
+            if url not in self._images:
+                self._images[url] = rgb
+                self._image_bytes += size
+            while self._images and (len(self._images) > self.MAX_DECODED or self._image_bytes > self.MAX_DECODED_BYTES):
+                _, old = self._images.popitem(last=False)
+                self._image_bytes -= old.width * old.height * 3
         return rgb.copy()
 
     def prefetch(self, urls: Iterable[str], workers: int = 16) -> dict:
