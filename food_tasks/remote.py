@@ -273,7 +273,7 @@ class UrlImageStore:
         failures: URL -> short reason for each URL that could not be provided.
     """
 
-    MAX_DECODED = 64  # decoded images kept in memory (for documents that share them: FAM-Bench rank and decision prompts)
+    MAX_DECODED = 64  # decoded images kept in memory (for documents that share them, such as two prompts of one question)
     MAX_DECODED_BYTES = 256 * 1024 * 1024  # and at most this many bytes of pixels, whatever the images' size
 
     def __init__(self, *, cache_dir: Path | None = None, mirror: Path | None = None, timeout: float = 20.0,

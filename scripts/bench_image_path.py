@@ -570,7 +570,7 @@ def main() -> int:
                         base | {"mode": "vllm", "format": "JPEG", "docs": docs, "extra": {"max_pixels": 200704}}, workdir, args.code)
                 figures[name] = rows
                 for label, row in rows.items():
-                    print(f"{name:14s} {label:42s} {row['docs_per_s']:8.2f} docs/s {row['cpu_ms_per_doc']:9.1f} CPU ms/doc  "
+                    print(f"{name:14s} {label:42s} {row['docs_per_s']:8.2f} docs per s {row['cpu_ms_per_doc']:9.1f} CPU ms/doc  "
                           f"peak RSS {row['peak_mib']['rss']:6d} MiB"
                           + (f"  {row['image_chars'] / max(1, row['images']) / 2**20:6.2f} MiB/image sent" if "image_chars" in row else ""),
                           flush=True)  # fmt: skip
