@@ -139,8 +139,8 @@ def _record(key: str, reason: str | None, label: str) -> None:
         _warned += 1
         count = _warned
     if count <= WARN_LIMIT:
-        logger.warning(f"{label}: an image cannot be decoded; its documents get no such image and are counted in "
-                       f"image_missing: {reason}")  # fmt: skip
+        logger.warning(f"{label}: an image cannot be used; the model gets its documents without it and they are counted "
+                       f"in image_missing (README: Failure accounting): {reason}")  # fmt: skip
     if count == WARN_LIMIT:
         logger.warning(f"{label}: {WARN_LIMIT} undecodable images named above; further ones are counted in image_missing only")
 

@@ -442,7 +442,7 @@ def memory_child(spec: dict) -> dict:
     out["prepare_peak_mib"] = dict(prep.peak)
     out["after_prepare_mib"] = Memory.now()
     budget = spec["docs"]
-    served = 0
+    served = images = 0
     t = time.perf_counter()
     with Memory() as serve:
         with ThreadPoolExecutor(spec["threads"]) as pool:
@@ -451,7 +451,7 @@ def memory_child(spec: dict) -> dict:
                 if n <= 0:
                     break
                 # lmms-eval reads each document from the task's dataset, then calls the hook (in threads).
-                images = sum(pool.map(lambda i, ds=ds: len(hooks.doc_to_messages_mcq(ds[i])[0]["content"]) - 1, range(n)))
+                images += sum(pool.map(lambda i, ds=ds: len(hooks.doc_to_messages_mcq(ds[i])[0]["content"]) - 1, range(n)))
                 served += n
     out["serve_s"] = time.perf_counter() - t
     out["served_docs"] = served
