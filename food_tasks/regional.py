@@ -40,7 +40,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from food_tasks import metrics, stats
+from food_tasks import images, metrics, stats
 from food_tasks.hooks import Metric, MetricTable, aggregate, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
@@ -237,17 +237,19 @@ def image_refs(settings: Settings, doc: Mapping[str, Any]) -> list[Any]:
 
 def load_image(ref: Any, base_dir: str, store: Any = None):  # type: ignore[no-untyped-def]
     """One image as RGB PIL: a PIL image, a hub Image dict, a URL, or a path (relative to ``base_dir``).
+    Decoded strictly: a file cut short fails (:func:`food_tasks.images.decode`).
 
     Raises:
-        FileNotFoundError / ValueError: with the reference and what to check.
+        FileNotFoundError / ValueError: with the reference and what to check (a
+        :class:`food_tasks.data.CorruptImageError`, a ValueError, for bytes that do not decode).
     """
     from PIL import Image
 
     if isinstance(ref, Image.Image):
-        return ref.convert("RGB")
+        return images.rgb(ref)
     if isinstance(ref, Mapping):
         if ref.get("bytes"):
-            return Image.open(io.BytesIO(ref["bytes"])).convert("RGB")
+            return images.rgb(images.decode(ref["bytes"], f"image {ref.get('path') or '(bytes)'}"))
         ref = ref.get("path") or ""
     ref = str(ref)
     if ref.startswith(("http://", "https://")):
@@ -256,11 +258,91 @@ def load_image(ref: Any, base_dir: str, store: Any = None):  # type: ignore[no-u
         if image is None:
             raise FileNotFoundError(f"image {ref}: {store.failures.get(ref, 'unavailable')}")
         return image
-    path = Path(ref) if os.path.isabs(ref) else Path(base_dir) / ref
+    path = _image_path(ref, base_dir)
     if not path.is_file():
         raise FileNotFoundError(f"image {ref}: no file {path} (paths are relative to the data file)")
-    with Image.open(path) as image:
-        return image.convert("RGB")
+    return images.rgb(images.decode_file(path, f"image {ref}"))
+
+
+def _image_path(ref: str, base_dir: str) -> Path:
+    return Path(ref) if os.path.isabs(ref) else Path(base_dir) / ref
+
+
+def image_key(ref: Any, base_dir: str) -> str | None:
+    """What identifies an image in :mod:`food_tasks.images`' record: its URL, file path or bytes' digest
+    (None for an image already decoded, which cannot fail)."""
+    if isinstance(ref, Mapping):
+        if ref.get("bytes"):
+            import hashlib
+
+            return "bytes:" + hashlib.sha1(ref["bytes"]).hexdigest()
+        ref = ref.get("path") or ""
+    if not isinstance(ref, str):
+        return None
+    return ref if ref.startswith(("http://", "https://")) else str(_image_path(ref, base_dir))
+
+
+def _probe(ref: Any, base_dir: str) -> str | None:
+    """Why an image the model never asked for cannot be used (None: usable): no decoding for files and bytes."""
+    from PIL import Image
+
+    if isinstance(ref, Mapping) and ref.get("bytes"):
+        try:
+            Image.open(io.BytesIO(ref["bytes"])).close()
+        except Exception as err:  # noqa: BLE001
+            return str(err)
+        return None
+    ref = (ref.get("path") or "") if isinstance(ref, Mapping) else str(ref)
+    if ref.startswith(("http://", "https://")):
+        store = _url_store()
+        return None if store.available(ref) else store.failures.get(ref, "unavailable")
+    path = _image_path(ref, base_dir)
+    return images.probe_file(path) if path.is_file() else f"image {ref}: no file {path} (paths are relative to the data file)"
+
+
+def doc_images(settings: Settings, doc: Mapping[str, Any], label: str) -> list:
+    """The row's images that load (an image that cannot be loaded is left out and recorded: README "Failure accounting")."""
+    out = []
+    for ref in image_refs(settings, doc):
+        key = image_key(ref, settings.base_dir)
+        image = load_image(ref, settings.base_dir) if key is None else images.load(key, partial(load_image, ref, settings.base_dir), label)
+        if image is not None:
+            out.append(image)
+    return out
+
+
+IMAGE_KEYS = "_food_tasks_image_keys"  # column added to hub datasets with an Image feature (see undecoded_images)
+
+
+def doc_image_missing(settings: Settings, doc: Mapping[str, Any], label: str = "regional task") -> bool:
+    """True when an image of the row could not be given to the model (or, never asked for, fails a cheap check).
+
+    lmms-eval scores documents without their ``Image`` feature columns (unless ``--process_with_media``): the
+    keys :func:`undecoded_images` stored then stand for them, and an image never asked for counts as present."""
+    if settings.image not in doc and IMAGE_KEYS in doc:
+        return images.missing(list(doc[IMAGE_KEYS] or []), lambda key: None, label)
+    refs = {key: ref for ref in image_refs(settings, doc) if (key := image_key(ref, settings.base_dir)) is not None}
+    return images.missing(list(refs), lambda key: _probe(refs[key], settings.base_dir), label)
+
+
+def undecoded_images(column: str, dataset):  # type: ignore[no-untyped-def]
+    """``process_docs`` of a task whose image column is a hub ``Image`` feature (or a list of them): the
+    images stay undecoded bytes until the model asks for them, so that one that cannot be decoded is found
+    by our strict decoding there (``datasets`` would decode it on every row access, leniently under lmms-eval,
+    and raise inside the model for bytes that are no image), and each row keeps its images' keys."""
+    import datasets
+
+    feature = getattr(dataset, "features", {}).get(column)
+    if isinstance(feature, datasets.Image):
+        cast = datasets.Image(decode=False)
+    elif isinstance(getattr(feature, "feature", None), datasets.Image):
+        cast = type(feature)(datasets.Image(decode=False))
+    else:
+        return dataset
+    dataset = dataset.cast_column(column, cast)
+    values = dataset.with_format("arrow")[column].to_pylist()
+    keys = [[image_key(v, ".") for v in (value if isinstance(value, list) else [value]) if v] for value in values]
+    return dataset.add_column(IMAGE_KEYS, [[k for k in row if k] for row in keys])
 
 
 @lru_cache(maxsize=1)
@@ -274,12 +356,14 @@ def _url_store():  # type: ignore[no-untyped-def]
 # --------------------------------------------------------------------------- scoring
 
 
-def score(settings: Settings, doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """One record per document: correct / parsed flags plus the slice values."""
+def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str = "regional task") -> dict[str, Any]:
+    """One record per document: correct / parsed flags, the slice values, whether an image was missing."""
     record: dict[str, Any] = {"id": cell_text(doc.get(settings.id)) if settings.id else None,
                               "slices": {s: cell_text(doc.get(s)) for s in settings.slices}}  # fmt: skip
     if settings.cluster:
         record["cluster"] = cell_text(doc.get(settings.cluster))
+    if settings.image:
+        record["image_missing"] = doc_image_missing(settings, doc, label)
     where = f"row {record['id']}" if settings.id else "a row"
     if settings.format == "mcq":
         options = doc_options(settings, doc)
@@ -302,25 +386,37 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object) -> dict[st
     return record
 
 
+def _present(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The records every metric counts: rows whose images all reached the model."""
+    return [r for r in records if not r.get("image_missing")]
+
+
 def micro(field_name: str, records: Sequence[Mapping[str, Any]]) -> float:
     """Percentage of documents whose ``field_name`` is true."""
-    return metrics.percent_true(records, field_name)
+    return metrics.percent_true(_present(records), field_name)
 
 
 def unparsed_rate(records: Sequence[Mapping[str, Any]]) -> float:
     """Percentage of outputs that give no answer (unparseable MCQ letter, empty open answer)."""
+    records = _present(records)
     return 100.0 - metrics.percent_true(records, "parsed") if records else 0.0
+
+
+def image_missing(records: Sequence[Mapping[str, Any]]) -> int:
+    """Rows left out of every metric because an image could not be loaded."""
+    return sum(bool(r.get("image_missing")) for r in records)
 
 
 def by_slice(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Accuracy (%) per value of one slice column, values sorted."""
-    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in records), "_slice")
+    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in _present(records)), "_slice")
     return {value: metrics.percent_true(groups[value], "correct") for value in sorted(groups)}
 
 
 def slice_sizes(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """Documents per value of one slice column, values sorted (the group sizes behind ``acc_by_<column>``)."""
-    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in records), "_slice")
+    """Documents per value of one slice column, values sorted (the group sizes behind ``acc_by_<column>``: rows
+    with an image that could not be loaded are not in them)."""
+    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in _present(records)), "_slice")
     return {value: len(groups[value]) for value in sorted(groups)}
 
 
@@ -331,17 +427,23 @@ def metric_table(settings: Settings) -> MetricTable:
     Error bars: each row is a document (its ``id``); with ``metadata.regional.cluster`` naming a column (the
     dish, the image), rows sharing its value are resampled together.
     """
-    table = [Metric("acc", partial(micro, "correct"), estimator=stats.mean(stats.field("correct"), 100.0, binary=True))]
+    table = [Metric("acc", partial(micro, "correct"), estimator=_mean("correct"))]
     if settings.format == "open":
-        table.append(Metric("exact_match", partial(micro, "exact"), estimator=stats.mean(stats.field("exact"), 100.0, binary=True)))
-    table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False,
-                        estimator=stats.mean(stats.field("parsed", test="not"), 100.0, binary=True)))  # fmt: skip
+        table.append(Metric("exact_match", partial(micro, "exact"), estimator=_mean("exact")))
+    table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False, estimator=_mean("parsed", test="not")))
     for column in settings.slices:
         table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown"),
                   Metric(f"n_by_{column}", partial(slice_sizes, column), scale="breakdown")]  # fmt: skip
+    if settings.image:
+        table.append(Metric("image_missing", image_missing, higher_is_better=False, scale="count"))
     key = stats.column("id") if settings.id else None
     cluster = stats.column("cluster") if settings.cluster else key
     return MetricTable(*table, version=1.0, key=key, cluster=cluster)
+
+
+def _mean(name: str, test: str | None = None) -> stats.Ratio:
+    """A percentage over the rows whose images all loaded (those with ``image_missing`` do not count)."""
+    return stats.mean(stats.field(name, unless="image_missing", test=test), 100.0, binary=True)
 
 
 # --------------------------------------------------------------------------- task class
@@ -376,10 +478,7 @@ def _bind(config: dict) -> dict:
         raise RegionalConfigError(f"{err} (task {task}; check the YAML with `food-tasks validate <task yaml>`)") from None
 
     def visual(doc):  # type: ignore[no-untyped-def]
-        try:
-            return [load_image(ref, settings.base_dir) for ref in image_refs(settings, doc)]
-        except (OSError, ValueError) as err:
-            raise RuntimeError(f"{task}: row {cell_text(doc.get(settings.id)) if settings.id else '?'}: {err}") from err
+        return doc_images(settings, doc, task)  # an image that cannot be loaded is left out, the row counted in image_missing
 
     def text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
         return doc_text(settings, doc)
@@ -404,9 +503,12 @@ def _bind(config: dict) -> dict:
         return dataset
 
     if "process_docs" not in config:
-        config["process_docs"] = checked_docs
+        if settings.image:  # hub Image columns stay undecoded until the model asks (undecoded_images)
+            config["process_docs"] = lambda dataset: undecoded_images(settings.image, checked_docs(dataset))
+        else:
+            config["process_docs"] = checked_docs
     table = metric_table(settings)
-    process_results = results_hook(partial(score, settings), table)
+    process_results = results_hook(partial(score, settings, label=task), table)
 
     config.setdefault("output_type", "generate_until")
     config.setdefault("test_split", "test")

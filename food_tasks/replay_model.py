@@ -17,6 +17,10 @@ A line that is not a JSON object with those fields stops the run before generati
 (exit status 1) with an error naming the file and line (a JSON array is refused
 with the one-line conversion).
 
+``load_images=true`` makes the model ask each task for its images (``doc_to_visual``) as a model that reads
+them does, and drop them: the image path of a run (decoding, undecodable images counted in ``image_missing``)
+is then exercised without a model, by tests and benchmark scripts. By default no image is loaded.
+
 Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
 ``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
 writes them into ``<output_path>`` itself, and the model says so once.
@@ -109,10 +113,12 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
 class ReplayModel(lmms):
     """Answer each document with the response recorded for it."""
 
-    def __init__(self, responses: str, keys: str = "doc_id", default: str = "", model_name: str = "", **kwargs) -> None:
+    def __init__(self, responses: str, keys: str = "doc_id", default: str = "", model_name: str = "", load_images: bool | str = False,
+                 **kwargs) -> None:  # fmt: skip
         super().__init__()
         self._keys = tuple(k for k in str(keys).split("+") if k)
         self._default = str(default)
+        self._load_images = str(load_images).strip().lower() in ("1", "true", "yes", "on")
         self.missing = 0
         try:
             self._answers = load_responses(responses, self._keys)
@@ -141,8 +147,11 @@ class ReplayModel(lmms):
     def generate_until(self, requests) -> list[str]:  # type: ignore[no-untyped-def]
         out = []
         for request in requests:
-            _, _, _, doc_id, task, split = request.args
-            out.append(self._lookup(task, doc_id, self.task_dict[task][split][doc_id]))
+            _, _, doc_to_visual, doc_id, task, split = request.args
+            doc = self.task_dict[task][split][doc_id]
+            if self._load_images and callable(doc_to_visual):
+                doc_to_visual(doc)  # decoded and dropped, as a model's input would be after use
+            out.append(self._lookup(task, doc_id, doc))
         if self.missing:
             logger.warning(f"food_tasks_replay: {self.missing} document(s) had no recorded response; answered {self._default!r}")
         return out

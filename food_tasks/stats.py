@@ -83,12 +83,19 @@ class Ratio(Estimator):
     linear = True
 
     def __init__(self, num: Callable[[Record], float | None], den: Callable[[Record], float] | None = None, scale: float = 1.0,
-                 binary: bool = False) -> None:  # fmt: skip
-        self.num, self.den, self.scale, self.binary = num, den, scale, binary
+                 binary: bool = False, keep_nonfinite: bool = False) -> None:  # fmt: skip
+        """``keep_nonfinite``: a NaN or infinite value counts (and makes the value NaN or infinite, as a reducer
+        summing it would); by default only None leaves a document out, and a non-finite value does too."""
+        self.num, self.den, self.scale, self.binary, self.keep_nonfinite = num, den, scale, binary, keep_nonfinite
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
-        num = np.array([_nan(self.num(r)) for r in records], dtype=float).reshape(len(records))
-        counted = ~np.isnan(num)
+        if getattr(self, "keep_nonfinite", False):
+            values = [self.num(r) for r in records]
+            counted = np.array([v is not None for v in values], dtype=bool).reshape(len(records))
+            num = np.array([math.nan if v is None else float(v) for v in values], dtype=float).reshape(len(records))
+        else:
+            num = np.array([_nan(self.num(r)) for r in records], dtype=float).reshape(len(records))
+            counted = ~np.isnan(num)
         if self.den is None:
             den = counted.astype(float)
         else:

@@ -78,6 +78,25 @@ def build_wc_mirror(root: Path, *, with_card: bool = True, small: bool = True) -
     return root
 
 
+NOT_AN_IMAGE = b"\xff\xd8\xff\xe0<html>Please enable cookies</html>"  # a JPEG signature, then not an image
+
+
+def truncated_jpeg(size: tuple[int, int] = (96, 72), keep: float = 0.6) -> bytes:
+    """A photo-like JPEG cut after ``keep`` of its bytes (an interrupted copy or download): the header is
+    intact, so only decoding finds the damage; under lmms-eval's lenient Pillow setting it would decode
+    silently grey-filled."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    pixels = (np.random.default_rng(7).random((size[1], size[0], 3)) * 255).astype("uint8")
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="JPEG", quality=90)
+    data = buf.getvalue()
+    return data[: int(len(data) * keep)]
+
+
 @pytest.fixture(scope="session")
 def wc_root(tmp_path_factory) -> Path:
     return build_wc_mirror(tmp_path_factory.mktemp("wc_mirror"))
@@ -92,6 +111,10 @@ def _offline(monkeypatch, tmp_path_factory):
     # subset does (without a selection, every language file must be present). Tests of the full
     # requirement delete this variable.
     monkeypatch.setenv("FOOD_TASKS_WORLDCUISINES_LANGS", ",".join(LANGS))
+    # Each test starts with no record of undecodable images (food_tasks.images keeps one per process).
+    from food_tasks import images
+
+    images.reset()
 
 
 def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900,

@@ -61,7 +61,7 @@ docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SA
 
 
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    return db_data.doc_images(doc)
+    return db_data.doc_images(doc)  # an undecodable image is left out: the document counts in image_missing
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -85,9 +85,19 @@ def _component(key: str, stat: str, official: bool) -> stats.Estimator:
     if stat == "rmse":
         return stats.Custom(partial(db_scoring.nutrition_rows, keys=(key,), stat=stat, official=official),
                             partial(db_scoring.nutrition_combine, stat=stat))  # fmt: skip
-    # A plain Ratio, not stats.mean (which drops non-finite values): an official NaN or infinite error reaches
-    # the estimator's value as it reaches the reported one.
-    return stats.Ratio(partial(db_scoring.nutrition_error, key=key, stat=stat, official=official))
+    # keep_nonfinite: an official NaN or infinite error reaches the estimator's value as it reaches the reported
+    # one (a mean drops non-finite values).
+    return stats.Ratio(partial(db_scoring.nutrition_error, key=key, stat=stat, official=official), keep_nonfinite=True)
+
+
+def _with_images(score):  # type: ignore[no-untyped-def]
+    """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
+
+    def scored(doc, output):  # type: ignore[no-untyped-def]
+        return score(doc, output, image_missing=db_data.image_missing(doc))
+
+    scored.__qualname__ = score.__qualname__
+    return scored
 
 
 def _nutrition_metrics(official: bool) -> list[Metric]:
@@ -103,31 +113,34 @@ def _nutrition_metrics(official: bool) -> list[Metric]:
             for stat in ("mae", "rmse", "mape")]  # fmt: skip
     out.append(Metric(f"parse_fail_rate{tail}", partial(db_scoring.nutrition_parse_fail_rate, official=official),
                       higher_is_better=False, scale="fraction",
-                      estimator=stats.mean(partial(db_scoring.nutrition_parse_fail, official=official))))  # fmt: skip
+                      estimator=stats.mean(partial(db_scoring.nutrition_parse_fail, official=official), binary=True)))  # fmt: skip
     return out
 
 
 _INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction",
-                  estimator=stats.mean(stats.field("pred", test="none")))  # fmt: skip
+                  estimator=stats.mean(stats.field("pred", test="none", unless="image_missing"), binary=True))  # fmt: skip
 _CANNOT_READ = Metric("cannot_read_rate_official", db_scoring.cls_unreadable_official, higher_is_better=False, scale="fraction",
-                      estimator=stats.mean(stats.field("unreadable_official")))  # fmt: skip
+                      estimator=stats.mean(stats.field("unreadable_official"), binary=True))  # fmt: skip
+_IMAGE_MISSING = Metric("image_missing", db_scoring.image_missing, higher_is_better=False, scale="count")
 TABLES = {
     "cls": MetricTable(
-        Metric("acc", db_scoring.cls_acc, scale="fraction", estimator=stats.mean(stats.field("correct"))),
+        Metric("acc", db_scoring.cls_acc, scale="fraction", estimator=stats.mean(stats.field("correct", unless="image_missing"), binary=True)),
         Metric("acc_official", partial(db_scoring.cls_acc, official=True), scale="fraction",
-               estimator=stats.mean(stats.field("correct_official"))),
+               estimator=stats.mean(stats.field("correct_official"), binary=True)),
         _INVALID,
         _CANNOT_READ,
         _INVALID.alias("parse_fail_rate"),
         _CANNOT_READ.alias("parse_fail_rate_official"),
-        version=1.0, key=KEY,
+        _IMAGE_MISSING,
+        version=1.1, key=KEY,
     ),
     "nutrition": MetricTable(
         *_nutrition_metrics(False),
         *_nutrition_metrics(True),
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
-        version=1.0, key=KEY,
+        _IMAGE_MISSING,
+        version=1.1, key=KEY,
     ),
     "vqa": MetricTable(
         Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction",
@@ -145,10 +158,11 @@ TABLES = {
         Metric("rougeL_f", partial(db_scoring.rouge_mean, name="rougeL"), scale="score",
                estimator=stats.mean(partial(db_scoring.rouge_value, name="rougeL"))),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
-        version=1.0, key=KEY,
+        _IMAGE_MISSING,
+        version=1.1, key=KEY,
     ),
 }  # fmt: skip
 
-process_results_cls = results_hook(db_scoring.score_cls, TABLES["cls"])
-process_results_nutrition = results_hook(db_scoring.score_nutrition, TABLES["nutrition"])
-process_results_vqa = results_hook(db_scoring.score_vqa, TABLES["vqa"])
+process_results_cls = results_hook(_with_images(db_scoring.score_cls), TABLES["cls"])
+process_results_nutrition = results_hook(_with_images(db_scoring.score_nutrition), TABLES["nutrition"])
+process_results_vqa = results_hook(_with_images(db_scoring.score_vqa), TABLES["vqa"])

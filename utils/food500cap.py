@@ -67,7 +67,7 @@ TABLES = {
         Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
         Metric("per_category", fc_scoring.per_category, scale="breakdown"),
         Metric("per_region", fc_scoring.per_region, scale="breakdown"),
-        version=1.0,
+        version=1.1,
     ),
 }  # fmt: skip
 

@@ -22,7 +22,7 @@ JUDGE_METRICS = ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_u
 
 def _doc(idx, question, gold, ending=F.VQA_ENDING_EN):  # type: ignore[no-untyped-def]
     return {"idx": idx, "id": str(idx), "prompt": question + ending, "gold_json": json.dumps(gold, ensure_ascii=False),
-            "model_name": "", "cot": False}  # fmt: skip
+            "model_name": "", "cot": False, "images": []}  # fmt: skip
 
 
 @pytest.fixture

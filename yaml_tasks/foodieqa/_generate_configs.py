@@ -29,7 +29,7 @@ SAMPLES = (("mivqa", "zh", 1), ("sivqa", "en", 3), ("textqa", "zh", 2))
 # matching entry wins, so `acc_paper_protocol` (mean) precedes `acc_paper_protocol_best` (max).
 GROUP_METRICS = [("acc_mean", "mean"), ("acc_best", "max"), *((f"acc_p{k}", "mean") for k in TEMPLATES),
                  ("acc_paper_protocol", "mean"), ("acc_paper_protocol_best", "max"), ("invalid_rate", "mean"),
-                 ("paper_fallback_rate", "mean"), ("parse_fail_rate", "mean")]  # fmt: skip
+                 ("paper_fallback_rate", "mean"), ("parse_fail_rate", "mean"), ("image_missing", "max")]  # fmt: skip
 
 
 def template_yaml() -> str:

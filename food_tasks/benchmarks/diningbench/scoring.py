@@ -8,6 +8,13 @@ unweighted means of the four component values (the paper computes them outside t
 (their model-name-dependent clean-up included); the other metrics use the robust parsers of
 :mod:`.parsing` on the same outputs. Records are sorted by row index before reduction so sums run in
 the official order (bit-identical floats).
+
+A document with an image that could not be decoded (``image_missing``; README "Failure accounting") is left
+out of every robust metric and counted by the ``image_missing`` metric. The ``_official`` metrics score it as
+the official scripts score it: they send the file's raw bytes, the server cannot decode them, the request
+fails and the row's prediction is ``__INFER_ERROR__`` (``eval_classification.py::run_inference``): "cannot read
+option" and wrong, a nutrition parse failure (errors ``|gt|``, APE 100 %), a VQA row judged False without a
+call; in every official denominator.
 """
 
 from __future__ import annotations
@@ -35,22 +42,40 @@ def _robust_input(doc: Mapping[str, Any], output: object) -> object:
     return parsing.answer_segment(output) if doc.get("cot") else output
 
 
+# What the official scripts record for a request whose image the server cannot decode (the message is ours).
+IMAGE_FAILURE_OFFICIAL = f"{parsing.INFER_ERROR}: image could not be decoded"
+
+
+def _official_output(output: object, image_missing: bool) -> object:
+    return IMAGE_FAILURE_OFFICIAL if image_missing else output
+
+
+def _present(records: Sequence[Record]) -> list[Record]:
+    """The records the robust metrics count: those whose images all reached the model."""
+    return [r for r in records if not r.get("image_missing")]
+
+
+def image_missing(records: Sequence[Record]) -> int:
+    """Documents with an image that could not be decoded (left out of the robust metrics)."""
+    return sum(bool(r.get("image_missing")) for r in records)
+
+
 # --------------------------------------------------------------------------- classification
 
 
-def score_cls(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """Classification record: gold letter, robust and official predictions."""
+def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = False) -> dict[str, Any]:
+    """Classification record: gold letter, robust and official predictions, image status."""
     raw_gold = doc_gold(doc)
     gold = str(raw_gold if raw_gold is not None else "").strip().upper()
     letters, options = parsing.prompt_options(doc["prompt"])
     robust = parsing.letter_robust(_robust_input(doc, output), letters, options)
-    official_pred = parsing.official_prediction(output, _model_name(doc))
+    official_pred = parsing.official_prediction(_official_output(output, image_missing), _model_name(doc))
     official = parsing.letter_official(official_pred)
     return {
         "idx": doc["idx"], "views": doc.get("views"), "gold": gold, "pred": robust, "pred_official": official,
         "correct": robust is not None and robust == gold,
         "correct_official": official != "" and official == gold,
-        "unreadable_official": official == "" or official not in parsing.LETTERS,
+        "unreadable_official": official == "" or official not in parsing.LETTERS, "image_missing": bool(image_missing),
     }  # fmt: skip
 
 
@@ -59,10 +84,11 @@ def _rate(records: Sequence[Record], field: str) -> float:
 
 
 def cls_acc(records: Sequence[Record], official: bool = False) -> float:
-    return _rate(records, "correct_official" if official else "correct")
+    return _rate(records, "correct_official") if official else _rate(_present(records), "correct")
 
 
 def cls_invalid_rate(records: Sequence[Record]) -> float:
+    records = _present(records)
     return sum(r["pred"] is None for r in records) / len(records) if records else 0.0
 
 
@@ -74,12 +100,12 @@ def cls_unreadable_official(records: Sequence[Record]) -> float:
 # --------------------------------------------------------------------------- nutrition
 
 
-def score_nutrition(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """Nutrition record: gold per component (None: skipped), robust and official predictions."""
+def score_nutrition(doc: Mapping[str, Any], output: object, image_missing: bool = False) -> dict[str, Any]:
+    """Nutrition record: gold per component (None: skipped), robust and official predictions, image status."""
     robust, ranges = parsing.nutrition_robust(_robust_input(doc, output))
-    official = parsing.nutrition_official(parsing.official_prediction(output, _model_name(doc)))
+    official = parsing.nutrition_official(parsing.official_prediction(_official_output(output, image_missing), _model_name(doc)))
     return {"idx": doc["idx"], "gold": parsing.gold_nutrition_official(doc_gold(doc)), "pred": robust,
-            "pred_official": official, "ranges": ranges}  # fmt: skip
+            "pred_official": official, "ranges": ranges, "image_missing": bool(image_missing)}  # fmt: skip
 
 
 def _sorted(records: Sequence[Record]) -> list[Record]:
@@ -99,7 +125,7 @@ def component_errors(records: Sequence[Record], key: str, official: bool = False
     Official semantics: rows without a readable gold value are skipped; a parse failure scores as a
     prediction of 0 (error ``|gt|``, APE 100 %); APE only where gt != 0."""
     abs_err, sq_err, ape = [], [], []
-    for record in _sorted(records):
+    for record in _sorted(records if official else _present(records)):
         errors = row_errors(record, key, official)
         if errors is None:
             continue
@@ -112,10 +138,11 @@ def component_errors(records: Sequence[Record], key: str, official: bool = False
 
 def row_errors(record: Record, key: str, official: bool = False) -> tuple[float, float, float | None] | None:
     """One row's absolute error, squared error and APE (%, None where gt == 0) of one component, as
-    :func:`component_errors` counts them; None for a row without a readable gold value."""
+    :func:`component_errors` counts them; None for a row without a readable gold value (and, robust, for a row
+    whose image could not be decoded)."""
     gold = record["gold"]
-    if gold is None or gold.get(key) is None:
-        return None
+    if gold is None or gold.get(key) is None or (not official and record.get("image_missing")):
+        return None  # no readable gold value; an undecodable image leaves the robust metrics
     gt = gold[key]
     pred = record["pred_official" if official else "pred"]
     if pred is not None:
@@ -146,13 +173,14 @@ def avg_metric(records: Sequence[Record], stat: str, official: bool = False) -> 
 def nutrition_parse_fail_rate(records: Sequence[Record], official: bool = False) -> float:
     """Parse failures over all rows (rows whose gold JSON is unreadable are not failures, as officially)."""
     field = "pred_official" if official else "pred"
+    records = records if official else _present(records)
     fails = sum(r[field] is None and r["gold"] is not None for r in records)
     return fails / len(records) if records else 0.0
 
 
 def nutrition_range_values(records: Sequence[Record]) -> int:
     """How many robust values were ranges ("20-25 g") scored at their midpoint."""
-    return sum(int(r["ranges"]) for r in records)
+    return sum(int(r["ranges"]) for r in _present(records))
 
 
 def nutrition_gold_missing(records: Sequence[Record]) -> int:
@@ -197,24 +225,24 @@ def rouge_f(prediction: str, reference: str) -> dict[str, float]:
     return {name: score.fmeasure for name, score in scores.items()}
 
 
-def score_vqa(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """VQA record: everything the judge step needs (question, gold, both predictions) and ROUGE."""
+def score_vqa(doc: Mapping[str, Any], output: object, image_missing: bool = False) -> dict[str, Any]:
+    """VQA record: everything the judge step needs (question, gold, both predictions), ROUGE, image status."""
     raw_gold = doc_gold(doc)
     gold = raw_gold if isinstance(raw_gold, str) else ("" if raw_gold is None else str(raw_gold))
-    official = parsing.official_prediction(output, _model_name(doc))
+    official = parsing.official_prediction(_official_output(output, image_missing), _model_name(doc))
     robust = parsing.clean_robust(_robust_input(doc, output))
     robust = robust.strip() if robust is not None else None
     return {
         "idx": doc["idx"], "views": doc.get("views"), "question": parsing.vqa_question(doc["prompt"]), "gold": gold,
         "pred": robust, "pred_official": official,
         "error_official": not official or parsing.INFER_ERROR in official,
-        "rouge": rouge_f(robust or "", gold) if gold else None,
+        "rouge": rouge_f(robust or "", gold) if gold else None, "image_missing": bool(image_missing),
     }  # fmt: skip
 
 
 def rouge_mean(records: Sequence[Record], name: str) -> float:
     """Mean ROUGE F over rows with a non-empty gold answer (empty predictions score 0)."""
-    values = [r["rouge"][name] for r in records if r["rouge"] is not None]
+    values = [r["rouge"][name] for r in _present(records) if r["rouge"] is not None]
     return sum(values) / len(values) if values else 0.0
 
 
@@ -225,7 +253,8 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
     errored predictions are False without a call; a judge failure is ``__EVAL_ERROR__`` (False); the
     verdict is read by the official keyword rule. Robust (``judge_acc``): the robust prediction, the
     robust verdict parser; rows whose judge call failed are left out of the denominator and counted in
-    ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged).
+    ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged). Rows
+    with an undecodable image are not judged robustly (the official prediction is the request error).
     """
     from food_tasks.judge import summarize
 
@@ -255,7 +284,8 @@ def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool]
     bodies, slots = [], []
     for i in rows:
         r = records[i]
-        for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", r["pred"] or None)):
+        robust_pred = None if r.get("image_missing") else r["pred"] or None  # an undecodable image is not judged robustly
+        for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", robust_pred)):
             if pred is not None:
                 prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
                 bodies.append(_body(client, prompt))
@@ -266,12 +296,13 @@ def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool]
     for i in rows:
         official, robust = results.get((i, "official")), results.get((i, "robust"))
         robust_failed = robust is not None and robust.text is None
+        missing = bool(records[i].get("image_missing"))
         verdict = parsing.verdict_robust(robust.text) if robust is not None and not robust_failed else None
         out[i] = {
             "evaluated": True,
             "correct_official": bool(official is not None and official.text is not None and parsing.verdict_official(official.text)),
             "failed": (official is not None and official.text is None) or robust_failed,
-            "judged": not robust_failed,
+            "judged": not robust_failed and not missing,
             "correct": verdict is True,
             "unparsed": robust is not None and not robust_failed and verdict is None,
         }  # fmt: skip
@@ -342,14 +373,17 @@ def nutrition_combine(sums: np.ndarray, stat: str) -> np.ndarray:
     return total / k
 
 
-def nutrition_parse_fail(record: Record, official: bool = False) -> float:
-    """1 for a parse failure of a row with a readable gold JSON (:func:`nutrition_parse_fail_rate`)."""
+def nutrition_parse_fail(record: Record, official: bool = False) -> float | None:
+    """1 for a parse failure of a row with a readable gold JSON (:func:`nutrition_parse_fail_rate`); None
+    (not counted) for a row with an undecodable image in the robust rate."""
+    if not official and record.get("image_missing"):
+        return None
     return float(record["pred_official" if official else "pred"] is None and record["gold"] is not None)
 
 
 def rouge_value(record: Record, name: str) -> float | None:
-    """The row's ROUGE F (:func:`rouge_mean`; None for a row without a reference answer)."""
-    return None if record["rouge"] is None else record["rouge"][name]
+    """The row's ROUGE F (:func:`rouge_mean`; None for a row without a reference answer or with an undecodable image)."""
+    return None if record["rouge"] is None or record.get("image_missing") else record["rouge"][name]
 
 
 # num, den of each judge rate in judge_verdicts' per-row outcome (judge_outcomes divides their sums)

@@ -162,13 +162,15 @@ def user_text(prompt: Prompt, image_token: str | None = "<image>") -> str:
 
 
 def to_messages(prompt: Prompt, images: list) -> list[dict]:
-    """lmms-eval chat messages: images at their template positions, text segments byte-exact, the
+    """lmms-eval chat messages: images at their template positions (None: left out, its label text stays),
+    text segments byte-exact, the
     prefill inline at the end of the user turn; textqa gets the official system turn and the user
     text without ``你是一个智能助手，``."""
     content: list[dict] = []
     for part in prompt.parts:
         if isinstance(part, int):
-            content.append({"type": "image", "url": images[part]})
+            if images[part] is not None:  # None: an image that could not be decoded is left out
+                content.append({"type": "image", "url": images[part]})
         else:
             text = part.replace(TEXTQA_SYSTEM_PHRASE, "") if prompt.system else part
             content.append({"type": "text", "text": text})

@@ -1,7 +1,10 @@
 """FoodieQA scoring: one record per document, reducers per task, and the group reducers.
 
 Scale: percentages in [0, 100] (the paper prints accuracy %). All questions are in every denominator
-(official ``accuracy_score`` over the file).
+(official ``accuracy_score`` over the file), except those with an image that could not be decoded
+(``image_missing``): they leave every metric, ``acc_paper_protocol`` included. The official scripts run the
+model with no error handling, so such an image stops them and no official number exists (README
+"Undecodable images").
 
 ``acc_paper_protocol`` reproduces the official protocol with its random fallback made deterministic.
 VQA: the official ``get_accuracy.parse_yi_res`` (first capital A-D of the stripped answer; ``parse_res``
@@ -35,8 +38,8 @@ NO_QUESTION_TYPE = "other"
 NO_CATEGORY = "其他"
 
 
-def score(doc: dict, response: object, task: str, lang: str, template: int, opener: str) -> dict[str, Any]:
-    """One record: robust parse (``parsed``, ``correct``, ``invalid``) and the official parse (``paper``)."""
+def score(doc: dict, response: object, task: str, lang: str, template: int, opener: str, image_missing: bool = False) -> dict[str, Any]:
+    """One record: robust parse (``parsed``, ``correct``, ``invalid``), the official parse (``paper``), image status."""
     options = None if task == "mivqa" else (doc["choices_en"] if lang == "en" else doc["choices"])
     parsed = parsing.parse_robust(response, opener, options, numbers=task == "mivqa")
     gold = int(doc["answer"])
@@ -52,17 +55,28 @@ def score(doc: dict, response: object, task: str, lang: str, template: int, open
         "paper": parsing.parse_paper(response, task, template),
         # parse_textqa_res reseeds before each fallback: Random(42).choice(...) is always "0".
         "paper_fallback": 0 if task == "textqa" else None,
+        "image_missing": bool(image_missing),
     }
+
+
+def _scored(items: Sequence[dict]) -> list[dict]:
+    """The records every metric counts: those whose images all reached the model."""
+    return [r for r in items if not r.get("image_missing")]
+
+
+def image_missing(items: Sequence[dict]) -> int:
+    """Questions left out of every metric because an image could not be decoded."""
+    return sum(bool(r.get("image_missing")) for r in items)
 
 
 def acc(items: Sequence[dict]) -> float:
     """Robust accuracy (%), invalid answers count as wrong."""
-    return metrics.percent_true(items, "correct")
+    return metrics.percent_true(_scored(items), "correct")
 
 
 def invalid_rate(items: Sequence[dict]) -> float:
     """Percent of answers the robust parser could not read."""
-    return metrics.percent_true(items, "invalid")
+    return metrics.percent_true(_scored(items), "invalid")
 
 
 def paper_predictions(items: Sequence[dict], seed: int = PAPER_SEED) -> list[tuple[dict, int]]:
@@ -70,7 +84,7 @@ def paper_predictions(items: Sequence[dict], seed: int = PAPER_SEED) -> list[tup
     drawn from one ``random.Random(seed)``."""
     rng = random.Random(seed)
     out = []
-    for record in sorted(items, key=lambda r: r["index"]):
+    for record in sorted(_scored(items), key=lambda r: r["index"]):
         if record["paper"] is not None:
             pred = record["paper"]
         elif record.get("paper_fallback") is not None:
@@ -83,9 +97,10 @@ def paper_predictions(items: Sequence[dict], seed: int = PAPER_SEED) -> list[tup
 
 def paper_correct_rows(items: Sequence[dict]) -> list[list[float]]:
     """Per record (in the given order): ``[correct under the paper protocol, 1]``, the fallback draws made in file
-    order exactly as :func:`acc_paper_protocol` makes them (a resample keeps each document's draw)."""
+    order exactly as :func:`acc_paper_protocol` makes them (a resample keeps each document's draw); ``[0, 0]``
+    (not counted) for a question whose image could not be decoded."""
     correct = {id(r): float(pred == r["gold"]) for r, pred in paper_predictions(items)}
-    return [[correct[id(r)], 1.0] for r in items]
+    return [[correct[id(r)], 1.0] if id(r) in correct else [0.0, 0.0] for r in items]
 
 
 def acc_paper_protocol(items: Sequence[dict]) -> float:
@@ -96,11 +111,12 @@ def acc_paper_protocol(items: Sequence[dict]) -> float:
 
 def paper_fallback_rate(items: Sequence[dict]) -> float:
     """Percent of answers for which the official parser falls back to a random choice."""
+    items = _scored(items)
     return 100.0 * sum(r["paper"] is None for r in items) / len(items) if items else 0.0
 
 
 def _table(items: Sequence[dict], by: str) -> dict[str, dict[str, float]]:
-    return metrics.per_group_table([r for r in items if r[by] is not None], by, {"acc": acc, "invalid_rate": invalid_rate})
+    return metrics.per_group_table([r for r in _scored(items) if r[by] is not None], by, {"acc": acc, "invalid_rate": invalid_rate})
 
 
 def per_question_type(items: Sequence[dict]) -> dict[str, dict[str, float]]:
