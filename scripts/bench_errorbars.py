@@ -4,7 +4,8 @@ Usage: ``python scripts/bench_errorbars.py [--iters 1000] [--repeat 3]``. Builds
 WorldCuisines test_large run produces (4 subtasks x 30 languages x 500 questions, ~2,400 dishes as clusters,
 MCQ and OEQ, random outcomes), then times what the harness adds to lmms-eval's aggregation: every task's
 standard errors (food_tasks.errorbars.task_statistics) and the groups' (finish), against the aggregation
-itself (the metrics' reducers). Figures only (docs/performance.md); nothing is asserted.
+itself (the metrics' reducers); then the paired comparison of every metric with a second model's records on
+the same documents (what food-tasks compare and the report's paired section compute per task). Figures only (docs/performance.md); nothing is asserted.
 """
 
 from __future__ import annotations
@@ -64,6 +65,19 @@ def run(kind: str, iters: int, rng: random.Random) -> dict[str, float]:
     start = time.perf_counter()
     errorbars.finish(results, {f"wc_{kind}": ({"aggregate_metric_list": entries}, list(sample_metrics_by_task))}, None, iters)
     outputs["group standard errors s"] = time.perf_counter() - start
+    # A second model on the same documents: the paired comparison (food-tasks compare, the report's paired
+    # section, --baseline) of every metric with an estimator, task by task.
+    other = {task: [dict(p.record) for p in next(iter(m.values()))] for task, m in sample_metrics_by_task.items()}
+    for recs in other.values():
+        for r in recs:
+            if "correct" in r and rng.random() < 0.1:
+                r["correct"] = not r["correct"]
+    names = [m.name for m in table.values() if m.estimator is not None and m.alias_of is None]
+    start = time.perf_counter()
+    for task, sample_metrics in sample_metrics_by_task.items():
+        mine = [p.record for p in next(iter(sample_metrics.values()))]
+        errorbars.compare_tasks(errorbars.RunTask(table, mine), errorbars.RunTask(table, other[task]), names, iters, task)
+    outputs["paired comparisons s"] = time.perf_counter() - start
     return outputs
 
 
