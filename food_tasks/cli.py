@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -182,8 +183,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     rows = errorbars.compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
     print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
     print("Differences A - B on the documents both runs scored, 95% intervals (clustered; paired bootstrap for")
-    print("statistics that are not means); 'no detectable difference' when the interval contains 0.\n")
-    header = ("task or group", "metric", "A", "B", "A - B", "95% interval", "p", "docs", "verdict")
+    print("statistics that are not means); 'no detectable difference' when the interval contains 0; units are the")
+    print(f"independent clusters (dishes, questions, images): with fewer than {stats.MIN_UNITS} no verdict is given.\n")
+    header = ("task or group", "metric", "A", "B", "A - B", "95% interval", "p", "docs (units)", "verdict")
     table = []
     for row in rows:
         c = row.comparison
@@ -191,12 +193,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
             continue
         verdict = c.verdict(row.higher_is_better, "A", "B")
-        if c.low is not None and verdict != "no detectable difference":
+        if verdict in ("A > B", "A < B"):
             better = (c.diff > 0) == row.higher_is_better
             verdict += f" ({'A' if better else 'B'} better)"
-        interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None else "n/a"
-        table.append((row.name, row.metric, errorbars_fmt(row.a), errorbars_fmt(row.b), f"{c.diff:+.2f}", interval,
-                      f"{c.p:.3g}" if c.p is not None else "n/a", str(c.n), verdict + (f"; {row.note}" if row.note else "")))  # fmt: skip
+        defined = math.isfinite(c.diff)
+        interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and defined else "n/a"
+        table.append((row.name, row.metric, errorbars_fmt(row.a), errorbars_fmt(row.b), f"{c.diff:+.2f}" if defined else "n/a", interval,
+                      f"{c.p:.3g}" if c.p is not None and defined else "n/a", f"{c.n} ({c.clusters})", verdict))  # fmt: skip
     if not table:
         print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
         return 1

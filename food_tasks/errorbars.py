@@ -39,7 +39,14 @@ from food_tasks.hooks import Metric, MetricTable, Payload
 
 LMMS_EVAL_DEFAULT_ITERS = 100_000
 ITERS_ENV = "FOOD_TASKS_BOOTSTRAP_ITERS"
-MIN_SHARED = 30  # fewer shared documents than this: a comparison says it has too few to be trusted
+MIN_SHARED = stats.MIN_UNITS  # fewer shared clusters than this: a comparison says it has too few to be trusted
+
+
+def few_note(comparison: "stats.Comparison | None") -> str:
+    """The warning of a comparison on too few independent units ("" when it has enough)."""
+    if comparison is None or comparison.clusters >= MIN_SHARED:
+        return ""
+    return f"only {comparison.n} shared documents in {comparison.clusters} independent units (clusters)"
 
 
 def bootstrap_iters(requested: Any) -> int:
@@ -249,7 +256,8 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
         full = np.zeros((len(index), kept.sums.shape[1]))
         full[local] = kept.sums
         sums.append(full)
-    weights = stats.bootstrap_weights(len(index), iters, stats.seed_for(group, name))
+    # Seeded by the metric an alias repeats (parse_fail_rate = invalid_rate ...): equal values, equal errors.
+    weights = stats.bootstrap_weights(len(index), iters, stats.seed_for(group, members[0][1].alias_of or name))
     values = np.stack([np.asarray(m.estimator.combine(weights @ s), dtype=float) for (_, m), s in zip(members, sums)], axis=1)
     sizes = [len(data.records) for data, _ in members]
     reduced = _reduce_group(entry, values, sizes)
@@ -334,7 +342,7 @@ def compare_tasks(a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, ta
         metric = a.table.get(name)
         if metric is None or metric.estimator is None or not shared:
             continue
-        out[name] = stats.compare(metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, name))
+        out[name] = stats.compare(metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, metric.alias_of or name))
     return out
 
 
@@ -360,8 +368,9 @@ def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -
     row.update({"paired_baseline": path.name, "paired_metric": headline.name, "paired_baseline_score": base_value,
                 "paired_diff": result.diff, "paired_ci_lower": result.low, "paired_ci_upper": result.high,
                 "paired_pvalue": result.p, "paired_n": result.n})  # fmt: skip
-    if result.n < MIN_SHARED:
-        logger.warning(f"food-tasks: {task}: the baseline shares only {result.n} documents with this run: too few to compare")
+    if result.clusters < MIN_SHARED:
+        logger.warning(f"food-tasks: {task}: the baseline shares only {result.n} documents in {result.clusters} independent units "
+                       "(clusters) with this run: too few to compare")
 
 
 def finite(value: Any) -> bool:
@@ -551,7 +560,7 @@ def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.D
         for name in names[:1] if metrics == "headline" else names:
             result = compare_tasks(ta, tb, [name], iters, task).get(name)
             metric = ta.table[name]
-            note = f"only {result.n} shared documents" if result is not None and result.n < MIN_SHARED else ""
+            note = few_note(result)
             rows.append(Row(task, name, a.value(task, name), b.value(task, name), result, metric.higher_is_better, note))
     for group in [g for g in a.groups if g in b.groups]:
         rows += _compare_group(a, b, group, iters)
@@ -577,7 +586,7 @@ def _compare_group(a: Run, b: Run, group: str, iters: int) -> list[Row]:
         if not matching or any(f is None or f[1].estimator is None for f in found):
             continue
         result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
-        note = f"only {result.n} shared documents" if result is not None and result.n < MIN_SHARED else ""
+        note = few_note(result)
         out.append(Row(group, name, a.value(group, name), b.value(group, name), result, found[0][1].higher_is_better, note))  # type: ignore[index]
     return out
 
@@ -600,7 +609,7 @@ def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metr
     diff = float(_reduce_group(entry, full[:, 0][None, :], sizes)[0] - _reduce_group(entry, full[:, 1][None, :], sizes)[0])
     if iters <= 0 or c < 2:
         return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
-    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, name))
+    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, metrics[0].alias_of or name))
     va = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(ra, inv, c)), dtype=float) for est, ra, _, inv, _ in parts], axis=1)
     vb = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rb, inv, c)), dtype=float) for est, _, rb, inv, _ in parts], axis=1)
     diffs = _reduce_group(entry, va, sizes) - _reduce_group(entry, vb, sizes)
@@ -624,7 +633,7 @@ def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
             return None
         result = compare_tasks(RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name)
         comparison = result.get(metric)
-        note = f"only {comparison.n} shared documents" if comparison is not None and comparison.n < MIN_SHARED else ""
+        note = few_note(comparison)
         return Row(name, metric, a.value(name, metric), b.value(name, metric), comparison, found[1].higher_is_better, note)
     if name in a.groups and name in b.groups:
         return next((row for row in _compare_group(a, b, name, iters) if row.metric == metric), None)

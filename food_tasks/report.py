@@ -35,6 +35,10 @@ FILTER = "none"
 MISSING = "–"
 UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table says why
 Z95 = 1.959963984540054  # two-sided 95 % (food_tasks.stats.Z95; numpy is imported only when a report compares runs)
+MIN_UNITS = 30  # food_tasks.stats.MIN_UNITS (not imported: numpy only when a report compares runs)
+FEW = "†"
+FEW_NOTE = (f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
+            "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds).")  # fmt: skip
 INTERVAL_NOTE = ("± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
                  "README \"Error bars\"); the paper's numbers come without one.")  # fmt: skip
 
@@ -181,9 +185,15 @@ class Run:
     model: str = ""
     stderr: dict[str, dict[str, float]] = field(default_factory=dict)  # task or group -> {metric: standard error}
     files: dict[str, Path] = field(default_factory=dict)  # task or group -> its results file
+    units: dict[str, dict[str, Any]] = field(default_factory=dict)  # task or group -> {metric: independent units (clusters)}
 
     def value(self, task: str, metric: str) -> Any:
         return self.metrics.get(task, {}).get(metric)
+
+    def few(self, task: str, metric: str) -> bool:
+        """True when fewer than :data:`MIN_UNITS` independent units (clusters) are behind the metric's error."""
+        value = self.units.get(task, {}).get(metric)
+        return isinstance(value, (int, float)) and value < MIN_UNITS
 
     def se(self, task: str, metric: str) -> float | None:
         """The metric's standard error (food_tasks.errorbars), or None (none computed, or not a number)."""
@@ -269,9 +279,14 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
         data = _read(path)
         metrics: dict[str, dict[str, Any]] = {}
         stderr: dict[str, dict[str, float]] = {}
+        units: dict[str, dict[str, Any]] = {}
         for section in ("results", "groups"):
             for task, values in (data.get(section) or {}).items():
                 clean = {k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k}
+                # <metric>_n and <metric>_clusters (food_tasks.errorbars) describe a metric, they are not metrics
+                described = {m for m in clean if m.endswith(("_n", "_clusters")) and m.rsplit("_", 1)[0] in clean}
+                units.setdefault(task, {}).update({m.removesuffix("_clusters"): clean[m] for m in described if m.endswith("_clusters")})
+                clean = {m: v for m, v in clean.items() if m not in described}
                 metrics.setdefault(task, {}).update(clean)
                 stderr.setdefault(task, {}).update({k.rsplit(",", 1)[0].removesuffix("_stderr"): v for k, v in values.items()
                                                     if k.endswith(f"_stderr,{FILTER}")})  # fmt: skip
@@ -282,7 +297,7 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
                    and int(c["effective"]) < int(c["original"])}  # fmt: skip
         model = _model_label(data)
         run = Run(short_label(model), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial, model, stderr,
-                  dict.fromkeys(metrics, path))  # fmt: skip
+                  dict.fromkeys(metrics, path), units)  # fmt: skip
         same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
@@ -290,6 +305,7 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
             same.fingerprints.update(run.fingerprints)
             same.partial.update(run.partial)
             same.stderr.update(run.stderr)
+            same.units.update(run.units)
             same.files.update(run.files)
             continue
         taken = sum(r.label == run.label or r.label.startswith(run.label + " #") for r in runs)
@@ -451,7 +467,8 @@ POWER_NOTE = ("Smallest detectable difference: how far another model's score mus
               "the two models' errors on a question are correlated.")  # fmt: skip
 PAIRED_NOTE = ("A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
                "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
-               "\"No detectable difference\" when the interval contains 0. Robust scorer.")  # fmt: skip
+               "\"No detectable difference\" when the interval contains 0; units are the independent clusters (dishes, "
+               "questions, images): with fewer than 30 the interval is not trusted and no verdict is given. Robust scorer.")  # fmt: skip
 MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
 
 
@@ -478,12 +495,17 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             if se is None:
                 continue
             scaled = se * column.scale
-            power.append([f"**{run.label}**", column.label, f"{fmt(value, column.decimals)} ± {fmt(Z95 * scaled, column.decimals)}",
-                          fmt(scaled, column.decimals), fmt(2.8016 * math.sqrt(2) * scaled, column.decimals)])  # fmt: skip
+            mark = FEW if run.few(task, metric) else ""
+            units = run.units.get(task, {}).get(metric)
+            power.append([f"**{run.label}**", column.label, f"{fmt(value, column.decimals)} ± {fmt(Z95 * scaled, column.decimals)}{mark}",
+                          fmt(scaled, column.decimals), fmt(units, 0) if isinstance(units, (int, float)) else MISSING,
+                          fmt(2.8016 * math.sqrt(2) * scaled, column.decimals) + mark])  # fmt: skip
     if not power:
         return []
-    blocks: list[Block] = [("h", 3, "Uncertainty"), ("table", ["Model", "Metric", "Value ± 95%", "Std. error",
+    blocks: list[Block] = [("h", 3, "Uncertainty"), ("table", ["Model", "Metric", "Value ± 95%", "Std. error", "Independent units",
                                                                "Smallest detectable difference"], power), ("p", POWER_NOTE)]  # fmt: skip
+    if any(FEW in row[2] for row in power):
+        blocks.append(("p", FEW_NOTE))
     blocks += _best_of_blocks(spec, runs, suffix)
     if len(runs) >= 2:
         blocks += _paired_blocks(spec, runs, suffix)
@@ -517,22 +539,29 @@ def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> lis
             ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
             row = errorbars.compare_one(ra, rb, task, metric) if ra is not None and rb is not None else None
             c = row.comparison if row is not None else None
-            if c is None or c.se is None:
-                missing.add(task)
+            if ra is None or rb is None or any(r.task(leaf) is None for r in (ra, rb) for leaf in r.leaves(task)):
+                missing.add(task)  # a task (or a task of the group) without its samples file
+                continue
+            if c is None:
                 continue
             scale, d = column.scale, column.decimals
             verdict = c.verdict(not column.lower_is_better, a.label, b.label)
             if row.note:
                 few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
+            if c.se is None or not math.isfinite(c.diff):  # undefined on these documents (no pair for CTC ...)
+                rows.append([f"{a.label} vs {b.label}", column.label, "n/a", "n/a", "n/a", f"{c.n} ({c.clusters})", "n/a",
+                             verdict if not math.isfinite(c.diff) else "no standard error"])  # fmt: skip
+                continue
             rows.append([f"{a.label} vs {b.label}", column.label, f"{c.diff * scale:+.{d}f}",
-                         f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]", f"{c.p:.3g}", str(c.n),
+                         f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]", f"{c.p:.3g}", f"{c.n} ({c.clusters})",
                          fmt(c.mde * scale, d), verdict])  # fmt: skip
     blocks: list[Block] = []
     if rows:
-        blocks += [("h", 3, "Paired differences"), ("table", ["A vs B", "Metric", "A - B", "95% interval", "p", "Shared documents",
+        blocks += [("h", 3, "Paired differences"), ("table", ["A vs B", "Metric", "A - B", "95% interval", "p", "Shared documents (units)",
                                                               "Detectable (paired)", "Verdict"], rows), ("p", PAIRED_NOTE)]  # fmt: skip
     if few:
-        blocks.append(("warn", "Too few shared documents to compare:\n" + "\n".join(f"- {line}" for line in few)))
+        blocks.append(("warn", f"Too few independent units (clusters) to compare; no verdict below {errorbars.MIN_SHARED}:\n"
+                               + "\n".join(f"- {line}" for line in few)))  # fmt: skip
     if missing:
         blocks.append(("p", "No paired comparison for " + ", ".join(f"`{t}`" for t in sorted(missing)) + ": it needs both runs' "
                             "samples files (lmms-eval `--log_samples`) beside their results files."))  # fmt: skip
@@ -610,24 +639,25 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             reasons.append((kind, reason))
         return f"{kind} [{reasons.index((kind, reason)) + 1}]"
 
-    intervals = False
+    intervals = few = False
 
-    def cell_text(value: Any, column: Column, se: float | None = None) -> str:
-        nonlocal partial, intervals
+    def cell_text(value: Any, column: Column, error: tuple[float | None, bool] = (None, False)) -> str:
+        nonlocal partial, intervals, few
         partial |= isinstance(value, Partial)
         reason = absent_reason(value)
         if reason is not None:
             return numbered("absent", reason)
         if isinstance(value, float) and math.isnan(value):
             return numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
+        se, thin = error
         if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
-            intervals = True
-            return f"{fmt(value, column.decimals)} ± {fmt(Z95 * se * column.scale, column.decimals)}"
+            intervals, few = True, few or thin
+            return f"{fmt(value, column.decimals)} ± {fmt(Z95 * se * column.scale, column.decimals)}{FEW if thin else ''}"
         return fmt(value, column.decimals)
 
-    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, float | None]:
+    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, tuple[float | None, bool]]:
         value, task, metric = _source_cell(run, column, suffix, mode, official)
-        return value, task, run.se(task, metric) if task and metric else None
+        return value, task, (run.se(task, metric), run.few(task, metric)) if task and metric else (None, False)
 
     for run in runs:
         for mode in table.modes:
@@ -658,6 +688,8 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     notes = [f"{kind} [{k}]: {reason}" for k, (kind, reason) in enumerate(reasons, 1)]
     if intervals:
         notes.append(INTERVAL_NOTE)
+    if few:
+        notes.append(FEW_NOTE)
     notes += [f"{c.label}, official and robust differ: {c.differs}" for c in differ]
     if partial:
         notes.append("(k of n): computed from the k of the n subtasks that ran, as their group would be over all n.")
@@ -695,8 +727,16 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
         names = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, (int, float)) and m != "alias"})
         if names:
-            rows = [[f"`{m}`"] + [fmt(r.value(task, m), 2) for r in have] for m in names]
+            def cell(r: Run, m: str) -> str:
+                value, se = r.value(task, m), r.se(task, m)
+                if se is None or not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+                    return fmt(value, 2)
+                return f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}{FEW if r.few(task, m) else ''}"
+
+            rows = [[f"`{m}`"] + [cell(r, m) for r in have] for m in names]
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
+            if any(" ± " in c for row in rows for c in row):
+                blocks.append(("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else "")))
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
         for metric in dicts:
             column = metric.split("_by_")[-1]

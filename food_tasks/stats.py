@@ -416,6 +416,9 @@ def estimate_many(estimators: Sequence[Estimator], records: Sequence[Record], cl
 # --------------------------------------------------------------------------- paired comparisons and power
 
 
+MIN_UNITS = 30  # fewer independent units (clusters) than this: the normal approximation is not trusted
+
+
 @dataclass(frozen=True)
 class Comparison:
     """A minus B on the documents both runs scored.
@@ -439,7 +442,14 @@ class Comparison:
     method: str
 
     def verdict(self, higher_is_better: bool = True, a: str = "A", b: str = "B") -> str:
-        """``"A > B"``, ``"A < B"`` (the interval excludes 0) or ``"no detectable difference"``."""
+        """``"A > B"``, ``"A < B"`` (the interval excludes 0), ``"no detectable difference"``, ``"undefined"`` (the
+        metric is not a number on these documents) or, with fewer than :data:`MIN_UNITS` shared clusters,
+        ``"too few independent units to tell (k)"``: the normal interval is not to be trusted there (it can be
+        0 wide when every unit agrees, or cross the metric's bounds)."""
+        if not math.isfinite(self.diff):
+            return "undefined"
+        if self.clusters < MIN_UNITS:
+            return f"too few independent units to tell ({self.clusters})"
         if self.low is None or self.high is None or (self.low <= 0 <= self.high):
             return "no detectable difference"
         return f"{a} > {b}" if self.diff > 0 else f"{a} < {b}"

@@ -46,6 +46,9 @@ def test_stderr_n_and_clusters_in_the_json_and_the_table(tmp_path):
     assert row["acc_stderr_clt,none"] == "N/A" and row["per_language_stderr,none"] == "N/A"
     group = results["results"][GROUP]
     assert isinstance(group["acc_stderr,none"], float) and group["acc_n,none"] == 36 and group["acc_clusters,none"] == 3
+    # an alias (the shared unparsed name) gets the same error as the metric it repeats
+    assert group["parse_fail_rate,none"] == group["invalid_rate,none"]
+    assert group["parse_fail_rate_stderr,none"] == group["invalid_rate_stderr,none"]
     table = [line for line in proc.stdout.splitlines() if line.startswith("|") and "|acc " in line]
     assert table and all(not cells.split("|")[8].strip() == "N/A" for cells in table), table
     assert not any("_clusters" in line or "acc_n " in line for line in proc.stdout.splitlines() if line.startswith("|"))

@@ -329,7 +329,11 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "## WorldCuisines (paper Table 7) — packaged sample" in md and "## FAM-Bench — packaged sample" in md
     assert "| **food_tasks_replay (preds.jsonl)** | official" in md
-    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 (2) |" in md
+    # acc with its interval (six rows, each its own unit: fewer than 30, so the dagger); acc_n / acc_clusters
+    # describe acc and are not listed as metrics
+    se = results["results"]["regional_example_mcq"]["acc_stderr,none"]
+    assert "## Task `regional_example_mcq`" in md and f"| `acc` | 50.00 ± {1.959963984540054 * se:.2f}† |" in md
+    assert "| West Africa | 0.00 (2) |" in md and "`acc_n`" not in md and "`acc_clusters`" not in md
     assert mcq["n_by_region,none"] == {"East Asia": 2, "Southeast Asia": 2, "West Africa": 2}  # the group sizes (issue 19.5)
     charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
     assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts

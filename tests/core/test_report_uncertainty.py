@@ -53,7 +53,10 @@ def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_run
     assert "### Uncertainty" in md and "Smallest detectable difference" in md
     group = base["results"][GROUP]
     gse = group["acc_stderr,none"]
-    assert f"| {group['acc,none']:.2f} ± {1.959963984540054 * gse:.2f} | {gse:.2f} | {2.8016 * 2 ** 0.5 * gse:.2f} |" in md
+    # three dishes: fewer than 30 independent units, so the values carry the dagger and its note
+    assert (f"| {group['acc,none']:.2f} ± {1.959963984540054 * gse:.2f}† | {gse:.2f} | 3 | {2.8016 * 2 ** 0.5 * gse:.2f}† |"
+            in md) and report.FEW_NOTE in md  # fmt: skip
+    assert f"{acc:.2f} ± {1.959963984540054 * se:.2f}†" in md
     assert "### Paired differences" not in md  # one run: nothing to compare
 
 
@@ -69,7 +72,11 @@ def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path
     assert float(cells[2]) == pytest.approx(diff, abs=0.01)
     low, high = (float(x) for x in re.findall(r"[-+][0-9.]+", cells[3]))
     assert low <= float(cells[2]) <= high and 0 <= float(cells[4]) <= 1
-    assert cells[5] == str(better["results"][GROUP]["acc_n,none"])  # every shared document
+    group = better["results"][GROUP]
+    assert cells[5] == f"{group['acc_n,none']} ({group['acc_clusters,none']})"  # every shared document, and the dishes
+    # three dishes are three independent units: the interval is shown, no verdict is given, and the page says why
+    assert cells[7] == "too few independent units to tell (3)"
+    assert "Too few independent units (clusters) to compare" in md and "36 shared documents in 3 independent units" in md
 
 
 def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
@@ -96,3 +103,13 @@ def test_mean_half_width_by_hand():
     # independent cells 3 and 4: sqrt(9 + 16) / 2 = 2.5
     assert report.mean_half_width([3.0, 4.0]) == pytest.approx(2.5)
     assert report.mean_half_width([3.0, None]) is None and report.mean_half_width([]) is None
+
+
+def test_compare_prints_documents_and_units_and_gives_no_verdict_on_three_dishes(two_runs, capsys):
+    from food_tasks.cli import main as cli_main
+
+    tmp, _, _ = two_runs
+    assert cli_main(["compare", str(tmp / "better"), str(tmp / "base")]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith(GROUP + " ") and " acc " in line)
+    assert "36 (3)" in line and "too few independent units to tell (3)" in line and "better)" not in line

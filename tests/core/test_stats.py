@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 
@@ -83,6 +84,10 @@ def test_paired_comparison_is_narrower_than_unpaired_when_runs_agree():
     assert paired.low == pytest.approx(10 - stats.Z95 * paired.se) and paired.mde == pytest.approx((stats.Z95 + stats.Z80) * paired.se)
     same = stats.compare(ACC, a, a, ids)
     assert same.diff == 0 and same.verdict() == "no detectable difference"
+    # the same difference on 29 clusters of a few documents each: too few independent units for a verdict
+    few = stats.compare(ACC, a, b, [i % 29 for i in ids])
+    assert few.clusters == 29 and few.verdict() == "too few independent units to tell (29)"
+    assert dataclasses.replace(paired, diff=math.nan).verdict() == "undefined"
 
 
 def test_paired_bootstrap_for_statistics_that_are_not_ratios():
