@@ -64,10 +64,11 @@ TABLES = {
           for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")),
         _PARSE_FAIL,
         Metric("empty_rate", fc_scoring.empty_rate, higher_is_better=False, scale="fraction"),
+        Metric("captions_cut", fc_scoring.captions_cut, higher_is_better=False, scale="count"),
         Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
         Metric("per_category", fc_scoring.per_category, scale="breakdown"),
         Metric("per_region", fc_scoring.per_region, scale="breakdown"),
-        version=1.0,
+        version=1.1,
     ),
 }  # fmt: skip
 

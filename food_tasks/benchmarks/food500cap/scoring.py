@@ -8,6 +8,11 @@ Scales: BLEU-n, METEOR, ROUGE-L and CIDEr x 100 as in the paper's Table 4; SLA i
 CLIPScore as a fraction (Table 4's CLIP-S column); rates as fractions; mean caption length in words
 (whitespace-separated words of the cleaned caption). An absent metric's value is the string
 ``"absent: <reason>"``: visible in the results table and JSON, never a substitute number.
+
+The toolkit sees every caption cut to :data:`food_tasks.cocoeval.MAX_HYP_CHARS` characters and
+:data:`~food_tasks.cocoeval.MAX_HYP_TOKENS` tokens (runaway generations only; counted in ``captions_cut``).
+The ``*_pytok`` metrics (pure-Python tokenizer) are computed when the toolkit's tokenizer cannot run, or
+when ``FOOD_TASKS_FOOD500CAP_PYTOK=1`` asks for them.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from typing import Any
 from food_tasks import cocoeval
 from food_tasks.benchmarks.food500cap import data, parsing
 from food_tasks.metrics import mean
+from food_tasks.outputs import NoAnswer
 
 Record = Mapping[str, Any]
 CLIP_ENV = "FOOD_TASKS_CLIP_MODEL"
+PYTOK_ENV = "FOOD_TASKS_FOOD500CAP_PYTOK"
 CLIP_PREFIX = "A photo depicts "  # Hessel et al. (2021), as in their reference implementation
 CLIP_W = 2.5
 # Our metric name -> the toolkit's metric name.
@@ -38,8 +45,11 @@ def absent(reason: str) -> str:
 
 
 def score_caption(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """The record of one image: cleaned caption, SLA indicators, flags."""
-    caption, failed = parsing.clean_caption(output)
+    """The record of one image: cleaned caption, SLA indicators, flags.
+
+    A failed backend request (:class:`food_tasks.outputs.NoAnswer`) is an unparseable, empty caption.
+    """
+    caption, failed = ("", True) if isinstance(output, NoAnswer) else parsing.clean_caption(output)
     record = {
         "key": doc["replay_key"], "cat": doc["cat"], "region": doc.get("region", ""), "ref": doc["caption"],
         "pred": caption, "parse_fail": failed, "image_missing": data.image_missing(dict(doc)),
@@ -64,15 +74,20 @@ def _digest(rows: Sequence[Record]) -> str:
     return h.hexdigest()
 
 
+def pytok_requested() -> bool:
+    """``FOOD_TASKS_FOOD500CAP_PYTOK=1``: compute the ``*_pytok`` metrics although the toolkit's tokenizer runs."""
+    return os.environ.get(PYTOK_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
 @functools.lru_cache(maxsize=8)
-def _coco(digest: str, rows: tuple) -> cocoeval.CocoScores:
-    return cocoeval.coco_scores({k: [ref] for k, ref, _ in rows}, {k: pred for k, _, pred in rows})
+def _coco(digest: str, rows: tuple, pytok: bool) -> cocoeval.CocoScores:
+    return cocoeval.coco_scores({k: [ref] for k, ref, _ in rows}, {k: pred for k, _, pred in rows}, pytok=pytok or None)
 
 
 def coco(records: Sequence[Record]) -> cocoeval.CocoScores:
     """Toolkit scores of the scored records (computed once per distinct set of records)."""
     rows = scored(records)
-    return _coco(_digest(rows), tuple((r["key"], r["ref"], r["pred"]) for r in rows))
+    return _coco(_digest(rows), tuple((r["key"], r["ref"], r["pred"]) for r in rows), pytok_requested())
 
 
 def coco_metric(records: Sequence[Record], name: str) -> float | str:
@@ -82,8 +97,14 @@ def coco_metric(records: Sequence[Record], name: str) -> float | str:
     scores = coco(records)
     toolkit = COCO[name]
     if toolkit in scores.absent:
-        return absent(scores.absent[toolkit])
+        hint = f" (set {PYTOK_ENV}=1 to compute it as well)" if toolkit.endswith("_pytok") else ""
+        return absent(scores.absent[toolkit] + hint)
     return 100.0 * scores.corpus[toolkit]
+
+
+def captions_cut(records: Sequence[Record]) -> int:
+    """Scored captions the COCO metrics saw cut (longer than the toolkit's input bounds: runaway generations)."""
+    return len(coco(records).cut) if scored(records) else 0
 
 
 def sla_metric(records: Sequence[Record], field: str) -> float:
@@ -98,11 +119,13 @@ def mean_words(records: Sequence[Record], which: str = "pred") -> float:
 
 
 def parse_fail_rate(records: Sequence[Record]) -> float:
+    """Unusable outputs (not a string, unterminated reasoning, failed backend request) over the scored images."""
     rows = scored(records)
     return sum(1 for r in rows if r["parse_fail"]) / len(rows) if rows else 0.0
 
 
 def empty_rate(records: Sequence[Record]) -> float:
+    """Captions empty after clean-up (empty answers and every parse failure) over the scored images."""
     rows = scored(records)
     return sum(1 for r in rows if not r["pred"]) / len(rows) if rows else 0.0
 
