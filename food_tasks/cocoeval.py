@@ -198,13 +198,15 @@ class MeteorProcess:
         proc, stderr = self._proc, self._stderr
         self._proc = self._stderr = None
         if proc is not None and self._pid == os.getpid():
+            # Killed before the pipes are closed: a writer thread blocked in a write to a full pipe holds the
+            # stream's lock, and close() would wait on it; the kill ends that write at once.
+            proc.kill()
             for stream in (proc.stdin, proc.stdout):
                 try:
                     if stream:
                         stream.close()
-                except OSError:
+                except (OSError, ValueError):
                     pass
-            proc.kill()
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -263,6 +265,16 @@ class MeteorProcess:
 
     def _score(self, gts: Mapping[Hashable, Sequence[str]], res: Mapping[Hashable, Sequence[str]]) -> tuple[float, list[float]]:
         keys = list(gts)
+        for key in keys:
+            if len(res[key]) != 1:
+                raise MeteorError(f"METEOR scores one hypothesis per item, got {len(res[key])} for {key!r}")
+        # The protocol's field separator cannot occur in a hypothesis (the toolkit removes it, then halves runs
+        # of spaces). Encoded here, before anything is sent: a caption that cannot be encoded fails at once.
+        try:
+            lines = [(" ||| ".join(("SCORE", " ||| ".join(gts[k]), res[k][0].replace("|||", "").replace("  ", " "))) + "\n").encode()
+                     for k in keys]  # fmt: skip
+        except UnicodeEncodeError as err:
+            raise MeteorError(f"a caption cannot be sent to the METEOR 1.5 jar: {err}") from None
         try:
             proc = self._ensure()
         except OSError as err:
@@ -273,14 +285,18 @@ class MeteorProcess:
         done = threading.Event()
         self._stopped_by_watchdog = False
         self._last_progress = time.monotonic()
-        watchdog = threading.Thread(target=self._watch, args=(proc, done), name="food-tasks-meteor-watchdog", daemon=True)
-        watchdog.start()
-        what = "starting"
+        threading.Thread(target=self._watch, args=(proc, done), name="food-tasks-meteor-watchdog", daemon=True).start()
 
-        def send(line: str) -> None:
-            stdin.write(line.encode() + b"\n")
-            stdin.flush()
-            self._last_progress = time.monotonic()
+        def write_all() -> None:
+            # The jar answers SCORE lines in order: sending them all while reading the answers keeps it busy
+            # without a round trip per item (which, with the GIL held by other scoring, costs milliseconds).
+            try:
+                for start in range(0, len(lines), 512):
+                    stdin.write(b"".join(lines[start : start + 512]))
+                    stdin.flush()
+                    self._last_progress = time.monotonic()
+            except (OSError, ValueError):
+                pass  # the jar is gone: the reader sees it
 
         def answer() -> bytes:
             line = stdout.readline()
@@ -289,19 +305,19 @@ class MeteorProcess:
             self._last_progress = time.monotonic()
             return line
 
+        writer = threading.Thread(target=write_all, name="food-tasks-meteor-writer", daemon=True)
+        what = "starting"
         try:
+            writer.start()
             stats = []
-            for i, key in enumerate(keys):
+            for i in range(len(keys)):
                 what = f"item {i + 1} of {len(keys)}"
-                if len(res[key]) != 1:
-                    raise ValueError(f"METEOR scores one hypothesis per item, got {len(res[key])} for {key!r}")
-                # The protocol's field separator cannot occur in a hypothesis (the toolkit removes it, then
-                # halves runs of spaces).
-                hyp = res[key][0].replace("|||", "").replace("  ", " ")
-                send(" ||| ".join(("SCORE", " ||| ".join(gts[key]), hyp)))
                 stats.append(answer().decode().strip())
+            writer.join()  # every line was answered, so every line was written
             what = "corpus evaluation"
-            send("EVAL" + "".join(f" ||| {line}" for line in stats))
+            stdin.write(("EVAL" + "".join(f" ||| {line}" for line in stats) + "\n").encode())
+            stdin.flush()
+            self._last_progress = time.monotonic()
             items = [float(answer().strip()) for _ in keys]
             corpus = float(answer().strip())
         except (OSError, EOFError, ValueError) as err:
@@ -314,6 +330,8 @@ class MeteorProcess:
             raise
         finally:
             done.set()
+            if writer.is_alive():
+                writer.join(timeout=10)  # ends at once once the jar is stopped
         return corpus, items
 
 

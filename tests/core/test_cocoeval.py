@@ -120,12 +120,17 @@ def test_py_tokenize_handles_runaway_output():
 
 # A stand-in for the METEOR jar speaking its -stdio protocol (statistics "1 2" per SCORE line; per-item
 # scores 0.5 and corpus 0.25 per EVAL line), or misbehaving as asked: "hang" reads and never answers,
-# "oom" dies on the first line as the jar does when its heap is exhausted.
+# "garbled" answers bytes that are not UTF-8 and then stops reading, "oom" dies on the first line as the
+# jar does when its heap is exhausted.
 FAKE_JAR = """
 import sys, time
 mode = sys.argv[1]
 for line in sys.stdin:
     if mode == "hang":
+        time.sleep(3600)
+    if mode == "garbled":
+        sys.stdout.buffer.write(b"\\xff\\xfe\\n")
+        sys.stdout.flush()
         time.sleep(3600)
     if mode == "oom":
         sys.stderr.write('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\\n')
@@ -197,6 +202,23 @@ def test_a_dead_or_killed_jar_is_the_metric_absent_with_the_reason(fake_meteor):
     threading.Timer(1.0, meteor._proc.kill).start()  # killed from outside while we wait for its answer
     assert cocoeval.coco_scores(REFS, HYPS).absent["METEOR"] == "the METEOR 1.5 jar failed (item 1 of 6; exit -9)"
     assert fake_meteor("ok") and cocoeval.coco_scores(REFS, HYPS).corpus["METEOR"] == 0.25  # nothing stays locked
+
+
+def test_a_garbled_answer_with_the_writer_blocked_fails_at_once(fake_meteor, monkeypatch):
+    import time
+
+    # Enough SCORE lines to fill the pipe: the writer thread is blocked in a write when the reader fails,
+    # and stopping the jar must end that write without waiting for the watchdog.
+    refs = {f"k{i}": [f"a bowl of noodle soup with beef number {i}"] for i in range(4000)}
+    hyps = {k: "a bowl of rice" for k in refs}
+    fake_meteor("garbled")
+    monkeypatch.setattr(cocoeval, "JAVA_TIMEOUT_S", 60.0)
+    started = time.monotonic()
+    scores = cocoeval.coco_scores(refs, hyps)
+    assert time.monotonic() - started < 30
+    assert scores.absent["METEOR"].startswith("the METEOR 1.5 jar failed (item 1 of 4000; still running, stopped): "
+                                              "UnicodeDecodeError")  # fmt: skip
+    assert not [t for t in __import__("threading").enumerate() if t.name == "food-tasks-meteor-writer"]
 
 
 def test_runaway_hypotheses_are_cut_before_the_java_tools(fake_meteor, monkeypatch):
