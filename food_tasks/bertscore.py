@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from typing import Sequence
 
 from loguru import logger
+
+from food_tasks.outputs import utf8_safe
 
 DEFAULT_MODEL = "xlm-roberta-large"
 DEFAULT_LAYERS = 17
@@ -58,15 +59,10 @@ def _f1(candidates: tuple[str, ...], references: tuple[str, ...], model: str, la
     return tuple(float(x) for x in f1.tolist())
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def sanitize(text: object) -> str:
     """Text the tokenizer accepts: lone UTF-16 surrogates (which no UTF-8 encoder takes, so one of them
     fails the whole batch) become U+FFFD; a non-string is the empty answer."""
-    if not isinstance(text, str):
-        return ""
-    return _SURROGATE.sub("\ufffd", text)
+    return utf8_safe(text) if isinstance(text, str) else ""
 
 
 def _pairwise(candidates: Sequence[str], references: Sequence[str], model: str, layers: int) -> list[float] | None:

@@ -6,6 +6,7 @@
     food-tasks prefetch BENCH      fetch a benchmark's remote files once into the cache ({prefetch})
     food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
     food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
+    food-tasks compare RUN_A RUN_B which model differences are real: paired differences, 95% intervals
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 from food_tasks.benchmarks import BENCHMARKS, get
@@ -31,6 +32,11 @@ def demo_tasks() -> str:
 
 def _yaml_names() -> list[tuple[str, str, str]]:
     """``(name, kind, benchmark)`` for every task and group YAML we ship (read without executing hooks)."""
+    return [(name, kind, bench) for name, kind, bench, _ in _yaml_entries()]
+
+
+def _yaml_entries() -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """``(name, kind, benchmark, members)`` for every task and group YAML we ship (members: a group's tasks)."""
     import yaml
 
     class _Loader(yaml.SafeLoader):
@@ -42,26 +48,59 @@ def _yaml_names() -> list[tuple[str, str, str]]:
         config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
         bench = path.parent.name if path.parent != task_dir() else "all"
         if "group" in config:
-            out.append((config["group"], "group", bench))
+            members = config.get("task") if isinstance(config.get("task"), list) else [config.get("task")]
+            out.append((config["group"], "group", bench, tuple(m for m in members if isinstance(m, str))))
         elif "task" in config:
-            out.append((config["task"], "task", bench))
+            out.append((config["task"], "task", bench, ()))
     return out
 
 
-def _size(name: str, kind: str, bench: str) -> str:
-    """Documents of a task on the full data, as its benchmark's record counts them ("" for groups and unknowns)."""
-    record = get(bench)
-    count = record.documents(name) if record is not None and kind != "group" else None
-    return "" if count is None else str(count)
+SAMPLE_SOURCE = "packaged sample (installed with food-tasks; offline, no account needed)"
+
+
+def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, int | None]:
+    """Documents per task on its data, as its benchmark's record counts them; a group's: the sum over its
+    tasks (None when one is unknown)."""
+    tasks: dict[str, int | None] = {}
+    for name, kind, bench, _ in entries:
+        record = get(bench)
+        if kind == "task":
+            tasks[name] = record.documents(name) if record is not None else None
+    groups = {name: members for name, kind, _, members in entries if kind == "group"}
+
+    def size(name: str, seen: frozenset = frozenset()) -> int | None:
+        if name not in groups:
+            return tasks.get(name)
+        counts = [size(m, seen | {name}) for m in groups[name] if m not in seen]
+        return sum(counts) if counts and all(c is not None for c in counts) else None  # type: ignore[misc]
+
+    return {name: size(name) for name, *_ in entries}
+
+
+def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks`` and everything in them."""
+    groups = {name: members for name, kind, _, members in entries if kind == "group"}
+    found: set[str] = set()
+    todo = [t for b in BENCHMARKS for t in b.sample_tasks]
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo += groups.get(name, ())
+    return found
 
 
 def cmd_list(_: argparse.Namespace) -> int:
-    rows = _yaml_names()
-    width = max(len(n) for n, _, _ in rows)
+    entries = _yaml_entries()
+    sizes, samples = _sizes(entries), _samples(entries)
+    width = max(len(name) for name, *_ in entries)
     print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  source")
-    for name, kind, bench in rows:
+    for name, kind, bench, _ in entries:
         record = get(bench)
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {_size(name, kind, bench):>6}  {record.source if record else ''}")
+        source = SAMPLE_SOURCE if name in samples else record.source if record else ""
+        size = sizes.get(name)
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {source}")
+    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once).")
     return 0
 
 
@@ -79,52 +118,125 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     return record.prefetch(workers=args.workers, report=args.report)
 
 
-def _find_results(out_dir: Path) -> Path | None:
-    found = sorted(out_dir.rglob("*_results.json"), key=lambda p: p.stat().st_mtime)
+def _find_results(out_dir: Path, since: float = 0.0) -> Path | None:
+    """The newest results file under ``out_dir`` written after ``since`` (earlier demo runs stay beside it)."""
+    found = sorted((p for p in out_dir.rglob("*_results.json") if p.stat().st_mtime >= since), key=lambda p: p.stat().st_mtime)
     return found[-1] if found else None
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from food_tasks.tiny_model import build_tiny_qwen2_vl
+DEMO_OUTPUT = "food_tasks_demo"  # default --output_path of the demo, in the current directory
+REAL_MODEL = "Qwen/Qwen2-VL-2B-Instruct"  # the demo model's architecture, trained: the next step's example
 
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "food_tasks" / "tiny-qwen2-vl"
-    model = build_tiny_qwen2_vl(cache)
-    out_dir = Path(args.output_path or tempfile.mkdtemp(prefix="food-tasks-demo-"))
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current directory when it is below it (shorter to copy), else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from food_tasks.remote import cache_root
+
+    tasks = args.tasks or demo_tasks()
+    model = cache_root() / "tiny-qwen2-vl"
+    out_dir = Path(args.output_path or DEMO_OUTPUT)
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     command = [
         sys.executable, "-m", "lmms_eval", "--model", "qwen2_vl",
         "--model_args", f"pretrained={model},device=cpu,device_map=cpu,max_pixels=12544,min_pixels=3136",
-        "--tasks", args.tasks or demo_tasks(), "--batch_size", "1", "--output_path", str(out_dir), "--log_samples",
+        "--tasks", tasks, "--batch_size", "1", "--output_path", str(out_dir), "--log_samples",
     ]  # fmt: skip
+    # The command comes first, before anything (the model build, lmms-eval) prints progress.
     print("$ " + " ".join(command), flush=True)
+    print(f"food-tasks demo: the packaged sample tasks on a tiny random Qwen2-VL (CPU, offline); model {model}, "
+          f"results under {_shown(out_dir)}/", flush=True)  # fmt: skip
+    from food_tasks.tiny_model import build_tiny_qwen2_vl
+
+    build_tiny_qwen2_vl(model)
+    started = time.time()
     code = subprocess.call(command, env=env)
-    results = _find_results(out_dir)
+    results = _find_results(out_dir, since=started)
     # lmms-eval exits 0 even when a task crashed: the results file is the verdict.
     if code != 0 or results is None:
         print(f"food-tasks demo: lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.", file=sys.stderr)
         return 1
     data = json.loads(results.read_text(encoding="utf-8"))
     kinds = {name: kind for name, kind, _ in _yaml_names()}
-    expected = [t for b in BENCHMARKS for t in b.sample_tasks]  # groups land under "groups", tasks under "results"
+    expected = [t for t in tasks.split(",") if t in kinds]  # groups land under "groups", tasks under "results"
     missing = [t for t in expected if t not in data.get("groups" if kinds.get(t) == "group" else "results", {})]
     if missing:
         print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
         return 1
-    print(f"\nfood-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly unparseable outputs, so accuracies near 0).\nResults: {results}")
+    print(demo_epilogue(results, tasks), flush=True)
     return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Paired differences of two runs on the documents both scored (needs both runs' samples files)."""
+    from food_tasks import errorbars, stats
+
+    runs = [errorbars.load_run(p) for p in (args.run_a, args.run_b)]
+    iters = args.iters if args.iters is not None else stats.DEFAULT_ITERS
+    rows = errorbars.compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
+    print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
+    print("Differences A - B on the documents both runs scored, 95% intervals (clustered; paired bootstrap for")
+    print("statistics that are not means); 'no detectable difference' when the interval contains 0.\n")
+    header = ("task or group", "metric", "A", "B", "A - B", "95% interval", "p", "docs", "verdict")
+    table = []
+    for row in rows:
+        c = row.comparison
+        if c is None:
+            table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
+            continue
+        verdict = c.verdict(row.higher_is_better, "A", "B")
+        if c.low is not None and verdict != "no detectable difference":
+            better = (c.diff > 0) == row.higher_is_better
+            verdict += f" ({'A' if better else 'B'} better)"
+        interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None else "n/a"
+        table.append((row.name, row.metric, errorbars_fmt(row.a), errorbars_fmt(row.b), f"{c.diff:+.2f}", interval,
+                      f"{c.p:.3g}" if c.p is not None else "n/a", str(c.n), verdict + (f"; {row.note}" if row.note else "")))  # fmt: skip
+    if not table:
+        print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
+        return 1
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *table)]
+    for line in (header, *table):
+        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip())
+    return 0
+
+
+def errorbars_fmt(value: object) -> str:
+    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "" if value is None else str(value)[:20]
+
+
+def demo_epilogue(results: Path, tasks: str) -> str:
+    """What the demo prints last: where its results are, and what to do next with them and with a real model."""
+    return "\n".join([
+        "",
+        "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly",
+        "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers wired together.",
+        f"Results: {_shown(results)} (samples beside it)",
+        "Next:",
+        f"  food-tasks report {_shown(results)}",
+        "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",
+        f"  lmms-eval --model qwen2_vl --model_args pretrained={REAL_MODEL} --tasks {tasks} \\",
+        "      --output_path results/ --log_samples",
+        "      the same tasks on a real model (a GPU; any lmms-eval model works); `food-tasks list` shows the full benchmarks",
+    ])
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """One line per problem of each regional task YAML; exit status 1 when any."""
-    from food_tasks.regional import validate
+    from food_tasks.regional import check
 
     failed = 0
     for path in args.yaml:
-        problems = validate(path, check_images=not args.no_images)
-        for line in problems:
+        result = check(path, check_images=not args.no_images)
+        for line in result.problems:
             print(line)
-        print(f"{path}: {'OK' if not problems else f'{len(problems)} problem(s)'}", file=sys.stderr)
-        failed += bool(problems)
+        print(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}", file=sys.stderr)
+        failed += bool(result.problems)
     return 1 if failed else 0
 
 
@@ -154,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="list our tasks and groups").set_defaults(func=cmd_list)
     demo = sub.add_parser("demo", help="run the packaged sample tasks on a tiny local model (offline, CPU)")
     demo.add_argument("--tasks", default=None, help="tasks to run (default: every benchmark's packaged sample tasks)")
-    demo.add_argument("--output_path", default=None, help="where lmms-eval writes results (default: a temp dir)")
+    demo.add_argument("--output_path", default=None, help=f"where lmms-eval writes results (default: ./{DEMO_OUTPUT})")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
     prefetch.add_argument("benchmark", choices=[b.name for b in fetchers])
@@ -169,12 +281,18 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("results", nargs="+", help="lmms-eval --output_path directories or *_results.json files")
     report.add_argument("-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)")
     report.set_defaults(func=cmd_report)
+    compare = sub.add_parser("compare", help="paired differences of two runs, with 95%% intervals (needs --log_samples)")
+    compare.add_argument("run_a", help="results file or lmms-eval --output_path folder of run A (its samples files beside it)")
+    compare.add_argument("run_b", help="the same for run B")
+    compare.add_argument("--all", action="store_true", help="every metric with an error bar (default: each task's headline)")
+    compare.add_argument("--iters", type=int, default=None, help="bootstrap resamples (default 1000; 0: analytic errors only)")
+    compare.set_defaults(func=cmd_compare)
     args = parser.parse_args(argv)
     from food_tasks.data import DataAccessError
 
     try:
         return args.func(args)
-    except DataAccessError as err:  # our message last, non-zero exit status, no traceback
+    except (DataAccessError, FileNotFoundError) as err:  # our message last, non-zero exit status, no traceback
         print(f"food-tasks {args.command}: {err}", file=sys.stderr)
         return 1
 

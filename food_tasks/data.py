@@ -22,12 +22,10 @@ Images are never decoded up front: :class:`ImageStore` maps image URLs to
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import io
 import os
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -287,25 +285,6 @@ def load_hub_split(
         raise _explain_hub_error(err, repo_id) from err
 
 
-_DECODE_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def strict_decoding():  # type: ignore[no-untyped-def]
-    """Decode with Pillow's truncation check on. lmms-eval (``lmms_eval/api/task.py``) sets the process-wide
-    ``ImageFile.LOAD_TRUNCATED_IMAGES = True``, which turns a truncated body into a silently grey-filled
-    image; ours must fail instead, to be counted as damaged. The flag is restored at once (under a lock)."""
-    from PIL import ImageFile
-
-    with _DECODE_LOCK:
-        previous = ImageFile.LOAD_TRUNCATED_IMAGES
-        ImageFile.LOAD_TRUNCATED_IMAGES = False
-        try:
-            yield
-        finally:
-            ImageFile.LOAD_TRUNCATED_IMAGES = previous
-
-
 class ImageStore:
     """Lazy URL → image lookup over image columns of a dataset.
 
@@ -374,7 +353,7 @@ class ImageStore:
 
         Raises:
             DataAccessError: no image is stored for the URL.
-            CorruptImageError: the stored bytes do not decode.
+            CorruptImageError: the stored bytes do not decode (or are cut short: :func:`food_tasks.images.decode`).
         """
         from PIL import Image
 
@@ -382,18 +361,17 @@ class ImageStore:
             row, column = self._index[url]
         except KeyError:
             raise DataAccessError(f"{self.source}: no image stored for URL {url!r}") from None
+        from food_tasks import images
+
+        what = f"{self.source}: the image at row {row}, column {column!r} (URL {url!r})"
         value = self._columns[column][row][column]
-        try:
-            if isinstance(value, dict):
-                data = value.get("bytes")
-                image = Image.open(io.BytesIO(data)) if data else Image.open(value["path"])
-            else:
-                image = value
-            with strict_decoding():
-                image.load()
-            return image.convert("RGB")
-        except Exception as err:
-            raise CorruptImageError(f"{self.source}: cannot decode the image at row {row}, column {column!r} (URL {url!r}): {err}") from err
+        if isinstance(value, dict) and value.get("bytes"):
+            return images.rgb(images.decode(value["bytes"], what))
+        if isinstance(value, dict) and value.get("path"):
+            return images.rgb(images.decode_file(value["path"], what))
+        if isinstance(value, Image.Image):  # a column that decodes itself (not cast above)
+            return images.rgb(value)
+        raise CorruptImageError(f"{what}: no image data")
 
 
 @functools.lru_cache(maxsize=8)

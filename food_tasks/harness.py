@@ -9,12 +9,22 @@ on public lmms-eval names only:
 * the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context
   (:data:`TASK_TYPE`) that tells a regional task's class which kind lmms-eval is building (lmms-eval
   gives ``class:`` tasks only their config);
-* the printed table: ``lmms_eval.utils.make_table`` prints our tasks' breakdowns as short notes
-  (:mod:`food_tasks.results_table`); the results JSON is untouched.
+* the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional
+  tasks) and prints its breakdowns as short notes (:mod:`food_tasks.results_table`); the results JSON
+  is untouched;
+* ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks
+  one request answered K times, keeps the first answer, and so never computes its stability metrics for a
+  generation task); ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's
+  expected/consensus accuracy, internal variance and consistency rate;
+* error bars (:mod:`food_tasks.errorbars`): after ``TaskOutput.calculate_aggregate_metric`` and
+  ``calculate_clt_aggregate_metric`` (lmms-eval's own standard errors, which know nothing of our
+  aggregations) our tasks' metrics get their clustered or bootstrap standard errors; after
+  ``consolidate_group_results`` our groups get theirs, every metric its ``n``, and ``--baseline`` a paired
+  comparison matched by document identity.
 
 ``FOOD_TASKS_AUTOREGISTER=0`` is the one opt-out: none of these wraps is installed (pass
 ``--include_path "$(food-tasks path)"`` yourself; regional tasks then build for chat models, tables
-print breakdowns inline). :data:`HARNESS_API` lists every lmms-eval attribute the package relies on;
+print breakdowns inline, and our metrics have no standard errors). :data:`HARNESS_API` lists every lmms-eval attribute the package relies on;
 tests/core/test_harness_api.py checks them all, so an lmms-eval upgrade fails in one place.
 """
 
@@ -37,7 +47,14 @@ TASK_TYPE: contextvars.ContextVar[str] = contextvars.ContextVar("food_tasks_task
 HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.tasks", "TaskManager.initialize_tasks", "wrapped: our task directory joins the index"),
     ("lmms_eval.tasks", "TaskManager.load_task_or_group", "wrapped: TASK_TYPE for regional task classes"),
-    ("lmms_eval.utils", "make_table", "wrapped: breakdowns print as short notes"),
+    ("lmms_eval.utils", "make_table", "wrapped: our rows named, breakdowns as short notes"),
+    ("lmms_eval.evaluator_utils", "TaskOutput.calculate_aggregate_metric", "wrapped: our standard errors"),
+    ("lmms_eval.evaluator_utils", "TaskOutput.calculate_clt_aggregate_metric", "wrapped: our clustered standard errors"),
+    ("lmms_eval.evaluator_utils", "consolidate_group_results", "wrapped: group standard errors, n, --baseline"),
+    ("lmms_eval.api.group", "ConfigurableGroup", "reads a group's aggregate_metric_list"),
+    ("lmms_eval.api.task", "ConfigurableTask.construct_requests", "wrapped: --repeats K asks K separate requests"),
+    ("lmms_eval.api.task", "ConfigurableMessagesTask.construct_requests", "wrapped: the same for chat models"),
+    ("lmms_eval.api.instance", "Instance", "one request (copied per repeat)"),
     ("lmms_eval.api.task", "ConfigurableTask", "base class of regional tasks (simple models)"),
     ("lmms_eval.api.task", "ConfigurableMessagesTask", "base class of regional tasks (chat models)"),
     ("lmms_eval.api.model", "lmms", "base class of the food_tasks_replay model"),
@@ -128,20 +145,116 @@ def install_table(ours: Callable[[], Collection[str]]) -> bool:
     """Print our tasks' breakdowns as short notes in lmms-eval's table (see :mod:`food_tasks.results_table`)."""
     import lmms_eval.utils
 
-    from food_tasks.results_table import compact
+    from food_tasks.results_table import render
 
     resolve("lmms_eval.utils", "make_table")
     names = functools.lru_cache(maxsize=1)(lambda: frozenset(ours()))
 
     def make(original: Callable) -> Callable:
         def make_table(result_dict, column: str = "results", sort_results: bool = False):  # type: ignore[no-untyped-def]
-            if isinstance(result_dict, dict):
-                result_dict = compact(result_dict, column, names())
-            return original(result_dict, column, sort_results)
+            return render(original, result_dict, column, sort_results, names())
 
         return make_table
 
     return _wrap(lmms_eval.utils, "make_table", make)
+
+
+def install_error_bars() -> bool:
+    """Our standard errors, ``n``, group errors and ``--baseline`` comparisons (:mod:`food_tasks.errorbars`).
+
+    lmms-eval's evaluator binds ``consolidate_group_results`` when it is imported, after our entry point ran
+    (it imports ``lmms_eval.models`` first), so the wrap is in place before that binding.
+    """
+    import lmms_eval.evaluator_utils as evaluator_utils
+
+    from food_tasks import errorbars
+
+    output = resolve("lmms_eval.evaluator_utils", "TaskOutput")
+    resolve("lmms_eval.evaluator_utils", "TaskOutput.calculate_aggregate_metric")
+    resolve("lmms_eval.evaluator_utils", "TaskOutput.calculate_clt_aggregate_metric")
+    resolve("lmms_eval.evaluator_utils", "consolidate_group_results")
+    group_class = resolve("lmms_eval.api.group", "ConfigurableGroup")
+
+    def make_aggregate(original: Callable) -> Callable:
+        def calculate_aggregate_metric(self, bootstrap_iters=errorbars.LMMS_EVAL_DEFAULT_ITERS):  # type: ignore[no-untyped-def]
+            original(self, bootstrap_iters=bootstrap_iters)
+            errorbars.task_statistics(self.task_name, self.sample_metrics, self.agg_metrics, errorbars.bootstrap_iters(bootstrap_iters))
+
+        return calculate_aggregate_metric
+
+    def make_clt(original: Callable) -> Callable:
+        def calculate_clt_aggregate_metric(self):  # type: ignore[no-untyped-def]
+            original(self)
+            errorbars.clustered_errors(self.task_name, self.agg_metrics)
+
+        return calculate_clt_aggregate_metric
+
+    def make_groups(original: Callable) -> Callable:
+        def consolidate_group_results(results, versions, task_dict, task_root=None, show_group_table=False,
+                                      task_aggregation_list=None):  # type: ignore[no-untyped-def]  # fmt: skip
+            stability = errorbars.set_aside_stability(results) if task_root is None else {}
+            try:
+                out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
+            finally:
+                errorbars.restore(results, stability)
+            if task_root is None:  # the top-level call (lmms-eval recurses through the same name)
+                try:
+                    groups, baseline = _groups_and_baseline(task_dict, out[3] or {}, group_class)
+                    errorbars.finish(out[0], groups, baseline, errorbars.current_iters())
+                except Exception as err:  # noqa: BLE001 - error bars must never cost a run its results
+                    from loguru import logger
+
+                    logger.warning(f"food-tasks: group standard errors skipped ({type(err).__name__}: {err})")
+            return out
+
+        return consolidate_group_results
+
+    _wrap(output, "calculate_aggregate_metric", make_aggregate)
+    _wrap(output, "calculate_clt_aggregate_metric", make_clt)
+    return _wrap(evaluator_utils, "consolidate_group_results", make_groups)
+
+
+def _groups_and_baseline(task_dict: Any, aggregation_list: Any, group_class: type) -> tuple[dict, str | None]:
+    """Groups that aggregate metrics (name -> (config, leaf tasks)) and lmms-eval's ``--baseline`` argument."""
+    groups: dict[str, tuple[Any, list[str]]] = {}
+    baseline = None
+
+    def walk(node: Any) -> None:
+        nonlocal baseline
+        for key, value in node.items():
+            if isinstance(key, group_class) and key.config.get("aggregate_metric_list"):
+                groups[key.group_name] = (key.config, list(aggregation_list.get(key.group_name, [])))
+            if isinstance(value, dict):
+                walk(value)
+            elif baseline is None:
+                baseline = getattr(getattr(value, "args", None), "baseline", None)
+
+    walk(task_dict)
+    return groups, baseline
+
+
+def install_repeats() -> bool:
+    """``--repeats K`` on our tasks: K requests per document, each answered once (see the module docstring)."""
+    import dataclasses
+
+    resolve("lmms_eval.api.instance", "Instance")
+    classes = [resolve("lmms_eval.api.task", name) for name in ("ConfigurableTask", "ConfigurableMessagesTask")]
+
+    def make(original: Callable) -> Callable:
+        def construct_requests(self, doc_id, ctx, **kwargs):  # type: ignore[no-untyped-def]
+            out = original(self, doc_id, ctx, **kwargs)
+            repeats = int(getattr(self.config, "repeats", 1) or 1)
+            ours = getattr(getattr(self.config, "process_results", None), "tables", None) is not None
+            if repeats <= 1 or not ours or isinstance(out, list):
+                return out
+            return [dataclasses.replace(out, idx=i, metadata={**out.metadata, "repeats": 1}) for i in range(repeats)]
+
+        return construct_requests
+
+    for cls in classes:
+        if "construct_requests" in vars(cls):
+            _wrap(cls, "construct_requests", make)
+    return True
 
 
 def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
@@ -151,4 +264,6 @@ def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     install_task_index(task_dir)
     install_task_type()
     install_table(ours)
+    install_error_bars()
+    install_repeats()
     return True

@@ -17,11 +17,12 @@ which applies the metric that the payloads carry: one definition, found by grep,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from food_tasks.outputs import NoAnswer, model_output
+from food_tasks.stats import Estimator
 
 Record = Mapping[str, Any]
 Scorer = Callable[[Mapping[str, Any], Any], Record]
@@ -45,6 +46,9 @@ class Metric:
             ``count``, ``breakdown`` (a dict per language, condition ...), ``info`` (diagnostics).
         alias_of: for a metric that repeats another under the name shared across benchmarks
             (``parse_fail_rate``), the name it repeats; None otherwise.
+        estimator: the metric as per-document sufficient statistics (:mod:`food_tasks.stats`): its standard
+            error, ``n``, paired comparisons. None for breakdowns, counts and diagnostics. Must pickle (no
+            lambdas: several processes gather payloads); use :func:`food_tasks.stats.field` and module functions.
     """
 
     name: str
@@ -52,6 +56,7 @@ class Metric:
     higher_is_better: bool = True
     scale: str = "percent"
     alias_of: str | None = None
+    estimator: Estimator | None = None
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:
@@ -64,6 +69,9 @@ class Metric:
         """The same metric under another name (documented as an alias of this one)."""
         return replace(self, name=name, alias_of=self.name)
 
+    def with_estimator(self, estimator: Estimator) -> Metric:
+        return replace(self, estimator=estimator)
+
 
 class MetricTable(Mapping[str, Metric]):
     """The metrics of one task kind, in the order lmms-eval reports them, with the kind's version.
@@ -72,7 +80,8 @@ class MetricTable(Mapping[str, Metric]):
     ``table["acc"](records)`` gives the value).
     """
 
-    def __init__(self, *metrics: Metric, version: float = 1.0) -> None:
+    def __init__(self, *metrics: Metric, version: float = 1.0, key: Callable[[Record], Hashable] | None = None,
+                 cluster: Callable[[Record], Hashable] | None = None) -> None:  # fmt: skip
         if not metrics:
             raise ValueError("a metric table needs at least one metric")
         names = [m.name for m in metrics]
@@ -81,6 +90,8 @@ class MetricTable(Mapping[str, Metric]):
             raise ValueError(f"metric declared twice: {', '.join(duplicates)}")
         self._metrics = {m.name: m for m in metrics}
         self.version = version
+        self.key = key  # a document's identity in a record (paired comparisons match runs on it)
+        self.cluster = cluster if cluster is not None else key  # the independent unit (default: the document)
 
     def __getitem__(self, name: str) -> Metric:
         return self._metrics[name]
@@ -99,24 +110,41 @@ class MetricTable(Mapping[str, Metric]):
         unknown = set(names) - set(self._metrics)
         if unknown:
             raise KeyError(f"not in the table: {', '.join(sorted(unknown))}")
-        return MetricTable(*(m for n, m in self._metrics.items() if n not in names), version=self.version)
+        return MetricTable(*(m for n, m in self._metrics.items() if n not in names), version=self.version, key=self.key,
+                           cluster=self.cluster)  # fmt: skip
 
     def plus(self, *metrics: Metric) -> MetricTable:
         """This table with more metrics appended (same version)."""
-        return MetricTable(*self._metrics.values(), *metrics, version=self.version)
+        return MetricTable(*self._metrics.values(), *metrics, version=self.version, key=self.key, cluster=self.cluster)
+
+    def doc_key(self, record: Record) -> Hashable:
+        """The document's identity (its position-free key), or None without a ``key`` function."""
+        return self.key(record) if self.key is not None else None
+
+    def cluster_of(self, record: Record) -> Hashable:
+        """The document's cluster (the unit resampled for standard errors)."""
+        if self.cluster is not None:
+            return self.cluster(record)
+        return id(record)  # no key: every document is its own cluster
 
     def payloads(self, record: Record, failed: bool = False) -> dict[str, Payload]:
         """What ``process_results`` returns for one document: one :class:`Payload` per metric.
 
         The samples file (``--log_samples``) shows the whole record once, under the table's first metric;
-        the other metrics' payloads show only their own per-document fields (none yet), while every
-        payload carries the record for its aggregation. Nothing is copied per metric.
+        each metric's payload shows the document's own score (``{"score": 1.0}``: what lmms-eval's ``--repeats``
+        stability metrics read) where the metric has one, else nothing.
+        Every payload carries the record for its aggregation; nothing is copied per metric.
         """
-        metrics = iter(self._metrics.items())
-        first_name, first = next(metrics)
-        out = {first_name: Payload(record, record, first, failed)}
-        for name, metric in metrics:
-            out[name] = Payload((), record, metric, failed)
+        out = {}
+        for i, (name, metric) in enumerate(self._metrics.items()):
+            score = metric.estimator.score(record) if metric.estimator is not None else None
+            shown: Mapping[str, Any] = {"score": score} if score is not None else {}
+            if i == 0:
+                if "score" in record:
+                    raise ValueError("a per-document record may not hold a 'score' field (the samples file shows the "
+                                     "document's score under that name)")  # fmt: skip
+                shown = {**record, **shown}
+            out[name] = Payload(shown, record, self, name, failed)
         return out
 
 
@@ -126,20 +154,25 @@ class Payload(dict):
     lmms-eval keeps the value ``process_results`` returns under each metric name, passes the list of them
     to the metric's aggregation, pickles them to gather several processes' documents, and writes them into
     the samples file (``--log_samples``). A Payload is a dict (what the samples file shows, and what
-    lmms-eval's own per-document statistics read) that also carries the document's whole record and the
-    :class:`Metric` that reduces it, so :func:`aggregate` needs no per-metric hook.
+    lmms-eval's own per-document statistics read) that also carries the document's whole record, its
+    table and the name of the :class:`Metric` that reduces it, so :func:`aggregate` needs no per-metric hook.
     """
 
-    __slots__ = ("record", "metric", "failed")
+    __slots__ = ("record", "table", "name", "failed")
 
-    def __init__(self, shown: Mapping[str, Any], record: Record, metric: Metric, failed: bool = False) -> None:
+    def __init__(self, shown: Mapping[str, Any], record: Record, table: MetricTable, name: str, failed: bool = False) -> None:
         super().__init__(shown)
         self.record = record
-        self.metric = metric
+        self.table = table
+        self.name = name
         self.failed = failed  # the backend gave no answer (food_tasks.outputs.NoAnswer)
 
+    @property
+    def metric(self) -> Metric:
+        return self.table[self.name]
+
     def __reduce__(self):  # type: ignore[no-untyped-def]
-        return (Payload, (dict(self), self.record, self.metric, self.failed))
+        return (Payload, (dict(self), self.record, self.table, self.name, self.failed))
 
 
 def aggregate(items: Sequence[Any]) -> Any:
@@ -160,7 +193,8 @@ def aggregate(items: Sequence[Any]) -> Any:
     return first.metric.reduce([item.record for item in items])
 
 
-def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable]) -> Callable:
+def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable],
+                 tables: Sequence[MetricTable] = ()) -> Callable:  # fmt: skip
     """Build a task's ``process_results`` from a benchmark's per-document scorer and its metric table.
 
     Args:
@@ -169,9 +203,11 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
             possibly not a string (scorers count anything that is not a string as unparseable).
         table: the task kind's table, or a function of the document that picks it (a benchmark whose
             documents carry their task variant).
+        tables: with a function, every table it can pick (read back with a run's files: the report and
+            ``food-tasks compare`` find a task's metrics from its ``process_results``).
 
     Returns:
-        ``process_results(doc, results) -> {metric name: Payload}``.
+        ``process_results(doc, results) -> {metric name: Payload}``, with ``.tables`` (the candidate tables).
     """
     pick = table if callable(table) and not isinstance(table, MetricTable) else (lambda doc: table)
 
@@ -180,4 +216,7 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
         return pick(doc).payloads(score(doc, output), failed=isinstance(output, NoAnswer))
 
     process_results.__doc__ = f"``process_results``: {getattr(score, '__qualname__', score)} scored through model_output."
+    process_results.tables = (table,) if isinstance(table, MetricTable) else tuple(tables)  # type: ignore[attr-defined]
+    if not process_results.tables:  # type: ignore[attr-defined]
+        raise ValueError("results_hook: a table chosen per document needs tables=[every table it can choose]")
     return process_results

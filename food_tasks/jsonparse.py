@@ -8,7 +8,9 @@ Python literals). The official scorers' narrower readers are kept next to the be
 
 Model output is untrusted input of any length: every scan here is linear in the output. The fence pattern
 uses possessive quantifiers (no backtracking between its whitespace runs), and the closing brace of every
-``{`` is found in one right-to-left pass (:func:`balanced_ends`) instead of one scan per ``{``.
+``{`` is found in one right-to-left pass (:func:`balanced_ends`) instead of one scan per ``{``. Reading
+left to right, :func:`unquoted_marks` yields the structure characters outside JSON strings, for parsers
+that walk a JSON prefix (:func:`balanced_end` is the same scan, inlined for speed on runaway braces).
 """
 
 from __future__ import annotations
@@ -25,8 +27,34 @@ FENCE_RE = re.compile(r"```[ \t]*+(?:json|JSON|javascript)?+[ \t]*+\n?+(.*?)```"
 _TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
 
 
+def unquoted_marks(text: str, start: int = 0, end: int | None = None, marks: str = "{}[]") -> Iterator[tuple[int, str]]:
+    """Position and character of every ``marks`` character in ``text[start:end]`` that lies outside JSON
+    strings, left to right, reading from ``start`` as outside a string.
+
+    A ``"`` opens a string that runs to the next ``"`` not escaped by a backslash (``\\"`` does not close
+    it, ``\\\\`` is one escaped backslash), or to the end; outside strings a backslash means nothing.
+    One regular-expression pass in which a whole string is one match (possessive, so it never
+    backtracks): linear in the scanned length, with Python work only per mark and per string.
+    """
+    if '"' in marks or "\\" in marks:
+        raise ValueError("quotes and backslashes delimit strings; they cannot be marks")
+    pattern = _MARK_PATTERNS.get(marks)
+    if pattern is None:
+        pattern = _MARK_PATTERNS[marks] = re.compile(rf'"(?:[^"\\]++|\\[\s\S])*+"?|([{re.escape(marks)}])')
+    for match in pattern.finditer(text, start, len(text) if end is None else end):
+        if match.lastindex:
+            yield match.start(), match.group(1)
+
+
+_MARK_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
 def balanced_end(text: str, start: int) -> int | None:
-    """Index just past the ``}`` closing the ``{`` at ``start`` (string-aware), or None if unbalanced."""
+    """Index just past the ``}`` closing the ``{`` at ``start`` (string-aware), or None if unbalanced.
+
+    The scan of :func:`unquoted_marks` with the marks ``{}``, written out character by character: on text
+    made of braces (a runaway ``{{{...``, which a reader looking for the first object's close meets) this
+    is about 4x faster than one regular-expression match per brace."""
     depth, in_string, escape = 0, False, False
     for i in range(start, len(text)):
         ch = text[i]

@@ -24,10 +24,17 @@ messages, temperature, max_tokens), so a re-run or a resumed run makes no reques
 judged (failed requests are remembered for the rest of the process and retried by the next run). Timeouts, connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a
 request that still fails yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never
 raised). Client errors (HTTP 4xx other than 429) are not retried.
+
+Any text is accepted: lone UTF-16 surrogates (which a model's byte-level tokenizer can produce, and no UTF-8
+encoder takes) in a request or in the judge's reply become U+FFFD before anything is hashed, sent or cached
+(:func:`food_tasks.outputs.utf8_safe`), so one such output is one judged row, never a lost task. What is
+logged is free of credentials: the endpoint as host and port only, and failure reasons with the API key and
+URL password masked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -40,8 +47,10 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import requests
+from loguru import logger
 
 from food_tasks.data import SetupError
+from food_tasks.outputs import utf8_safe
 
 MODEL_ENV = "FOOD_TASKS_JUDGE_MODEL"
 DISABLED = {"none", "off", "0", "false", "no"}
@@ -81,6 +90,25 @@ class JudgeConfig:
         url = self.url.rstrip("/")
         return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
 
+    @property
+    def endpoint_host(self) -> str:
+        """``host[:port]`` of the endpoint: what results may show (never the URL's ``user:password@``, path or query)."""
+        return host_port(self.url)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The credentials to mask in anything we log: the API key, the URL's user-info password (and its
+        Basic-auth form), and those configured in the environment (:mod:`food_tasks.redact`)."""
+        from food_tasks.redact import configured_secrets, secrets_of
+
+        return secrets_of((self.api_key, *configured_secrets()), (self.url,))
+
+    def redact(self, text: str) -> str:
+        """``text`` with every secret replaced by ``***`` (and made UTF-8 safe)."""
+        from food_tasks.redact import mask
+
+        return mask(text, self.secrets)
+
     @classmethod
     def from_env(cls, purpose: str = "this task") -> "JudgeConfig | None":
         """The configuration from the environment; None when judging is explicitly off.
@@ -119,6 +147,23 @@ class JudgeConfig:
         )
 
 
+def host_port(url: str) -> str:
+    """``host`` or ``host:port`` of ``url`` (IPv6 hosts in brackets), without user-info, path or query."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+    except ValueError:  # unparseable (an unclosed IPv6 bracket): nothing rather than the raw URL
+        return ""
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number: the host alone
+        port = None
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port else host
+
+
 def _provider_problem(api_type: str, model: str) -> str | None:
     """Why ``API_TYPE`` cannot serve as the judge, or None. ``openai`` is our own HTTP client; any other type
     is one of lmms-eval's judge providers, built here once (public ``lmms_eval.llm_judge.get_server``) so that
@@ -136,12 +181,18 @@ def _provider_problem(api_type: str, model: str) -> str | None:
 
 @dataclass
 class JudgeResult:
-    """One completion: ``text`` (stripped) on success, else ``error`` (the last failure)."""
+    """One completion: ``text`` (stripped) on success, else ``error`` (the last failure).
+
+    ``attempts`` are the HTTP attempts made for it in this process (0 when it came from the disk cache),
+    ``reasons`` the failure reason of each failed attempt, ``key`` its :func:`request_key`.
+    """
 
     text: str | None
     error: str | None = None
     cached: bool = False
     attempts: int = 0
+    reasons: tuple[str, ...] = ()
+    key: str = ""
 
 
 @dataclass
@@ -157,14 +208,46 @@ class JudgeStats:
 
 
 def request_body(config: JudgeConfig, prompt: str, *, temperature: float = 0.0, max_tokens: int = 100) -> dict[str, Any]:
-    """The chat-completions body of one single-turn judge request."""
-    return {"model": config.model, "messages": [{"role": "user", "content": prompt}],
-            "temperature": temperature, "max_tokens": max_tokens}  # fmt: skip
+    """The chat-completions body of one single-turn judge request (text made UTF-8 safe)."""
+    return clean_body({"model": config.model, "messages": [{"role": "user", "content": prompt}],
+                       "temperature": temperature, "max_tokens": max_tokens})  # fmt: skip
+
+
+def clean_body(value: Any) -> Any:
+    """``value`` with every string in it (keys included) made UTF-8 safe (:func:`food_tasks.outputs.utf8_safe`):
+    what is hashed, sent and cached is the same text, and every encoder takes it."""
+    if isinstance(value, str):
+        return utf8_safe(value)
+    if isinstance(value, dict):
+        return {clean_body(k): clean_body(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_body(v) for v in value]
+    return value
 
 
 def request_key(body: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of the full request body."""
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    """SHA-256 of the canonical JSON of the full request body (after :func:`clean_body`)."""
+    return hashlib.sha256(json.dumps(clean_body(body), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def summarize(config: JudgeConfig, results: Sequence[JudgeResult]) -> dict[str, Any]:
+    """What to log next to the scores of one task: the judge model, its endpoint host and the counters of the
+    requests behind ``results`` (each distinct request once).
+
+    Computed from the task's own results, not from the client's counters, which a process shares across
+    tasks: ``http_requests`` are the attempts made for these requests (a request that another task of the
+    same run made first is counted in both), ``failures`` the requests that failed after every attempt,
+    ``cache_hits`` the requests answered from the disk cache, ``completions`` those answered over HTTP.
+    """
+    distinct = list({r.key or id(r): r for r in results}.values())
+    reasons: dict[str, int] = {}
+    for r in distinct:
+        for reason in r.reasons:
+            reasons[reason] = reasons.get(reason, 0) + 1
+    return {"model": config.model, "endpoint": config.endpoint_host,
+            "http_requests": sum(r.attempts for r in distinct), "failed_attempts": sum(len(r.reasons) for r in distinct),
+            "failures": sum(r.text is None for r in distinct), "cache_hits": sum(r.cached for r in distinct),
+            "completions": sum(r.text is not None and not r.cached for r in distinct), "failure_reasons": reasons}  # fmt: skip
 
 
 class JudgeClient:
@@ -178,6 +261,7 @@ class JudgeClient:
         self._memo: dict[str, JudgeResult] = {}
         self._local = threading.local()
         self._cache = Path(config.cache_dir) if config.cache_dir else None
+        self._cache_warned = False
 
     # ------------------------------------------------------------------ cache
     def _cache_path(self, key: str) -> Path | None:
@@ -197,13 +281,20 @@ class JudgeClient:
         path = self._cache_path(key)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
         try:
-            tmp.write_text(json.dumps({"request": body, "response": text}, ensure_ascii=False), encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            payload = json.dumps(clean_body({"request": body, "response": text}), ensure_ascii=False)
+            tmp.write_text(payload, encoding="utf-8")
             os.replace(tmp, path)
+        except OSError as err:  # a full or read-only disk: the verdict stands, only the cache entry is lost
+            if not self._cache_warned:
+                self._cache_warned = True
+                logger.warning(f"food-tasks judge: cannot write the cache under {self._cache} ({type(err).__name__}: {err}); "
+                               "verdicts are not cached.")  # fmt: skip
         finally:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ HTTP
     def _session(self) -> requests.Session:
@@ -235,8 +326,9 @@ class JudgeClient:
         except Exception as err:  # noqa: BLE001 - provider errors are counted like HTTP errors
             return None, f"provider error ({type(err).__name__})", True
         if not getattr(response, "success", False) or not isinstance(response.content, str):
-            return None, f"provider error ({getattr(response, 'error_message', '') or 'no content'})"[:200], True
-        return response.content.strip(), "", False
+            message = self.config.redact(str(getattr(response, "error_message", "") or "no content"))
+            return None, f"provider error ({message})"[:200], True
+        return utf8_safe(response.content.strip()), "", False
 
     def _attempt(self, body: dict) -> tuple[str | None, str, bool]:
         """One HTTP attempt: ``(text, "", _)`` or ``(None, reason, retryable)``."""
@@ -254,18 +346,19 @@ class JudgeClient:
             return None, f"connection error ({type(err).__name__})", True
         if resp.status_code == 429 or resp.status_code >= 500:
             return None, f"http {resp.status_code}", True
-        if resp.status_code >= 400:
-            return None, f"http {resp.status_code}: {resp.text[:200]}", False
+        if resp.status_code >= 400:  # the body may echo what was sent: credentials are masked
+            return None, f"http {resp.status_code}: {self.config.redact(resp.text)[:200]}", False
         try:
             content = resp.json()["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             return None, "unreadable response body", True
         if not isinstance(content, str):
             return None, "response without text content", True
-        return content.strip(), "", False
+        return utf8_safe(content.strip()), "", False
 
     def complete(self, body: dict[str, Any]) -> JudgeResult:
         """One completion for ``body`` (memory, then disk cache, then HTTP with retries)."""
+        body = clean_body(body)
         key = request_key(body)
         with self._lock:
             if key in self._memo:
@@ -273,9 +366,10 @@ class JudgeClient:
         cached = self._cache_get(key)
         if cached is not None:
             self._count(cache_hits=1)
-            result = JudgeResult(cached, cached=True)
+            result = JudgeResult(utf8_safe(cached), cached=True, key=key)
         else:
-            result = JudgeResult(None, "no attempt")
+            result = JudgeResult(None, "no attempt", key=key)
+            reasons: list[str] = []
             for attempt in range(self.config.attempts):
                 if attempt:
                     self._sleep(self.config.backoff * 2 ** (attempt - 1))
@@ -283,11 +377,12 @@ class JudgeClient:
                 if text is not None:
                     self._count(completions=1)
                     self._cache_put(key, body, text)
-                    result = JudgeResult(text, attempts=attempt + 1)
+                    result = JudgeResult(text, attempts=attempt + 1, reasons=tuple(reasons), key=key)
                     break
                 self._count(failed_attempts=1)
                 self._reason(reason)
-                result = JudgeResult(None, reason, attempts=attempt + 1)
+                reasons.append(reason)
+                result = JudgeResult(None, reason, attempts=attempt + 1, reasons=tuple(reasons), key=key)
                 if not retryable:
                     break
             if result.text is None:
@@ -299,6 +394,7 @@ class JudgeClient:
 
     def complete_many(self, bodies: Sequence[dict[str, Any]]) -> list[JudgeResult]:
         """Completions for ``bodies`` in order; duplicates are requested once; at most ``workers`` at a time."""
+        bodies = [clean_body(b) for b in bodies]
         keys = [request_key(b) for b in bodies]
         unique = dict(zip(keys, bodies))
         with ThreadPoolExecutor(max_workers=self.config.workers) as pool:
@@ -306,11 +402,10 @@ class JudgeClient:
         return [done[k] for k in keys]
 
     def info(self) -> dict[str, Any]:
-        """What to log next to judged scores: model, endpoint host and counters."""
-        from urllib.parse import urlsplit
-
+        """The counters of this client over the whole process (every task that used it); a task's own
+        diagnostics are :func:`summarize` of its results."""
         s = self.stats
-        return {"model": self.config.model, "endpoint": urlsplit(self.config.endpoint).netloc,
+        return {"model": self.config.model, "endpoint": self.config.endpoint_host,
                 "http_requests": s.requests, "failed_attempts": s.failed_attempts, "failures": s.failures,
                 "cache_hits": s.cache_hits, "completions": s.completions, "failure_reasons": dict(s.by_reason)}  # fmt: skip
 

@@ -10,6 +10,7 @@ The run reports the failures once per task, with their count (:mod:`food_tasks.h
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,3 +47,25 @@ def model_output(results: Sequence[Any]) -> Any:
         logger.debug(f"food-tasks: the backend returned no answer for a request, scored as unparseable: {output[:200]!r}")
         return NoAnswer(output[:500])
     return output
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with every lone UTF-16 surrogate (``'\\udf20'``, as byte-level tokenizers and ``surrogateescape``
+    decoding produce) replaced by U+FFFD: no UTF-8 encoder takes a surrogate, so one of them would fail whatever
+    encodes the whole text (a request body, a hash, a cache or results file). Linear time; other text unchanged."""
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def safe_str(value: Any) -> str:
+    """``str(value)`` for whatever a backend returned, never raising: a non-string answer that ``str`` cannot
+    render (a 10,000-deep list raises RecursionError, an int of more than 4,300 digits ValueError) is ``""``,
+    the unparseable answer."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - any failure to render is an unparseable answer, never a lost task
+        return ""

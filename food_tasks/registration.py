@@ -5,7 +5,8 @@ paths only after the ``TaskManager`` was built. What it does read early is the `
 entry-point group: every ``import lmms_eval.models`` (the evaluator imports it before the CLI builds its
 ``TaskManager``) loads all entry points of that group. Ours, :func:`lmms_eval_plugin`, installs the
 harness wraps of :mod:`food_tasks.harness` (our task directory is indexed after lmms-eval's own, which
-therefore keeps priority on any name clash) and contributes the ``food_tasks_replay`` model.
+therefore keeps priority on any name clash), masks configured credentials in the run's log
+(:func:`food_tasks.redact.install_log_mask`) and contributes the ``food_tasks_replay`` model.
 
 Set ``FOOD_TASKS_AUTOREGISTER=0`` to install none of the wraps (then pass
 ``--include_path "$(food-tasks path)"`` yourself).
@@ -54,9 +55,10 @@ def lmms_eval_plugin() -> list:
     """
     from lmms_eval.models.registry_v2 import ModelManifest
 
-    from food_tasks import harness
+    from food_tasks import harness, redact
     from food_tasks.replay_model import MODEL_ID
 
+    redact.install_log_mask()  # before lmms-eval logs its tracker arguments, HF_TOKEN included
     harness.install(str(task_dir()), our_names)
     _warn_about_backend()
     return [ModelManifest(model_id=MODEL_ID, simple_class_path="food_tasks.replay_model.ReplayModel")]

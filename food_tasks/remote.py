@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 import requests
 from filelock import FileLock
 
-from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root, strict_decoding
+from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image as PILImage
@@ -232,16 +232,15 @@ def local_relpath(url: str) -> str:
 
 
 def _decode(data: bytes) -> tuple[PILImage.Image | None, str | None]:
-    """Fully decode ``data``; return (image, None) or (None, reason)."""
-    from PIL import Image
+    """Fully decode ``data``; return (image, None) or (None, reason). A truncated download fails even under
+    lmms-eval's lenient Pillow setting (:func:`food_tasks.images.decode`)."""
+    from food_tasks.data import CorruptImageError
+    from food_tasks.images import decode
 
     try:
-        img = Image.open(io.BytesIO(data))
-        with strict_decoding():  # a truncated download fails even under lmms-eval's lenient PIL setting
-            img.load()
-        return img, None
-    except Exception as exc:  # noqa: BLE001 - any decoder error means "not an image"
-        return None, str(exc).split(" <")[0] or type(exc).__name__
+        return decode(data, "image"), None
+    except CorruptImageError as exc:
+        return None, getattr(exc, "reason", str(exc))
 
 
 def _to_rgb(img: PILImage.Image) -> PILImage.Image:
@@ -274,7 +273,8 @@ class UrlImageStore:
         failures: URL -> short reason for each URL that could not be provided.
     """
 
-    MAX_DECODED = 64  # decoded images kept in memory
+    MAX_DECODED = 64  # decoded images kept in memory (for documents that share them, such as two prompts of one question)
+    MAX_DECODED_BYTES = 256 * 1024 * 1024  # and at most this many bytes of pixels, whatever the images' size
 
     def __init__(self, *, cache_dir: Path | None = None, mirror: Path | None = None, timeout: float = 20.0,
                  retries: int = 3, max_bytes: int = 10 * 1024 * 1024, allow_network: bool | None = None,
@@ -291,6 +291,7 @@ class UrlImageStore:
         self._url_locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
         self._paths: dict[str, Path] = {}  # URL -> verified local file
         self._images: OrderedDict[str, PILImage.Image] = OrderedDict()
+        self._image_bytes = 0
 
     def get_bytes(self, url: str) -> bytes | None:
         """Return the verified image bytes of ``url``, or None (reason in ``failures[url]``)."""
@@ -316,11 +317,18 @@ class UrlImageStore:
             img, reason = _decode(data)
             if img is None:
                 return self._fail(url, f"not an image: {reason}")[0]
-        rgb = _to_rgb(img)
+        try:
+            rgb = _to_rgb(img)
+        except Exception as exc:  # noqa: BLE001 - an image mode Pillow cannot convert: no image, never a crash
+            return self._fail(url, f"not an RGB-convertible image: {exc}")[0]
+        size = rgb.width * rgb.height * 3
         with self._lock:
-            self._images[url] = rgb
-            while len(self._images) > self.MAX_DECODED:
-                self._images.popitem(last=False)
+            if url not in self._images:
+                self._images[url] = rgb
+                self._image_bytes += size
+            while self._images and (len(self._images) > self.MAX_DECODED or self._image_bytes > self.MAX_DECODED_BYTES):
+                _, old = self._images.popitem(last=False)
+                self._image_bytes -= old.width * old.height * 3
         return rgb.copy()
 
     def prefetch(self, urls: Iterable[str], workers: int = 16) -> dict:

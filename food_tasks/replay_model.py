@@ -13,8 +13,13 @@ answer), optionally ``task`` (restricts the line to one task), and the
 document fields named by ``keys`` (``+``-separated; default ``doc_id``, the
 document's position in its task). A document without a line
 gets ``default`` (empty string unless set) and is counted; the count is logged.
-A line that is not a JSON object with those fields stops the run with an error
-naming the file and line (a JSON array is refused with the one-line conversion).
+A line that is not a JSON object with those fields stops the run before generation
+(exit status 1) with an error naming the file and line (a JSON array is refused
+with the one-line conversion).
+
+``load_images=true`` makes the model ask each task for its images (``doc_to_visual``) as a model that reads
+them does, and drop them: the image path of a run (decoding, undecodable images counted in ``image_missing``)
+is then exercised without a model, by tests and benchmark scripts. By default no image is loaded.
 
 Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
 ``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
@@ -38,6 +43,8 @@ import torch
 from loguru import logger
 
 from lmms_eval.api.model import lmms
+
+from food_tasks.data import RunStopped
 
 
 JSONL_HELP = ('responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '
@@ -106,12 +113,18 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
 class ReplayModel(lmms):
     """Answer each document with the response recorded for it."""
 
-    def __init__(self, responses: str, keys: str = "doc_id", default: str = "", model_name: str = "", **kwargs) -> None:
+    def __init__(self, responses: str, keys: str = "doc_id", default: str = "", model_name: str = "", load_images: bool | str = False,
+                 **kwargs) -> None:  # fmt: skip
         super().__init__()
         self._keys = tuple(k for k in str(keys).split("+") if k)
         self._default = str(default)
+        self._load_images = str(load_images).strip().lower() in ("1", "true", "yes", "on")
         self.missing = 0
-        self._answers = load_responses(responses, self._keys)
+        try:
+            self._answers = load_responses(responses, self._keys)
+        except (OSError, ValueError) as err:
+            # lmms-eval catches every Exception of model construction, prints it and exits 0.
+            raise RunStopped(f"food-tasks: replay model error, the run stops before generation:\n{err}") from None
         if not model_name:
             logger.info("food_tasks_replay: add model_name=<name> to --model_args to get results/<name>/ "
                         "(lmms-eval's own option); without it the files go into --output_path itself")  # fmt: skip
@@ -134,8 +147,11 @@ class ReplayModel(lmms):
     def generate_until(self, requests) -> list[str]:  # type: ignore[no-untyped-def]
         out = []
         for request in requests:
-            _, _, _, doc_id, task, split = request.args
-            out.append(self._lookup(task, doc_id, self.task_dict[task][split][doc_id]))
+            _, _, doc_to_visual, doc_id, task, split = request.args
+            doc = self.task_dict[task][split][doc_id]
+            if self._load_images and callable(doc_to_visual):
+                doc_to_visual(doc)  # decoded and dropped, as a model's input would be after use
+            out.append(self._lookup(task, doc_id, doc))
         if self.missing:
             logger.warning(f"food_tasks_replay: {self.missing} document(s) had no recorded response; answered {self._default!r}")
         return out

@@ -33,6 +33,10 @@ from food_tasks.registry import PUBLISHED_DIR
 DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry record declares: <name>.json
 FILTER = "none"
 MISSING = "–"
+UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table says why
+Z95 = 1.959963984540054  # two-sided 95 % (food_tasks.stats.Z95; numpy is imported only when a report compares runs)
+INTERVAL_NOTE = ("± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
+                 "README \"Error bars\"); the paper's numbers come without one.")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- table specifications
@@ -52,13 +56,41 @@ class Source:
 
 @dataclass(frozen=True)
 class Column:
-    key: str  # key in the reference data
+    """One column of a benchmark's main table.
+
+    Attributes:
+        key: the column's key in the reference data.
+        sources: where the run's value comes from (the first source the run has).
+        rate: a failure rate or count shown beside the scores (the same in the official and robust rows).
+        scale: display factor (a fraction shown as a percentage: 100).
+        lower_is_better: an error score (MAPE, MAE): the heat map colours its lowest run best.
+        parts: when no source ran (a partial run: one subtask, not its group), the mean of these over the
+            parts that ran, shown as :class:`Partial` ("12.50 (1 of 4)"); only for a mean the group itself
+            takes over its parts unweighted.
+        differs: why the official and robust values of this column can differ, printed under the table
+            when they do for a run.
+        undefined: why the metric can be undefined (NaN), printed under the table when it is.
+    """
+
+    key: str
     label: str
     sources: tuple[Source, ...]
     decimals: int = 2
-    rate: bool = False  # a failure rate or count shown beside the scores (lower is better)
-    scale: float = 1.0  # display factor (a fraction shown as a percentage: 100)
-    lower_is_better: bool = False  # an error score (MAPE, MAE): the heat map colours its lowest run best
+    rate: bool = False
+    scale: float = 1.0
+    lower_is_better: bool = False
+    parts: tuple[Source, ...] = ()
+    differs: str = ""
+    undefined: str = ""
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A column's value computed from the parts of a task that ran (:attr:`Column.parts`)."""
+
+    value: float
+    ran: int
+    of: int
 
 
 @dataclass(frozen=True)
@@ -135,16 +167,28 @@ def reference_data(name: str) -> dict:
 
 @dataclass
 class Run:
-    """One model's results (one or several results files of the same model, disjoint tasks)."""
+    """One model's results (one or several results files of the same model, disjoint tasks).
+
+    ``model`` names the model as the run's ``model_args`` do (a local checkpoint by its full path);
+    ``label`` is the short name the tables show (:func:`short_label`), unique among the runs.
+    """
 
     label: str
     paths: list[Path]
     metrics: dict[str, dict[str, Any]]  # task or group -> {metric: value}
     fingerprints: dict[str, dict[str, Any]] = field(default_factory=dict)  # task -> comparability settings
     partial: dict[str, tuple[int, int]] = field(default_factory=dict)  # task -> (effective, original) documents
+    model: str = ""
+    stderr: dict[str, dict[str, float]] = field(default_factory=dict)  # task or group -> {metric: standard error}
+    files: dict[str, Path] = field(default_factory=dict)  # task or group -> its results file
 
     def value(self, task: str, metric: str) -> Any:
         return self.metrics.get(task, {}).get(metric)
+
+    def se(self, task: str, metric: str) -> float | None:
+        """The metric's standard error (food_tasks.errorbars), or None (none computed, or not a number)."""
+        value = self.stderr.get(task, {}).get(metric)
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
 
 
 class ReportInputError(ValueError):
@@ -176,6 +220,15 @@ def _model_label(data: Mapping[str, Any]) -> str:
         if named.get(key):
             return f"{named[key]}" if key != "responses" else f"{config.get('model')} ({Path(named[key]).name})"
     return str(data.get("model_name") or config.get("model") or "model")
+
+
+def short_label(model: str) -> str:
+    """The name a table shows for ``model``: a local checkpoint path by its last folder name (a full path
+    would widen every table), a hub id (``org/name``) and anything else as they are."""
+    text = model.strip()
+    if text.startswith(("/", "./", "../", "~")) or (text.count("/") > 1 and not text.startswith("http")):
+        return Path(text.rstrip("/")).name or text
+    return text
 
 
 def _fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
@@ -215,22 +268,29 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
     for path in find_results(paths):
         data = _read(path)
         metrics: dict[str, dict[str, Any]] = {}
+        stderr: dict[str, dict[str, float]] = {}
         for section in ("results", "groups"):
             for task, values in (data.get(section) or {}).items():
                 clean = {k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k}
                 metrics.setdefault(task, {}).update(clean)
+                stderr.setdefault(task, {}).update({k.rsplit(",", 1)[0].removesuffix("_stderr"): v for k, v in values.items()
+                                                    if k.endswith(f"_stderr,{FILTER}")})  # fmt: skip
         tasks = {t for t in metrics if t in (data.get("configs") or {})}
         counts = data.get("n-samples") or {}
         partial = {t: (int(c["effective"]), int(c["original"])) for t, c in counts.items()
                    if isinstance(c, dict) and c.get("effective") is not None and c.get("original") is not None
                    and int(c["effective"]) < int(c["original"])}  # fmt: skip
-        run = Run(_model_label(data), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial)
-        same = next((r for r in runs if r.label == run.label and not set(r.metrics) & set(run.metrics)), None)
+        model = _model_label(data)
+        run = Run(short_label(model), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial, model, stderr,
+                  dict.fromkeys(metrics, path))  # fmt: skip
+        same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
             same.metrics.update(run.metrics)
             same.fingerprints.update(run.fingerprints)
             same.partial.update(run.partial)
+            same.stderr.update(run.stderr)
+            same.files.update(run.files)
             continue
         taken = sum(r.label == run.label or r.label.startswith(run.label + " #") for r in runs)
         if taken:
@@ -264,6 +324,8 @@ def _flagged_tasks(problems: Sequence[str]) -> set[str]:
 def fmt(value: Any, decimals: int) -> str:
     if value is None:
         return MISSING
+    if isinstance(value, Partial):
+        return f"{fmt(value.value, decimals)} ({value.ran} of {value.of})"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, float) and math.isnan(value):
@@ -274,6 +336,12 @@ def fmt(value: Any, decimals: int) -> str:
 def _cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
     """(value, task) of the first source the run has. Official rows take only sources with an official
     metric (a robust number is never shown as official); rate columns are the same in both rows."""
+    value, task, _ = _source_cell(run, column, variant, mode, official)
+    return value, task
+
+
+def _source_cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, str | None]:
+    """:func:`_cell` and the metric the value came from (None for a :class:`Partial` or nothing)."""
     for source in column.sources:
         if official and not column.rate and not source.official:
             continue
@@ -286,8 +354,23 @@ def _cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], of
         if isinstance(value, (int, float)) and not isinstance(value, bool) and column.scale != 1.0:
             value = value * column.scale
         if value is not None:
-            return value, task
-    return None, None
+            return value, task, metric
+    return (*_parts(run, column, variant, mode, official), None)
+
+
+def _parts(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
+    """The mean of :attr:`Column.parts` over the parts the run has (:class:`Partial`), or ``(None, None)``."""
+    fill = {"v": variant, "m": mode[1], "mode": mode[2]}
+    found: list[tuple[float, str]] = []
+    for source in column.parts:
+        metric = source.official if official and not column.rate else source.metric
+        task = source.task.format(**fill)
+        value = _lookup(run.metrics[task], metric.format(**fill)) if metric and task in run.metrics else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value):
+            found.append((value * column.scale, task))
+    if not found:
+        return None, None
+    return Partial(sum(v for v, _ in found) / len(found), len(found), len(column.parts)), found[0][1]
 
 
 def _lookup(metrics: Mapping[str, Any], metric: str) -> Any:
@@ -313,7 +396,7 @@ def _tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
     for table in spec.tables:
         for mode in table.modes:
             for column in table.columns:
-                for source in column.sources:
+                for source in column.sources + column.parts:
                     task = source.task.format(v=variant, m=mode[1], mode=mode[2])
                     if task in run.metrics:
                         out.add(task)
@@ -322,7 +405,9 @@ def _tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
 
 # --------------------------------------------------------------------------- document model
 
-Block = tuple  # ("h", level, text) | ("p", text) | ("table", header, rows) | ("img", path, alt) | ("warn", text)
+# ("h", level, text) | ("p", text) | ("list", items) | ("table", header, rows) | ("details", summary, header, rows)
+# | ("img", path, alt) | ("warn", text). In "p" and "warn" text, lines starting with "- " are a bulleted list.
+Block = tuple
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
@@ -350,11 +435,131 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             blocks.append(("p", "Judge (LLM-as-a-judge tasks):\n" + "\n".join(judges)))
         for table in spec.tables:
             blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
+        blocks += uncertainty_blocks(spec, present, suffix)
         if spec.breakdown is not None:
             blocks += spec.breakdown(present, suffix, charts)
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
+
+
+# --------------------------------------------------------------------------- uncertainty
+
+POWER_NOTE = ("Smallest detectable difference: how far another model's score must lie from this one for a comparison of two "
+              "independent runs of this size to detect it with 80% power at 5% significance (2.80 x sqrt(2) x the standard "
+              "error, clustered as the README says). A paired comparison on the same documents (below) usually detects less: "
+              "the two models' errors on a question are correlated.")  # fmt: skip
+PAIRED_NOTE = ("A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
+               "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
+               "\"No detectable difference\" when the interval contains 0. Robust scorer.")  # fmt: skip
+MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
+
+
+def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, Any, str, str]]:
+    """(column, value, task, metric) of the spec's headline columns the run has (robust scorer, first mode)."""
+    table = spec.tables[0]
+    out = []
+    for column in table.columns:
+        if column.key not in spec.headline:
+            continue
+        value, task, metric = _source_cell(run, column, suffix, table.modes[0], False)
+        if task and metric and isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append((column, value, task, metric))
+    return out
+
+
+def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+    """Standard errors and the smallest detectable difference of the headline numbers; with two or more runs, paired
+    differences and verdicts; for a best-of-templates group, the selection bias of its max."""
+    power = []
+    for run in runs:
+        for column, value, task, metric in _headline(spec, run, suffix):
+            se = run.se(task, metric)
+            if se is None:
+                continue
+            scaled = se * column.scale
+            power.append([f"**{run.label}**", column.label, f"{fmt(value, column.decimals)} ± {fmt(Z95 * scaled, column.decimals)}",
+                          fmt(scaled, column.decimals), fmt(2.8016 * math.sqrt(2) * scaled, column.decimals)])  # fmt: skip
+    if not power:
+        return []
+    blocks: list[Block] = [("h", 3, "Uncertainty"), ("table", ["Model", "Metric", "Value ± 95%", "Std. error",
+                                                               "Smallest detectable difference"], power), ("p", POWER_NOTE)]  # fmt: skip
+    blocks += _best_of_blocks(spec, runs, suffix)
+    if len(runs) >= 2:
+        blocks += _paired_blocks(spec, runs, suffix)
+    return blocks
+
+
+def _error_run(run: Run, task: str, cache: dict) -> Any:
+    from food_tasks import errorbars
+
+    path = run.files.get(task)
+    if path is None:
+        return None
+    if path not in cache:
+        loaded = errorbars.load_run(path)
+        loaded.label = run.label
+        cache[path] = loaded
+    return cache[path]
+
+
+def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+    cache: dict = {}
+    rows, missing, few = [], set(), []
+    pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
+    for a, b in pairs:
+        targets = {(task, metric): column for column, _, task, metric in _headline(spec, a, suffix)}
+        for column, _, task, metric in _headline(spec, b, suffix):
+            if (task, metric) not in targets:
+                continue
+            from food_tasks import errorbars
+
+            ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
+            row = errorbars.compare_one(ra, rb, task, metric) if ra is not None and rb is not None else None
+            c = row.comparison if row is not None else None
+            if c is None or c.se is None:
+                missing.add(task)
+                continue
+            scale, d = column.scale, column.decimals
+            verdict = c.verdict(not column.lower_is_better, a.label, b.label)
+            if row.note:
+                few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
+            rows.append([f"{a.label} vs {b.label}", column.label, f"{c.diff * scale:+.{d}f}",
+                         f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]", f"{c.p:.3g}", str(c.n),
+                         fmt(c.mde * scale, d), verdict])  # fmt: skip
+    blocks: list[Block] = []
+    if rows:
+        blocks += [("h", 3, "Paired differences"), ("table", ["A vs B", "Metric", "A - B", "95% interval", "p", "Shared documents",
+                                                              "Detectable (paired)", "Verdict"], rows), ("p", PAIRED_NOTE)]  # fmt: skip
+    if few:
+        blocks.append(("warn", "Too few shared documents to compare:\n" + "\n".join(f"- {line}" for line in few)))
+    if missing:
+        blocks.append(("p", "No paired comparison for " + ", ".join(f"`{t}`" for t in sorted(missing)) + ": it needs both runs' "
+                            "samples files (lmms-eval `--log_samples`) beside their results files."))  # fmt: skip
+    return blocks
+
+
+def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+    from food_tasks import errorbars
+
+    cache: dict = {}
+    rows = []
+    for run in runs:
+        for column, value, task, metric in _headline(spec, run, suffix):
+            loaded = _error_run(run, task, cache)
+            if loaded is None or task not in loaded.groups:
+                continue
+            found = errorbars.best_of_bias(loaded, task, metric)
+            if found is None or math.isnan(found.bias):
+                continue
+            s, d = column.scale, column.decimals
+            rows.append([f"**{run.label}**", column.label, fmt(found.best * s, d), fmt(found.mean * s, d), f"{found.bias * s:+.{d}f}"])
+    if not rows:
+        return []
+    return [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
+            ("p", "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
+                  "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
+                  "resampled jointly in every template). The mean of the k templates has no selection bias; compare models on it.")]  # fmt: skip
 
 
 def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
@@ -374,14 +579,21 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
     xs = [x for x, _ in curve.points]
     series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
     series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2}  # a curve has 2+ points
+    errors = {r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points]
+              for r in runs if r.label in series}  # fmt: skip
     if not series:
         return []
     blocks: list[Block] = [("h", 3, curve.title)]
     image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
-                         re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"))  # fmt: skip
+                         re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"), errors)  # fmt: skip
     if image:
         blocks.append(("img", image, curve.title))
-    blocks.append(("table", [curve.x_label] + list(series), [[x] + [fmt(series[k][i], curve.decimals) for k in series] for i, x in enumerate(xs)]))
+    def point(k: str, i: int) -> str:
+        width = errors.get(k, [None] * len(xs))[i]
+        text = fmt(series[k][i], curve.decimals)
+        return f"{text} ± {fmt(width, curve.decimals)}" if width is not None and series[k][i] is not None else text
+
+    blocks.append(("table", [curve.x_label] + list(series), [[x] + [point(k, i) for k in series] for i, x in enumerate(xs)]))
     return blocks
 
 
@@ -389,26 +601,47 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
     multi_mode = len(table.modes) > 1
     header = ["Model"] + (["Mode"] if multi_mode else []) + ["Scorer"] + [c.label for c in table.columns]
     rows = []
-    reasons: list[str] = []  # absent metrics: "absent [k]" cells, reason k below the table
+    reasons: list[tuple[str, str]] = []  # "absent [k]" / "undefined [k]" cells: (kind, reason) k below the table
+    differ: list[Column] = []  # columns whose official and robust values differ for some run
+    partial = False
 
-    def cell_text(value: Any, column: Column) -> str:
+    def numbered(kind: str, reason: str) -> str:
+        if (kind, reason) not in reasons:
+            reasons.append((kind, reason))
+        return f"{kind} [{reasons.index((kind, reason)) + 1}]"
+
+    intervals = False
+
+    def cell_text(value: Any, column: Column, se: float | None = None) -> str:
+        nonlocal partial, intervals
+        partial |= isinstance(value, Partial)
         reason = absent_reason(value)
-        if reason is None:
-            return fmt(value, column.decimals)
-        if reason not in reasons:
-            reasons.append(reason)
-        return f"absent [{reasons.index(reason) + 1}]"
+        if reason is not None:
+            return numbered("absent", reason)
+        if isinstance(value, float) and math.isnan(value):
+            return numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
+        if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+            intervals = True
+            return f"{fmt(value, column.decimals)} ± {fmt(Z95 * se * column.scale, column.decimals)}"
+        return fmt(value, column.decimals)
+
+    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, float | None]:
+        value, task, metric = _source_cell(run, column, suffix, mode, official)
+        return value, task, run.se(task, metric) if task and metric else None
 
     for run in runs:
         for mode in table.modes:
-            pair = [[_cell(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
-            same = [v for v, _ in pair[0]] == [v for v, _ in pair[1]]
-            for scorer, values in ((("official = robust", pair[0]),) if same else (("official", pair[0]), ("robust", pair[1]))):
-                if not any(v is not None for v, _ in values):
+            triples = [[with_se(run, c, mode, official) for c in table.columns] for official in (True, False)]
+            pair = [[(v, t) for v, t, _ in values] for values in triples]
+            same = [fmt(v, 6) for v, _ in pair[0]] == [fmt(v, 6) for v, _ in pair[1]]  # NaN == NaN here
+            differ += [c for c, (a, _), (b, _) in zip(table.columns, *pair)
+                       if c.differs and c not in differ and a is not None and b is not None and fmt(a, 6) != fmt(b, 6)]  # fmt: skip
+            for scorer, values in ((("official = robust", triples[0]),) if same else (("official", triples[0]), ("robust", triples[1]))):
+                if not any(v is not None for v, _, _ in values):
                     continue
-                mark = " ⚠" if {t for _, t in values if t} & flagged else ""
+                mark = " ⚠" if {t for _, t, _ in values if t} & flagged else ""
                 cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
-                rows.append(cells + [cell_text(v, c) for c, (v, _) in zip(table.columns, values)])
+                rows.append(cells + [cell_text(v, c, se) for c, (v, _, se) in zip(table.columns, values)])
     if not rows:
         return []
     ref_table = None
@@ -422,8 +655,14 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             cells += [fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
             rows.append(cells)
     blocks: list[Block] = [("h", 3, table.title), ("table", header, rows)]
-    if reasons:
-        blocks.append(("p", "\n".join(f"absent [{k}]: {reason}" for k, reason in enumerate(reasons, 1))))
+    notes = [f"{kind} [{k}]: {reason}" for k, (kind, reason) in enumerate(reasons, 1)]
+    if intervals:
+        notes.append(INTERVAL_NOTE)
+    notes += [f"{c.label}, official and robust differ: {c.differs}" for c in differ]
+    if partial:
+        notes.append("(k of n): computed from the k of the n subtasks that ran, as their group would be over all n.")
+    if notes:
+        blocks.append(("p", "\n".join(notes)))
     if ref_table:
         notes = [f"* {r['model']}: {r['note']}" for r in ref_table["rows"] if r.get("note")]
         blocks.append(("p", f"Reference rows (*paper*): {ref_table['source']}." + ("\n" + "\n".join(notes) if notes else "")))
@@ -460,17 +699,46 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
         for metric in dicts:
+            column = metric.split("_by_")[-1]
+            sizes = f"n_by_{column}"  # the group sizes of a breakdown (regional tasks report them)
+            if metric == sizes and any(d != sizes and d.endswith(f"_by_{column}") for d in dicts):
+                continue  # shown beside the breakdown it sizes
             series = {r.label: r.value(task, metric) for r in have if isinstance(r.value(task, metric), dict)}
             flat = {k: {g: v for g, v in s.items() if isinstance(v, (int, float))} for k, s in series.items()}
             if not any(flat.values()):
                 continue
+            counts = {r.label: r.value(task, sizes) for r in have if isinstance(r.value(task, sizes), dict)}
+            errors = {k: {g: binomial_half_width(v, (counts.get(k) or {}).get(g)) for g, v in s.items()} for k, s in flat.items()} \
+                if counts and metric.startswith("acc_by_") else None  # fmt: skip
+            image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}", errors)
+            if counts and metric != sizes:
+                blocks += series_blocks(f"`{metric}`", image, metric, column, flat, counts, lambda r: f"{r} (n)")
+                continue
             blocks.append(("h", 3, f"`{metric}`"))
-            image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}")
             if image:
                 blocks.append(("img", image, metric))
             groups = sorted({g for s in flat.values() for g in s})
-            blocks.append(("table", [metric.split("_by_")[-1]] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
+            blocks.append(("table", [column] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
     return blocks
+
+
+def binomial_half_width(percent: Any, n: Any) -> float | None:
+    """The 95% half-width (percentage points) of a proportion given in percent over ``n`` independent documents."""
+    if not isinstance(percent, (int, float)) or not isinstance(n, (int, float)) or n <= 0 or math.isnan(percent):
+        return None
+    p = min(max(percent / 100.0, 0.0), 1.0)
+    return Z95 * 100.0 * math.sqrt(p * (1 - p) / n)
+
+
+def mean_half_width(widths: Sequence[float | None]) -> float | None:
+    """The half-width of the mean of independent cells (None if any cell has none)."""
+    if not widths or any(w is None for w in widths):
+        return None
+    return math.sqrt(sum(w * w for w in widths)) / len(widths)  # type: ignore[operator]
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
 def _number(value: Any) -> float | None:
@@ -506,8 +774,11 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
-    rows = [[r.label] + [fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)] for r, row in zip(runs, matrix)]
+    rows = [[r.label] + [UNDEFINED if _nan(v) else fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)]
+            for r, row in zip(runs, matrix)]  # fmt: skip
     blocks.append(("table", ["Model"] + labels, rows))
+    if any(_nan(v) for row in matrix for v in row):
+        blocks.append(("p", f"{UNDEFINED}: the metric has no value on this run; the benchmark's table below says why."))
     return blocks
 
 
@@ -538,8 +809,10 @@ class Charts:
         self.files.append(path)
         return f"charts/{path.name}"
 
-    def language_bars(self, series: Mapping[str, Mapping[str, float]], title: str, name: str) -> str | None:
-        """Horizontal grouped bars: one group per language (or slice value), one bar per run."""
+    def language_bars(self, series: Mapping[str, Mapping[str, float]], title: str, name: str,
+                      errors: Mapping[str, Mapping[str, float | None]] | None = None) -> str | None:  # fmt: skip
+        """Horizontal grouped bars: one group per language (or slice value), one bar per run; ``errors``: the
+        95% half-width of each bar (drawn as an interval; the title says how it was computed)."""
         if self.plt is None or not series:
             return None
         groups = sorted({g for s in series.values() for g in s})
@@ -548,11 +821,18 @@ class Charts:
         fig, ax = self.plt.subplots(figsize=(7, max(2.0, 0.28 * len(groups) * max(1, n ** 0.5) + 1)))
         for i, (label, values) in enumerate(series.items()):
             ys = [j + i * height for j in range(len(groups))]
-            ax.barh(ys, [values.get(g) or 0.0 for g in groups], height=height, label=label)
+            shown = [_number(values.get(g)) for g in groups]
+            widths = [_number((errors or {}).get(label, {}).get(g)) for g in groups]
+            xerr = [w or 0.0 for w in widths] if any(w for w in widths) else None
+            bars = ax.barh(ys, [v or 0.0 for v in shown], height=height, label=label, xerr=xerr,
+                           error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"})  # fmt: skip
+            # Every bar says its value: a zero-length bar (or a missing value) is not an empty axis.
+            ax.bar_label(bars, [MISSING if v is None else fmt(v, 1) for v in shown], padding=2, fontsize="x-small")
         ax.set_yticks([j + height * (n - 1) / 2 for j in range(len(groups))], groups)
         ax.invert_yaxis()
-        ax.set_xlim(0, 100)
-        ax.set_title(f"{title} (%)")
+        ax.set_xlim(0, 105)
+        ax.set_title(f"{title} (%)" + ("\nbars: 95% intervals, binomial within each group" if errors else ""))
+        _all_zero_note(ax, [v for values in series.values() for v in values.values()])
         ax.grid(axis="x", alpha=0.3)
         if n > 1:  # below the tick labels (about 0.3 inch), whatever the figure height
             offset = 0.3 / (ax.get_position().height * fig.get_figheight())
@@ -576,17 +856,23 @@ class Charts:
         ax.set_xticks(angles, [a.replace("_", " ") for a in axes], fontsize="small")
         ax.set_ylim(0, 100)
         ax.set_title(title, pad=24)
+        _all_zero_note(ax, [v for values in series.values() for v in values.values()])
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=min(len(series), 3))
         return self._save(fig, name)
 
     def curve(self, series: Mapping[str, Sequence[Any]], xs: Sequence[str], title: str, x_label: str, y_label: str,
-              name: str) -> str | None:  # fmt: skip
-        """One line per run over ordered x values (missing points are gaps)."""
+              name: str, errors: Mapping[str, Sequence[float | None]] | None = None) -> str | None:  # fmt: skip
+        """One line per run over ordered x values (missing points are gaps); ``errors``: 95% half-widths."""
         if self.plt is None or not series:
             return None
         fig, ax = self.plt.subplots(figsize=(6, 3.6))
         for label, ys in series.items():
-            ax.plot(range(len(xs)), [y if isinstance(y, (int, float)) else float("nan") for y in ys], marker="o", label=label)
+            values = [y if isinstance(y, (int, float)) else float("nan") for y in ys]
+            widths = [(w if isinstance(w, (int, float)) else 0.0) for w in (errors or {}).get(label, [])]
+            if widths and any(widths):
+                ax.errorbar(range(len(xs)), values, yerr=widths, marker="o", capsize=3, label=label)
+            else:
+                ax.plot(range(len(xs)), values, marker="o", label=label)
         ax.set_xticks(range(len(xs)), xs)
         ax.set_xlabel(x_label)
         ax.set_ylabel(y_label)
@@ -612,13 +898,22 @@ class Charts:
         ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
         for i, row in enumerate(matrix):
             for j, value in enumerate(row):
-                text = MISSING if value is None else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
+                text = MISSING if value is None else UNDEFINED if _nan(value) else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
                 ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
         ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(rows)), rows)
         ax.set_title("Headline numbers (colour: position between the column's worst and best run"
                      + ("; lower is better for MAPE/MAE/RMSE)" if any(lower_is_better) else ")"))
         return self._save(fig, name)
+
+
+def _all_zero_note(ax, values: Iterable[Any]) -> None:  # type: ignore[no-untyped-def]
+    """Say so on a chart whose values are all 0 (or missing): its bars or polygons have no area."""
+    numbers = [v for v in map(_number, values) if v is not None and not math.isnan(v)]
+    if any(numbers):
+        return
+    ax.text(0.5, 0.5, "all values 0" if numbers else "no values", transform=ax.transAxes, ha="center", va="center", fontsize="large", color="#555",
+            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "#bbb"})  # fmt: skip
 
 
 # --------------------------------------------------------------------------- rendering
@@ -640,6 +935,8 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             out.append("#" * block[1] + " " + block[2])
         elif kind == "p":
             out.append(block[1])
+        elif kind == "list":
+            out.append("\n".join(f"- {item}" for item in block[1]))
         elif kind == "warn":
             out.append("> **⚠ " + block[1].replace("\n", "\n> ") + "**" if "\n" not in block[1] else "> **⚠** " + block[1].replace("\n", "\n> "))
         elif kind == "table":
@@ -663,16 +960,35 @@ def _inline(text: str) -> str:
     return text
 
 
+def _html_lines(text: str) -> str:
+    """Lines of a paragraph: runs of ``- `` lines become a bulleted list, other lines are joined by breaks."""
+    parts: list[str] = []
+    items: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("- "):
+            items.append(f"<li>{_inline(line[2:])}</li>")
+            continue
+        if items:
+            parts.append("<ul>" + "".join(items) + "</ul>")
+            items = []
+        parts.append(_inline(line) + "<br>")
+    if items:
+        parts.append("<ul>" + "".join(items) + "</ul>")
+    return "".join(parts).removesuffix("<br>")
+
+
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     head = "".join(f"<th>{_inline(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
          "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-         "th:first-child,td:first-child{text-align:left}tr:nth-child(even){background:#f6f6f6}"
-         ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}img{max-width:100%}")  # fmt: skip
+         "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
+         ".scroll{overflow-x:auto}"
+         ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
+         "img{max-width:100%}")  # fmt: skip
 
 
 def to_html(blocks: Sequence[Block], title: str) -> str:
@@ -682,9 +998,11 @@ def to_html(blocks: Sequence[Block], title: str) -> str:
         if kind == "h":
             out.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
         elif kind == "p":
-            out.append("<p>" + "<br>".join(_inline(line) for line in block[1].split("\n")) + "</p>")
+            out.append(f"<div class='p'>{_html_lines(block[1])}</div>")
+        elif kind == "list":
+            out.append(_html_lines("\n".join(f"- {item}" for item in block[1])))
         elif kind == "warn":
-            out.append("<div class='warn'>⚠ " + "<br>".join(_inline(line) for line in block[1].split("\n")) + "</div>")
+            out.append(f"<div class='warn'>⚠ {_html_lines(block[1])}</div>")
         elif kind == "table":
             out.append(_html_table(block[1], block[2]))
         elif kind == "details":
@@ -703,13 +1021,13 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, 
     Raises:
         ReportInputError: no results files, or a file that is not an lmms-eval results file.
     """
+    runs = load_runs(paths)  # every input read before anything is written (a typo leaves no folder behind)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    runs = load_runs(paths)
     charts = Charts(out)
-    blocks: list[Block] = [("h", 1, "food-tasks report")]
-    intro = ["Runs:"] + [f"- **{r.label}**: " + ", ".join(f"`{p}`" for p in r.paths) for r in runs]
-    blocks.append(("p", "\n".join(intro)))
+    blocks: list[Block] = [("h", 1, "food-tasks report"), ("p", "Runs:")]
+    blocks.append(("list", [f"**{r.label}**" + (f" (`{r.model}`)" if r.model and r.model != r.label else "") + ": "
+                            + ", ".join(f"`{p}`" for p in r.paths) for r in runs]))  # fmt: skip
     blocks.append(("p", ("*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
                          "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
                          "the scores count outputs that could not be parsed and inputs whose images were missing.")))

@@ -1,44 +1,123 @@
-"""A results table that fits a terminal.
+"""A results table that fits a terminal and names every row.
 
 lmms-eval 0.7.x prints every metric a task returns in its Markdown table, a
-dict-valued breakdown (``per_language`` with 30 languages, ``per_condition``
-...) as one inline cell: each row of the table is then padded to hundreds or
-thousands of characters and the headline scalars sit far to the right.
+dict-valued breakdown (``per_language`` with 30 languages, ``acc_by_region``
+...) as one inline cell, and each row under the task's alias: each row of the
+table is then padded to hundreds of characters and the headline scalars sit
+far to the right.
 
 :func:`food_tasks.harness.install_table` wraps ``lmms_eval.utils.make_table``
 (the function ``lmms_eval.evaluator`` binds when it is imported, after our entry
-point ran) so that, in the rows of *our* tasks and groups only, a metric that is
-not a scalar is printed as a short note (:func:`note`) by :func:`compact`. The table is rendered after
-the results JSON was written, and from a copy: the breakdowns stay in the
-results JSON, unchanged. Tasks that are not ours are printed as lmms-eval
-prints them.
+point ran) so that, in the rows of *our* tasks and groups only (:func:`ours_in`:
+the names we ship, regional tasks, and groups made of them), :func:`compact`
+prints
+
+* a metric that is not a scalar as a short note (:func:`note`);
+* the row's name as its alias when the alias is short enough, else as its task
+  or group name (:func:`label`), after lmms-eval's tree marks (``" - "``).
+
+The table is rendered after the results JSON was written, and from a copy: the
+breakdowns and aliases stay in the results JSON, unchanged. Tasks that are not
+ours are printed as lmms-eval prints them.
 """
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping
+import re
+from typing import Any, Callable, Collection, Mapping
+
+# The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
+# name, a value or note, stderr) a row stays within 120 characters. A longer alias gives way to the
+# task or group name, which is short, unique, and what --tasks and the results JSON use.
+LABEL_WIDTH = 40
+NOTE_WIDTH = 24  # a string metric value longer than this is a note too ("absent: <reason>")
+LEGEND = ("[N keys]: a breakdown (per language, per slice ...), [absent]: a metric that could not be computed,\n"
+          "[text]: a long value; each is in the results JSON (an absent metric with its reason).")
+_TREE = re.compile(r"^ *- ")  # lmms-eval's mark for a task inside a group (" - ", "  - " ...)
 
 
 def note(value: Any) -> Any:
-    """What the table shows for a metric value: scalars unchanged, a breakdown as a short note."""
+    """What the table shows for a metric value: scalars unchanged; a breakdown, an absent metric or a long
+    text as a short bracketed note (the table ends with :data:`LEGEND`; the values are in the results JSON)."""
     if isinstance(value, Mapping):
-        return f"see JSON ({len(value)} keys)"
+        return f"[{len(value)} keys]"
     if isinstance(value, (list, tuple)):
-        return f"see JSON ({len(value)} items)"
-    if isinstance(value, str) and len(value) > 24:  # "absent: <reason>" metrics: the reason is in the JSON
-        return value.split(":", 1)[0] + " (see JSON)" if ":" in value[:24] else "see JSON (text)"
+        return f"[{len(value)} items]"
+    if isinstance(value, str) and len(value) > NOTE_WIDTH:  # "absent: <reason>" metrics: the reason is in the JSON
+        return f"[{value.split(':', 1)[0]}]" if ":" in value[:NOTE_WIDTH] else "[text]"
     return value
 
 
-def compact(result_dict: Mapping, column: str, ours: Collection[str]) -> dict:
-    """A copy of ``result_dict`` in which the rows of ``column`` named in ``ours`` have their breakdowns
-    replaced by :func:`note`. The input is not modified (``make_table`` pops ``alias`` from the rows it prints)."""
+def label(name: str, alias: Any) -> str:
+    """The Tasks/Groups cell of a row: lmms-eval's tree marks, then the alias when it has at most
+    :data:`LABEL_WIDTH` characters, else the task or group ``name`` (never shortened)."""
+    if not isinstance(alias, str) or not alias.strip():
+        return name
+    tree = _TREE.match(alias)
+    prefix = tree.group(0) if tree else ""
+    shown = alias[len(prefix):].strip()
+    return prefix + (shown if shown and len(shown) <= LABEL_WIDTH else name)
+
+
+def ours_in(result_dict: Mapping, names: Collection[str]) -> set[str]:
+    """The rows that are ours: ``names`` (the tasks and groups we ship), regional tasks (their config has a
+    ``metadata.regional`` block; they live in the user's own folders) and groups whose tasks are all ours."""
+    ours = set(names)
+    for task, config in (result_dict.get("configs") or {}).items():
+        metadata = config.get("metadata") if isinstance(config, Mapping) else None
+        if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
+            ours.add(task)
+    groups = {g: list(m) for g, m in (result_dict.get("group_subtasks") or {}).items() if isinstance(m, (list, tuple)) and m}
+    grown = True
+    while grown:  # nested groups: a group joins once all its members (tasks or groups) are ours
+        grown = False
+        for group, members in groups.items():
+            if group not in ours and all(m in ours for m in members):
+                ours.add(group)
+                grown = True
+    return ours
+
+
+def compact(result_dict: Mapping, column: str, names: Collection[str]) -> dict:
+    """A copy of ``result_dict`` in which our rows of ``column`` (:func:`ours_in`) have their breakdowns
+    replaced by :func:`note` and their alias by :func:`label`. The input is not modified (``make_table``
+    pops ``alias`` from the rows it prints)."""
     rows = result_dict.get(column)
     if not isinstance(rows, Mapping):
         return dict(result_dict)
+    ours = ours_in(result_dict, names)
     out = dict(result_dict)
-    out[column] = {
-        name: ({m: note(v) for m, v in row.items()} if name in ours and isinstance(row, Mapping) else dict(row) if isinstance(row, Mapping) else row)
-        for name, row in rows.items()
-    }
+    out[column] = {name: _row(name, row) if name in ours and isinstance(row, Mapping) else dict(row) if isinstance(row, Mapping) else row
+                   for name, row in rows.items()}  # fmt: skip
     return out
+
+
+# food_tasks.errorbars: documents and clusters behind a metric, and the two variants of its standard error
+# (``_stderr`` is the one we report: clustered where documents share a context), in the results JSON only.
+# Without them in our rows, lmms-eval drops its Stderr_CLT and Stderr_Clustered columns (all N/A), and a
+# table with long task and metric names still fits 120 characters.
+COUNTS = ("_n", "_clusters", "_stderr_clt", "_stderr_clustered")
+
+
+def _row(name: str, row: Mapping) -> dict:
+    """One of our rows: metric values (``metric,filter`` keys) as notes, the alias as the row's label, any
+    other key as it is; the documents and clusters behind each metric (``<metric>_n``) and the CLT and
+    clustered variants of its standard error stay in the JSON."""
+    return {key: label(name, value) if key == "alias" else note(value) if "," in str(key) else value for key, value in row.items()
+            if not str(key).partition(",")[0].endswith(COUNTS)}  # fmt: skip
+
+
+def render(make_table: Callable[..., str], result_dict: Any, column: str, sort_results: bool, names: Collection[str]) -> str:
+    """``make_table`` (lmms-eval's) on :func:`compact`'s copy, followed by :data:`LEGEND` when a note was printed."""
+    if not isinstance(result_dict, Mapping):
+        return make_table(result_dict, column, sort_results)
+    shown = compact(result_dict, column, names)
+    table = make_table(shown, column, sort_results)
+    noted = any(_is_note(v) and not _is_note(result_dict[column][name].get(k))
+                for name, row in (shown.get(column) or {}).items() if isinstance(row, Mapping)
+                for k, v in row.items() if k != "alias")  # fmt: skip
+    return f"{table}\n{LEGEND}" if noted else table
+
+
+def _is_note(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("[") and value.endswith("]")

@@ -13,12 +13,16 @@ generated 512x384 JPEG images, in ``FoodieQA.zip``), offline, in a temporary dir
 
 Usage::
 
-    python scripts/bench_foodieqa.py [--json PATH]
+    python scripts/bench_foodieqa.py [--size 512x384] [--json PATH]
+
+``--size 4032x3024`` gives the images the weight of the real phone photos (photo-like content, about 3 MB
+each; scripts/bench_image_path.py measures the whole image path at that size, lmms-eval's part included).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import os
@@ -37,20 +41,29 @@ OUTPUTS = ["B", "(C)", "Answer: B", "答案是 C", "图B", "第二张", "我选�
            "The dish in option (A) is baked in a tandoor, so A.", "I cannot tell.", ""]  # fmt: skip
 
 
-def _jpeg(rng: random.Random) -> bytes:
+def _jpeg(rng: random.Random, size: tuple[int, int] = (512, 384)) -> bytes:
     from PIL import Image
 
-    image = Image.new("RGB", (512, 384), tuple(rng.randrange(256) for _ in range(3)))
+    if size != (512, 384):  # realistic photos: generated once per size, told apart by a JPEG comment
+        return _photo_pool(size).take()
+    image = Image.new("RGB", size, tuple(rng.randrange(256) for _ in range(3)))
     buf = io.BytesIO()
     image.save(buf, format="JPEG", quality=85)
     return buf.getvalue()
 
 
-def build(root: Path) -> None:
+@functools.lru_cache(maxsize=2)
+def _photo_pool(size: tuple[int, int]):  # type: ignore[no-untyped-def]
+    from bench_image_path import PhotoPool
+
+    return PhotoPool(Path(tempfile.gettempdir()) / "food_tasks_bench_photos", size, 92, 6)
+
+
+def build(root: Path, size: tuple[int, int] = (512, 384)) -> None:
     from food_tasks.benchmarks.foodieqa import layout
 
     rng = random.Random(0)
-    images = {f"images/{i // 20}_upload/{i}_IMG.jpeg": _jpeg(rng) for i in range(389)}
+    images = {f"images/{i // 20}_upload/{i}_IMG.jpeg": _jpeg(rng, size) for i in range(389)}
     paths = sorted(images)
     opts = ["京菜", "徽菜", "新疆菜", "桂菜"]
     tables = {
@@ -84,13 +97,15 @@ def per_call(fn, items, repeat: int = 3) -> tuple[float, float]:  # type: ignore
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--size", default="512x384", help="image size WxH (4032x3024: phone photos)")
     args = parser.parse_args(argv)
+    size = tuple(int(x) for x in args.size.lower().split("x"))
     figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HF_HOME"] = str(Path(tmp) / "hf_home")
         os.environ["HF_HUB_OFFLINE"] = "1"
         root = Path(tmp) / "mirror"
-        build(root)
+        build(root, size)
         figures["zip_mib"] = round((root / "lyan62/FoodieQA/FoodieQA.zip").stat().st_size / 2**20, 1)
 
         import food_tasks.utils.foodieqa as hooks

@@ -193,8 +193,14 @@ def jpeg_bytes(rng: random.Random, np) -> bytes:  # type: ignore[no-untyped-def]
     return buf.getvalue()
 
 
-def build_mirror(root: Path, rows_target: int) -> dict:
-    """Write a test_large-shaped worldcuisines/vqa mirror and a food-kb mirror under ``root``."""
+def build_mirror(root: Path, rows_target: int, *, kb_dishes: int | None = None, images_per_dish: tuple[int, int] = (1, 6),
+                 kb_writer=None) -> dict:  # type: ignore[no-untyped-def]
+    """Write a test_large-shaped worldcuisines/vqa mirror and a food-kb mirror under ``root``.
+
+    By default food-kb holds KB_IMAGES generated 512x384 images. ``kb_dishes`` asks for that many dishes of
+    ``images_per_dish`` (min, max) images each instead, written by ``kb_writer(root, dishes)`` (each dish a
+    ``{"food_id", "name", "urls"}``); scripts/bench_image_path.py uses it for a food-kb of realistic size.
+    """
     import numpy as np
 
     from food_tasks import mirror
@@ -204,18 +210,21 @@ def build_mirror(root: Path, rows_target: int) -> dict:
     rng = random.Random(SEED)
     t0 = time.perf_counter()
     # food-kb: dishes with 1-6 images each, KB_IMAGES in total.
-    names = dish_names(rng, 2600)
+    names = dish_names(rng, 2600 if kb_dishes is None else kb_dishes + 400)
     dishes, n_images = [], 0
-    while n_images < KB_IMAGES:
-        k = min(rng.randint(1, 6), KB_IMAGES - n_images)
+    while n_images < KB_IMAGES if kb_dishes is None else len(dishes) < kb_dishes:
+        k = rng.randint(*images_per_dish) if kb_dishes is not None else min(rng.randint(1, 6), KB_IMAGES - n_images)
         food_id = str(len(dishes) * 7 + 11)
         urls = [f"https://upload.wikimedia.org/wikipedia/commons/{food_id}/{food_id}_{j}.jpg?download" for j in range(k)]
         dishes.append({"food_id": food_id, "name": names[len(dishes)], "urls": urls})
         n_images += k
-    images = [jpeg_bytes(rng, np) for _ in range(n_images)]
+    if kb_writer is not None:
+        images = kb_writer(root, dishes)  # the images' sizes in bytes
+    else:
+        images = [jpeg_bytes(rng, np) for _ in range(n_images)]
+        it = iter(images)
+        wc_layout.write_wc_kb(root, [{"food_id": d["food_id"], "name": d["name"], "images": [(u, next(it)) for u in d["urls"]]} for d in dishes])
     t_images = time.perf_counter() - t0
-    it = iter(images)
-    wc_layout.write_wc_kb(root, [{"food_id": d["food_id"], "name": d["name"], "images": [(u, next(it)) for u in d["urls"]]} for d in dishes])
 
     # vqa: rows_target / 30 qa_ids, three quarters task1 (prompt types 1/3/4), one quarter task2.
     n_qa = max(4, rows_target // len(LANGUAGES))
@@ -251,7 +260,7 @@ def build_mirror(root: Path, rows_target: int) -> dict:
         "qa_ids": len(qa_plan),
         "kb_dishes": len(dishes),
         "kb_images": n_images,
-        "jpeg_kib_mean": sum(map(len, images)) / len(images) / 1024,
+        "jpeg_kib_mean": sum(x if isinstance(x, int) else len(x) for x in images) / len(images) / 1024,
         "mcq_prompt_chars_median": statistics.median(mcq_len),
         "mcq_prompt_chars_max": max(mcq_len),
         "build_s": time.perf_counter() - t0,

@@ -19,6 +19,8 @@ Checks (ours vs official on the same input, exact):
    to a random choice), so "fell back" is compared exactly with our ``None``.
 3. Accuracy: ``get_accuracy.get_accuracy`` with ``parse_yi_res`` after one ``random.seed(42)`` (VQA) and
    with ``parse_textqa_res`` (text QA) vs our ``acc_paper_protocol`` on synthetic files of outputs.
+4. Not a check, a measurement: the spread of the released, unseeded VQA score over 200 random states on
+   one synthetic task (printed beside ``acc_paper_protocol`` and the ``parse_phi3v_res`` variant).
 
 Usage::
 
@@ -149,8 +151,10 @@ def check_parsers(off, report: Report, outputs: list[str]) -> None:  # type: ign
                          official_call(ga.parse_yi_res, {"response": text}), text)  # fmt: skip
 
 
-QUESTIONS = ["图片中的食物通常属于哪个菜系?", " 图片中的食物的口味是? ", "What is the food in the picture?", "以下哪道菜是{甜}的？", "以上哪道菜最辣？"]
-CHOICES = [["京菜", "徽菜", " 新疆菜 ", "桂菜"], ["Sweet", "Sour", "Salty", "Spicy"], ["a{b}", "c", "d", "e"]]
+# Braces in questions and options: the official .format() copies them verbatim ({c} in a question is not the options).
+QUESTIONS = ["图片中的食物通常属于哪个菜系?", " 图片中的食物的口味是? ", "What is the food in the picture?", "以下哪道菜是{甜}的？", "以上哪道菜最辣？",
+             "图片中的食物是{c}还是{q}？", "Which {} is {0}{{x}}}?"]
+CHOICES = [["京菜", "徽菜", " 新疆菜 ", "桂菜"], ["Sweet", "Sour", "Salty", "Spicy"], ["a{b}", "c", "d", "e"], ["{q}", "{c}", "{}", "}{"]]
 
 
 def synthetic_docs(rng: random.Random, n: int) -> list[dict]:
@@ -211,6 +215,30 @@ def check_accuracy(off, report: Report, rng: random.Random, files: int) -> None:
             report.check(f"acc_paper_protocol ({task})", round(fq_scoring.acc_paper_protocol(records), 9), round(100 * theirs, 9), f)
 
 
+def unseeded_spread(off, rng: random.Random, n: int = 40, seeds: int = 200) -> None:  # type: ignore[no-untyped-def]
+    """What the released script gives without a seed: ``get_accuracy`` with ``parse_yi_res`` on one synthetic
+    VQA task, its random state set to each of ``seeds`` values (an unseeded run starts from any of them), beside
+    ``acc_paper_protocol`` (one seed 42) and ``parse_phi3v_res`` (reseeds 42 per call: every fallback is A)."""
+    ga = off["get_accuracy"]
+    golds = [str(rng.randrange(4)) for _ in range(n)]
+    outputs = random_outputs(rng, n)
+    data, res = [{"answer": g} for g in golds], [{"response": o} for o in outputs]
+    scores = []
+    for seed in range(seeds):
+        random.seed(seed)
+        with contextlib.redirect_stdout(io.StringIO()):
+            scores.append(100 * ga.get_accuracy(data, res, ga.parse_yi_res))
+    with contextlib.redirect_stdout(io.StringIO()):
+        phi = 100 * ga.get_accuracy(data, res, ga.parse_phi3v_res)
+    records = [{"index": i, "gold": int(g), "paper": fq_parsing.parse_paper(o, "sivqa", 0), "paper_fallback": None}
+               for i, (g, o) in enumerate(zip(golds, outputs))]  # fmt: skip
+    fallbacks = sum(r["paper"] is None for r in records)
+    print(f"unseeded official score (parse_yi_res, {n} questions, {fallbacks} random fallbacks) over {seeds} seeds: "
+          f"min {min(scores):.1f}, max {max(scores):.1f}, mean {sum(scores) / len(scores):.2f}; "
+          f"acc_paper_protocol (seed 42 once) {fq_scoring.acc_paper_protocol(records):.1f}; "
+          f"parse_phi3v_res (fallback always A) {phi:.1f}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--official", type=Path, required=True, help="local checkout of github.com/lyan62/FoodieQA")
@@ -230,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     check_parsers(off, report, HANDWRITTEN + random_outputs(rng, args.n))
     check_prompts(off, report, synthetic_docs(rng, 40))
     check_accuracy(off, report, rng, 200)
+    unseeded_spread(off, random.Random(args.seed))
     return report.summary()
 
 

@@ -1,7 +1,17 @@
 """Shared fixtures: small WorldCuisines mirrors in the official layout, built by code, and helpers
-to run the real lmms-eval CLI offline."""
+to run the real lmms-eval CLI offline.
+
+The suite writes only into temporary folders: before anything imports ``datasets`` or
+``huggingface_hub`` (which read their cache paths at import), :mod:`sandbox` points ``HOME`` and every
+cache variable (``HF_HOME``, ``HF_DATASETS_CACHE``, ``XDG_CACHE_HOME``, ``FOOD_TASKS_CACHE_DIR``,
+``MPLCONFIGDIR``) into one folder per session, which lmms-eval subprocesses inherit. At the end of the
+session the hooks below fail the run when the clone gained files or our code wrote into the session's
+home anyway (a path built from ``~`` instead of the cache variables).
+"""
 
 from __future__ import annotations
+
+import sandbox  # noqa: I001  (first: the cache variables must be set before datasets is imported)
 
 import json
 import os
@@ -68,6 +78,25 @@ def build_wc_mirror(root: Path, *, with_card: bool = True, small: bool = True) -
     return root
 
 
+NOT_AN_IMAGE = b"\xff\xd8\xff\xe0<html>Please enable cookies</html>"  # a JPEG signature, then not an image
+
+
+def truncated_jpeg(size: tuple[int, int] = (96, 72), keep: float = 0.6) -> bytes:
+    """A photo-like JPEG cut after ``keep`` of its bytes (an interrupted copy or download): the header is
+    intact, so only decoding finds the damage; under lmms-eval's lenient Pillow setting it would decode
+    silently grey-filled."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    pixels = (np.random.default_rng(7).random((size[1], size[0], 3)) * 255).astype("uint8")
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="JPEG", quality=90)
+    data = buf.getvalue()
+    return data[: int(len(data) * keep)]
+
+
 @pytest.fixture(scope="session")
 def wc_root(tmp_path_factory) -> Path:
     return build_wc_mirror(tmp_path_factory.mktemp("wc_mirror"))
@@ -82,6 +111,10 @@ def _offline(monkeypatch, tmp_path_factory):
     # subset does (without a selection, every language file must be present). Tests of the full
     # requirement delete this variable.
     monkeypatch.setenv("FOOD_TASKS_WORLDCUISINES_LANGS", ",".join(LANGS))
+    # Each test starts with no record of undecodable images (food_tasks.images keeps one per process).
+    from food_tasks import images
+
+    images.reset()
 
 
 def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900,
@@ -117,3 +150,41 @@ def tiny_bert(tmp_path_factory) -> Path:
     config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
     BertModel(config).save_pretrained(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2_vl() -> Path:
+    """The tiny random Qwen2-VL of ``food-tasks demo``, built once per session where the demo looks for it
+    (``$FOOD_TASKS_CACHE_DIR/tiny-qwen2-vl``, inside the session folder)."""
+    from food_tasks.remote import cache_root
+    from food_tasks.tiny_model import build_tiny_qwen2_vl
+
+    return build_tiny_qwen2_vl(cache_root() / "tiny-qwen2-vl")
+
+
+# --- writes outside the temporary folders fail the session (issue 19.8) -------------------------------------------
+
+
+def pytest_sessionstart(session):  # type: ignore[no-untyped-def]
+    session.config._food_tasks_before = sandbox.snapshot()
+
+
+def pytest_sessionfinish(session, exitstatus):  # type: ignore[no-untyped-def]
+    before = getattr(session.config, "_food_tasks_before", None)
+    if before is None:
+        return
+    session.config._food_tasks_outside = sandbox.written_outside(before, sandbox.snapshot())
+    if session.config._food_tasks_outside and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
+    outside = getattr(config, "_food_tasks_outside", None)
+    if outside:
+        terminalreporter.section("written outside the temporary folders", red=True)
+        for line in outside:
+            terminalreporter.line(line)
+
+
+def pytest_unconfigure(config):  # type: ignore[no-untyped-def]
+    sandbox.remove()

@@ -11,8 +11,9 @@ from typing import Callable
 
 
 class JudgeServer:
-    """``verdict(prompt) -> str``; ``faults[key]``: list of "500" / "timeout" / "garbage" / "400" consumed one
-    per request whose prompt contains ``key`` (``"*"`` matches any); "down" repeats forever."""
+    """``verdict(prompt) -> str``; ``faults[key]``: list of "500" / "timeout" / "garbage" / "400" / "echo" (a 400
+    whose body echoes the request's path and credentials, as some proxies do) consumed one per request whose prompt
+    contains ``key`` (``"*"`` matches any); "down" repeats forever."""
 
     def __init__(self, verdict: Callable[[str], str], faults: dict[str, list[str]] | None = None, delay: float = 0.0) -> None:
         self.verdict, self.faults, self.delay = verdict, faults or {}, delay
@@ -44,6 +45,13 @@ class JudgeServer:
                     time.sleep(server.delay)
                 if fault == "timeout":
                     time.sleep(1.5)
+                if fault == "echo":
+                    echo = f"bad request {self.path} Authorization: {self.headers.get('Authorization')}".encode("utf-8", "replace")
+                    self.send_response(400)
+                    self.send_header("Content-Length", str(len(echo)))
+                    self.end_headers()
+                    self.wfile.write(echo)
+                    return
                 if fault in ("500", "down", "400"):
                     self.send_response(int(fault) if fault != "down" else 500)
                     self.end_headers()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from food_tasks import stats
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import parsing as db_parsing
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
@@ -60,7 +61,7 @@ docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SA
 
 
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    return db_data.doc_images(doc)
+    return db_data.doc_images(doc)  # an undecodable image is left out: the document counts in image_missing
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -74,53 +75,94 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 
 # --------------------------------------------------------------------------- scoring
 # Scales as the paper prints them: accuracies and rates are fractions; MAE and RMSE in kcal / g; MAPE in %.
+# Error bars (yaml_tasks/diningbench/README.md): a document is a row of the JSONL file (idx), one per row and
+# task, and the row is one dish: its own cluster (independent rows). Means and rates: analytic; RMSE and the
+# averages over the four components: bootstrap over rows.
+KEY = stats.column("idx")
+
+
+def _component(key: str, stat: str, official: bool) -> stats.Estimator:
+    if stat == "rmse":
+        return stats.Custom(partial(db_scoring.nutrition_rows, keys=(key,), stat=stat, official=official),
+                            partial(db_scoring.nutrition_combine, stat=stat))  # fmt: skip
+    # keep_nonfinite: an official NaN or infinite error reaches the estimator's value as it reaches the reported
+    # one (a mean drops non-finite values).
+    return stats.Ratio(partial(db_scoring.nutrition_error, key=key, stat=stat, official=official), keep_nonfinite=True)
+
+
+def _with_images(score):  # type: ignore[no-untyped-def]
+    """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
+
+    def scored(doc, output):  # type: ignore[no-untyped-def]
+        return score(doc, output, image_missing=db_data.image_missing(doc))
+
+    scored.__qualname__ = score.__qualname__
+    return scored
 
 
 def _nutrition_metrics(official: bool) -> list[Metric]:
     tail = "_official" if official else ""
     out = [Metric(f"{key}_{stat}{tail}", partial(db_scoring.component_metric, key=key, stat=stat, official=official),
-                  higher_is_better=False, scale="percent" if stat == "mape" else "native")
+                  higher_is_better=False, scale="percent" if stat == "mape" else "native",
+                  estimator=_component(key, stat, official))
            for key in db_parsing.COMPONENTS for stat in ("mae", "rmse", "mape")]  # fmt: skip
     out += [Metric(f"avg_{stat}{tail}", partial(db_scoring.avg_metric, stat=stat, official=official), higher_is_better=False,
-                   scale="percent" if stat == "mape" else "native") for stat in ("mae", "rmse", "mape")]  # fmt: skip
+                   scale="percent" if stat == "mape" else "native",
+                   estimator=stats.Custom(partial(db_scoring.nutrition_rows, keys=db_parsing.COMPONENTS, stat=stat, official=official),
+                                          partial(db_scoring.nutrition_combine, stat=stat)))
+            for stat in ("mae", "rmse", "mape")]  # fmt: skip
     out.append(Metric(f"parse_fail_rate{tail}", partial(db_scoring.nutrition_parse_fail_rate, official=official),
-                      higher_is_better=False, scale="fraction"))  # fmt: skip
+                      higher_is_better=False, scale="fraction",
+                      estimator=stats.mean(partial(db_scoring.nutrition_parse_fail, official=official), binary=True)))  # fmt: skip
     return out
 
 
-_INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction")
-_CANNOT_READ = Metric("cannot_read_rate_official", db_scoring.cls_unreadable_official, higher_is_better=False, scale="fraction")
+_INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction",
+                  estimator=stats.mean(stats.field("pred", test="none", unless="image_missing"), binary=True))  # fmt: skip
+_CANNOT_READ = Metric("cannot_read_rate_official", db_scoring.cls_unreadable_official, higher_is_better=False, scale="fraction",
+                      estimator=stats.mean(stats.field("unreadable_official"), binary=True))  # fmt: skip
+_IMAGE_MISSING = Metric("image_missing", db_scoring.image_missing, higher_is_better=False, scale="count")
 TABLES = {
     "cls": MetricTable(
-        Metric("acc", db_scoring.cls_acc, scale="fraction"),
-        Metric("acc_official", partial(db_scoring.cls_acc, official=True), scale="fraction"),
+        Metric("acc", db_scoring.cls_acc, scale="fraction", estimator=stats.mean(stats.field("correct", unless="image_missing"), binary=True)),
+        Metric("acc_official", partial(db_scoring.cls_acc, official=True), scale="fraction",
+               estimator=stats.mean(stats.field("correct_official"), binary=True)),
         _INVALID,
         _CANNOT_READ,
         _INVALID.alias("parse_fail_rate"),
         _CANNOT_READ.alias("parse_fail_rate_official"),
-        version=1.0,
+        _IMAGE_MISSING,
+        version=1.1, key=KEY,
     ),
     "nutrition": MetricTable(
         *_nutrition_metrics(False),
         *_nutrition_metrics(True),
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
-        version=1.0,
+        _IMAGE_MISSING,
+        version=1.1, key=KEY,
     ),
     "vqa": MetricTable(
-        Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction"),
-        Metric("judge_acc_official", partial(db_scoring.judge_metric, name="judge_acc_official"), scale="fraction"),
-        Metric("judge_error_rate", partial(db_scoring.judge_metric, name="judge_error_rate"), higher_is_better=False, scale="fraction"),
+        Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction",
+               estimator=db_scoring.JudgeRatio("judge_acc")),
+        Metric("judge_acc_official", partial(db_scoring.judge_metric, name="judge_acc_official"), scale="fraction",
+               estimator=db_scoring.JudgeRatio("judge_acc_official")),
+        Metric("judge_error_rate", partial(db_scoring.judge_metric, name="judge_error_rate"), higher_is_better=False, scale="fraction",
+               estimator=db_scoring.JudgeRatio("judge_error_rate")),
         Metric("judge_unparsed_rate", partial(db_scoring.judge_metric, name="judge_unparsed_rate"), higher_is_better=False,
-               scale="fraction"),
-        Metric("rouge1_f", partial(db_scoring.rouge_mean, name="rouge1"), scale="score"),
-        Metric("rouge2_f", partial(db_scoring.rouge_mean, name="rouge2"), scale="score"),
-        Metric("rougeL_f", partial(db_scoring.rouge_mean, name="rougeL"), scale="score"),
+               scale="fraction", estimator=db_scoring.JudgeRatio("judge_unparsed_rate")),
+        Metric("rouge1_f", partial(db_scoring.rouge_mean, name="rouge1"), scale="score",
+               estimator=stats.mean(partial(db_scoring.rouge_value, name="rouge1"))),
+        Metric("rouge2_f", partial(db_scoring.rouge_mean, name="rouge2"), scale="score",
+               estimator=stats.mean(partial(db_scoring.rouge_value, name="rouge2"))),
+        Metric("rougeL_f", partial(db_scoring.rouge_mean, name="rougeL"), scale="score",
+               estimator=stats.mean(partial(db_scoring.rouge_value, name="rougeL"))),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
-        version=1.0,
+        _IMAGE_MISSING,
+        version=1.1, key=KEY,
     ),
 }  # fmt: skip
 
-process_results_cls = results_hook(db_scoring.score_cls, TABLES["cls"])
-process_results_nutrition = results_hook(db_scoring.score_nutrition, TABLES["nutrition"])
-process_results_vqa = results_hook(db_scoring.score_vqa, TABLES["vqa"])
+process_results_cls = results_hook(_with_images(db_scoring.score_cls), TABLES["cls"])
+process_results_nutrition = results_hook(_with_images(db_scoring.score_nutrition), TABLES["nutrition"])
+process_results_vqa = results_hook(_with_images(db_scoring.score_vqa), TABLES["vqa"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from food_tasks import stats
 from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
@@ -66,11 +67,27 @@ def _prompt(doc) -> fq_prompts.Prompt:  # type: ignore[no-untyped-def]
                             image=variant != "dishname_noimage")  # fmt: skip
 
 
+def _root(doc) -> Path | None:  # type: ignore[no-untyped-def]
+    return Path(doc["fq_root"]) if doc["fq_root"] else None
+
+
+def _wanted(doc) -> list[str]:  # type: ignore[no-untyped-def]
+    """The image files the prompt shows, in its order (A-D for mivqa); none for textqa and the no-image ablation."""
+    return [doc["images"][i] for i in _prompt(doc).parts if isinstance(i, int)]
+
+
+def _images(doc) -> list:  # type: ignore[no-untyped-def]
+    """The prompt's images, None where one cannot be decoded (the document then counts in image_missing)."""
+    return [fq_data.load_image(rel, root=_root(doc)) for rel in _wanted(doc)]
+
+
 def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    """The document's images in the official order (A-D for mivqa); none for textqa and the no-image ablation."""
-    root = Path(doc["fq_root"]) if doc["fq_root"] else None
-    wanted = [p for p in _prompt(doc).parts if isinstance(p, int)]
-    return [fq_data.load_image(doc["images"][i], root=root) for i in wanted]
+    """The document's images in the official order (A-D for mivqa); none for textqa and the no-image ablation.
+    An undecodable image is left out; in mivqa, whose simple-model text marks every image's position with
+    ``image_token``, a grey placeholder keeps the count (the document is not scored either way)."""
+    if doc["fq_task"] == "mivqa":
+        return [image if image is not None else fq_data.placeholder() for image in _images(doc)]
+    return [image for image in _images(doc) if image is not None]
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -82,8 +99,9 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
 
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    """Chat models: images interleaved at their template positions, text byte-exact, inline prefill."""
-    return fq_prompts.to_messages(_prompt(doc), doc_to_visual(doc))
+    """Chat models: images interleaved at their template positions, text byte-exact, inline prefill (an
+    undecodable image is left out, its option label stays)."""
+    return fq_prompts.to_messages(_prompt(doc), _images(doc))
 
 
 # --------------------------------------------------------------------------- scoring
@@ -93,12 +111,17 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 
 
 def score_qa(doc, output):  # type: ignore[no-untyped-def]
-    return fq_scoring.score(doc, output, doc["fq_task"], doc["fq_lang"], doc["fq_template"], _prompt(doc).opener)
+    return fq_scoring.score(doc, output, doc["fq_task"], doc["fq_lang"], doc["fq_template"], _prompt(doc).opener,
+                            image_missing=fq_data.images_missing(_wanted(doc), root=_root(doc)))
 
 
-_ACC = Metric("acc", fq_scoring.acc)
-_PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol)
-_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False)
+# Error bars: a document is its position in the published file (index); the cluster is the question (qid):
+# the four templates of a setting ask the same questions, so their best-of-four is resampled jointly.
+KEY, CLUSTER = stats.column("index"), stats.column("qid")
+_PAPER_ESTIMATOR = stats.Custom(fq_scoring.paper_correct_rows, stats.ratio_combine(100.0))
+_ACC = Metric("acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct", unless="image_missing"), 100.0, binary=True))
+_PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol, estimator=_PAPER_ESTIMATOR)
+_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False, estimator=stats.mean(stats.field("invalid", unless="image_missing"), 100.0, binary=True))
 _COMMON = (
     _ACC,
     _ACC.alias("acc_mean"),
@@ -106,13 +129,18 @@ _COMMON = (
     _PAPER,
     _PAPER.alias("acc_paper_protocol_best"),
     _INVALID,
-    Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False),
+    Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False,
+           estimator=stats.mean(stats.field("paper", test="none", unless="image_missing"), 100.0, binary=True)),
     Metric("per_question_type", fq_scoring.per_question_type, scale="breakdown"),
+    Metric("per_question_type_paper_protocol", fq_scoring.per_question_type_paper_protocol, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),
+    Metric("image_missing", fq_scoring.image_missing, higher_is_better=False, scale="count"),
 )
 # One table per prompt template k (its task reports acc_p<k> too); parse_fail_rate repeats invalid_rate
 # under the name shared across benchmarks.
-TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.0)
-          for k in range(4)}  # fmt: skip
+# 1.1: per_category counts records without a category (其他), prompts keep braces of questions verbatim, a
+# question with an undecodable image leaves every metric (image_missing).
+TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.1, key=KEY,
+                               cluster=CLUSTER) for k in range(4)}  # fmt: skip
 
-process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"])
+process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))

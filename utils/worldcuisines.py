@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from food_tasks import stats
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.data import stop_run_on_data_error
@@ -90,33 +91,44 @@ def score_oeq(doc, output):  # type: ignore[no-untyped-def]
     return wc_scoring.score_oeq(doc, output, image_missing=wc_data.image_missing(doc))
 
 
+# Error bars: a document is (qa_id, language); the cluster is the dish (food_id): its images, questions,
+# 30 languages and 4 subtasks are one unit of resampling. Language macro averages: cluster bootstrap;
+# micro rates: clustered analytic.
+KEY, CLUSTER = stats.column("qa_id", "lang"), stats.column("food_id")
+
+
+def _macro(field: str) -> stats.Macro:
+    return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
+
+
 _IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
-_INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False)
+_INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False,
+                  estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True))  # fmt: skip
 TABLES = {
     "mcq": MetricTable(
-        Metric("acc", partial(wc_scoring.macro, "correct")),
-        Metric("acc_official", partial(wc_scoring.macro_official, "correct_official")),
+        Metric("acc", partial(wc_scoring.macro, "correct"), estimator=_macro("correct")),
+        Metric("acc_official", partial(wc_scoring.macro_official, "correct_official"), estimator=_macro("correct_official")),
         _INVALID,
         Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
         _IMAGE_MISSING,
         _INVALID.alias("parse_fail_rate"),
-        version=1.0,
+        version=1.1, key=KEY, cluster=CLUSTER,  # 1.1: the core multiple-choice parser (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
     # aggregate_metric_list entries by substring.
     "oeq": MetricTable(
-        Metric("acc_multi", partial(wc_scoring.macro, "multi")),
-        Metric("acc_single", partial(wc_scoring.macro, "single")),
-        Metric("acc_dual", partial(wc_scoring.macro, "dual")),
-        Metric("acc_multi_strict", partial(wc_scoring.macro, "multi_strict")),
-        Metric("acc_multi_official", partial(wc_scoring.macro_official_oeq, "multi_official")),
-        Metric("acc_single_official", partial(wc_scoring.macro_official_oeq, "single_official")),
-        Metric("acc_dual_official", partial(wc_scoring.macro_official_oeq, "dual_official")),
+        Metric("acc_multi", partial(wc_scoring.macro, "multi"), estimator=_macro("multi")),
+        Metric("acc_single", partial(wc_scoring.macro, "single"), estimator=_macro("single")),
+        Metric("acc_dual", partial(wc_scoring.macro, "dual"), estimator=_macro("dual")),
+        Metric("acc_multi_strict", partial(wc_scoring.macro, "multi_strict"), estimator=_macro("multi_strict")),
+        Metric("acc_multi_official", partial(wc_scoring.macro_official_oeq, "multi_official"), estimator=_macro("multi_official")),
+        Metric("acc_single_official", partial(wc_scoring.macro_official_oeq, "single_official"), estimator=_macro("single_official")),
+        Metric("acc_dual_official", partial(wc_scoring.macro_official_oeq, "dual_official"), estimator=_macro("dual_official")),
         Metric("bertscore_f1", wc_scoring.bertscore_f1, scale="score"),
         Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
         Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
         _IMAGE_MISSING,
-        version=1.0,
+        version=1.0, key=KEY, cluster=CLUSTER,
     ),
 }
 # Packaged sample tasks skip BERTScore (its model is a 2 GB download).

@@ -6,7 +6,14 @@ import re
 
 import pytest
 
-from food_tasks.parsing import extract_choice, last_match, normalize_chars, strip_reasoning
+from food_tasks.parsing import (
+    extract_choice,
+    label_list_echo,
+    label_range_echo,
+    last_match,
+    normalize_chars,
+    strip_reasoning,
+)
 
 # The lazy block regex the linear strip_reasoning must agree with (the original implementation).
 _BLOCK = re.compile(r"<(think(?:ing)?)\s*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
@@ -75,6 +82,76 @@ def test_extract_choice_numbers_and_option_text():
     assert extract_choice("Answer: 2", ("A", "B", "C", "D")) is None
     assert extract_choice("It is Chicken Kiev.", ("A", "B"), options=["Chicken", "Chicken Kiev"]) == 1
     assert extract_choice("H", tuple("ABCDEFGH")) == 7
+
+
+IDS = ("1", "2", "3", "4", "5")
+FOUR = ["Meeshay", "Mì Quảng", "Rice noodle roll", "Khow suey"]
+
+
+@pytest.mark.parametrize(
+    "output, labels, n_options, options, expected",
+    [
+        ("5", IDS, None, None, 4),
+        ("5", IDS, 4, None, None),  # the instruction announced 5, the row has 4 options: an answer for none
+        ("4", IDS, 4, None, 3),
+        ("Answer: 5, Khow suey", IDS, 4, FOUR, None),  # the statement names a missing option: not read past
+        ("Khow suey", IDS, 4, FOUR, 3),
+        ("I think 5", IDS, 4, None, None),  # the one standalone id is out of range
+        ("\\boxed{5}", IDS, 4, None, None),
+        ("第五个", IDS, 4, None, None),
+        ("第四个", IDS, 4, None, 3),
+        ("E. Ramen", tuple("ABCDE"), 4, ["Pho", "Ramen", "Udon", "Soba"], None),  # E is a label, of no option
+        ("E. Ramen", tuple("ABCD"), None, ["Pho", "Ramen", "Udon", "Soba"], 1),  # E is no label: option text
+        ("D", tuple("ABCD"), 9, None, 3),  # more options than labels: every label names one
+        ("1", IDS, 0, [], None),
+    ],
+)
+def test_extract_choice_n_options(output, labels, n_options, options, expected):
+    assert extract_choice(output, labels, n_options=n_options, options=options) == expected
+
+
+ID_ECHOES = (label_list_echo(IDS), label_range_echo(IDS))
+LETTER_ECHOES = (label_list_echo(tuple("ABCD")), label_range_echo(tuple("ABCD")))
+
+
+@pytest.mark.parametrize(
+    "output, labels, echoes, expected",
+    [
+        ("(1,2,3,4,5) 5", IDS, (), None),  # five standalone ids: ambiguous
+        ("(1,2,3,4,5) 5", IDS, ID_ECHOES, 4),
+        ("1, 2, 3, 4, or 5? 2", IDS, ID_ECHOES, 1),
+        ("Pick one from 1 to 5: 3", IDS, (), None),
+        ("Pick one from 1 to 5: 3", IDS, ID_ECHOES, 2),
+        ("Options 1–5: 3", IDS, ID_ECHOES, 2),  # en dash
+        ("1-5", IDS, ID_ECHOES, None),  # nothing left
+        ("[A, B, C, D] B", tuple("ABCD"), (), None),
+        ("[A, B, C, D] B", tuple("ABCD"), LETTER_ECHOES, 1),
+        ("Options A-D: C", tuple("ABCD"), (), None),
+        ("Options A-D: C", tuple("ABCD"), LETTER_ECHOES, 2),
+    ],
+)
+def test_extract_choice_echoes(output, labels, echoes, expected):
+    assert extract_choice(output, labels, echoes=echoes) == expected
+
+
+def test_label_echo_patterns():
+    ids_list, ids_range = ID_ECHOES
+    assert ids_list.sub("#", "(1,2,3,4,5).") == "#."
+    assert ids_list.sub("#", "1, 2, 3, 4 or 5") == "1, 2, 3, 4 or 5"  # "or" only after a comma, as announced
+    assert ids_list.sub("#", "11,2,3,4,5") == "11,2,3,4,5"  # a digit label never starts inside a number
+    assert ids_range.sub("#", "1-5, 1 to 5, 1 à 5, 2~4, 1 bis 5") == "#, #, #, #, #"
+    assert ids_range.sub("#", "12-5 and 1-56") == "12-5 and 1-56"
+    assert LETTER_ECHOES[1].sub("#", "A-D, a to d, BA-D") == "#, #, BA-D"  # a letter label not inside a word
+    with pytest.raises(ValueError):
+        label_list_echo(("A",))
+
+
+@pytest.mark.parametrize(
+    "output",
+    ["(1, 2, 3, 4, 5) " * 4000, "1 - 5 " * 3000, "1 to " * 4000, "Answer: " * 2000, "\n" * 16000],
+)
+def test_echoes_on_runaway_outputs(output):
+    assert extract_choice(output, IDS, n_options=4, echoes=ID_ECHOES) is None
 
 
 @pytest.mark.parametrize(

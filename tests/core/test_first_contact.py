@@ -52,10 +52,10 @@ def test_ci_runs_both_readme_commands_verbatim_from_the_clone_root():
 
 def test_table_note_keeps_scalars_and_summarises_breakdowns():
     assert results_table.note(37.5) == 37.5 and results_table.note(0) == 0 and results_table.note("N/A") == "N/A"
-    assert results_table.note({"en": 1.0, "zh_cn": 2.0}) == "see JSON (2 keys)"
-    assert results_table.note([1, 2, 3]) == "see JSON (3 items)"
-    assert results_table.note("absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL to a local CLIP)") == "absent (see JSON)"
-    assert results_table.note("x" * 30) == "see JSON (text)"
+    assert results_table.note({"en": 1.0, "zh_cn": 2.0}) == "[2 keys]"
+    assert results_table.note([1, 2, 3]) == "[3 items]"
+    assert results_table.note("absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL to a local CLIP)") == "[absent]"
+    assert results_table.note("x" * 30) == "[text]"
 
 
 def test_compact_touches_only_our_rows_and_never_the_input():
@@ -63,7 +63,7 @@ def test_compact_touches_only_our_rows_and_never_the_input():
     results = {"results": {"ours": {"alias": "Ours", "acc,none": 50.0, "per_language,none": per_lang},
                            "theirs": {"alias": "Theirs", "detail,none": {"a": 1}}}, "n-shot": {}}  # fmt: skip
     out = results_table.compact(results, "results", {"ours"})
-    assert out["results"]["ours"] == {"alias": "Ours", "acc,none": 50.0, "per_language,none": "see JSON (30 keys)"}
+    assert out["results"]["ours"] == {"alias": "Ours", "acc,none": 50.0, "per_language,none": "[30 keys]"}
     assert out["results"]["theirs"] == {"alias": "Theirs", "detail,none": {"a": 1}}
     assert results["results"]["ours"]["per_language,none"] is per_lang and "alias" in results["results"]["ours"]
     assert results_table.compact({"results": {}}, "groups", {"ours"}) == {"results": {}}
@@ -93,7 +93,12 @@ def test_30_language_run_prints_a_table_that_fits_a_terminal(tmp_path, monkeypat
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
     assert len(table) > 20 and max(map(len, table)) <= 120, "\n".join(table)
-    assert sum("see JSON (30 keys)" in line for line in table) == 4  # per_language of the 4 subtasks
+    assert sum("[30 keys]" in line for line in table) == 4  # per_language of the 4 subtasks
+    assert results_table.LEGEND in proc.stdout
+    # Every row names its group or task (issue 19.1: they all read "see JSON (text)").
+    names = {line.split("|")[1].rstrip() for line in table if not line.startswith(("|-", "|  "))}
+    assert names == {"WorldCuisines MCQ (test_large)", " - 1a. Dish Name (No-Context)", " - 1b. Dish Name (Contextualized)",
+                     " - 1c. Dish Name (Adversarial)", " - 2. Regional Cuisine"}, "\n".join(table)
     # The breakdowns stay in the results JSON. Subtask 1a: gold 1 (qa 400) and 3 (qa 401); English answers
     # "1" (1 of 2 right), every other language the default "2" (0 of 2).
     per_lang = results["results"]["worldcuisines_mcq_1a_nocontext"]["per_language,none"]

@@ -56,13 +56,13 @@ def test_our_code_uses_only_listed_public_lmms_eval_names():
 
 
 def test_opt_out_installs_no_wrap():
-    code = ("import lmms_eval.models, lmms_eval.utils\n"
-            "from lmms_eval.tasks import TaskManager\n"
+    wrapped = [f"{module}.{path}" for module, path, why in harness.HARNESS_API if why.startswith("wrapped")]
+    assert len(wrapped) == 8
+    code = ("import importlib, lmms_eval.models\n"
             "from food_tasks import harness\n"
-            "wrapped = [getattr(f, harness._MARKER, False) for f in (TaskManager.initialize_tasks, TaskManager.load_task_or_group,"
-            " lmms_eval.utils.make_table)]\n"
-            "print(wrapped)\n")  # fmt: skip
-    for value, expected in (("0", "[False, False, False]"), ("1", "[True, True, True]")):
+            f"names = {[(m, p) for m, p, w in harness.HARNESS_API if w.startswith('wrapped')]!r}\n"
+            "print([getattr(harness.resolve(m, p), harness._MARKER, False) for m, p in names])\n")  # fmt: skip
+    for value, expected in (("0", str([False] * 8)), ("1", str([True] * 8))):
         env = dict(os.environ, FOOD_TASKS_AUTOREGISTER=value)
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
         assert out.stdout.strip().splitlines()[-1] == expected, out.stderr[-2000:]

@@ -60,7 +60,10 @@ def test_process_results_goes_through_model_output_and_shows_the_record_once():
 
 def test_table_may_depend_on_the_document():
     other = MetricTable(ACC, version=1.0)
-    hook = results_hook(score, lambda doc: other if doc["id"] == "x" else TABLE)
+    hook = results_hook(score, lambda doc: other if doc["id"] == "x" else TABLE, tables=[other, TABLE])
+    assert hook.tables == (other, TABLE) and results_hook(score, TABLE).tables == (TABLE,)
+    with pytest.raises(ValueError, match="needs tables="):
+        results_hook(score, lambda doc: TABLE)
     assert list(hook({"id": "x", "gold": "A"}, ["A"])) == ["acc"]
     assert list(hook({"id": "y", "gold": "A"}, ["A"])) == list(TABLE)
 

@@ -82,3 +82,81 @@ def test_repeated_answers_and_literal_control_characters() -> None:
     # An integer past Python's 4300-digit limit: unreadable, never an exception.
     assert jsonparse.loads_tolerant('{"x": ' + "9" * 5000 + "}") is None
     assert jsonparse.find_json_with('{"ranking": ["A"], "x": ' + "9" * 5000 + "}", "ranking") is None
+
+
+# --------------------------------------------------------------------------- unquoted_marks
+
+
+def _char_by_char_marks(text: str, start: int, end: int, marks: str) -> list[tuple[int, str]]:
+    """The straightforward scan: every character in turn, string state and escape flag."""
+    found, in_string, escape = [], False, False
+    for i in range(start, end):
+        ch = text[i]
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in marks:
+            found.append((i, ch))
+    return found
+
+
+def _end_from_marks(text: str, start: int) -> int | None:
+    """balanced_end computed from unquoted_marks (the two scans must agree)."""
+    depth = 0
+    for pos, ch in jsonparse.unquoted_marks(text, start, marks="{}"):
+        depth += 1 if ch == "{" else -1
+        if depth == 0:
+            return pos + 1
+    return None
+
+
+@pytest.mark.parametrize(
+    "text, start, end, marks, expected",
+    [
+        ('{"a": "{[}"}', 0, None, "{}[]", [(0, "{"), (11, "}")]),  # marks inside a string are not structure
+        ('{"a\\"{": 1}', 0, None, "{}", [(0, "{"), (10, "}")]),  # \" does not close the string
+        ('["\\\\"]', 0, None, "[]", [(0, "["), (5, "]")]),  # \\ is one escaped backslash; the next " closes
+        ('\\"{', 0, None, "{", []),  # outside a string a backslash is nothing: the quote opens a string
+        ('x{"}"}', 2, None, "{}", [(5, "}")]),  # from 2, outside: the quote at 2 opens a string holding "}"
+        ("{[]}", 1, 3, "{}[]", [(1, "["), (2, "]")]),  # only text[start:end]
+        ("{{}", 0, None, "{", [(0, "{"), (1, "{")]),
+        ("", 0, None, "{}[]", []),
+    ],
+)
+def test_unquoted_marks_cases(text: str, start: int, end: int | None, marks: str, expected: list) -> None:
+    assert list(jsonparse.unquoted_marks(text, start, end, marks)) == expected
+
+
+@pytest.mark.parametrize("marks", ["{}[]", "{}", "{", "[]:,"])
+def test_unquoted_marks_equals_the_char_by_char_scan(marks: str) -> None:
+    rng = random.Random(marks)
+    alphabet = '{}[]:,"\\ a'
+    for _ in range(4000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 20)))
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        assert list(jsonparse.unquoted_marks(text, start, end, marks)) == _char_by_char_marks(text, start, end, marks)
+        assert list(jsonparse.unquoted_marks(text, start, marks=marks)) == _char_by_char_marks(text, start, len(text), marks)
+        brace = text.find("{")
+        if brace >= 0:
+            assert jsonparse.balanced_end(text, brace) == _end_from_marks(text, brace), text
+
+
+def test_unquoted_marks_refuses_string_delimiters() -> None:
+    with pytest.raises(ValueError):
+        list(jsonparse.unquoted_marks("{}", marks='{"'))
+    with pytest.raises(ValueError):
+        list(jsonparse.unquoted_marks("{}", marks="\\"))
+
+
+def test_unquoted_marks_on_runaway_text() -> None:
+    # 1 MB of escaped quotes inside one string: nothing is structure; one pass, no recursion.
+    text = '{"' + '\\"' * 500_000 + '"}'
+    assert list(jsonparse.unquoted_marks(text)) == [(0, "{"), (len(text) - 1, "}")]
+    assert jsonparse.balanced_end(text, 0) == len(text)

@@ -98,3 +98,82 @@ def test_other_api_types_go_through_lmms_eval_providers(monkeypatch, tmp_path):
     client = judge.JudgeClient(config)
     assert client.complete(judge.request_body(config, "x")).text == "dummy"
     assert judge.JudgeClient(config).complete(judge.request_body(config, "x")).cached  # same disk cache
+
+
+# --------------------------------------------------------------------------- any text, per-task counters, no secrets
+
+
+def test_lone_surrogates_in_the_request_and_in_the_reply_are_judged_and_cached(tmp_path):
+    """A model output with a lone surrogate (byte-level tokenizers) used to raise UnicodeEncodeError in
+    request_key; a reply holding one raised it in the cache write. Both become U+FFFD, hashed as sent."""
+    with JudgeServer(lambda p: "是\udf20" if "Chi" in p else "否") as server:
+        config = _config(server.url, tmp_path, attempts=1)
+        client = judge.JudgeClient(config)
+        body = judge.request_body(config, "Chi\udf20cken Kiev")
+        assert body["messages"][0]["content"] == "Chi\ufffdcken Kiev"
+        raw = {"model": "judge-x", "messages": [{"role": "user", "content": "Chi\udf20cken Kiev"}], "temperature": 0.0, "max_tokens": 100}
+        assert judge.request_key(raw) == judge.request_key(body)  # what is hashed is what is sent
+        results = client.complete_many([raw, body, judge.request_body(config, "\ud800")])
+        assert [r.text for r in results] == ["是\ufffd", "是\ufffd", "否"]
+        assert sorted(r["body"]["messages"][0]["content"] for r in server.requests) == ["Chi\ufffdcken Kiev", "\ufffd"]
+        # The reply was cached (the write no longer raises) and a new run reads it back.
+        again = judge.JudgeClient(config).complete(raw)
+        assert again.cached and again.text == "是\ufffd" and len(server.requests) == 2
+
+
+def test_a_cache_that_cannot_be_written_loses_no_verdict(tmp_path):
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    with JudgeServer(lambda p: "是") as server:
+        config = _config(server.url, tmp_path, attempts=1)
+        results = judge.JudgeClient(config).complete_many(_bodies(config, ["q0", "q1"]))
+    assert [r.text for r in results] == ["是", "是"]
+
+
+def test_summarize_counts_one_tasks_own_requests(tmp_path):
+    """The client is shared by the tasks of a process: a task's diagnostics come from its own results."""
+    faults = {"a1": ["500", "500"], "b1": ["down"]}
+    with JudgeServer(lambda p: "是", faults) as server:
+        config = _config(server.url, tmp_path, attempts=3)
+        client = judge.JudgeClient(config, sleep=lambda s: None)
+        first = client.complete_many(_bodies(config, ["a0", "a1", "a2", "a0"]))
+        second = client.complete_many(_bodies(config, ["b0", "b1"]))
+        again = client.complete_many(_bodies(config, ["b0", "b1"]))  # another metric of the same task: memory
+    a = judge.summarize(config, first)
+    assert a == {"model": "judge-x", "endpoint": server.url.split("//")[1].split("/")[0], "http_requests": 1 + 3 + 1,
+                 "failed_attempts": 2, "failures": 0, "cache_hits": 0, "completions": 3, "failure_reasons": {"http 500": 2}}  # fmt: skip
+    b = judge.summarize(config, second)
+    assert (b["http_requests"], b["failed_attempts"], b["failures"], b["completions"]) == (1 + 3, 3, 1, 1)
+    assert b["failure_reasons"] == {"http 500": 3} and judge.summarize(config, again) == b
+    assert client.stats.requests == 9  # the process-wide counters still add up every task
+    # A re-run (new process, same cache): b0 is a cache hit, b1 is asked again.
+    with JudgeServer(lambda p: "是") as server2:
+        config2 = _config(server2.url, tmp_path, attempts=3)
+        rerun = judge.JudgeClient(config2, sleep=lambda s: None).complete_many(_bodies(config2, ["b0", "b1"]))
+    c = judge.summarize(config2, rerun)
+    assert (c["cache_hits"], c["http_requests"], c["failures"], c["completions"], c["failure_reasons"]) == (1, 1, 0, 1, {})
+
+
+@pytest.mark.parametrize("url", ["http://judge-user:pw-SECRET-42@127.0.0.1:{port}/v1", "http://127.0.0.1:{port}/v1"])
+def test_judge_info_shows_host_and_port_only_and_masks_echoed_credentials(tmp_path, url):
+    with JudgeServer(lambda p: "是", {"x1": ["echo"]}) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        config = judge.JudgeConfig(model="m", url=url.format(port=port), api_key="sk-SECRET-KEY-42", attempts=1, backoff=0.0,
+                                   timeout=2, cache_dir=str(tmp_path / "c"))  # fmt: skip
+        client = judge.JudgeClient(config)
+        results = client.complete_many(_bodies(config, ["x0", "x1"]))
+    assert results[0].text == "是" and results[1].text is None
+    # The server echoed the credentials it got (requests sends URL user-info as Basic auth instead of the key).
+    assert ("Basic ***" if "@" in url else "Bearer ***") in results[1].error
+    for info in (judge.summarize(config, results), client.info()):
+        assert info["endpoint"] == f"127.0.0.1:{port}"
+        text = repr(info)
+        assert "SECRET" not in text and "judge-user" not in text, text
+        assert "***" in str(info["failure_reasons"])
+    assert "SECRET" not in repr(results)
+
+
+def test_host_port():
+    assert judge.host_port("https://user:token@api.example.com/v1") == "api.example.com"
+    assert judge.host_port("http://u:p@[::1]:8000/v1?key=s") == "[::1]:8000"
+    assert judge.host_port("http://h:notaport/v1") == "h" and judge.host_port("http://[::1") == ""

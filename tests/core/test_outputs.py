@@ -84,3 +84,14 @@ def test_every_unparsed_rate_counts_a_failed_request(docs, kind, process_results
     assert chosen and all(p[next(iter(p))].failed for p in payloads)
     for metric, value in expected.items():
         assert aggregate([p[metric] for p in payloads]) == value, metric
+
+
+def test_safe_str_and_utf8_safe_never_raise():
+    from food_tasks.outputs import safe_str, utf8_safe
+
+    deep: list = []
+    for _ in range(10_000):
+        deep = [deep]
+    assert safe_str(deep) == "" and safe_str(10**5000) == ""  # str() raises RecursionError / ValueError on these
+    assert safe_str(42) == "42" and safe_str(None) == "None" and safe_str("x\udf20") == "x\udf20"
+    assert utf8_safe("Chi\udf20cken \ud800") == "Chi\ufffdcken \ufffd" and utf8_safe("煎饼 🍜") == "煎饼 🍜"

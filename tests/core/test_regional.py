@@ -107,23 +107,49 @@ def test_open_scoring_contains_and_exact():
         regional.score(s, {"question": "q", "answer": " "}, "rice")
 
 
-def test_aggregations_hand_computed():
+def test_aggregations_hand_computed(tmp_path, monkeypatch):
     # region SEA: correct, wrong -> 50.0; EA: correct, correct, unparsed(wrong) -> 66.67; micro 3/5 = 60.0
+    monkeypatch.chdir(tmp_path)  # the rows' image a.png, relative to the data file's folder (here ".")
+    (tmp_path / "a.png").write_bytes(png_bytes((10, 20, 30), 8))
     s = settings()
     rows = [(doc("1", region="SEA"), "B"), (doc("2", region="SEA"), "A"), (doc("3", region="EA"), "B"),
             (doc("4", region="EA"), "Pho"), (doc("5", region="EA"), "no idea")]  # fmt: skip
     records = [regional.score(s, d, out) for d, out in rows]
     table = regional.metric_table(s)
-    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region"}
+    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region", "n_by_region", "image_missing"}
+    assert table["n_by_region"](records) == {"EA": 3, "SEA": 2}
     assert table["acc"](records) == pytest.approx(60.0)
     assert table["parse_fail_rate"](records) == pytest.approx(20.0)
     assert table["acc_by_region"](records) == pytest.approx({"EA": 200 / 3, "SEA": 50.0})
+    assert table["image_missing"](records) == 0
     assert table["acc"]([]) == 0.0 and table["parse_fail_rate"]([]) == 0.0
+    assert set(regional.metric_table(settings(image=None))) == {"acc", "parse_fail_rate", "acc_by_region", "n_by_region"}  # no image column
+
+
+def test_a_row_whose_image_cannot_be_loaded_is_counted_and_left_out(tmp_path):
+    from conftest import NOT_AN_IMAGE, truncated_jpeg
+
+    (tmp_path / "a.png").write_bytes(png_bytes((10, 20, 30), 8))
+    (tmp_path / "cut.jpg").write_bytes(truncated_jpeg())
+    (tmp_path / "junk.jpg").write_bytes(NOT_AN_IMAGE)
+    s = regional.Settings.from_metadata({"regional": MCQ}, tmp_path)
+    rows = [doc("1"), doc("2", image="cut.jpg"), doc("3", image="junk.jpg"), doc("4", image="gone.png")]
+    # the model asks for the images: each broken one is left out, nothing raises
+    assert [len(regional.doc_images(s, d, "t")) for d in rows] == [1, 0, 0, 0]
+    records = [regional.score(s, d, "B") for d in rows]  # every answer right
+    assert [r["image_missing"] for r in records] == [False, True, True, True]
+    table = regional.metric_table(s)
+    assert table["image_missing"](records) == 3 and table["acc"](records) == 100.0
+    assert table["acc_by_region"](records) == {"SEA": 100.0} and table["n_by_region"](records) == {"SEA": 1}
+    # the error bars count the same rows: one row, its accuracy 100
+    rows_acc = table["acc"].estimator.rows(records)
+    assert rows_acc[:, 1].tolist() == [1.0, 0.0, 0.0, 0.0] and float(table["acc"].estimator.combine(rows_acc.sum(0))) == 100.0
 
 
 def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "a.png").write_bytes(png_bytes((10, 20, 30), 8))
+    (tmp_path / "d.jsonl").write_text(json.dumps(doc(image="img/a.png")) + "\n", encoding="utf-8")
     config = {"task": "t", "class": object, "dataset_path": "json",
               "dataset_kwargs": {"data_files": {"test": str(tmp_path / "d.jsonl")}}, "metadata": {"regional": MCQ}}  # fmt: skip
     bound = regional._bind(config)
@@ -131,9 +157,8 @@ def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     messages = bound["doc_to_messages"](doc(image="img/a.png"))
     assert [p["type"] for p in messages[0]["content"]] == ["image", "text"]
     assert messages[0]["content"][0]["url"].size == (8, 8)
-    with pytest.raises(RuntimeError, match=r"t: row 9: image nope.png: no file .*nope.png \(paths are relative to the data file\)"):
-        bound["doc_to_visual"](doc("9", image="nope.png"))
-    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region"]
+    assert bound["doc_to_visual"](doc("9", image="nope.png")) == []  # an image that cannot be loaded never ends the run
+    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region", "n_by_region", "image_missing"]
     with pytest.raises(regional.RegionalConfigError, match=r"format: 'quiz' is not one of mcq, open \(task t; check the YAML "
                        r"with `food-tasks validate <task yaml>`\)"):
         regional._bind({**config, "metadata": {"regional": {**MCQ, "format": "quiz"}}})
@@ -216,7 +241,46 @@ def test_load_image_sources(tmp_path):
 
 def test_validate_the_examples_cli(capsys):
     assert cli_main(["validate", *map(str, sorted(EXAMPLE.glob("*.yaml")))]) == 0
-    assert capsys.readouterr().out == ""
+    out = capsys.readouterr()
+    assert out.out == ""
+    # Success says what was checked (issue 19.7).
+    assert out.err.splitlines() == [
+        (f"{EXAMPLE / 'regional_example_mcq.yaml'}: OK: task regional_example_mcq: 6 row(s) of dishes.jsonl (split 'test'), "
+         "format mcq, every row has its question, options and answer; 6 image(s) opened; slices: region (3 values), "
+         "language (4 values)"),
+        (f"{EXAMPLE / 'regional_example_open.yaml'}: OK: task regional_example_open: 6 row(s) of dishes_open.csv (split 'test'), "
+         "format open, every row has its question and answer; 6 image(s) opened; slices: region (3 values)")]
+    assert cli_main(["validate", "--no-images", str(EXAMPLE / "regional_example_mcq.yaml")]) == 0
+    assert "images not opened (--no-images)" in capsys.readouterr().err
+
+
+def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys):
+    # Issue 19.7: "data unreachable (dishes_bad.jsonl, split 'test'): DatasetGenerationError: An error occurred ..."
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    lines = (task / "dishes.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1][:-1]  # row 2: the closing brace is missing
+    lines[3] = '["eas-002", "images/eas-002.png"]'  # row 4: a list, not an object
+    (task / "dishes_bad.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    yaml_path = task / "regional_example_mcq.yaml"
+    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("test: dishes.jsonl", "test: dishes_bad.jsonl"), encoding="utf-8")
+    problems = regional.validate(yaml_path)
+    assert problems[0].startswith("dishes_bad.jsonl: line 2: not valid JSON (Expecting ',' delimiter, column ")
+    assert problems[1] == "dishes_bad.jsonl: line 4: a JSON list, not an object (one row per line)"
+    assert len(problems) == 2
+    assert cli_main(["validate", str(yaml_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == problems
+
+
+def test_json_lines_checks(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text('[{"a": 1}, {"a": 2}]', encoding="utf-8")  # one JSON array of objects: datasets reads it too
+    assert regional.json_lines_problems(path) == []
+    path.write_bytes(b'{"a": 1}\n{"a": "\xe9"}\n')
+    assert regional.json_lines_problems(path) == ["d.jsonl: line 2: not UTF-8 text (invalid continuation byte)"]
+    path.write_text("".join("{oops\n" for _ in range(15)), encoding="utf-8")
+    problems = regional.json_lines_problems(path)
+    assert len(problems) == regional.MAX_LINE_PROBLEMS + 1 and problems[-1] == "d.jsonl: 5 more line(s) like these"
 
 
 @pytest.mark.e2e
@@ -254,12 +318,19 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     assert open_["parse_fail_rate,none"] == pytest.approx(100 / 6)
     assert len(samples["regional_example_mcq"]) == 6
     assert "worldcuisines_mcq_sample" in results["groups"] and "fambench_task1_sample" in results["results"]
+    # The printed table (issue 19.2): a regional task's slices are notes, like the benchmarks' breakdowns.
+    table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
+    rows = {(line.split("|")[1].strip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table if line.count("|") > 6}
+    assert rows[("regional_example_mcq", "acc_by_language")] == "[4 keys]" and rows[("regional_example_mcq", "acc_by_region")] == "[3 keys]"
+    assert rows[("regional_example_open", "acc_by_region")] == "[3 keys]" and ("FAM-Bench Task 1 (packaged sample)", "decision_acc") in rows
+    assert max(map(len, table)) <= 120, "\n".join(table)
 
     assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "## WorldCuisines (paper Table 7) — packaged sample" in md and "## FAM-Bench — packaged sample" in md
     assert "| **food_tasks_replay (preds.jsonl)** | official" in md
-    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 |" in md
+    assert "## Task `regional_example_mcq`" in md and "| `acc` | 50.00 |" in md and "| West Africa | 0.00 (2) |" in md
+    assert mcq["n_by_region,none"] == {"East Asia": 2, "Southeast Asia": 2, "West Africa": 2}  # the group sizes (issue 19.5)
     charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
     assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts
     assert (tmp_path / "report" / "report.html").read_text(encoding="utf-8").count("<img") == len(charts)
@@ -293,3 +364,49 @@ def test_relative_include_path_loads_images(monkeypatch):
     task = manager.load_task_or_group(["regional_example_mcq"], task_type="simple")["regional_example_mcq"]
     images = [task.doc_to_visual(d) for d in task.test_docs()]
     assert len(images) == 6 and all(len(i) == 1 and i[0].size == (32, 32) for i in images)
+
+
+@pytest.mark.e2e
+def test_undecodable_images_mid_run_are_counted_through_the_cli(tmp_path):
+    """Issue 20, item 1: an image that cannot be decoded used to end the run (RuntimeError in doc_to_visual)."""
+    from conftest import NOT_AN_IMAGE, run_lmms_eval, truncated_jpeg
+
+    task = tmp_path / "task"
+    shutil.copytree(EXAMPLE, task)
+    (task / "images" / "eas-001.png").write_bytes(truncated_jpeg())
+    (task / "images" / "waf-002.png").write_bytes(NOT_AN_IMAGE)
+    rows = [json.loads(line) for line in (task / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
+    preds = tmp_path / "preds.jsonl"  # every answer right: only the image status decides what counts
+    preds.write_text("".join(json.dumps({"task": "regional_example_mcq", "doc_id": i, "response": r["answer"]}) + "\n"
+                             for i, r in enumerate(rows)), encoding="utf-8")  # fmt: skip
+    proc, results, samples = run_lmms_eval(
+        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},load_images=true", "--include_path", str(task),
+         "--tasks", "regional_example_mcq"], tmp_path / "out")  # fmt: skip
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    got = results["results"]["regional_example_mcq"]
+    assert len(samples["regional_example_mcq"]) == 6
+    assert got["image_missing,none"] == 2 and got["acc,none"] == 100.0
+    assert got["acc_by_region,none"] == {"East Asia": 100.0, "Southeast Asia": 100.0, "West Africa": 100.0}
+
+
+def test_hub_image_columns_stay_undecoded_until_asked_and_keep_their_keys_for_scoring(tmp_path):
+    import datasets
+    from conftest import truncated_jpeg
+
+    good = png_bytes((10, 20, 30), 8)
+    ds = datasets.Dataset.from_dict(
+        {"id": ["1", "2"], "image": [{"bytes": good, "path": None}, {"bytes": truncated_jpeg(), "path": None}],
+         "question": ["Which dish?"] * 2, "options": [["Rendang", "Pho"]] * 2, "answer": ["B", "B"], "region": ["SEA"] * 2},
+        features=datasets.Features({"id": datasets.Value("string"), "image": datasets.Image(), "question": datasets.Value("string"),
+                                    "options": datasets.List(datasets.Value("string")), "answer": datasets.Value("string"),
+                                    "region": datasets.Value("string")}),
+    )  # fmt: skip
+    config = {"task": "t", "dataset_path": "parquet", "metadata": {"regional": MCQ}}
+    bound = regional._bind(config)
+    docs = bound["process_docs"](ds)  # datasets would decode (leniently, under lmms-eval) on every row access
+    assert isinstance(docs[1]["image"], dict) and docs[1]["image"]["bytes"]
+    assert [len(bound["doc_to_visual"](d)) for d in docs] == [1, 0]  # the truncated image is found and left out
+    # lmms-eval scores documents without their Image columns: the stored keys stand for the images
+    no_media = docs.remove_columns("image")
+    records = [bound["process_results"](d, ["B"])["acc"].record for d in no_media]
+    assert [r["image_missing"] for r in records] == [False, True]

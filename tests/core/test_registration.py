@@ -10,6 +10,7 @@ import inspect
 import os
 import re
 import runpy
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -94,14 +95,23 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert cli.main(["list"]) == 0
     listing = capsys.readouterr().out.splitlines()
     rows = _yaml_names()
-    assert len(listing) == 1 + len(rows)
+    assert len(listing) == 2 + len(rows) and listing[-1].startswith("docs: ")
+    samples = cli._samples(cli._yaml_entries())
+    groups = {name: members for name, kind, _, members in cli._yaml_entries() if kind == "group"}
+    sizes = {}
     for (name, kind, bench), line in zip(rows, listing[1:]):
         assert line.split()[:3] == [name, kind, bench], line
         record = next((b for b in BENCHMARKS if b.name == bench), None)
         if record is not None:  # each task's size and every row's source come from its benchmark's record
-            assert line.rstrip().endswith(record.source), line
+            # Issue 19.6: packaged samples need neither network nor access; they do not show the remote source.
+            assert line.rstrip().endswith(cli.SAMPLE_SOURCE if name in samples else record.source), line
+            sizes[name] = int(line.split()[3])
             if kind == "task":
-                assert isinstance(record.documents(name), int) and line.split()[3] == str(record.documents(name)), line
+                assert isinstance(record.documents(name), int) and sizes[name] == record.documents(name), line
+    assert {t for b in BENCHMARKS for t in b.sample_tasks} < samples and "foodieqa_textqa_zh_sample_p2" in samples
+    assert not any(s in samples for s in ("worldcuisines_mcq", "foodieqa_textqa_zh_p2", "fambench_task1"))
+    for group, members in groups.items():  # issue 19.6: a group's documents are its tasks' (an empty column before)
+        assert sizes[group] == sum(sizes[m] for m in members), group
 
 
 @pytest.mark.parametrize("bench", NAMES)
@@ -175,7 +185,11 @@ def test_demo_runs_every_benchmarks_sample_tasks():
 
 @pytest.mark.e2e
 def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+    # Built from a copy: setuptools writes build/ and *.egg-info/ into the source folder (never into the clone).
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", ".pytest_cache",
+                                                                "food_tasks_demo", "food_tasks_report", "results", "report"))  # fmt: skip
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(source)],
                    check=True, capture_output=True)  # fmt: skip
     wheel = next(tmp_path.glob("food_tasks-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()

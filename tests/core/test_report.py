@@ -215,3 +215,100 @@ def test_html_escapes_labels_and_values(tmp_path):
     page, md = made["html"].read_text(), made["markdown"].read_text()
     assert "<b>evil" not in page and "&lt;b&gt;evil|model&lt;/b&gt;" in page and "&lt;i&gt;r&lt;/i&gt;" in page
     assert "| `acc` | 1.00 |" in md and "<b>evil\\|model</b>" in md  # a pipe in a label does not split the row
+
+
+# --- issue 19.5: what the report shows ------------------------------------------------------------------------
+
+
+def test_bad_input_leaves_no_folder_behind(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["report", "reslts/"]) == 2  # a typo: nothing is written, not even the default folder
+    assert "reslts: no such file or directory" in capsys.readouterr().err
+    assert not (tmp_path / "food_tasks_report").exists() and list(tmp_path.iterdir()) == []
+    with pytest.raises(report.ReportInputError):
+        report.build_report([tmp_path / "nowhere"], tmp_path / "rep")
+    assert not (tmp_path / "rep").exists()
+
+
+def _chart_texts(tmp_path, draw) -> list[str]:
+    """The texts on the chart ``draw(charts)`` makes (bar labels, notes), read from the figure before it is saved."""
+    charts = report.Charts(tmp_path)
+    texts: list[str] = []
+    save = charts._save
+
+    def capture(fig, name):  # type: ignore[no-untyped-def]
+        texts.extend(t.get_text() for ax in fig.axes for t in ax.texts)
+        return save(fig, name)
+
+    charts._save = capture
+    assert draw(charts)
+    return texts
+
+
+def test_zero_bars_carry_their_values_and_all_zero_charts_say_so(tmp_path):
+    zero = {"run": {"en": 0.0, "fr": 0.0}}
+    assert _chart_texts(tmp_path, lambda c: c.language_bars(zero, "t", "zero")) == ["0.0", "0.0", "all values 0"]
+    some = {"a": {"en": 0.0, "fr": 50.0}, "b": {"en": 25.0}}  # "b" has no fr: a dash, not a zero
+    assert _chart_texts(tmp_path, lambda c: c.language_bars(some, "t", "some")) == ["0.0", "50.0", "25.0", "–"]
+    radar = {"run": {"x": 0.0, "y": 0.0, "z": 0.0}}
+    assert _chart_texts(tmp_path, lambda c: c.radar(radar, "t", "radar")) == ["all values 0"]
+
+
+def test_partial_run_headline_rate_is_computed_from_what_ran(tmp_path):
+    # One WorldCuisines subtask, no group: the per-language table shows its unparsed rate; so does the headline.
+    per_language = {"en": {"n": 3, "acc": 0.0, "acc_official": 0.0, "invalid_rate": 100.0}}
+    write_results(tmp_path / "r" / "x_results.json", "pretrained=m/a",
+                  {"worldcuisines_mcq_sample_1a_nocontext": {"acc": 0.0, "acc_official": 0.0, "invalid_rate": 100.0,
+                                                             "per_language": per_language}})  # fmt: skip
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    assert "| **m/a** | official = robust | 0.00 | – | – | – | – | – | – | – | – | – | 100.00 (1 of 4) |" in md
+    assert "(k of n): computed from the k of the n subtasks that ran" in md
+    assert "| en | 0.00 | – | – | – | 0.00 | 100.00 |" in md  # the per-language table agrees
+
+
+def test_html_lists_are_lists(two_runs, tmp_path):
+    page = report.build_report([two_runs], tmp_path / "rep")["html"].read_text()
+    assert "- <b>" not in page and "<br>- " not in page  # no literal Markdown bullets
+    assert "<ul><li><b>Qwen/Qwen2-VL-2B-Instruct</b>: <code>" in page
+    assert "<li>task version differs (Qwen/Qwen2-VL-2B-Instruct: 2.0; Qwen/Qwen2-VL-7B-Instruct: 1.0) in " in page
+
+
+def test_models_named_by_a_path_show_a_short_name(tmp_path):
+    tasks = {"regional_x": {"acc": 1.0}}
+    write_results(tmp_path / "r" / "a" / "x_results.json", "pretrained=/home/me/.cache/food_tasks/tiny-qwen2-vl,device=cpu", tasks)
+    write_results(tmp_path / "r" / "b" / "x_results.json", "pretrained=/data/other/tiny-qwen2-vl", tasks)  # another model
+    write_results(tmp_path / "r" / "c" / "x_results.json", "pretrained=/home/me/.cache/food_tasks/tiny-qwen2-vl",
+                  {"regional_y": {"acc": 2.0}})  # the first model again, other tasks: merged  # fmt: skip
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    assert made["runs"] == ["tiny-qwen2-vl", "tiny-qwen2-vl #2"]
+    md = made["markdown"].read_text()
+    assert "- **tiny-qwen2-vl** (`/home/me/.cache/food_tasks/tiny-qwen2-vl`): " in md
+    assert "- **tiny-qwen2-vl #2** (`/data/other/tiny-qwen2-vl`): " in md
+    assert "| Metric | tiny-qwen2-vl | tiny-qwen2-vl #2 |" in md and "/home/me" not in md.split("Runs:")[1].split("\n## ")[1]
+    assert report.short_label("Qwen/Qwen2-VL-7B-Instruct") == "Qwen/Qwen2-VL-7B-Instruct"  # a hub id stays whole
+    assert report.short_label("food_tasks_replay (preds.jsonl)") == "food_tasks_replay (preds.jsonl)"
+
+
+def test_regional_slice_tables_give_group_sizes(tmp_path):
+    write_results(tmp_path / "r" / "x_results.json", "pretrained=m/a",
+                  {"regional_x": {"acc": 50.0, "acc_by_region": {"EA": 40.0, "WA": 60.0}, "n_by_region": {"EA": 5, "WA": 10}}})
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    md = made["markdown"].read_text()
+    assert "| region | m/a (n) |\n|---|---|\n| EA | 40.00 (5) |\n| WA | 60.00 (10) |" in md
+    assert "n_by_region" not in md and [p.name for p in made["charts"]] == ["regional_x_acc_by_region.png"]
+
+
+def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explained(tmp_path):
+    from food_tasks.benchmarks.diningbench.report import CLS_UNPARSED
+    from food_tasks.benchmarks.fambench.report import CTC_UNDEFINED
+
+    tasks = {"diningbench_cls_sample": {"acc": 0.0, "acc_official": 0.0, "invalid_rate": 1.0, "cannot_read_rate_official": 0.0},
+             "fambench_task2_ctc_sample": {"ctc": float("nan"), "top1_acc": 0.0, "mrr": 0.0, "image_missing": 0}}  # fmt: skip
+    write_results(tmp_path / "r" / "x_results.json", "pretrained=m/a", tasks)
+    write_results(tmp_path / "r" / "y_results.json", "pretrained=m/b", tasks)  # two runs: a heat map too
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    assert "| m/a | 0.00 | undefined | 0.0000 |" in md and "undefined: the metric has no value on this run" in md  # heat map
+    assert "| **m/a** | official | 0.0000 | 0.00 |" in md and "| **m/a** | robust | 0.0000 | 100.00 |" in md
+    assert f"Class unparsed %, official and robust differ: {CLS_UNPARSED}" in md
+    assert "| **m/a** | baseline | robust | – | – | – | 0.00 | 0.0000 | undefined [1] |" in md
+    assert f"undefined [1]: {CTC_UNDEFINED}" in md and "NaN" not in md

@@ -24,12 +24,7 @@ THIS = Path(__file__).resolve().relative_to(REPO).as_posix()
 
 # Files still being rewritten on other branches when this test was written; the integrator removes each
 # entry once the branch that rewrites the file is merged (the stale-exemption test below says when).
-SPEC_EXEMPT = {
-    "food_tasks/benchmarks/worldcuisines/parsing.py",
-    "tests/worldcuisines/test_worldcuisines_parsing.py",
-    "food_tasks/benchmarks/fambench/parsing.py",
-    "food_tasks/parsing.py",
-}
+SPEC_EXEMPT: set[str] = set()
 PATH_EXEMPT: set[str] = set()
 
 SPEC_CITATION = re.compile(

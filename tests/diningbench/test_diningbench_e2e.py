@@ -132,3 +132,21 @@ def test_vqa_without_judge_fails_before_generation_and_none_opts_out(setup):
     assert {"diningbench_cls_en", "diningbench_nutrition_en", "diningbench_vqa_en"} <= set(results["results"])
     got = results["results"]["diningbench_vqa_en"]
     assert math.isnan(got["judge_acc,none"]) and got["rouge1_f,none"] == pytest.approx(0.4 / 3)
+    # no judge, no error bar for its metrics; ROUGE keeps its own
+    assert got["judge_acc_stderr,none"] == got["judge_acc_official_stderr,none"] == got["judge_error_rate_stderr,none"] == "N/A"
+    assert isinstance(got["rouge1_f_stderr,none"], float)
+
+
+@pytest.mark.parametrize("task", list(EXPECTED))
+def test_standard_errors_in_the_results(first_run, task):
+    # Every metric with an estimator gets a standard error and its n (a row is its own cluster); the judge
+    # metrics' rows come from the same (cached) verdicts: no request beyond those test_judge_requests_faults_and_info counts.
+    from food_tasks.utils.diningbench import TABLES
+
+    (_, results, _), _ = first_run
+    got = results["results"][task]
+    table = TABLES[task.split("_")[1]]
+    for metric in [m for m in table.values() if m.estimator is not None]:
+        stderr = got[f"{metric.name}_stderr,none"]
+        assert isinstance(stderr, float) and stderr >= 0, (task, metric.name, stderr)
+        assert got[f"{metric.name}_clusters,none"] == got[f"{metric.name}_n,none"] >= 2, (task, metric.name)

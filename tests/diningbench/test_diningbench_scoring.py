@@ -124,7 +124,9 @@ def test_judge_step_hand_computed():
     client = FakeClient({"经历了油炸": "是", "不符合，含有奶酪": "是，虽然表述不同但语义一致", "<think>有奶酪</think>不符合，含有奶酪": "否"})
     got = S.judge_outcomes(records, client)
     # row 3 has no gold (not evaluated); row 4 is empty (False, no call). official: 1/3; robust: 2/3
+    info = got.pop("info")
     assert got == {"judge_acc": 2 / 3, "judge_acc_official": 1 / 3, "judge_error_rate": 0.0, "judge_unparsed_rate": 0.0, "evaluated": 3}
+    assert info["model"] == "fake-judge" and info["failures"] == 0 and info["failure_reasons"] == {}
     assert "炖" not in client.calls and "" not in client.calls
     assert records[0]["question"] == "这道菜是否经过油炸？"
 

@@ -7,6 +7,7 @@ for the records. One image of Task 1 row 6 and of Task 2 question 4 is unreachab
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from conftest import run_lmms_eval
@@ -114,3 +115,24 @@ def test_fambench_per_condition_and_samples(fam_run):
     assert t1["type 2 diabetes"] == {"n": 2, "decision_acc": 100.0, "rationale_micro_f1": pytest.approx(2 / 3)}
     assert len(samples["fambench_task2_ctc"]) == 10  # five questions x (rank, decision)
     assert len(samples["fambench_task1"]) == 6
+
+
+@pytest.mark.parametrize("task", list(EXPECTED))
+def test_fambench_standard_errors_in_the_results(fam_run, task):
+    # Every metric with an estimator gets a standard error and its n (Task 1: clusters are dishes; Task 2: questions).
+    from food_tasks import errorbars
+
+    _, results, _ = fam_run
+    got = results["results"][task]
+    table = errorbars.tables_for(task)[0]
+    named = [m for m in table.values() if m.estimator is not None]
+    assert named
+    for metric in named:
+        value, stderr = got[f"{metric.name},none"], got[f"{metric.name}_stderr,none"]
+        clusters = got[f"{metric.name}_clusters,none"]
+        if (isinstance(value, float) and math.isnan(value)) or clusters < 2:  # nothing to measure, or one question
+            assert stderr == "N/A", (task, metric.name)  # ctc_official_parsers: a pool of one question
+            continue
+        assert isinstance(stderr, float) and stderr >= 0, (task, metric.name, stderr)
+        assert clusters <= got[f"{metric.name}_n,none"], (task, metric.name)
+    assert sum(isinstance(got[f"{m.name}_stderr,none"], float) for m in named) >= len(named) - 4

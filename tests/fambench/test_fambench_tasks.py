@@ -25,7 +25,7 @@ def test_fambench_tasks_groups_and_list_rows(capsys):
     listing = capsys.readouterr().out
     for row in (r"fambench_task2_ctc_all +task +fambench +8000 +github\.com/anonymous-research-artifact123/Food-as-medicine@abfaf02",
                 r"fambench_task1_cot_ki +task +fambench +1500 ", r"fambench_task2_ctc_cot +task +fambench +2000 ",
-                r"fambench_task1_sample +task +fambench +4 ", r"fambench_table1 +group +fambench +github"):
+                r"fambench_task1_sample +task +fambench +4 ", r"fambench_table1 +group +fambench +14000 +github"):
         assert re.search(row, listing), row
 
 

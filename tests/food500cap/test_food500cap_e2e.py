@@ -17,7 +17,7 @@ import food500cap_fixture as fx
 from food_tasks import cocoeval
 
 pytestmark = pytest.mark.e2e
-TASKS = ("food500cap_caption", "food500cap_caption_all")
+TASKS = ("food500cap", "food500cap_caption_all")  # the group: both prompts on the test split
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +62,18 @@ def test_caption_metrics_equal_the_toolkit_on_the_same_captions(cap_run):
     direct = cocoeval.coco_scores({k: [r["caption"]] for k, r in zip(keys, found)}, hyps)
     for ours, toolkit in (("bleu4", "Bleu_4"), ("meteor", "METEOR"), ("rouge_l", "ROUGE_L"), ("cider", "CIDEr")):
         assert got[f"{ours},none"] == pytest.approx(100 * direct.corpus[toolkit], abs=1e-9), ours
+
+
+def test_printed_table_tells_the_two_prompts_apart(cap_run):
+    """Issue 19.1: the group's two prompts printed as two "see JSON (text)" rows; each row names its task."""
+    proc, results, _ = cap_run
+    assert results is not None and "food500cap_caption_food" in results["results"], proc.stderr[-3000:]
+    table = [line for line in proc.stdout.splitlines() if line.startswith("|") and line.count("|") > 6]
+    cells = {(line.split("|")[1].rstrip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table[2:]}
+    labels = {name for name, _ in cells}
+    assert {" - food500cap_caption", " - food500cap_caption_food", "food500cap_caption_all"} <= labels, "\n".join(table)
+    assert cells[(" - food500cap_caption", "clipscore")] == "[absent]" and cells[("food500cap_caption_all", "per_category")].endswith(" keys]")
+    assert max(map(len, table)) <= 120, "\n".join(table)
 
 
 def test_union_task(cap_run):

@@ -12,6 +12,8 @@ import pytest
 from conftest import run_lmms_eval
 from foodieqa_fixture import build, tables
 
+from food_tasks import errorbars, report
+
 pytestmark = pytest.mark.e2e
 
 # mivqa golds (file order): 1, 3, 0, 2
@@ -72,6 +74,16 @@ def test_scripted_answers_give_hand_computed_template_and_group_numbers(tmp_path
 
     # The logged media of each mivqa document: its four images, in option order A-D.
     assert [s["input_media"] for s in samples["foodieqa_mivqa_zh_p1"]] == [r["images"] for r in tables()["mivqa"]]
+
+    # Best of four templates is biased upwards: the cluster bootstrap (the same questions resampled in every
+    # template) puts the mean resampled best at or above the best of the
+    # resampled means; the mean of the four has no selection.
+    run = errorbars.load_run(next((tmp_path / "out").rglob("*_results.json")))
+    found = errorbars.best_of_bias(run, "foodieqa_mivqa_zh", "acc_best")
+    assert (found.best, found.mean, found.tasks) == (75.0, 50.0, 4) and found.bias >= 0 and found.se > 0
+    assert errorbars.best_of_bias(run, "foodieqa_mivqa_zh", "acc_mean") is None  # a mean is not a best-of
+    md = report.build_report([tmp_path / "out"], tmp_path / "rep")["markdown"].read_text(encoding="utf-8")
+    assert "Selection bias of the best" in md and f"| 75.00 | 50.00 | {found.bias:+.2f} |" in md
 
 
 def test_gated_data_fails_before_generation_with_instructions(tmp_path):

@@ -128,3 +128,30 @@ def test_bad_template_and_task_are_clear_errors():
         prompts.build(doc("mivqa"), "mivqa", "zh", 4)
     with pytest.raises(ValueError, match="unknown task"):
         prompts.build(doc("mivqa"), "vqa", "zh", 0)
+
+
+BRACED = "图片中的食物是{c}还是{q}？{}{0}{{x}}}"
+
+
+@pytest.mark.parametrize("task,lang", [("sivqa", "zh"), ("sivqa", "en"), ("textqa", "zh"), ("mivqa", "zh"), ("mivqa", "en")])
+@pytest.mark.parametrize("k", range(4))
+def test_braces_in_questions_and_options_reach_the_prompt_verbatim(task, lang, k):
+    """The official fill is "{} 选项有: {}".format(q, choices_str): format never re-scans what it inserts, so
+    a question's "{c}" stays "{c}" (str.replace used to put the options block there)."""
+    d = dict(doc(task), question=BRACED, question_en=BRACED)
+    if task != "mivqa":
+        d["choices"] = d["choices_en"] = ["{q}", "{c}", "{}", "}{"]
+    text = prompts.user_text(prompts.build(d, task, lang, k), None)
+    assert text.count(BRACED) == 1, text
+    if task != "mivqa":
+        assert text.count("（A) {q}\n（B) {c}\n（C) {}\n（D) }{\n") == 1 and text.count("（A)") == 1
+
+
+def test_templates_have_only_the_q_and_c_fields():
+    import string
+
+    templates = [t for lang in prompts.MIVQA.values() for pair in lang.values() for t in pair if t]
+    templates += [t for lang in prompts.SIVQA.values() for pair in lang.values() for t in pair if t] + list(prompts.TEXTQA.values())
+    for template in templates:
+        fields = {name for _, name, spec, conv in string.Formatter().parse(template) if name is not None}
+        assert fields <= {"q", "c"}, template

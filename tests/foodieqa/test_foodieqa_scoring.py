@@ -52,6 +52,37 @@ def test_breakdowns_by_question_type_and_category():
     assert scoring.per_category(records)["川"] == {"n": 2, "acc": 50.0, "invalid_rate": 0.0}
 
 
+def test_breakdowns_keep_records_without_a_category_or_type():
+    """per_category used to drop records without ann_group / food_meta.food_type; they count under 其他 (where
+    the official notebook puts cuisines it has no bucket for), untyped questions under "other"."""
+    docs = [doc("sivqa", 0), dict(doc("sivqa", 1), category=""), dict(doc("sivqa", 2), category="", question_type="")]
+    records = [scoring.score(d, out, "sivqa", "zh", 0, "（") for d, out in zip(docs, ["C", "D", "B"])]  # golds 2, 3, 0
+    assert scoring.per_category(records) == {"其他": {"n": 2, "acc": 50.0, "invalid_rate": 0.0},
+                                             "新疆菜": {"n": 1, "acc": 100.0, "invalid_rate": 0.0}}  # fmt: skip
+    assert sum(row["n"] for row in scoring.per_category(records).values()) == len(records)
+    assert scoring.per_question_type(records)["other"] == {"n": 1, "acc": 0.0, "invalid_rate": 0.0}
+    # Text QA has no category at all: no breakdown rather than one bucket holding everything.
+    assert scoring.per_category(_records()) == {}
+
+
+def test_per_question_type_under_the_official_protocol():
+    """Paper Fig. 8 was computed with the official parser: the seeded predictions of the whole task, per type."""
+    # mivqa golds 1, 3, 0, 2; types cooking-skills, taste, ingredients, taste.
+    outputs = ["Answer: B", "D", "图A", "不知道"]  # official reads A (from "Answer"), D, A, fallback
+    records = [scoring.score(doc("mivqa", i), out, "mivqa", "zh", 0, "图") for i, out in enumerate(outputs)]
+    assert [r["paper"] for r in records] == [0, 3, 0, None]
+    # Random(42) draws "0" first for the one fallback (gold 2): wrong.
+    assert scoring.per_question_type_paper_protocol(records) == {
+        "cooking-skills": {"n": 1, "acc": 0.0, "fallback_rate": 0.0},
+        "ingredients": {"n": 1, "acc": 100.0, "fallback_rate": 0.0},
+        "taste": {"n": 2, "acc": 50.0, "fallback_rate": 50.0},
+    }
+    assert scoring.per_question_type(records)["cooking-skills"]["acc"] == 100.0  # the robust parser reads B
+    # The breakdown adds up to acc_paper_protocol, whatever order the records arrive in.
+    table = scoring.per_question_type_paper_protocol(records[::-1])
+    assert sum(r["n"] * r["acc"] for r in table.values()) / len(records) == scoring.acc_paper_protocol(records) == 50.0
+
+
 def test_sivqa_en_reads_english_option_text():
     record = scoring.score(doc("sivqa"), "Xinjiang cuisine", "sivqa", "en", 0, "(")
     assert record["correct"] and record["paper"] is None  # no capital A-D: the official code guesses

@@ -16,12 +16,10 @@ VISION = "<|vision_start|><|image_pad|><|vision_end|>"
 
 
 @pytest.fixture(scope="module")
-def processor(tmp_path_factory):
+def processor(tiny_qwen2_vl):
     from transformers import AutoProcessor
 
-    from food_tasks.tiny_model import build_tiny_qwen2_vl
-
-    return AutoProcessor.from_pretrained(build_tiny_qwen2_vl(tmp_path_factory.mktemp("tiny")))
+    return AutoProcessor.from_pretrained(tiny_qwen2_vl)
 
 
 @pytest.mark.parametrize("template", [0, 1, 2, 3])

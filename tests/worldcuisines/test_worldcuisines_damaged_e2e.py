@@ -70,3 +70,26 @@ def test_lone_surrogate_output_keeps_the_bertscore_of_the_task(tmp_path, wc_root
     assert results is not None, proc.stderr[-3000:]
     f1 = results["results"]["worldcuisines_oeq_2_location"]["bertscore_f1,none"]
     assert isinstance(f1, float) and 0 < f1 <= 100.0 + 1e-3  # a number, not NaN: the other 5 rows are identical pairs
+
+
+def test_image_cut_short_is_found_when_the_model_asks_and_counted_at_scoring(tmp_path):
+    """A food-kb image whose header is intact but whose body is cut short passes the header check; only the
+    decode the model's request needs finds it (lmms-eval's lenient Pillow setting would grey-fill it). The record
+    made in doc_to_visual reaches process_results in the same process: the documents are counted."""
+    from conftest import truncated_jpeg, wc_kb
+    from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+
+    root = build_wc_mirror(tmp_path / "mirror")
+    wc_layout.write_wc_kb(root, [dict(d, images=[(url, truncated_jpeg())]) if d["food_id"] == "949" else d
+                                 for d in wc_kb() for url, _ in d["images"]])  # fmt: skip  (qa 402 of subtask 1b)
+    lines = [{"qa_id": r["qa_id"], "lang": r["lang"], "response": str(r["multi_choice_answer"]) if r["qa_id"] == "402" else "5"}
+             for r in wc_rows("large") if r["prompt_type"] == "3"]  # fmt: skip
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qa_id+lang,load_images=true",
+            "--tasks", "worldcuisines_mcq_1b_contextualized"]  # fmt: skip
+    proc, results, samples = run_lmms_eval(args, tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root)})
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    mcq = results["results"]["worldcuisines_mcq_1b_contextualized"]
+    assert len(samples["worldcuisines_mcq_1b_contextualized"]) == 6
+    assert mcq["image_missing,none"] == 3 and mcq["acc,none"] == 0.0  # qa 402 (answered right) left out in 3 languages

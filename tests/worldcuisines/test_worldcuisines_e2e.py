@@ -96,16 +96,26 @@ def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
     assert "RetryError" not in proc.stdout + proc.stderr
 
 
-def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path):
-    """`food-tasks demo`: packaged sample tasks, images through lmms-eval's qwen2_vl backend on CPU."""
+def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
+    """`food-tasks demo`: packaged sample tasks, images through lmms-eval's qwen2_vl backend on CPU (the tiny
+    model of the session's cache, where the demo looks for it)."""
     import subprocess
     import sys
 
-    out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "food_tasks.cli", "demo", "--output_path", str(out)],
-                          capture_output=True, text=True, timeout=900, cwd=tmp_path, env={**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)})  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "food_tasks.cli", "demo"], capture_output=True, text=True, timeout=900,
+                          cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    results = json.loads(next(out.rglob("*_results.json")).read_text())
+    out = tmp_path / "food_tasks_demo"  # the default --output_path, in the current directory (issue 19.4)
+    results_file = next(out.rglob("*_results.json"))
+    results = json.loads(results_file.read_text())
+    # What the demo prints: its command first (before any progress bar), and last where the results are and what
+    # to do next with them and with a real model.
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"$ {sys.executable} -m lmms_eval --model qwen2_vl --model_args pretrained={tiny_qwen2_vl},")
+    tail = "\n".join(lines[-8:])
+    shown = str(results_file.relative_to(tmp_path))
+    assert f"Results: {shown} (samples beside it)" in tail and f"  food-tasks report {shown}\n" in tail
+    assert "  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --tasks worldcuisines_mcq_sample," in tail
     for kind in ("mcq", "oeq"):
         for sub in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location"):
             assert f"worldcuisines_{kind}_sample_{sub}" in results["results"]

@@ -1,16 +1,23 @@
-"""Tests for food_tasks.benchmarks.worldcuisines.parsing: WorldCuisines MCQ/OEQ parsing (spec §5.1-§5.4).
+"""Tests for food_tasks.benchmarks.worldcuisines.parsing: WorldCuisines MCQ/OEQ parsing.
 
-Expected values are derived by hand from the specification; prompts are the
-real rendered test_large prompts quoted in spec §4.1 unless marked synthetic.
+Official behaviour is that of github.com/worldcuisines/worldcuisines at commit d4d1c44:
+``evaluation/score/score.py::score_mc`` (MCQ) and ``::score_oe`` (OEQ); the robust behaviour is
+documented in yaml_tasks/worldcuisines/README.md ("Answer parsing"). Expected values are derived by hand
+from those rules; prompts are real test_large rows (``generate_vqa/generated_data/hf_prompt/
+large_eval_task{1,2}/en_large_eval_task{1,2}.jsonl`` for qa_ids 400, 401, 402 and 1900; ``ru_casual``
+for the 4-option row) unless marked synthetic.
 """
 
 from __future__ import annotations
 
 import math
+import random
+import re
 
 import pytest
 
 from food_tasks.benchmarks.worldcuisines.parsing import (
+    MCQ_ECHOES,
     extract_mcq_choice,
     oeq_match,
     oeq_match_official,
@@ -23,7 +30,7 @@ from food_tasks.parsing import strip_reasoning
 
 INSTRUCTION = "Print only the answer with a single answer id (1,2,3,4,5)."
 
-# Real prompts (spec §4.1), built exactly as the official format string does:
+# Real prompts, built exactly as generate_vqa/generate_prompts.py::generate_multiple_choices_sample does:
 # f"{context}\n{answer_prompt}\n{INSTRUCTION}", answer_prompt ending in "\n".
 PROMPT_1A_QA401 = (
     "What is this culinary dish called?\n1. Khachapuri\n2. Kalakukko\n3. Zelnik\n"
@@ -106,12 +113,12 @@ def test_strip_reasoning(text: str, expected: str | None) -> None:
         (PROMPT_2_QA1900, ["Thailand", "South Africa", "Canada", "Brazil", "Croatia"]),
         (PROMPT_RU_4_OPTIONS, OPTIONS_RU_4),  # 4 options, instruction still says (1,2,3,4,5)
         (PROMPT_DUPLICATES, OPTIONS_DUPLICATES),  # duplicates kept
-        # Pangea instruction replacement (spec §4.3).
+        # Pangea's instruction replacement (evaluation/src/pangea.py::generate_output).
         (
             PROMPT_1B_QA400.replace(INSTRUCTION, "Answer with the option from the given choices directly."),
             OPTIONS_1B,
         ),
-        # Leading space and double space are part of the data (spec §8.1).
+        # Leading spaces and double spaces occur in the stored prompts and are kept.
         (" What is  this?\n1. A  B\n2. C\n3. D\n4. E\n\n" + INSTRUCTION, ["A  B", "C", "D", "E"]),
         # A question line that looks like an option does not start the block.
         ("1. Look at the photo.\nWhat is it?\n1. A\n2. B\n3. C\n4. D\n\n" + INSTRUCTION, ["A", "B", "C", "D"]),
@@ -123,7 +130,7 @@ def test_parse_mcq_options(prompt: str, expected: list[str]) -> None:
 
 
 # --------------------------------------------------------------------------
-# Spec §5.1 "Verified consequences" (gold 5 = "Cotoletta alla milanese", qa 400)
+# score_mc on real output shapes (gold 5 = "Cotoletta alla milanese", qa 400): official vs robust
 # --------------------------------------------------------------------------
 
 # (raw output, official parse result, official correct, robust choice)
@@ -156,7 +163,7 @@ def test_verified_consequences(output: str, official: int | str, official_correc
 
 
 # --------------------------------------------------------------------------
-# Official parser: further literal behaviour (spec §5.1)
+# Official parser (score.py::score_mc): further literal behaviour
 # --------------------------------------------------------------------------
 
 
@@ -223,14 +230,14 @@ def test_official_four_option_five_is_int() -> None:
 
 
 # --------------------------------------------------------------------------
-# Robust parser (spec §5.2)
+# Robust parser (food_tasks.parsing.extract_choice configured for WorldCuisines)
 # --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("output", "expected"),
     [
-        # Step 3: whole-answer id.
+        # Whole-answer id.
         ("5", 5),
         ("(5)", 5),
         ("[2]", 2),
@@ -247,13 +254,13 @@ def test_official_four_option_five_is_int() -> None:
         ("`2`", 2),
         ("# 4", 4),
         ("assistant\n5", 5),  # role echo
-        # Step 4: leading id.
+        # Leading id.
         ("5. Cotoletta alla milanese", 5),
         ("3) Chicken Kiev", 3),
         ("(3) Chicken Kiev", 3),
         ("2: Schnitzel", 2),
         ("1. Karađorđeva šnicla, not 5", 1),  # the leading id wins over later ids
-        # Step 5: last explicit answer statement.
+        # The last explicit answer statement.
         ("Answer: (5)", 5),
         ("Option 5", 5),
         ("The answer is 4", 4),
@@ -273,7 +280,7 @@ def test_official_four_option_five_is_int() -> None:
         ("उत्तर: ४", 4),
         ("Cevap 3", 3),
         ("Đáp án: 2", 2),
-        # Step 2: instruction echo and ranges removed before steps 3-6.
+        # Echoes of the instruction, the id list and id ranges are deleted before ids are read.
         ("(1,2,3,4,5) 5", 5),
         (INSTRUCTION + "\n5", 5),
         ("Options 1–5: I choose 2", 2),
@@ -282,20 +289,20 @@ def test_official_four_option_five_is_int() -> None:
         ("<think>options 1-5</think>5", 5),
         ("<thinking>maybe 2</thinking>Answer: 4", 4),
         ("reasoning 1 2 3</think>4", 4),  # stray closing tag
-        # Step 6: one distinct standalone id; several distinct ids are ambiguous.
+        # One distinct standalone id; several distinct ids are ambiguous.
         ("I think 5", 5),
         ("5 (Cotoletta alla milanese)", 5),
         ("It is 5, definitely 5", 5),  # repeated but one distinct id
         ("1 or 5? I think 5", None),
         ("3.5", None),
-        # Step 7: option text.
+        # Option text (last resort).
         ("Cotoletta alla milanese", 5),
         ("cotoletta alla milanese!", 5),  # casefold, punctuation removed
         ("COTOLETTA  ALLA\nMILANESE", 5),  # whitespace removed
         ("It looks like Chicken Kiev.", 3),  # exactly one option contained
         ("KARAĐORĐEVA ŠNICLA", 1),
         ("Cotoletta alla milanese, a kind of schnitzel", None),  # two options contained
-        # Step 8 and unparseable outputs.
+        # Ids of missing options, and unparseable outputs.
         ("6", None),
         ("0", None),
         ("10", None),
@@ -321,7 +328,7 @@ def test_extract_mcq_choice(output: str | None, expected: int | None) -> None:
         ("Chipa", OPTIONS_CHIPA, 3),
         ("Pão de queijo", OPTIONS_CHIPA, 4),
         ("pao de queijo", OPTIONS_CHIPA, None),  # no accent folding
-        # 4-option row: id 5 does not exist (spec §8.6).
+        # 4-option row: the instruction still announces (1,2,3,4,5), but id 5 names no option.
         ("5", OPTIONS_RU_4, None),
         ("Answer: 5", OPTIONS_RU_4, None),
         ("4", OPTIONS_RU_4, 4),
@@ -345,6 +352,51 @@ def test_extract_mcq_choice_options(output: str, options: list[str], expected: i
     assert extract_mcq_choice(output, options) == expected
 
 
+# Outputs whose robust parse changed (``before`` -> ``expected``) when WorldCuisines moved onto the shared
+# parser (MCQ task version 1.1, changelog in yaml_tasks/worldcuisines/README.md); none of these shapes
+# occurs in the official prediction files (21 model runs).
+@pytest.mark.parametrize(
+    ("output", "options", "before", "expected"),
+    [
+        ("\\boxed{3}, since 1 and 2 are breaded", OPTIONS_1B, None, 3),  # the last \boxed{} comes first
+        ("1 looks close, but I choose 3", OPTIONS_1B, None, 3),  # choice words make a statement
+        ("Option 1 or 2? I'd pick 2", OPTIONS_1B, 1, 2),  # ... and the last statement wins
+        ("第二个", OPTIONS_1B, None, 2),  # Chinese ordinal
+        ("我选第五个", OPTIONS_RU_4, None, None),  # (unchanged) an ordinal of a missing option is invalid
+        ("【1】 Karađorđeva šnicla, not 5", OPTIONS_1B, None, 1),  # 【】 around a leading id
+        ("3] Chicken Kiev, not 5", OPTIONS_1B, 3, None),  # "3]" without "[" is no longer a leading id
+        ("(3. Chicken Kiev or 5", OPTIONS_1B, 3, None),  # nor "(3." without ")"
+    ],
+)
+def test_extract_mcq_choice_shared_parser_changes(
+    output: str, options: list[str], before: int | None, expected: int | None
+) -> None:
+    assert extract_mcq_choice(output, options) == expected
+
+
+# The id-list and id-range patterns WorldCuisines wrote for itself before (task version 1.0): the core's
+# label_list_echo / label_range_echo built for the ids 1-5 must delete exactly what they deleted.
+OLD_ID_LIST_ECHO_RE = re.compile(
+    r"[\(\[]?\s*(?<![0-9])1\s*,\s*2\s*,\s*3\s*,\s*4\s*,\s*(?:or\s+)?5(?![0-9])\s*[\)\]]?", re.IGNORECASE
+)
+OLD_ID_RANGE_RE = re.compile(
+    r"(?<![0-9])[1-5]\s*(?:[-\u2010\u2011\u2012\u2013\u2014\u2212~\u301c]|\s(?:to|a|à|bis|до|hingga|sampai)\s)\s*[1-5](?![0-9])",
+    re.IGNORECASE,
+)
+
+
+def test_id_echoes_delete_what_the_old_patterns_deleted() -> None:
+    _, id_list, id_range = MCQ_ECHOES
+    rng = random.Random(5)
+    pieces = ["1", "2", "3", "4", "5", "6", ",", " ", "(", ")", "[", "]", "or ", "OR ", "-", "\u2013", "~", " to ", " a ",
+              " À ", " bis ", " до ", " sampai ", "x", "0"]  # fmt: skip
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        assert id_list.sub(" ", text) == OLD_ID_LIST_ECHO_RE.sub(" ", text), text
+        assert id_range.sub(" ", text) == OLD_ID_RANGE_RE.sub(" ", text), text
+    assert id_list.sub("#", "(1,2,3,4,5). 5") == "#. 5"
+
+
 @pytest.mark.parametrize("prompt", [PROMPT_1B_QA400, PROMPT_CHIPA, PROMPT_RU_4_OPTIONS, PROMPT_DUPLICATES])
 def test_robust_never_defaults(prompt: str) -> None:
     options = parse_mcq_options(prompt)
@@ -353,14 +405,14 @@ def test_robust_never_defaults(prompt: str) -> None:
 
 
 # --------------------------------------------------------------------------
-# OEQ (spec §5.3, §5.4)
+# OEQ (score.py::score_oe; robust and strict variants)
 # --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("prediction", "references", "official", "robust", "strict"),
     [
-        # Short reference inside an unrelated word (spec §5.3 failure case).
+        # Short reference inside an unrelated word: score_oe's plain substring test accepts it.
         ("a glass of water", ["Wat"], True, True, False),
         ("It is Wat.", ["Wat"], True, True, True),
         ("Sushi", ["sushi"], True, True, True),

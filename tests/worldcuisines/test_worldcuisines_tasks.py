@@ -19,5 +19,5 @@ def test_worldcuisines_tasks_groups_and_list_rows(capsys):
     for row in (r"worldcuisines_mcq_1a_nocontext +task +worldcuisines +15000 +hf\.co/datasets/worldcuisines/vqa",
                 r"worldcuisines_mcq_smallref_2_location +task +worldcuisines +3000 ",
                 r"worldcuisines_oeq_small_1b_contextualized +task +worldcuisines +3000 ",
-                r"worldcuisines_oeq_sample_2_location +task +worldcuisines +9 ", r"worldcuisines_mcq +group +worldcuisines +hf"):
+                r"worldcuisines_oeq_sample_2_location +task +worldcuisines +9 ", r"worldcuisines_mcq +group +worldcuisines +60000 +hf"):
         assert re.search(row, listing), row

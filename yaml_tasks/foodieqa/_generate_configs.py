@@ -29,7 +29,7 @@ SAMPLES = (("mivqa", "zh", 1), ("sivqa", "en", 3), ("textqa", "zh", 2))
 # matching entry wins, so `acc_paper_protocol` (mean) precedes `acc_paper_protocol_best` (max).
 GROUP_METRICS = [("acc_mean", "mean"), ("acc_best", "max"), *((f"acc_p{k}", "mean") for k in TEMPLATES),
                  ("acc_paper_protocol", "mean"), ("acc_paper_protocol_best", "max"), ("invalid_rate", "mean"),
-                 ("paper_fallback_rate", "mean"), ("parse_fail_rate", "mean")]  # fmt: skip
+                 ("paper_fallback_rate", "mean"), ("parse_fail_rate", "mean"), ("image_missing", "max")]  # fmt: skip
 
 
 def template_yaml() -> str:
@@ -62,7 +62,7 @@ def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra
 def group_yaml(task: str, lang: str, variant: str, suffix: str) -> str:
     base = f"foodieqa_{stem(task, lang, variant)}"
     return taskgen.group(base, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}){suffix}", [f"{base}_p{k}" for k in TEMPLATES],
-                         metrics=GROUP_METRICS)  # fmt: skip
+                         metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version)  # fmt: skip
 
 
 def top_group_yaml() -> str:

@@ -80,7 +80,7 @@ def group_yaml(kind: str, variant: str) -> str:
     # MCQ: Python round (score_mc); OEQ: numpy round (score_oe rounds numpy.float64 values).
     metrics = [(m, how) for m, how in GROUP_METRICS[kind] if not (variant == "sample" and m in SAMPLE_SKIPS)]
     return taskgen.group(group_name(kind, variant), f"WorldCuisines {KINDS[kind][0]} ({VARIANTS[variant][2]})",
-                         [task_name(kind, variant, s) for s in SUBTASKS], metrics=metrics)  # fmt: skip
+                         [task_name(kind, variant, s) for s in SUBTASKS], metrics=metrics, version=hooks.TABLES[kind].version)  # fmt: skip
 
 
 def render() -> dict[str, str]:

@@ -13,7 +13,9 @@ processes wait on the lock; a tree without the marker (an interrupted run) is ne
 Image paths are resolved as the official ``resolve_dataset_image_path`` resolves them against the
 JSONL directory: absolute paths as they are, relative paths (``images/...``) under the directory where
 the JSONL files and the extracted ``images/`` tree sit together. A selected image that does not exist
-is an error raised when the documents are built (before any generation), naming the row and path.
+is an error raised when the documents are built (before any generation), naming the row and path. An
+image that exists but cannot be decoded is found when the model asks for it: it is left out of the request
+and the document is counted in ``image_missing`` (README "Failure accounting").
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 
+from food_tasks import images
 from food_tasks.archive import archive_key, extract_once
 from food_tasks.data import DataAccessError, hub_mirror_dir
 from food_tasks.remote import cache_root
@@ -255,22 +258,26 @@ def gold(doc: dict) -> Any:
     return json.loads(doc["gold_json"])
 
 
-def _open(path: str):  # type: ignore[no-untyped-def]
-    from PIL import Image
+LABEL = "DiningBench"
 
-    with Image.open(path) as image:
-        image.load()
-        return image.convert("RGB")
+
+def _decoded(path: str):  # type: ignore[no-untyped-def]
+    return images.rgb(images.decode_file(path))
 
 
 def doc_images(doc: dict) -> list:
-    """The document's images (RGB; PNG/WebP bytes in a ``.jpg`` file decode by content, as PIL reads them)."""
-    from food_tasks.data import CorruptImageError
-
+    """The document's images that decode, as RGB, in view order (PNG/WebP bytes in a ``.jpg`` file decode by
+    content, as PIL reads them). An undecodable one is left out and recorded (:mod:`food_tasks.images`): the
+    document is then counted in ``image_missing`` (:func:`image_missing`)."""
     out = []
     for path in doc["images"]:
-        try:
-            out.append(_open(path))
-        except Exception as err:  # noqa: BLE001
-            raise CorruptImageError(f"{REPO_ID}: row {doc['idx']} (id {doc['id']}): cannot decode {path}: {err}") from err
+        image = images.load(path, functools.partial(_decoded, path), LABEL)
+        if image is not None:
+            out.append(image)
     return out
+
+
+def image_missing(doc: dict) -> bool:
+    """True when an image of the document could not be given to the model (or, when the model never asked
+    for it, its file has no readable header)."""
+    return images.missing(doc["images"], images.probe_file, LABEL)

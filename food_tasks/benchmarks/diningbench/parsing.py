@@ -21,6 +21,7 @@ import unicodedata
 from typing import Any, Mapping, Sequence
 
 from food_tasks.jsonparse import json_objects
+from food_tasks.outputs import safe_str
 from food_tasks.parsing import WHITESPACE_RE, extract_choice, last_match, normalize_chars, strip_reasoning
 
 # --------------------------------------------------------------------------- official reasoning clean-up
@@ -113,7 +114,7 @@ def clean_official(full_pred: object, model_name: str = "") -> str:
 
 def official_prediction(raw: object, model_name: str = "") -> str:
     """What the official scorers read as ``model_pred``: the cleaned text (errors kept verbatim), stripped."""
-    text = raw if isinstance(raw, str) else ("" if raw is None else str(raw))
+    text = raw if isinstance(raw, str) else ("" if raw is None else safe_str(raw))
     if INFER_ERROR in text:
         return text.strip()
     return clean_official(text, model_name).strip()

@@ -6,17 +6,28 @@ from __future__ import annotations
 from food_tasks.report import BenchmarkSpec, Column, CurveSpec, Source, TableSpec
 
 
+CLS_UNPARSED = ("the official parser reads the first letter of the output whatever it is (only an empty output, "
+                "or one without any letter, is unreadable), so a long or off-format answer counts as read and is "
+                "scored wrong; the robust parser counts an output without one unambiguous option letter as unparsed.")
+NUTRITION_UNPARSED = ("the official parser reads the whole output, or the object inside a fenced block, as strict "
+                      "JSON with the four keys (English or Chinese) and numeric values; the robust parser also reads "
+                      "the last balanced object with a tolerant JSON reader, variant keys and numbers written as text "
+                      "(\"580 kcal\", ranges at their midpoint), and rejects negative or non-finite values.")
+
+
 def _main_columns() -> tuple[Column, ...]:
     cls, nut, vqa = "diningbench_cls{v}", "diningbench_nutrition{v}", "diningbench_vqa{v}"
     return (
         Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),), 4),
-        Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official"),), scale=100.0),
+        Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official"),), scale=100.0,
+               differs=CLS_UNPARSED),
         *(Column(f"{short}_mape", f"{label} MAPE", (Source(nut, f"{name}_mape", f"{name}_mape_official"),), lower_is_better=True)
           for short, label, name in (("cal", "Cal", "calories"), ("prot", "Prot", "protein"),
                                      ("carbs", "Carbs", "carbohydrates"), ("fat", "Fat", "fat"))),
         *(Column(f"avg_{stat}", f"Avg {stat.upper()}", (Source(nut, f"avg_{stat}", f"avg_{stat}_official"),), lower_is_better=True)
           for stat in ("mae", "rmse", "mape")),
-        Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),), scale=100.0),
+        Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),), scale=100.0,
+               differs=NUTRITION_UNPARSED),
         Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),), 4),
         Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True, scale=100.0),
     )  # fmt: skip

@@ -8,6 +8,13 @@ unweighted means of the four component values (the paper computes them outside t
 (their model-name-dependent clean-up included); the other metrics use the robust parsers of
 :mod:`.parsing` on the same outputs. Records are sorted by row index before reduction so sums run in
 the official order (bit-identical floats).
+
+A document with an image that could not be decoded (``image_missing``; README "Failure accounting") is left
+out of every robust metric and counted by the ``image_missing`` metric. The ``_official`` metrics score it as
+the official scripts score it: they send the file's raw bytes, the server cannot decode them, the request
+fails and the row's prediction is ``__INFER_ERROR__`` (``eval_classification.py::run_inference``): "cannot read
+option" and wrong, a nutrition parse failure (errors ``|gt|``, APE 100 %), a VQA row judged False without a
+call; in every official denominator.
 """
 
 from __future__ import annotations
@@ -18,6 +25,9 @@ import logging
 import math
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
+from food_tasks import stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 
@@ -32,22 +42,40 @@ def _robust_input(doc: Mapping[str, Any], output: object) -> object:
     return parsing.answer_segment(output) if doc.get("cot") else output
 
 
+# What the official scripts record for a request whose image the server cannot decode (the message is ours).
+IMAGE_FAILURE_OFFICIAL = f"{parsing.INFER_ERROR}: image could not be decoded"
+
+
+def _official_output(output: object, image_missing: bool) -> object:
+    return IMAGE_FAILURE_OFFICIAL if image_missing else output
+
+
+def _present(records: Sequence[Record]) -> list[Record]:
+    """The records the robust metrics count: those whose images all reached the model."""
+    return [r for r in records if not r.get("image_missing")]
+
+
+def image_missing(records: Sequence[Record]) -> int:
+    """Documents with an image that could not be decoded (left out of the robust metrics)."""
+    return sum(bool(r.get("image_missing")) for r in records)
+
+
 # --------------------------------------------------------------------------- classification
 
 
-def score_cls(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """Classification record: gold letter, robust and official predictions."""
+def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = False) -> dict[str, Any]:
+    """Classification record: gold letter, robust and official predictions, image status."""
     raw_gold = doc_gold(doc)
     gold = str(raw_gold if raw_gold is not None else "").strip().upper()
     letters, options = parsing.prompt_options(doc["prompt"])
     robust = parsing.letter_robust(_robust_input(doc, output), letters, options)
-    official_pred = parsing.official_prediction(output, _model_name(doc))
+    official_pred = parsing.official_prediction(_official_output(output, image_missing), _model_name(doc))
     official = parsing.letter_official(official_pred)
     return {
         "idx": doc["idx"], "views": doc.get("views"), "gold": gold, "pred": robust, "pred_official": official,
         "correct": robust is not None and robust == gold,
         "correct_official": official != "" and official == gold,
-        "unreadable_official": official == "" or official not in parsing.LETTERS,
+        "unreadable_official": official == "" or official not in parsing.LETTERS, "image_missing": bool(image_missing),
     }  # fmt: skip
 
 
@@ -56,10 +84,11 @@ def _rate(records: Sequence[Record], field: str) -> float:
 
 
 def cls_acc(records: Sequence[Record], official: bool = False) -> float:
-    return _rate(records, "correct_official" if official else "correct")
+    return _rate(records, "correct_official") if official else _rate(_present(records), "correct")
 
 
 def cls_invalid_rate(records: Sequence[Record]) -> float:
+    records = _present(records)
     return sum(r["pred"] is None for r in records) / len(records) if records else 0.0
 
 
@@ -71,12 +100,12 @@ def cls_unreadable_official(records: Sequence[Record]) -> float:
 # --------------------------------------------------------------------------- nutrition
 
 
-def score_nutrition(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """Nutrition record: gold per component (None: skipped), robust and official predictions."""
+def score_nutrition(doc: Mapping[str, Any], output: object, image_missing: bool = False) -> dict[str, Any]:
+    """Nutrition record: gold per component (None: skipped), robust and official predictions, image status."""
     robust, ranges = parsing.nutrition_robust(_robust_input(doc, output))
-    official = parsing.nutrition_official(parsing.official_prediction(output, _model_name(doc)))
+    official = parsing.nutrition_official(parsing.official_prediction(_official_output(output, image_missing), _model_name(doc)))
     return {"idx": doc["idx"], "gold": parsing.gold_nutrition_official(doc_gold(doc)), "pred": robust,
-            "pred_official": official, "ranges": ranges}  # fmt: skip
+            "pred_official": official, "ranges": ranges, "image_missing": bool(image_missing)}  # fmt: skip
 
 
 def _sorted(records: Sequence[Record]) -> list[Record]:
@@ -95,27 +124,32 @@ def component_errors(records: Sequence[Record], key: str, official: bool = False
 
     Official semantics: rows without a readable gold value are skipped; a parse failure scores as a
     prediction of 0 (error ``|gt|``, APE 100 %); APE only where gt != 0."""
-    field = "pred_official" if official else "pred"
     abs_err, sq_err, ape = [], [], []
-    for record in _sorted(records):
-        gold = record["gold"]
-        if gold is None or gold.get(key) is None:
+    for record in _sorted(records if official else _present(records)):
+        errors = row_errors(record, key, official)
+        if errors is None:
             continue
-        gt = gold[key]
-        pred = record[field]
-        if pred is not None:
-            diff = pred[key] - gt
-            abs_err.append(abs(diff))
-            sq_err.append(_square(diff))
-            if gt != 0:
-                ape.append(abs(diff / gt) * 100)
-        else:
-            penalty = abs(gt)
-            abs_err.append(penalty)
-            sq_err.append(_square(penalty))
-            if gt != 0:
-                ape.append(100.0)
+        abs_err.append(errors[0])
+        sq_err.append(errors[1])
+        if errors[2] is not None:
+            ape.append(errors[2])
     return abs_err, sq_err, ape
+
+
+def row_errors(record: Record, key: str, official: bool = False) -> tuple[float, float, float | None] | None:
+    """One row's absolute error, squared error and APE (%, None where gt == 0) of one component, as
+    :func:`component_errors` counts them; None for a row without a readable gold value (and, robust, for a row
+    whose image could not be decoded)."""
+    gold = record["gold"]
+    if gold is None or gold.get(key) is None or (not official and record.get("image_missing")):
+        return None  # no readable gold value; an undecodable image leaves the robust metrics
+    gt = gold[key]
+    pred = record["pred_official" if official else "pred"]
+    if pred is not None:
+        diff = pred[key] - gt
+        return abs(diff), _square(diff), (abs(diff / gt) * 100 if gt != 0 else None)
+    penalty = abs(gt)
+    return penalty, _square(penalty), (100.0 if gt != 0 else None)
 
 
 def component_metric(records: Sequence[Record], key: str, stat: str, official: bool = False) -> float:
@@ -139,13 +173,14 @@ def avg_metric(records: Sequence[Record], stat: str, official: bool = False) -> 
 def nutrition_parse_fail_rate(records: Sequence[Record], official: bool = False) -> float:
     """Parse failures over all rows (rows whose gold JSON is unreadable are not failures, as officially)."""
     field = "pred_official" if official else "pred"
+    records = records if official else _present(records)
     fails = sum(r[field] is None and r["gold"] is not None for r in records)
     return fails / len(records) if records else 0.0
 
 
 def nutrition_range_values(records: Sequence[Record]) -> int:
     """How many robust values were ranges ("20-25 g") scored at their midpoint."""
-    return sum(int(r["ranges"]) for r in records)
+    return sum(int(r["ranges"]) for r in _present(records))
 
 
 def nutrition_gold_missing(records: Sequence[Record]) -> int:
@@ -190,24 +225,24 @@ def rouge_f(prediction: str, reference: str) -> dict[str, float]:
     return {name: score.fmeasure for name, score in scores.items()}
 
 
-def score_vqa(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """VQA record: everything the judge step needs (question, gold, both predictions) and ROUGE."""
+def score_vqa(doc: Mapping[str, Any], output: object, image_missing: bool = False) -> dict[str, Any]:
+    """VQA record: everything the judge step needs (question, gold, both predictions), ROUGE, image status."""
     raw_gold = doc_gold(doc)
     gold = raw_gold if isinstance(raw_gold, str) else ("" if raw_gold is None else str(raw_gold))
-    official = parsing.official_prediction(output, _model_name(doc))
+    official = parsing.official_prediction(_official_output(output, image_missing), _model_name(doc))
     robust = parsing.clean_robust(_robust_input(doc, output))
     robust = robust.strip() if robust is not None else None
     return {
         "idx": doc["idx"], "views": doc.get("views"), "question": parsing.vqa_question(doc["prompt"]), "gold": gold,
         "pred": robust, "pred_official": official,
         "error_official": not official or parsing.INFER_ERROR in official,
-        "rouge": rouge_f(robust or "", gold) if gold else None,
+        "rouge": rouge_f(robust or "", gold) if gold else None, "image_missing": bool(image_missing),
     }  # fmt: skip
 
 
 def rouge_mean(records: Sequence[Record], name: str) -> float:
     """Mean ROUGE F over rows with a non-empty gold answer (empty predictions score 0)."""
-    values = [r["rouge"][name] for r in records if r["rouge"] is not None]
+    values = [r["rouge"][name] for r in _present(records) if r["rouge"] is not None]
     return sum(values) / len(values) if values else 0.0
 
 
@@ -218,36 +253,60 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
     errored predictions are False without a call; a judge failure is ``__EVAL_ERROR__`` (False); the
     verdict is read by the official keyword rule. Robust (``judge_acc``): the robust prediction, the
     robust verdict parser; rows whose judge call failed are left out of the denominator and counted in
-    ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged).
+    ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged). Rows
+    with an undecodable image are not judged robustly (the official prediction is the request error).
     """
-    rows = [r for r in _sorted(records) if r["gold"]]
-    bodies, slots = [], []
-    for r in rows:
-        for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", r["pred"] or None)):
-            if pred is not None:
-                prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
-                bodies.append(_body(client, prompt))
-                slots.append((r["idx"], which))
-    results = dict(zip(slots, client.complete_many(bodies))) if bodies else {}
-    correct_official = correct = judged = errors = unparsed = 0
-    for r in rows:
-        official = results.get((r["idx"], "official"))
-        robust = results.get((r["idx"], "robust"))
-        correct_official += bool(official is not None and official.text is not None and parsing.verdict_official(official.text))
-        failed = (official is not None and official.text is None) or (robust is not None and robust.text is None)
-        errors += failed
-        if robust is not None and robust.text is None:
-            continue
-        judged += 1
-        if robust is not None:
-            verdict = parsing.verdict_robust(robust.text)
-            unparsed += verdict is None
-            correct += verdict is True
-    n = len(rows)
+    from food_tasks.judge import summarize
+
+    verdicts, answers = _judge(records, client)
+    verdicts = [v for v in verdicts if v is not None]
+    correct_official, correct, judged, errors, unparsed = (sum(v[k] for v in verdicts) for k in
+                                                           ("correct_official", "correct", "judged", "failed", "unparsed"))  # fmt: skip
+    n = len(verdicts)
     # Nothing judged because every call failed: no accuracy (NaN), rather than a 0 that looks like a score.
     return {"judge_acc": correct / judged if judged else (math.nan if n else 0.0), "judge_acc_official": correct_official / n if n else 0.0,
             "judge_error_rate": errors / n if n else 0.0, "judge_unparsed_rate": unparsed / judged if judged else 0.0,
-            "evaluated": n}  # fmt: skip
+            "evaluated": n, "info": summarize(client.config, answers)}  # fmt: skip
+
+
+def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, bool] | None]:
+    """Each record's judge outcome, aligned with ``records``: None for a row that is not evaluated (empty gold
+    answer), else ``evaluated`` (True), ``correct_official``, ``failed`` (a judge call failed), ``judged`` (the
+    robust verdict is in ``judge_acc``'s denominator), ``correct`` and ``unparsed`` (robust verdict True / unreadable).
+    Requests are sent in row order (``idx``), one per distinct body (:meth:`JudgeClient.complete_many`)."""
+    return _judge(records, client)[0]
+
+
+def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool] | None], list]:
+    """:func:`judge_verdicts` and the task's own judge answers (its diagnostics: ``judge_info``)."""
+    order = sorted(range(len(records)), key=lambda i: records[i]["idx"])
+    rows = [i for i in order if records[i]["gold"]]
+    bodies, slots = [], []
+    for i in rows:
+        r = records[i]
+        robust_pred = None if r.get("image_missing") else r["pred"] or None  # an undecodable image is not judged robustly
+        for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", robust_pred)):
+            if pred is not None:
+                prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
+                bodies.append(_body(client, prompt))
+                slots.append((i, which))
+    answers = client.complete_many(bodies) if bodies else []
+    results = dict(zip(slots, answers))
+    out: list[dict[str, bool] | None] = [None] * len(records)
+    for i in rows:
+        official, robust = results.get((i, "official")), results.get((i, "robust"))
+        robust_failed = robust is not None and robust.text is None
+        missing = bool(records[i].get("image_missing"))
+        verdict = parsing.verdict_robust(robust.text) if robust is not None and not robust_failed else None
+        out[i] = {
+            "evaluated": True,
+            "correct_official": bool(official is not None and official.text is not None and parsing.verdict_official(official.text)),
+            "failed": (official is not None and official.text is None) or robust_failed,
+            "judged": not robust_failed and not missing,
+            "correct": verdict is True,
+            "unparsed": robust is not None and not robust_failed and verdict is None,
+        }  # fmt: skip
+    return out, answers
 
 
 def _body(client: Any, prompt: str) -> dict:
@@ -265,14 +324,112 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
         return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none)"} if name == "judge_info" else math.nan
     client = client_for(config)
     outcome = judge_outcomes(records, client)
+    # Diagnostics of this task's own requests (the client, shared by the tasks of a process, counts them all).
     if name == "judge_error_rate" and outcome[name]:
         logging.getLogger(__name__).warning(
             f"DiningBench VQA: the judge failed on {outcome[name]:.1%} of {outcome['evaluated']} rows after retries "
-            f"({client.info()['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
+            f"({outcome['info']['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
             "Re-run to retry them (judged rows come from the cache).")  # fmt: skip
     if name == "judge_info":
-        return {**client.info(), "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
+        return {**outcome["info"], "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
     return outcome[name]
+
+
+# --------------------------------------------------------------------------- error bars
+# One row's share of a metric, for food_tasks.stats (standard errors, paired comparisons): a value per row
+# (None: outside the metric's denominator) for means, a row of sums for RMSE and the averages over components.
+# The reported numbers stay the reducers' above; tests check that these give the same values.
+
+_STAT_INDEX = {"mae": 0, "rmse": 1, "mape": 2}
+
+
+def nutrition_error(record: Record, key: str, stat: str, official: bool = False) -> float | None:
+    """The row's term of a component's ``mae`` (absolute error), ``rmse`` (squared error) or ``mape`` (APE)."""
+    errors = row_errors(record, key, official)
+    return None if errors is None else errors[_STAT_INDEX[stat]]
+
+
+def nutrition_rows(records: Sequence[Record], keys: Sequence[str], stat: str, official: bool = False) -> np.ndarray:
+    """``(n, 2 * len(keys))``: per component, the row's error term of ``stat`` and 1 when it counts."""
+    out = np.zeros((len(records), 2 * len(keys)))
+    for i, record in enumerate(records):
+        for j, key in enumerate(keys):
+            value = nutrition_error(record, key, stat, official)
+            if value is not None:
+                out[i, 2 * j : 2 * j + 2] = (value, 1.0)
+    return out
+
+
+def nutrition_combine(sums: np.ndarray, stat: str) -> np.ndarray:
+    """:func:`component_metric` of each component (0 without rows, as officially; RMSE the square root of the
+    mean square) from the column sums of :func:`nutrition_rows`, and their unweighted mean (:func:`avg_metric`)."""
+    k = sums.shape[-1] // 2
+    total = np.zeros(sums.shape[:-1])
+    for j in range(k):
+        num, den = sums[..., 2 * j], sums[..., 2 * j + 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+        total = total + (np.sqrt(value) if stat == "rmse" else value)
+    return total / k
+
+
+def nutrition_parse_fail(record: Record, official: bool = False) -> float | None:
+    """1 for a parse failure of a row with a readable gold JSON (:func:`nutrition_parse_fail_rate`); None
+    (not counted) for a row with an undecodable image in the robust rate."""
+    if not official and record.get("image_missing"):
+        return None
+    return float(record["pred_official" if official else "pred"] is None and record["gold"] is not None)
+
+
+def rouge_value(record: Record, name: str) -> float | None:
+    """The row's ROUGE F (:func:`rouge_mean`; None for a row without a reference answer or with an undecodable image)."""
+    return None if record["rouge"] is None or record.get("image_missing") else record["rouge"][name]
+
+
+# num, den of each judge rate in judge_verdicts' per-row outcome (judge_outcomes divides their sums)
+JUDGE_RATES = {"judge_acc": ("correct", "judged"), "judge_acc_official": ("correct_official", "evaluated"),
+               "judge_error_rate": ("failed", "evaluated"), "judge_unparsed_rate": ("unparsed", "judged")}  # fmt: skip
+
+
+class JudgeRatio(stats.Ratio):
+    """A judge rate as a ratio of per-row sums (analytic, clustered standard error).
+
+    The verdicts exist only once the aggregation has judged the rows, so the rows come from
+    :func:`judge_verdicts` with the run's judge client (its memory and disk cache: no new requests for rows
+    already judged); a row has no score of its own at ``process_results`` time (no ``--repeats`` statistics).
+    With judging off (``FOOD_TASKS_JUDGE_MODEL=none``) every row is zero: the value is NaN, with no error; so
+    too, with a warning, where no judge is configured at all (``food-tasks compare`` of two runs' files: the
+    other metrics are still compared).
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
+        self.name = name
+
+    def rows(self, records: Sequence[Record]) -> np.ndarray:
+        from food_tasks.judge import JudgeConfig, JudgeNotConfigured, client_for
+
+        out = np.zeros((len(records), 2))
+        try:
+            config = JudgeConfig.from_env("DiningBench VQA")
+        except JudgeNotConfigured as err:
+            _warn_once(f"DiningBench VQA: no error bar or comparison for the judge metrics: {err}")
+            return out
+        if config is None:
+            return out
+        num, den = JUDGE_RATES[self.name]
+        for i, verdict in enumerate(judge_verdicts(records, client_for(config))):
+            if verdict is not None:
+                out[i] = (float(verdict[num]), float(verdict[den]))
+        return out
+
+    def score(self, record: Record) -> float | None:
+        return None
+
+
+@functools.lru_cache(maxsize=4)
+def _warn_once(message: str) -> None:
+    logging.getLogger(__name__).warning(message)
 
 
 def dumps(record: Record) -> str:  # pragma: no cover - debugging aid

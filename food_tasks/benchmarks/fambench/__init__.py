@@ -65,7 +65,10 @@ BENCHMARK = Benchmark(
     source="github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
     licence=("dataset/ and knowledge_base/: CC BY 4.0 (code MIT); recipe images are third-party web images, fetched "
              "from their URLs and never redistributed"),
-    units="Accuracies in percent; rationale F1, MRR and CTC in [0, 1]; invalid_rate a fraction, as the paper's tables.",
+    units=("`decision_acc*`, `option_decision_acc*`, `top{1,2,3}_acc*`, `all_options_exact_match*`, `false_recommend_rate*` "
+           "and `answer_rate_official` in percent (0-100); `rationale_*`, `mrr*`, `kendall_tau` and "
+           "`ctc{,_baseline,_cot,_ki,_cot_ki}{,_official_parsers}` in [0, 1]; `invalid_rate` and `parse_fail_rate` a "
+           "fraction in [0, 1], as the paper's tables."),
     documents=documents,
     sample_tasks=("fambench_task1_sample", "fambench_task2_ctc_sample"),
     write_sample=Lazy("food_tasks.benchmarks.fambench.sample:write"),

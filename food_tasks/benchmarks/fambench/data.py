@@ -198,6 +198,17 @@ def _dataset(rows: list[dict]):  # type: ignore[no-untyped-def]
     return datasets.Dataset.from_list(rows)
 
 
+def dish_identity(row: Mapping[str, Any]) -> str:
+    """The dish a Task 1 row rates (the same dish is asked about under several conditions): its title
+    (case and spacing folded), else its image URL, else the row number. The unit of resampling of Task 1's
+    standard errors."""
+    title = " ".join(str(row.get("title") or "").split()).casefold()
+    if title:
+        return f"title:{title}"
+    url = str(row.get("image_url") or "").strip()
+    return f"url:{url}" if url else f"row:{row['index']}"
+
+
 def task1_docs(mode: str, input_name: str, root: Path | None = None) -> list[dict[str, Any]]:
     """One document per Task 1 row for a prompting mode and input (``textimage``/``textonly``/``imageonly``).
 
@@ -213,6 +224,7 @@ def task1_docs(mode: str, input_name: str, root: Path | None = None) -> list[dic
             "replay_key": str(row["index"]),
             "index": row["index"],
             "title": row["title"],
+            "dish": dish_identity(row),
             "question": row["question"],
             "mode": mode,
             "input": input_name,

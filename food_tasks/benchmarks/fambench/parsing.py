@@ -1,4 +1,4 @@
-"""FAM-Bench answer parsing and normalisation (spec section 5), written from the specification.
+"""FAM-Bench answer parsing and normalisation (official v1.0 code: code/task1/run_task1.py::_parse_output, code/task2/evaluate.py::_parse_json_ranking, _parse_ranking, _parse_decision_payload, _parse_letter; the robust parsers are our design, README fidelity note 4).
 
 Two parsers per output kind:
 
@@ -31,7 +31,12 @@ import sys
 import unicodedata
 from typing import Any, Iterable, Mapping, Sequence
 
-from food_tasks.jsonparse import balanced_end, balanced_ends, find_json_with
+from food_tasks.jsonparse import (
+    balanced_end,
+    balanced_ends,
+    find_json_with,
+    unquoted_marks,
+)
 from food_tasks.parsing import strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
@@ -208,19 +213,9 @@ def _decodable_depth() -> int:
 def _settle_deep(text: str, start: int, ends: dict[int, int | None], settled: dict[int, bool], limit: int) -> None:
     """After ``RecursionError`` from ``start``: settles the objects nested in it (see _first_json_official)."""
     stack: list[tuple[int, str]] = []
-    in_string, escape_at, reached = False, -1, False
-    for m in _STRUCTURE.finditer(text, start, ends[start]):
-        pos, ch = m.start(), m.group()
-        if in_string:
-            if pos == escape_at:
-                continue
-            if ch == "\\":
-                escape_at = pos + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
+    reached = False
+    for pos, ch in unquoted_marks(text, start, ends[start]):
+        if ch in "{[":
             stack.append((pos, ch))
             if len(stack) > limit:
                 reached = True
@@ -243,33 +238,17 @@ def _settle_deep(text: str, start: int, ends: dict[int, int | None], settled: di
         settled[pos] = False
 
 
-_STRUCTURE = re.compile(r'[{}\[\]"\\]')
-
-
 def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None], settled: dict[int, bool]) -> None:
     """After ``JSONDecodeError`` at ``fail``: marks the ``{`` outside strings in ``text[start + 1:fail]`` (a
     valid JSON prefix) valid when their object closed before ``fail``, invalid when it spans ``fail``."""
-    in_string, escape_at = False, -1
-    for m in _SPECIAL.finditer(text, start + 1, fail):
-        pos, ch = m.start(), m.group()
-        if in_string:
-            if pos == escape_at:
-                continue
-            if ch == "\\":
-                escape_at = pos + 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{" and pos not in settled:
+    for pos, _ in unquoted_marks(text, start + 1, fail, marks="{"):
+        if pos not in settled:
             end = ends.get(pos)
             settled[pos] = end is not None and end <= fail
 
-_SPECIAL = re.compile(r'[{}"\\]')
-
 
 def parse_task1_official(raw: Any) -> dict[str, Any]:
-    """The official Task 1 parse: ``{"decision", "rationale", "strict_json"}`` (spec 5.1)."""
+    """The official Task 1 parse: ``{"decision", "rationale", "strict_json"}`` (code/task1/run_task1.py::_parse_output)."""
     raw = _text(raw)
     cleaned = _strip_fence_official(raw)
     candidates = [cleaned] if cleaned else []
@@ -296,7 +275,7 @@ def parse_task1_official(raw: Any) -> dict[str, Any]:
 
 
 def parse_task1(raw: str) -> dict[str, Any]:
-    """Robust Task 1 parse: ``{"decision", "rationale", "json"}``; decision None means invalid (spec 5.2)."""
+    """Robust Task 1 parse: ``{"decision", "rationale", "json"}``; decision None means invalid (our design: README fidelity note 4)."""
     text = strip_reasoning(raw or "")
     if text is None:
         return {"decision": None, "rationale": [], "json": False}
@@ -420,7 +399,7 @@ def official_task2(raw: Any, kind: str) -> dict[str, Any]:
 
 
 def parse_ranking_official(raw: Any) -> list[str]:
-    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (spec 5.3);
+    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (code/task2/evaluate.py::_parse_ranking);
     ``[]`` when nothing is found or the official request would fail."""
     return official_task2(raw, "rank")["ranking"]
 
@@ -462,7 +441,7 @@ def _permutation(items: Sequence[str | None]) -> list[str] | None:
 
 
 def parse_ranking(raw: str) -> list[str] | None:
-    """Robust ranking (spec 5.5): the last JSON ``ranking`` permutation, else an explicit sequence
+    """Robust ranking (our design: README fidelity note 4): the last JSON ``ranking`` permutation, else an explicit sequence
     ``B > A > D > C`` / ``B, A, D, C`` or four numbered lines; letters are never harvested from words."""
     text = strip_reasoning(raw or "")
     if text is None:
@@ -482,7 +461,7 @@ def parse_ranking(raw: str) -> list[str] | None:
 
 
 def parse_decisions(raw: str) -> dict[str, str | None]:
-    """Robust option decisions (spec 5.5): per option ``recommend``/``not_recommend`` or None (invalid)."""
+    """Robust option decisions (our design: README fidelity note 4): per option ``recommend``/``not_recommend`` or None (invalid)."""
     text = strip_reasoning(raw or "")
     payload = find_json_with(text, "option_decisions") if text is not None else None
     decisions = payload.get("option_decisions") if payload else None

@@ -8,6 +8,9 @@ from typing import Any
 
 from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, series_blocks
 
+CTC_UNDEFINED = ("CTC has no pair to compare: no question had both a readable ranking (a permutation of A-D) and "
+                 "four readable option decisions (`ctc_pool` and `ctc_pairs` are 0 in the results JSON), as when every "
+                 "output is unparsed.")
 MODES = (("baseline", "", "baseline"), ("cot", "_cot", "cot"), ("ki", "_ki", "ki"), ("cot+ki", "_cot_ki", "cot_ki"))
 
 
@@ -47,7 +50,7 @@ SPEC = BenchmarkSpec(
                                         Source("fambench_task2_ctc_all{v}", "mrr_{mode}"),
                                         Source("fambench_task2_ctc{m}{v}", "mrr")), 4),
             Column("ctc", "CTC", (Source("fambench_task2_ctc_all{v}", "ctc_{mode}"),  # the official code has no CTC
-                                  Source("fambench_task2_ctc{m}{v}", "ctc")), 4),
+                                  Source("fambench_task2_ctc{m}{v}", "ctc")), 4, undefined=CTC_UNDEFINED),
             Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True, scale=100.0),
             Column("t1_images_missing", "T1 images missing", (Source("fambench_task1{m}{v}", "image_missing"),), 0, rate=True),
             Column("t2_images_missing", "T2 images missing", (Source("fambench_task2{m}{v}", "image_missing"),

@@ -16,6 +16,8 @@ import json
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
+
 from food_tasks import metrics
 from food_tasks.benchmarks.fambench import parsing
 from food_tasks.benchmarks.fambench.data import CONDITIONS, images_missing
@@ -68,6 +70,7 @@ def score_task1(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
     counts, counts_off = rationale_counts(robust["rationale"], gold), rationale_counts(official["rationale"], gold)
     return {
         "index": doc["index"],
+        "dish": doc["dish"],
         "image_missing": images_missing(doc),
         "decision": robust["decision"],
         "correct": robust["decision"] == doc["gold_decision"],
@@ -257,28 +260,45 @@ def ctc_table(records, modes: Sequence[str], official: bool = False) -> tuple[di
     """CTC per mode over the pool of questions with a valid ranking and four valid decisions in *every*
     mode of ``modes`` (one mode: the paper's rule restricted to that mode). Returns (ctc by mode, pool
     size, discriminating pairs by mode)."""
-    by_q: dict[str, dict[tuple[str, str], Mapping]] = {}
-    for r in records:
+    pool = ctc_questions(records, modes, official)
+    values, pairs = {}, {}
+    for i, mode in enumerate(modes):
+        counted = [per_mode[i] for _, per_mode in pool.values()]
+        values[mode], pairs[mode] = ctc(counted), sum(p for _, p in counted)
+    return values, len(pool), pairs
+
+
+def ctc_questions(records, modes: Sequence[str], official: bool = False) -> dict[str, tuple[int, list[tuple[int, int]]]]:  # type: ignore[no-untyped-def]
+    """The CTC pool (questions valid in every mode of ``modes``): question id -> (position in ``records`` of
+    its rank document of the first mode, (agreeing, discriminating) pairs per mode)."""
+    by_q: dict[str, dict[tuple[str, str], tuple[int, Mapping]]] = {}
+    for position, r in enumerate(records):
         if not r["image_missing"]:
-            by_q.setdefault(r["question_id"], {})[(r["mode"], r["kind"])] = r
+            by_q.setdefault(r["question_id"], {})[(r["mode"], r["kind"])] = (position, r)
 
     def valid(q: Mapping, mode: str) -> tuple[list[str], dict[str, str]] | None:
         rank, dec = q.get((mode, "rank")), q.get((mode, "decision"))
         if rank is None or dec is None:
             return None
-        ranking = rank["ranking_official"] if official else rank["ranking"]
-        decisions = dec["decisions_official"] if official else dec["decisions"]
+        ranking = rank[1]["ranking_official"] if official else rank[1]["ranking"]
+        decisions = dec[1]["decisions_official"] if official else dec[1]["decisions"]
         if not ranking or not decisions or any(decisions.get(x) is None for x in LETTERS):
             return None
         return ranking, decisions
 
-    pool = {qid: [valid(q, m) for m in modes] for qid, q in by_q.items()}
-    pool = {qid: v for qid, v in pool.items() if all(x is not None for x in v)}
-    values, pairs = {}, {}
-    for i, mode in enumerate(modes):
-        counted = [consistency_pairs(*v[i]) for v in pool.values()]  # type: ignore[misc]
-        values[mode], pairs[mode] = ctc(counted), sum(p for _, p in counted)
-    return values, len(pool), pairs
+    pool = {}
+    for qid, q in by_q.items():
+        readings = [valid(q, m) for m in modes]
+        if all(x is not None for x in readings):
+            carrier = q[(modes[0], "rank")][0] if modes else next(iter(q.values()))[0]
+            pool[qid] = (carrier, [consistency_pairs(*x) for x in readings])  # type: ignore[misc]
+    return pool
+
+
+def _ctc_modes(records, modes: Sequence[str] | None, mode: str | None) -> tuple[tuple[str, ...], str | None]:  # type: ignore[no-untyped-def]
+    """``modes=None``: the modes present in the records (a single-mode CTC task); ``mode=None``: the first."""
+    modes = tuple(modes) if modes else tuple(sorted({r["mode"] for r in records}))
+    return modes, (mode or modes[0]) if modes else None
 
 
 def ctc_value(records, modes: Sequence[str] | None = None, mode: str | None = None, field: str = "ctc",
@@ -286,9 +306,163 @@ def ctc_value(records, modes: Sequence[str] | None = None, mode: str | None = No
     """One number of :func:`ctc_table`: ``ctc`` of ``mode``, the ``pool`` size or the ``pairs`` count.
 
     ``modes=None``: the modes present in the records (a single-mode CTC task)."""
-    modes = tuple(modes) if modes else tuple(sorted({r["mode"] for r in records}))
+    modes, mode = _ctc_modes(records, modes, mode)
     if not modes:  # no records at all (every document filtered out): nothing to measure
         return math.nan if field == "ctc" else 0
-    mode = mode or modes[0]
     values, pool, pairs = ctc_table(records, modes, official)
     return {"ctc": values[mode], "pool": pool, "pairs": pairs[mode]}[field]
+
+
+# --------------------------------------------------------------------------- error bars
+# One document's share of a metric, for food_tasks.stats (standard errors, paired comparisons): a value per
+# document (None: outside the metric's denominator) for means, a row of sums for the other statistics. The
+# reported numbers stay the reducers' above; tests check that these give the same values.
+
+
+def _rank_doc(record: Mapping[str, Any], mode: str | None = None) -> bool:
+    return not record["image_missing"] and record.get("kind", "rank") == "rank" and (mode is None or record["mode"] == mode)
+
+
+def topk_hit(record: Mapping[str, Any], k: int = 1, official: bool = False, mode: str | None = None) -> float | None:
+    """1 when the gold dish is ranked within the top ``k`` (:func:`t2_topk`), 0 when not, None off its denominator."""
+    if not _rank_doc(record, mode):
+        return None
+    ranking = record["ranking_official" if official else "ranking"]
+    return float(bool(ranking) and record["gold_letter"] in ranking[:k])
+
+
+def rr_value(record: Mapping[str, Any], parsed_only: bool = False, mode: str | None = None) -> float | None:
+    """The document's reciprocal rank in :func:`t2_mrr` (None off its denominator)."""
+    if not _rank_doc(record, mode) or (parsed_only and not record["ranking"]):
+        return None
+    return metrics.reciprocal_rank(record["ranking"], record["gold_letter"])
+
+
+def rr_official(record: Mapping[str, Any]) -> float | None:
+    """The document's rounded reciprocal rank in :func:`t2_mrr_official` (rows the official code marks parsed)."""
+    if not _rank_doc(record) or not record["parsed_official"]:
+        return None
+    return round(metrics.reciprocal_rank(record["ranking_official"], record["gold_letter"]), 6)
+
+
+def kendall_value(record: Mapping[str, Any]) -> float | None:
+    """The document's Kendall tau in :func:`t2_kendall` (robust-parsed rows with a full gold ranking)."""
+    if not _rank_doc(record) or not record["ranking"] or len(record["gold_ranking"]) != 4:
+        return None
+    return metrics.kendall_tau(record["ranking"], record["gold_ranking"])
+
+
+def valid_value(record: Mapping[str, Any], kind: str = "rank") -> float | None:
+    """1 for a valid ranking / four valid decisions (:func:`t2_valid_rate`)."""
+    if record["image_missing"] or record.get("kind", kind) != kind:
+        return None
+    if kind == "rank":
+        return float(bool(record["ranking"]))
+    return float(all(v is not None for v in record["decisions"].values()))
+
+
+def answered_official(record: Mapping[str, Any], kind: str = "rank") -> float | None:
+    """1 for a row the official code marks ``parsed`` (:func:`t2_answer_rate_official`)."""
+    if record["image_missing"] or record.get("kind", kind) != kind:
+        return None
+    return float(bool(record["parsed_official"]))
+
+
+def _options(record: Mapping[str, Any], official: bool) -> list[tuple[Any, str]] | None:
+    """(predicted, gold) per labelled option of an evaluated decision document (as :func:`_option_rows`)."""
+    if record["image_missing"] or record.get("kind", "decision") != "decision":
+        return None
+    decisions = (record["decisions_official"] or {}) if official else record["decisions"]
+    return [(decisions.get(x), record["gold_labels"][x]) for x in LETTERS if record["gold_labels"].get(x)]
+
+
+def option_hits(record: Mapping[str, Any], official: bool = False, what: str = "match") -> float | None:
+    """Options of the document decided as labelled (``match``) or recommended against a not_recommend label
+    (``false_recommend``): the numerator of :func:`t2_option_acc` / :func:`t2_false_recommend`."""
+    options = _options(record, official)
+    if options is None:
+        return None
+    if what == "match":
+        return float(sum(pred == gold for pred, gold in options))
+    return float(sum(pred == "recommend" and gold == "not_recommend" for pred, gold in options))
+
+
+def option_count(record: Mapping[str, Any]) -> float:
+    """Options of the document with a gold label: the denominator of the option-level rates."""
+    return float(sum(bool(record["gold_labels"].get(x)) for x in LETTERS))
+
+
+def exact_match_value(record: Mapping[str, Any], official: bool = False) -> float | None:
+    """1 when every labelled option is decided as labelled (:func:`t2_exact_match`)."""
+    options = _options(record, official)
+    if options is None:
+        return None
+    return float(bool(options) and all(pred == gold for pred, gold in options))
+
+
+def t1_prf_rows(records: Sequence[Mapping[str, Any]], official: bool = False) -> np.ndarray:
+    """``(n, 4)``: tp, fp, fn and 1 per evaluated Task 1 document (zeros for the others)."""
+    suffix = "_official" if official else ""
+    out = np.zeros((len(records), 4))
+    for i, r in enumerate(records):
+        if not r["image_missing"]:
+            out[i] = (r["tp" + suffix], r["fp" + suffix], r["fn" + suffix], 1.0)
+    return out
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _prf(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`food_tasks.metrics.micro_prf`, vectorised (same operations, same floats)."""
+    precision, recall = _safe_div(tp, tp + fp), _safe_div(tp, tp + fn)
+    return precision, recall, _safe_div(2 * precision * recall, precision + recall)
+
+
+def prf_combine(sums: np.ndarray, which: int = 2) -> np.ndarray:
+    """Micro precision (0), recall (1) or F1 (2) from the column sums of :func:`t1_prf_rows`."""
+    return _prf(sums[..., 0], sums[..., 1], sums[..., 2])[which]
+
+
+def t1_condition_rows(records: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    """``(n, 13 * 4)``: for each paper condition (``CONDITIONS`` order), tp, fp, fn and 1 of an evaluated
+    document with that focal condition (:func:`macro_f1_by_condition`; a document counts in each of its
+    focal conditions)."""
+    names = list(CONDITIONS)
+    out = np.zeros((len(records), len(names), 4))
+    for i, r in enumerate(records):
+        if not r["image_missing"]:
+            for j, name in enumerate(names):
+                if name in r["focal"]:
+                    out[i, j] = (r["tp"], r["fp"], r["fn"], 1.0)
+    return out.reshape(len(records), -1)
+
+
+def condition_macro_combine(sums: np.ndarray) -> np.ndarray:
+    """:func:`macro_f1_by_condition` from the column sums of :func:`t1_condition_rows`: micro F1 per condition
+    present, their unweighted mean (0 without any), summed in condition order as the reducer sums."""
+    cells = sums.reshape(*sums.shape[:-1], -1, 4)
+    f1 = _prf(cells[..., 0], cells[..., 1], cells[..., 2])[2]
+    present = cells[..., 3] > 0
+    total = np.zeros(sums.shape[:-1])
+    for j in range(cells.shape[-2]):
+        total = total + np.where(present[..., j], f1[..., j], 0.0)
+    count = present.sum(axis=-1)
+    return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+
+
+def ctc_rows(records: Sequence[Mapping[str, Any]], modes: Sequence[str] | None = None, mode: str | None = None,
+             official: bool = False) -> np.ndarray:  # fmt: skip
+    """``(n, 3)``: (agreeing pairs, discriminating pairs, 1) of ``mode`` for each question of the CTC pool,
+    on the question's rank document (zeros on its other documents and outside the pool). CTC is the ratio
+    of the first two column sums; with the question as cluster, a resample keeps or drops whole questions."""
+    modes, mode = _ctc_modes(records, modes, mode)
+    out = np.zeros((len(records), 3))
+    if not modes:
+        return out
+    i = modes.index(mode)
+    for position, per_mode in ctc_questions(records, modes, official).values():
+        out[position] = (*per_mode[i], 1.0)
+    return out

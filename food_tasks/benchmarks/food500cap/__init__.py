@@ -38,8 +38,8 @@ BENCHMARK = Benchmark(
     source="github.com/aaronma2020/Food500-Cap@a32dfe9 + local ISIA Food-500 images",
     licence=("captions: the official repository has no licence file (downloaded, never shipped); images: ISIA Food-500, "
              "never redistributed (the user points us at a local copy)"),
-    units=("BLEU-4, METEOR, ROUGE-L and CIDEr x 100 (paper Table 4), SLA in percent (Table 3), CLIPScore in [0, 1]; "
-           "parse_fail_rate a fraction."),
+    units=("`bleu*`, `meteor`, `rouge_l*` and `cider*` x 100 (paper Table 4); `clipscore` in [0, 1]; `sla_*` in percent "
+           "(Table 3); `parse_fail_rate` and `empty_rate` a fraction in [0, 1]; `*_mean_words` and `mean_caption_words` in words."),
     documents=documents,
     sample_tasks=("food500cap_caption_sample",),
     write_sample=Lazy("food_tasks.benchmarks.food500cap.sample:write"),

@@ -27,7 +27,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from food_tasks import remote
+from food_tasks import images, remote
 from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
 
 REPO = "aaronma2020/Food500-Cap"
@@ -258,25 +258,24 @@ def prepare_docs(split: str, root: Path | None = None):  # type: ignore[no-untyp
     return _prepared(split, root, _stamp())
 
 
-def load_image(doc: dict[str, Any]):  # type: ignore[no-untyped-def]
-    """The document's image as RGB, or None when it is missing or cannot be decoded (counted as missing)."""
-    from PIL import Image
+LABEL = "Food-500 Cap"
 
+
+def _decoded(path: str):  # type: ignore[no-untyped-def]
+    return images.rgb(images.decode_file(path))
+
+
+def load_image(doc: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """The document's image as RGB, or None when it is missing or cannot be decoded (a truncated file included,
+    whatever lmms-eval's Pillow setting: :mod:`food_tasks.images`); either way the document counts as missing."""
     path = doc.get("image_path") or ""
     if not path:
         return None
-    try:
-        with Image.open(path) as img:
-            return img.convert("RGB")
-    except (OSError, ValueError):
-        _UNREADABLE.add(path)
-        return None
-
-
-_UNREADABLE: set[str] = set()  # image paths that failed to decode in this process (counted as missing)
+    return images.load(path, functools.partial(_decoded, path), LABEL)
 
 
 def image_missing(doc: dict[str, Any]) -> bool:
-    """No image file, or one that failed to decode when the model was given it."""
+    """No image file, or one that could not be decoded when the model was given it (a header check when the
+    model never asked for it)."""
     path = doc.get("image_path") or ""
-    return not path or path in _UNREADABLE
+    return not path or images.missing([path], images.probe_file, LABEL)

@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from food_tasks import data
+from food_tasks import data, images
 from food_tasks.archive import archive_key, extract_once
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -215,17 +215,37 @@ def _load_docs(task: str, folder: Path) -> list[dict]:
     return [_doc(task, i, row, path, folder) for i, row in enumerate(rows)]
 
 
-def load_image(rel: str, root: Path | None = None) -> Image.Image:
-    """One image of the data folder (``os.path.join(data_dir, path)`` as the official code), as RGB."""
+LABEL = "FoodieQA"
+
+
+def image_path(rel: str, root: Path | None = None) -> str:
+    """The file of one image: ``os.path.join(data_dir, path)`` as the official code."""
+    return str(data_folder(root) / rel)
+
+
+def _decoded(path: str) -> Image.Image:
+    return images.rgb(images.decode_file(path))
+
+
+def load_image(rel: str, root: Path | None = None) -> Image.Image | None:
+    """One image of the data folder as RGB, or None when it cannot be decoded (recorded, and the document
+    counted in ``image_missing``: :mod:`food_tasks.images`)."""
+    path = image_path(rel, root)
+    return images.load(path, functools.partial(_decoded, path), LABEL)
+
+
+def images_missing(rels: list[str], root: Path | None = None) -> bool:
+    """True when one of these images could not be given to the model (or, when the model never asked for
+    it, its file has no readable header)."""
+    return images.missing([image_path(rel, root) for rel in rels], images.probe_file, LABEL)
+
+
+def placeholder() -> Image.Image:
+    """A plain grey image that stands where an undecodable image was, for prompts whose text marks each
+    image's position (mivqa's ``image_token`` for simple models): the count of images then still matches."""
     from PIL import Image
 
-    path = data_folder(root) / rel
-    try:
-        image = Image.open(path)
-        image.load()  # reads the pixels and closes the file Pillow opened
-        return image if image.mode == "RGB" else image.convert("RGB")  # no copy for RGB JPEGs
-    except (OSError, ValueError) as err:
-        raise data.CorruptImageError(f"FoodieQA: cannot decode the image {path}: {err}") from err
+    return Image.new("RGB", (224, 224), (128, 128, 128))
 
 
 # ---------------------------------------------------------------- task variants

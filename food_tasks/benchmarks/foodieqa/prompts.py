@@ -95,8 +95,12 @@ def format_choices(choices: list[str]) -> str:
 
 
 def _fill(template: str, q: str, c: str = "") -> str:
-    # replace() rather than format(): questions and options may hold braces.
-    return template.replace("{q}", q).replace("{c}", c)
+    """The official fill, ``"{} 选项有: {}, ...".format(q, choices_str)``: ``str.format`` substitutes the
+    template's own fields and never re-scans what it inserts, so braces in a question or an option (``{c}``,
+    ``{}``, ``{0}``, ``{{``, a lone ``}``) reach the prompt verbatim. Our templates name their fields ``{q}``
+    and ``{c}`` and hold no other brace, so ``format`` with those names is the official result exactly.
+    (Successive ``str.replace`` calls would turn a ``{c}`` inside a question into the options block.)"""
+    return template.format(q=q, c=c)
 
 
 def _split_images(text: str) -> list:
@@ -158,13 +162,15 @@ def user_text(prompt: Prompt, image_token: str | None = "<image>") -> str:
 
 
 def to_messages(prompt: Prompt, images: list) -> list[dict]:
-    """lmms-eval chat messages: images at their template positions, text segments byte-exact, the
+    """lmms-eval chat messages: images at their template positions (None: left out, its label text stays),
+    text segments byte-exact, the
     prefill inline at the end of the user turn; textqa gets the official system turn and the user
     text without ``你是一个智能助手，``."""
     content: list[dict] = []
     for part in prompt.parts:
         if isinstance(part, int):
-            content.append({"type": "image", "url": images[part]})
+            if images[part] is not None:  # None: an image that could not be decoded is left out
+                content.append({"type": "image", "url": images[part]})
         else:
             text = part.replace(TEXTQA_SYSTEM_PHRASE, "") if prompt.system else part
             content.append({"type": "text", "text": text})

@@ -39,7 +39,7 @@ BENCHMARK = Benchmark(
            "Answering on Global Cuisines\", NAACL 2025 (arXiv:2410.12705)"),
     source="hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     licence="CC BY-SA 4.0 (data); loaded from the Hub, nothing redistributed beyond the synthetic sample",
-    units="Accuracies (acc, acc_multi) and invalid_rate in percent (0-100); BERTScore F1 x 100, as the paper's Tables 7-8.",
+    units="`acc*`, `invalid_rate` and `parse_fail_rate` in percent (0-100); `bertscore_f1` x 100, as the paper's Tables 7-8.",
     documents=documents,
     sample_tasks=("worldcuisines_mcq_sample", "worldcuisines_oeq_sample"),
     write_sample=Lazy("food_tasks.benchmarks.worldcuisines.sample:write"),

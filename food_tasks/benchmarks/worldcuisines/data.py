@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from loguru import logger
 
-from food_tasks import data
+from food_tasks import data, images
 from food_tasks.benchmarks.worldcuisines import parsing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -287,43 +287,26 @@ def kb_image(url: str, root: Path | None = None) -> "Image.Image":
     return kb_store(root).get(url)
 
 
-# (kb_root, url) -> whether the image is usable, per process. doc_images (called when the model asks
-# for the image) records whether it decoded; image_missing falls back to a header check for models
-# that never ask (food_tasks_replay), so re-scoring 60k documents decodes no image.
-_IMAGE_OK: dict[tuple[str, str], bool] = {}
-_WARNED: set[tuple[str, str]] = set()
+# Undecodable images follow the one rule of food_tasks.images: doc_images (called when the model asks for the
+# image) records a failure; image_missing reads the record, or checks the header for models that never ask
+# (food_tasks_replay), so re-scoring 60k documents decodes no image.
+LABEL = "WorldCuisines"
 
 
 def _doc_root(doc: Mapping[str, Any]) -> Path | None:
     return Path(doc["kb_root"]) if doc.get("kb_root") else None
 
 
-def _record(key: tuple[str, str], ok: bool, reason: object = None) -> None:
-    _IMAGE_OK[key] = ok
-    if not ok and key not in _WARNED:
-        _WARNED.add(key)
-        logger.warning(f"WorldCuisines: image unavailable, its documents are scored as image_missing: {reason}")
+def _key(doc: Mapping[str, Any]) -> str:
+    return f"worldcuisines\0{doc.get('kb_root') or ''}\0{doc['image_url']}"
 
 
 def doc_images(doc: Mapping[str, Any]) -> list:
     """``[image]`` for the document, or ``[]`` when its image cannot be loaded (counted at scoring)."""
-    key = (str(doc.get("kb_root") or ""), doc["image_url"])
-    try:
-        image = kb_image(doc["image_url"], _doc_root(doc))
-    except Exception as err:  # corrupt bytes, absent URL, unreadable row: never end a run mid-way
-        _record(key, False, err)
-        return []
-    _record(key, True)
-    return [image]
+    image = images.load(_key(doc), lambda: kb_image(doc["image_url"], _doc_root(doc)), LABEL)
+    return [image] if image is not None else []
 
 
 def image_missing(doc: Mapping[str, Any]) -> bool:
     """True when the document's image could not be loaded (such documents leave every denominator)."""
-    key = (str(doc.get("kb_root") or ""), doc["image_url"])
-    if key not in _IMAGE_OK:
-        try:
-            reason = kb_store(_doc_root(doc)).probe(doc["image_url"])
-        except Exception as err:
-            reason = err
-        _record(key, reason is None, reason)
-    return not _IMAGE_OK[key]
+    return images.missing([_key(doc)], lambda _key: kb_store(_doc_root(doc)).probe(doc["image_url"]), LABEL)

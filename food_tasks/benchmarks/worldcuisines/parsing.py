@@ -4,25 +4,27 @@ WorldCuisines (Winata et al., 2025, "WorldCuisines: A Massive-Scale Benchmark fo
 Multilingual and Multicultural Visual Question Answering on Global Cuisines";
 code https://github.com/worldcuisines/worldcuisines, data
 https://huggingface.co/datasets/worldcuisines/vqa) scores multiple-choice (MCQ)
-answers by id and open-ended (OEQ) answers by reference-substring matching in
-``evaluation/score/score.py``. This module re-implements, from the written
-specification and without reusing official code, both the official behaviour
-and the robust behaviour the lmms-eval tasks report as primary metrics:
+answers by id and open-ended (OEQ) answers by reference-substring matching.
+References of the form ``path::function`` below are to that repository at
+commit d4d1c44; none of its code is reused. This module holds both the official
+behaviour (``*_official`` metrics) and the robust behaviour the lmms-eval tasks
+report as primary metrics (explained in ``yaml_tasks/worldcuisines/README.md``,
+"Answer parsing"):
 
-* :func:`official_mcq_parse` / :func:`official_mcq_correct` — the official MCQ
-  parser and comparison, literally (spec §5.1 steps 1-5, §6.2), including its
-  known bugs: first-integer rule, the option-text lookup that returns a
+* :func:`official_mcq_parse` / :func:`official_mcq_correct` — the MCQ parser and
+  comparison of ``evaluation/score/score.py::score_mc``, literally, including its
+  known bugs: the first-integer rule, the option-text lookup that returns a
   one-character *string*, and the float gold that such a string never equals.
-* :func:`extract_mcq_choice` — the robust MCQ parser of spec §5.2 (steps 1-8).
-  It returns ``None`` for invalid or unparseable output and never guesses.
+* :func:`extract_mcq_choice` — the robust MCQ parser: the shared
+  :func:`food_tasks.parsing.extract_choice` configured for WorldCuisines' numbered
+  options. It returns ``None`` for invalid or unparseable output and never guesses.
 * :func:`parse_mcq_options` — option texts from a stored ``multi_choice_prompt``
-  (spec §4.1, §5.2 "Input").
-* :func:`oeq_match_official` (spec §5.3), :func:`oeq_match` (spec §5.4 points
-  1 and 3) and the non-official :func:`oeq_match_strict` (spec §5.4 point 4).
+  (rendered by ``generate_vqa/generate_prompts.py::generate_multiple_choices_sample``).
+* :func:`oeq_match_official` (``score.py::score_oe``), :func:`oeq_match` (the same
+  after reasoning removal) and the non-official :func:`oeq_match_strict`.
 
-Reasoning removal (spec §5.2 step 1, §5.4 point 1, §8 pitfall 9), character
-normalisation, the multilingual answer words and the option-text fallback are
-the shared ones of :mod:`food_tasks.parsing`.
+Reasoning removal, character normalisation, the multilingual answer words and the
+option-text fallback are the shared ones of :mod:`food_tasks.parsing`.
 
 Everything here is pure and dependency-free (``re``, ``unicodedata``); the
 functions run once per document on 60k-document runs, so patterns are compiled
@@ -37,17 +39,14 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
+from food_tasks.outputs import safe_str
 from food_tasks.parsing import (
-    ANSWER_CONNECTORS,
-    ANSWER_KEYWORDS_BOUNDED,
-    ANSWER_KEYWORDS_UNBOUNDED,
     WHITESPACE_RE,
-    match_option_text,
+    extract_choice,
+    label_list_echo,
+    label_range_echo,
     strip_reasoning,
 )
-from food_tasks.parsing import alternation as _alternation
-from food_tasks.parsing import last_match as _last_match
-from food_tasks.parsing import normalize_chars as _normalize_chars
 
 __all__ = [
     "extract_mcq_choice",
@@ -64,55 +63,34 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 # Starts of the final instruction line of a stored prompt: the MCQ/OEQ
-# instruction (English in all 30 languages, spec §4.1) and Pangea's MCQ
-# replacement (spec §4.3).
+# instruction (``generate_vqa/generate_prompts.py::generate_multiple_choices_sample``
+# and ``::generate_open_ended_sample`` write it in English for all 30 languages)
+# and Pangea's MCQ replacement (``evaluation/src/pangea.py::generate_output``).
 INSTRUCTION_PREFIXES = ("Print only the answer", "Answer with the option from the given choices directly.")
 
-# Official parser regexes (spec §5.1 steps 2 and 3). ``\d`` is Unicode-aware,
-# as in the official code, so ``"٣"`` and ``"５"`` are digits here.
+# ``score.py::score_mc`` tries ``^(\d+)\.`` at the start, then the first ``(\d+)``.
+# ``\d`` is Unicode-aware, as in the official code, so ``"٣"`` and ``"５"`` are digits here.
 OFFICIAL_LEADING_INT_RE = re.compile(r"^(\d+)\.")
 OFFICIAL_FIRST_INT_RE = re.compile(r"(\d+)")
-# The official option-text lookup returns ``prompt[k - 3]`` (spec §5.1 step 4).
+# ``score_mc``'s option-text lookup returns ``prompt[matched - 3]``.
 OFFICIAL_ID_OFFSET = 3
 
-# One option line of a multi_choice_prompt (spec §5.2 "Input").
+# One option line, ``f"{chars[opt_id]}. {opt}\n"`` in ``generate_multiple_choices_sample``.
 OPTION_LINE_RE = re.compile(r"^([1-5])\. (.*)$")
 
-# Normalisation (spec §5.2 step 2).
+# The ids the MCQ instruction announces, "(1,2,3,4,5)", also above four-option rows.
+MCQ_IDS = ("1", "2", "3", "4", "5")
+# Prompt text that models repeat before (or instead of) answering, deleted before ids are read:
+# the instruction, the id list "(1,2,3,4,5)" and id ranges ("1-5", "1 to 5", "1 à 5").
 INSTRUCTION_ECHO_RE = re.compile(r"print only the answer with a single answer id", re.IGNORECASE)
-ID_LIST_ECHO_RE = re.compile(
-    r"[\(\[]?\s*(?<![0-9])1\s*,\s*2\s*,\s*3\s*,\s*4\s*,\s*(?:or\s+)?5(?![0-9])\s*[\)\]]?",
-    re.IGNORECASE,
-)
-ID_RANGE_RE = re.compile(
-    r"(?<![0-9])[1-5]\s*(?:[-\u2010\u2011\u2012\u2013\u2014\u2212~\u301c]"
-    r"|\s(?:to|a|à|bis|до|hingga|sampai)\s)\s*[1-5](?![0-9])",
-    re.IGNORECASE,
-)
+MCQ_ECHOES = (INSTRUCTION_ECHO_RE, label_list_echo(MCQ_IDS), label_range_echo(MCQ_IDS))
 
-# Whole-answer id (spec §5.2 step 3) and leading id (step 4). After NFKC the
-# full-width colon is ASCII, but the ideographic comma and full stop are not.
-WHOLE_ANSWER_ID_RE = re.compile(r"^\s*[\(\[]?\s*([1-5])\s*[\)\]]?\s*[.:：、。]?\s*$")
-LEADING_ID_RE = re.compile(r"^\s*(?:[\(\[]?([1-5])[\)\].:：、。]\s|([1-5])\s*$)")
-
-# Explicit answer statements (spec §5.2 step 5), from the shared multilingual answer words.
-_BOUNDED_KEYWORDS = _alternation(w for words in ANSWER_KEYWORDS_BOUNDED.values() for w in words)
-_UNBOUNDED_KEYWORDS = _alternation(w for words in ANSWER_KEYWORDS_UNBOUNDED.values() for w in words)
-ANSWER_STATEMENT_RE = re.compile(
-    rf"(?:\b(?:{_BOUNDED_KEYWORDS})|(?:{_UNBOUNDED_KEYWORDS}))"
-    rf"(?:\s*(?:{_alternation(ANSWER_CONNECTORS)})){{0,2}}\s*[\(\[]?\s*([1-5])(?![0-9A-Za-z])",
-    re.IGNORECASE,
-)
-# A standalone id (spec §5.2 step 6). ASCII-alphanumeric boundaries instead of
-# ``\b`` so that ids glued to CJK/Hangul text ("答案是5", "5번") still count.
-STANDALONE_ID_RE = re.compile(r"(?<![0-9A-Za-z])([1-5])(?![0-9A-Za-z])")
-
-# Unicode general-category prefixes removed from option-text keys (spec §5.2
-# step 7): punctuation, separators and control characters (newline, tab).
+# Unicode general-category prefixes treated as punctuation around strict OEQ
+# references: punctuation, separators and control characters (newline, tab).
 KEY_DROP_CATEGORIES = ("P", "Z", "Cc")
 
-# Scripts for the strict OEQ variant (spec §5.4 point 4). Word-spaced
-# alphabetic scripts needing token boundaries: Latin, Greek and Cyrillic blocks.
+# Scripts for the strict OEQ variant. Word-spaced alphabetic scripts needing
+# token boundaries: Latin, Greek and Cyrillic blocks.
 WORD_BOUNDARY_SCRIPT_RANGES = (
     (0x00C0, 0x024F),  # Latin-1 Supplement letters, Latin Extended-A/B
     (0x0250, 0x02AF),  # IPA extensions
@@ -142,7 +120,7 @@ SUBSTRING_SCRIPT_RANGES = (
     (0xFF00, 0xFFEF),  # half-/full-width forms left after NFKC
     (0x20000, 0x3FFFF),  # CJK extensions
 )
-# Alphabetic references shorter than this need an exact token match (spec §5.4 point 4).
+# Alphabetic references shorter than this need an exact token match (strict variant only).
 STRICT_SHORT_REFERENCE_LEN = 3
 STRICT_REFERENCE_CACHE_SIZE = 65536
 
@@ -159,7 +137,8 @@ _SCRIPT_SUBSTRING = "substring"
 def parse_mcq_options(prompt: str) -> list[str]:
     """Extracts the option texts from a WorldCuisines ``multi_choice_prompt``.
 
-    Option lines have the form ``"<id>. <text>"`` with ids 1-5 (spec §4.1).
+    Option lines have the form ``"<id>. <text>"`` with ids 1-5, as
+    ``generate_vqa/generate_prompts.py::generate_multiple_choices_sample`` writes them.
     The option block is the last run of consecutive option lines numbered
     1, 2, 3, … before the instruction line, so a question line that happens to
     start with ``"1. "`` is not taken as an option. Option texts are kept
@@ -199,76 +178,39 @@ def parse_mcq_options(prompt: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------
-# Robust MCQ parser (spec §5.2)
+# Robust MCQ parser
 # --------------------------------------------------------------------------
 
 
-def _normalize_mcq_output(text: str) -> str:
-    """Applies spec §5.2 step 2: normalised characters and whitespace, echoes removed."""
-    text = WHITESPACE_RE.sub(" ", _normalize_chars(text))
-    text = INSTRUCTION_ECHO_RE.sub(" ", text)
-    text = ID_LIST_ECHO_RE.sub(" ", text)
-    text = ID_RANGE_RE.sub(" ", text)
-    return WHITESPACE_RE.sub(" ", text).strip()
+def extract_mcq_choice(output: object, options: Sequence[str]) -> int | None:
+    """Parses a WorldCuisines MCQ answer robustly into an option id (1-based).
 
-
-def _in_range(option_id: int, n_options: int) -> int | None:
-    """Returns the id if it names an existing option (spec §5.2 step 8)."""
-    return option_id if 1 <= option_id <= n_options else None
-
-
-def extract_mcq_choice(output: str | None, options: Sequence[str]) -> int | None:
-    """Parses a WorldCuisines MCQ answer robustly (spec §5.2 steps 1-8).
-
-    Steps, first hit wins: (1) drop reasoning and role echo, unterminated
-    reasoning is invalid; (2) normalise (NFKC, Unicode digits to ASCII, no
-    markdown marks, collapsed whitespace, no ``(1,2,3,4,5)`` echo and no id
-    ranges such as ``1-5``/``1 to 5``); (3) the whole answer is an id
-    (``5``, ``(5)``, ``5.``); (4) a leading id (``3. Chipa``, ``(3) Chipa``);
-    (5) the last explicit answer statement (``Answer: (5)``, ``Option 5``,
-    ``答案是5``, ``정답은 5번``); (6) exactly one distinct standalone id,
-    while two or more distinct ids are ambiguous; (7) option text, matched
-    after casefolding and removing punctuation and whitespace. (8) An id
-    outside ``1..len(options)`` is invalid.
+    The shared :func:`food_tasks.parsing.extract_choice` (see there for every step and its
+    precedence) with WorldCuisines' settings: the labels are the ids ``1``-``5`` the instruction
+    announces, of which the first ``len(options)`` name options (a four-option row still says
+    ``(1,2,3,4,5)``, so ``5`` there is an answer for a missing option: invalid); the instruction, the id
+    list ``(1,2,3,4,5)`` and id ranges (``1-5``, ``1 to 5``) that models repeat are deleted before
+    reading; the option texts are the last resort. In short, first hit wins: reasoning removed
+    (unterminated is invalid); the last ``\\boxed{3}``; the whole answer is an id (``5``, ``(5)``,
+    ``5.``, ``５``, ``٣``); a leading id (``3. Chipa``, ``(3) Chipa``); the last explicit answer or
+    choice statement (``Answer: (5)``, ``Option 5``, ``I choose 2``, ``答案是5``, ``정답은 5번``); a
+    Chinese ordinal (``第2个``); exactly one distinct standalone id (two or more are ambiguous); the
+    one option whose text the answer holds (casefolded, without punctuation or whitespace).
 
     Args:
-        output: Raw model output; ``None`` is invalid.
+        output: Raw model output; anything that is not a string is invalid.
         options: Option texts in id order, e.g. from :func:`parse_mcq_options`.
 
     Returns:
         The chosen option id (1-based), or ``None`` if the output is invalid,
         ambiguous or unparseable. Never a default id.
     """
-    if not isinstance(output, str):
-        return None
-    text = strip_reasoning(output)
-    if text is None:
-        return None
-    text = _normalize_mcq_output(text)
-    if not text:
-        return None
-    n_options = len(options)
-
-    match = WHOLE_ANSWER_ID_RE.match(text) or LEADING_ID_RE.match(text)
-    if match is not None:
-        return _in_range(int(match.group(match.lastindex)), n_options)
-
-    statement = _last_match(ANSWER_STATEMENT_RE, text)
-    if statement is not None:
-        return _in_range(int(statement.group(1)), n_options)
-
-    ids = set(STANDALONE_ID_RE.findall(text))
-    if len(ids) == 1:
-        return _in_range(int(ids.pop()), n_options)
-    if len(ids) > 1:
-        return None
-
-    index = match_option_text(text, options)
+    index = extract_choice(output, MCQ_IDS, options=options, n_options=len(options), echoes=MCQ_ECHOES)
     return None if index is None else index + 1
 
 
 # --------------------------------------------------------------------------
-# Official MCQ parser (spec §5.1)
+# Official MCQ parser (evaluation/score/score.py::score_mc)
 # --------------------------------------------------------------------------
 
 
@@ -276,11 +218,11 @@ def _official_text(output: object) -> str:
     """The official code's view of a prediction: NaN/None become ``""``."""
     if output is None or (isinstance(output, float) and math.isnan(output)):
         return ""
-    return output if isinstance(output, str) else str(output)
+    return safe_str(output)  # str() as officially, except where str() itself raises (a 10,000-deep list)
 
 
 def official_mcq_parse(output: str | None, prompt: str) -> int | str:
-    """Re-implements the official WorldCuisines MCQ parser (spec §5.1 steps 1-4).
+    """Re-implements the prediction parsing of ``evaluation/score/score.py::score_mc``.
 
     1. ``int(output)`` with Python semantics (sign, surrounding whitespace,
        underscores and any Unicode decimal digits are accepted);
@@ -325,12 +267,14 @@ def official_mcq_parse(output: str | None, prompt: str) -> int | str:
 
 
 def official_mcq_correct(output: str | None, prompt: str, gold: int) -> bool:
-    """Scores one MCQ row exactly as the official script (spec §5.1 step 5).
+    """Scores one MCQ row exactly as ``evaluation/score/score.py::score_mc``.
 
-    The official gold ``multi_choice_answer`` is a float (``5.0``) after the
-    MCQ and OEQ frames are concatenated, so ``int`` predictions compare by
-    value while the one-character string from the option-text lookup never
-    equals it. Out-of-range integers are simply wrong.
+    The official gold ``multi_choice_answer`` is a float (``5.0``): ``score.py::load_result``
+    concatenates the MCQ and OEQ prediction frames (the OEQ rows have no
+    ``multi_choice_answer``, so pandas makes the column float) and copies it into
+    ``answer``; ``score_mc`` then keeps rows where ``answer == prediction``. ``int``
+    predictions compare by value while the one-character string from the
+    option-text lookup never equals it. Out-of-range integers are simply wrong.
 
     Args:
         output: Raw model output; ``None`` or NaN is treated as ``""``.
@@ -345,16 +289,19 @@ def official_mcq_correct(output: str | None, prompt: str, gold: int) -> bool:
 
 
 # --------------------------------------------------------------------------
-# OEQ matching (spec §5.3, §5.4)
+# OEQ matching (evaluation/score/score.py::score_oe)
 # --------------------------------------------------------------------------
 
 
 def oeq_match_official(prediction: str | None, references: Iterable[str]) -> bool:
-    """Official OEQ rule (spec §5.3): any lower-cased reference is a substring.
+    """Official OEQ rule (``score.py::score_oe``): any lower-cased reference is a substring.
 
     Plain ``str.lower()`` substring containment on the raw prediction, with
     no normalisation and no word boundaries; an empty reference therefore
-    matches every prediction, as in the official code.
+    matches every prediction, as in the official code. ``score_oe`` builds the
+    reference set per mode (``single``: the row's answer; ``multi``: the distinct
+    answers of the qa_id in all languages; ``dual``: the row's and the English
+    answer); the callers pass that set.
 
     Args:
         prediction: Raw model output; ``None`` or NaN is treated as ``""``.
@@ -368,7 +315,7 @@ def oeq_match_official(prediction: str | None, references: Iterable[str]) -> boo
 
 
 def oeq_match(prediction: str | None, references: Iterable[str]) -> bool:
-    """Primary OEQ rule (spec §5.4 points 1 and 3): official rule after reasoning removal.
+    """Primary OEQ rule: the official rule after reasoning removal.
 
     Reasoning blocks are removed first; unterminated reasoning leaves an empty
     prediction, which only an empty reference matches. Lower-casing stays
@@ -450,7 +397,7 @@ def _contains_bounded(text: str, needle: str, is_token_char: Callable[[str], boo
 
 
 def oeq_match_strict(prediction: str | None, references: Iterable[str]) -> bool:
-    """Non-official strict OEQ rule (spec §5.4 point 4), reported as ``acc_multi_strict``.
+    """Non-official strict OEQ rule, reported as ``acc_multi_strict`` (no official counterpart).
 
     Both sides are NFKC-casefolded; reasoning is removed from the prediction
     as in :func:`oeq_match`; references lose surrounding punctuation and

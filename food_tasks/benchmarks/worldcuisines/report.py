@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, fmt
+from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, binomial_half_width, fmt, mean_half_width
 
 SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
 
@@ -17,7 +17,10 @@ def _accuracy_columns() -> tuple[Column, ...]:
         cols.append(Column(f"{short}_oeq", f"{short} OEQ", (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),)))
     cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{v}", "acc", "acc_official"),)))
     cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{v}", "acc_multi", "acc_multi_official"),)))
-    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True))
+    # The group's unparsed rate is the unweighted mean over its subtasks: after a partial run (one subtask),
+    # the same mean over the subtasks that ran.
+    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True,
+                       parts=tuple(Source(f"worldcuisines_mcq{{v}}_{sub}", "invalid_rate") for _, sub in SUBTASKS)))
     return tuple(cols)
 
 
@@ -27,19 +30,25 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
     blocks: list[Block] = []
     for kind, metric, label in (("mcq", "acc", "MCQ accuracy"), ("oeq", "acc_multi", "OEQ accuracy (multi-reference)")):
         per_run: dict[str, dict[str, float]] = {}
+        errors: dict[str, dict[str, float | None]] = {}
         tables = []
         for run in runs:
             cells: dict[str, dict[str, float]] = {}
+            widths: dict[str, list[float | None]] = {}
             for short, sub in SUBTASKS:
                 table = run.value(f"worldcuisines_{kind}{suffix}_{sub}", "per_language")
                 for lang, row in (table or {}).items():
                     if isinstance(row, dict) and metric in row:
                         cells.setdefault(lang, {})[short] = row[metric]
+                        widths.setdefault(lang, []).append(binomial_half_width(row[metric], row.get("n")))
                         if "invalid_rate" in row:
                             cells[lang].setdefault("_inv", []).append(row["invalid_rate"])  # type: ignore[union-attr]
             if not cells:
                 continue
             per_run[run.label] = {lang: sum(v for k, v in c.items() if k != "_inv") / max(1, sum(k != "_inv" for k in c)) for lang, c in cells.items()}
+            # Per language the dishes are independent within a subtask; the mean over subtasks treats the subtasks as
+            # independent too (the same dishes recur in them: the bars are a lower bound on the uncertainty).
+            errors[run.label] = {lang: mean_half_width(w) for lang, w in widths.items()}
             header = ["Language"] + [s for s, _ in SUBTASKS] + ["Mean"] + (["Unparsed %"] if kind == "mcq" else [])
             rows = []
             for lang in sorted(cells):
@@ -53,7 +62,7 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
         if not per_run:
             continue
         blocks.append(("h", 3, f"Per language: {label} (robust scorer)"))
-        image = charts.language_bars(per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages")
+        image = charts.language_bars(per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages", errors)
         if image:
             blocks.append(("img", image, f"{label} by language"))
         for run_label, header, rows in tables:

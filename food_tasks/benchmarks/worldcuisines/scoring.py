@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from food_tasks import bertscore, metrics
 from food_tasks.benchmarks.worldcuisines import parsing
+from food_tasks.outputs import safe_str
 
 # ---------------------------------------------------------------- per-document scoring
 
@@ -27,6 +28,7 @@ def score_mcq(doc: dict, response: str, image_missing: bool = False) -> dict[str
     return {
         "qa_id": doc["qa_id"],
         "lang": doc["lang"],
+        "food_id": doc.get("food_id"),
         "parsed": parsed,
         "gold": gold,
         "correct": parsed == gold,
@@ -44,7 +46,8 @@ def score_oeq(doc: dict, response: str, image_missing: bool = False) -> dict[str
     return {
         "qa_id": doc["qa_id"],
         "lang": doc["lang"],
-        "prediction": response,
+        "food_id": doc.get("food_id"),
+        "prediction": safe_str(response),  # what str() gives officially; never the raw object (a 10,000-deep list)
         "reference": doc["answer"],
         "multi": parsing.oeq_match(response, refs),
         "single": parsing.oeq_match(response, own),
@@ -110,7 +113,7 @@ def per_language_oeq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
 
 def _bertscore_cells(items: Sequence[dict]) -> dict[str, float] | None:
     items = _scored(items)
-    f1 = bertscore.f1_scores([str(r["prediction"]) for r in items], [str(r["reference"]) for r in items])
+    f1 = bertscore.f1_scores([safe_str(r["prediction"]) for r in items], [str(r["reference"]) for r in items])
     if f1 is None:
         return None
     scored = [{"lang": r["lang"], "f1": 100.0 * f} for r, f in zip(items, f1)]

@@ -1,0 +1,676 @@
+"""Standard errors, ``n`` and paired comparisons for our tasks and groups, from their documents.
+
+During a run (:mod:`food_tasks.harness` calls these from lmms-eval's aggregation step):
+
+* :func:`task_statistics`: for every metric of one of our tasks that declares an estimator
+  (:attr:`food_tasks.hooks.Metric.estimator`), its standard error (clustered analytic for ratios, cluster
+  bootstrap otherwise; :mod:`food_tasks.stats`) into lmms-eval's ``<metric>_stderr`` (and
+  ``_stderr_clustered`` for ratios), and the documents and clusters behind it;
+* :func:`finish`: ``<metric>_n`` / ``<metric>_clusters`` next to each such metric in the results JSON; the
+  standard error of each group's own aggregate (mean, best-of-templates, official rounding) by one joint
+  cluster bootstrap over the documents of all its tasks (lmms-eval's pooled formula assumes independent
+  subtasks and a plain mean; neither holds here); and, with lmms-eval's ``--baseline``, a paired
+  comparison of each task's headline metric against the baseline run, matched by document identity.
+
+Afterwards, from files (:func:`load_run`, :func:`compare_runs`): ``food-tasks compare`` and the report read
+a run's results JSON and its samples files (``--log_samples``: the first metric of each task logs the whole
+per-document record) and compare two runs on the documents both scored.
+
+Bootstrap resamples: lmms-eval's default ``bootstrap_iters`` (100,000) is replaced by
+:data:`food_tasks.stats.DEFAULT_ITERS` (or ``FOOD_TASKS_BOOTSTRAP_ITERS``); another value passed to
+``simple_evaluate`` is used as given; 0 turns the bootstrap off (analytic errors stay).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from loguru import logger
+
+from food_tasks import stats
+from food_tasks.hooks import Metric, MetricTable, Payload
+
+LMMS_EVAL_DEFAULT_ITERS = 100_000
+ITERS_ENV = "FOOD_TASKS_BOOTSTRAP_ITERS"
+MIN_SHARED = 30  # fewer shared documents than this: a comparison says it has too few to be trusted
+
+
+def bootstrap_iters(requested: Any) -> int:
+    """The resamples to draw: lmms-eval's default means ours; 0 (or less) turns the bootstrap off."""
+    env = os.environ.get(ITERS_ENV, "").strip()
+    if env:
+        return max(0, int(env))
+    if not isinstance(requested, int) or requested == LMMS_EVAL_DEFAULT_ITERS:
+        return stats.DEFAULT_ITERS
+    return max(0, requested)
+
+
+@dataclass
+class TaskData:
+    """One of our tasks' per-document records, their table and clusters, and each metric's estimate."""
+
+    table: MetricTable
+    records: list[Mapping[str, Any]]
+    clusters: list[Hashable]
+    estimates: dict[str, stats.Estimate] = field(default_factory=dict)
+    failed: int = 0
+    sums: dict = field(default_factory=dict)  # stats.estimate_many(keep=...): per-cluster statistics for the groups
+
+
+# Task name -> data of the run in progress (rank 0 only: lmms-eval aggregates there). Cleared by finish().
+_RUN: dict[str, TaskData] = {}
+_ITERS = [stats.DEFAULT_ITERS]
+
+
+def current_iters() -> int:
+    """The resamples of the run in progress (set by :func:`task_statistics`)."""
+    return _ITERS[0]
+
+
+def _payloads(items: Sequence[Any]) -> bool:
+    return bool(items) and all(isinstance(x, Payload) for x in items)
+
+
+def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence[Any]], agg_metrics: dict, iters: int) -> None:
+    """Fill ``<metric>_stderr,<filter>`` of one task's metrics that have an estimator; remember the task.
+
+    Args:
+        task: the task name; sample_metrics: lmms-eval's ``{(metric, filter): per-document values}``;
+        agg_metrics: lmms-eval's aggregated values of the task (updated in place); iters: resamples.
+    """
+    _ITERS[0] = iters
+    data: TaskData | None = None
+    wanted: list[tuple[str, str, Metric]] = []
+    for (name, filter_key), items in sample_metrics.items():
+        if not _payloads(items):
+            continue
+        if data is None:
+            table = items[0].table
+            records = [p.record for p in items]
+            data = TaskData(table, records, [table.cluster_of(r) for r in records], failed=sum(p.failed for p in items))
+        if items[0].metric.estimator is not None:
+            wanted.append((name, filter_key, items[0].metric))
+    if data is None:
+        return
+    for (name, filter_key, _), est in zip(wanted, _estimates(data, [m for _, _, m in wanted], iters, task)):
+        data.estimates[name] = est
+        agg_metrics[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
+    _RUN[task] = data
+    if data.failed:
+        logger.warning(f"food-tasks: {task}: {data.failed} of {len(data.records)} requests got no answer from the backend "
+                       "(lmms-eval's failure marker); they are scored as unparseable (parse_fail_rate).")  # fmt: skip
+
+
+def _estimates(data: TaskData, metrics: list[Metric], iters: int, task: str) -> list[stats.Estimate]:
+    try:
+        return stats.estimate_many([m.estimator for m in metrics], data.records, data.clusters, iters, stats.seed_for(task),
+                                   keep=data.sums)  # fmt: skip
+    except Exception as err:  # noqa: BLE001 - an error bar must never cost the run its numbers
+        logger.warning(f"food-tasks: {task}: no standard errors ({type(err).__name__}: {err})")
+        return [stats.Estimate(None, len(data.records), 0, "none") for _ in metrics]
+
+
+def clustered_errors(task: str, agg_metrics: dict) -> None:
+    """After lmms-eval's own CLT step, for our metrics with an estimator: ``_stderr_clustered`` is our clustered
+    analytic error and ``_stderr_clt`` the same formula with every document independent, both on the metric's
+    scale (lmms-eval's own read the 0/1 per-document scores); "N/A" for statistics that need the bootstrap."""
+    data = _RUN.get(task)
+    if data is None:
+        return
+    for key in list(agg_metrics):
+        name, _, filter_key = key.partition(",")
+        for suffix in ("_stderr_clustered", "_stderr_clt"):
+            if not name.endswith(suffix):
+                continue
+            metric = data.table.get(name.removesuffix(suffix))
+            est = data.estimates.get(name.removesuffix(suffix))
+            if metric is None or est is None:
+                continue
+            if not isinstance(metric.estimator, stats.Ratio):
+                agg_metrics[key] = "N/A"
+            elif suffix == "_stderr_clustered":
+                agg_metrics[key] = est.se if est.se is not None else "N/A"
+            else:
+                se = stats.iid_se(metric.estimator, data.records)
+                agg_metrics[key] = se if se is not None else "N/A"
+
+
+STABILITY = ("_expected_accuracy", "_consensus_accuracy", "_internal_variance", "_consistency_rate")
+
+
+def set_aside_stability(results: dict) -> dict:
+    """Take our tasks' ``--repeats`` stability values out of ``results`` while lmms-eval consolidates groups.
+
+    lmms-eval 0.7.3 averages every key of a group's tasks that is not a standard error, and asserts that each has
+    one: the stability values have none, so any group of tasks run with ``--repeats`` fails. They are per task
+    statistics; they come back after the groups (:func:`restore`)."""
+    aside: dict[str, dict] = {}
+    for task in _RUN:
+        row = results.get(task)
+        if isinstance(row, dict):
+            keys = [k for k in row if k.partition(",")[0].endswith(STABILITY)]
+            if keys:
+                aside[task] = {k: row.pop(k) for k in keys}
+    return aside
+
+
+def restore(results: dict, aside: dict) -> None:
+    for task, values in aside.items():
+        results.setdefault(task, {}).update(values)
+
+
+# --------------------------------------------------------------------------- after the groups
+
+
+def finish(results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str]]], baseline: str | None, iters: int) -> None:
+    """Add ``_n``/``_clusters``, group standard errors and the ``--baseline`` comparison; forget the run.
+
+    Args:
+        results: lmms-eval's per-task and per-group results (updated in place).
+        groups: group name -> (group config, its tasks), for groups that aggregate metrics.
+        baseline: lmms-eval's ``--baseline`` argument (a run's results file, samples file or folder), or None.
+    """
+    try:
+        for task, data in _RUN.items():
+            row = results.get(task)
+            if row is None:
+                continue
+            for name, est in data.estimates.items():
+                for key in [k for k in row if k.partition(",")[0] == name]:
+                    filter_key = key.partition(",")[2]
+                    row[f"{name}_n,{filter_key}"] = est.n
+                    row[f"{name}_clusters,{filter_key}"] = est.clusters
+        for group, (config, tasks) in groups.items():
+            if group in results and all(t in _RUN for t in tasks):
+                _group_statistics(group, results[group], config, [(t, _RUN[t]) for t in tasks], iters)
+        if baseline:
+            for task, data in _RUN.items():
+                if task in results:
+                    _baseline(task, results[task], data, baseline, iters)
+    finally:
+        _RUN.clear()
+
+
+def _group_statistics(group: str, row: dict, config: Mapping[str, Any], members: list[tuple[str, TaskData]], iters: int) -> None:
+    entries = config.get("aggregate_metric_list") or []
+    for key in list(row):
+        name, _, filter_key = key.partition(",")
+        if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")) or not isinstance(row[key], (int, float)):
+            continue
+        # lmms-eval's rule: entries match metric names by substring, the last match wins
+        matching = [e for e in entries if str(e.get("metric")) in name]
+        if not matching:
+            continue
+        entry = matching[-1]
+        metrics = [data.table.get(name) for _, data in members]
+        if any(m is None or m.estimator is None for m in metrics):
+            continue
+        try:
+            se, n, clusters = _group_se(group, name, entry, [(data, m) for (_, data), m in zip(members, metrics)], iters)
+        except Exception as err:  # noqa: BLE001
+            logger.warning(f"food-tasks: {group}: no standard error for {name} ({type(err).__name__}: {err})")
+            continue
+        row[f"{name}_stderr,{filter_key}"] = se if se is not None else "N/A"
+        row[f"{name}_n,{filter_key}"] = n
+        row[f"{name}_clusters,{filter_key}"] = clusters
+
+
+def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]], iters: int):  # type: ignore[no-untyped-def]
+    """One joint cluster bootstrap over every member task's documents; each resample applies the group's own
+    reduction to the members' resampled values."""
+    index: dict[Hashable, int] = {}
+    blocks = []
+    for data, metric in members:
+        kept = data.sums.get(id(metric.estimator))
+        if kept is None:  # not computed in the task step (no estimate there): compute it now
+            keep: dict = {}
+            stats.estimate_many([metric.estimator], data.records, data.clusters, 0, keep=keep)
+            kept, ids = keep[id(metric.estimator)], keep["clusters"]
+        else:
+            ids = data.sums["clusters"]
+        local = np.fromiter((index.setdefault(c, len(index)) for c in ids), dtype=np.int64, count=len(ids))
+        blocks.append((kept, local))
+    n = sum(kept.n for kept, _ in blocks)
+    counted_global = np.zeros(len(index), dtype=bool)
+    for kept, local in blocks:
+        counted_global[local[kept.counted]] = True
+    clusters = int(counted_global.sum())
+    if iters <= 0 or clusters < 2:
+        return None, n, clusters
+    sums = []
+    for kept, local in blocks:
+        full = np.zeros((len(index), kept.sums.shape[1]))
+        full[local] = kept.sums
+        sums.append(full)
+    weights = stats.bootstrap_weights(len(index), iters, stats.seed_for(group, name))
+    values = np.stack([np.asarray(m.estimator.combine(weights @ s), dtype=float) for (_, m), s in zip(members, sums)], axis=1)
+    sizes = [len(data.records) for data, _ in members]
+    reduced = _reduce_group(entry, values, sizes)
+    reduced = reduced[np.isfinite(reduced)]
+    if len(reduced) < max(2, iters // 2):
+        return None, n, clusters
+    return float(np.std(reduced, ddof=1)), n, clusters
+
+
+def _reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:
+    """The group's reduction of its tasks' values, per resample (rows of ``values``)."""
+    how = entry.get("aggregation", "mean")
+    weighted = bool(entry.get("weight_by_size"))
+    if how == "mean" or getattr(how, "__name__", "") in ("group_mean", "group_mean_official", "group_mean_official_numpy"):
+        # The official rounding of a mean moves it by at most 0.005: its error is the mean's.
+        return values @ (np.asarray(sizes) / sum(sizes)) if weighted else values.mean(axis=1)
+    if callable(how):
+        return np.array([how(list(v), sizes, weighted) for v in values], dtype=float)
+    raise ValueError(f"unknown group aggregation {how!r}")
+
+
+# --------------------------------------------------------------------------- runs from files and comparisons
+
+
+@dataclass
+class RunTask:
+    """One task of a run read back from its files: the table and each document's record, keyed by identity."""
+
+    table: MetricTable
+    records: list[Mapping[str, Any]]
+    tables: tuple[MetricTable, ...] = ()
+
+    def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
+        return {self.table.doc_key(r): r for r in self.records}
+
+
+def samples_file(path: Path, task: str) -> Path | None:
+    """The samples file of ``task`` for a results file, a samples file or a folder (the newest)."""
+    path = Path(path)
+    if path.is_file() and path.name.endswith(f"_samples_{task}.jsonl"):
+        return path
+    if path.is_file() and path.name.endswith("_results.json"):
+        candidate = path.with_name(path.name.removesuffix("_results.json") + f"_samples_{task}.jsonl")
+        return candidate if candidate.is_file() else None
+    if path.is_dir():
+        hits = sorted(path.rglob(f"*_samples_{task}.jsonl"))
+        return hits[-1] if hits else None
+    if path.is_file() and "_samples_" in path.name:  # a samples file of another task: look beside it
+        hits = sorted(path.parent.glob(f"*_samples_{task}.jsonl"))
+        return hits[-1] if hits else None
+    return None
+
+
+def read_records(path: Path, table: MetricTable) -> list[Mapping[str, Any]]:
+    """Each document's record from a samples file: the value of the table's first metric (the whole record)."""
+    first = next(iter(table))
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            sample = json.loads(line)
+            record = sample.get(first)
+            if not isinstance(record, dict) or not record:
+                raise ValueError(f"{path}: line {number} has no per-document record under {first!r} (a samples file written "
+                                 "by another version of this task?)")  # fmt: skip
+            records.append(record)
+    return records
+
+
+def compare_tasks(a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, task: str = "") -> dict[str, stats.Comparison]:
+    """A minus B for each named metric, on the documents both runs scored (matched by identity, never position)."""
+    keys_a, keys_b = a.by_key(), b.by_key()
+    if None in keys_a or None in keys_b:
+        raise ValueError(f"{task}: its records carry no document identity; runs cannot be matched")
+    shared = [k for k in keys_a if k in keys_b]
+    records_a = [keys_a[k] for k in shared]
+    records_b = [keys_b[k] for k in shared]
+    clusters = [a.table.cluster_of(r) for r in records_a]
+    out = {}
+    for name in metrics:
+        metric = a.table.get(name)
+        if metric is None or metric.estimator is None or not shared:
+            continue
+        out[name] = stats.compare(metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, name))
+    return out
+
+
+def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -> None:
+    """lmms-eval's ``paired_*`` columns for the task's headline metric (its table's first metric with an estimator)."""
+    headline = next((m for m in data.table.values() if m.estimator is not None), None)
+    if headline is None:
+        return
+    path = samples_file(Path(baseline), task)
+    if path is None:
+        logger.warning(f"food-tasks: --baseline {baseline}: no samples file of {task} there (the baseline run needs "
+                       "--log_samples); no paired comparison for it")  # fmt: skip
+        return
+    try:
+        other = RunTask(data.table, read_records(path, data.table))
+        result = compare_tasks(RunTask(data.table, data.records), other, [headline.name], iters, task).get(headline.name)
+    except (OSError, ValueError) as err:
+        logger.warning(f"food-tasks: --baseline {path}: {err}")
+        return
+    if result is None:
+        return
+    base_value = headline.reduce(list(other.by_key().values()))
+    row.update({"paired_baseline": path.name, "paired_metric": headline.name, "paired_baseline_score": base_value,
+                "paired_diff": result.diff, "paired_ci_lower": result.low, "paired_ci_upper": result.high,
+                "paired_pvalue": result.p, "paired_n": result.n})  # fmt: skip
+    if result.n < MIN_SHARED:
+        logger.warning(f"food-tasks: {task}: the baseline shares only {result.n} documents with this run: too few to compare")
+
+
+def finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# --------------------------------------------------------------------------- a task's tables from files
+
+
+def _yaml_loader():  # type: ignore[no-untyped-def]
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!function", lambda loader, node: "!function " + loader.construct_scalar(node))
+    return _Loader
+
+
+def _our_yaml() -> dict[str, Path]:
+    """Task and group name -> its YAML file, for the tasks we ship."""
+    import yaml
+
+    from food_tasks.registration import task_dir
+
+    if not _YAML_INDEX:
+        loader = _yaml_loader()
+        for path in sorted(task_dir().rglob("*.yaml")):
+            config = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
+            name = config.get("group") or config.get("task")
+            if isinstance(name, str):
+                _YAML_INDEX[name] = path
+    return _YAML_INDEX
+
+
+_YAML_INDEX: dict[str, Path] = {}
+
+
+def _yaml_key(path: Path, key: str) -> Any:
+    """``key`` of a task YAML, following ``include`` (relative to the file) as lmms-eval does."""
+    import yaml
+
+    config = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml_loader()) or {}
+    if key in config:
+        return config[key]
+    if config.get("include"):
+        return _yaml_key(path.parent / str(config["include"]), key)
+    return None
+
+
+def _function(ref: Any) -> Any:
+    import importlib
+
+    if not isinstance(ref, str) or not ref.startswith("!function "):
+        return None
+    module, _, name = ref.removeprefix("!function ").rpartition(".")
+    return getattr(importlib.import_module(module), name, None)
+
+
+def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[MetricTable, ...]:
+    """The metric tables a task's records are reduced with: a regional task's from its ``metadata.regional``
+    (in the results JSON config), one of ours from its YAML's ``process_results``; ``()`` for other tasks."""
+    metadata = (config or {}).get("metadata")
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
+        from food_tasks import regional
+
+        return (regional.metric_table(regional.Settings.from_metadata(metadata)),)
+    path = _our_yaml().get(task)
+    if path is None:
+        return ()
+    hook = _function(_yaml_key(path, "process_results"))
+    return tuple(getattr(hook, "tables", ()) or ())
+
+
+def group_entries(group: str) -> list[dict]:
+    """The ``aggregate_metric_list`` of one of our groups (aggregation callables resolved), or []."""
+    path = _our_yaml().get(group)
+    if path is None:
+        return []
+    entries = _yaml_key(path, "aggregate_metric_list") or []
+    out = []
+    for entry in entries:
+        how = entry.get("aggregation", "mean")
+        out.append({**entry, "aggregation": _function(how) or how})
+    return out
+
+
+def metric_of(tables: Sequence[MetricTable], name: str) -> tuple[MetricTable, Metric] | None:
+    """The first table holding metric ``name``, and the metric."""
+    for table in tables:
+        if name in table:
+            return table, table[name]
+    return None
+
+
+# --------------------------------------------------------------------------- runs from files
+
+
+@dataclass
+class Run:
+    """One run read back from lmms-eval's files: its results JSON and, per task, its samples file."""
+
+    path: Path
+    data: dict
+    label: str
+
+    @property
+    def tasks(self) -> list[str]:
+        """Tasks (not groups) the run reports."""
+        return [t for t in (self.data.get("results") or {}) if t in (self.data.get("configs") or {})]
+
+    @property
+    def groups(self) -> list[str]:
+        """Groups the run reports a value for (lmms-eval lists them under results, and under groups too)."""
+        subtasks = self.data.get("group_subtasks") or {}
+        reported = {**(self.data.get("results") or {}), **(self.data.get("groups") or {})}
+        return [g for g, children in subtasks.items() if children and g in reported]
+
+    def value(self, name: str, metric: str) -> Any:
+        for section in ("results", "groups"):
+            row = (self.data.get(section) or {}).get(name) or {}
+            for key, value in row.items():
+                if key.partition(",")[0] == metric:
+                    return value
+        return None
+
+    def task(self, task: str) -> RunTask | None:
+        """The task's table and per-document records (None when there is no samples file or table)."""
+        if task not in _TASK_CACHE.setdefault(id(self), {}):
+            tables = tables_for(task, (self.data.get("configs") or {}).get(task))
+            path = samples_file(self.path, task) if tables else None
+            _TASK_CACHE[id(self)][task] = RunTask(tables[0], read_records(path, tables[0]), tables) if path else None
+        return _TASK_CACHE[id(self)][task]
+
+    def leaves(self, name: str) -> list[str]:
+        """The tasks under a group (recursively), or [name] for a task."""
+        children = (self.data.get("group_subtasks") or {}).get(name)
+        if not children:
+            return [name]
+        return [leaf for child in children for leaf in self.leaves(child)]
+
+
+_TASK_CACHE: dict[int, dict[str, RunTask | None]] = {}
+
+
+def load_run(path: str | Path) -> Run:
+    """A run from its results file, or from the newest results file below a folder."""
+    path = Path(path)
+    if path.is_dir():
+        hits = sorted(path.rglob("*_results.json"))
+        if not hits:
+            raise FileNotFoundError(f"{path}: no lmms-eval results file (*_results.json) below this folder")
+        path = hits[-1]
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such results file or folder")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    config = data.get("config") or {}
+    label = str(data.get("model_name") or config.get("model") or path.parent.name)
+    return Run(path, data, label)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a comparison: a task's or group's metric, both values, and A minus B."""
+
+    name: str
+    metric: str
+    a: Any
+    b: Any
+    comparison: stats.Comparison | None
+    higher_is_better: bool
+    note: str = ""
+
+
+def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.DEFAULT_ITERS) -> list[Row]:
+    """Paired differences of every task and group both runs report (``metrics``: ``headline`` (the first metric
+    with an estimator of each task and each group metric) or ``all``)."""
+    rows: list[Row] = []
+    shared_tasks = [t for t in a.tasks if t in b.tasks]
+    for task in shared_tasks:
+        ta, tb = a.task(task), b.task(task)
+        if ta is None or tb is None:
+            missing = a.path if ta is None else b.path
+            rows.append(Row(task, "", None, None, None, True, f"no samples file of this task beside {missing} (run with --log_samples)"))
+            continue
+        names = [m.name for m in ta.table.values() if m.estimator is not None and m.alias_of is None]
+        for name in names[:1] if metrics == "headline" else names:
+            result = compare_tasks(ta, tb, [name], iters, task).get(name)
+            metric = ta.table[name]
+            note = f"only {result.n} shared documents" if result is not None and result.n < MIN_SHARED else ""
+            rows.append(Row(task, name, a.value(task, name), b.value(task, name), result, metric.higher_is_better, note))
+    for group in [g for g in a.groups if g in b.groups]:
+        rows += _compare_group(a, b, group, iters)
+    return rows
+
+
+def _compare_group(a: Run, b: Run, group: str, iters: int) -> list[Row]:
+    entries = group_entries(group)
+    if not entries:
+        return []
+    leaves = a.leaves(group)
+    members = [(a.task(t), b.task(t)) for t in leaves]
+    if any(x is None or y is None for x, y in members):
+        return []
+    out = []
+    row = {**((a.data.get("results") or {}).get(group) or {}), **((a.data.get("groups") or {}).get(group) or {})}
+    for key in row:
+        name, _, filter_key = key.partition(",")
+        if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")):
+            continue
+        matching = [e for e in entries if str(e.get("metric")) in name]
+        found = [metric_of(x.tables or (x.table,), name) for x, _ in members]
+        if not matching or any(f is None or f[1].estimator is None for f in found):
+            continue
+        result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
+        note = f"only {result.n} shared documents" if result is not None and result.n < MIN_SHARED else ""
+        out.append(Row(group, name, a.value(group, name), b.value(group, name), result, found[0][1].higher_is_better, note))  # type: ignore[index]
+    return out
+
+
+def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
+    """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
+    index: dict[Hashable, int] = {}
+    parts = []
+    n = 0
+    for (ta, tb), metric in zip(members, metrics):
+        keys_a, keys_b = ta.by_key(), tb.by_key()
+        shared = [k for k in keys_a if k in keys_b]
+        ra, rb = [keys_a[k] for k in shared], [keys_b[k] for k in shared]
+        inverse = np.fromiter((index.setdefault(ta.table.cluster_of(r), len(index)) for r in ra), dtype=np.int64, count=len(ra))
+        parts.append((metric.estimator, metric.estimator.rows(ra), metric.estimator.rows(rb), inverse, len(ra)))
+        n += len(shared)
+    c = len(index)
+    sizes = [p[4] for p in parts]
+    full = np.array([[float(est.combine(rows.sum(0))) for est, rows in ((p[0], p[1]), (p[0], p[2]))] for p in parts])
+    diff = float(_reduce_group(entry, full[:, 0][None, :], sizes)[0] - _reduce_group(entry, full[:, 1][None, :], sizes)[0])
+    if iters <= 0 or c < 2:
+        return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
+    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, name))
+    va = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(ra, inv, c)), dtype=float) for est, ra, _, inv, _ in parts], axis=1)
+    vb = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rb, inv, c)), dtype=float) for est, _, rb, inv, _ in parts], axis=1)
+    diffs = _reduce_group(entry, va, sizes) - _reduce_group(entry, vb, sizes)
+    diffs = diffs[np.isfinite(diffs)]
+    if len(diffs) < max(2, iters // 2):
+        return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
+    se = float(np.std(diffs, ddof=1))
+    p = stats.normal_p(diff / se) if se > 0 else (1.0 if diff == 0 else 0.0)
+    return stats.Comparison(diff, se, diff - stats.Z95 * se, diff + stats.Z95 * se, p, n, c, (stats.Z95 + stats.Z80) * se,
+                            "paired bootstrap")  # fmt: skip
+
+
+def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> Row | None:
+    """A minus B for one task's or group's metric (None when either run lacks it or its samples files)."""
+    if name in a.tasks and name in b.tasks:
+        ta, tb = a.task(name), b.task(name)
+        if ta is None or tb is None:
+            return None
+        found = metric_of(ta.tables or (ta.table,), metric)
+        if found is None or found[1].estimator is None:
+            return None
+        result = compare_tasks(RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name)
+        comparison = result.get(metric)
+        note = f"only {comparison.n} shared documents" if comparison is not None and comparison.n < MIN_SHARED else ""
+        return Row(name, metric, a.value(name, metric), b.value(name, metric), comparison, found[1].higher_is_better, note)
+    if name in a.groups and name in b.groups:
+        return next((row for row in _compare_group(a, b, name, iters) if row.metric == metric), None)
+    return None
+
+
+@dataclass(frozen=True)
+class BestOf:
+    """A best-of-k group (the max of its tasks' values): the max, the mean of the k, and the max's upward
+    selection bias estimated by the cluster bootstrap (mean resampled max minus the max of the resampled means)."""
+
+    best: float
+    mean: float
+    bias: float
+    se: float | None
+    tasks: int
+
+
+def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> BestOf | None:
+    """The selection bias of a group whose metric is the max over its tasks (None for other groups, or
+    without the tasks' samples files). The same clusters (questions) are resampled in every task."""
+    entries = [e for e in group_entries(group) if str(e.get("metric")) == metric]
+    if not entries or getattr(entries[-1].get("aggregation"), "__name__", "") != "group_max":
+        return None
+    members = [run.task(t) for t in run.leaves(group)]
+    if not members or any(m is None for m in members):
+        return None
+    found = [metric_of(m.tables or (m.table,), metric) for m in members]  # type: ignore[union-attr]
+    if any(f is None or f[1].estimator is None for f in found):
+        return None
+    index: dict[Hashable, int] = {}
+    blocks = []
+    for member, (table, m) in zip(members, found):  # type: ignore[misc]
+        inverse = np.fromiter((index.setdefault(table.cluster_of(r), len(index)) for r in member.records), dtype=np.int64,
+                              count=len(member.records))  # fmt: skip
+        blocks.append((m.estimator, m.estimator.rows(member.records), inverse))
+    c = len(index)
+    full = np.array([float(est.combine(rows.sum(0))) for est, rows, _ in blocks])
+    best, mean_of = float(np.nanmax(full)), float(np.nanmean(full))
+    if iters <= 0 or c < 2:
+        return BestOf(best, mean_of, math.nan, None, len(blocks))
+    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, metric, "best-of"))
+    draws = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rows, inv, c)), dtype=float) for est, rows, inv in blocks], axis=1)
+    maxima = np.nanmax(draws, axis=1)
+    # Bias = E*[max_k t*_k] - max_k E*[t*_k]: the bootstrap means of the k templates stand in for the full-sample
+    # values (equal in expectation for a mean), which removes the Monte Carlo noise of the draws' average from the
+    # difference and keeps it >= 0 (the mean of maxima is never below the maximum of means).
+    return BestOf(best, mean_of, float(np.mean(maxima) - np.nanmax(np.nanmean(draws, axis=0))), float(np.std(maxima, ddof=1)),
+                  len(blocks))  # fmt: skip

@@ -1,0 +1,77 @@
+"""Every metric's estimator agrees with its reducer, on every benchmark's packaged sample documents.
+
+The value a run reports comes from the metric's reducer (the benchmark's official summation and rounding);
+its standard error, intervals and paired differences come from the estimator's per-document statistics
+(food_tasks.stats). On the full data both must give the same value, or the error bar belongs to another
+number. Outputs are each document's own target (right), other documents' targets (mostly wrong) and junk.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+from functools import lru_cache
+
+import pytest
+
+from food_tasks import errorbars
+from food_tasks.benchmarks import BENCHMARKS
+from food_tasks.hooks import MetricTable
+
+JUNK = ["", "I cannot tell.", "A", "B", "3", "{}", "[LMMS_EVAL_REQUEST_FAILED after 2 retries] 500", None, "<think>unfinished"]
+OFFICIAL_ROUNDING = 0.0101  # official reducers round each cell, then their mean, to 2 decimals: at most 0.005 + 0.005
+
+
+def _leaf_tasks(name: str) -> list[str]:
+    path = errorbars._our_yaml()[name]
+    listed = errorbars._yaml_key(path, "task")
+    if isinstance(listed, list):  # a group
+        return [leaf for child in listed for leaf in _leaf_tasks(child)]
+    return [name]
+
+
+@lru_cache(maxsize=None)
+def _records(task: str) -> tuple[MetricTable, list]:
+    path = errorbars._our_yaml()[task]
+    docs = list(errorbars._function(errorbars._yaml_key(path, "process_docs"))(None))
+    process = errorbars._function(errorbars._yaml_key(path, "process_results"))
+    target = errorbars._yaml_key(path, "doc_to_target")
+    rng = random.Random(7)
+    targets = [str(d.get(target, "")) for d in docs]
+    outputs_per_doc = []
+    for i, doc in enumerate(docs):
+        outputs_per_doc.append([targets[i], targets[i], rng.choice(targets), *rng.sample(JUNK, 3)])
+    payloads = [process(doc, [out]) for doc, outs in zip(docs, outputs_per_doc) for out in outs]
+    table = next(iter(payloads[0].values())).table
+    return table, [next(iter(p.values())).record for p in payloads]
+
+
+SAMPLE_TASKS = sorted({leaf for b in BENCHMARKS for t in b.sample_tasks for leaf in _leaf_tasks(t)})
+
+
+@pytest.mark.parametrize("task", SAMPLE_TASKS)
+def test_estimators_reproduce_the_reported_value(task, monkeypatch):
+    monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "none")
+    table, records = _records(task)
+    checked = 0
+    for metric in table.values():
+        if metric.estimator is None:
+            continue
+        reported = metric.reduce(records)
+        value = float(metric.estimator.combine(metric.estimator.rows(records).sum(0)))
+        if isinstance(reported, float) and math.isnan(reported):
+            continue
+        tolerance = OFFICIAL_ROUNDING if "official" in metric.name else 1e-9 * max(1.0, abs(reported))
+        assert value == pytest.approx(reported, abs=tolerance), metric.name
+        checked += 1
+    assert checked or task.startswith("diningbench_vqa"), f"{task}: no metric has an estimator"
+
+
+@pytest.mark.parametrize("task", SAMPLE_TASKS)
+def test_tables_pickle_and_documents_have_keys_and_clusters(task):
+    table, records = _records(task)
+    assert pickle.loads(pickle.dumps(table)).keys() == table.keys()  # several processes gather payloads
+    keys = [table.doc_key(r) for r in records[:6]]
+    assert table.key is not None and None not in keys, f"{task}: records need a document identity (MetricTable key=)"
+    assert all(table.cluster_of(r) is not None for r in records)

@@ -1,0 +1,98 @@
+"""The report's uncertainty: intervals in the tables, standard errors and detectable differences, paired
+differences between runs (matched by document), the best-of-templates selection bias, and what it says when a
+run has no samples file."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from conftest import run_lmms_eval
+
+from food_tasks import report
+from food_tasks.registration import task_dir
+
+pytestmark = pytest.mark.e2e
+TASK = "worldcuisines_mcq_sample_1a_nocontext"
+GROUP = "worldcuisines_mcq_sample"
+
+
+def _replay(tmp_path, name: str, lines: list[dict]):  # type: ignore[no-untyped-def]
+    responses = tmp_path / f"{name}.jsonl"
+    responses.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
+                                      f"responses={responses},keys=qa_id+lang,model_name=demo/{name},default=1",
+                                      "--tasks", GROUP], tmp_path / name)  # fmt: skip
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return results
+
+
+def _example() -> list[dict]:
+    return [json.loads(line) for line in (task_dir() / "replay_example.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):  # type: ignore[no-untyped-def]
+    tmp = tmp_path_factory.mktemp("uncertainty")
+    base = _replay(tmp, "base", _example())
+    better = _replay(tmp, "better", [dict(line, response={"400": "1", "401": "5", "402": "2"}[line["qa_id"]]) for line in _example()])
+    return tmp, base, better
+
+
+def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_runs, tmp_path):
+    tmp, base, _ = two_runs
+    made = report.build_report([tmp / "base"], tmp_path / "rep")
+    md = made["markdown"].read_text(encoding="utf-8")
+    row = base["results"][TASK]
+    acc, se = row["acc,none"], row["acc_stderr,none"]
+    assert f"{acc:.2f} ± {1.959963984540054 * se:.2f}" in md
+    assert report.INTERVAL_NOTE in md
+    # the uncertainty table: value ± 95%, the standard error, and 2.80 x sqrt(2) x SE as the detectable difference
+    assert "### Uncertainty" in md and "Smallest detectable difference" in md
+    group = base["results"][GROUP]
+    gse = group["acc_stderr,none"]
+    assert f"| {group['acc,none']:.2f} ± {1.959963984540054 * gse:.2f} | {gse:.2f} | {2.8016 * 2 ** 0.5 * gse:.2f} |" in md
+    assert "### Paired differences" not in md  # one run: nothing to compare
+
+
+def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path):
+    tmp, base, better = two_runs
+    made = report.build_report([tmp / "better", tmp / "base"], tmp_path / "rep")
+    md = made["markdown"].read_text(encoding="utf-8")
+    assert "### Paired differences" in md and report.PAIRED_NOTE in md
+    rows = [line for line in md.splitlines() if line.startswith("| demo/better vs demo/base |")]
+    assert rows, md
+    diff = better["results"][GROUP]["acc,none"] - base["results"][GROUP]["acc,none"]
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert float(cells[2]) == pytest.approx(diff, abs=0.01)
+    low, high = (float(x) for x in re.findall(r"[-+][0-9.]+", cells[3]))
+    assert low <= float(cells[2]) <= high and 0 <= float(cells[4]) <= 1
+    assert cells[5] == str(better["results"][GROUP]["acc_n,none"])  # every shared document
+
+
+def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
+    tmp, _, _ = two_runs
+    for name in ("base", "better"):
+        shutil.copytree(tmp / name, tmp_path / name)
+        for samples in (tmp_path / name).rglob("*_samples_*.jsonl"):
+            samples.unlink()
+    made = report.build_report([tmp_path / "better", tmp_path / "base"], tmp_path / "rep")
+    md = made["markdown"].read_text(encoding="utf-8")
+    assert "### Uncertainty" in md  # the standard errors come from the results files
+    assert "No paired comparison for" in md and "--log_samples" in md
+
+
+@pytest.mark.parametrize(("percent", "n", "expected"), [(50.0, 100, 1.959963984540054 * 5.0), (0.0, 10, 0.0), (100.0, 4, 0.0),
+                                                       (50.0, 0, None), (None, 10, None), (float("nan"), 10, None)])  # fmt: skip
+def test_binomial_half_width_by_hand(percent, n, expected):
+    # 50% of 100: sqrt(0.25 / 100) = 0.05, in points 5, times 1.96
+    got = report.binomial_half_width(percent, n)
+    assert got == (pytest.approx(expected) if expected is not None else None)
+
+
+def test_mean_half_width_by_hand():
+    # independent cells 3 and 4: sqrt(9 + 16) / 2 = 2.5
+    assert report.mean_half_width([3.0, 4.0]) == pytest.approx(2.5)
+    assert report.mean_half_width([3.0, None]) is None and report.mean_half_width([]) is None

@@ -1,0 +1,148 @@
+"""The printed results table (issue 19.1, 19.2): every row of ours names its task or group, breakdowns are
+short notes (regional tasks too), and a run of any benchmark's tasks fits a 120-column terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from food_tasks import results_table
+from food_tasks.registration import task_dir
+from food_tasks.results_table import LABEL_WIDTH, compact, label, note, ours_in, render
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor("!function", lambda loader, node: None)
+
+
+def _config(path: Path) -> dict:
+    """A shipped YAML with its ``include:`` template merged in (the file's own keys win)."""
+    config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+    if "include" in config:
+        base = _config(path.parent / config.pop("include"))
+        base.update(config)
+        config = base
+    return config
+
+
+def shipped() -> dict[str, dict]:
+    """name -> {"alias", "metrics", "members", "benchmark"} for every task and group YAML we ship."""
+    out = {}
+    for path in sorted(task_dir().rglob("*.yaml")):
+        config = _config(path)
+        if "group" in config:
+            members = config.get("task") if isinstance(config.get("task"), list) else [config.get("task")]
+            out[config["group"]] = {"alias": config.get("group_alias"), "members": [m for m in members if isinstance(m, str)],
+                                    "metrics": [m["metric"] for m in config.get("aggregate_metric_list") or []],
+                                    "benchmark": path.parent.name}  # fmt: skip
+        elif "task" in config:
+            out[config["task"]] = {"alias": config.get("task_alias"), "members": [], "benchmark": path.parent.name,
+                                   "metrics": [m["metric"] for m in config.get("metric_list") or []]}  # fmt: skip
+    return out
+
+
+def _depth(name: str, rows: dict[str, dict]) -> int:
+    """How deep lmms-eval nests ``name`` in a run of all its benchmark's groups (the longest chain of parents)."""
+    parents = [g for g, row in rows.items() if name in row["members"]]
+    return 1 + max(_depth(p, rows) for p in parents) if parents else 0
+
+
+def test_note_keeps_scalars_and_summarises_breakdowns_in_brackets():
+    assert note(37.5) == 37.5 and note(0) == 0 and note("N/A") == "N/A"
+    assert note({"en": 1.0, "zh_cn": 2.0}) == "[2 keys]" and note([1, 2, 3]) == "[3 items]"
+    assert note("absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL to a local CLIP)") == "[absent]"
+    assert note("x" * 30) == "[text]"
+    assert all(len(line) <= 120 for line in results_table.LEGEND.splitlines())
+
+
+@pytest.mark.parametrize(("name", "alias", "shown"), [
+    ("worldcuisines_mcq_1a_nocontext", " - 1a. Dish Name (No-Context)", " - 1a. Dish Name (No-Context)"),
+    ("worldcuisines_mcq", "WorldCuisines MCQ (test_large)", "WorldCuisines MCQ (test_large)"),
+    # The two prompts of the food500cap group: aliases longer than the column give way to the names.
+    ("food500cap_caption", " - Food-500 Cap captioning (test split, generic prompt)", " - food500cap_caption"),
+    ("food500cap_caption_food", " - Food-500 Cap captioning (test split, food-aware prompt)", " - food500cap_caption_food"),
+    ("diningbench_nutrition_zh_cot", "DiningBench nutrition estimation (Chinese, 1 view: reference photo, CoT (non-official))",
+     "diningbench_nutrition_zh_cot"),
+    ("regional_example_mcq", "regional_example_mcq", "regional_example_mcq"),  # lmms-eval's alias of an unaliased task
+    ("t", "  - x" * 20, "  - t"),  # deeper tree marks kept
+    ("t", None, "t"),
+    ("t", "", "t"),
+])  # fmt: skip
+def test_label_is_the_alias_when_short_else_the_name(name, alias, shown):
+    assert label(name, alias) == shown
+
+
+def test_compact_names_rows_and_notes_breakdowns_of_ours_only():
+    per_lang = {str(i): {"acc": 50.0} for i in range(30)}
+    results = {"results": {"ours": {"alias": "Ours, with an alias much longer than the column allows", "acc,none": 50.0,
+                                    "per_language,none": per_lang},
+                           "theirs": {"alias": "Theirs, with an alias much longer than the column allows", "detail,none": {"a": 1}}},
+               "n-shot": {}}  # fmt: skip
+    out = compact(results, "results", {"ours"})
+    assert out["results"]["ours"] == {"alias": "ours", "acc,none": 50.0, "per_language,none": "[30 keys]"}
+    assert out["results"]["theirs"] == results["results"]["theirs"]  # not ours: as lmms-eval prints it
+    assert results["results"]["ours"]["per_language,none"] is per_lang and results["results"]["ours"]["alias"].startswith("Ours")
+    assert compact({"results": {}}, "groups", {"ours"}) == {"results": {}}
+
+
+def test_regional_tasks_and_groups_made_of_ours_are_ours():
+    # Regional tasks live in the user's folders (--include_path): their config's metadata.regional says so.
+    results = {
+        "results": {"my_group": {"alias": "my_group", "acc,none": 40.0},
+                    "dishes_mcq": {"alias": " - dishes_mcq", "acc,none": 40.0, "acc_by_language,none": {"en": 33.3, "fr": 0.0}},
+                    "mixed": {"alias": "mixed", "acc,none": 1.0}, "other": {"alias": "other", "acc_by,none": {"a": 1}}},
+        "configs": {"dishes_mcq": {"task": "dishes_mcq", "metadata": {"version": 1.0, "regional": {"format": "mcq"}}},
+                    "other": {"task": "other", "metadata": {"version": 1.0}}},
+        "group_subtasks": {"my_group": ["dishes_mcq", "worldcuisines_mcq"], "mixed": ["dishes_mcq", "other"], "dishes_mcq": []},
+        "n-shot": {},
+    }  # fmt: skip
+    assert ours_in(results, {"worldcuisines_mcq"}) == {"worldcuisines_mcq", "dishes_mcq", "my_group"}
+    table = render(__import__("lmms_eval.utils").utils.make_table, results, "results", False, {"worldcuisines_mcq"})
+    rows = [line for line in table.splitlines() if line.startswith("|")]
+    assert any(r.startswith("| - dishes_mcq") and "acc_by_language" in r and "[2 keys]" in r for r in rows), table
+    assert any("acc_by" in r and "{'a': 1}" in r for r in rows)  # not ours: inline, as lmms-eval prints it
+    assert table.endswith(results_table.LEGEND)
+
+
+def test_no_legend_without_notes():
+    import lmms_eval.utils
+
+    results = {"results": {"t": {"alias": "t", "acc,none": 1.0}}, "n-shot": {}}
+    assert "[N keys]" not in render(lmms_eval.utils.make_table, results, "results", False, {"t"})
+
+
+@pytest.mark.parametrize("benchmark", sorted({row["benchmark"] for row in shipped().values()}))
+def test_a_run_of_every_task_of_a_benchmark_names_each_row_and_fits_a_terminal(benchmark):
+    """Every task and group of one benchmark in one table, each metric of its YAML with the widest note a
+    breakdown prints: each row shows its alias or its name, within 120 characters."""
+    import lmms_eval.utils
+
+    rows = shipped()
+    names = [n for n, row in rows.items() if row["benchmark"] == benchmark]
+    results: dict = {"results": {}, "n-shot": {}, "group_subtasks": {n: rows[n]["members"] for n in names}}
+    expected = {}
+    for name in names:
+        depth = _depth(name, rows)
+        alias = (" " * depth + "- " if depth else "") + (rows[name]["alias"] or name)
+        results["results"][name] = {"alias": alias, **{f"{m},none": {str(k): 1.0 for k in range(30)} for m in rows[name]["metrics"]}}
+        expected[name] = label(name, alias)
+        assert expected[name].strip(" -") in (rows[name]["alias"], name)
+        assert len(expected[name].strip(" -")) <= max(LABEL_WIDTH, len(name))
+    table = render(lmms_eval.utils.make_table, results, "results", False, set(rows))
+    lines = [line for line in table.splitlines() if line.startswith("|")][2:]
+    assert lines and {line.split("|")[1].rstrip() for line in lines} == {expected[n] for n in names if rows[n]["metrics"]}
+    wide = [line for line in table.splitlines() if len(line) > 120]
+    assert not wide, "\n".join(wide[:5])
+
+
+def test_members_of_each_shipped_group_print_distinct_labels():
+    """A group's rows are told apart by their labels (the Food-500 Cap group's two prompts, for example)."""
+    rows = shipped()
+    for group, row in rows.items():
+        shown = [label(m, rows[m]["alias"] or m) for m in row["members"] if m in rows]
+        assert len(set(shown)) == len(shown), (group, shown)

@@ -1,0 +1,121 @@
+"""Every error we raise before generation ends the run with exit status 1 and our message last (issue 19.3).
+
+lmms-eval 0.7.3 catches every ``Exception`` of model construction and task loading, prints it and exits 0;
+data errors of our benchmarks already stop through ``food_tasks.data.RunStopped``. Here: the replay model's
+input errors, and a regional task's configuration and data errors (no five download retries first).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_lmms_eval
+from food_tasks import regional
+from food_tasks.data import RunStopped
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regional"
+
+
+def _regional_copy(tmp_path: Path, name: str, *, edit=lambda text: text) -> Path:
+    """The example MCQ task copied under ``tmp_path/tasks`` as task ``name``, its YAML text passed through ``edit``."""
+    folder = tmp_path / "tasks"
+    if not folder.exists():
+        shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("*.yaml", "*.py"))
+    text = (EXAMPLE / "regional_example_mcq.yaml").read_text(encoding="utf-8").replace("task: regional_example_mcq", f"task: {name}")
+    (folder / f"{name}.yaml").write_text(edit(text), encoding="utf-8")
+    return folder
+
+
+def test_replay_model_input_errors_stop_the_run(tmp_path):
+    from food_tasks.replay_model import ReplayModel
+
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"doc_id": 0, "response": "A"}\n', encoding="utf-8")
+    with pytest.raises(RunStopped) as err:
+        ReplayModel(responses=str(preds), keys="qa_id")
+    assert isinstance(err.value, SystemExit) and not isinstance(err.value, Exception)  # lmms-eval's `except Exception` passes it
+    message = str(err.value)
+    assert message.startswith("food-tasks: replay model error, the run stops before generation:\n")
+    assert message.splitlines()[-1].startswith(f"food_tasks_replay: {preds}: line 1 lacks 'qa_id', named by keys=qa_id.")
+    with pytest.raises(RunStopped, match="does not exist"):
+        ReplayModel(responses=str(tmp_path / "missing.jsonl"))
+
+
+@pytest.mark.parametrize(("edit", "what", "detail"), [
+    (lambda t: t.replace("format: mcq", "format: quiz"), "configuration error",
+     "metadata.regional.format: 'quiz' is not one of mcq, open"),
+    (lambda t: t.replace("slices: [region, language]", 'prompt: "{question} {dish}"'), "configuration error",
+     "metadata.regional.prompt: {dish} is neither a data column nor question/options"),
+    (lambda t: t.replace("test: dishes.jsonl", "test: nowhere.jsonl"), "data error", "nowhere.jsonl: no such data file"),
+])  # fmt: skip
+def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
+    import lmms_eval.models  # noqa: F401  (our entry point: the harness wraps, as in a CLI run)
+    from lmms_eval.tasks import TaskManager
+
+    folder = _regional_copy(tmp_path, "broken_task", edit=edit)
+    manager = TaskManager(include_path=str(folder), include_defaults=False)
+    with pytest.raises(RunStopped) as err:
+        manager.load_task_or_group(["broken_task"], task_type="simple")
+    message = str(err.value)
+    assert message.startswith(f"food-tasks: regional task broken_task: {what}, the run stops before generation:\n"), message
+    assert detail in message and "food-tasks validate" in message
+
+
+def test_innermost_error_unwraps_retries_and_causes():
+    import tenacity
+
+    @tenacity.retry(stop=tenacity.stop_after_attempt(2), wait=tenacity.wait_none())
+    def load():
+        try:
+            raise ValueError("JSON parse error in row 3")
+        except ValueError as err:
+            raise RuntimeError("An error occurred while generating the dataset") from err
+
+    with pytest.raises(tenacity.RetryError) as err:
+        load()
+    assert regional.root_cause(err.value) == "ValueError: JSON parse error in row 3"
+
+
+@pytest.mark.e2e
+def test_cli_exits_1_with_our_message_last(tmp_path):
+    """The real lmms-eval CLI: a wrong replay keys= (issue 19.3: exit status 0 before), then a regional task
+    whose JSON Lines file has a broken line (named at once, not after five download retries)."""
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"doc_id": 0, "response": "A"}\n', encoding="utf-8")
+    folder = _regional_copy(tmp_path, "dishes_mcq")
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={preds},keys=nope",
+                                      "--include_path", str(folder), "--tasks", "dishes_mcq"], tmp_path / "out1")  # fmt: skip
+    assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
+    assert proc.stderr.strip().splitlines()[-1].startswith(f"food_tasks_replay: {preds}: line 1 lacks 'nope', named by keys=nope.")
+
+    lines = (folder / "dishes.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2].replace('"question": "', '"question": ', 1)  # row 3: an unquoted string
+    (folder / "dishes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={preds}",
+                                      "--include_path", str(folder), "--tasks", "dishes_mcq"], tmp_path / "out2")  # fmt: skip
+    assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
+    tail = proc.stderr.strip().splitlines()[-3:]
+    assert tail[0] == "food-tasks: regional task dishes_mcq: data error, the run stops before generation:"
+    assert tail[1].startswith("dishes.jsonl: line 3: not valid JSON (") and "RetryError" not in proc.stdout + proc.stderr
+    assert json.loads(lines[0])  # the other lines are intact
+
+
+def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp_path):
+    # It used to stop the run in process_results, after every generation (and lmms-eval exited 0).
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+
+    folder = _regional_copy(tmp_path, "bad_answer")
+    rows = [json.loads(line) for line in (folder / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows[1]["answer"] = "E"
+    (folder / "dishes.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    manager = TaskManager(include_path=str(folder), include_defaults=False)
+    with pytest.raises(RunStopped) as err:
+        manager.load_task_or_group(["bad_answer"], task_type="simple")
+    assert str(err.value).splitlines()[:2] == [
+        "food-tasks: regional task bad_answer: data error, the run stops before generation:",
+        "dishes.jsonl: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of one option"]

@@ -1,0 +1,71 @@
+"""The one folder a test session writes into, and the check that it wrote nowhere else.
+
+Imported by conftest.py before anything else: it points ``HOME`` and every cache variable the package and
+its libraries read into a fresh temporary folder (lmms-eval subprocesses inherit them), so nothing lands
+in the user's ``~/.cache/food_tasks`` or ``~/.cache/huggingface``. :func:`snapshot` and
+:func:`written_outside` compare the clone and the session's home before and after the session: a new or
+changed file in the clone (``food_tasks_report/`` from a report without ``-o``), or anything under the
+session home's ``.cache`` (a path built from ``~`` that ignores ``XDG_CACHE_HOME`` and the others), fails
+the run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+ROOT = Path(tempfile.mkdtemp(prefix="food-tasks-tests-"))
+HOME = ROOT / "home"
+VARIABLES = {
+    "HOME": HOME,
+    "XDG_CACHE_HOME": ROOT / "cache",
+    "HF_HOME": ROOT / "cache" / "huggingface",
+    "HF_DATASETS_CACHE": ROOT / "cache" / "huggingface" / "datasets",
+    "FOOD_TASKS_CACHE_DIR": ROOT / "cache" / "food_tasks",
+    "MPLCONFIGDIR": ROOT / "matplotlib",
+}
+# Not the clone's content: version control, the virtual environment, caches of Python, pytest and pip builds.
+SKIP = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+
+for _name, _path in VARIABLES.items():
+    _path.mkdir(parents=True, exist_ok=True)
+    os.environ[_name] = str(_path)
+
+
+def _walk(root: Path) -> dict[str, float]:
+    out: dict[str, float] = {}
+    if not root.is_dir():
+        return out
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP and not d.endswith(".egg-info")]
+        for name in files + dirs:
+            path = Path(folder) / name
+            try:
+                out[str(path)] = path.lstat().st_mtime
+            except OSError:  # removed while walking
+                continue
+    return out
+
+
+def snapshot() -> dict[str, float]:
+    """``path -> mtime`` of everything in the clone and under the session home's ``.cache``."""
+    return {**_walk(REPO), **_walk(HOME / ".cache")}
+
+
+def written_outside(before: dict[str, float], after: dict[str, float]) -> list[str]:
+    """One line per path created or changed between the two snapshots (folders only when new)."""
+    lines = []
+    for path, mtime in sorted(after.items()):
+        if path not in before:
+            if str(Path(path).parent) not in after or str(Path(path).parent) in before:  # a new folder once, not its files
+                lines.append(f"new: {path}")
+        elif mtime != before[path] and not os.path.isdir(path):
+            lines.append(f"changed: {path}")
+    return lines
+
+
+def remove() -> None:
+    shutil.rmtree(ROOT, ignore_errors=True)
