@@ -412,6 +412,16 @@ class CocoScores:
     absent: dict[str, str] = field(default_factory=dict)
     tokenised: dict = field(default_factory=dict)  # key -> (toolkit-tokenised references, hypothesis)
     cut: list = field(default_factory=list)  # keys whose hypothesis was cut (MAX_HYP_CHARS, MAX_HYP_TOKENS)
+    tokenised_pytok: dict = field(default_factory=dict)  # as ``tokenised``, pure-Python tokens (``*_pytok``)
+    _bleu: dict = field(default_factory=dict, repr=False)  # suffix -> key -> bleu_statistics (computed once)
+
+    def bleu_statistics(self, suffix: str = "") -> dict:
+        """key -> :func:`bleu_statistics` of the item as the BLEU scorer saw it (``suffix="_pytok"``: the
+        pure-Python tokens); empty when those tokens were not computed."""
+        if suffix not in self._bleu:
+            tokens = self.tokenised_pytok if suffix else self.tokenised
+            self._bleu[suffix] = {k: bleu_statistics(refs, hyp) for k, (refs, hyp) in tokens.items()}
+        return self._bleu[suffix]
 
     def corpus_bleu(self, keys: Sequence[Hashable], n: int = 4) -> float | None:
         """Corpus BLEU-n of a subset of the items (the toolkit's scorer on its tokens; None without them)."""
@@ -422,6 +432,70 @@ class CocoScores:
         gts = {k: self.tokenised[k][0] for k in keys}
         res = {k: [self.tokenised[k][1]] for k in keys}
         return float(Bleu(4).compute_score(gts, res, verbose=0)[0][n - 1])
+
+
+# --------------------------------------------------------------------------- BLEU sufficient statistics
+
+BLEU_N = 4
+BLEU_COLUMNS = 2 * BLEU_N + 2  # clipped matches n = 1..4, n-grams n = 1..4, hypothesis length, reference length
+_BLEU_TINY, _BLEU_SMALL = 1e-15, 1e-9  # the toolkit's constants (BleuScorer.compute_score), in its places
+
+
+def _ngram_counts(words: list[str], n: int) -> dict[tuple[str, ...], int]:
+    counts: dict[tuple[str, ...], int] = {}
+    for k in range(1, n + 1):
+        for i in range(len(words) - k + 1):
+            gram = tuple(words[i : i + k])
+            counts[gram] = counts.get(gram, 0) + 1
+    return counts
+
+
+def bleu_statistics(refs: Sequence[str], hyp: str) -> list[int]:
+    """One item's BLEU sufficient statistics, counted as the toolkit's ``Bleu(4)`` counts them.
+
+    Tokens are the space-separated words of the (already tokenised) texts. Returns :data:`BLEU_COLUMNS`
+    integers: for n = 1..4 the hypothesis n-grams matched in the references (each clipped to its largest
+    count in any one reference), then for n = 1..4 the hypothesis n-gram count, then the hypothesis length
+    and the reference length the toolkit sums for the brevity penalty (its ``closest`` rule: the reference
+    length nearest the hypothesis length, the shorter on a tie). Column sums give the corpus score
+    (:func:`bleu_from_statistics`).
+    """
+    words = hyp.split()
+    ref_max: dict[tuple[str, ...], int] = {}
+    lengths = []
+    for ref in refs:
+        ref_words = ref.split()
+        lengths.append(len(ref_words))
+        for gram, count in _ngram_counts(ref_words, BLEU_N).items():
+            if count > ref_max.get(gram, 0):
+                ref_max[gram] = count
+    correct = [0] * BLEU_N
+    for gram, count in _ngram_counts(words, BLEU_N).items():
+        correct[len(gram) - 1] += min(ref_max.get(gram, 0), count)
+    guess = [max(0, len(words) - k) for k in range(BLEU_N)]
+    closest = min((abs(length - len(words)), length) for length in lengths)[1]
+    return [*correct, *guess, len(words), closest]
+
+
+def bleu_from_statistics(sums, n: int):  # type: ignore[no-untyped-def]
+    """Corpus BLEU-``n`` (0-1) from column sums of :func:`bleu_statistics`, vectorised over leading axes.
+
+    The toolkit's corpus formula step by step (its smoothing constants in its places, the brevity penalty
+    from the summed lengths), so that the sums of all items give its ``Bleu(4)`` score to the last bits.
+    """
+    import numpy as np
+
+    sums = np.asarray(sums, dtype=float)
+    correct, guess = sums[..., :BLEU_N], sums[..., BLEU_N : 2 * BLEU_N]
+    hyp_len, ref_len = sums[..., 2 * BLEU_N], sums[..., 2 * BLEU_N + 1]
+    product = np.ones(sums.shape[:-1])
+    for k in range(n):
+        product = product * ((correct[..., k] + _BLEU_TINY) / (guess[..., k] + _BLEU_SMALL))
+    value = product ** (1.0 / n)
+    ratio = (hyp_len + _BLEU_TINY) / (ref_len + _BLEU_SMALL)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        brevity = np.exp(1 - 1 / ratio)
+    return np.where(ratio < 1, value * brevity, value)
 
 
 def _score_tokenised(keys: list, gts: dict, res: dict, out: CocoScores, suffix: str) -> None:
@@ -553,6 +627,7 @@ def coco_scores(refs: Mapping[Hashable, Sequence[str]], hyps: Mapping[Hashable, 
             res[k] = [hyp]
             if was_cut:
                 cut.add(k)
+        out.tokenised_pytok = {k: (gts[k], res[k][0]) for k in keys}
         _score_tokenised(keys, gts, res, out, "_pytok")
     else:
         out.absent.update(dict.fromkeys((f"{name}_pytok" for name in PYTOK_METRICS),
