@@ -473,7 +473,7 @@ MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
 
 
 def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, Any, str, str]]:
-    """(column, value, task, metric) of the report table's headline columns (BenchmarkSpec.headline) the run has (robust scorer, first mode)."""
+    """(column, value, task, metric) of the benchmark's headline columns the run has (robust scorer, first mode)."""
     table = spec.tables[0]
     out = []
     for column in table.columns:

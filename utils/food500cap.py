@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from food_tasks import stats
 from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import prompts as fc_prompts
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
@@ -50,24 +51,44 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 
 # Scales: caption metrics are the COCO toolkit's scores x 100 (BLEU-4 4.81 means 0.0481), SLA in percent,
 # CLIPScore x 100 as Hessel et al. print it; rates are fractions; lengths in words.
+# Error bars (yaml_tasks/food500cap/README.md, "Error bars"): every image is its own cluster, identified by its
+# filename in the official file; image_missing rows count in no estimator, as in no reported metric.
+KEY = stats.column("key")
 _COCO_NAMES = ("bleu4", "meteor", "rouge_l", "cider")
-_PARSE_FAIL = Metric("parse_fail_rate", fc_scoring.parse_fail_rate, higher_is_better=False, scale="fraction")
+
+
+def _scored(name: str, scale: float = 1.0, binary: bool = True, test: str | None = None) -> stats.Ratio:
+    return stats.mean(stats.field(name, unless="image_missing", test=test), scale=scale, binary=binary)
+
+
+def _coco(name: str) -> Metric:
+    toolkit = fc_scoring.COCO[name]
+    estimator = (fc_scoring.CocoBleu(int(toolkit[5]), toolkit[6:]) if toolkit.startswith("Bleu_")
+                 else fc_scoring.CocoMean(toolkit, to_corpus=toolkit == "METEOR"))  # fmt: skip
+    return Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score", estimator=estimator)
+
+
+_PARSE_FAIL = Metric("parse_fail_rate", fc_scoring.parse_fail_rate, higher_is_better=False, scale="fraction",
+                     estimator=_scored("parse_fail"))  # fmt: skip
 TABLES = {
     "caption": MetricTable(
-        *(Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score") for name in _COCO_NAMES),
-        *(Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f)) for f in fc_scoring.SLA_FIELDS),
-        Metric("clipscore", fc_scoring.clipscore, scale="score"),
-        Metric("mean_caption_words", fc_scoring.mean_words, scale="native"),
-        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="native"),
-        *(Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score") for name in ("bleu1", "bleu2", "bleu3")),
-        *(Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score")
-          for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")),
+        *(_coco(name) for name in _COCO_NAMES),
+        *(Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f), estimator=_scored(f"sla_{f}", scale=100.0))
+          for f in fc_scoring.SLA_FIELDS),
+        Metric("clipscore", fc_scoring.clipscore, scale="score", estimator=fc_scoring.ClipMean()),
+        Metric("mean_caption_words", fc_scoring.mean_words, scale="native", estimator=_scored("words", binary=False)),
+        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="native",
+               estimator=stats.mean(fc_scoring.reference_words)),
+        *(_coco(name) for name in ("bleu1", "bleu2", "bleu3")),
+        *(_coco(name) for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")),
         _PARSE_FAIL,
-        Metric("empty_rate", fc_scoring.empty_rate, higher_is_better=False, scale="fraction"),
+        Metric("empty_rate", fc_scoring.empty_rate, higher_is_better=False, scale="fraction",
+               estimator=_scored("pred", test="not")),
+        Metric("captions_cut", fc_scoring.captions_cut, higher_is_better=False, scale="count"),
         Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
         Metric("per_category", fc_scoring.per_category, scale="breakdown"),
         Metric("per_region", fc_scoring.per_region, scale="breakdown"),
-        version=1.1,
+        version=1.1, key=KEY,
     ),
 }  # fmt: skip
 

@@ -114,3 +114,154 @@ def test_py_tokenize_handles_runaway_output():
     text = "delicious " * 2000 + "(((((" * 2000 + "'s" * 2000 + "." * 5000
     out = cocoeval.py_tokenize(text).split()
     assert out[:2] == ["delicious", "delicious"] and out.count("-lrb-") == 10000
+
+
+# --------------------------------------------------------------------------- METEOR process, bounds, time limits
+
+# A stand-in for the METEOR jar speaking its -stdio protocol (statistics "1 2" per SCORE line; per-item
+# scores 0.5 and corpus 0.25 per EVAL line), or misbehaving as asked: "hang" reads and never answers,
+# "garbled" answers bytes that are not UTF-8 and then stops reading, "oom" dies on the first line as the
+# jar does when its heap is exhausted.
+FAKE_JAR = """
+import sys, time
+mode = sys.argv[1]
+for line in sys.stdin:
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "garbled":
+        sys.stdout.buffer.write(b"\\xff\\xfe\\n")
+        sys.stdout.flush()
+        time.sleep(3600)
+    if mode == "oom":
+        sys.stderr.write('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\\n')
+        sys.exit(1)
+    if line.startswith("SCORE"):
+        print("1 2", flush=True)
+    else:
+        for _ in range(line.count("|||")):
+            print("0.5")
+        print("0.25", flush=True)
+"""
+
+
+@pytest.fixture()
+def fake_meteor(tmp_path, monkeypatch):
+    """``fake_meteor(mode)``: a fresh process-wide METEOR whose jar is the stand-in above."""
+    import sys
+
+    script = tmp_path / "fake_meteor.py"
+    script.write_text(FAKE_JAR)
+    monkeypatch.setattr(cocoeval, "java_problem", lambda: None)
+    monkeypatch.setattr(cocoeval, "ptb_tokenize", lambda captions: [" ".join(c.lower().split()) for c in captions])
+    made = []
+
+    def make(mode: str) -> cocoeval.MeteorProcess:
+        meteor = cocoeval.MeteorProcess()
+        meteor.command = lambda: ([sys.executable, str(script), mode], tmp_path)
+        monkeypatch.setattr(cocoeval, "METEOR", meteor)
+        made.append(meteor)
+        return meteor
+
+    yield make
+    for meteor in made:
+        meteor.close()
+
+
+def test_the_meteor_protocol_is_driven_and_one_jar_serves_every_call(fake_meteor):
+    meteor = fake_meteor("ok")
+    first = cocoeval.coco_scores(REFS, HYPS, pytok=None)
+    assert first.corpus["METEOR"] == 0.25 and first.per_item["METEOR"] == [0.5] * len(REFS)
+    second = cocoeval.coco_scores({"a": ["one dish"]}, {"a": "a dish"})
+    assert second.corpus["METEOR"] == 0.25 and meteor.starts == 1
+    meteor._proc.kill()  # a kept jar that died meanwhile is replaced
+    meteor._proc.wait()
+    assert cocoeval.coco_scores({"a": ["one dish"]}, {"a": "a dish"}).corpus["METEOR"] == 0.25 and meteor.starts == 2
+
+
+def test_a_hung_jar_is_stopped_and_the_metric_absent(fake_meteor, monkeypatch):
+    import time
+
+    meteor = fake_meteor("hang")
+    monkeypatch.setattr(cocoeval, "JAVA_TIMEOUT_S", 1.0)
+    started = time.monotonic()
+    scores = cocoeval.coco_scores(REFS, HYPS)
+    assert time.monotonic() - started < 30
+    assert scores.absent == {"METEOR": "the METEOR 1.5 jar did not answer within 1 s and was stopped (item 1 of 6)"}
+    assert scores.corpus["CIDEr"] >= 0 and meteor._proc is None  # the other metrics stand; the jar is gone
+
+
+def test_a_dead_or_killed_jar_is_the_metric_absent_with_the_reason(fake_meteor):
+    import threading
+
+    fake_meteor("oom")
+    scores = cocoeval.coco_scores(REFS, HYPS)
+    assert scores.absent["METEOR"] == ('the METEOR 1.5 jar failed (item 1 of 6; exit 1: Exception in thread "main" '
+                                       "java.lang.OutOfMemoryError: Java heap space)")  # fmt: skip
+    meteor = fake_meteor("hang")
+    meteor.start()
+    threading.Timer(1.0, meteor._proc.kill).start()  # killed from outside while we wait for its answer
+    assert cocoeval.coco_scores(REFS, HYPS).absent["METEOR"] == "the METEOR 1.5 jar failed (item 1 of 6; exit -9)"
+    assert fake_meteor("ok") and cocoeval.coco_scores(REFS, HYPS).corpus["METEOR"] == 0.25  # nothing stays locked
+
+
+def test_a_garbled_answer_with_the_writer_blocked_fails_at_once(fake_meteor, monkeypatch):
+    import time
+
+    # Enough SCORE lines to fill the pipe: the writer thread is blocked in a write when the reader fails,
+    # and stopping the jar must end that write without waiting for the watchdog.
+    refs = {f"k{i}": [f"a bowl of noodle soup with beef number {i}"] for i in range(4000)}
+    hyps = {k: "a bowl of rice" for k in refs}
+    fake_meteor("garbled")
+    monkeypatch.setattr(cocoeval, "JAVA_TIMEOUT_S", 60.0)
+    started = time.monotonic()
+    scores = cocoeval.coco_scores(refs, hyps)
+    assert time.monotonic() - started < 30
+    assert scores.absent["METEOR"].startswith("the METEOR 1.5 jar failed (item 1 of 4000; still running, stopped): "
+                                              "UnicodeDecodeError")  # fmt: skip
+    assert not [t for t in __import__("threading").enumerate() if t.name == "food-tasks-meteor-writer"]
+
+
+def test_runaway_hypotheses_are_cut_before_the_java_tools(fake_meteor, monkeypatch):
+    seen = []
+    tokenize = cocoeval.ptb_tokenize
+    monkeypatch.setattr(cocoeval, "ptb_tokenize", lambda captions: seen.extend(captions) or tokenize(captions))
+    hyps = {**HYPS, "Abalone/Abalone_0081.jpg": "plate " * 8000, "Pho/Pho_0002.jpg": "x" * 50_000}
+    fake_meteor("ok")
+    scores = cocoeval.coco_scores(REFS, hyps, pytok=True)
+    assert scores.cut == ["Abalone/Abalone_0081.jpg", "Pho/Pho_0002.jpg"]
+    assert max(len(c) for c in seen) == cocoeval.MAX_HYP_CHARS  # "plate plate ..." cut at a space, "xxx..." hard
+    assert len(scores.tokenised["Abalone/Abalone_0081.jpg"][1].split()) == cocoeval.MAX_HYP_TOKENS
+    assert scores.corpus["METEOR"] == 0.25 and "CIDEr_pytok" in scores.corpus
+    untouched = cocoeval.coco_scores(REFS, HYPS, pytok=True)
+    assert untouched.cut == [] and {k: v[1] for k, v in untouched.tokenised.items()} == {
+        k: " ".join(h.lower().split()) for k, h in HYPS.items()}  # fmt: skip
+
+
+def test_pytok_metrics_are_computed_without_java_unasked(no_java):
+    auto = cocoeval.coco_scores(REFS, HYPS, pytok=None)
+    assert set(auto.absent) == set(cocoeval.METRICS)
+    assert auto.corpus["CIDEr_pytok"] == pytest.approx(EXPECTED["CIDEr"], abs=1e-12)
+
+
+def test_pytok_metrics_are_absent_when_the_toolkit_tokenizer_ran(fake_meteor):
+    fake_meteor("ok")
+    auto = cocoeval.coco_scores(REFS, HYPS, pytok=None)
+    assert {k for k in auto.absent} == {"Bleu_4_pytok", "ROUGE_L_pytok", "CIDEr_pytok"}
+    assert auto.absent["CIDEr_pytok"] == "not computed: the toolkit's own tokenisation ran"
+    asked = cocoeval.coco_scores(REFS, HYPS, pytok=True)
+    assert asked.absent == {} and asked.corpus["CIDEr_pytok"] == pytest.approx(EXPECTED["CIDEr"], abs=1e-12)
+
+
+@needs_java
+def test_our_meteor_process_equals_the_toolkit_wrapper():
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    tokens = cocoeval.coco_scores(REFS, HYPS, meteor=False, pytok=False).tokenised
+    gts = {k: refs for k, (refs, _) in tokens.items()}
+    res = {k: [hyp] for k, (_, hyp) in tokens.items()}
+    res["Abalone/Abalone_0081.jpg"] = ["two  abalone ||| on   ice"]  # the protocol's separator and double spaces
+    toolkit = Meteor()
+    try:
+        assert cocoeval.METEOR.score(gts, res) == toolkit.compute_score(gts, res)
+    finally:
+        del toolkit

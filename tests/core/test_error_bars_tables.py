@@ -60,6 +60,9 @@ def test_estimators_reproduce_the_reported_value(task, monkeypatch):
             continue
         reported = metric.reduce(records)
         value = float(metric.estimator.combine(metric.estimator.rows(records).sum(0)))
+        if isinstance(reported, str):  # "absent: <reason>" (no Java, no CLIP model): no value, so no error bar
+            assert math.isnan(value), metric.name
+            continue
         if isinstance(reported, float) and math.isnan(reported):
             continue
         tolerance = OFFICIAL_ROUNDING if "official" in metric.name else 1e-9 * max(1.0, abs(reported))

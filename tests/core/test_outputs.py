@@ -1,10 +1,16 @@
-"""lmms-eval's markers for a request that produced no answer are scored as no answer."""
+"""lmms-eval's markers for a request that produced no answer are scored as no answer, counted in every
+benchmark's unparsed rate."""
 
 from __future__ import annotations
 
 import pytest
 
-from food_tasks.outputs import backend_failure, model_output
+from food_tasks.hooks import aggregate
+from food_tasks.outputs import NoAnswer, backend_failure, model_output
+from food_tasks.utils import diningbench as db
+from food_tasks.utils import fambench as fb
+from food_tasks.utils import food500cap as fc
+from food_tasks.utils import foodieqa as fq
 from food_tasks.utils import worldcuisines as wc
 
 
@@ -45,6 +51,39 @@ def test_no_answer_is_the_empty_string_that_remembers_the_marker():
     back = pickle.loads(pickle.dumps(out))
     assert isinstance(back, NoAnswer) and back.reason == out.reason
     assert not isinstance(model_output([""]), NoAnswer)  # an empty answer is an answer (scored as the model gave it)
+
+
+# Every benchmark's headline unparsed rate (and its official twin where one exists), with the value it takes
+# when every request failed: a failed request is no answer, counted as unparsed, never left out.
+_FAILED = "[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500 - {'error': 'injected'}"
+_UNPARSED = [
+    pytest.param(wc.docs_sample_1a, None, wc.process_results_mcq, {"parse_fail_rate": 100.0, "invalid_rate": 100.0},
+                 id="worldcuisines_mcq"),
+    pytest.param(fb.docs_sample_task1, None, fb.process_results_task1, {"parse_fail_rate": 1.0, "json_parse_rate_official": 0.0},
+                 id="fambench_task1"),
+    pytest.param(fb.docs_sample_ctc, "rank", fb.process_results_rank, {"valid_ranking_rate": 0.0, "answer_rate_official": 0.0},
+                 id="fambench_rank"),
+    pytest.param(fb.docs_sample_ctc, "decision", fb.process_results_decision,
+                 {"valid_decision_rate": 0.0, "answer_rate_official": 0.0}, id="fambench_decision"),
+    pytest.param(fq.docs_mivqa_zh_sample_p1, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_mivqa"),
+    pytest.param(fq.docs_sivqa_en_sample_p3, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_sivqa"),
+    pytest.param(fq.docs_textqa_zh_sample_p2, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_textqa"),
+    pytest.param(db.docs_sample_cls, None, db.process_results_cls, {"parse_fail_rate": 1.0, "parse_fail_rate_official": 1.0},
+                 id="diningbench_cls"),
+    pytest.param(db.docs_sample_nutrition, None, db.process_results_nutrition,
+                 {"parse_fail_rate": 1.0, "parse_fail_rate_official": 1.0}, id="diningbench_nutrition"),
+    pytest.param(fc.docs_sample, None, fc.process_results, {"parse_fail_rate": 1.0, "empty_rate": 1.0}, id="food500cap_caption"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("docs", "kind", "process_results", "expected"), _UNPARSED)
+def test_every_unparsed_rate_counts_a_failed_request(docs, kind, process_results, expected):
+    assert isinstance(model_output([_FAILED]), NoAnswer)
+    chosen = [d for d in docs(None) if kind is None or d["kind"] == kind][:3]
+    payloads = [process_results(d, [_FAILED]) for d in chosen]
+    assert chosen and all(p[next(iter(p))].failed for p in payloads)
+    for metric, value in expected.items():
+        assert aggregate([p[metric] for p in payloads]) == value, metric
 
 
 def test_safe_str_and_utf8_safe_never_raise():

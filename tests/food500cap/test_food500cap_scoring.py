@@ -117,14 +117,62 @@ def test_parse_failures_and_empty_outputs_are_counted(mirror):
     assert fc_scoring.parse_fail_rate(records) == 0.5 and fc_scoring.empty_rate(records) == 0.75
 
 
+def test_a_failed_request_is_a_parse_failure_and_an_empty_caption(mirror):
+    docs = fc_data.build_docs("test")[:4]
+    outputs = ["[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500", "", "<think>open", "Abalone."]
+    records = [hooks.process_results(d, [o])["parse_fail_rate"].record for d, o in zip(docs, outputs)]
+    assert [(r["pred"], r["parse_fail"]) for r in records] == [("", True), ("", False), ("", True), ("Abalone.", False)]
+    assert fc_scoring.parse_fail_rate(records) == 0.5 and fc_scoring.empty_rate(records) == 0.75
+
+
 @needs_java
-def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror):
+def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror, monkeypatch):
     docs, records = _records()
     found = [(d, r) for d, r in zip(docs, records) if d["image_path"]]
     direct = cocoeval.coco_scores({d["replay_key"]: [d["caption"]] for d, _ in found}, {d["replay_key"]: r["pred"] for d, r in found})
+    for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok"):  # with Java, computed only when asked
+        assert hooks.TABLES["caption"][name](records) == (
+            f"absent: not computed: the toolkit's own tokenisation ran (set {fc_scoring.PYTOK_ENV}=1 to compute it as well)")
+    monkeypatch.setenv(fc_scoring.PYTOK_ENV, "1")
     for ours, toolkit in fc_scoring.COCO.items():
         assert hooks.TABLES["caption"][ours](records) == pytest.approx(100 * direct.corpus[toolkit]), ours
     assert 0 < hooks.TABLES["caption"]["cider"](records) < 1000
+    assert hooks.TABLES["caption"]["captions_cut"](records) == 0
+
+
+@needs_java
+def test_one_meteor_jar_serves_every_caption_task_of_a_run(mirror):
+    before = cocoeval.METEOR.starts
+    for split in ("test", "all"):  # two tasks, two sets of records: one jar
+        records = [hooks.process_results(d, [fx.OUTPUTS.get(d["replay_key"], "")])["meteor"].record for d in fc_data.build_docs(split)]
+        fc_scoring._coco.cache_clear()
+        assert isinstance(hooks.TABLES["caption"]["meteor"](records), float)
+    assert cocoeval.METEOR.starts - before <= 1
+
+
+RUNAWAY = """
+import json, sys
+from food_tasks.hooks import aggregate
+from food_tasks.utils.food500cap import docs_sample, process_results
+payload = process_results(docs_sample(None)[0], ["plate " * 8000])
+print(json.dumps({name: aggregate([payload[name]]) for name in ("meteor", "bleu4", "cider", "captions_cut")}))
+"""
+
+
+def test_a_runaway_caption_is_cut_counted_and_never_hangs_the_aggregation():
+    # The issue's reproducer (a 48 KB caption exhausted METEOR's heap and the toolkit's wrapper then waited
+    # on its own lock forever), in a child process with a hard time limit.
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", RUNAWAY], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    values = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert values["captions_cut"] == 1
+    if cocoeval.java_problem() is None:
+        assert all(isinstance(values[k], float) for k in ("meteor", "bleu4", "cider")), values
+    else:
+        assert values["meteor"].startswith("absent: no Java runtime")
 
 
 def test_without_java_caption_metrics_are_absent_with_the_reason(mirror, monkeypatch):

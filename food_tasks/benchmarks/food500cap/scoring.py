@@ -8,6 +8,11 @@ Scales: BLEU-n, METEOR, ROUGE-L and CIDEr x 100 as in the paper's Table 4; SLA i
 CLIPScore as a fraction (Table 4's CLIP-S column); rates as fractions; mean caption length in words
 (whitespace-separated words of the cleaned caption). An absent metric's value is the string
 ``"absent: <reason>"``: visible in the results table and JSON, never a substitute number.
+
+The toolkit sees every caption cut to :data:`food_tasks.cocoeval.MAX_HYP_CHARS` characters and
+:data:`~food_tasks.cocoeval.MAX_HYP_TOKENS` tokens (runaway generations only; counted in ``captions_cut``).
+The ``*_pytok`` metrics (pure-Python tokenizer) are computed when the toolkit's tokenizer cannot run, or
+when ``FOOD_TASKS_FOOD500CAP_PYTOK=1`` asks for them.
 """
 
 from __future__ import annotations
@@ -18,12 +23,16 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from food_tasks import cocoeval
+import numpy as np
+
+from food_tasks import cocoeval, stats
 from food_tasks.benchmarks.food500cap import data, parsing
 from food_tasks.metrics import mean
+from food_tasks.outputs import NoAnswer
 
 Record = Mapping[str, Any]
 CLIP_ENV = "FOOD_TASKS_CLIP_MODEL"
+PYTOK_ENV = "FOOD_TASKS_FOOD500CAP_PYTOK"
 CLIP_PREFIX = "A photo depicts "  # Hessel et al. (2021), as in their reference implementation
 CLIP_W = 2.5
 # Our metric name -> the toolkit's metric name.
@@ -38,8 +47,11 @@ def absent(reason: str) -> str:
 
 
 def score_caption(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
-    """The record of one image: cleaned caption, SLA indicators, flags."""
-    caption, failed = parsing.clean_caption(output)
+    """The record of one image: cleaned caption, SLA indicators, flags.
+
+    A failed backend request (:class:`food_tasks.outputs.NoAnswer`) is an unparseable, empty caption.
+    """
+    caption, failed = ("", True) if isinstance(output, NoAnswer) else parsing.clean_caption(output)
     record = {
         "key": doc["replay_key"], "cat": doc["cat"], "region": doc.get("region", ""), "ref": doc["caption"],
         "pred": caption, "parse_fail": failed, "image_missing": data.image_missing(dict(doc)),
@@ -64,15 +76,20 @@ def _digest(rows: Sequence[Record]) -> str:
     return h.hexdigest()
 
 
+def pytok_requested() -> bool:
+    """``FOOD_TASKS_FOOD500CAP_PYTOK=1``: compute the ``*_pytok`` metrics although the toolkit's tokenizer runs."""
+    return os.environ.get(PYTOK_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
 @functools.lru_cache(maxsize=8)
-def _coco(digest: str, rows: tuple) -> cocoeval.CocoScores:
-    return cocoeval.coco_scores({k: [ref] for k, ref, _ in rows}, {k: pred for k, _, pred in rows})
+def _coco(digest: str, rows: tuple, pytok: bool) -> cocoeval.CocoScores:
+    return cocoeval.coco_scores({k: [ref] for k, ref, _ in rows}, {k: pred for k, _, pred in rows}, pytok=pytok or None)
 
 
 def coco(records: Sequence[Record]) -> cocoeval.CocoScores:
     """Toolkit scores of the scored records (computed once per distinct set of records)."""
     rows = scored(records)
-    return _coco(_digest(rows), tuple((r["key"], r["ref"], r["pred"]) for r in rows))
+    return _coco(_digest(rows), tuple((r["key"], r["ref"], r["pred"]) for r in rows), pytok_requested())
 
 
 def coco_metric(records: Sequence[Record], name: str) -> float | str:
@@ -82,8 +99,14 @@ def coco_metric(records: Sequence[Record], name: str) -> float | str:
     scores = coco(records)
     toolkit = COCO[name]
     if toolkit in scores.absent:
-        return absent(scores.absent[toolkit])
+        hint = f" (set {PYTOK_ENV}=1 to compute it as well)" if toolkit.endswith("_pytok") else ""
+        return absent(scores.absent[toolkit] + hint)
     return 100.0 * scores.corpus[toolkit]
+
+
+def captions_cut(records: Sequence[Record]) -> int:
+    """Scored captions the COCO metrics saw cut (longer than the toolkit's input bounds: runaway generations)."""
+    return len(coco(records).cut) if scored(records) else 0
 
 
 def sla_metric(records: Sequence[Record], field: str) -> float:
@@ -98,11 +121,13 @@ def mean_words(records: Sequence[Record], which: str = "pred") -> float:
 
 
 def parse_fail_rate(records: Sequence[Record]) -> float:
+    """Unusable outputs (not a string, unterminated reasoning, failed backend request) over the scored images."""
     rows = scored(records)
     return sum(1 for r in rows if r["parse_fail"]) / len(rows) if rows else 0.0
 
 
 def empty_rate(records: Sequence[Record]) -> float:
+    """Captions empty after clean-up (empty answers and every parse failure) over the scored images."""
     rows = scored(records)
     return sum(1 for r in rows if not r["pred"]) / len(rows) if rows else 0.0
 
@@ -146,6 +171,112 @@ def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
     return out
 
 
+# --------------------------------------------------------------------------- error bars
+#
+# Per-image statistics that reproduce each reported value from column sums (food_tasks.stats). The toolkit
+# runs once over the whole split (the cached coco()); a resample reuses its per-image results. An image with
+# ``image_missing`` is a zero row (not counted), as the reported metrics leave it out.
+
+
+def _index(records: Sequence[Record], scores: cocoeval.CocoScores) -> list[int | None]:
+    """Each record's position in the toolkit's items (None: not scored)."""
+    where = {k: i for i, k in enumerate(scores.keys)}
+    return [None if r["image_missing"] else where.get(r["key"]) for r in records]
+
+
+class CocoMean(stats.Ratio):
+    """A COCO metric x 100 as the mean of the toolkit's per-image scores (analytic standard error).
+
+    ROUGE-L and CIDEr-D: the toolkit's corpus value is the mean of its per-image scores. CIDEr-D's document
+    frequencies (and so each image's score) come from the whole split's references and stay fixed in the
+    resamples. ``to_corpus`` (METEOR, whose corpus score pools the statistics of every image and is not a
+    mean of image scores): each image's score is multiplied by corpus / mean of image scores, so the full
+    set gives the corpus value and a resample's value moves with its mean image score (an approximation: it
+    holds that ratio fixed). An absent metric: every row zero, value NaN, no error.
+    """
+
+    def __init__(self, toolkit: str, to_corpus: bool = False) -> None:
+        super().__init__(num=None, den=None, scale=100.0)  # type: ignore[arg-type]
+        self.toolkit, self.to_corpus = toolkit, to_corpus
+
+    def rows(self, records: Sequence[Record]) -> np.ndarray:
+        out = np.zeros((len(records), 2))
+        if not scored(records):
+            return out
+        scores = coco(records)
+        items = scores.per_item.get(self.toolkit)
+        if items is None:
+            return out
+        factor = 1.0
+        if self.to_corpus and sum(items) > 0:
+            factor = scores.corpus[self.toolkit] * len(items) / sum(items)
+        for i, j in enumerate(_index(records, scores)):
+            if j is not None:
+                out[i] = (factor * items[j], 1.0)
+        return out
+
+    def score(self, record: Record) -> float | None:
+        return None  # an image's score exists only once the whole split is scored
+
+
+class CocoBleu(stats.Estimator):
+    """Corpus BLEU-n x 100 from each image's n-gram statistics (cocoeval.bleu_statistics: clipped matches
+    and n-gram counts per n, hypothesis length, the toolkit's closest reference length): the sums of all
+    images give the toolkit's corpus BLEU; cluster bootstrap."""
+
+    def __init__(self, n: int, suffix: str = "") -> None:
+        self.n, self.suffix = n, suffix
+
+    def rows(self, records: Sequence[Record]) -> np.ndarray:
+        out = np.zeros((len(records), cocoeval.BLEU_COLUMNS + 1))  # the last column: 1 for a counted image
+        if not scored(records):
+            return out
+        scores = coco(records)
+        if f"Bleu_{self.n}{self.suffix}" not in scores.corpus:
+            return out
+        statistics = scores.bleu_statistics(self.suffix)
+        for i, r in enumerate(records):
+            if not r["image_missing"] and r["key"] in statistics:
+                out[i, :-1] = statistics[r["key"]]
+                out[i, -1] = 1.0
+        return out
+
+    def combine(self, sums: np.ndarray) -> np.ndarray:
+        sums = np.asarray(sums, dtype=float)
+        value = 100.0 * cocoeval.bleu_from_statistics(sums[..., :-1], self.n)
+        return np.where(sums[..., -1] > 0, value, np.nan)
+
+    def counted(self, rows: np.ndarray) -> np.ndarray:
+        return rows[:, -1] != 0
+
+
+class ClipMean(stats.Ratio):
+    """CLIPScore as the mean of the per-image CLIP-S of the images that could be decoded (analytic); NaN
+    without a CLIP model (the metric is absent)."""
+
+    def __init__(self) -> None:
+        super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
+
+    def rows(self, records: Sequence[Record]) -> np.ndarray:
+        out = np.zeros((len(records), 2))
+        values = clip_values(records)
+        if isinstance(values, str):
+            return out
+        for i, r in enumerate(records):
+            value = None if r["image_missing"] else values.get(r["key"])
+            if value is not None:
+                out[i] = (value, 1.0)
+        return out
+
+    def score(self, record: Record) -> float | None:
+        return None
+
+
+def reference_words(record: Record) -> float | None:
+    """Words of the reference caption (None: the image is missing, not counted)."""
+    return None if record["image_missing"] else float(len(record["ref"].split()))
+
+
 # --------------------------------------------------------------------------- CLIPScore
 
 
@@ -177,8 +308,9 @@ def clip_scores(images: Sequence[Any], captions: Sequence[str], path: str, batch
     return out
 
 
-def clipscore(records: Sequence[Record], which: str = "pred") -> float | str:
-    """Mean CLIP-S of the scored images (fraction), or absent when ``$FOOD_TASKS_CLIP_MODEL`` is not set."""
+def clip_values(records: Sequence[Record], which: str = "pred") -> dict[str, float] | str:
+    """key -> CLIP-S of each scored image that could be decoded (computed once per set of records), or
+    ``"absent: <reason>"``."""
     path = os.environ.get(CLIP_ENV, "").strip()
     if not path:
         return absent(f"no CLIP model given (set {CLIP_ENV} to a local CLIP directory, e.g. a download of "
@@ -188,10 +320,23 @@ def clipscore(records: Sequence[Record], which: str = "pred") -> float | str:
     rows = scored(records)
     if not rows:
         return absent("no image of the split was found, nothing was scored")
-    values: list[float] = []
+    return _clip_values(tuple((r["key"], r["image_path"], r["pred"] if which == "pred" else r["ref"]) for r in rows), path)
+
+
+@functools.lru_cache(maxsize=4)
+def _clip_values(rows: tuple, path: str) -> dict[str, float]:
+    values: dict[str, float] = {}
     for start in range(0, len(rows), 256):  # decode a slice at a time: the full split does not fit in memory
-        pairs = [(data.load_image({"image_path": r["image_path"]}), r["pred"] if which == "pred" else r["ref"])
-                 for r in rows[start : start + 256]]  # fmt: skip
-        pairs = [p for p in pairs if p[0] is not None]
-        values += clip_scores([p[0] for p in pairs], [p[1] for p in pairs], path) if pairs else []
-    return mean(values) if values else absent("no image could be decoded")
+        pairs = [(key, data.load_image({"image_path": image}), caption) for key, image, caption in rows[start : start + 256]]
+        pairs = [p for p in pairs if p[1] is not None]
+        if pairs:
+            values.update(zip([p[0] for p in pairs], clip_scores([p[1] for p in pairs], [p[2] for p in pairs], path)))
+    return values
+
+
+def clipscore(records: Sequence[Record], which: str = "pred") -> float | str:
+    """Mean CLIP-S of the scored images (fraction), or absent when ``$FOOD_TASKS_CLIP_MODEL`` is not set."""
+    values = clip_values(records, which)
+    if isinstance(values, str):
+        return values
+    return mean(list(values.values())) if values else absent("no image could be decoded")
