@@ -226,7 +226,19 @@ def demo_epilogue(results: Path, tasks: str) -> str:
         f"  lmms-eval --model qwen2_vl --model_args pretrained={REAL_MODEL} --tasks {tasks} \\",
         "      --output_path results/ --log_samples",
         "      the same tasks on a real model (a GPU; any lmms-eval model works); `food-tasks list` shows the full benchmarks",
+        *_path_hint(),
     ])
+
+
+def _path_hint() -> list[str]:
+    """A line saying where the commands above are when the shell would not find them (a venv not activated)."""
+    import shutil
+
+    bindir = Path(sys.executable).parent
+    if shutil.which("food-tasks") or not (bindir / "food-tasks").exists():
+        return []
+    shown = _shown(bindir)
+    return [f"  (food-tasks and lmms-eval are in {shown}/: run `source {shown}/activate` first, or prefix them with {shown}/)"]
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

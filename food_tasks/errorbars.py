@@ -563,14 +563,16 @@ def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.D
             note = few_note(result)
             rows.append(Row(task, name, a.value(task, name), b.value(task, name), result, metric.higher_is_better, note))
     for group in [g for g in a.groups if g in b.groups]:
-        rows += _compare_group(a, b, group, iters)
+        rows += _compare_group(a, b, group, iters, headline=metrics == "headline")
     return rows
 
 
-def _compare_group(a: Run, b: Run, group: str, iters: int) -> list[Row]:
+def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = False) -> list[Row]:
+    """The group's metrics in the order its ``aggregate_metric_list`` declares them (``headline``: the first one)."""
     entries = group_entries(group)
     if not entries:
         return []
+    order = {str(e.get("metric")): i for i, e in reversed(list(enumerate(entries)))}
     leaves = a.leaves(group)
     members = [(a.task(t), b.task(t)) for t in leaves]
     if any(x is None or y is None for x, y in members):
@@ -581,6 +583,8 @@ def _compare_group(a: Run, b: Run, group: str, iters: int) -> list[Row]:
         name, _, filter_key = key.partition(",")
         if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")):
             continue
+        if headline and order.get(name) != 0:
+            continue
         matching = [e for e in entries if str(e.get("metric")) in name]
         found = [metric_of(x.tables or (x.table,), name) for x, _ in members]
         if not matching or any(f is None or f[1].estimator is None for f in found):
@@ -588,7 +592,7 @@ def _compare_group(a: Run, b: Run, group: str, iters: int) -> list[Row]:
         result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
         note = few_note(result)
         out.append(Row(group, name, a.value(group, name), b.value(group, name), result, found[0][1].higher_is_better, note))  # type: ignore[index]
-    return out
+    return sorted(out, key=lambda row: order.get(row.metric, len(order)))
 
 
 def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int) -> stats.Comparison | None:  # type: ignore[no-untyped-def]

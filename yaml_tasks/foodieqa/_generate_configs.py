@@ -55,7 +55,7 @@ def stem(task: str, lang: str, variant: str) -> str:
 def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra: tuple[str, ...] = ()) -> str:
     # Each template's task adds acc_p<k> to the common metrics, so the metric list is per task.
     name = f"foodieqa_{stem(task, lang, variant)}_p{k}"
-    return taskgen.task(include="_foodieqa_yaml", name=name, alias=alias or f"prompt {k}", docs=f"{HOOKS}.docs_{stem(task, lang, variant)}_p{k}",
+    return taskgen.task(include="_foodieqa_yaml", name=name, alias=alias or f"prompt {k + 1} (p{k})", docs=f"{HOOKS}.docs_{stem(task, lang, variant)}_p{k}",
                         extra=[*taskgen.metric_list(hooks.TABLES[f"p{k}"]), *extra])  # fmt: skip
 
 
@@ -77,7 +77,7 @@ def sample_yamls() -> dict[str, str]:
         name = f"foodieqa_{task}_{lang}_sample_p{k}"
         names.append(name)
         # `food-tasks demo` runs a tiny random model that never stops early: keep its answers short.
-        files[f"{name}.yaml"] = task_yaml(task, lang, "sample", k, alias=f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k}",
+        files[f"{name}.yaml"] = task_yaml(task, lang, "sample", k, alias=f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k + 1} (p{k})",
                                           extra=tuple(taskgen.generation_kwargs(32)))  # fmt: skip
     files["_foodieqa_sample.yaml"] = taskgen.group("foodieqa_sample", "FoodieQA (packaged sample)", names, metrics=[("acc_mean", "mean")])
     return files

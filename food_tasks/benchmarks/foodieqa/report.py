@@ -16,7 +16,7 @@ def _template_columns() -> tuple[Column, ...]:
         *(Column(f"t{k}", f"t{k}", (Source(task, "acc", "acc_paper_protocol"),)) for k, task in enumerate(per_template)),
         Column("mean", "Mean", (Source(group, "acc_mean", "acc_paper_protocol"),)),
         Column("best", "Best", (Source(group, "acc_best", "acc_paper_protocol_best"),)),
-        Column("unparsed", "Unparsed %", tuple(Source(t, "invalid_rate") for t in (group,) + per_template), rate=True),
+        Column("unparsed", "Unparsed % (robust parser)", tuple(Source(t, "invalid_rate") for t in (group,) + per_template), rate=True),
         Column("fallback", "Official random fallback %", tuple(Source(t, "paper_fallback_rate") for t in (group,) + per_template), rate=True),
     )  # fmt: skip
 
