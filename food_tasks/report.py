@@ -506,9 +506,10 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                                                                "Smallest detectable difference"], power), ("p", POWER_NOTE)]  # fmt: skip
     if any(FEW in row[2] for row in power):
         blocks.append(("p", FEW_NOTE))
-    blocks += _best_of_blocks(spec, runs, suffix)
+    cache: dict = {}  # one read of each run's files (and samples) for both sections below
+    blocks += _best_of_blocks(spec, runs, suffix, cache)
     if len(runs) >= 2:
-        blocks += _paired_blocks(spec, runs, suffix)
+        blocks += _paired_blocks(spec, runs, suffix, cache)
     return blocks
 
 
@@ -525,8 +526,9 @@ def _error_run(run: Run, task: str, cache: dict) -> Any:
     return cache[path]
 
 
-def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
-    cache: dict = {}
+def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
+    from food_tasks import errorbars
+
     rows, missing, few = [], set(), []
     pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
     for a, b in pairs:
@@ -534,8 +536,6 @@ def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> lis
         for column, _, task, metric in _headline(spec, b, suffix):
             if (task, metric) not in targets:
                 continue
-            from food_tasks import errorbars
-
             ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
             row = errorbars.compare_one(ra, rb, task, metric) if ra is not None and rb is not None else None
             c = row.comparison if row is not None else None
@@ -568,10 +568,9 @@ def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> lis
     return blocks
 
 
-def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
     from food_tasks import errorbars
 
-    cache: dict = {}
     rows = []
     for run in runs:
         for column, value, task, metric in _headline(spec, run, suffix):

@@ -89,7 +89,7 @@ class Ratio(Estimator):
         self.num, self.den, self.scale, self.binary, self.keep_nonfinite = num, den, scale, binary, keep_nonfinite
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
-        if getattr(self, "keep_nonfinite", False):
+        if self.keep_nonfinite:
             values = [self.num(r) for r in records]
             counted = np.array([v is not None for v in values], dtype=bool).reshape(len(records))
             num = np.array([math.nan if v is None else float(v) for v in values], dtype=float).reshape(len(records))
