@@ -16,6 +16,7 @@ from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
+from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -31,36 +32,24 @@ def _docs(kind, lang, views, cot, dataset, root=None):  # type: ignore[no-untype
 
 
 # process_docs per task: docs_<kind>_<lang><views suffix>[_cot] (views: "" one, _v2 two, _v3 three, _v4 four).
-docs_cls_zh = partial(_docs, "cls", "zh", (0,), False)
-docs_cls_zh_v2 = partial(_docs, "cls", "zh", (0, 1), False)
-docs_cls_zh_v3 = partial(_docs, "cls", "zh", (0, 1, 2), False)
-docs_cls_zh_v4 = partial(_docs, "cls", "zh", (0, 1, 2, 3), False)
-docs_cls_zh_cot = partial(_docs, "cls", "zh", (0,), True)
-docs_cls_en = partial(_docs, "cls", "en", (0,), False)
-docs_cls_en_v2 = partial(_docs, "cls", "en", (0, 1), False)
-docs_cls_en_v3 = partial(_docs, "cls", "en", (0, 1, 2), False)
-docs_cls_en_v4 = partial(_docs, "cls", "en", (0, 1, 2, 3), False)
-docs_cls_en_cot = partial(_docs, "cls", "en", (0,), True)
-docs_nutrition_zh = partial(_docs, "nutrition", "zh", (0,), False)
-docs_nutrition_zh_v2 = partial(_docs, "nutrition", "zh", (0, 1), False)
-docs_nutrition_zh_v3 = partial(_docs, "nutrition", "zh", (0, 1, 2), False)
-docs_nutrition_zh_v4 = partial(_docs, "nutrition", "zh", (0, 1, 2, 3), False)
-docs_nutrition_zh_cot = partial(_docs, "nutrition", "zh", (0,), True)
-docs_nutrition_en = partial(_docs, "nutrition", "en", (0,), False)
-docs_nutrition_en_v2 = partial(_docs, "nutrition", "en", (0, 1), False)
-docs_nutrition_en_v3 = partial(_docs, "nutrition", "en", (0, 1, 2), False)
-docs_nutrition_en_v4 = partial(_docs, "nutrition", "en", (0, 1, 2, 3), False)
-docs_nutrition_en_cot = partial(_docs, "nutrition", "en", (0,), True)
-docs_vqa_zh = partial(_docs, "vqa", "zh", (0,), False)
-docs_vqa_zh_cot = partial(_docs, "vqa", "zh", (0,), True)
-docs_vqa_en = partial(_docs, "vqa", "en", (0,), False)
-docs_vqa_en_cot = partial(_docs, "vqa", "en", (0,), True)
+VIEWS = ((0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))
+docs_cls_zh, docs_cls_zh_v2, docs_cls_zh_v3, docs_cls_zh_v4 = (partial(_docs, "cls", "zh", v, False) for v in VIEWS)
+docs_cls_en, docs_cls_en_v2, docs_cls_en_v3, docs_cls_en_v4 = (partial(_docs, "cls", "en", v, False) for v in VIEWS)
+docs_nutrition_zh, docs_nutrition_zh_v2, docs_nutrition_zh_v3, docs_nutrition_zh_v4 = (
+    partial(_docs, "nutrition", "zh", v, False) for v in VIEWS)
+docs_nutrition_en, docs_nutrition_en_v2, docs_nutrition_en_v3, docs_nutrition_en_v4 = (
+    partial(_docs, "nutrition", "en", v, False) for v in VIEWS)
+docs_vqa_zh, docs_vqa_en = (partial(_docs, "vqa", lang, VIEWS[0], False) for lang in ("zh", "en"))
+docs_cls_zh_cot, docs_cls_en_cot, docs_nutrition_zh_cot, docs_nutrition_en_cot, docs_vqa_zh_cot, docs_vqa_en_cot = (
+    partial(_docs, kind, lang, VIEWS[0], True) for kind in ("cls", "nutrition", "vqa") for lang in ("zh", "en"))
 # The packaged sample (embedded default): two views, from food_tasks/sample_data.
 docs_sample_cls = partial(_docs, "cls", "en", (0, 1), False, root=SAMPLE_ROOT)
 docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SAMPLE_ROOT)
 
 
-def doc_to_visual(doc):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    if not images_wanted(lmms_eval_specific_kwargs):
+        return []  # an image-free twin (food_tasks.noimage)
     return db_data.doc_images(doc)  # an undecodable image is left out: the document counts in image_missing
 
 
@@ -70,7 +59,7 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
     # Official layout: one user turn, every selected image first (view order), then the prompt.
-    return build_messages(doc_to_visual(doc), doc_to_text(doc))
+    return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text(doc))
 
 
 # --------------------------------------------------------------------------- scoring
@@ -92,10 +81,7 @@ def _component(key: str, stat: str, official: bool) -> stats.Estimator:
 
 def _with_images(score):  # type: ignore[no-untyped-def]
     """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
-
-    def scored(doc, output):  # type: ignore[no-untyped-def]
-        return score(doc, output, image_missing=db_data.image_missing(doc))
-
+    scored = lambda doc, output: score(doc, output, image_missing=db_data.image_missing(doc))
     scored.__qualname__ = score.__qualname__
     return scored
 
@@ -143,20 +129,11 @@ TABLES = {
         version=1.1, key=KEY,
     ),
     "vqa": MetricTable(
-        Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction",
-               estimator=db_scoring.JudgeRatio("judge_acc")),
-        Metric("judge_acc_official", partial(db_scoring.judge_metric, name="judge_acc_official"), scale="fraction",
-               estimator=db_scoring.JudgeRatio("judge_acc_official")),
-        Metric("judge_error_rate", partial(db_scoring.judge_metric, name="judge_error_rate"), higher_is_better=False, scale="fraction",
-               estimator=db_scoring.JudgeRatio("judge_error_rate")),
-        Metric("judge_unparsed_rate", partial(db_scoring.judge_metric, name="judge_unparsed_rate"), higher_is_better=False,
-               scale="fraction", estimator=db_scoring.JudgeRatio("judge_unparsed_rate")),
-        Metric("rouge1_f", partial(db_scoring.rouge_mean, name="rouge1"), scale="score",
-               estimator=stats.mean(partial(db_scoring.rouge_value, name="rouge1"))),
-        Metric("rouge2_f", partial(db_scoring.rouge_mean, name="rouge2"), scale="score",
-               estimator=stats.mean(partial(db_scoring.rouge_value, name="rouge2"))),
-        Metric("rougeL_f", partial(db_scoring.rouge_mean, name="rougeL"), scale="score",
-               estimator=stats.mean(partial(db_scoring.rouge_value, name="rougeL"))),
+        *(Metric(name, partial(db_scoring.judge_metric, name=name), higher_is_better=name.startswith("judge_acc"), scale="fraction",
+                 estimator=db_scoring.JudgeRatio(name))
+          for name in ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate")),
+        *(Metric(f"{name}_f", partial(db_scoring.rouge_mean, name=name), scale="score",
+                 estimator=stats.mean(partial(db_scoring.rouge_value, name=name))) for name in ("rouge1", "rouge2", "rougeL")),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
         version=1.1, key=KEY,
