@@ -14,7 +14,9 @@ How a task finds its image twin (one rule, declared twice so that either side ca
 * the YAML: ``metadata: image_twin: <task>``, which lmms-eval copies into the results JSON
   (``configs.<task>.metadata.image_twin``); groups whose members pair one to one carry it too;
 * the name: :func:`image_twin` drops the ``_noimage`` token (or a paper's own text-only mode, ``_textonly``).
-  tests/core/test_noimage.py checks that both say the same for every YAML file.
+  tests/core/test_noimage.py checks that both say the same for every YAML file. A group that gathers image-free
+  tasks whose image twins share no group of their own (a benchmark's ``<bench>_noimage``) has no ``image_twin``:
+  the rule then names a group that does not exist.
 
 Documents whose image cannot be read stay out of the image-free run's denominators as they do out of the
 twin's (``image_missing`` is decided by the image file, not by whether it was sent): both score the same

@@ -7,7 +7,7 @@ Metrics come from ``food_tasks.utils.foodieqa.TABLES`` (one declaration each).
 
 from __future__ import annotations
 
-from food_tasks import taskgen
+from food_tasks import noimage, taskgen
 from food_tasks.utils import foodieqa as hooks
 
 HOOKS = "food_tasks.utils.foodieqa"
@@ -62,7 +62,7 @@ def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra
 def group_yaml(task: str, lang: str, variant: str, suffix: str) -> str:
     base = f"foodieqa_{stem(task, lang, variant)}"
     return taskgen.group(base, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}){suffix}", [f"{base}_p{k}" for k in TEMPLATES],
-                         metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version)  # fmt: skip
+                         metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version, image_twin=noimage.image_twin(base))  # fmt: skip
 
 
 def top_group_yaml() -> str:
@@ -90,7 +90,7 @@ def render() -> dict[str, str]:
     for (task, lang, variant), suffix in GROUPS.items():
         files[f"_foodieqa_{stem(task, lang, variant)}.yaml"] = group_yaml(task, lang, variant, suffix)
         for k in TEMPLATES:
-            files[f"foodieqa_{stem(task, lang, variant)}_p{k}.yaml"] = task_yaml(task, lang, variant, k)
+            files[f"foodieqa_{stem(task, lang, variant)}_p{k}.yaml"] = task_yaml(task, lang, variant, k, extra=ablation_link(variant, k))
     files |= sample_yamls()
     files |= noimage_files()
     return dict(sorted(files.items()))
@@ -104,6 +104,14 @@ NOIMAGE_SAMPLES = tuple((task, lang, k) for task, lang, k in SAMPLES if task != 
 # The template's lmms_eval_specific_kwargs and metadata, repeated in each image-free task file.
 NOIMAGE_KWARGS = ("# doc_to_text (simple models) marks mivqa image positions with this token.", 'image_token: "<image>"')
 NOIMAGE_METADATA = ("# Official assistant prefills are appended to the user turn after a newline (see README).", "prefill_mode: inline")
+
+
+def ablation_link(variant: str, k: int) -> tuple[str, ...]:
+    """The paper's no-image ablation (its own documents, built without the image) names its image twin too."""
+    if variant != "dishname_noimage":
+        return ()
+    return tuple(taskgen.image_twin_metadata(f"foodieqa_sivqa_zh_dishname_p{k}", version=hooks.TABLES["p0"].version,
+                                             metadata=NOIMAGE_METADATA))  # fmt: skip
 
 
 def noimage_task_yaml(twin_file: str, name: str, alias: str) -> str:
