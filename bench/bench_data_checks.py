@@ -10,7 +10,7 @@ rows, official layout, one generated 1600x1200 JPEG per dish in food-kb) it time
 3. ``find_damaged_file`` over the 30 task-1 files (45,000 lines), paid only after a load failed;
 4. ``ImageStore.probe`` (header) against ``ImageStore.get`` (full decode) per image.
 
-    HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 python scripts/bench_data_checks.py [--items 500] [--images 40]
+    HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 python bench/bench_data_checks.py [--items 500] [--images 40]
 """
 
 from __future__ import annotations

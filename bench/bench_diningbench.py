@@ -15,7 +15,7 @@ in a real ``images.tar.gz``) it measures:
    (the size of the split), cold (HTTP, bounded pool) and re-run (disk cache);
 5. worst-case parser inputs: our linear official re-implementations vs the official regular expressions.
 
-    python scripts/bench_diningbench.py [--rows 2884] [--size 512x384] [--json out.json]
+    python bench/bench_diningbench.py [--rows 2884] [--size 512x384] [--json out.json]
 
 Nothing is asserted; the metric values mean nothing (random outputs), only times matter.
 """

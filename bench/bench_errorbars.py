@@ -1,6 +1,6 @@
 """Cost of the error bars: standard errors of a 60,000-document WorldCuisines run, and food-tasks compare.
 
-Usage: ``python scripts/bench_errorbars.py [--iters 1000] [--repeat 3]``. Builds the per-document records a
+Usage: ``python bench/bench_errorbars.py [--iters 1000] [--repeat 3]``. Builds the per-document records a
 WorldCuisines test_large run produces (4 subtasks x 30 languages x 500 questions, ~2,400 dishes as clusters,
 MCQ and OEQ, random outcomes), then times what the harness adds to lmms-eval's aggregation: every task's
 standard errors (food_tasks.errorbars.task_statistics) and the groups' (finish), against the aggregation

@@ -11,7 +11,7 @@ URL in the ``$FOOD_TASKS_DATA_DIR/urls`` mirror) it measures:
    ``<think>`` blocks, prose, CoT-length outputs of ~2-4 KB);
 3. aggregation of all metrics over all documents.
 
-    python scripts/bench_fambench.py [--json out.json]
+    python bench/bench_fambench.py [--json out.json]
 
 Nothing is asserted. The metric values mean nothing (random outputs); only times matter.
 """

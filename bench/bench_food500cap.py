@@ -23,7 +23,7 @@ downloaded at the pinned commit) with one tiny generated JPEG hard-linked at eve
 Hypotheses are another caption of the same category (fluent, on topic, wrong image), so metric values
 are plausible but mean nothing. Nothing is asserted.
 
-    python scripts/bench_food500cap.py [--data-dir DIR] [--splits test,all] [--repeat 2] [--stress] [--tokenizers]
+    python bench/bench_food500cap.py [--data-dir DIR] [--splits test,all] [--repeat 2] [--stress] [--tokenizers]
                                        [--json out.json]
 """
 

@@ -1,6 +1,6 @@
 """Cost of Food-500 Cap's error bars at a realistic size: what they add to the caption task's aggregation.
 
-Usage: ``python scripts/bench_food500cap_errorbars.py [--n 5000] [--iters 1000] [--repeat 3] [--data-dir DIR] [--pytok]``.
+Usage: ``python bench/bench_food500cap_errorbars.py [--n 5000] [--iters 1000] [--repeat 3] [--data-dir DIR] [--pytok]``.
 Builds ``n`` per-image records (with ``--data-dir``, a FOOD_TASKS_DATA_DIR mirror holding
 github/aaronma2020/Food500-Cap/evaluation_data.json: its captions, each hypothesis another caption of the same
 category; otherwise generated captions), 1 % of them ``image_missing``. Times the aggregation as a run does it

@@ -13,10 +13,10 @@ generated 512x384 JPEG images, in ``FoodieQA.zip``), offline, in a temporary dir
 
 Usage::
 
-    python scripts/bench_foodieqa.py [--size 512x384] [--json PATH]
+    python bench/bench_foodieqa.py [--size 512x384] [--json PATH]
 
 ``--size 4032x3024`` gives the images the weight of the real phone photos (photo-like content, about 3 MB
-each; scripts/bench_image_path.py measures the whole image path at that size, lmms-eval's part included).
+each; bench/bench_image_path.py measures the whole image path at that size, lmms-eval's part included).
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ two cores; the mirror takes a few GB under ``--workdir``).
 
 Usage::
 
-    python scripts/bench_image_path.py [--json out.json] [--workdir DIR]
-    python scripts/bench_image_path.py --benchmarks worldcuisines --docs 16 --threads 1,4
-    python scripts/bench_image_path.py --memory --workdir /tmp/wc_memory [--memory-docs 60000]
+    python bench/bench_image_path.py [--json out.json] [--workdir DIR]
+    python bench/bench_image_path.py --benchmarks worldcuisines --docs 16 --threads 1,4
+    python bench/bench_image_path.py --memory --workdir /tmp/wc_memory [--memory-docs 60000]
 """
 
 from __future__ import annotations
@@ -465,7 +465,7 @@ def build_memory_mirror(root: Path, cache: Path, dishes: int) -> dict:
     """worldcuisines/vqa test_large (60,000 rows, bench_worldcuisines' generator) and a food-kb of ``dishes``
     rows with one to eight 1600x1200 JPEGs each (distinct bytes), written as parquet shards of 200 dishes
     (as the hub repository shards it: ``data/main-*.parquet``) so that the writer never holds it all."""
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "bench"))
     import bench_worldcuisines as bw
     import datasets
 

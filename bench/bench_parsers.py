@@ -14,7 +14,7 @@ regular expression stuck in C cannot be interrupted otherwise; a shape that does
 as ``> limit``. Non-string outputs (None, numbers, lists, dicts) are checked too: a hook that raises is
 reported as ``RAISED``.
 
-    python scripts/bench_parsers.py [--sizes 16384,1048576] [--limit 60] [--repeat 3] [--json out.json]
+    python bench/bench_parsers.py [--sizes 16384,1048576] [--limit 60] [--repeat 3] [--json out.json]
 
 Nothing is asserted; the goal (issue 10) is no hook call above 50 ms on any output of up to 16 KB.
 """

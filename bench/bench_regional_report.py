@@ -1,6 +1,6 @@
 """Times `food-tasks validate` on a large regional task and `food-tasks report` on many runs; prints figures.
 
-    python scripts/bench_regional_report.py [--rows 20000] [--runs 6]
+    python bench/bench_regional_report.py [--rows 20000] [--runs 6]
 
 Data is synthetic (generated PNGs, made-up questions); only the times matter.
 """

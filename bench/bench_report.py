@@ -1,12 +1,12 @@
 """Time of a two-model ``food-tasks report`` over all five benchmarks (the packaged samples).
 
-Usage: ``python scripts/bench_report.py [--repeat 3] [--keep DIR]``. Runs every benchmark's packaged sample
+Usage: ``python bench/bench_report.py [--repeat 3] [--keep DIR]``. Runs every benchmark's packaged sample
 tasks twice with the replay model (``--log_samples``; model A answers "A"/"1", model B each document's
 answer where it has one), then times ``food_tasks.report.build_report`` on the two runs: tables, intervals,
 the uncertainty and paired-difference sections (which read the samples files and bootstrap), charts when
 matplotlib is installed. Figures only (docs/performance.md); nothing is asserted. The samples are small:
 this measures the report's fixed cost; the per-document cost of the paired bootstrap at 60,000 documents
-is in scripts/bench_errorbars.py.
+is in bench/bench_errorbars.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Bytes per document in lmms-eval's samples files (``--log_samples``), per task: metric payloads vs one record.
 
-Usage: ``python scripts/bench_samples.py [--out DIR] [--samples DIR]``. Runs the packaged sample tasks of every
+Usage: ``python bench/bench_samples.py [--out DIR] [--samples DIR]``. Runs the packaged sample tasks of every
 benchmark with the replay model (answers: each document's gold target) and ``--log_samples``, then prints,
 per task, the bytes of one logged document, how many of them are metric payloads, and the ratio of payload
 bytes to the size of one full per-document record. ``--samples DIR`` measures an existing run instead (for

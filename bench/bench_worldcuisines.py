@@ -20,8 +20,8 @@ Measures, on synthetic data shaped like ``worldcuisines/vqa`` test_large and
 Nothing is asserted; figures are printed (and written with ``--json PATH``).
 Everything runs offline in a temporary directory::
 
-    HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 python scripts/bench_worldcuisines.py
-    python scripts/bench_worldcuisines.py --rows 6000 --startup-runs 1   # quick
+    HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 python bench/bench_worldcuisines.py
+    python bench/bench_worldcuisines.py --rows 6000 --startup-runs 1   # quick
 
 The synthetic text is not real language: dish names, countries and questions
 are generated in the script of each language (Latin with diacritics, Cyrillic,
@@ -199,7 +199,7 @@ def build_mirror(root: Path, rows_target: int, *, kb_dishes: int | None = None, 
 
     By default food-kb holds KB_IMAGES generated 512x384 images. ``kb_dishes`` asks for that many dishes of
     ``images_per_dish`` (min, max) images each instead, written by ``kb_writer(root, dishes)`` (each dish a
-    ``{"food_id", "name", "urls"}``); scripts/bench_image_path.py uses it for a food-kb of realistic size.
+    ``{"food_id", "name", "urls"}``); bench/bench_image_path.py uses it for a food-kb of realistic size.
     """
     import numpy as np
 

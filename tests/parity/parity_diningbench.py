@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Parity of our DiningBench ``_official`` metrics with the official scorers, on the same outputs.
 
-A script, not a test: it needs a local checkout of github.com/meituan/DiningBench (commit 9c9bdf7) and
-*imports* ``eval_classification.py``, ``eval_nutrition.py`` and ``eval_vqa.py`` from it at run time
+Opt-in: run by tests/parity/test_parity_diningbench.py when ``FOOD_TASKS_PARITY_DININGBENCH`` names a
+local checkout, or as a script (usage below). It needs a local checkout of github.com/meituan/DiningBench
+(commit 9c9bdf7) and *imports* ``eval_classification.py``, ``eval_nutrition.py`` and ``eval_vqa.py`` from it at run time
 (nothing of them is reproduced here). Datasets, model outputs and judge verdicts are synthetic
 (``--seed``): handwritten adversarial cases plus ``--n`` random ones per check.
 
@@ -25,7 +26,7 @@ Checks (exact equality of integers and floats):
 
 Usage::
 
-    python scripts/parity_diningbench.py --official /path/to/DiningBench [--seed 0] [--n 2000]
+    python tests/parity/parity_diningbench.py --official /path/to/DiningBench [--seed 0] [--n 2000]
 
 Exit status 0 when everything matches, 1 on a mismatch (examples printed), 2 when the official code
 cannot be loaded.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Parity check of our FAM-Bench prompts, parsers and scorers against the official v1.0 code.
 
-A script, not a test: it needs a local copy of the official repository
+Opt-in: run by tests/parity/test_parity_fambench.py when ``FOOD_TASKS_PARITY_FAMBENCH`` names a local
+copy, or as a script (usage below). It needs a local copy of the official repository
 (anonymous-research-artifact123/Food-as-medicine, commit abfaf02, "v1.0"). It *imports* the
 official modules from that copy and calls them; none of their code is reproduced here, and it
 needs none of the official ``dataset/*.json`` files: every instance, model output and gold answer
@@ -46,7 +47,7 @@ Checks (each compares our function with the official one on the same input, exac
 
 Usage::
 
-    python scripts/parity_fambench.py --official /path/to/Food-as-medicine [--seed 0] [--n 400]
+    python tests/parity/parity_fambench.py --official /path/to/Food-as-medicine [--seed 0] [--n 400]
 
 Exit status 0 when everything matches, 1 on any mismatch (the first differing example of every
 failing check is printed; ``--examples N`` prints more), 2 when the official code cannot be loaded or
@@ -73,7 +74,7 @@ from typing import Any
 
 os.environ.setdefault("FOOD_TASKS_OFFLINE", "1")  # nothing here may touch the network
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Parity check of our FoodieQA prompts, parsers and paper-protocol accuracy against the official code.
 
-A script, not a test: it needs a local copy of github.com/lyan62/FoodieQA (commit 4d726407). It
+Opt-in: run by tests/parity/test_parity_foodieqa.py when ``FOOD_TASKS_PARITY_FOODIEQA`` names a local
+copy, or as a script (usage below). It needs a local copy of github.com/lyan62/FoodieQA (commit 4d726407). It
 *imports* the official modules from ``model-eval/scripts`` and calls their functions (the entry script
 ``get_accuracy.py`` is not runnable as a script, its functions are); none of their code is reproduced
 here and no official data is needed: documents and model outputs are synthetic (``--seed``).
@@ -24,7 +25,7 @@ Checks (ours vs official on the same input, exact):
 
 Usage::
 
-    python scripts/parity_foodieqa.py --official /path/to/FoodieQA [--seed 0] [--n 3000]
+    python tests/parity/parity_foodieqa.py --official /path/to/FoodieQA [--seed 0] [--n 3000]
 
 Exit status 0 when everything matches, 1 on any mismatch (examples printed), 2 when the official code
 cannot be loaded.
@@ -41,7 +42,7 @@ import sys
 import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

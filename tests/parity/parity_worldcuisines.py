@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Parity check of our WorldCuisines tasks against the official scorer's published JSON files.
 
-A script, not a test: it needs a copy of the official repository
+Opt-in: run by tests/parity/test_parity_worldcuisines.py when ``FOOD_TASKS_PARITY_WORLDCUISINES``
+names a copy, or as a script (usage below). It needs a copy of the official repository
 (github.com/worldcuisines/worldcuisines, Apache-2.0) and embeds none of its data.
 From that repository it reads, into a temporary directory only:
 
@@ -39,7 +40,7 @@ Exit status: 0 when every compared value matches within ``--tolerance`` (default
 0.005, i.e. exact at two decimals), 1 on any mismatch or failed check, 2 when
 nothing could be compared. Usage (offline)::
 
-    python scripts/parity_worldcuisines.py --official-repo /path/to/worldcuisines \\
+    python tests/parity/parity_worldcuisines.py --official-repo /path/to/worldcuisines \\
         --models qwen-vl-2b,llava-1.6-7b --subset small
 
 ``--official-repo`` is a checkout (files read from the work tree) or a git
