@@ -29,9 +29,25 @@ import tempfile
 import time
 from pathlib import Path
 
-CONDITIONS = ["hypertension", "type 2 diabetes", "obesity", "metabolic syndrome", "IBS", "NAFLD", "heart failure",
-              "GERD", "cardiovascular disease", "hyperlipidemia", "stroke", "chronic kidney disease", "osteoporosis"]  # fmt: skip
-WORDS = "olive oil onion garlic cumin paprika sweet potato pepper squash tomato wine stock bulgur yogurt cheese rice soy sauce salt butter cream chicken beans".split()
+CONDITIONS = [
+    "hypertension",
+    "type 2 diabetes",
+    "obesity",
+    "metabolic syndrome",
+    "IBS",
+    "NAFLD",
+    "heart failure",
+    "GERD",
+    "cardiovascular disease",
+    "hyperlipidemia",
+    "stroke",
+    "chronic kidney disease",
+    "osteoporosis",
+]
+WORDS = (
+    "olive oil onion garlic cumin paprika sweet potato pepper squash tomato wine stock bulgur yogurt cheese rice soy "
+    "sauce salt butter cream chicken beans"
+).split()
 
 
 def jpeg(rng: random.Random) -> bytes:
@@ -58,33 +74,93 @@ def build_mirror(root: Path, rng: random.Random) -> None:
         cond = rng.choice(CONDITIONS)
         url = f"https://img.example.org/t1/{i}.jpg"
         urls.append(url)
-        t1.append({"title": f"Dish {i}", "question": f"Is this dish suitable for someone managing {cond}?",
-                   "ingredients": ingredient_lines(rng, rng.randint(6, 18)),
-                   "nutrition": {"calories": "313 kcal", "total_fat": "9 g", "sodium": "185 mg"},
-                   "dietary_tags": ["vegetarian"], "meal_type": ["dinner"], "notes": None, "image_url": url,
-                   "standard answer": {"decision": rng.choice(["recommend", "not recommend"]),
-                                       "rationale_ingredients": [{"condition": cond.lower(), "ingredients": rng.sample(WORDS, 3)}]}})  # fmt: skip
+        t1.append(
+            {
+                "title": f"Dish {i}",
+                "question": f"Is this dish suitable for someone managing {cond}?",
+                "ingredients": ingredient_lines(rng, rng.randint(6, 18)),
+                "nutrition": {"calories": "313 kcal", "total_fat": "9 g", "sodium": "185 mg"},
+                "dietary_tags": ["vegetarian"],
+                "meal_type": ["dinner"],
+                "notes": None,
+                "image_url": url,
+                "standard answer": {
+                    "decision": rng.choice(["recommend", "not recommend"]),
+                    "rationale_ingredients": [{"condition": cond.lower(), "ingredients": rng.sample(WORDS, 3)}],
+                },
+            }
+        )
     questions = []
     for q in range(1000):
         options = []
         for letter in "ABCD":
             url = f"https://img.example.org/t2/{q}{letter}.jpg"
             urls.append(url)
-            options.append({"letter": letter, "title": f"Option dish {q}{letter}", "image_url": url,
-                            "full_ingredients": ingredient_lines(rng, rng.randint(6, 15))})  # fmt: skip
+            options.append(
+                {
+                    "letter": letter,
+                    "title": f"Option dish {q}{letter}",
+                    "image_url": url,
+                    "full_ingredients": ingredient_lines(rng, rng.randint(6, 15)),
+                }
+            )
         conds = rng.sample(["obesity weight management", "hypertension", "type 2 diabetes", "gerd"], rng.randint(1, 3))
-        questions.append({"question_id": f"CRMCQ_{q:04d}", "prompt": {"conditions": conds, "condition_labels": conds,
-                          "available_ingredients": ["mushroom", "corn"]}, "options": options,
-                          "answer": {"letter": rng.choice("ABCD")},
-                          "gold": {"ranking": rng.sample("ABCD", 4), "decision_labels": {x: rng.choice(["recommend", "not_recommend"]) for x in "ABCD"}}})  # fmt: skip
-    kb = {"conditions": {c: {"recommend": [f"food {i}" for i in range(40)], "not_recommend": [f"bad {i}" for i in range(40)]}
-                         for c in ["type 2 diabetes", "hypertension", "obesity weight management", "stroke"]}}  # fmt: skip
-    rules = {"conditions": [{"value": c, "label": c.title(), "beneficial_raw": WORDS[:12], "limit_raw": WORDS[:5], "avoid_raw": WORDS[5:9]}
-                            for c in ["obesity weight management", "hypertension", "type 2 diabetes"]], "alias_map": {"gerd": "gastrointestinal health"}}  # fmt: skip
-    guidelines = {"rules": [{"condition_key": "hypertension", "nutrient": "Sodium", "target_type": "Max", "max": 1500, "unit": "mg",
-                             "basis": "per day", "population": "Adults", "population_key": "adults"}]}  # fmt: skip
-    for rel, content in {fb_data.TASK1_FILE: t1, fb_data.TASK2_FILE: {"questions": questions}, fb_data.KB_FILE: kb,
-                         fb_data.RULES_FILE: rules, fb_data.GUIDELINES_FILE: guidelines}.items():  # fmt: skip
+        questions.append(
+            {
+                "question_id": f"CRMCQ_{q:04d}",
+                "prompt": {
+                    "conditions": conds,
+                    "condition_labels": conds,
+                    "available_ingredients": ["mushroom", "corn"],
+                },
+                "options": options,
+                "answer": {"letter": rng.choice("ABCD")},
+                "gold": {
+                    "ranking": rng.sample("ABCD", 4),
+                    "decision_labels": {x: rng.choice(["recommend", "not_recommend"]) for x in "ABCD"},
+                },
+            }
+        )
+    kb = {
+        "conditions": {
+            c: {"recommend": [f"food {i}" for i in range(40)], "not_recommend": [f"bad {i}" for i in range(40)]}
+            for c in ["type 2 diabetes", "hypertension", "obesity weight management", "stroke"]
+        }
+    }
+    rules = {
+        "conditions": [
+            {
+                "value": c,
+                "label": c.title(),
+                "beneficial_raw": WORDS[:12],
+                "limit_raw": WORDS[:5],
+                "avoid_raw": WORDS[5:9],
+            }
+            for c in ["obesity weight management", "hypertension", "type 2 diabetes"]
+        ],
+        "alias_map": {"gerd": "gastrointestinal health"},
+    }
+    guidelines = {
+        "rules": [
+            {
+                "condition_key": "hypertension",
+                "nutrient": "Sodium",
+                "target_type": "Max",
+                "max": 1500,
+                "unit": "mg",
+                "basis": "per day",
+                "population": "Adults",
+                "population_key": "adults",
+            }
+        ]
+    }
+    for rel, content in {
+        fb_data.TASK1_FILE: t1,
+        fb_data.TASK2_FILE: {"questions": questions},
+        fb_data.KB_FILE: kb,
+        fb_data.RULES_FILE: rules,
+        fb_data.GUIDELINES_FILE: guidelines,
+    }.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(json.dumps(content))
     pool = [jpeg(rng) for _ in range(50)]
@@ -95,25 +171,48 @@ def build_mirror(root: Path, rng: random.Random) -> None:
 
 
 def t1_output(rng: random.Random) -> str:
-    payload = {"decision": rng.choice(["recommend", "not recommend", "Not Recommended"]),
-               "rationale_ingredients": [{"condition": rng.choice(CONDITIONS), "ingredients": rng.sample(WORDS, 4)}]}  # fmt: skip
+    payload = {
+        "decision": rng.choice(["recommend", "not recommend", "Not Recommended"]),
+        "rationale_ingredients": [{"condition": rng.choice(CONDITIONS), "ingredients": rng.sample(WORDS, 4)}],
+    }
     steps = {"reasoning_steps": [" ".join(rng.choices(WORDS, k=40)) for _ in range(6)], **payload}
-    return rng.choice([
-        json.dumps(payload), f"```json\n{json.dumps(payload, indent=2)}\n```", json.dumps(steps),
-        f"<think>{' '.join(rng.choices(WORDS, k=500))}</think>\n{json.dumps(payload)}",
-        "Decision: not recommended. " + " ".join(rng.choices(WORDS, k=80)),
-    ])  # fmt: skip
+    return rng.choice(
+        [
+            json.dumps(payload),
+            f"```json\n{json.dumps(payload, indent=2)}\n```",
+            json.dumps(steps),
+            f"<think>{' '.join(rng.choices(WORDS, k=500))}</think>\n{json.dumps(payload)}",
+            "Decision: not recommended. " + " ".join(rng.choices(WORDS, k=80)),
+        ]
+    )
 
 
 def t2_output(rng: random.Random, kind: str) -> str:
     if kind == "rank":
         ranking = rng.sample("ABCD", 4)
-        body = {"ranking": ranking, "best_option": ranking[0], "ranking_basis": {x: " ".join(rng.choices(WORDS, k=20)) for x in "ABCD"}}
+        body = {
+            "ranking": ranking,
+            "best_option": ranking[0],
+            "ranking_basis": {x: " ".join(rng.choices(WORDS, k=20)) for x in "ABCD"},
+        }
         return rng.choice([json.dumps(body), f"Ranking: {' > '.join(ranking)}", f"```json\n{json.dumps(body)}\n```"])
-    body = {"option_decisions": {x: {"decision": rng.choice(["recommend", "not_recommend"]), "risk_level": "low",
-                                     "rationale_ingredients": [{"condition": "x", "supporting_ingredients": rng.sample(WORDS, 3),
-                                                                "concerning_ingredients": rng.sample(WORDS, 2)}],
-                                     "evidence_checks": {"condition_fit": " ".join(rng.choices(WORDS, k=30))}} for x in "ABCD"}}  # fmt: skip
+    body = {
+        "option_decisions": {
+            x: {
+                "decision": rng.choice(["recommend", "not_recommend"]),
+                "risk_level": "low",
+                "rationale_ingredients": [
+                    {
+                        "condition": "x",
+                        "supporting_ingredients": rng.sample(WORDS, 3),
+                        "concerning_ingredients": rng.sample(WORDS, 2),
+                    }
+                ],
+                "evidence_checks": {"condition_fit": " ".join(rng.choices(WORDS, k=30))},
+            }
+            for x in "ABCD"
+        }
+    }
     return json.dumps(body)
 
 
@@ -140,12 +239,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "mirror"
         build_mirror(root, rng)
-        os.environ.update(FOOD_TASKS_DATA_DIR=str(root), FOOD_TASKS_CACHE_DIR=str(Path(tmp) / "cache"), FOOD_TASKS_OFFLINE="1")
+        os.environ.update(
+            FOOD_TASKS_DATA_DIR=str(root), FOOD_TASKS_CACHE_DIR=str(Path(tmp) / "cache"), FOOD_TASKS_OFFLINE="1"
+        )
         from food_tasks.utils import fambench as hooks
 
         print("1. document preparation (s)")
-        for name, fn in [("task1 baseline T+I", hooks.docs_task1_baseline_textimage), ("task1 cot_ki T+I", hooks.docs_task1_cot_ki_textimage),
-                         ("task2 rank ki T+I", hooks.docs_task2_ki_textimage), ("task2 ctc_all (8k docs)", hooks.docs_ctc_all_textimage)]:  # fmt: skip
+        for name, fn in [
+            ("task1 baseline T+I", hooks.docs_task1_baseline_textimage),
+            ("task1 cot_ki T+I", hooks.docs_task1_cot_ki_textimage),
+            ("task2 rank ki T+I", hooks.docs_task2_ki_textimage),
+            ("task2 ctc_all (8k docs)", hooks.docs_ctc_all_textimage),
+        ]:
             t = time.perf_counter()
             docs = fn(None)
             first = time.perf_counter() - t
@@ -169,9 +274,13 @@ def main() -> int:
         rows = {
             "task1 doc_to_messages (1 image)": timed(hooks.doc_to_messages_task1, t1_docs[:500]),
             "task2 doc_to_messages (4 images)": timed(hooks.doc_to_messages_task2, ctc_docs[:250]),
-            "task1 process_results": timed(lambda p: hooks.process_results_task1(p[0], [p[1]]), [(d, t1_output(rng)) for d in t1_docs]),
-            "task2 process_results": timed(lambda p: hooks.process_results_ctc_all(p[0], [p[1]]),
-                                           [(d, t2_output(rng, d["kind"])) for d in ctc_docs]),
+            "task1 process_results": timed(
+                lambda p: hooks.process_results_task1(p[0], [p[1]]), [(d, t1_output(rng)) for d in t1_docs]
+            ),
+            "task2 process_results": timed(
+                lambda p: hooks.process_results_ctc_all(p[0], [p[1]]),
+                [(d, t2_output(rng, d["kind"])) for d in ctc_docs],
+            ),
         }
         for name, us in rows.items():
             print(f"   {name:<34} {summary(us)}")
@@ -179,8 +288,14 @@ def main() -> int:
 
         print("3. aggregation over all documents (s)")
         t1_records = [hooks.process_results_task1(d, [t1_output(rng)])["decision_acc"].record for d in t1_docs]
-        ctc_records = [hooks.process_results_ctc_all(ctc[i], [t2_output(rng, ctc[i]["kind"])])["ctc_pool"].record for i in range(len(ctc))]
-        for name, table, records in [("task1", hooks.TABLES["task1"], t1_records), ("ctc_all", hooks.TABLES["ctc_all"], ctc_records)]:
+        ctc_records = [
+            hooks.process_results_ctc_all(ctc[i], [t2_output(rng, ctc[i]["kind"])])["ctc_pool"].record
+            for i in range(len(ctc))
+        ]
+        for name, table, records in [
+            ("task1", hooks.TABLES["task1"], t1_records),
+            ("ctc_all", hooks.TABLES["ctc_all"], ctc_records),
+        ]:
             t = time.perf_counter()
             for fn in table.values():
                 fn(records)

@@ -28,10 +28,23 @@ def lmms_eval_run(out: Path, name: str, default: str) -> None:
     responses = out / f"{name}.jsonl"
     responses.write_text('{"doc_id": -1, "response": ""}\n', encoding="utf-8")
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", FOOD_TASKS_JUDGE_MODEL="none")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "food_tasks_replay", "--model_args",
-           f"responses={responses},model_name=bench/{name},default={default}", "--tasks", tasks,
-           "--output_path", str(out / name), "--log_samples"]  # fmt: skip
-    subprocess.run(cmd, env=env, check=True, capture_output=True, cwd=out)
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},model_name=bench/{name},default={default}",
+        "--tasks",
+        tasks,
+        "--output_path",
+        str(out / name),
+        "--log_samples",
+    ]
+    proc = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True, cwd=out)
+    if not any((out / name).rglob("*_results.json")):  # lmms-eval exits 0 even when every task failed
+        raise SystemExit(f"lmms-eval wrote no results under {out / name}:\n{(proc.stdout + proc.stderr)[-4000:]}")
 
 
 def main() -> None:
@@ -52,9 +65,11 @@ def main() -> None:
         made = report.build_report([work / "a", work / "b"], work / f"report{i}")
         times.append(time.perf_counter() - start)
     md = made["markdown"].read_text(encoding="utf-8")
-    print(f"two-model report, five benchmarks (packaged samples): median {statistics.median(times):.2f} s "
-          f"(min {min(times):.2f}, max {max(times):.2f}) over {args.repeat}; {len(made['charts'])} charts, "
-          f"{md.count('### Paired differences')} paired-difference sections, {md.count(' ± ')} intervals")  # fmt: skip
+    print(
+        f"two-model report, five benchmarks (packaged samples): median {statistics.median(times):.2f} s "
+        f"(min {min(times):.2f}, max {max(times):.2f}) over {args.repeat}; {len(made['charts'])} charts, "
+        f"{md.count('### Paired differences')} paired-difference sections, {md.count(' ± ')} intervals"
+    )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,9 @@ def run_parity(script: str, args: list[str], cwd: Path) -> str:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
     env.setdefault("FOOD_TASKS_OFFLINE", "1")
-    proc = subprocess.run([sys.executable, str(HERE / script), *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, str(HERE / script), *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
     output = proc.stdout + proc.stderr
     print(output)  # the comparison table, shown with `pytest -rP` or on failure
     # Exit status 1: a mismatch; 2: official code not loadable, checks skipped or nothing compared.
