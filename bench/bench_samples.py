@@ -56,7 +56,7 @@ def run(out: Path) -> None:
         "--log_samples",
     ]
     proc = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True, cwd=out)
-    if not any((out).rglob("*_results.json")):  # lmms-eval exits 0 even when every task failed
+    if not any(out.rglob("*_results.json")):  # lmms-eval exits 0 even when every task failed
         raise SystemExit(f"lmms-eval wrote no results under {out}:\n{(proc.stdout + proc.stderr)[-4000:]}")
 
 
