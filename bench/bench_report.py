@@ -35,7 +35,7 @@ def lmms_eval_run(out: Path, name: str, default: str) -> None:
         "--model",
         "food_tasks_replay",
         "--model_args",
-        f"responses={responses},model_name=bench/{name},default={default}",
+        f"responses={responses},model_name=bench-report/{name},default={default}",
         "--tasks",
         tasks,
         "--output_path",
