@@ -163,6 +163,7 @@ def main() -> int:
         "gold_json": json.dumps(F.NUT_EN[0]),
         "model_name": "",
         "cot": False,
+        "images": docs1[0]["images"],  # the scorer probes the document's images (image_missing)
     }
     vqa_doc = {
         "idx": 0,
@@ -170,6 +171,7 @@ def main() -> int:
         "gold_json": json.dumps("是"),
         "model_name": "",
         "cot": False,
+        "images": docs1[0]["images"],  # the scorer probes the document's images (image_missing)
     }
     hook = {
         "doc_to_messages, 1 view (decode)": per_call(hooks.doc_to_messages, docs1),
