@@ -11,7 +11,6 @@ from functools import partial
 
 from food_tasks import stats
 from food_tasks.benchmarks.diningbench import data as db_data
-from food_tasks.benchmarks.diningbench import parsing as db_parsing
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
@@ -32,16 +31,30 @@ def _docs(kind, lang, views, cot, dataset, root=None):  # type: ignore[no-untype
 
 
 # process_docs per task: docs_<kind>_<lang><views suffix>[_cot] (views: "" one, _v2 two, _v3 three, _v4 four).
-VIEWS = ((0,), (0, 1), (0, 1, 2), (0, 1, 2, 3))
-docs_cls_zh, docs_cls_zh_v2, docs_cls_zh_v3, docs_cls_zh_v4 = (partial(_docs, "cls", "zh", v, False) for v in VIEWS)
-docs_cls_en, docs_cls_en_v2, docs_cls_en_v3, docs_cls_en_v4 = (partial(_docs, "cls", "en", v, False) for v in VIEWS)
-docs_nutrition_zh, docs_nutrition_zh_v2, docs_nutrition_zh_v3, docs_nutrition_zh_v4 = (
-    partial(_docs, "nutrition", "zh", v, False) for v in VIEWS)
-docs_nutrition_en, docs_nutrition_en_v2, docs_nutrition_en_v3, docs_nutrition_en_v4 = (
-    partial(_docs, "nutrition", "en", v, False) for v in VIEWS)
-docs_vqa_zh, docs_vqa_en = (partial(_docs, "vqa", lang, VIEWS[0], False) for lang in ("zh", "en"))
-docs_cls_zh_cot, docs_cls_en_cot, docs_nutrition_zh_cot, docs_nutrition_en_cot, docs_vqa_zh_cot, docs_vqa_en_cot = (
-    partial(_docs, kind, lang, VIEWS[0], True) for kind in ("cls", "nutrition", "vqa") for lang in ("zh", "en"))
+docs_cls_zh = partial(_docs, "cls", "zh", (0,), False)
+docs_cls_zh_v2 = partial(_docs, "cls", "zh", (0, 1), False)
+docs_cls_zh_v3 = partial(_docs, "cls", "zh", (0, 1, 2), False)
+docs_cls_zh_v4 = partial(_docs, "cls", "zh", (0, 1, 2, 3), False)
+docs_cls_zh_cot = partial(_docs, "cls", "zh", (0,), True)
+docs_cls_en = partial(_docs, "cls", "en", (0,), False)
+docs_cls_en_v2 = partial(_docs, "cls", "en", (0, 1), False)
+docs_cls_en_v3 = partial(_docs, "cls", "en", (0, 1, 2), False)
+docs_cls_en_v4 = partial(_docs, "cls", "en", (0, 1, 2, 3), False)
+docs_cls_en_cot = partial(_docs, "cls", "en", (0,), True)
+docs_nutrition_zh = partial(_docs, "nutrition", "zh", (0,), False)
+docs_nutrition_zh_v2 = partial(_docs, "nutrition", "zh", (0, 1), False)
+docs_nutrition_zh_v3 = partial(_docs, "nutrition", "zh", (0, 1, 2), False)
+docs_nutrition_zh_v4 = partial(_docs, "nutrition", "zh", (0, 1, 2, 3), False)
+docs_nutrition_zh_cot = partial(_docs, "nutrition", "zh", (0,), True)
+docs_nutrition_en = partial(_docs, "nutrition", "en", (0,), False)
+docs_nutrition_en_v2 = partial(_docs, "nutrition", "en", (0, 1), False)
+docs_nutrition_en_v3 = partial(_docs, "nutrition", "en", (0, 1, 2), False)
+docs_nutrition_en_v4 = partial(_docs, "nutrition", "en", (0, 1, 2, 3), False)
+docs_nutrition_en_cot = partial(_docs, "nutrition", "en", (0,), True)
+docs_vqa_zh = partial(_docs, "vqa", "zh", (0,), False)
+docs_vqa_zh_cot = partial(_docs, "vqa", "zh", (0,), True)
+docs_vqa_en = partial(_docs, "vqa", "en", (0,), False)
+docs_vqa_en_cot = partial(_docs, "vqa", "en", (0,), True)
 # The packaged sample (embedded default): two views, from food_tasks/sample_data.
 docs_sample_cls = partial(_docs, "cls", "en", (0, 1), False, root=SAMPLE_ROOT)
 docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SAMPLE_ROOT)
@@ -70,37 +83,14 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 KEY = stats.column("idx")
 
 
-def _component(key: str, stat: str, official: bool) -> stats.Estimator:
-    if stat == "rmse":
-        return stats.Custom(partial(db_scoring.nutrition_rows, keys=(key,), stat=stat, official=official),
-                            partial(db_scoring.nutrition_combine, stat=stat))  # fmt: skip
-    # keep_nonfinite: an official NaN or infinite error reaches the estimator's value as it reaches the reported
-    # one (a mean drops non-finite values).
-    return stats.Ratio(partial(db_scoring.nutrition_error, key=key, stat=stat, official=official), keep_nonfinite=True)
-
-
 def _with_images(score):  # type: ignore[no-untyped-def]
     """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
-    scored = lambda doc, output: score(doc, output, image_missing=db_data.image_missing(doc))
+
+    def scored(doc, output):  # type: ignore[no-untyped-def]
+        return score(doc, output, image_missing=db_data.image_missing(doc))
+
     scored.__qualname__ = score.__qualname__
     return scored
-
-
-def _nutrition_metrics(official: bool) -> list[Metric]:
-    tail = "_official" if official else ""
-    out = [Metric(f"{key}_{stat}{tail}", partial(db_scoring.component_metric, key=key, stat=stat, official=official),
-                  higher_is_better=False, scale="percent" if stat == "mape" else "native",
-                  estimator=_component(key, stat, official))
-           for key in db_parsing.COMPONENTS for stat in ("mae", "rmse", "mape")]  # fmt: skip
-    out += [Metric(f"avg_{stat}{tail}", partial(db_scoring.avg_metric, stat=stat, official=official), higher_is_better=False,
-                   scale="percent" if stat == "mape" else "native",
-                   estimator=stats.Custom(partial(db_scoring.nutrition_rows, keys=db_parsing.COMPONENTS, stat=stat, official=official),
-                                          partial(db_scoring.nutrition_combine, stat=stat)))
-            for stat in ("mae", "rmse", "mape")]  # fmt: skip
-    out.append(Metric(f"parse_fail_rate{tail}", partial(db_scoring.nutrition_parse_fail_rate, official=official),
-                      higher_is_better=False, scale="fraction",
-                      estimator=stats.mean(partial(db_scoring.nutrition_parse_fail, official=official), binary=True)))  # fmt: skip
-    return out
 
 
 _INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction",
@@ -121,19 +111,20 @@ TABLES = {
         version=1.1, key=KEY,
     ),
     "nutrition": MetricTable(
-        *_nutrition_metrics(False),
-        *_nutrition_metrics(True),
+        *db_scoring.nutrition_metrics(False),
+        *db_scoring.nutrition_metrics(True),
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
         _IMAGE_MISSING,
         version=1.1, key=KEY,
     ),
     "vqa": MetricTable(
-        *(Metric(name, partial(db_scoring.judge_metric, name=name), higher_is_better=name.startswith("judge_acc"), scale="fraction",
-                 estimator=db_scoring.JudgeRatio(name))
+        *(Metric(name, partial(db_scoring.judge_metric, name=name), higher_is_better=name.startswith("judge_acc"),
+                 scale="fraction", estimator=db_scoring.JudgeRatio(name))
           for name in ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate")),
         *(Metric(f"{name}_f", partial(db_scoring.rouge_mean, name=name), scale="score",
-                 estimator=stats.mean(partial(db_scoring.rouge_value, name=name))) for name in ("rouge1", "rouge2", "rougeL")),
+                 estimator=stats.mean(partial(db_scoring.rouge_value, name=name)))
+          for name in ("rouge1", "rouge2", "rougeL")),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
         version=1.1, key=KEY,
