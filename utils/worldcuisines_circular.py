@@ -1,0 +1,58 @@
+"""lmms-eval hooks of the WorldCuisines ``_circular`` MCQ tasks (installed as ``food_tasks.utils.worldcuisines_circular``).
+
+Each document is asked once per rotation of its options (:mod:`food_tasks.benchmarks.worldcuisines.circular`);
+everything else (images, prompt hook, scorer, metrics) is the MCQ task's, plus the circular metrics. A document is
+(qa_id, language, rotation); the cluster stays the dish (food_id), which holds whole questions.
+"""
+
+from __future__ import annotations
+
+from food_tasks import rotation, stats
+from food_tasks.benchmarks.worldcuisines import circular
+from food_tasks.data import stop_run_on_data_error
+from food_tasks.hooks import MetricTable, results_hook
+from food_tasks.utils import worldcuisines as wc
+
+@stop_run_on_data_error
+def _docs(base, dataset):  # type: ignore[no-untyped-def]
+    return circular.expand(base(dataset))
+
+
+def docs_large_1a(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_large_1a, dataset)
+
+
+def docs_large_1b(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_large_1b, dataset)
+
+
+def docs_large_1c(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_large_1c, dataset)
+
+
+def docs_large_2(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_large_2, dataset)
+
+
+def docs_sample_1a(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_sample_1a, dataset)
+
+
+def docs_sample_1b(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_sample_1b, dataset)
+
+
+def docs_sample_1c(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_sample_1c, dataset)
+
+
+def docs_sample_2(dataset):  # type: ignore[no-untyped-def]
+    return _docs(wc.docs_sample_2, dataset)
+
+
+TABLE = MetricTable(
+    *wc.TABLES["mcq"].values(),
+    *rotation.circular_metrics(stats.field("correct", unless="image_missing")),
+    version=wc.TABLES["mcq"].version, key=stats.column("qa_id", "lang", "rotation"), cluster=wc.CLUSTER,
+)  # fmt: skip
+process_results = results_hook(rotation.with_rotation(wc.score_mcq), TABLE)
