@@ -38,3 +38,16 @@ def test_sample_circular_with_a_model_that_always_answers_a(tmp_path):
     # 8 positions, 2 gold answers at each: (16-2)^2/2 + 7 * (0-2)^2/2 = 112 on 7 df
     assert r["position_bias_p,none"] == pytest.approx(chi2.sf(112, 7))
     assert r["circular_acc_stderr,none"] == 0.0 and r["rotation_mean_acc_stderr,none"] == 0.0
+
+
+def test_every_classification_run_reports_position_bias():
+    from food_tasks.utils import diningbench as hooks
+
+    table = hooks.TABLES["cls"]
+    records = [{"pred": "A", "gold": "A"}, {"pred": "A", "gold": "E"}, {"pred": None, "gold": "B"}, {"pred": "H", "gold": "A"}]
+    assert table["position_bias"](records) == {
+        "A": {"chosen": 2, "gold": 2, "chosen_share": 200 / 3, "gold_share": 200 / 3},
+        "E": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 100 / 3},
+        "H": {"chosen": 1, "gold": 0, "chosen_share": 100 / 3, "gold_share": 0.0},
+    }
+    assert table["position_bias_p"](records) == 0.0  # H chosen, never gold

@@ -55,3 +55,17 @@ def test_sample_circular_with_a_model_that_always_answers_a(tmp_path):
         assert r["position_bias,none"]["A"] == {"chosen": n, "gold": n // 4, "chosen_share": 100.0, "gold_share": 25.0}
         assert r["circular_acc_stderr,none"] == 0.0, json.dumps(r)
     assert results["groups"]["foodieqa_sample_circular"]["circular_acc,none"] == 0.0
+
+
+def test_every_foodieqa_task_reports_position_bias():
+    from scipy.stats import chi2
+
+    from food_tasks.utils import foodieqa as hooks
+
+    for table in hooks.TABLES.values():
+        # positions 0-based in the records, labelled A-D
+        records = [{"parsed": 0, "gold": 0}, {"parsed": 0, "gold": 1}, {"parsed": 1, "gold": 1}, {"parsed": 0, "gold": 0}]
+        assert table["position_bias"](records) == {"A": {"chosen": 3, "gold": 2, "chosen_share": 75.0, "gold_share": 50.0},
+                                                   "B": {"chosen": 1, "gold": 2, "chosen_share": 25.0, "gold_share": 50.0}}  # fmt: skip
+        # (3-2)^2/2 + (1-2)^2/2 = 1 on 1 df
+        assert table["position_bias_p"](records) == pytest.approx(chi2.sf(1, 1))

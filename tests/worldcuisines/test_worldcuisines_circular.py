@@ -53,3 +53,21 @@ def test_sample_circular_runs_with_replay_answers_always_1(tmp_path):
     # standard errors land in the results JSON (clustered by dish): every question wrong somewhere, so 0
     assert r["circular_acc_stderr,none"] == 0.0 and r["rotation_mean_acc_stderr,none"] > 0
     assert len(samples["worldcuisines_mcq_sample_circular_1a_nocontext"]) == len(docs)
+
+
+def test_every_mcq_table_reports_position_bias_from_its_records():
+    from scipy.stats import chi2
+
+    from food_tasks.utils import worldcuisines as hooks
+
+    table = hooks.TABLES["mcq"]
+    # gold ids 1, 2, 3, 4 once each; the model answers 1, 1, 1, unreadable; a document without its image is left out
+    records = [{"parsed": 1, "gold": 1}, {"parsed": 1, "gold": 2}, {"parsed": 1, "gold": 3}, {"parsed": None, "gold": 4},
+               {"parsed": 2, "gold": 2, "image_missing": True}]  # fmt: skip
+    assert table["position_bias"](records) == {
+        "1": {"chosen": 3, "gold": 1, "chosen_share": 100.0, "gold_share": 100 / 3},
+        "2": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 100 / 3},
+        "3": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 100 / 3},
+    }
+    # (3-1)^2/1 + (0-1)^2/1 + (0-1)^2/1 = 6 on 2 df: p = exp(-3)
+    assert table["position_bias_p"](records) == pytest.approx(chi2.sf(6, 2)) == pytest.approx(0.049787, abs=1e-6)
