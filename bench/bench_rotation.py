@@ -9,7 +9,7 @@ options each, the published columns plus the 30-language OEQ reference list) it 
    over the 75,000 records; and the position-bias reducers over 15,000 records of an ordinary run (what every
    multiple-choice run now pays at aggregation).
 
-    python scripts/bench_rotation.py [--items 500]
+    python bench/bench_rotation.py [--items 500]
 """
 
 from __future__ import annotations
