@@ -31,9 +31,19 @@ def docs(items: int) -> datasets.Dataset:
     for q in range(items):
         options = [f"Dish {q}-{i}" for i in range(5)]
         for lang in range(30):
-            rows.append({"qa_id": str(q), "lang": f"l{lang}", "food_id": str(q // 3), "multi_choice_answer": 1 + q % 5,
-                         "multi_choice_prompt": PROMPT.format("\n".join(f"{i + 1}. {o}" for i, o in enumerate(options))),
-                         "options": options, "answers_all": [f"ref {k}" for k in range(30)], "image_url": f"u{q}", "kb_root": ""})  # fmt: skip
+            rows.append(
+                {
+                    "qa_id": str(q),
+                    "lang": f"l{lang}",
+                    "food_id": str(q // 3),
+                    "multi_choice_answer": 1 + q % 5,
+                    "multi_choice_prompt": PROMPT.format("\n".join(f"{i + 1}. {o}" for i, o in enumerate(options))),
+                    "options": options,
+                    "answers_all": [f"ref {k}" for k in range(30)],
+                    "image_url": f"u{q}",
+                    "kb_root": "",
+                }
+            )
     return datasets.Dataset.from_list(rows)
 
 
@@ -53,9 +63,13 @@ def main() -> None:
     print(f"  -> {len(rotated):,} rotated documents")
     rng = random.Random(0)
     records = []
-    for d in rotated.select_columns(["qa_id", "lang", "food_id", "multi_choice_answer", "item", "rotation", "rotations"]).to_list():
+    for d in rotated.select_columns(
+        ["qa_id", "lang", "food_id", "multi_choice_answer", "item", "rotation", "rotations"]
+    ).to_list():
         parsed = rng.choice([1, 1, 2, 3, 4, 5, None])
-        records.append({**d, "parsed": parsed, "gold": d["multi_choice_answer"], "correct": parsed == d["multi_choice_answer"]})
+        records.append(
+            {**d, "parsed": parsed, "gold": d["multi_choice_answer"], "correct": parsed == d["multi_choice_answer"]}
+        )
     correct = stats.field("correct", unless="image_missing")
     circ, mean = rotation.circular_metrics(correct)
     bias, p = rotation.position_metrics(rotation.position("parsed", base=1), rotation.position("gold", base=1), "12345")
@@ -63,9 +77,15 @@ def main() -> None:
     timed(f"circular_acc + rotation_mean_acc over {len(records):,} records", lambda: (circ(records), mean(records)))
     timed(f"position_bias + position_bias_p over {len(records):,} records", lambda: (bias(records), p(records)))
     clusters = [r["food_id"] for r in records]
-    timed("standard errors of both (clustered analytic)", lambda: stats.estimate_many([circ.estimator, mean.estimator], records, clusters))
+    timed(
+        "standard errors of both (clustered analytic)",
+        lambda: stats.estimate_many([circ.estimator, mean.estimator], records, clusters),
+    )
     plain = [r for r in records if r["rotation"] == 0]
-    timed(f"position_bias + position_bias_p over {len(plain):,} records (an ordinary run)", lambda: (bias(plain), p(plain)))
+    timed(
+        f"position_bias + position_bias_p over {len(plain):,} records (an ordinary run)",
+        lambda: (bias(plain), p(plain)),
+    )
 
 
 if __name__ == "__main__":

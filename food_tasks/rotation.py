@@ -74,8 +74,13 @@ def rotated_gold(gold: int, offset: int, n: int) -> int:
     return (gold - offset) % n
 
 
-def expand(docs: Iterable[dict], n_options: Callable[[dict], int], rotate_doc: Callable[[dict, int], dict],
-           item: Callable[[dict], Hashable], k: int | None = None) -> list[dict]:  # fmt: skip
+def expand(
+    docs: Iterable[dict],
+    n_options: Callable[[dict], int],
+    rotate_doc: Callable[[dict, int], dict],
+    item: Callable[[dict], Hashable],
+    k: int | None = None,
+) -> list[dict]:
     """One document per rotation of each document's options, in document order then rotation order.
 
     Args:
@@ -152,8 +157,9 @@ class CircularRatio(stats.Ratio):
         return float(self.scale * total[0] / total[1]) if total[1] > 0 else math.nan
 
 
-def circular_metrics(correct: Callable[[Record], float | None], scale: float = 100.0,
-                     unit: str = "percent") -> tuple[Metric, Metric]:  # fmt: skip
+def circular_metrics(
+    correct: Callable[[Record], float | None], scale: float = 100.0, unit: str = "percent"
+) -> tuple[Metric, Metric]:
     """``circular_acc`` and ``rotation_mean_acc`` of a circular task, with their estimators."""
     metrics = []
     for name, all_right in (("circular_acc", True), ("rotation_mean_acc", False)):
@@ -189,8 +195,9 @@ class position:  # noqa: N801  (used like a function: position("parsed", base=1)
             return None
 
 
-def position_counts(records: Sequence[Record], chosen: Callable[[Record], int | None],
-                    gold: Callable[[Record], int | None]) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
+def position_counts(
+    records: Sequence[Record], chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None]
+) -> tuple[dict[int, int], dict[int, int]]:
     """Chosen and gold positions counted over the documents that have both."""
     picks: dict[int, int] = {}
     golds: dict[int, int] = {}
@@ -222,8 +229,12 @@ def chi_square_p(observed: Mapping[int, int], expected: Mapping[int, int]) -> fl
     return float(chisquare([o for o, _ in kept], [e for _, e in kept]).pvalue)
 
 
-def position_bias(records: Sequence[Record], chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None],
-                  labels: Sequence[str]) -> dict[str, dict[str, float]]:  # fmt: skip
+def position_bias(
+    records: Sequence[Record],
+    chosen: Callable[[Record], int | None],
+    gold: Callable[[Record], int | None],
+    labels: Sequence[str],
+) -> dict[str, dict[str, float]]:
     """Per option position (labelled with the benchmark's labels): how many answers chose it and how many gold
     answers sit there, as counts and percent of the documents with a readable answer."""
     picks, golds = position_counts(records, chosen, gold)
@@ -231,12 +242,18 @@ def position_bias(records: Sequence[Record], chosen: Callable[[Record], int | No
     out = {}
     for pos in sorted(set(picks) | set(golds)):
         label = labels[pos] if 0 <= pos < len(labels) else str(pos + 1)
-        out[label] = {"chosen": picks.get(pos, 0), "gold": golds.get(pos, 0),
-                      "chosen_share": 100.0 * picks.get(pos, 0) / total, "gold_share": 100.0 * golds.get(pos, 0) / total}  # fmt: skip
+        out[label] = {
+            "chosen": picks.get(pos, 0),
+            "gold": golds.get(pos, 0),
+            "chosen_share": 100.0 * picks.get(pos, 0) / total,
+            "gold_share": 100.0 * golds.get(pos, 0) / total,
+        }
     return out
 
 
-def position_bias_p(records: Sequence[Record], chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None]) -> float:
+def position_bias_p(
+    records: Sequence[Record], chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None]
+) -> float:
     """Chi-square p-value of the chosen positions against the gold positions (:func:`chi_square_p`)."""
     return chi_square_p(*position_counts(records, chosen, gold))
 
@@ -254,10 +271,10 @@ class _Bias:
         return position_bias_p(records, self.chosen, self.gold)
 
 
-def position_metrics(chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None],
-                     labels: Sequence[str]) -> tuple[Metric, Metric]:  # fmt: skip
+def position_metrics(
+    chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None], labels: Sequence[str]
+) -> tuple[Metric, Metric]:
     """``position_bias`` (a breakdown per position) and ``position_bias_p`` (a p-value: a diagnostic, no standard
     error) of any multiple-choice task: computed from the records, no extra generation."""
     bias = _Bias(chosen, gold, tuple(labels))
-    return (Metric("position_bias", bias.breakdown, scale="breakdown"),
-            Metric("position_bias_p", bias.p, scale="info"))  # fmt: skip
+    return (Metric("position_bias", bias.breakdown, scale="breakdown"), Metric("position_bias_p", bias.p, scale="info"))

@@ -8,6 +8,8 @@ document is (row, rotation); the cluster is the row, so standard errors resample
 
 from __future__ import annotations
 
+from functools import partial
+
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.diningbench import circular
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
@@ -21,21 +23,16 @@ def _docs(base, dataset):  # type: ignore[no-untyped-def]
     return circular.expand(base(dataset))
 
 
-def docs_cls_zh(dataset):  # type: ignore[no-untyped-def]
-    return _docs(db.docs_cls_zh, dataset)
-
-
-def docs_cls_en(dataset):  # type: ignore[no-untyped-def]
-    return _docs(db.docs_cls_en, dataset)
-
-
-def docs_sample_cls(dataset):  # type: ignore[no-untyped-def]
-    return _docs(db.docs_sample_cls, dataset)
-
+# process_docs per task: the base task's documents, expanded.
+docs_cls_zh = partial(_docs, db.docs_cls_zh)
+docs_cls_en = partial(_docs, db.docs_cls_en)
+docs_sample_cls = partial(_docs, db.docs_sample_cls)
 
 TABLE = MetricTable(
     *db.TABLES["cls"].values(),
     *rotation.circular_metrics(stats.field("correct", unless="image_missing"), scale=1.0, unit="fraction"),
-    version=db.TABLES["cls"].version, key=stats.column("idx", "rotation"), cluster=stats.column("idx"),
-)  # fmt: skip
+    version=db.TABLES["cls"].version,
+    key=stats.column("idx", "rotation"),
+    cluster=stats.column("idx"),
+)
 process_results = results_hook(rotation.with_rotation(db._with_images(db_scoring.score_cls)), TABLE)

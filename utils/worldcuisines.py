@@ -12,6 +12,7 @@ from functools import partial
 
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.worldcuisines import data as wc_data
+from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
@@ -103,7 +104,7 @@ def _macro(field: str) -> stats.Macro:
 
 # Chosen against gold option positions (ids 1-5), answers that could not be read left out: no extra generation.
 _POSITIONS = rotation.position_metrics(rotation.position("parsed", base=1, unless="image_missing"),
-                                       rotation.position("gold", base=1, unless="image_missing"), ("1", "2", "3", "4", "5"))
+                                       rotation.position("gold", base=1, unless="image_missing"), wc_parsing.MCQ_IDS)
 _IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
 _INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False,
                   estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True))  # fmt: skip

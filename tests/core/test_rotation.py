@@ -21,7 +21,11 @@ def _doc(key: str, gold: int) -> dict:
 
 
 def _rotate_doc(doc: dict, offset: int) -> dict:
-    return {**doc, "options": rotation.rotate(doc["options"], offset), "answer": rotation.rotated_gold(doc["answer"], offset, 4)}
+    return {
+        **doc,
+        "options": rotation.rotate(doc["options"], offset),
+        "answer": rotation.rotated_gold(doc["answer"], offset, 4),
+    }
 
 
 def _records(answers: dict[str, list[str]]) -> list[dict]:
@@ -32,8 +36,17 @@ def _records(answers: dict[str, list[str]]) -> list[dict]:
     for d in docs:
         pred = answers[d["item"]][d["rotation"]]
         gold = LETTERS[d["answer"]]
-        out.append({"item": d["item"], "rotation": d["rotation"], "rotations": d["rotations"], "pred": pred, "gold": gold,
-                    "correct": pred == gold, "image_missing": False})  # fmt: skip
+        out.append(
+            {
+                "item": d["item"],
+                "rotation": d["rotation"],
+                "rotations": d["rotations"],
+                "pred": pred,
+                "gold": gold,
+                "correct": pred == gold,
+                "image_missing": False,
+            }
+        )
     return out
 
 
@@ -41,7 +54,11 @@ def test_rotation_moves_options_and_gold_together():
     assert rotation.rotate(["w", "x", "y", "z"], 1) == ["x", "y", "z", "w"]
     assert rotation.rotated_gold(0, 1, 4) == 3  # "w" is now at D
     assert rotation.offsets(4) == [0, 1, 2, 3]
-    assert rotation.offsets(5, 2) == [0, 2] and rotation.offsets(8, 4) == [0, 2, 4, 6] and rotation.offsets(4, 9) == [0, 1, 2, 3]
+    assert (
+        rotation.offsets(5, 2) == [0, 2]
+        and rotation.offsets(8, 4) == [0, 2, 4, 6]
+        and rotation.offsets(4, 9) == [0, 1, 2, 3]
+    )
     docs = rotation.expand([_doc("q1", 2)], lambda d: 4, _rotate_doc, lambda d: d["key"], k=4)
     assert [d["rotation"] for d in docs] == [0, 1, 2, 3] and {d["rotations"] for d in docs} == {4}
     for d in docs:  # the gold text never changes; its position does
@@ -99,7 +116,9 @@ def test_circular_acc_over_questions_with_standard_errors():
     assert stats.estimate(mean.estimator, records, clusters).se == pytest.approx(100 * sd / 2)
     # the value and the SE are functions of the set of documents
     shuffled = records[::-1]
-    assert circ(shuffled) == 50.0 and stats.estimate(circ.estimator, shuffled, clusters[::-1]).se == pytest.approx(est.se)
+    assert circ(shuffled) == 50.0 and stats.estimate(circ.estimator, shuffled, clusters[::-1]).se == pytest.approx(
+        est.se
+    )
     # the estimator's combine equals the reported value, and the table pickles (several processes)
     assert float(circ.estimator.combine(circ.estimator.rows(records).sum(0))) == 50.0
     assert pickle.loads(pickle.dumps(table))["circular_acc"](records) == 50.0
@@ -115,10 +134,17 @@ def test_incomplete_or_missing_questions_leave_circular_metrics():
 
 
 def test_position_bias_leaves_unread_answers_out_and_handles_empty_positions():
-    records = [{"pred": "A", "gold": "A"}, {"pred": None, "gold": "B"}, {"pred": "B", "gold": "A"}, {"pred": "Z", "gold": "B"}]
+    records = [
+        {"pred": "A", "gold": "A"},
+        {"pred": None, "gold": "B"},
+        {"pred": "B", "gold": "A"},
+        {"pred": "Z", "gold": "B"},
+    ]
     bias, p = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
-    assert bias(records) == {"A": {"chosen": 1, "gold": 2, "chosen_share": 50.0, "gold_share": 100.0},
-                             "B": {"chosen": 1, "gold": 0, "chosen_share": 50.0, "gold_share": 0.0}}  # fmt: skip
+    assert bias(records) == {
+        "A": {"chosen": 1, "gold": 2, "chosen_share": 50.0, "gold_share": 100.0},
+        "B": {"chosen": 1, "gold": 0, "chosen_share": 50.0, "gold_share": 0.0},
+    }
     assert p(records) == 0.0  # B chosen, never gold
     assert math.isnan(p([{"pred": "A", "gold": "A"}])) and bias([]) == {}
     # a model that follows the gold distribution exactly: p = 1
@@ -133,4 +159,9 @@ def test_position_bias_leaves_unread_answers_out_and_handles_empty_positions():
 
 def test_with_rotation_copies_the_fields():
     scored = rotation.with_rotation(lambda doc, out: {"correct": out == "A"})
-    assert scored({"item": "q", "rotation": 2, "rotations": 4, "x": 1}, "A") == {"correct": True, "item": "q", "rotation": 2, "rotations": 4}
+    assert scored({"item": "q", "rotation": 2, "rotations": 4, "x": 1}, "A") == {
+        "correct": True,
+        "item": "q",
+        "rotation": 2,
+        "rotations": 4,
+    }

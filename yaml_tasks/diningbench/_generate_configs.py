@@ -83,19 +83,31 @@ def render() -> dict[str, str]:
 
 # ------------------------------------------------------------------ _circular classification (options rotated)
 CIRCULAR_HOOKS = "food_tasks.utils.diningbench_circular"
-CIRCULAR = {"diningbench_cls_zh_circular": ("docs_cls_zh", "DiningBench classification (Chinese, 1 view, options rotated)", ()),
-            "diningbench_cls_en_circular": ("docs_cls_en", "DiningBench classification (English, 1 view, options rotated)", ()),
-            "diningbench_cls_sample_circular": ("docs_sample_cls", "DiningBench classification (packaged sample, options rotated)",
-                                                tuple(taskgen.generation_kwargs(48)))}  # fmt: skip
+CIRCULAR = {  # task -> (process_docs hook, alias, extra lines)
+    "diningbench_cls_zh_circular": ("docs_cls_zh", "DiningBench classification (Chinese, 1 view, options rotated)", ()),
+    "diningbench_cls_en_circular": ("docs_cls_en", "DiningBench classification (English, 1 view, options rotated)", ()),
+    "diningbench_cls_sample_circular": (
+        "docs_sample_cls",
+        "DiningBench classification (packaged sample, options rotated)",
+        tuple(taskgen.generation_kwargs(48)),
+    ),
+}
 
 
 def circular_files() -> dict[str, str]:
     """Classification tasks asked once per rotation of their options (food_tasks.rotation)."""
-    return {f"{name}.yaml": taskgen.task(include="_diningbench_cls_yaml", name=name, alias=alias, docs=f"{CIRCULAR_HOOKS}.{docs}",
-                                         extra=[f"process_results: !function {CIRCULAR_HOOKS}.process_results",
-                                                *taskgen.metric_list(circular_hooks.TABLE), *extra])
-            for name, (docs, alias, extra) in CIRCULAR.items()}  # fmt: skip
-
+    results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
+    results += taskgen.metric_list(circular_hooks.TABLE)
+    return {
+        f"{name}.yaml": taskgen.task(
+            include="_diningbench_cls_yaml",
+            name=name,
+            alias=alias,
+            docs=f"{CIRCULAR_HOOKS}.{docs}",
+            extra=[*results, *extra],
+        )
+        for name, (docs, alias, extra) in CIRCULAR.items()
+    }
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)

@@ -17,8 +17,11 @@ from food_tasks.benchmarks.diningbench.parsing import _OPTION_LINE_RE
 
 LABELS = tuple("ABCDEFGH")
 # Chosen against gold option letters (answers that could not be read, and documents whose images failed, left out).
-POSITIONS = rotation.position_metrics(rotation.position("pred", labels=LABELS, unless="image_missing"),
-                                      rotation.position("gold", labels=LABELS, unless="image_missing"), LABELS)  # fmt: skip
+POSITIONS = rotation.position_metrics(
+    rotation.position("pred", labels=LABELS, unless="image_missing"),
+    rotation.position("gold", labels=LABELS, unless="image_missing"),
+    LABELS,
+)
 
 
 def _spans(prompt: str) -> list[tuple[str, int, int]]:
@@ -35,7 +38,8 @@ def n_options(doc: dict[str, Any]) -> int:
 
 
 def rotate_prompt(prompt: str, offset: int) -> str:
-    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.rotation.rotate`), all else verbatim."""
+    """The prompt with its option texts rotated by ``offset``
+    (:func:`food_tasks.rotation.rotate`), the rest verbatim."""
     spans = _spans(prompt)
     texts = rotation.rotate([prompt[start:end] for _, start, end in spans], offset)
     out, last = [], 0
@@ -53,8 +57,12 @@ def rotate_doc(doc: dict[str, Any], offset: int) -> dict[str, Any]:
     key = str(gold).strip().upper()
     if key in letters:
         gold = letters[rotation.rotated_gold(letters.index(key), offset, len(letters))]
-    return {**doc, "prompt": prompt, "text": prompts.with_cot(prompt) if doc["cot"] else prompt,
-            "gold_json": json.dumps(gold, ensure_ascii=False)}  # fmt: skip
+    return {
+        **doc,
+        "prompt": prompt,
+        "text": prompts.with_cot(prompt) if doc["cot"] else prompt,
+        "gold_json": json.dumps(gold, ensure_ascii=False),
+    }
 
 
 def expand(ds: Any, k: int | None = None) -> Any:

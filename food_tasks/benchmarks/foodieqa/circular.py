@@ -15,13 +15,18 @@ from food_tasks import rotation
 
 LABELS = ("A", "B", "C", "D")
 # Chosen against gold option positions (answers that could not be read, and questions whose images failed, left out).
-POSITIONS = rotation.position_metrics(rotation.position("parsed", unless="image_missing"),
-                                      rotation.position("gold", unless="image_missing"), LABELS)  # fmt: skip
+POSITIONS = rotation.position_metrics(
+    rotation.position("parsed", unless="image_missing"), rotation.position("gold", unless="image_missing"), LABELS
+)
 
 
 def rotated_fields(doc: dict[str, Any]) -> tuple[str, ...]:
     """The document's lists that follow the letters: the images (mivqa) or the option texts."""
-    return ("images",) if doc["fq_task"] == "mivqa" else tuple(f for f in ("choices", "choices_en") if doc.get(f) is not None)
+    return (
+        ("images",)
+        if doc["fq_task"] == "mivqa"
+        else tuple(f for f in ("choices", "choices_en") if doc.get(f) is not None)
+    )
 
 
 def rotate_doc(doc: dict[str, Any], offset: int) -> dict[str, Any]:
@@ -35,4 +40,6 @@ def expand(ds: Any, k: int | None = None) -> Any:
     """The documents of a task (a ``datasets.Dataset``), one per rotation of each question's options."""
     import datasets
 
-    return datasets.Dataset.from_list(rotation.expand(ds.to_list(), lambda d: len(LABELS), rotate_doc, lambda d: d["index"], k))
+    return datasets.Dataset.from_list(
+        rotation.expand(ds.to_list(), lambda d: len(LABELS), rotate_doc, lambda d: d["index"], k)
+    )

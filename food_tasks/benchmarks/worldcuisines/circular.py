@@ -44,7 +44,8 @@ def option_lines(lines: list[str]) -> list[int]:
 
 
 def rotate_prompt(prompt: str, offset: int) -> str:
-    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.rotation.rotate`), all else verbatim."""
+    """The prompt with its option texts rotated by ``offset``
+    (:func:`food_tasks.rotation.rotate`), the rest verbatim."""
     lines = prompt.split("\n")
     where = option_lines(lines)
     texts = [OPTION_LINE_RE.match(lines[i].rstrip("\r")).group(2) for i in where]  # type: ignore[union-attr]
@@ -57,8 +58,12 @@ def rotate_doc(doc: dict[str, Any], offset: int) -> dict[str, Any]:
     """A document asked with rotation ``offset`` of its options; ``multi_choice_answer`` (1-based) remapped."""
     n = len(doc["options"])
     gold = rotation.rotated_gold(int(doc["multi_choice_answer"]) - 1, offset, n) + 1
-    return {**doc, "multi_choice_prompt": rotate_prompt(doc["multi_choice_prompt"], offset),
-            "options": rotation.rotate(doc["options"], offset), "multi_choice_answer": gold}  # fmt: skip
+    return {
+        **doc,
+        "multi_choice_prompt": rotate_prompt(doc["multi_choice_prompt"], offset),
+        "options": rotation.rotate(doc["options"], offset),
+        "multi_choice_answer": gold,
+    }
 
 
 def item(doc: dict[str, Any]) -> str:
