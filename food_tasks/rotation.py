@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from food_tasks import stats
+from food_tasks.data import DataSettingError
 from food_tasks.hooks import Metric
 
 Record = Mapping[str, Any]
@@ -44,13 +45,13 @@ def rotations_setting() -> int | None:
     """The number of rotations asked per question (``$FOOD_TASKS_ROTATIONS``), None for all of them.
 
     Raises:
-        ValueError: not an integer of at least 2.
+        DataSettingError: not an integer of at least 2 (a ``ValueError``; it stops the run before generation).
     """
     value = os.environ.get(ROTATIONS_ENV, "").strip()
     if not value:
         return None
     if not value.isdigit() or int(value) < 2:
-        raise ValueError(f"{ROTATIONS_ENV}={value!r}: give a whole number of rotations, at least 2 (unset: all)")
+        raise DataSettingError(f"{ROTATIONS_ENV}={value!r}: give a whole number of rotations, at least 2 (unset: all)")
     return int(value)
 
 

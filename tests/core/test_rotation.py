@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import chi2
 
 from food_tasks import rotation, stats
+from food_tasks.data import DataSettingError
 from food_tasks.hooks import MetricTable
 
 LETTERS = ("A", "B", "C", "D")
@@ -72,7 +73,7 @@ def test_rotations_setting(monkeypatch):
     assert [d["rotation"] for d in docs] == [0, 2] and docs[0]["rotations"] == 2
     for bad in ("1", "x", "-3"):
         monkeypatch.setenv(rotation.ROTATIONS_ENV, bad)
-        with pytest.raises(ValueError, match=rotation.ROTATIONS_ENV):
+        with pytest.raises(DataSettingError, match=rotation.ROTATIONS_ENV):  # stops the run before generation
             rotation.rotations_setting()
 
 

@@ -124,7 +124,10 @@ def circular_files() -> dict[str, str]:
         for subtask, (suffix, alias) in SUBTASKS.items():
             name = f"worldcuisines_mcq{infix}_{subtask}"
             names.append(name)
-            extra = [f"doc_to_messages: !function {HOOKS}.doc_to_messages_mcq_sample"] if variant == "sample" else []
+            extra = []
+            if variant == "sample":  # as the sample MCQ tasks
+                extra = [f"doc_to_visual: !function {HOOKS}.doc_to_visual_sample",
+                         f"doc_to_messages: !function {HOOKS}.doc_to_messages_mcq_sample"]  # fmt: skip
             docs = f"{CIRCULAR_HOOKS}.docs_{variant}_{suffix}"
             files[f"{name}.yaml"] = taskgen.task(
                 include="_worldcuisines_mcq_yaml", name=name, alias=alias, docs=docs, extra=extra + results
