@@ -8,8 +8,9 @@ toolkit as food_tasks.cocoeval drives it:
 * PTB tokenizer: the toolkit's Stanford jar (:func:`food_tasks.cocoeval.ptb_tokenize`), all captions in one call;
 * BLEU-1..4, ROUGE-L (its LCS table is hypothesis tokens x reference tokens), CIDEr-D: pycocoevalcap in Python;
 * METEOR 1.5: the toolkit's jar with the toolkit's command line (``-Xmx2G``) in our
-  :class:`food_tasks.cocoeval.MeteorProcess`, started and warmed up before the timed call; the time of the
-  one call, whether the jar failed (out of memory, time limit) and the jar's peak resident memory (VmHWM).
+  :class:`food_tasks.cocoeval.MeteorProcess`, one jar per kind, started and warmed up before the first timed
+  call (as a run keeps it); the time of the one call, whether the jar failed (out of memory, time limit)
+  and the jar's peak resident memory (VmHWM, the peak over the kind's lengths so far).
 
 Kinds: ``repeat`` (a caption of the same dish repeated: what a runaway generation looks like, and the worst
 case for METEOR's aligner, every word matching many reference words), ``varied`` (seeded random words, half
@@ -68,8 +69,9 @@ def peak_rss_mib(pid: int) -> float | None:
     return None
 
 
-def measure(kind: str, kib: int, meteor_on: bool, timeout: float) -> dict[str, object]:
-    """One hypothesis of ``kib`` KiB: each part's seconds, token count, METEOR's outcome."""
+def measure(kind: str, kib: int, meteor, timeout: float) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """One hypothesis of ``kib`` KiB: each part's seconds, token count, METEOR's outcome (``meteor``: the
+    kind's :class:`MeteorProcess`, None to skip METEOR)."""
     from pycocoevalcap.bleu.bleu import Bleu
     from pycocoevalcap.cider.cider import Cider
     from pycocoevalcap.rouge.rouge import Rouge
@@ -93,24 +95,20 @@ def measure(kind: str, kib: int, meteor_on: bool, timeout: float) -> dict[str, o
         started = time.perf_counter()
         score, _ = scorer.compute_score(gts, res) if name != "bleu" else scorer.compute_score(gts, res, verbose=0)
         row[f"{name}_s"] = time.perf_counter() - started
-    if not meteor_on:
+    if meteor is None:
         row["meteor"] = "skipped (failed or too slow at a shorter length)"
         return row
-    driver = sys.modules[cocoeval.MeteorProcess.__module__]
-    driver.JAVA_TIMEOUT_S = timeout
-    meteor = cocoeval.MeteorProcess()  # a fresh jar: one that failed must not be reused
-    try:
+    sys.modules[cocoeval.MeteorProcess.__module__].JAVA_TIMEOUT_S = timeout
+    if meteor._proc is None:
         meteor.score({"w": [gts["n0"][0]]}, {"w": [res["n0"][0]]})  # start-up and warm-up, not timed
-        started = time.perf_counter()
-        try:
-            meteor.score({"runaway": gts["runaway"]}, {"runaway": res["runaway"]})
-            row["meteor"] = "ok"
-        except cocoeval.MeteorError as err:
-            row["meteor"] = str(err)
-        row["meteor_s"] = time.perf_counter() - started
-        row["meteor_rss_mib"] = peak_rss_mib(meteor._proc.pid) if meteor._proc is not None else None
-    finally:
-        meteor.close()
+    started = time.perf_counter()
+    try:
+        meteor.score({"runaway": gts["runaway"]}, {"runaway": res["runaway"]})
+        row["meteor"] = "ok"
+    except cocoeval.MeteorError as err:
+        row["meteor"] = str(err)
+    row["meteor_s"] = time.perf_counter() - started
+    row["meteor_rss_mib"] = peak_rss_mib(meteor._proc.pid) if meteor._proc is not None else None
     return row
 
 
@@ -131,13 +129,19 @@ def main() -> int:
     print(f"{'kind':8} {'KiB':>5} {'tokens':>7} {'PTB s':>6} {'BLEU s':>7} {'ROUGE s':>8} {'CIDEr s':>8} "
           f"{'METEOR s':>9} {'RSS MiB':>8}  METEOR")
     for kind in args.kinds.split(","):
-        meteor_on = True
+        # One jar per kind, as a run keeps one (start-up is not in the figures); its peak memory is the
+        # peak over this kind's lengths so far, which grow.
+        meteor = cocoeval.MeteorProcess()
         for kib in (int(s) for s in args.sizes.split(",")):
-            row = measure(kind, kib, meteor_on, args.timeout)
+            row = measure(kind, kib, meteor, args.timeout)
             rows.append(row)
             meteor_s = row.get("meteor_s")
             if row["meteor"] != "ok" or (isinstance(meteor_s, float) and meteor_s > args.timeout / 4):
-                meteor_on = False  # the next length would take 2x or more: fail, or run past the time limit
+                if meteor is not None:
+                    meteor.close()
+                meteor = None  # the next length would take 2x or more: fail, or run past the time limit
+        if meteor is not None:
+            meteor.close()
             rss = row.get("meteor_rss_mib")
             print(f"{kind:8} {kib:>5} {row['tokens']:>7} {row['ptb_s']:>6.2f} {row['bleu_s']:>7.2f} "
                   f"{row['rouge_l_s']:>8.2f} {row['cider_s']:>8.2f} "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from test_cocoeval_corpus import HYPS, REFS
 
-from food_tasks import cocoeval
+from food_tasks import cocoeval, cocojava
 
 EXPECTED = {
     "Bleu_1": 0.36763278880981287,
@@ -182,7 +182,7 @@ def test_a_hung_jar_is_stopped_and_the_metric_absent(fake_meteor, monkeypatch):
     import time
 
     meteor = fake_meteor("hang")
-    monkeypatch.setattr(cocoeval, "JAVA_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(cocojava, "JAVA_TIMEOUT_S", 1.0)
     started = time.monotonic()
     scores = cocoeval.coco_scores(REFS, HYPS)
     assert time.monotonic() - started < 30
@@ -212,7 +212,7 @@ def test_a_garbled_answer_with_the_writer_blocked_fails_at_once(fake_meteor, mon
     refs = {f"k{i}": [f"a bowl of noodle soup with beef number {i}"] for i in range(4000)}
     hyps = {k: "a bowl of rice" for k in refs}
     fake_meteor("garbled")
-    monkeypatch.setattr(cocoeval, "JAVA_TIMEOUT_S", 60.0)
+    monkeypatch.setattr(cocojava, "JAVA_TIMEOUT_S", 60.0)
     started = time.monotonic()
     scores = cocoeval.coco_scores(refs, hyps)
     assert time.monotonic() - started < 30
