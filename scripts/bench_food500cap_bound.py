@@ -14,11 +14,11 @@ toolkit as food_tasks.cocoeval drives it:
 
 Kinds: ``repeat`` (a caption of the same dish repeated: what a runaway generation looks like, and the worst
 case for METEOR's aligner, every word matching many reference words), ``varied`` (seeded random words, half
-food words that occur in the reference, half made-up words: non-repetitive text), ``oneword`` (one run of
-letters without spaces). Once METEOR fails or passes ``--timeout`` for a kind, longer hypotheses of that kind
+food words that occur in the reference, half made-up words: non-repetitive text), ``word`` (one word of the
+reference repeated, ``bowl bowl ...``), ``oneword`` (one run of letters without spaces). Once METEOR fails or passes ``--timeout`` for a kind, longer hypotheses of that kind
 skip METEOR. Nothing is asserted.
 
-    python scripts/bench_food500cap_bound.py [--sizes 1,2,4,...,1024] [--kinds repeat,varied,oneword]
+    python scripts/bench_food500cap_bound.py [--sizes 1,2,4,...,1024] [--kinds repeat,varied,word,oneword]
                                              [--timeout 300] [--json out.json]
 """
 
@@ -46,6 +46,8 @@ def hypothesis(kind: str, chars: int, rng: random.Random) -> str:
         text = RUNAWAY * (chars // len(RUNAWAY) + 1)
     elif kind == "oneword":
         text = "x" * chars
+    elif kind == "word":
+        text = "bowl " * (chars // 5 + 1)
     else:
         words: list[str] = []
         size = 0
@@ -115,7 +117,7 @@ def measure(kind: str, kib: int, meteor, timeout: float) -> dict[str, object]:  
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1,2,4,8,16,32,64,128,256,512,1024", help="hypothesis sizes, KiB")
-    parser.add_argument("--kinds", default="repeat,varied,oneword")
+    parser.add_argument("--kinds", default="repeat,varied,word,oneword")
     parser.add_argument("--timeout", type=float, default=300.0, help="METEOR time limit per call, s")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
