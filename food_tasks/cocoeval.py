@@ -8,8 +8,8 @@ No metric is re-implemented.
 Bounded input: a hypothesis reaches the Java tools cut to :data:`MAX_HYP_CHARS` characters and, after
 tokenisation, every scorer sees at most :data:`MAX_HYP_TOKENS` tokens of it (:class:`CocoScores` lists
 the cut hypotheses in ``cut``). The bounds are where the toolkit stops scoring in bounded time and memory,
-with a margin (measured by scripts/bench_food500cap_bound.py): every hypothesis within them, and so every
-caption a model gives within 512 new tokens, gets exactly the toolkit's numbers. Past them (runaway
+with a margin (measured by a benchmark script, docs/performance.md "length bound"): every hypothesis within
+them, and so every caption a model gives within 512 new tokens, gets exactly the toolkit's numbers. Past them (runaway
 generations that would exhaust METEOR's 2 GB heap) a hypothesis is scored on its first tokens.
 
 The toolkit's Java programs (the PTB tokenizer and the METEOR jar, with the process that drives METEOR) are
@@ -38,15 +38,14 @@ __all__ = ["CocoScores", "JAVA_INSTALL_HINT", "JAVA_TIMEOUT_S", "METEOR", "Meteo
 
 METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
 PYTOK_METRICS = ("Bleu_4", "ROUGE_L", "CIDEr")  # the pure-Python-tokenised variants (METEOR needs Java anyway)
-# Bounds for runaway generations, where the toolkit stops scoring in bounded time and memory
-# (scripts/bench_food500cap_bound.py, docs/performance.md). Only METEOR breaks, and on tokens: its jar
+# Bounds for runaway generations, where the toolkit stops scoring in bounded time and memory (measured
+# by a benchmark script: docs/performance.md, "length bound"). Only METEOR breaks, and on tokens: its jar
 # scored 10,359 tokens of varied text (6 s, 1.9 GB resident) and a 12,529-token repeated caption (21 s,
 # 2.2 GB), and exhausted its 2 GB heap at 41,492 and 50,116; PTB, BLEU, ROUGE-L (its LCS is hypothesis x
 # reference tokens) and CIDEr-D took at most 12 s on 1 MiB (166,000-200,000 tokens). The token bound keeps
 # a margin of 2.5x below those successes, and 8x above what 512 new tokens give (a model token is about
-# one PTB token of text).
-# The character bound only keeps the tokenizer's input bounded (1 MiB took it 4 s); 128 characters per
-# model token for 512 tokens, so no caption within 512 new tokens reaches it.
+# one PTB token of text). The character bound only keeps the tokenizer's input bounded (1 MiB took it
+# 4 s): 128 characters per model token for 512 tokens, so no caption within 512 new tokens reaches it.
 MAX_HYP_CHARS = 65_536  # characters of a hypothesis handed to the tokenizer (cut at the last space before)
 MAX_HYP_TOKENS = 4_096  # tokens of a tokenised hypothesis handed to the scorers
 

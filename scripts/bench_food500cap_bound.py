@@ -15,8 +15,8 @@ toolkit as food_tasks.cocoeval drives it:
 Kinds: ``repeat`` (a caption of the same dish repeated: what a runaway generation looks like, and the worst
 case for METEOR's aligner, every word matching many reference words), ``varied`` (seeded random words, half
 food words that occur in the reference, half made-up words: non-repetitive text), ``word`` (one word of the
-reference repeated, ``bowl bowl ...``), ``oneword`` (one run of letters without spaces). Once METEOR fails or passes ``--timeout`` for a kind, longer hypotheses of that kind
-skip METEOR. Nothing is asserted.
+reference repeated, ``bowl bowl ...``), ``oneword`` (one run of letters without spaces). Once METEOR fails
+or passes a quarter of ``--timeout`` for a kind, longer hypotheses of that kind skip METEOR. Nothing is asserted.
 
     python scripts/bench_food500cap_bound.py [--sizes 1,2,4,...,1024] [--kinds repeat,varied,word,oneword]
                                              [--timeout 300] [--json out.json]
@@ -32,8 +32,9 @@ import time
 
 REFERENCE = "A bowl of pho with thin beef slices, rice noodles, fresh basil, bean sprouts and a lime wedge."
 RUNAWAY = "Pho with beef slices, rice noodles, basil and lime in a white bowl. "
-FOOD = ("bowl plate pho beef slices rice noodles fresh basil bean sprouts lime wedge soup broth herbs chili sauce "
-        "white green red brown fried grilled steamed pork chicken egg onion garlic served with on in and a of the").split()
+FOOD = ("bowl plate pho beef slices rice noodles fresh basil bean sprouts lime wedge soup broth herbs chili "
+        "sauce white green red brown fried grilled steamed pork chicken egg onion garlic served with on in and a "
+        "of the").split()
 SYLLABLES = ("ka ro mi tu se na po li ve do ga ri zu be ko sa te mo fu ha ji ne bu ra wi yo pe chi to").split()
 CORPUS = [("A plate of fried rice with egg and green onion number {i}.", "Fried rice with egg on a plate."),
           ("Grilled chicken skewers with peanut sauce, item {i}.", "Chicken skewers and a sauce."),
@@ -95,7 +96,7 @@ def measure(kind: str, kib: int, meteor, timeout: float) -> dict[str, object]:  
     row["tokens"] = len(res["runaway"][0].split())
     for name, scorer in (("bleu", Bleu(4)), ("rouge_l", Rouge()), ("cider", Cider())):
         started = time.perf_counter()
-        score, _ = scorer.compute_score(gts, res) if name != "bleu" else scorer.compute_score(gts, res, verbose=0)
+        scorer.compute_score(gts, res) if name != "bleu" else scorer.compute_score(gts, res, verbose=0)
         row[f"{name}_s"] = time.perf_counter() - started
     if meteor is None:
         row["meteor"] = "skipped (failed or too slow at a shorter length)"

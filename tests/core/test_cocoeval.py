@@ -228,8 +228,8 @@ def test_runaway_hypotheses_are_cut_before_the_java_tools(fake_meteor, monkeypat
     # Past the bounds (the 48 KB repetition, 8,000 tokens; one word longer than the character bound),
     # and exactly at the token bound (not cut).
     at_bound = "rice " * cocoeval.MAX_HYP_TOKENS
-    hyps = {**HYPS, "Abalone/Abalone_0081.jpg": "plate " * 8000, "Pho/Pho_0002.jpg": "x" * (cocoeval.MAX_HYP_CHARS + 10_000),
-            "Agedashi_tofu/Agedashi_tofu_0001.jpg": at_bound}  # fmt: skip
+    hyps = {**HYPS, "Abalone/Abalone_0081.jpg": "plate " * 8000, "Agedashi_tofu/Agedashi_tofu_0001.jpg": at_bound,
+            "Pho/Pho_0002.jpg": "x" * (cocoeval.MAX_HYP_CHARS + 10_000)}  # fmt: skip
     fake_meteor("ok")
     scores = cocoeval.coco_scores(REFS, hyps, pytok=True)
     assert scores.cut == ["Abalone/Abalone_0081.jpg", "Pho/Pho_0002.jpg"]
@@ -292,7 +292,8 @@ def _toolkit_pipeline(refs: dict, hyps: dict) -> tuple[dict, dict]:
     corpus, items = {}, {}
     meteor = Meteor()
     try:
-        for scorer, names in ((Bleu(4), cocoeval.METRICS[:4]), (meteor, ["METEOR"]), (Rouge(), ["ROUGE_L"]), (Cider(), ["CIDEr"])):
+        scorers = ((Bleu(4), cocoeval.METRICS[:4]), (meteor, ["METEOR"]), (Rouge(), ["ROUGE_L"]), (Cider(), ["CIDEr"]))
+        for scorer, names in scorers:
             score, per_item = scorer.compute_score(gts, res)
             if len(names) == 1:
                 score, per_item = [score], [per_item]

@@ -165,7 +165,8 @@ def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror):
                    "rouge_l": Rouge().compute_score(gts, res)[0]}  # fmt: skip
     finally:
         del meteor
-    assert {name: hooks.TABLES["caption"][name](records) for name in toolkit} == {k: 100.0 * v for k, v in toolkit.items()}
+    ours = {name: hooks.TABLES["caption"][name](records) for name in toolkit}
+    assert ours == {name: 100.0 * value for name, value in toolkit.items()}
 
 @needs_java
 def test_one_meteor_jar_serves_every_caption_task_of_a_run(mirror):
