@@ -18,7 +18,7 @@ food words that occur in the reference, half made-up words: non-repetitive text)
 reference repeated, ``bowl bowl ...``), ``oneword`` (one run of letters without spaces). Once METEOR fails
 or passes a quarter of ``--timeout`` for a kind, longer hypotheses of that kind skip METEOR. Nothing is asserted.
 
-    python scripts/bench_food500cap_bound.py [--sizes 1,2,4,...,1024] [--kinds repeat,varied,word,oneword]
+    python bench/bench_food500cap_bound.py [--sizes 1,2,4,...,1024] [--kinds repeat,varied,word,oneword]
                                              [--timeout 300] [--json out.json]
 """
 
