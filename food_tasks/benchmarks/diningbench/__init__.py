@@ -36,7 +36,7 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     from food_tasks.benchmarks.diningbench import data as db_data
 
     for name, path in db_data.prefetch().items():
-        print(f"{name}: {path}")
+        print(f"food-tasks prefetch: {name}: {path}")
     return 0
 
 

@@ -45,9 +45,9 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     try:
         counts = {task: len(fq_data.load_docs(task)) for task in fq_data.FILES}
     except DataAccessError as err:
-        print(f"prefetch: {err}", file=sys.stderr)
+        print(f"food-tasks prefetch: {err}", file=sys.stderr)
         return 1
-    print(f"FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
+    print(f"food-tasks prefetch: FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
     return 0
 
 
