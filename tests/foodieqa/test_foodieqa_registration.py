@@ -12,6 +12,8 @@ GROUPS = {"foodieqa", "foodieqa_mivqa_zh", "foodieqa_mivqa_en", "foodieqa_sivqa_
           "foodieqa_sivqa_zh_dishname", "foodieqa_sivqa_zh_dishname_noimage", "foodieqa_sample", "foodieqa_noimage",
           "foodieqa_mivqa_zh_noimage", "foodieqa_mivqa_en_noimage", "foodieqa_sivqa_zh_noimage", "foodieqa_sivqa_en_noimage",
           "foodieqa_sample_noimage"}  # fmt: skip
+CIRCULAR_GROUPS = {"foodieqa_circular", "foodieqa_sample_circular", "foodieqa_mivqa_zh_circular", "foodieqa_mivqa_en_circular",
+                   "foodieqa_sivqa_zh_circular", "foodieqa_sivqa_en_circular"}  # fmt: skip
 
 
 def test_task_manager_indexes_every_foodieqa_task_and_group():
@@ -24,7 +26,9 @@ def test_task_manager_indexes_every_foodieqa_task_and_group():
                                             "sivqa_en_noimage") for k in range(4)}  # fmt: skip
     samples = {"foodieqa_mivqa_zh_sample_p1", "foodieqa_sivqa_en_sample_p3", "foodieqa_textqa_zh_sample_p2",
                "foodieqa_mivqa_zh_sample_noimage_p1", "foodieqa_sivqa_en_sample_noimage_p3"}
-    assert ours == tasks | samples | GROUPS  # 44 + 5 + 15
+    circular = {f"foodieqa_{s}_circular_p{k}" for s in ("mivqa_zh", "mivqa_en", "sivqa_zh", "sivqa_en") for k in range(4)}
+    circular |= {"foodieqa_mivqa_zh_sample_circular_p1", "foodieqa_sivqa_en_sample_circular_p3"}
+    assert ours == tasks | samples | GROUPS | circular | CIRCULAR_GROUPS  # 44 + 5 + 15 + 18 + 6
 
 
 def test_every_foodieqa_hook_resolves():
