@@ -9,7 +9,6 @@ the YAML from it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -65,11 +64,10 @@ docs_textqa_zh_sample_p2 = partial(_docs, "textqa_zh_sample_p2", root=SAMPLE_ROO
 
 
 def _prompt(doc, kwargs=None) -> fq_prompts.Prompt:  # type: ignore[no-untyped-def]
-    """The document's prompt; an image-free twin (food_tasks.noimage) keeps its text parts only."""
     variant = doc["fq_variant"]
-    prompt = fq_prompts.build(doc, doc["fq_task"], doc["fq_lang"], doc["fq_template"], dishname=variant.startswith("dishname"),
-                              image=variant != "dishname_noimage")  # fmt: skip
-    return prompt if images_wanted(kwargs) else replace(prompt, parts=[p for p in prompt.parts if isinstance(p, str)])
+    prompt = fq_prompts.build(doc, doc["fq_task"], doc["fq_lang"], doc["fq_template"],
+                              dishname=variant.startswith("dishname"), image=variant != "dishname_noimage")  # fmt: skip
+    return prompt if images_wanted(kwargs) else fq_prompts.text_only(prompt)  # image-free: food_tasks.noimage
 
 
 def _root(doc) -> Path | None:  # type: ignore[no-untyped-def]
@@ -87,12 +85,12 @@ def _images(doc, kwargs=None) -> list:  # type: ignore[no-untyped-def]
 
 
 def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    """The document's images in the official order (A-D for mivqa); none for textqa and the no-image tasks.
-    An undecodable image is left out; in mivqa, whose simple-model text marks every image's position with
-    ``image_token``, a grey placeholder keeps the count (the document is not scored either way)."""
+    """The document's images in the official order (A-D for mivqa); none for textqa and the no-image tasks. An
+    undecodable one is left out, or in mivqa (``image_token`` marks each place) shown grey (and not scored)."""
+    images = _images(doc, lmms_eval_specific_kwargs)
     if doc["fq_task"] == "mivqa":
-        return [image if image is not None else fq_data.placeholder() for image in _images(doc, lmms_eval_specific_kwargs)]
-    return [image for image in _images(doc, lmms_eval_specific_kwargs) if image is not None]
+        return [image if image is not None else fq_data.placeholder() for image in images]
+    return [image for image in images if image is not None]
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -104,8 +102,7 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
 
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    """Chat models: images interleaved at their template positions, text byte-exact, inline prefill (an
-    undecodable image is left out, its option label stays)."""
+    """Chat models: images at their template positions (an undecodable one left out), text byte-exact, inline prefill."""
     return fq_prompts.to_messages(_prompt(doc, lmms_eval_specific_kwargs), _images(doc, lmms_eval_specific_kwargs))
 
 
