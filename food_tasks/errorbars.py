@@ -227,12 +227,14 @@ def _group_statistics(group: str, row: dict, config: Mapping[str, Any], members:
         row[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
         row[f"{name}_stderr_clt,{filter_key}"] = est.clt if est.clt is not None else "N/A"
         row[f"{name}_stderr_clustered,{filter_key}"] = est.se if est.clustered else "N/A"
-        row[f"{name}_stderr_method,{filter_key}"] = f"{method}, joint over the group's {len(members)} tasks" if est.se is not None else method
+        joint = f", joint over the group's {len(members)} tasks" if est.se is not None else ""
+        row[f"{name}_stderr_method,{filter_key}"] = method + joint
         row[f"{name}_n,{filter_key}"] = est.n
         row[f"{name}_clusters,{filter_key}"] = est.clusters
 
 
-def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]], iters: int) -> stats.Estimate:
+def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]],
+              iters: int) -> stats.Estimate:  # fmt: skip
     """One joint cluster bootstrap over every member task's documents; each resample applies the group's own
     reduction to the members' resampled values. Its ``clt``: the same with every document its own unit."""
     blocks = []
@@ -264,7 +266,8 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
         clt = se
     else:  # every document of every task its own unit (records are in canonical order: TaskData)
         starts = np.cumsum([0, *sizes])
-        parts = [(m.estimator, np.arange(starts[i], starts[i + 1]), m.estimator.rows(data.records)) for i, (data, m) in enumerate(members)]
+        parts = [(m.estimator, np.arange(starts[i], starts[i + 1]), m.estimator.rows(data.records))
+                 for i, (data, m) in enumerate(members)]  # fmt: skip
         clt = stats.spread(_reduce_group(entry, stats.resample(parts, int(starts[-1]), iters, seed), sizes), iters)
     if se is None:
         return stats.Estimate(None, n, clusters, "none", clt, note="fewer than half of the resamples give a number")
@@ -617,7 +620,8 @@ def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metr
     inverses, c = stats.joint_index(ids)  # canonical cluster numbers: the same seed resamples the same clusters
     parts = [(est, ra, rb, inverse, size) for (est, ra, rb, _, size), inverse in zip(parts, inverses)]
     sizes = [p[4] for p in parts]
-    full = np.array([[float(p[0].combine(stats.cluster_sums(rows, p[3], c).sum(0))) for rows in (p[1], p[2])] for p in parts])
+    full = np.array([[float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for rows in (ra, rb)]
+                     for est, ra, rb, inv, _ in parts])  # fmt: skip
     diff = float(_reduce_group(entry, full[:, 0][None, :], sizes)[0] - _reduce_group(entry, full[:, 1][None, :], sizes)[0])
     if iters <= 0 or c < 2:
         return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
@@ -676,9 +680,12 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
     found = [metric_of(m.tables or (m.table,), metric) for m in members]  # type: ignore[union-attr]
     if any(f is None or f[1].estimator is None for f in found):
         return None
-    pairs = list(zip(members, found))  # canonical cluster numbers across the tasks (records: RunTask keeps them in order)
-    inverses, c = stats.joint_index([[table.cluster_of(r) for r in member.records] for member, (table, _) in pairs])  # type: ignore[misc, union-attr]
-    blocks = [(m.estimator, m.estimator.rows(member.records), inv) for (member, (_, m)), inv in zip(pairs, inverses)]  # type: ignore[misc, union-attr]
+    # canonical cluster numbers across the tasks (the records: RunTask keeps them in canonical order)
+    pairs = list(zip(members, found))
+    ids = [[table.cluster_of(r) for r in member.records] for member, (table, _) in pairs]  # type: ignore[misc, union-attr]
+    inverses, c = stats.joint_index(ids)
+    blocks = [(m.estimator, m.estimator.rows(member.records), inv)  # type: ignore[misc, union-attr]
+              for (member, (_, m)), inv in zip(pairs, inverses)]  # fmt: skip
     full = np.array([float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for est, rows, inv in blocks])
     best, mean_of = float(np.nanmax(full)), float(np.nanmean(full))
     if iters <= 0 or c < 2:

@@ -400,11 +400,13 @@ def weight_chunks(n_units: int, iters: int, seed: int) -> Iterator[np.ndarray]:
 
 def bootstrap(estimator: Estimator, sums: np.ndarray, iters: int, seed: int = SEED) -> np.ndarray:
     """``iters`` resampled values of the estimator from per-cluster sums ``(C, k)`` (chunks bound the memory)."""
-    out = [np.asarray(estimator.combine(w @ sums), dtype=float).reshape(len(w)) for w in weight_chunks(sums.shape[0], iters, seed)]
+    chunks = weight_chunks(sums.shape[0], iters, seed)
+    out = [np.asarray(estimator.combine(w @ sums), dtype=float).reshape(len(w)) for w in chunks]
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def resample(parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units: int, iters: int, seed: int = SEED) -> np.ndarray:
+def resample(parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units: int, iters: int,
+             seed: int = SEED) -> np.ndarray:  # fmt: skip
     """Each part's value on the same ``iters`` resamples of ``n_units`` units: ``(iters, len(parts))``.
 
     A part is ``(estimator, units, sums)``: ``sums[i]`` holds the column sums of the estimator's rows in unit
@@ -412,7 +414,8 @@ def resample(parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units:
     Groups (one part per task) and paired comparisons (one part per run) resample this way."""
     out = []
     for weights in weight_chunks(n_units, iters, seed):
-        values = [np.asarray(est.combine(weights[:, units] @ sums), dtype=float).reshape(len(weights)) for est, units, sums in parts]
+        values = [np.asarray(est.combine(weights[:, units] @ sums), dtype=float).reshape(len(weights))
+                  for est, units, sums in parts]  # fmt: skip
         out.append(np.stack(values, axis=1) if values else np.zeros((len(weights), 0)))
     return np.concatenate(out) if out else np.zeros((0, len(parts)))
 
@@ -443,7 +446,8 @@ def _few(c: int) -> str:
     return f"fewer than 2 independent units ({c})"
 
 
-def _stacked_draws(estimators: Sequence[Estimator], sums: Sequence[np.ndarray], n_units: int, iters: int, seed: int) -> list[np.ndarray]:
+def _stacked_draws(estimators: Sequence[Estimator], sums: Sequence[np.ndarray], n_units: int, iters: int,
+                   seed: int) -> list[np.ndarray]:  # fmt: skip
     """Each estimator's ``iters`` resampled values, every estimator on the same resamples (one product per chunk)."""
     widths = [s.shape[1] for s in sums]
     stacked = np.concatenate(sums, axis=1)
@@ -452,7 +456,8 @@ def _stacked_draws(estimators: Sequence[Estimator], sums: Sequence[np.ndarray], 
         resampled = weights @ stacked
         start = 0
         for i, (est, width) in enumerate(zip(estimators, widths)):
-            values[i].append(np.asarray(est.combine(resampled[:, start : start + width]), dtype=float).reshape(len(weights)))
+            value = est.combine(resampled[:, start : start + width])
+            values[i].append(np.asarray(value, dtype=float).reshape(len(weights)))
             start += width
     return [np.concatenate(v) if v else np.zeros(0) for v in values]
 
@@ -495,14 +500,18 @@ def estimate_many(estimators: Sequence[Estimator], records: Sequence[Record], cl
             method = ("clustered" if c < n else "iid") if se is not None else "none"
             done[id(est)] = Estimate(se, n, c, method, clt, 0, "" if se is not None else _few(c))
         elif iters <= 0 or c < 2:
-            done[id(est)] = Estimate(None, n, c, "none", note="bootstrap turned off (0 resamples)" if iters <= 0 else _few(c))
+            note = "bootstrap turned off (0 resamples)" if iters <= 0 else _few(c)
+            done[id(est)] = Estimate(None, n, c, "none", note=note)
         else:
             boot.append((est, rows, sums, n, c))
     if boot:
         ests = [b[0] for b in boot]
         clustered = _stacked_draws(ests, [b[2] for b in boot], n_clusters, iters, seed)
         # With one document per cluster the two are the same resamples (documents in cluster order).
-        independent = clustered if n_clusters == n_docs else _stacked_draws(ests, [b[1] for b in boot], n_docs, iters, seed)
+        if n_clusters == n_docs:
+            independent = clustered
+        else:
+            independent = _stacked_draws(ests, [b[1] for b in boot], n_docs, iters, seed)
         for (est, _, _, n, c), draws, draws_iid in zip(boot, clustered, independent):
             se, clt = spread(draws, iters), spread(draws_iid, iters)
             if se is None:
