@@ -119,7 +119,7 @@ def score_qa(doc, output):  # type: ignore[no-untyped-def]
 
 # Error bars: a document is its position in the published file (index); the cluster is the question (qid):
 # the four templates of a setting ask the same questions, so their best-of-four is resampled jointly.
-KEY, CLUSTER = stats.column("index"), stats.column("qid")
+KEY, CLUSTER = stats.column("index"), stats.column("qid", noun="questions")
 _PAPER_ESTIMATOR = stats.Custom(fq_scoring.paper_correct_rows, stats.ratio_combine(100.0))
 _ACC = Metric("acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct", unless="image_missing"), 100.0, binary=True))
 _PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol, estimator=_PAPER_ESTIMATOR)

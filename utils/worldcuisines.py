@@ -98,7 +98,7 @@ def score_oeq(doc, output):  # type: ignore[no-untyped-def]
 # Error bars: a document is (qa_id, language); the cluster is the dish (food_id): its images, questions,
 # 30 languages and 4 subtasks are one unit of resampling. Language macro averages: cluster bootstrap;
 # micro rates: clustered analytic.
-KEY, CLUSTER = stats.column("qa_id", "lang"), stats.column("food_id")
+KEY, CLUSTER = stats.column("qa_id", "lang"), stats.column("food_id", noun="dishes")
 
 
 def _macro(field: str) -> stats.Macro:
