@@ -21,7 +21,6 @@ import textwrap
 import time
 from pathlib import Path
 
-from food_tasks import noimage
 from food_tasks.benchmarks import BENCHMARKS, get
 from food_tasks.registration import task_dir
 
@@ -79,12 +78,13 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, their image-free twins
-    (:mod:`food_tasks.noimage`) and everything in them."""
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, their variants
+    (image-free twins, rotations: "sample" is a component of their names) and everything in them."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
     found: set[str] = set()
     samples = {t for b in BENCHMARKS for t in b.sample_tasks}
-    todo = [*samples, *(name for name, *_ in entries if noimage.is_noimage(name) and noimage.image_twin(name) in samples)]
+    # Variants of a sample (image-free twins, rotations) carry "sample" as a name component, as the samples do.
+    todo = [*samples, *(name for name, *_ in entries if "sample" in name.split("_"))]
     while todo:
         name = todo.pop()
         if name not in found:
@@ -102,8 +102,9 @@ def cmd_list(_: argparse.Namespace) -> int:
         record = get(bench)
         source = SAMPLE_SOURCE if name in samples else record.source if record else ""
         size = sizes.get(name)
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {source}")
-    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once).")
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {source}")
+    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once); "
+          "?: known only from the data (rotations per question vary).")
     return 0
 
 
