@@ -101,6 +101,7 @@ def _macro(field: str) -> stats.Macro:
     return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
 
 
+VIEWS = {"mcq": wc_scoring.view("correct", multiple_choice=True), "oeq": wc_scoring.view("multi", multiple_choice=False)}
 _IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
 _INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False,
                   estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True))  # fmt: skip
@@ -112,7 +113,8 @@ TABLES = {
         Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
         _IMAGE_MISSING,
         _INVALID.alias("parse_fail_rate"),
-        version=1.1, key=KEY, cluster=CLUSTER,  # 1.1: the core multiple-choice parser (README changelog)
+        *wc_scoring.consistency_metrics(VIEWS["mcq"]),
+        version=1.2, key=KEY, cluster=CLUSTER, consistency=VIEWS["mcq"],  # 1.2: consistency measures (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
     # aggregate_metric_list entries by substring.
@@ -128,7 +130,8 @@ TABLES = {
         Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
         Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
         _IMAGE_MISSING,
-        version=1.0, key=KEY, cluster=CLUSTER,
+        *wc_scoring.consistency_metrics(VIEWS["oeq"]),
+        version=1.1, key=KEY, cluster=CLUSTER, consistency=VIEWS["oeq"],  # 1.1: consistency measures (README changelog)
     ),
 }
 # Packaged sample tasks skip BERTScore (its model is a 2 GB download).
