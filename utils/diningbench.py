@@ -132,7 +132,7 @@ TABLES = {
         _INVALID.alias("parse_fail_rate"),
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
-        version=1.1, key=KEY,
+        version=1.1, key=KEY, consistency=db_scoring.CONSISTENCY,
     ),
     "nutrition": MetricTable(
         *_nutrition_metrics(False),
