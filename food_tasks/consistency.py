@@ -173,6 +173,13 @@ def agreement(records: Sequence[Record], view: View, scale: float = 100.0) -> fl
     return _item_stat(records, view, "agreement", scale).value
 
 
+def _paired(rows: list[tuple[Hashable, Hashable, float, float]], scale: float) -> dict[str, Any]:
+    """``(key, cluster, right in the language, right in the reference)`` rows: the difference and both accuracies."""
+    stat = mean_stat(((k, c, x - b) for k, c, x, b in rows), scale)
+    acc = scale * float(np.mean([x for _, _, x, _ in rows]))
+    return stat.as_dict() | {"acc": acc, "acc_reference": scale * float(np.mean([b for _, _, _, b in rows]))}
+
+
 def gap_to_reference(records: Sequence[Record], view: View, scale: float = 100.0) -> dict[str, dict[str, Any]]:
     """Per language other than the reference, on the items both answered: ``value`` = accuracy in the language
     minus accuracy in the reference (paired per item, clustered interval), ``acc`` and ``acc_reference``."""
@@ -187,10 +194,7 @@ def gap_to_reference(records: Sequence[Record], view: View, scale: float = 100.0
                 per_lang.setdefault(lang, []).append((it.key, it.cluster, _right(view, docs), base))
     out = {}
     for lang in sorted(per_lang, key=_sort_key):
-        rows = per_lang[lang]
-        stat = mean_stat(((k, c, x - b) for k, c, x, b in rows), scale)
-        out[str(lang)] = stat.as_dict() | {"acc": scale * float(np.mean([x for _, _, x, _ in rows])),
-                                           "acc_reference": scale * float(np.mean([b for _, _, _, b in rows]))}  # fmt: skip
+        out[str(lang)] = _paired(per_lang[lang], scale)
     return out
 
 
@@ -213,10 +217,7 @@ def gap_by_status(records: Sequence[Record], view: View, scale: float = 100.0) -
                                                                         float(view.correct(record)), base))  # fmt: skip
     out = {}
     for status in sorted(pooled):
-        rows = pooled[status]
-        stat = mean_stat(((k, c, x - b) for k, c, x, b in rows), scale)
-        out[status] = stat.as_dict() | {"acc": scale * float(np.mean([x for _, _, x, _ in rows])),
-                                        "acc_reference": scale * float(np.mean([b for _, _, _, b in rows]))}  # fmt: skip
+        out[status] = _paired(pooled[status], scale)
     return out
 
 

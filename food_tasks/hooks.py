@@ -92,7 +92,7 @@ class MetricTable(Mapping[str, Metric]):
         self.version = version
         self.key = key  # a document's identity in a record (paired comparisons match runs on it)
         self.cluster = cluster if cluster is not None else key  # the independent unit (default: the document)
-        self.consistency = consistency  # food_tasks.consistency.View: how its records read across languages and contexts
+        self.consistency = consistency  # food_tasks.consistency.View: its records across languages and contexts
 
     def __getitem__(self, name: str) -> Metric:
         return self._metrics[name]

@@ -13,12 +13,23 @@ import pytest
 from food_tasks import consistency, stats
 from food_tasks.hooks import Metric, MetricTable
 
-VIEW = consistency.View(item=stats.column("item"), lang=stats.column("lang"), correct=stats.field("correct", unless="missing"),
-                        cluster=stats.column("dish"), choice=stats.column("choice"), status=stats.column("status"))  # fmt: skip
+VIEW = consistency.View(item=stats.column("item"), lang=stats.column("lang"),
+                        correct=stats.field("correct", unless="missing"), cluster=stats.column("dish"),
+                        choice=stats.column("choice"), status=stats.column("status"))  # fmt: skip
 
 
-def rec(item: str, lang: str, correct: bool, choice: int | None, dish: str | None = None, status: str = "s", **extra) -> dict:
-    return {"item": item, "lang": lang, "correct": correct, "choice": choice, "dish": dish or item, "status": status, **extra}
+def rec(
+    item: str, lang: str, correct: bool, choice: int | None, dish: str | None = None, status: str = "s", **extra
+) -> dict:
+    return {
+        "item": item,
+        "lang": lang,
+        "correct": correct,
+        "choice": choice,
+        "dish": dish or item,
+        "status": status,
+        **extra,
+    }
 
 
 # 3 items x 3 languages (gold option 1 everywhere).
@@ -123,7 +134,14 @@ CTX = consistency.View(item=stats.column("item"), lang=stats.column("lang"), cor
 
 
 def ctx(dish: str, role: str, correct: bool, lang: str = "en", image: str | None = None) -> dict:
-    return {"item": f"{role}-{dish}", "lang": lang, "dish": dish, "ctx": role, "correct": correct, "image": image or dish}
+    return {
+        "item": f"{role}-{dish}",
+        "lang": lang,
+        "dish": dish,
+        "ctx": role,
+        "correct": correct,
+        "image": image or dish,
+    }
 
 
 def test_a_dish_right_without_context_and_wrong_when_misled() -> None:
@@ -168,12 +186,15 @@ class _Task:
 
 
 def _table(view: consistency.View) -> MetricTable:
-    return MetricTable(Metric("acc", lambda rs: 0.0, estimator=stats.mean(stats.field("correct"), 100.0)), consistency=view)
+    return MetricTable(
+        Metric("acc", lambda rs: 0.0, estimator=stats.mean(stats.field("correct"), 100.0)), consistency=view
+    )
 
 
 def test_languages_in_separate_tasks_are_pooled_into_the_non_reference_rows() -> None:
     view = consistency.View(item=stats.column("item"), lang=stats.column("lang"), correct=stats.field("correct"),
-                            cluster=stats.column("dish"), choice=stats.column("choice"), family=stats.column("setting"))  # fmt: skip
+                            cluster=stats.column("dish"), choice=stats.column("choice"),
+                            family=stats.column("setting"))  # fmt: skip
     table = _table(view)
     en = [rec(f"q{i}", "en", i % 2 == 0, 1, setting="p0") for i in range(4)]
     zh = [rec(f"q{i}", "zh", i < 2, 1 if i < 2 else 2, setting="p0") for i in range(4)]

@@ -93,7 +93,8 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
     # Context, paired by dish and language: dish 1614 is right in 1a in all 3 languages and wrong in 1c (misled 3/3);
     # dish 422 is wrong in 1a only in nan and right in 1b (hint gain 1/1). One dish each: no standard error.
     assert g["worldcuisines_mcq"]["misled_rate,none"] == 100.0 and g["worldcuisines_mcq"]["misled_rate_n,none"] == 3
-    assert g["worldcuisines_mcq"]["misled_rate_clusters,none"] == 1 and g["worldcuisines_mcq"]["misled_rate_stderr,none"] == "N/A"
+    assert g["worldcuisines_mcq"]["misled_rate_clusters,none"] == 1
+    assert g["worldcuisines_mcq"]["misled_rate_stderr,none"] == "N/A"
     assert g["worldcuisines_mcq"]["hint_gain,none"] == 100.0 and g["worldcuisines_mcq"]["hint_gain_n,none"] == 1
     assert g["worldcuisines_mcq"]["misled_rate_same_image,none"] == 100.0  # one image per dish in the fixture
     # OEQ (1b and 1c answered with the gold name): 1614 is right in 1a only in zh_cn, kept in 1c; 422 wrong in nan.

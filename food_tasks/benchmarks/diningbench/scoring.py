@@ -77,7 +77,8 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
         "correct": robust is not None and robust == gold,
         "correct_official": official != "" and official == gold,
         "unreadable_official": official == "" or official not in parsing.LETTERS, "image_missing": bool(image_missing),
-        "lang": doc.get("lang"), "id": doc.get("id"), "images_key": "|".join(Path(p).name for p in doc.get("images") or []),
+        "lang": doc.get("lang"), "id": doc.get("id"),
+        "images_key": "|".join(Path(p).name for p in doc.get("images") or []),
         "setting": f"cls_v{doc.get('views')}{'_cot' if doc.get('cot') else ''}",
     }  # fmt: skip
 
@@ -86,8 +87,9 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
 # when they have the same id, show the same image files and have the same gold letter (the options in one order);
 # rows that do not match in all three are left out (an item in one language does not count).
 CONSISTENCY = consistency.View(item=stats.column("id", "images_key", "gold"), lang=stats.column("lang"),
-                               correct=stats.field("correct", unless="image_missing"), cluster=stats.column("id", "images_key"),
-                               choice=stats.column("pred"), reference="en", family=stats.column("setting"))  # fmt: skip
+                               correct=stats.field("correct", unless="image_missing"),
+                               cluster=stats.column("id", "images_key"), choice=stats.column("pred"), reference="en",
+                               family=stats.column("setting"))  # fmt: skip
 
 
 def _rate(records: Sequence[Record], field: str) -> float:

@@ -247,7 +247,8 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
     answers: dict[str, list[str]] = {}
     english: dict[str, str] = {}
     english_options: dict[str, list[str]] = {}
-    for qa_id, lang, answer, prompt in zip(_col(ds, "qa_id"), _col(ds, "lang"), _col(ds, "answer"), _col(ds, "multi_choice_prompt")):
+    prompts = _col(ds, "multi_choice_prompt")
+    for qa_id, lang, answer, prompt in zip(_col(ds, "qa_id"), _col(ds, "lang"), _col(ds, "answer"), prompts):
         refs = answers.setdefault(qa_id, [])
         if answer is not None and answer not in refs:
             refs.append(answer)

@@ -161,8 +161,9 @@ def view(field: str, multiple_choice: bool) -> consistency.View:
     in one language, the unit that 1a, 1b and 1c share; ``image`` tells the pairs that show the same photo."""
     return consistency.View(item=stats.column("qa_id"), lang=stats.column("lang"),
                             correct=stats.field(field, unless="image_missing"), cluster=stats.column("food_id"),
-                            choice=stats.column("parsed") if multiple_choice else None, status=status, reference="en",
-                            context=context_role, unit=stats.column("food_id"), image=stats.column("image"))  # fmt: skip
+                            choice=stats.column("parsed") if multiple_choice else None, status=status,
+                            reference="en", context=context_role, unit=stats.column("food_id"),
+                            image=stats.column("image"))  # fmt: skip
 
 
 def consistency_metrics(v: consistency.View) -> tuple[Metric, ...]:
