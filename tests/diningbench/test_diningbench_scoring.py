@@ -154,7 +154,8 @@ def test_chinese_and_english_rows_pair_on_id_images_and_gold():
 
     def doc(i, lang, gold, image=None):  # type: ignore[no-untyped-def]
         prompt = F.cls_prompt(F.OPTIONS_ZH if lang == "zh" else F.OPTIONS_EN, lang)
-        return {**_doc(i, prompt, gold), "lang": lang, "views": 1, "images": [f"/x/{lang}/images/{image or i:05d}.jpg"]}
+        return {**_doc(i, prompt, gold), "lang": lang, "views": 1, "images": [f"/x/images/{image or i:05d}.jpg"],
+                "setting": "cls_v1"}
 
     zh = [S.score_cls(doc(0, "zh", "A"), "A"), S.score_cls(doc(1, "zh", "B"), "B"), S.score_cls(doc(2, "zh", "C"), "C"),
           S.score_cls(doc(3, "zh", "D"), "D")]  # fmt: skip

@@ -23,7 +23,6 @@ import functools
 import json
 import logging
 import math
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -78,8 +77,8 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
         "correct_official": official != "" and official == gold,
         "unreadable_official": official == "" or official not in parsing.LETTERS, "image_missing": bool(image_missing),
         "lang": doc.get("lang"), "id": doc.get("id"),
-        "images_key": "|".join(Path(p).name for p in doc.get("images") or []),
-        "setting": f"cls_v{doc.get('views')}{'_cot' if doc.get('cot') else ''}",
+        "images_key": "|".join(doc.get("images") or []),  # both files' paths resolve against one image folder
+        "setting": doc.get("setting"),
     }  # fmt: skip
 
 
