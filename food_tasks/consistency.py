@@ -139,7 +139,7 @@ def items(records: Sequence[Record], view: View) -> list[Item]:
 
 
 def _right(view: View, records: Sequence[Record]) -> float:
-    return float(np.mean([float(view.correct(r)) for r in records]))
+    return sum(float(view.correct(r)) for r in records) / len(records)
 
 
 def item_value(item: Item, view: View, what: str) -> float | None:
@@ -176,8 +176,8 @@ def agreement(records: Sequence[Record], view: View, scale: float = 100.0) -> fl
 def _paired(rows: list[tuple[Hashable, Hashable, float, float]], scale: float) -> dict[str, Any]:
     """``(key, cluster, right in the language, right in the reference)`` rows: the difference and both accuracies."""
     stat = mean_stat(((k, c, x - b) for k, c, x, b in rows), scale)
-    acc = scale * float(np.mean([x for _, _, x, _ in rows]))
-    return stat.as_dict() | {"acc": acc, "acc_reference": scale * float(np.mean([b for _, _, _, b in rows]))}
+    acc, reference = (scale * math.fsum(col) / len(rows) for col in ([x for _, _, x, _ in rows], [b for _, _, _, b in rows]))
+    return stat.as_dict() | {"acc": acc, "acc_reference": reference}
 
 
 def gap_to_reference(records: Sequence[Record], view: View, scale: float = 100.0) -> dict[str, dict[str, Any]]:
