@@ -77,7 +77,8 @@ class MetricTable(Mapping[str, Metric]):
     """The metrics of one task kind, in the order lmms-eval reports them, with the kind's version.
 
     A mapping from metric name to :class:`Metric` (a Metric is callable on records, so
-    ``table["acc"](records)`` gives the value).
+    ``table["acc"](records)`` gives the value). ``consistency``: a :class:`food_tasks.consistency.View` saying
+    how the records read across languages and contexts (the measures computed across tasks), or None.
     """
 
     def __init__(self, *metrics: Metric, version: float = 1.0, key: Callable[[Record], Hashable] | None = None,
