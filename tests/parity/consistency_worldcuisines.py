@@ -9,11 +9,11 @@ Apache-2.0) and embeds none of its data. It reads the released prompts
 accuracy, ``xling_all_correct``, ``xling_agreement``, the largest gaps to English and the summary by
 ``lang_status``, then ``misled_rate`` and ``hint_gain`` over 1a/1b/1c (README "Beyond accuracy"), each with
 its clustered standard error. The same numbers appear in the results JSON of a run (``parity_worldcuisines.py``
-replays these files through lmms-eval).
+beside this script replays these files through lmms-eval). Not collected by pytest: it prints, asserts nothing.
 
 Usage (offline)::
 
-    python scripts/consistency_worldcuisines.py /path/to/worldcuisines [--model gpt-4o-2024-08-06] [--subset small]
+    python tests/parity/consistency_worldcuisines.py /path/to/worldcuisines [--model gpt-4o-2024-08-06] [--subset small]
 """
 
 from __future__ import annotations
