@@ -21,9 +21,9 @@ import textwrap
 import time
 from pathlib import Path
 
+from food_tasks import noimage
 from food_tasks.benchmarks import BENCHMARKS, get
 from food_tasks.registration import task_dir
-
 
 
 def demo_tasks() -> str:
@@ -79,10 +79,12 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: the registry records' ``sample_tasks`` and everything in them."""
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, their image-free twins
+    (:mod:`food_tasks.noimage`) and everything in them."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
     found: set[str] = set()
-    todo = [t for b in BENCHMARKS for t in b.sample_tasks]
+    samples = {t for b in BENCHMARKS for t in b.sample_tasks}
+    todo = [*samples, *(name for name, *_ in entries if noimage.is_noimage(name) and noimage.image_twin(name) in samples)]
     while todo:
         name = todo.pop()
         if name not in found:

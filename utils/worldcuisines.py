@@ -17,6 +17,7 @@ from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
+from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's languages (benchmarks/worldcuisines/sample.py)
@@ -47,7 +48,9 @@ docs_sample_1c = partial(_docs, "large", "1c_adversarial", root=SAMPLE_ROOT, lan
 docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT, languages=SAMPLE_LANGUAGES)
 
 
-def doc_to_visual(doc):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    if not images_wanted(lmms_eval_specific_kwargs):
+        return []  # an image-free twin (food_tasks.noimage)
     return wc_data.doc_images(doc)  # [] when the image cannot be loaded: counted as image_missing
 
 
@@ -64,19 +67,19 @@ def doc_to_text_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 
 # One user turn, image before text, no system prompt (the official runners' majority layout).
 def doc_to_messages_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual(doc), doc_to_text_mcq(doc))
+    return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text_mcq(doc))
 
 
 def doc_to_messages_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual(doc), doc_to_text_oeq(doc))
+    return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text_oeq(doc))
 
 
 def doc_to_messages_mcq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual_sample(doc), doc_to_text_mcq(doc))
+    return build_messages(doc_to_visual_sample(doc, lmms_eval_specific_kwargs), doc_to_text_mcq(doc))
 
 
 def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual_sample(doc), doc_to_text_oeq(doc))
+    return build_messages(doc_to_visual_sample(doc, lmms_eval_specific_kwargs), doc_to_text_oeq(doc))
 
 
 # --------------------------------------------------------------------------- scoring

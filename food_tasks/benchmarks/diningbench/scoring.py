@@ -30,6 +30,7 @@ import numpy as np
 from food_tasks import consistency, stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
+from food_tasks.hooks import Metric
 
 Record = Mapping[str, Any]
 
@@ -446,3 +447,36 @@ def _warn_once(message: str) -> None:
 
 def dumps(record: Record) -> str:  # pragma: no cover - debugging aid
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+
+# --------------------------------------------------------------------------- metric declarations
+
+
+def _component(key: str, stat: str, official: bool) -> stats.Estimator:
+    if stat == "rmse":
+        return stats.Custom(functools.partial(nutrition_rows, keys=(key,), stat=stat, official=official),
+                            functools.partial(nutrition_combine, stat=stat))  # fmt: skip
+    # keep_nonfinite: an official NaN or infinite error reaches the estimator's value as it reaches the reported
+    # one (a mean drops non-finite values).
+    return stats.Ratio(functools.partial(nutrition_error, key=key, stat=stat, official=official), keep_nonfinite=True)
+
+
+def nutrition_metrics(official: bool) -> list[Metric]:
+    """The nutrition table's error metrics (``_official`` ones with ``official``): per component and averaged, each
+    MAE, RMSE and MAPE, and the parse-failure rate (``food_tasks.utils.diningbench.TABLES``)."""
+    tail = "_official" if official else ""
+    out = [Metric(f"{key}_{stat}{tail}", functools.partial(component_metric, key=key, stat=stat, official=official),
+                  higher_is_better=False, scale="percent" if stat == "mape" else "native",
+                  estimator=_component(key, stat, official))
+           for key in parsing.COMPONENTS for stat in ("mae", "rmse", "mape")]  # fmt: skip
+    out += [Metric(f"avg_{stat}{tail}", functools.partial(avg_metric, stat=stat, official=official),
+                   higher_is_better=False, scale="percent" if stat == "mape" else "native",
+                   estimator=stats.Custom(
+                       functools.partial(nutrition_rows, keys=parsing.COMPONENTS, stat=stat, official=official),
+                       functools.partial(nutrition_combine, stat=stat)))
+            for stat in ("mae", "rmse", "mape")]  # fmt: skip
+    out.append(Metric(f"parse_fail_rate{tail}", functools.partial(nutrition_parse_fail_rate, official=official),
+                      higher_is_better=False, scale="fraction",
+                      estimator=stats.mean(functools.partial(nutrition_parse_fail, official=official),
+                                           binary=True)))  # fmt: skip
+    return out
