@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from loguru import logger
 
-from food_tasks import stats
+from food_tasks import consistency, stats
 from food_tasks.hooks import Metric, MetricTable, Payload
 
 LMMS_EVAL_DEFAULT_ITERS = 100_000
@@ -196,6 +196,8 @@ def finish(results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str
         for group, (config, tasks) in groups.items():
             if group in results and all(t in _RUN for t in tasks):
                 _group_statistics(group, results[group], config, [(t, _RUN[t]) for t in tasks], iters)
+        # Measures across tasks (languages in separate tasks, contexts of one group): food_tasks.consistency.
+        consistency.run_statistics(results, groups, _RUN)
         if baseline:
             for task, data in _RUN.items():
                 if task in results:

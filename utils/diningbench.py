@@ -110,7 +110,7 @@ TABLES = {
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
         *db_circular.POSITIONS,
-        version=1.1, key=KEY,
+        version=1.1, key=KEY, consistency=db_scoring.CONSISTENCY,
     ),
     "nutrition": MetricTable(
         *db_scoring.nutrition_metrics(False),

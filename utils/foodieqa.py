@@ -144,6 +144,6 @@ _COMMON = (
 # 1.1: per_category counts records without a category (其他), prompts keep braces of questions verbatim, a
 # question with an undecodable image leaves every metric (image_missing).
 TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.1, key=KEY,
-                               cluster=CLUSTER) for k in range(4)}  # fmt: skip
+                               cluster=CLUSTER, consistency=fq_scoring.CONSISTENCY) for k in range(4)}  # fmt: skip
 
 process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))

@@ -105,6 +105,7 @@ def _macro(field: str) -> stats.Macro:
     return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
 
 
+VIEWS = {"mcq": wc_scoring.view("correct", multiple_choice=True), "oeq": wc_scoring.view("multi", multiple_choice=False)}
 # Chosen against gold option positions (ids 1-5), answers that could not be read left out: no extra generation.
 _POSITIONS = rotation.position_metrics(rotation.position("parsed", base=1, unless="image_missing"),
                                        rotation.position("gold", base=1, unless="image_missing"), wc_parsing.MCQ_IDS)
@@ -120,7 +121,8 @@ TABLES = {
         _IMAGE_MISSING,
         _INVALID.alias("parse_fail_rate"),
         *_POSITIONS,
-        version=1.1, key=KEY, cluster=CLUSTER,  # 1.1: the core multiple-choice parser (README changelog)
+        *wc_scoring.consistency_metrics(VIEWS["mcq"]),
+        version=1.2, key=KEY, cluster=CLUSTER, consistency=VIEWS["mcq"],  # 1.2: consistency measures (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
     # aggregate_metric_list entries by substring.
@@ -136,7 +138,8 @@ TABLES = {
         Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
         Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
         _IMAGE_MISSING,
-        version=1.0, key=KEY, cluster=CLUSTER,
+        *wc_scoring.consistency_metrics(VIEWS["oeq"]),
+        version=1.1, key=KEY, cluster=CLUSTER, consistency=VIEWS["oeq"],  # 1.1: consistency measures (README changelog)
     ),
 }
 # Packaged sample tasks skip BERTScore (its model is a 2 GB download).

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from food_tasks import stats
+from food_tasks import consistency, stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 from food_tasks.hooks import Metric
@@ -77,7 +77,19 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
         "correct": robust is not None and robust == gold,
         "correct_official": official != "" and official == gold,
         "unreadable_official": official == "" or official not in parsing.LETTERS, "image_missing": bool(image_missing),
+        "lang": doc.get("lang"), "id": doc.get("id"),
+        "images_key": "|".join(doc.get("images") or []),  # both files' paths resolve against one image folder
+        "setting": doc.get("setting"),
     }  # fmt: skip
+
+
+# Cross-lingual consistency (README "Beyond accuracy"): a Chinese and an English classification row are one item
+# when they have the same id, show the same image files and have the same gold letter (the options in one order);
+# rows that do not match in all three are left out (an item in one language does not count).
+CONSISTENCY = consistency.View(item=stats.column("id", "images_key", "gold"), lang=stats.column("lang"),
+                               correct=stats.field("correct", unless="image_missing"),
+                               cluster=stats.column("id", "images_key"), choice=stats.column("pred"), reference="en",
+                               family=stats.column("setting"))  # fmt: skip
 
 
 def _rate(records: Sequence[Record], field: str) -> float:
