@@ -127,7 +127,7 @@ def _default_warning_filters() -> None:
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    """``lmms-eval <args>`` in this process; returns what ``subprocess.run(..., capture_output=True, text=True)`` would."""
+    """``lmms-eval <args>`` here; returns what ``subprocess.run(..., capture_output=True, text=True)`` would."""
     import lmms_eval.models  # noqa: F401  (imported before sys.argv changes: its entry-point load is per process)
     from lmms_eval.cli.dispatch import main
     from loguru import logger

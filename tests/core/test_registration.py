@@ -82,9 +82,12 @@ def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(tmp_path):
     assert set(first) == set(NAMES)
     # Two fresh interpreters (entry points are read once per process), started together: half the wait on 2 cores.
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    procs = [subprocess.Popen([sys.executable, "-m", "lmms_eval", "--tasks", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=dict(env, **extra), cwd=tmp_path)
-             for extra in ({}, {"FOOD_TASKS_AUTOREGISTER": "0"})]  # fmt: skip
+    command = [sys.executable, "-m", "lmms_eval", "--tasks", "list"]
+    procs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**env, **extra},
+                         cwd=tmp_path)  # fmt: skip
+        for extra in ({}, {"FOOD_TASKS_AUTOREGISTER": "0"})
+    ]
     (on_out, on_err), (off_out, off_err) = (p.communicate(timeout=300) for p in procs)
     assert all(name in on_out + on_err for name in first.values()), first
     assert not any(name in off_out + off_err for name in first.values()), first
