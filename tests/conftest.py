@@ -175,6 +175,12 @@ def tiny_qwen2_vl() -> Path:
 # --- writes outside the temporary folders fail the session (issue 19.8) -------------------------------------------
 
 
+def pytest_runtest_setup(item):  # type: ignore[no-untyped-def]
+    # One index of lmms-eval's own task folder per session (7 s of YAML per TaskManager), once a test imported it.
+    if "lmms_eval.tasks" in sys.modules:
+        inprocess.cache_lmms_eval_task_index()
+
+
 def pytest_sessionstart(session):  # type: ignore[no-untyped-def]
     session.config._food_tasks_before = sandbox.snapshot()
 

@@ -12,7 +12,7 @@ read at import), the working directory, Python's default warning filters (pytest
 instead of printing them), lmms-eval's loguru sink (it re-adds one on ``sys.stdout`` per run), the
 per-run hooks of our ``lmms_eval.models`` entry point (it runs once per process, at lmms-eval's model
 registry import: the backend notes read ``sys.argv``), and our package's in-process caches. One thing is
-kept on purpose: the index of lmms-eval's own task folder (:func:`_cache_lmms_eval_task_index`).
+kept on purpose: the index of lmms-eval's own task folder (:func:`cache_lmms_eval_task_index`).
 
 The real console script is still proven by the tests that pass ``console=True`` to
 ``conftest.run_lmms_eval`` (entry-point discovery in a fresh interpreter, the exit status of a stopped
@@ -85,7 +85,7 @@ def _process_like(argv: list[str], env: dict[str, str], cwd: Path):
         os.environ.update(saved_env)
 
 
-def _cache_lmms_eval_task_index() -> None:
+def cache_lmms_eval_task_index() -> None:
     """Index lmms-eval's own task folder once per test process (7 s of YAML parsing per ``TaskManager``).
 
     Only that folder: it belongs to the installed lmms-eval and never changes during the session, and
@@ -134,7 +134,7 @@ def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Completed
 
     from food_tasks import registration
 
-    _cache_lmms_eval_task_index()
+    cache_lmms_eval_task_index()
     out, err = io.StringIO(), io.StringIO()
     code: int = 0
     _reset_package_state()
