@@ -100,7 +100,7 @@ def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence
             continue
         if data is None:
             table = items[0].table
-            records = [p.record for p in items]
+            records = table.in_order([p.record for p in items])  # canonical: same documents, same numbers
             data = TaskData(table, records, [table.cluster_of(r) for r in records], failed=sum(p.failed for p in items))
         if items[0].metric.estimator is not None:
             wanted.append((name, filter_key, items[0].metric))
@@ -125,9 +125,10 @@ def _estimates(data: TaskData, metrics: list[Metric], iters: int, task: str) -> 
 
 
 def clustered_errors(task: str, agg_metrics: dict) -> None:
-    """After lmms-eval's own CLT step, for our metrics with an estimator: ``_stderr_clustered`` is our clustered
-    analytic error and ``_stderr_clt`` the same formula with every document independent, both on the metric's
-    scale (lmms-eval's own read the 0/1 per-document scores); "N/A" for statistics that need the bootstrap."""
+    """After lmms-eval's own CLT step, for our metrics with an estimator: ``_stderr_clustered`` is our standard
+    error where it is clustered (analytic or bootstrap; "N/A", lmms-eval's "no clustering", where every document
+    is its own cluster) and ``_stderr_clt`` the same estimator with every document independent, both on the
+    metric's scale (lmms-eval's own read the 0/1 per-document scores)."""
     data = _RUN.get(task)
     if data is None:
         return
@@ -140,13 +141,10 @@ def clustered_errors(task: str, agg_metrics: dict) -> None:
             est = data.estimates.get(name.removesuffix(suffix))
             if metric is None or est is None:
                 continue
-            if not isinstance(metric.estimator, stats.Ratio):
-                agg_metrics[key] = "N/A"
-            elif suffix == "_stderr_clustered":
-                agg_metrics[key] = est.se if est.se is not None else "N/A"
+            if suffix == "_stderr_clustered":
+                agg_metrics[key] = est.se if est.clustered else "N/A"
             else:
-                se = stats.iid_se(metric.estimator, data.records)
-                agg_metrics[key] = se if se is not None else "N/A"
+                agg_metrics[key] = est.clt if est.clt is not None else "N/A"
 
 
 STABILITY = ("_expected_accuracy", "_consensus_accuracy", "_internal_variance", "_consistency_rate")
@@ -194,6 +192,7 @@ def finish(results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str
                     filter_key = key.partition(",")[2]
                     row[f"{name}_n,{filter_key}"] = est.n
                     row[f"{name}_clusters,{filter_key}"] = est.clusters
+                    row[f"{name}_stderr_method,{filter_key}"] = stats.describe(est, data.table.cluster_noun)
         for group, (config, tasks) in groups.items():
             if group in results and all(t in _RUN for t in tasks):
                 _group_statistics(group, results[group], config, [(t, _RUN[t]) for t in tasks], iters)
@@ -220,19 +219,24 @@ def _group_statistics(group: str, row: dict, config: Mapping[str, Any], members:
         if any(m is None or m.estimator is None for m in metrics):
             continue
         try:
-            se, n, clusters = _group_se(group, name, entry, [(data, m) for (_, data), m in zip(members, metrics)], iters)
+            est = _group_se(group, name, entry, [(data, m) for (_, data), m in zip(members, metrics)], iters)
         except Exception as err:  # noqa: BLE001
             logger.warning(f"food-tasks: {group}: no standard error for {name} ({type(err).__name__}: {err})")
             continue
-        row[f"{name}_stderr,{filter_key}"] = se if se is not None else "N/A"
-        row[f"{name}_n,{filter_key}"] = n
-        row[f"{name}_clusters,{filter_key}"] = clusters
+        method = stats.describe(est, members[0][1].table.cluster_noun)
+        row[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
+        row[f"{name}_stderr_clt,{filter_key}"] = est.clt if est.clt is not None else "N/A"
+        row[f"{name}_stderr_clustered,{filter_key}"] = est.se if est.clustered else "N/A"
+        joint = f", joint over the group's {len(members)} tasks" if est.se is not None else ""
+        row[f"{name}_stderr_method,{filter_key}"] = method + joint
+        row[f"{name}_n,{filter_key}"] = est.n
+        row[f"{name}_clusters,{filter_key}"] = est.clusters
 
 
-def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]], iters: int):  # type: ignore[no-untyped-def]
+def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]],
+              iters: int) -> stats.Estimate:  # fmt: skip
     """One joint cluster bootstrap over every member task's documents; each resample applies the group's own
-    reduction to the members' resampled values."""
-    index: dict[Hashable, int] = {}
+    reduction to the members' resampled values. Its ``clt``: the same with every document its own unit."""
     blocks = []
     for data, metric in members:
         kept = data.sums.get(id(metric.estimator))
@@ -242,29 +246,32 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
             kept, ids = keep[id(metric.estimator)], keep["clusters"]
         else:
             ids = data.sums["clusters"]
-        local = np.fromiter((index.setdefault(c, len(index)) for c in ids), dtype=np.int64, count=len(ids))
-        blocks.append((kept, local))
+        blocks.append((kept, ids))
+    # clusters numbered in one canonical order across the tasks: a seed resamples the same dishes in any run
+    units, n_units = stats.joint_index([ids for _, ids in blocks])
     n = sum(kept.n for kept, _ in blocks)
-    counted_global = np.zeros(len(index), dtype=bool)
-    for kept, local in blocks:
+    counted_global = np.zeros(n_units, dtype=bool)
+    for (kept, _), local in zip(blocks, units):
         counted_global[local[kept.counted]] = True
     clusters = int(counted_global.sum())
     if iters <= 0 or clusters < 2:
-        return None, n, clusters
-    sums = []
-    for kept, local in blocks:
-        full = np.zeros((len(index), kept.sums.shape[1]))
-        full[local] = kept.sums
-        sums.append(full)
+        return stats.Estimate(None, n, clusters, "none", note="bootstrap turned off (0 resamples)" if iters <= 0 else
+                              f"fewer than 2 independent units ({clusters})")  # fmt: skip
     # Seeded by the metric an alias repeats (parse_fail_rate = invalid_rate ...): equal values, equal errors.
-    weights = stats.bootstrap_weights(len(index), iters, stats.seed_for(group, members[0][1].alias_of or name))
-    values = np.stack([np.asarray(m.estimator.combine(weights @ s), dtype=float) for (_, m), s in zip(members, sums)], axis=1)
+    seed = stats.seed_for(group, members[0][1].alias_of or name)
     sizes = [len(data.records) for data, _ in members]
-    reduced = _reduce_group(entry, values, sizes)
-    reduced = reduced[np.isfinite(reduced)]
-    if len(reduced) < max(2, iters // 2):
-        return None, n, clusters
-    return float(np.std(reduced, ddof=1)), n, clusters
+    parts = [(m.estimator, local, kept.sums) for (_, m), (kept, _), local in zip(members, blocks, units)]
+    se = stats.spread(_reduce_group(entry, stats.resample(parts, n_units, iters, seed), sizes), iters)
+    if n_units == sum(sizes):  # every cluster is one document: the independent-documents figure is the same
+        clt = se
+    else:  # every document of every task its own unit (records are in canonical order: TaskData)
+        starts = np.cumsum([0, *sizes])
+        parts = [(m.estimator, np.arange(starts[i], starts[i + 1]), m.estimator.rows(data.records))
+                 for i, (data, m) in enumerate(members)]  # fmt: skip
+        clt = stats.spread(_reduce_group(entry, stats.resample(parts, int(starts[-1]), iters, seed), sizes), iters)
+    if se is None:
+        return stats.Estimate(None, n, clusters, "none", clt, note="fewer than half of the resamples give a number")
+    return stats.Estimate(se, n, clusters, "bootstrap", clt, iters)
 
 
 def _reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:
@@ -289,6 +296,9 @@ class RunTask:
     table: MetricTable
     records: list[Mapping[str, Any]]
     tables: tuple[MetricTable, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.records = self.table.in_order(self.records)  # whatever order the samples file holds them in
 
     def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
         return {self.table.doc_key(r): r for r in self.records}
@@ -597,19 +607,21 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
 
 def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
     """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
-    index: dict[Hashable, int] = {}
     parts = []
     n = 0
+    ids = []
     for (ta, tb), metric in zip(members, metrics):
         keys_a, keys_b = ta.by_key(), tb.by_key()
         shared = [k for k in keys_a if k in keys_b]
         ra, rb = [keys_a[k] for k in shared], [keys_b[k] for k in shared]
-        inverse = np.fromiter((index.setdefault(ta.table.cluster_of(r), len(index)) for r in ra), dtype=np.int64, count=len(ra))
-        parts.append((metric.estimator, metric.estimator.rows(ra), metric.estimator.rows(rb), inverse, len(ra)))
+        ids.append([ta.table.cluster_of(r) for r in ra])
+        parts.append((metric.estimator, metric.estimator.rows(ra), metric.estimator.rows(rb), None, len(ra)))
         n += len(shared)
-    c = len(index)
+    inverses, c = stats.joint_index(ids)  # canonical cluster numbers: the same seed resamples the same clusters
+    parts = [(est, ra, rb, inverse, size) for (est, ra, rb, _, size), inverse in zip(parts, inverses)]
     sizes = [p[4] for p in parts]
-    full = np.array([[float(est.combine(rows.sum(0))) for est, rows in ((p[0], p[1]), (p[0], p[2]))] for p in parts])
+    full = np.array([[float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for rows in (ra, rb)]
+                     for est, ra, rb, inv, _ in parts])  # fmt: skip
     diff = float(_reduce_group(entry, full[:, 0][None, :], sizes)[0] - _reduce_group(entry, full[:, 1][None, :], sizes)[0])
     if iters <= 0 or c < 2:
         return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
@@ -668,14 +680,13 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
     found = [metric_of(m.tables or (m.table,), metric) for m in members]  # type: ignore[union-attr]
     if any(f is None or f[1].estimator is None for f in found):
         return None
-    index: dict[Hashable, int] = {}
-    blocks = []
-    for member, (table, m) in zip(members, found):  # type: ignore[misc]
-        inverse = np.fromiter((index.setdefault(table.cluster_of(r), len(index)) for r in member.records), dtype=np.int64,
-                              count=len(member.records))  # fmt: skip
-        blocks.append((m.estimator, m.estimator.rows(member.records), inverse))
-    c = len(index)
-    full = np.array([float(est.combine(rows.sum(0))) for est, rows, _ in blocks])
+    # canonical cluster numbers across the tasks (the records: RunTask keeps them in canonical order)
+    pairs = list(zip(members, found))
+    ids = [[table.cluster_of(r) for r in member.records] for member, (table, _) in pairs]  # type: ignore[misc, union-attr]
+    inverses, c = stats.joint_index(ids)
+    blocks = [(m.estimator, m.estimator.rows(member.records), inv)  # type: ignore[misc, union-attr]
+              for (member, (_, m)), inv in zip(pairs, inverses)]  # fmt: skip
+    full = np.array([float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for est, rows, inv in blocks])
     best, mean_of = float(np.nanmax(full)), float(np.nanmean(full))
     if iters <= 0 or c < 2:
         return BestOf(best, mean_of, math.nan, None, len(blocks))
