@@ -129,7 +129,8 @@ def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, pytho
     a user in a clone does."""
     full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
     cli_args = [*args, "--output_path", str(out_dir), "--log_samples"]
-    if console or python != sys.executable or cwd is not None:
+    # A PYTHONPATH of the test's own (stand-in modules) takes a fresh interpreter to take effect.
+    if console or python != sys.executable or cwd is not None or "PYTHONPATH" in (env or {}):
         cmd = [python, "-m", "lmms_eval", *cli_args]
         # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed package.
         proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=cwd or out_dir.parent)
