@@ -94,6 +94,17 @@ def _function(dotted: str) -> Callable:
     return getattr(importlib.import_module(module), name)
 
 
+def _tables(bench: str) -> dict:
+    """Every metric table of ``bench``: its hook module's ``TABLES`` and, where the benchmark has ``_circular``
+    tasks, their hook module's ``TABLE`` (as ``"circular"``)."""
+    import importlib.util
+
+    tables = dict(_function(f"food_tasks.utils.{bench}.TABLES"))
+    if importlib.util.find_spec(f"food_tasks.utils.{bench}_circular") is not None:
+        tables["circular"] = _function(f"food_tasks.utils.{bench}_circular.TABLE")
+    return tables
+
+
 def _build_diningbench(root: Path) -> dict[str, str]:
     import diningbench_fixture
 
@@ -156,7 +167,7 @@ def docs_by_table(tmp_path_factory, judge_url, tiny_bert):  # type: ignore[no-un
             for name, value in BUILDERS[bench](root).items():
                 mp.setenv(name, value)
             mp.setenv("FOOD_TASKS_DATA_DIR", str(root))
-            tables = _function(f"food_tasks.utils.{bench}.TABLES")
+            tables = _tables(bench)
             seen: set[str] = set()
             for _task, docs_name, results_name in _yaml_tasks(bench):
                 if set(tables) <= {k for (b, k) in out if b == bench}:
@@ -186,7 +197,7 @@ def _environment(mp: pytest.MonkeyPatch, work: Path, judge_url: str, tiny_bert: 
         mp.setenv(name, value)
 
 
-TABLE_IDS = [(b.name, kind) for b in BENCHMARKS for kind in _function(f"food_tasks.utils.{b.name}.TABLES")]
+TABLE_IDS = [(b.name, kind) for b in BENCHMARKS for kind in _tables(b.name)]
 
 
 def _writable(value: object) -> None:
@@ -227,7 +238,7 @@ def test_no_aggregation_raises_on_any_output(docs_by_table, judge_url, tiny_bert
     assert (bench, kind) in docs_by_table, f"no task YAML gives documents of table {kind!r}"
     _environment(monkeypatch, tmp_path, judge_url, tiny_bert)
     process_results, docs = docs_by_table[(bench, kind)]
-    table = _function(f"food_tasks.utils.{bench}.TABLES")[kind]
+    table = _tables(bench)[kind]
     got = _run(process_results, docs, list(table), ADVERSARIAL[case])
     assert set(got) == set(table)
 
@@ -236,7 +247,7 @@ def test_no_aggregation_raises_on_any_output(docs_by_table, judge_url, tiny_bert
 def test_adversarial_outputs_together(docs_by_table, judge_url, tiny_bert, monkeypatch, tmp_path, bench, kind):
     _environment(monkeypatch, tmp_path, judge_url, tiny_bert)
     process_results, docs = docs_by_table[(bench, kind)]
-    table = _function(f"food_tasks.utils.{bench}.TABLES")[kind]
+    table = _tables(bench)[kind]
     texts = [v for c, v in ADVERSARIAL.items() if isinstance(v, str)]
     for start in range(0, len(texts), len(docs)):
         outputs = (texts[start:] + texts[:start])[: len(docs)]
