@@ -119,15 +119,17 @@ def _offline(monkeypatch, tmp_path_factory):
 
 
 def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900,
-                  cwd: Path | None = None, console: bool = False):
+                  cwd: Path | None = None, console: bool = False, unset: tuple[str, ...] = ()):
     """Run the lmms-eval CLI offline; return (completed process, results dict or None, samples by task).
 
     By default the CLI's entry function runs in this process (:mod:`inprocess`: no 15-20 s interpreter start).
     ``console=True``, another ``python`` or a ``cwd`` start the real ``python -m lmms_eval`` in a subprocess:
     the tests that prove the console script itself (entry points of a fresh interpreter, exit status, a
     clone's sys.path). ``cwd`` defaults to a folder outside the repository; pass the repository root to run as
-    a user in a clone does."""
+    a user in a clone does. ``unset`` names variables the run must not inherit (``PYTHONPATH`` for a fresh venv)."""
     full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
+    for name in unset:
+        full_env.pop(name, None)
     cli_args = [*args, "--output_path", str(out_dir), "--log_samples"]
     # A PYTHONPATH of the test's own (stand-in modules) takes a fresh interpreter to take effect.
     if console or python != sys.executable or cwd is not None or "PYTHONPATH" in (env or {}):

@@ -67,7 +67,7 @@ PLAUSIBLE = ["B", '{"calories": 500, "protein": 20, "carbohydrates": 60, "fat": 
 def _yaml_tasks(bench: str) -> list[tuple[str, str, str]]:
     """``(task, process_docs, process_results)`` of every task YAML of ``bench`` (includes resolved)."""
 
-    class Loader(yaml.SafeLoader):
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten times faster on our 276 YAMLs
         pass
 
     Loader.add_constructor("!function", lambda loader, node: "fn:" + loader.construct_scalar(node))

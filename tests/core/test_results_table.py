@@ -13,7 +13,7 @@ from food_tasks.registration import task_dir
 from food_tasks.results_table import LABEL_WIDTH, compact, label, note, ours_in, render
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten times faster on our 276 YAMLs
     pass
 
 

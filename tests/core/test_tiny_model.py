@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
+from PIL import Image
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from food_tasks.tiny_model import MARKER_FILE, SPECIAL_TOKENS, build_tiny_qwen2_vl
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("tokenizers")
-from PIL import Image  # noqa: E402
-
-from food_tasks.tiny_model import MARKER_FILE, SPECIAL_TOKENS, build_tiny_qwen2_vl  # noqa: E402
+# torch and transformers are imported by the tests (lmms-eval requires both): importing them here would cost
+# every collection, the inner loop's included, 10-20 s.
+pytestmark = pytest.mark.slow
 
 
 def test_build_load_and_generate(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import torch
     from transformers import AutoProcessor, AutoTokenizer, Qwen2VLForConditionalGeneration
 
     ckpt = build_tiny_qwen2_vl(tmp_path / "tiny", seed=0)

@@ -30,7 +30,7 @@ def test_fambench_tasks_groups_and_list_rows(capsys):
 
 
 def test_every_fambench_hook_resolves():
-    class _Loader(yaml.SafeLoader):
+    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten times faster on our 276 YAMLs
         pass
 
     refs = []

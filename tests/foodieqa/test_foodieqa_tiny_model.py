@@ -4,13 +4,12 @@ processor: four images, interleaved with their option labels, in the official A-
 from __future__ import annotations
 
 import pytest
-
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-
 from foodieqa_fixture import COLOURS, build, tables
 
 from food_tasks.benchmarks.foodieqa import data as fq_data
+
+# Builds the tiny model (torch, transformers: lmms-eval requires both; imported by the fixtures, not at collection).
+pytestmark = pytest.mark.slow
 
 VISION = "<|vision_start|><|image_pad|><|vision_end|>"
 

@@ -9,6 +9,8 @@ retries a 5xx or a dropped connection twice (3 HTTP requests per call), and lmms
 
 from __future__ import annotations
 
+import functools
+from types import SimpleNamespace
 
 import pytest
 from chat_server import ChatServer
@@ -26,17 +28,28 @@ def _request(task: str, position: int):  # type: ignore[no-untyped-def]
 
 
 WC_1A = "worldcuisines_mcq_sample_1a_nocontext"
-RECOVER_500_DROP = _request(WC_1A, 0)  # 500, then a dropped connection, then the answer (SDK retries)
-RECOVER_504 = _request(WC_1A, 1)  # a gateway timeout, then the answer
-FAIL_WC = _request(WC_1A, 2)  # en, gold 2, scripted "2": every attempt 500
-FAIL_FB = _request("fambench_task1_sample", 0)  # the fully right Task 1 row: every attempt 500
+
+
+@functools.cache
+def _faulty() -> SimpleNamespace:
+    """The requests given faults (built at first use, not at collection: reading the documents takes seconds)."""
+    return SimpleNamespace(
+        recover_500_drop=_request(WC_1A, 0),  # 500, then a dropped connection, then the answer (SDK retries)
+        recover_504=_request(WC_1A, 1),  # a gateway timeout, then the answer
+        fail_wc=_request(WC_1A, 2),  # en, gold 2, scripted "2": every attempt 500
+        fail_fb=_request("fambench_task1_sample", 0),  # the fully right Task 1 row: every attempt 500
+    )
+
+
 ALWAYS = [500] * (3 * MAX_RETRIES)
 
 
 @pytest.fixture(scope="module")
 def openai_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     work = tmp_path_factory.mktemp("openai")
-    faults = {RECOVER_500_DROP.key: [500, "drop"], RECOVER_504.key: [504], FAIL_WC.key: ALWAYS, FAIL_FB.key: ALWAYS}
+    f = _faulty()
+    faults = {f.recover_500_drop.key: [500, "drop"], f.recover_504.key: [504], f.fail_wc.key: ALWAYS,
+              f.fail_fb.key: ALWAYS}
     script = write_script(work / "script.json", faults)
     with ChatServer(script, max_requests=400, lifetime_s=600) as server:
         env = {"OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "test-key"}
@@ -51,7 +64,7 @@ def openai_run(tmp_path_factory):  # type: ignore[no-untyped-def]
 def test_requests_reached_the_server(openai_run):  # type: ignore[no-untyped-def]
     _, _, records, _ = openai_run
     answered = [r for r in records if r["fault"] is None]
-    failed_keys = {FAIL_WC.key, FAIL_FB.key}
+    failed_keys = {_faulty().fail_wc.key, _faulty().fail_fb.key}
     assert_engine_saw_every_request([r["body"]["messages"] for r in answered if r["key"] not in failed_keys] +
                                     [r["body"]["messages"] for r in records if r["key"] in failed_keys and r["attempt"] == 0])
     by_key = {r.key: r for r in requests()}
@@ -68,10 +81,10 @@ def test_retries(openai_run):  # type: ignore[no-untyped-def]
     attempts = {}
     for record in records:
         attempts.setdefault(record["key"], []).append(record["fault"])
-    assert attempts[RECOVER_500_DROP.key] == [500, "drop", None]  # all within one SDK call
-    assert attempts[RECOVER_504.key] == [504, None]
-    assert attempts[FAIL_WC.key] == ALWAYS  # 3 SDK requests x MAX_RETRIES lmms-eval attempts
-    assert attempts[FAIL_FB.key] == ALWAYS
+    assert attempts[_faulty().recover_500_drop.key] == [500, "drop", None]  # all within one SDK call
+    assert attempts[_faulty().recover_504.key] == [504, None]
+    assert attempts[_faulty().fail_wc.key] == ALWAYS  # 3 SDK requests x MAX_RETRIES lmms-eval attempts
+    assert attempts[_faulty().fail_fb.key] == ALWAYS
     assert len(records) == len(requests()) + 2 + 1 + 2 * (len(ALWAYS) - 1)
 
 
@@ -91,7 +104,8 @@ def test_scores_and_failed_requests(openai_run):  # type: ignore[no-untyped-def]
     assert t1["rationale_macro_f1"] == pytest.approx((2 / 3) / 4)
     assert values["worldcuisines_mcq_sample"]["acc"] == pytest.approx((600 / 9 + 3 * 700 / 9) / 4)
     logged = {s["doc_id"]: s for s in samples[WC_1A]}
-    assert logged[FAIL_WC.position]["filtered_resps"].startswith(f"[LMMS_EVAL_REQUEST_FAILED after {MAX_RETRIES} retries]")
+    failed = f"[LMMS_EVAL_REQUEST_FAILED after {MAX_RETRIES} retries]"
+    assert logged[_faulty().fail_wc.position]["filtered_resps"].startswith(failed)
     # Counted once per task, not logged per document.
     log = proc.stdout + proc.stderr
     assert f"{WC_1A}: 1 of 9 requests got no answer from the backend" in log
