@@ -19,11 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from food_tasks.outputs import NoAnswer, model_output
 from food_tasks.stats import Estimator, canonical
 
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+
+# What lmms-eval hands the hooks: one document, a task's documents, and ``lmms_eval_specific_kwargs``.
+Doc: TypeAlias = dict[str, Any]
+Docs: TypeAlias = "datasets.Dataset"
+HookKwargs: TypeAlias = dict[str, Any] | None
+Output: TypeAlias = Any  # the model's answer, untrusted: not always a string (food_tasks.outputs.model_output)
 Record = Mapping[str, Any]
 Scorer = Callable[[Mapping[str, Any], Any], Record]
 
