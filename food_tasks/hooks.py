@@ -79,6 +79,7 @@ class Metric:
         return replace(self, name=name, alias_of=self.name)
 
     def with_estimator(self, estimator: Estimator) -> Metric:
+        """The same metric with another standard-error estimator."""
         return replace(self, estimator=estimator)
 
 
@@ -203,9 +204,10 @@ class Payload(dict):
 
     @property
     def metric(self) -> Metric:
+        """The :class:`Metric` that reduces this payload (looked up in its table by name)."""
         return self.table[self.name]
 
-    def __reduce__(self):  # type: ignore[no-untyped-def]
+    def __reduce__(self) -> tuple[type[Payload], tuple[Any, ...]]:
         return (Payload, (dict(self), self.record, self.table, self.name, self.failed))
 
 
@@ -256,7 +258,7 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
     """
     pick = table if callable(table) and not isinstance(table, MetricTable) else (lambda doc: table)
 
-    def process_results(doc, results):  # type: ignore[no-untyped-def]
+    def process_results(doc: Doc, results: Sequence[Any]) -> dict[str, Payload]:
         output = model_output(results)
         return pick(doc).payloads(score(doc, output), failed=isinstance(output, NoAnswer))
 
