@@ -27,7 +27,8 @@ import hashlib
 import io
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, ParamSpec, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
