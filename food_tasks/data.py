@@ -26,8 +26,8 @@ import functools
 import hashlib
 import io
 import os
-from pathlib import Path
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
