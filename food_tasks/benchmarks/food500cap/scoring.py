@@ -271,7 +271,7 @@ class ClipMean(stats.Ratio):
         super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
-        """``(CLIP-S, 1)`` per image that could be decoded (its value from :func:`clip_values`); zeros without a CLIP model."""
+        """``(CLIP-S, 1)`` per image that could be decoded (:func:`clip_values`); zeros without a CLIP model."""
         out = np.zeros((len(records), 2))
         values = clip_values(records)
         if isinstance(values, str):
