@@ -275,7 +275,8 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root
 
 
 @functools.lru_cache(maxsize=64)
-def _prepared(task: str, modes: tuple, input_name: str, kinds: tuple, root: Path | None, stamp: tuple) -> datasets.Dataset:
+def _prepared(task: str, modes: tuple, input_name: str, kinds: tuple, root: Path | None,
+              stamp: tuple) -> datasets.Dataset:
     if task == "task1":
         return _dataset(task1_docs(modes[0], input_name, root))
     return _dataset(task2_docs(kinds, modes, input_name, root))
