@@ -44,7 +44,7 @@ class _SourceTreeFinder(_abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: _Sequence[str] | None = None,
                   target: _types.ModuleType | None = None) -> _ModuleSpec | None:
-        """The spec of ``food_tasks.utils`` / ``food_tasks.yaml_tasks`` from the clone's folder; None for any other."""
+        """A ModuleSpec loading ``food_tasks.utils`` or ``food_tasks.yaml_tasks`` from the clone's folder; else None."""
         package, _, name = fullname.partition(".")
         if package != __name__ or name not in _SUBPACKAGES:
             return None
