@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
-from food_tasks.cli import _yaml_names, main
+from food_tasks.catalogue import names as yaml_names
+from food_tasks.cli import main
 
 
 def test_diningbench_tasks_groups_and_list_rows(capsys):
-    names = {name: kind for name, kind, bench in _yaml_names() if bench == "diningbench"}
+    names = {name: kind for name, kind, bench in yaml_names() if bench == "diningbench"}
     assert {n for n, k in names.items() if k == "group"} == {"diningbench_zh", "diningbench_en"}
     assert len(names) == 2 * 12 + 2 + 2  # per language 5 classification + 5 nutrition + 2 VQA; 2 samples; 2 groups
     assert main(["list"]) == 0

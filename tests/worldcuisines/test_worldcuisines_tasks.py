@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 
-from food_tasks.cli import _yaml_names, main
+from food_tasks.catalogue import names as yaml_names
+from food_tasks.cli import main
 
 GROUPS = {f"worldcuisines_{kind}{variant}" for kind in ("mcq", "oeq") for variant in ("", "_small", "_smallref", "_sample")}
 
 
 def test_worldcuisines_tasks_groups_and_list_rows(capsys):
-    names = {name: kind for name, kind, bench in _yaml_names() if bench == "worldcuisines"}
+    names = {name: kind for name, kind, bench in yaml_names() if bench == "worldcuisines"}
     assert {n for n, k in names.items() if k == "group"} == GROUPS
     assert len(names) == 8 * 4 + 8  # 8 variants (MCQ/OEQ x large, small, smallref, sample) x 4 subtasks + 8 groups
     assert main(["list"]) == 0
