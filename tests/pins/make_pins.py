@@ -99,7 +99,7 @@ class Normaliser:
     def text(self, text: str) -> str:
         for path, mark in self.paths:
             text = text.replace(path, mark)
-        text = re.sub(r"\b\d{8}_\d{6}\b", "<DATE>", text)  # lmms-eval's file-name timestamps
+        text = re.sub(r"(?<!\d)\d{8}_\d{6}(?!\d)", "<DATE>", text)  # lmms-eval's file-name timestamps
         text = re.sub(r"(<CACHE>/[^\"\s]*?-)[0-9a-f]{16}(?=/)", r"\1<KEY>", text)  # extraction folders keyed by the source's place
         return re.sub(r" at 0x[0-9a-f]+", " at 0x<ADDR>", text)
 
