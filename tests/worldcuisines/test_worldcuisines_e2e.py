@@ -82,6 +82,30 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
     assert g["worldcuisines_oeq"]["acc_multi,none"] == pytest.approx(87.5)
     assert g["worldcuisines_oeq"]["acc_multi_official,none"] == 91.67  # round((66.67 + 300) / 4, 2)
 
+    # Consistency (README "Beyond accuracy"). MCQ 1a: qa 400 right in en and zh_cn, unparsed in nan; qa 401 right
+    # (option 3) in all three: all correct 1/2, same option everywhere 1/2; gap to en: zh_cn 0, nan (0 - 1 + 0) / 2.
+    assert mcq_1a["xling_all_correct,none"] == pytest.approx(50.0) and mcq_1a["xling_all_correct_n,none"] == 2
+    assert mcq_1a["xling_agreement,none"] == pytest.approx(50.0)
+    assert isinstance(mcq_1a["xling_all_correct_stderr,none"], float)
+    gaps = mcq_1a["xling_gap_to_en,none"]
+    assert gaps["zh_cn"]["value"] == 0.0 and gaps["nan"]["value"] == pytest.approx(-50.0) and gaps["nan"]["n"] == 2
+    # zh_cn rows translate one option (partly), Hokkien rows keep the English options.
+    status = mcq_1a["xling_by_lang_status,none"]
+    assert status["mixed/partly"]["value"] == 0.0 and status["mixed/english"]["value"] == pytest.approx(-50.0)
+    assert r["worldcuisines_mcq_1c_adversarial"]["xling_agreement,none"] == 100.0  # the same wrong option everywhere
+    assert r["worldcuisines_mcq_1c_adversarial"]["xling_all_correct,none"] == 0.0
+    # Context, paired by dish and language: dish 1614 is right in 1a in all 3 languages and wrong in 1c (misled 3/3);
+    # dish 422 is wrong in 1a only in nan and right in 1b (hint gain 1/1). One dish each: no standard error.
+    assert g["worldcuisines_mcq"]["misled_rate,none"] == 100.0 and g["worldcuisines_mcq"]["misled_rate_n,none"] == 3
+    assert g["worldcuisines_mcq"]["misled_rate_clusters,none"] == 1
+    assert g["worldcuisines_mcq"]["misled_rate_stderr,none"] == "N/A"
+    assert g["worldcuisines_mcq"]["hint_gain,none"] == 100.0 and g["worldcuisines_mcq"]["hint_gain_n,none"] == 1
+    assert g["worldcuisines_mcq"]["misled_rate_same_image,none"] == 100.0  # one image per dish in the fixture
+    # OEQ (1b and 1c answered with the gold name): 1614 is right in 1a only in zh_cn, kept in 1c; 422 wrong in nan.
+    assert g["worldcuisines_oeq"]["misled_rate,none"] == 0.0 and g["worldcuisines_oeq"]["misled_rate_n,none"] == 1
+    assert g["worldcuisines_oeq"]["hint_gain,none"] == 100.0
+    assert oeq_1a["xling_all_correct,none"] == 0.0 and "xling_agreement,none" not in oeq_1a
+
     logged = {(s["acc"]["qa_id"], s["acc"]["lang"]): s for s in samples["worldcuisines_mcq_1a_nocontext"]}
     assert logged[("400", "zh_cn")]["acc"]["parsed"] == 1 and logged[("400", "zh_cn")]["acc"]["correct_official"] is False
     assert len(samples["worldcuisines_oeq_2_location"]) == 6

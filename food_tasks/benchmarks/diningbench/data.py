@@ -229,6 +229,7 @@ def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = Fa
             "cot": cot,
             "images": [str(p) for p in paths],
             "views": len(paths),
+            "setting": f"{kind}_v{len(views)}{'_cot' if cot else ''}",  # the task's, whatever views a row has
             "gold_json": json.dumps(gold, ensure_ascii=False),
             "model_name": official_model_name(),
         })  # fmt: skip
