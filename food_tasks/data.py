@@ -29,40 +29,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from food_tasks.errors import CorruptImageError, DataAccessError, DataSettingError, RunStopped, SetupError  # noqa: F401  (public here too)
+
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
     from PIL import Image as PILImage
 
 DATA_DIR_ENV = "FOOD_TASKS_DATA_DIR"
-
-
-class DataAccessError(RuntimeError):
-    """Data is missing, gated or unreachable; the message says what to do."""
-
-
-class SetupError(RuntimeError):
-    """A configuration problem that no retry can fix (for example an LLM judge that is not configured)."""
-
-    label = "setup error"
-
-
-class CorruptImageError(DataAccessError):
-    """An image exists but cannot be decoded; the message names row, column and URL."""
-
-
-class DataSettingError(DataAccessError, ValueError):
-    """An environment setting that selects data is invalid (e.g. an unknown language code)."""
-
-
-class RunStopped(SystemExit):
-    """Stops an lmms-eval run with our message as the last line of stderr and exit status 1.
-
-    lmms-eval 0.7.3 loads a task's documents (``process_docs``) inside ``Task.download``, which a
-    tenacity ``@retry`` repeats on any ``Exception`` (5 attempts, 2 s apart), and its CLI catches
-    every ``Exception``, prints ``Error during evaluation: RetryError[...]``, writes no results and
-    exits 0. A ``SystemExit`` is neither retried nor caught: Python prints its message and exits 1.
-    Raise it only at the lmms-eval boundary (the ``utils`` hooks), via :func:`stop_run_on_data_error`.
-    """
 
 
 def hf_download_command(repo_id: str, local_dir: Path | str, repo_type: str = "dataset") -> str:
