@@ -304,7 +304,7 @@ def _probe(ref: Any, base_dir: str) -> str | None:
 
 
 def doc_images(settings: Settings, doc: Mapping[str, Any], label: str) -> list:
-    """The row's images that load (an image that cannot be loaded is left out and recorded: README "Failure accounting")."""
+    """The row's images that load (an image that cannot be loaded is left out and recorded: docs/failure_accounting.md)."""
     out = []
     for ref in image_refs(settings, doc):
         key = image_key(ref, settings.base_dir)
