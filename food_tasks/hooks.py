@@ -78,11 +78,12 @@ class MetricTable(Mapping[str, Metric]):
     """The metrics of one task kind, in the order lmms-eval reports them, with the kind's version.
 
     A mapping from metric name to :class:`Metric` (a Metric is callable on records, so
-    ``table["acc"](records)`` gives the value).
+    ``table["acc"](records)`` gives the value). ``consistency``: a :class:`food_tasks.consistency.View` saying
+    how the records read across languages and contexts (the measures computed across tasks), or None.
     """
 
     def __init__(self, *metrics: Metric, version: float = 1.0, key: Callable[[Record], Hashable] | None = None,
-                 cluster: Callable[[Record], Hashable] | None = None) -> None:  # fmt: skip
+                 cluster: Callable[[Record], Hashable] | None = None, consistency: Any = None) -> None:  # fmt: skip
         if not metrics:
             raise ValueError("a metric table needs at least one metric")
         names = [m.name for m in metrics]
@@ -93,6 +94,7 @@ class MetricTable(Mapping[str, Metric]):
         self.version = version
         self.key = key  # a document's identity in a record (paired comparisons match runs on it)
         self.cluster = cluster if cluster is not None else key  # the independent unit (default: the document)
+        self.consistency = consistency  # food_tasks.consistency.View: its records across languages and contexts
 
     def __getitem__(self, name: str) -> Metric:
         return self._metrics[name]
@@ -112,11 +114,12 @@ class MetricTable(Mapping[str, Metric]):
         if unknown:
             raise KeyError(f"not in the table: {', '.join(sorted(unknown))}")
         return MetricTable(*(m for n, m in self._metrics.items() if n not in names), version=self.version, key=self.key,
-                           cluster=self.cluster)  # fmt: skip
+                           cluster=self.cluster, consistency=self.consistency)  # fmt: skip
 
     def plus(self, *metrics: Metric) -> MetricTable:
         """This table with more metrics appended (same version)."""
-        return MetricTable(*self._metrics.values(), *metrics, version=self.version, key=self.key, cluster=self.cluster)
+        return MetricTable(*self._metrics.values(), *metrics, version=self.version, key=self.key, cluster=self.cluster,
+                           consistency=self.consistency)
 
     def doc_key(self, record: Record) -> Hashable:
         """The document's identity (its position-free key), or None without a ``key`` function."""

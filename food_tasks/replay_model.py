@@ -44,7 +44,7 @@ from loguru import logger
 
 from lmms_eval.api.model import lmms
 
-from food_tasks.data import RunStopped
+from food_tasks.errors import RunStopped
 
 
 JSONL_HELP = ('responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '

@@ -39,10 +39,9 @@ from typing import Any
 
 import numpy as np
 
+from food_tasks.confidence import DEFAULT_ITERS, MIN_UNITS, Z80, Z95  # noqa: F401  (public here too)
+
 Record = Mapping[str, Any]
-Z95 = 1.959963984540054  # two-sided 95 %
-Z80 = 0.8416212335729143  # one-sided 80 % power
-DEFAULT_ITERS = 1000  # bootstrap resamples when lmms-eval asks for its default (100,000 is far more than an SE needs)
 SEED = 20241104  # fixed: every figure is reproducible; paired resamples share it
 
 
@@ -580,9 +579,6 @@ def describe(est: Estimate, noun: str = "clusters") -> str:
 
 
 # --------------------------------------------------------------------------- paired comparisons and power
-
-
-MIN_UNITS = 30  # fewer independent units (clusters) than this: the normal approximation is not trusted
 
 
 @dataclass(frozen=True)
