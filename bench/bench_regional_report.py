@@ -1,6 +1,6 @@
 """Times `food-tasks validate` on a large regional task and `food-tasks report` on many runs; prints figures.
 
-    python scripts/bench_regional_report.py [--rows 20000] [--runs 6]
+    python bench/bench_regional_report.py [--rows 20000] [--runs 6]
 
 Data is synthetic (generated PNGs, made-up questions); only the times matter.
 """
@@ -29,13 +29,26 @@ def write_task(root: Path, rows: int, images: int) -> Path:
     rng = random.Random(0)
     with (root / "data.jsonl").open("w", encoding="utf-8") as fh:
         for i in range(rows):
-            fh.write(json.dumps({"id": f"q{i}", "image": f"images/{rng.randrange(images)}.png", "question": "Which dish?",
-                                 "options": ["a", "b", "c", "d"], "answer": "ABCD"[i % 4],
-                                 "region": f"r{i % 12}", "language": LANGS[i % 30]}) + "\n")  # fmt: skip
+            fh.write(
+                json.dumps(
+                    {
+                        "id": f"q{i}",
+                        "image": f"images/{rng.randrange(images)}.png",
+                        "question": "Which dish?",
+                        "options": ["a", "b", "c", "d"],
+                        "answer": "ABCD"[i % 4],
+                        "region": f"r{i % 12}",
+                        "language": LANGS[i % 30],
+                    }
+                )
+                + "\n"
+            )
     (root / "task.yaml").write_text(
         "task: bench_regional\nclass: !function food_tasks.regional.RegionalTask\ndataset_path: json\n"
         "dataset_kwargs:\n  data_files:\n    test: data.jsonl\nmetadata:\n  version: 1.0\n  regional:\n"
-        "    {format: mcq, id: id, image: image, question: question, options: options, answer: answer, slices: [region, language]}\n")
+        "    {format: mcq, id: id, image: image, question: question, options: options, answer: answer, slices: "
+        "[region, language]}\n"
+    )
     return root / "task.yaml"
 
 
@@ -47,17 +60,31 @@ def write_runs(root: Path, runs: int) -> None:
         for kind, metric in (("mcq", "acc"), ("oeq", "acc_multi")):
             for sub in subs:
                 task = f"worldcuisines_{kind}_{sub}"
-                per_lang = {lang: {"n": 500, metric: rng.uniform(0, 100), "invalid_rate": rng.uniform(0, 5)} for lang in LANGS}
-                results[task] = {f"{metric},none": rng.uniform(0, 100), f"{metric}_official,none": rng.uniform(0, 100),
-                                 "per_language,none": per_lang}  # fmt: skip
+                per_lang = {
+                    lang: {"n": 500, metric: rng.uniform(0, 100), "invalid_rate": rng.uniform(0, 5)} for lang in LANGS
+                }
+                results[task] = {
+                    f"{metric},none": rng.uniform(0, 100),
+                    f"{metric}_official,none": rng.uniform(0, 100),
+                    "per_language,none": per_lang,
+                }
                 configs[task] = {"metadata": {"version": 1.0}}
         for mode in ("", "_cot", "_ki", "_cot_ki"):
             task = f"fambench_task1{mode}"
-            results[task] = {"decision_acc,none": rng.uniform(50, 90), "per_condition,none": {
-                f"condition {c}": {"n": 115, "decision_acc": rng.uniform(40, 95)} for c in range(13)}}
+            results[task] = {
+                "decision_acc,none": rng.uniform(50, 90),
+                "per_condition,none": {
+                    f"condition {c}": {"n": 115, "decision_acc": rng.uniform(40, 95)} for c in range(13)
+                },
+            }
             configs[task] = {"metadata": {"version": 1.0}}
-        data = {"results": results, "groups": {}, "configs": configs, "versions": {t: 1.0 for t in results},
-                "config": {"model": "vllm", "model_args": f"model=org/model-{r}"}}
+        data = {
+            "results": results,
+            "groups": {},
+            "configs": configs,
+            "versions": {t: 1.0 for t in results},
+            "config": {"model": "vllm", "model_args": f"model=org/model-{r}"},
+        }
         (root / f"run{r}").mkdir(parents=True)
         (root / f"run{r}" / "x_results.json").write_text(json.dumps(data))
 
@@ -76,21 +103,34 @@ def main() -> int:
             start = time.perf_counter()
             problems = regional.validate(yaml_path, check_images=images)
             took = time.perf_counter() - start
-            print(f"validate {args.rows} rows ({args.images} distinct 224x224 PNGs), images {'opened' if images else 'skipped'}, "
-                  f"{state} datasets cache: {took:.2f} s ({1e6 * took / args.rows:.0f} us/row), {len(problems)} problems")  # fmt: skip
-        settings = regional.Settings.from_metadata({"regional": {"format": "mcq", "question": "q", "options": "o", "answer": "a"}})
+            print(
+                f"validate {args.rows} rows ({args.images} distinct 224x224 PNGs), images "
+                f"{'opened' if images else 'skipped'}, "
+                f"{state} datasets cache: {took:.2f} s ({1e6 * took / args.rows:.0f} us/row), {len(problems)} problems"
+            )
+        settings = regional.Settings.from_metadata(
+            {"regional": {"format": "mcq", "question": "q", "options": "o", "answer": "a"}}
+        )
         doc = {"q": "Which dish?", "o": ["Rendang", "Pho", "Laksa", "Adobo"], "a": "B"}
-        for name, output in (("short answer", "The answer is B."), ("16 KB runaway repetition", "B is tasty and " * 1100)):
+        for name, output in (
+            ("short answer", "The answer is B."),
+            ("16 KB runaway repetition", "B is tasty and " * 1100),
+        ):
             start = time.perf_counter()
             for _ in range(200):
                 regional.score(settings, doc, output)
-            print(f"score one MCQ output ({name}, {len(output)} chars): {1e6 * (time.perf_counter() - start) / 200:.0f} us")
+            print(
+                f"score one MCQ output ({name}, {len(output)} chars): "
+                f"{1e6 * (time.perf_counter() - start) / 200:.0f} us"
+            )
         runs_dir = Path(tmp) / "runs"
         write_runs(runs_dir, args.runs)
         start = time.perf_counter()
         made = report.build_report([runs_dir], Path(tmp) / "rep")
-        print(f"report: {args.runs} runs x (8 WorldCuisines tasks x 30 languages + 4 FAM-Bench tasks x 13 conditions): "
-              f"{time.perf_counter() - start:.2f} s, {len(made['charts'])} charts")  # fmt: skip
+        print(
+            f"report: {args.runs} runs x (8 WorldCuisines tasks x 30 languages + 4 FAM-Bench tasks x 13 conditions): "
+            f"{time.perf_counter() - start:.2f} s, {len(made['charts'])} charts"
+        )
     return 0
 
 

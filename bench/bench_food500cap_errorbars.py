@@ -1,6 +1,6 @@
 """Cost of Food-500 Cap's error bars at a realistic size: what they add to the caption task's aggregation.
 
-Usage: ``python scripts/bench_food500cap_errorbars.py [--n 5000] [--iters 1000] [--repeat 3] [--data-dir DIR] [--pytok]``.
+Usage: ``python bench/bench_food500cap_errorbars.py [--n 5000] [--iters 1000] [--repeat 3] [--data-dir DIR] [--pytok]``.
 Builds ``n`` per-image records (with ``--data-dir``, a FOOD_TASKS_DATA_DIR mirror holding
 github/aaronma2020/Food500-Cap/evaluation_data.json: its captions, each hypothesis another caption of the same
 category; otherwise generated captions), 1 % of them ``image_missing``. Times the aggregation as a run does it
@@ -20,8 +20,10 @@ import statistics
 import time
 from pathlib import Path
 
-WORDS = ("a plate of bowl with fried grilled steamed rice noodles beef pork chicken soup sauce green onions sliced "
-         "fresh white black red spicy sweet served on wooden table topped sesame seeds garnished herbs").split()  # fmt: skip
+WORDS = (
+    "a plate of bowl with fried grilled steamed rice noodles beef pork chicken soup sauce green onions sliced "
+    "fresh white black red spicy sweet served on wooden table topped sesame seeds garnished herbs"
+).split()
 
 
 def captions(n: int, data_dir: str | None, rng: random.Random) -> list[tuple[str, str, str]]:
@@ -49,9 +51,20 @@ def records(n: int, data_dir: str | None, rng: random.Random) -> list[dict]:
 
     out = []
     for i, (cat, ref, hyp) in enumerate(captions(n, data_dir, rng)):
-        out.append({"key": f"{cat}/{cat}_{i:05d}.jpg", "cat": cat, "region": "", "ref": ref, "pred": hyp, "parse_fail": False,
-                    "image_missing": rng.random() < 0.01, "image_path": "", "words": len(hyp.split()),
-                    **{f"sla_{f}": rng.random() < 0.8 for f in fc_scoring.SLA_FIELDS}})  # fmt: skip
+        out.append(
+            {
+                "key": f"{cat}/{cat}_{i:05d}.jpg",
+                "cat": cat,
+                "region": "",
+                "ref": ref,
+                "pred": hyp,
+                "parse_fail": False,
+                "image_missing": rng.random() < 0.01,
+                "image_path": "",
+                "words": len(hyp.split()),
+                **{f"sla_{f}": rng.random() < 0.8 for f in fc_scoring.SLA_FIELDS},
+            }
+        )
     return out
 
 

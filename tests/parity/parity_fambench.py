@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Parity check of our FAM-Bench prompts, parsers and scorers against the official v1.0 code.
 
-A script, not a test: it needs a local copy of the official repository
+Opt-in: run by tests/parity/test_parity_fambench.py when ``FOOD_TASKS_PARITY_FAMBENCH`` names a local
+copy, or as a script (usage below). It needs a local copy of the official repository
 (anonymous-research-artifact123/Food-as-medicine, commit abfaf02, "v1.0"). It *imports* the
 official modules from that copy and calls them; none of their code is reproduced here, and it
 needs none of the official ``dataset/*.json`` files: every instance, model output and gold answer
@@ -46,7 +47,7 @@ Checks (each compares our function with the official one on the same input, exac
 
 Usage::
 
-    python scripts/parity_fambench.py --official /path/to/Food-as-medicine [--seed 0] [--n 400]
+    python tests/parity/parity_fambench.py --official /path/to/Food-as-medicine [--seed 0] [--n 400]
 
 Exit status 0 when everything matches, 1 on any mismatch (the first differing example of every
 failing check is printed; ``--examples N`` prints more), 2 when the official code cannot be loaded or
@@ -73,7 +74,7 @@ from typing import Any
 
 os.environ.setdefault("FOOD_TASKS_OFFLINE", "1")  # nothing here may touch the network
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -143,8 +144,9 @@ def load_official(root: Path) -> tuple[types.SimpleNamespace, list[str]]:
     evaluate = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[spec.name] = evaluate  # type: ignore[union-attr]
     spec.loader.exec_module(evaluate)  # type: ignore[union-attr]
-    ns = types.SimpleNamespace(run_q2=run_q2, run_q2_ki=run_q2_ki, run_task1=run_task1,
-                               llm_providers=llm_providers, evaluate=evaluate)  # fmt: skip
+    ns = types.SimpleNamespace(
+        run_q2=run_q2, run_q2_ki=run_q2_ki, run_task1=run_task1, llm_providers=llm_providers, evaluate=evaluate
+    )
     return ns, stubbed
 
 
@@ -172,8 +174,9 @@ class Report:
         self.rows: dict[str, list] = {}  # check -> [compared, mismatches, first examples, note]
         self.skipped: dict[str, str] = {}
 
-    def check(self, name: str, official: Any, ours: Any, given: Any, *, equal: Callable | None = None,
-              note: str = "") -> bool:  # fmt: skip
+    def check(
+        self, name: str, official: Any, ours: Any, given: Any, *, equal: Callable | None = None, note: str = ""
+    ) -> bool:
         row = self.rows.setdefault(name, [0, 0, [], note])
         row[0] += 1
         if equal is not None:
@@ -205,8 +208,11 @@ class Report:
                 print(f"\n=== MISMATCH in {name}: {bad}/{count}; example {number} of {len(examples)}")
                 print(f"input:    {_short(given, 500)}")
                 if isinstance(official, str) and isinstance(ours, str):
-                    diff = list(difflib.unified_diff(official.splitlines(keepends=True),
-                                                     ours.splitlines(keepends=True), "official", "ours", n=2))  # fmt: skip
+                    diff = list(
+                        difflib.unified_diff(
+                            official.splitlines(keepends=True), ours.splitlines(keepends=True), "official", "ours", n=2
+                        )
+                    )
                     print("".join(diff[:60]) + ("... (diff truncated)\n" if len(diff) > 60 else ""))
                     if not diff:
                         print(f"official: {official!r}\nours:     {ours!r}")
@@ -232,21 +238,71 @@ def close(rel: float = 1e-12) -> Callable[[Any, Any], bool]:
 
 CONDITION_PHRASES = [
     # the paper's 13 conditions, as questions name them
-    "hypertension", "high blood pressure", "type 2 diabetes", "Type-2 Diabetes", "diabetes", "type two diabetes",
-    "obesity", "weight management", "obesity or weight-management", "metabolic syndrome", "metabolic health",
-    "IBS", "irritable bowel syndrome", "NAFLD", "non-alcoholic fatty liver disease", "heart failure", "GERD",
-    "acid reflux", "cardiovascular disease", "Cardiovascular_Health", "heart health", "heart disease",
-    "hyperlipidemia", "high cholesterol", "stroke", "chronic kidney disease", "CKD", "osteoporosis",
-    "bone health", "bone health or osteoporosis",
+    "hypertension",
+    "high blood pressure",
+    "type 2 diabetes",
+    "Type-2 Diabetes",
+    "diabetes",
+    "type two diabetes",
+    "obesity",
+    "weight management",
+    "obesity or weight-management",
+    "metabolic syndrome",
+    "metabolic health",
+    "IBS",
+    "irritable bowel syndrome",
+    "NAFLD",
+    "non-alcoholic fatty liver disease",
+    "heart failure",
+    "GERD",
+    "acid reflux",
+    "cardiovascular disease",
+    "Cardiovascular_Health",
+    "heart health",
+    "heart disease",
+    "hyperlipidemia",
+    "high cholesterol",
+    "stroke",
+    "chronic kidney disease",
+    "CKD",
+    "osteoporosis",
+    "bone health",
+    "bone health or osteoporosis",
     # KB-only names, aliases and composite aliases
-    "celiac disease", "Celiac Disease", "gluten sensitivity", "gluten-sensitive", "dairy allergy", "milk allergy",
-    "seafood allergy", "lactose intolerant", "lactose_intolerance", "gut health", "digestive health",
-    "gastrointestinal health concerns", "gout", "inflammation", "eye health", "breast cancer", "cancer general",
-    "alzheimers cognitive decline", "egg allergy", "peanut_allergy", "tree nut allergy", "soy allergy",
-    "fish allergy", "shellfish allergy", "cholesterol", "prostate cancer", "colorectal cancer",
+    "celiac disease",
+    "Celiac Disease",
+    "gluten sensitivity",
+    "gluten-sensitive",
+    "dairy allergy",
+    "milk allergy",
+    "seafood allergy",
+    "lactose intolerant",
+    "lactose_intolerance",
+    "gut health",
+    "digestive health",
+    "gastrointestinal health concerns",
+    "gout",
+    "inflammation",
+    "eye health",
+    "breast cancer",
+    "cancer general",
+    "alzheimers cognitive decline",
+    "egg allergy",
+    "peanut_allergy",
+    "tree nut allergy",
+    "soy allergy",
+    "fish allergy",
+    "shellfish allergy",
+    "cholesterol",
+    "prostate cancer",
+    "colorectal cancer",
     # unknown / unusual
-    "martian flu", "高血压", "diabète de type 2", "", "   ",
-]  # fmt: skip
+    "martian flu",
+    "高血压",
+    "diabète de type 2",
+    "",
+    "   ",
+]
 QUESTION_TEMPLATES = [
     "Is this dish suitable for someone managing {c}?",
     "Is this dish suitable for someone with {c}?",
@@ -256,12 +312,35 @@ QUESTION_TEMPLATES = [
     "¿Es este plato adecuado para alguien con {c}?",
 ]
 JOINERS = [" and ", ", ", " & ", "/", " as well as ", "_", "-"]
-TITLES = ["Butternut squash casserole", "Crème brûlée", "麻婆豆腐 (Mapo tofu)", "Jalapeño poppers", "Pho bò",
-          "Salty \"ramen\"", "Smørrebrød", "", "  spaced  title ", "Tarte\ttatin\n"]  # fmt: skip
-INGREDIENTS = ["1 cup white rice", "2 tbsp soy sauce", "16 Ounces Fresh Atlantic salmon (4 4-ounce filets)",
-               "1/3 cup / 80 ml good, raw honey", "110g pack chorizo sausage, chopped", "crème fraîche",
-               "jalapeño", "豆腐 200 g", "1 l hot fish or chicken stock", "salt", "", "½ tsp pepper",
-               "2 clove Garlic, raw (minced)", "olive oil \u2028 extra virgin", "\"quoted\" butter"]  # fmt: skip
+TITLES = [
+    "Butternut squash casserole",
+    "Crème brûlée",
+    "麻婆豆腐 (Mapo tofu)",
+    "Jalapeño poppers",
+    "Pho bò",
+    'Salty "ramen"',
+    "Smørrebrød",
+    "",
+    "  spaced  title ",
+    "Tarte\ttatin\n",
+]
+INGREDIENTS = [
+    "1 cup white rice",
+    "2 tbsp soy sauce",
+    "16 Ounces Fresh Atlantic salmon (4 4-ounce filets)",
+    "1/3 cup / 80 ml good, raw honey",
+    "110g pack chorizo sausage, chopped",
+    "crème fraîche",
+    "jalapeño",
+    "豆腐 200 g",
+    "1 l hot fish or chicken stock",
+    "salt",
+    "",
+    "½ tsp pepper",
+    "2 clove Garlic, raw (minced)",
+    "olive oil \u2028 extra virgin",
+    '"quoted" butter',
+]
 
 
 def t1_question(rng: random.Random, phrase: str | None = None) -> str:
@@ -277,8 +356,9 @@ def t1_question(rng: random.Random, phrase: str | None = None) -> str:
     return rng.choice(QUESTION_TEMPLATES).format(c=conditions)
 
 
-def random_rationale(rng: random.Random, conditions: list[str] | None = None, ingredients: list[str] | None = None,
-                     messy: bool = True) -> Any:  # fmt: skip
+def random_rationale(
+    rng: random.Random, conditions: list[str] | None = None, ingredients: list[str] | None = None, messy: bool = True
+) -> Any:
     conditions = conditions or RAT_CONDITIONS
     ingredients = ingredients or RAT_INGREDIENTS
     if messy and rng.random() < 0.08:
@@ -302,19 +382,73 @@ def random_rationale(rng: random.Random, conditions: list[str] | None = None, in
     return entries
 
 
-RAT_CONDITIONS = ["type 2 diabetes", "Type-2 Diabetes", "type_2_diabetes", "hypertension", " Hypertension ",
-                  "HEART failure", "heart  failure", "gerd", "", "   ", None, 123, "chronic kidney disease", "obesity",
-                  "cardiovascular disease", "IBS", "nafld", "stroke", "osteoporosis", "metabolic syndrome",
-                  "hyperlipidemia", "crème", "高血压", "type 2 diabetes & hypertension"]  # fmt: skip
-RAT_INGREDIENTS = ["salt", "Salt", "salt.", "soy sauce", "soy-sauce", "soy_sauce", "Soy  Sauce", "white rice",
-                   "white-rice!", "olive oil", "olive oil (extra virgin)", "cheese", "crème fraîche", "jalapeño",
-                   "豆腐", "", "  ", None, 5, "bacon", "bacon,", "sugar", "brown sugar", "broccoli", "salmon",
-                   "whole-wheat bread", "n/a", "—", "1/2 cup oats", "'honey'", "Ｓａｌｔ"]  # fmt: skip
+RAT_CONDITIONS = [
+    "type 2 diabetes",
+    "Type-2 Diabetes",
+    "type_2_diabetes",
+    "hypertension",
+    " Hypertension ",
+    "HEART failure",
+    "heart  failure",
+    "gerd",
+    "",
+    "   ",
+    None,
+    123,
+    "chronic kidney disease",
+    "obesity",
+    "cardiovascular disease",
+    "IBS",
+    "nafld",
+    "stroke",
+    "osteoporosis",
+    "metabolic syndrome",
+    "hyperlipidemia",
+    "crème",
+    "高血压",
+    "type 2 diabetes & hypertension",
+]
+RAT_INGREDIENTS = [
+    "salt",
+    "Salt",
+    "salt.",
+    "soy sauce",
+    "soy-sauce",
+    "soy_sauce",
+    "Soy  Sauce",
+    "white rice",
+    "white-rice!",
+    "olive oil",
+    "olive oil (extra virgin)",
+    "cheese",
+    "crème fraîche",
+    "jalapeño",
+    "豆腐",
+    "",
+    "  ",
+    None,
+    5,
+    "bacon",
+    "bacon,",
+    "sugar",
+    "brown sugar",
+    "broccoli",
+    "salmon",
+    "whole-wheat bread",
+    "n/a",
+    "—",
+    "1/2 cup oats",
+    "'honey'",
+    "Ｓａｌｔ",
+]
 
 
 def t1_row(rng: random.Random, index: int, phrase: str | None = None) -> dict[str, Any]:
     row: dict[str, Any] = {}
-    optional = lambda p: rng.random() < p
+
+    def optional(p: float) -> bool:
+        return rng.random() < p
+
     if optional(0.95):
         row["title"] = rng.choice(TITLES + [None])
     if optional(0.97):
@@ -322,14 +456,20 @@ def t1_row(rng: random.Random, index: int, phrase: str | None = None) -> dict[st
     if optional(0.9):
         row["ingredients"] = rng.choice([[rng.choice(INGREDIENTS) for _ in range(rng.randint(0, 6))], [], None])
     if optional(0.85):
-        row["nutrition"] = rng.choice([{"calories": "313 kcal", "sodium": "185 mg", "fat": 1.5, "sugar": 0},
-                                       {}, None, {"énergie": "200 kJ", "protein": float("nan")}])  # fmt: skip
+        row["nutrition"] = rng.choice(
+            [
+                {"calories": "313 kcal", "sodium": "185 mg", "fat": 1.5, "sugar": 0},
+                {},
+                None,
+                {"énergie": "200 kJ", "protein": float("nan")},
+            ]
+        )
     if optional(0.8):
         row["dietary_tags"] = rng.choice([["vegetarian"], [], ["sans gluten", "végétalien"], None])
     if optional(0.8):
         row["meal_type"] = rng.choice([["dinner"], ["lunch", "snack"], [], None])
     if optional(0.8):
-        row["notes"] = rng.choice([None, None, "", "Serve hot.\nKeeps 2 days — \"best\" fresh.", "注意: 辣"])
+        row["notes"] = rng.choice([None, None, "", 'Serve hot.\nKeeps 2 days — "best" fresh.', "注意: 辣"])
     row["image_url"] = f"https://images.example.org/{index}.jpg"
     row["standard answer"] = {"decision": rng.choice(["recommend", "not recommend"]), "rationale_ingredients": []}
     keys = list(row)
@@ -340,7 +480,10 @@ def t1_row(rng: random.Random, index: int, phrase: str | None = None) -> dict[st
 EDGE_KB = {
     "source_files": None,
     "conditions": {
-        "type 2 diabetes": {"recommend": [f"food {i}" for i in range(30)], "not_recommend": ["white bread", " ", "", 7]},
+        "type 2 diabetes": {
+            "recommend": [f"food {i}" for i in range(30)],
+            "not_recommend": ["white bread", " ", "", 7],
+        },
         "Type_2_Diabetes": {"recommend": ["oats"], "not_recommend": None},
         "heart-failure": {"recommend": "salt-free broth", "not_recommend": ["salt"]},
         "hypertension": {"recommend": None, "not_recommend": [f"salty {i}" for i in range(21)]},
@@ -352,17 +495,48 @@ EDGE_KB = {
         "crème": {"recommend": ["légumes"], "not_recommend": ["beurre"]},
         "": {"recommend": ["anything"], "not_recommend": []},
     },
-}  # fmt: skip
+}
 
 
 # =========================================================================== synthetic Task 2 questions
 
-UNKNOWN_CONDITIONS = ["martian flu", "Type-2 Diabetes (T2D)", "Crohn’s disease", "GERD/Reflux", "Alzheimer's",
-                      "  HIGH   blood pressure ", "", None, "kidney_failure", "hyperlipidemia", "high ldl cholesterol"]  # fmt: skip
-OPTION_TITLES = ["Grilled salmon", "Crème brûlée", "Pho bò", "麻婆豆腐", "  Loaded   nachos ", "", None,
-                 "Mac & cheese", "Tarte\ttatin"]  # fmt: skip
-OPTION_INGREDIENTS = ["1 cup brown rice", "2 tbsp soy sauce", "salmon", "  spaced   out  ", "", None,
-                      "crème fraîche", "jalapeño", "line\nbreak", "bacon; smoked", "3 eggs"]  # fmt: skip
+UNKNOWN_CONDITIONS = [
+    "martian flu",
+    "Type-2 Diabetes (T2D)",
+    "Crohn’s disease",
+    "GERD/Reflux",
+    "Alzheimer's",
+    "  HIGH   blood pressure ",
+    "",
+    None,
+    "kidney_failure",
+    "hyperlipidemia",
+    "high ldl cholesterol",
+]
+OPTION_TITLES = [
+    "Grilled salmon",
+    "Crème brûlée",
+    "Pho bò",
+    "麻婆豆腐",
+    "  Loaded   nachos ",
+    "",
+    None,
+    "Mac & cheese",
+    "Tarte\ttatin",
+]
+OPTION_INGREDIENTS = [
+    "1 cup brown rice",
+    "2 tbsp soy sauce",
+    "salmon",
+    "  spaced   out  ",
+    "",
+    None,
+    "crème fraîche",
+    "jalapeño",
+    "line\nbreak",
+    "bacon; smoked",
+    "3 eggs",
+]
 AGE_GROUPS = ["4-8", "14+", "9-13", "1-3", "2", "adults", "all", "", None, "-", "19-50"]
 
 
@@ -387,12 +561,16 @@ def t2_question(rng: random.Random, number: int, rule_values: list[str], alias_k
         prompt["conditions"] = None
     options = []
     for letter in LETTERS:
-        option: dict[str, Any] = {"letter": letter.lower() if rng.random() < 0.1 else letter,
-                                  "image_url": f"https://img.example.org/{number}/{letter}.jpg"}  # fmt: skip
+        option: dict[str, Any] = {
+            "letter": letter.lower() if rng.random() < 0.1 else letter,
+            "image_url": f"https://img.example.org/{number}/{letter}.jpg",
+        }
         if rng.random() < 0.9:
             option["title"] = rng.choice(OPTION_TITLES)
         items = [rng.choice(OPTION_INGREDIENTS) for _ in range(rng.randint(0, 5))]
-        field = rng.choice(["full_ingredients", "full_ingredients", "ingredients", "key_ingredients", "fallback", "none"])
+        field = rng.choice(
+            ["full_ingredients", "full_ingredients", "ingredients", "key_ingredients", "fallback", "none"]
+        )
         if field == "fallback":  # empty full_ingredients -> ingredients -> key_ingredients
             option.update(full_ingredients=[], ingredients=None, key_ingredients=items)
         elif field != "none":
@@ -413,10 +591,13 @@ def t2_question(rng: random.Random, number: int, rule_values: list[str], alias_k
             del labels_gold[x]
         elif rng.random() < 0.05:
             labels_gold[x] = labels_gold[x].upper() if rng.random() < 0.5 else f" {labels_gold[x].title()} "
-    question = {"question_id": f"crmcq_{number:04d}" if rng.random() < 0.5 else f"CRMCQ_{number:04d}",
-                "prompt": prompt, "options": options,
-                "answer": {"letter": f" {answer.lower()} " if rng.random() < 0.1 else answer},
-                "gold": {"ranking": ranking, "decision_labels": labels_gold}}  # fmt: skip
+    question = {
+        "question_id": f"crmcq_{number:04d}" if rng.random() < 0.5 else f"CRMCQ_{number:04d}",
+        "prompt": prompt,
+        "options": options,
+        "answer": {"letter": f" {answer.lower()} " if rng.random() < 0.1 else answer},
+        "gold": {"ranking": ranking, "decision_labels": labels_gold},
+    }
     if rng.random() < 0.05:
         question["gold"] = {"decision_labels": labels_gold}
     return question
@@ -424,149 +605,322 @@ def t2_question(rng: random.Random, number: int, rule_values: list[str], alias_k
 
 EDGE_RULES = {
     "conditions": [
-        {"value": "Type-2 Diabetes", "label": "", "beneficial": [f"veg {i}" for i in range(12)], "limit_raw": [],
-         "limit": ["sugar"], "avoid_raw": None, "avoid": None, "guideline_aliases": ["diabetes alias", "General"]},
-        {"value": "hypertension", "label": "  High   BP ", "beneficial_raw": ["", " ", "fruit"],
-         "dietary_tag_hints": ["low sodium"] * 9},
+        {
+            "value": "Type-2 Diabetes",
+            "label": "",
+            "beneficial": [f"veg {i}" for i in range(12)],
+            "limit_raw": [],
+            "limit": ["sugar"],
+            "avoid_raw": None,
+            "avoid": None,
+            "guideline_aliases": ["diabetes alias", "General"],
+        },
+        {
+            "value": "hypertension",
+            "label": "  High   BP ",
+            "beneficial_raw": ["", " ", "fruit"],
+            "dietary_tag_hints": ["low sodium"] * 9,
+        },
         {"value": "Crohn’s disease", "label": "Crohn's"},
         "not a dict",
         {"value": "", "label": "empty"},
     ],
-    "alias_map": {"High Blood Pressure": "hypertension", "t2d": "Type-2 Diabetes", "": "hypertension",
-                  "gerd": "missing target"},
-}  # fmt: skip
+    "alias_map": {
+        "High Blood Pressure": "hypertension",
+        "t2d": "Type-2 Diabetes",
+        "": "hypertension",
+        "gerd": "missing target",
+    },
+}
 EDGE_GUIDELINES = {
     "rules": [
-        {"condition_key": "type 2 diabetes", "nutrient": "Sugar", "target_type": "Max", "max": 25, "unit": "g",
-         "basis": "per day", "population": "Adults", "population_key": "adults"},
+        {
+            "condition_key": "type 2 diabetes",
+            "nutrient": "Sugar",
+            "target_type": "Max",
+            "max": 25,
+            "unit": "g",
+            "basis": "per day",
+            "population": "Adults",
+            "population_key": "adults",
+        },
         {"condition": "Diabetes Alias", "nutrient": "Fiber", "target_type": "Min", "min": 28.5, "max": "", "unit": "g"},
         {"condition_key": "diabetes alias", "nutrient": "Carbs", "target_type": "Range", "min": None, "max": None},
         {"condition_key": "hypertension", "nutrient": "Sodium", "target_type": "Max", "max": 0, "unit": "mg"},
-        {"condition_key": "hypertension", "nutrient": "Potassium", "target_type": "", "min": 3400, "unit": "",
-         "population": ""},
-        {"condition_key": "general", "nutrient": "Sodium", "target_type": "Max", "max": 1500, "unit": "mg",
-         "population": "Ages 4-8", "population_key": "ages_4_8"},
-        {"condition_key": "general", "nutrient": "Sodium", "target_type": "Max", "max": 2300, "unit": "mg",
-         "population": "14+", "population_key": "adults_and_adolescents_14"},
-        {"condition_key": "General", "nutrient": "Fiber", "target_type": "Min", "min": 1e-7, "unit": "g",
-         "population_key": "all"},
+        {
+            "condition_key": "hypertension",
+            "nutrient": "Potassium",
+            "target_type": "",
+            "min": 3400,
+            "unit": "",
+            "population": "",
+        },
+        {
+            "condition_key": "general",
+            "nutrient": "Sodium",
+            "target_type": "Max",
+            "max": 1500,
+            "unit": "mg",
+            "population": "Ages 4-8",
+            "population_key": "ages_4_8",
+        },
+        {
+            "condition_key": "general",
+            "nutrient": "Sodium",
+            "target_type": "Max",
+            "max": 2300,
+            "unit": "mg",
+            "population": "14+",
+            "population_key": "adults_and_adolescents_14",
+        },
+        {
+            "condition_key": "General",
+            "nutrient": "Fiber",
+            "target_type": "Min",
+            "min": 1e-7,
+            "unit": "g",
+            "population_key": "all",
+        },
         "not a dict",
     ]
-}  # fmt: skip
+}
 
 
 # =========================================================================== model-output corpora
 
 T1_TRICKY = [
-    "", "   ", "recommend", "Not Recommended", "not recommend", "Recommend.", "not_recommend", "NOT RECOMMEND",
-    "I would not recommend this dish.", "Decision: Not Recommended", "Decision: **recommend**",
+    "",
+    "   ",
+    "recommend",
+    "Not Recommended",
+    "not recommend",
+    "Recommend.",
+    "not_recommend",
+    "NOT RECOMMEND",
+    "I would not recommend this dish.",
+    "Decision: Not Recommended",
+    "Decision: **recommend**",
     '{"decision": "recommend", "rationale_ingredients": []}',
-    ('```json\n{"decision": "not recommend", "rationale_ingredients": [{"condition": "Hypertension", '
-    '"ingredients": ["Soy-Sauce", "salt."]}]}\n```'),
-    '```\n{"decision": "Recommended", "rationale_ingredients": [{"condition": "type_2_diabetes", "ingredients": ["oats"]}]}\n```',
+    (
+        '```json\n{"decision": "not recommend", "rationale_ingredients": [{"condition": "Hypertension", '
+        '"ingredients": ["Soy-Sauce", "salt."]}]}\n```'
+    ),
+    (
+        '```\n{"decision": "Recommended", "rationale_ingredients": [{"condition": "type_2_diabetes", "ingredients": '
+        '["oats"]}]}\n```'
+    ),
     'Here is my answer:\n```json\n{"decision": "avoid", "rationale_ingredients": []}\n```\nThanks.',
-    'Sure! {"decision": "no", "rationale_ingredients": [{"condition": "gerd", "ingredients": ["tomato"]}]} Hope it helps.',
-    ('<think>The schema is {"decision": "recommend|not recommend", "rationale_ingredients": [...]}. '
-    'Salt is high, so not recommend.</think>\n{"decision": "not recommend", "rationale_ingredients": '
-    '[{"condition": "hypertension", "ingredients": ["salt"]}]}'),
-    ('<think>{"decision": "recommend", "rationale_ingredients": []}</think>{"decision": "not recommend", '
-    '"rationale_ingredients": []}'),
-    ('{"decision": "recommend|not recommend", "rationale_ingredients": []}\n{"decision": "not recommend", '
-    '"rationale_ingredients": []}'),
-    '{"decision": "Not Recommended"}', '{"decision": "not_recommend", "rationale_ingredients": []}',
-    '{"decision": "Recommend.", "rationale_ingredients": []}', '{"decision": " NOT   recommend "}',
+    (
+        'Sure! {"decision": "no", "rationale_ingredients": [{"condition": "gerd", "ingredients": ["tomato"]}]} Hope it '
+        "helps."
+    ),
+    (
+        '<think>The schema is {"decision": "recommend|not recommend", "rationale_ingredients": [...]}. '
+        'Salt is high, so not recommend.</think>\n{"decision": "not recommend", "rationale_ingredients": '
+        '[{"condition": "hypertension", "ingredients": ["salt"]}]}'
+    ),
+    (
+        '<think>{"decision": "recommend", "rationale_ingredients": []}</think>{"decision": "not recommend", '
+        '"rationale_ingredients": []}'
+    ),
+    (
+        '{"decision": "recommend|not recommend", "rationale_ingredients": []}\n{"decision": "not recommend", '
+        '"rationale_ingredients": []}'
+    ),
+    '{"decision": "Not Recommended"}',
+    '{"decision": "not_recommend", "rationale_ingredients": []}',
+    '{"decision": "Recommend.", "rationale_ingredients": []}',
+    '{"decision": " NOT   recommend "}',
     '{"decision": "recommend", "rationale_ingredients": [{"condition": "a", "ingredients": ["b"]}',
-    '{"decision": "not recommend", "note": "use {braces} and \\"quotes\\" inside strings", "rationale_ingredients": []}',
+    (
+        '{"decision": "not recommend", "note": "use {braces} and \\"quotes\\" inside strings", '
+        '"rationale_ingredients": []}'
+    ),
     '{"decision": {"value": "recommend"}, "rationale_ingredients": []} so I recommend it',
-    '{"outer": {"decision": "recommend"}}', '{"a": 1} {"decision": "not recommend"}',
-    '[{"decision": "recommend"}]', "null", '"recommend"', "[]", "{}", "{{}}", "}{", "{",
+    '{"outer": {"decision": "recommend"}}',
+    '{"a": 1} {"decision": "not recommend"}',
+    '[{"decision": "recommend"}]',
+    "null",
+    '"recommend"',
+    "[]",
+    "{}",
+    "{{}}",
+    "}{",
+    "{",
     '{"decision": "not suitable", "rationale_ingredients": "salt"}',
     '{"decision": "yes", "rationale_ingredients": [{"condition": "", "ingredients": ["salt"]}, "salt", null]}',
     '{"reasoning_steps": ["a", "b"], "decision": "do not recommend", "rationale_ingredients": []}',
     '{"decision": "recommended"} trailing {"decision": "not recommend"}',
     '{"decision": "maybe", "rationale_ingredients": []} Overall: not recommended.',
-    '"decision": "Not Recommend" without braces', '"decision":"recommendation"', "recommendation only",
-    "```json\n{\"decision\": \"recommend\",}\n```", "```json\n```", "```", '```json {"decision": "no"}```',
-    '{\'decision\': \'recommend\'}', '{"decision": "recommend", "x": NaN}', '{"decision": "recommend", "x": 1e999}',
-    '\ufeff{"decision": "recommend"}', '{"decision": "recommend"}\x00', '{"decision":"Avoid","rationale_ingredients":[{"condition":"CKD","ingredients":["Ｓａｌｔ","salt"]}]}',
-    '<think>unterminated reasoning {"decision": "recommend"}', "Not recommend. Recommend.",
-    '{"decision": "not recommend"' + "}" * 3, "{" * 3 + '"decision": "recommend"' + "}" * 3,
+    '"decision": "Not Recommend" without braces',
+    '"decision":"recommendation"',
+    "recommendation only",
+    '```json\n{"decision": "recommend",}\n```',
+    "```json\n```",
+    "```",
+    '```json {"decision": "no"}```',
+    "{'decision': 'recommend'}",
+    '{"decision": "recommend", "x": NaN}',
+    '{"decision": "recommend", "x": 1e999}',
+    '\ufeff{"decision": "recommend"}',
+    '{"decision": "recommend"}\x00',
+    '{"decision":"Avoid","rationale_ingredients":[{"condition":"CKD","ingredients":["Ｓａｌｔ","salt"]}]}',
+    '<think>unterminated reasoning {"decision": "recommend"}',
+    "Not recommend. Recommend.",
+    '{"decision": "not recommend"' + "}" * 3,
+    "{" * 3 + '"decision": "recommend"' + "}" * 3,
     # degenerate repetition (last 4 entries): the JSON decoder recurses (RecursionError from depth ~1000 on 3.11)
-    "[" * 1000, "[" * 100000,
+    "[" * 1000,
+    "[" * 100000,
     '{"decision": "recommend", "deep": ' + "[" * 1000 + "]" * 1000 + "}",
     '{"decision": "recommend", "deep": ' + "[" * 100000 + "]" * 100000 + "} I recommend it",
-]  # fmt: skip
+]
 T1_PLAIN = T1_TRICKY[:-4]
 
 T2_RANK_TRICKY = [
-    "", "B > A > D > C", "b > a > d > c", "A, B, C", "ABCD", "DCBA", "Best is C", "C", "The ranking: B, D, A, C.",
-    "1. B\n2. A\n3. D\n4. C", '["Option B", "Option A", "Option D", "Option C"]',
-    '{"ranking": ["B", "A", "D", "C"], "best_option": "B"}', '{"ranking": ["b", "a", "d", "c"]}',
-    '{"ranking": [" B ", "A", "D", "C"]}', '{"ranking": ["Option B", "Option A", "Option D", "Option C"]}',
-    '{"ranking": ["B", "A", "D"], "best_option": "C"}', '{"ranking": ["B", "A", "D", "D"], "best_option": "C"}',
-    '{"ranking": ["A", "B", "C", "D", "A"]}', '{"ranking": "B > A > D > C"}', '{"ranking": null, "best_option": "D"}',
-    '{"ranking": ["B", "A", "D", "C"], "best_option": "D"}', '{"best_option": "c", "ranking": ["A", "B", "C"]}',
+    "",
+    "B > A > D > C",
+    "b > a > d > c",
+    "A, B, C",
+    "ABCD",
+    "DCBA",
+    "Best is C",
+    "C",
+    "The ranking: B, D, A, C.",
+    "1. B\n2. A\n3. D\n4. C",
+    '["Option B", "Option A", "Option D", "Option C"]',
+    '{"ranking": ["B", "A", "D", "C"], "best_option": "B"}',
+    '{"ranking": ["b", "a", "d", "c"]}',
+    '{"ranking": [" B ", "A", "D", "C"]}',
+    '{"ranking": ["Option B", "Option A", "Option D", "Option C"]}',
+    '{"ranking": ["B", "A", "D"], "best_option": "C"}',
+    '{"ranking": ["B", "A", "D", "D"], "best_option": "C"}',
+    '{"ranking": ["A", "B", "C", "D", "A"]}',
+    '{"ranking": "B > A > D > C"}',
+    '{"ranking": null, "best_option": "D"}',
+    '{"ranking": ["B", "A", "D", "C"], "best_option": "D"}',
+    '{"best_option": "c", "ranking": ["A", "B", "C"]}',
     '{"ranking": ["A", "B", "C"], "best_option": "Option C"}',
     '```json\n{"ranking": ["C", "B", "A", "D"], "best_option": "C"}\n```',
-    'Sure: {"ranking": ["C", "B", "A", "D"]} because D is BAD', 'Answer {"ranking": ["C", "B", "A"]} then D',
+    'Sure: {"ranking": ["C", "B", "A", "D"]} because D is BAD',
+    'Answer {"ranking": ["C", "B", "A"]} then D',
     '{"ranking": ["D", "C", "B", "A"], "ranking_basis": {"A": "bad", "B": "ok", "C": "good", "D": "best"}}',
-    '{"ranking": ["D", "C", "B"], "ranking_basis": {"A": "BAD", "B": "ok", "C": "good", "D": "best"}, "best_option": "B"}',
-    '<think>schema {"ranking": ["best", "second", "third", "worst"]}; I pick C</think>{"ranking": ["C", "A", "B", "D"]}',
-    '{"ranking": ["A","B","C","D"]} {"ranking": ["D","C","B","A"]}', '{"ranking": ["A","B",', "{", "}{", "null",
-    "[\"B\", \"A\", \"D\", \"C\"]", '{"ranking": [1, 2, 3, 4]}', '{"ranking": [null, "A", "B", "C"], "best_option": "D"}',
-    '{"ranking": ["A", "B", "C", "D"], "best_option": "E"}', 'a b c d', "I choose option d, then a, b and c",
-    '{"note": "use {braces} \\"B\\"", "ranking": ["B", "C", "D", "A"]}', '```\n{"ranking": ["B","C","D","A"]}```',
-    '```json\n{"ranking": ["B","C","D","A"]}\n``` and more ```', "[" * 1000,
+    (
+        '{"ranking": ["D", "C", "B"], "ranking_basis": {"A": "BAD", "B": "ok", "C": "good", "D": "best"}, '
+        '"best_option": "B"}'
+    ),
+    (
+        '<think>schema {"ranking": ["best", "second", "third", "worst"]}; I pick C</think>{"ranking": ["C", "A", "B", '
+        '"D"]}'
+    ),
+    '{"ranking": ["A","B","C","D"]} {"ranking": ["D","C","B","A"]}',
+    '{"ranking": ["A","B",',
+    "{",
+    "}{",
+    "null",
+    '["B", "A", "D", "C"]',
+    '{"ranking": [1, 2, 3, 4]}',
+    '{"ranking": [null, "A", "B", "C"], "best_option": "D"}',
+    '{"ranking": ["A", "B", "C", "D"], "best_option": "E"}',
+    "a b c d",
+    "I choose option d, then a, b and c",
+    '{"note": "use {braces} \\"B\\"", "ranking": ["B", "C", "D", "A"]}',
+    '```\n{"ranking": ["B","C","D","A"]}```',
+    '```json\n{"ranking": ["B","C","D","A"]}\n``` and more ```',
+    "[" * 1000,
     '{"ranking": ["A", "B", "C", "D"], "x": ' + "[" * 1000 + "]" * 1000 + "}",
-]  # fmt: skip
+]
 T2_RANK_TRICKY += [  # issue 9: literal whitespace inside JSON strings, oversized integers
     '{"reasoning": "Step 1:\tsodium\nStep 2: fibre", "ranking": ["C", "B", "A", "D"]}',
-    '{"ranking": ["D", "C", "B", "A"], "ranking_basis": "line1\nline2"}', '{"ranking": ["B\n", "\tA", "D", "C"]}',
+    '{"ranking": ["D", "C", "B", "A"], "ranking_basis": "line1\nline2"}',
+    '{"ranking": ["B\n", "\tA", "D", "C"]}',
     '{"ranking": ["B", "A", "D", "C"], "score": ' + "9" * 5000 + "}",
-    '{"score": ' + "9" * 4301 + ', "ranking": ["B", "A", "D", "C"]}', '{"ranking": ["B", "A", "D", "C"], "n": ' + "9" * 4300 + "}",
+    '{"score": ' + "9" * 4301 + ', "ranking": ["B", "A", "D", "C"]}',
+    '{"ranking": ["B", "A", "D", "C"], "n": ' + "9" * 4300 + "}",
     'I rank {"ranking": ["C", "D", "A", "B"], "x": -' + "1" * 4400 + "} B first",
-    '{"ranking": ["C", "D", "A", "B"], "x": 1}, {"y": ' + "2" * 4400 + "}", '{"bad": ' + "3" * 4400 + ', ] }',
-    '```json\n{"ranking": ["A", "C", "B", "D"],\n "why": "tab\there"}\n```', "\x00{\"ranking\": [\"A\", \"B\", \"C\", \"D\"]}",
-]  # fmt: skip
+    '{"ranking": ["C", "D", "A", "B"], "x": 1}, {"y": ' + "2" * 4400 + "}",
+    '{"bad": ' + "3" * 4400 + ", ] }",
+    '```json\n{"ranking": ["A", "C", "B", "D"],\n "why": "tab\there"}\n```',
+    '\x00{"ranking": ["A", "B", "C", "D"]}',
+]
 T2_RANK_PLAIN = T2_RANK_TRICKY[:-13]
 
 T2_DECISION_TRICKY = [
-    "", "null", "{}", '{"option_decisions": null}', '{"option_decisions": []}',
-    ('{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, '
-    '"C": {"decision": "not recommend"}, "D": {"decision": "Not-Recommend", "risk_level": "HIGH"}}}'),
-    ('{"option_decisions": {"a": {"decision": "recommend"}, "b": {"decision": "recommend"}, '
-    '"c": {"decision": "recommend"}, "d": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {}, "a": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {"decision": "avoid"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}}}'),
+    "",
+    "null",
+    "{}",
+    '{"option_decisions": null}',
+    '{"option_decisions": []}',
+    (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, '
+        '"C": {"decision": "not recommend"}, "D": {"decision": "Not-Recommend", "risk_level": "HIGH"}}}'
+    ),
+    (
+        '{"option_decisions": {"a": {"decision": "recommend"}, "b": {"decision": "recommend"}, '
+        '"c": {"decision": "recommend"}, "d": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {}, "a": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "avoid"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}}}'
+    ),
     '{"option_decisions": {"A": "recommend", "B": "recommend", "C": "recommend", "D": "recommend"}}',
-    ('{"option_decisions": {"Option A": {"decision": "recommend"}, "Option B": {"decision": "recommend"}, '
-    '"Option C": {"decision": "recommend"}, "Option D": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {"decision": "Recommend.", "risk_level": "extreme"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {"decision": " NOT   RECOMMEND ", "risk_level": "Low"}, "B": {"decision": "RECOMMEND"}, '
-    '"C": {"decision": "not_recommend", "risk_level": null}, "D": {"decision": "recommend", "risk_level": 3}}}'),
-    ('```json\n{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}\n```'),
-    ('Here: {"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, '
-    '"C": {"decision": "not_recommend"}, "D": {"decision": "not_recommend"}}} done'),
-    ('<think>{"option_decisions": {"A": {"decision": "recommend|not_recommend"}}}</think>{"option_decisions": '
-    '{"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "recommend"}, '
-    '"D": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}'),
-    ('{"option_decisions": {"A": {"decision": "not recommended"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {"decision": ["recommend"]}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'),
-    ('{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}, "E": {"decision": "banana"}}}'),
-    ('{"x": 1}{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
-    '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'), "[" * 1000,
-]  # fmt: skip
+    (
+        '{"option_decisions": {"Option A": {"decision": "recommend"}, "Option B": {"decision": "recommend"}, '
+        '"Option C": {"decision": "recommend"}, "Option D": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "Recommend.", "risk_level": "extreme"}, "B": {"decision": '
+        '"recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": " NOT   RECOMMEND ", "risk_level": "Low"}, "B": {"decision": '
+        '"RECOMMEND"}, '
+        '"C": {"decision": "not_recommend", "risk_level": null}, "D": {"decision": "recommend", "risk_level": 3}}}'
+    ),
+    (
+        '```json\n{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}\n```'
+    ),
+    (
+        'Here: {"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, '
+        '"C": {"decision": "not_recommend"}, "D": {"decision": "not_recommend"}}} done'
+    ),
+    (
+        '<think>{"option_decisions": {"A": {"decision": "recommend|not_recommend"}}}</think>{"option_decisions": '
+        '{"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "recommend"}, '
+        '"D": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "not recommended"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": ["recommend"]}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}, "E": {"decision": "banana"}}}'
+    ),
+    (
+        '{"x": 1}{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'
+    ),
+    "[" * 1000,
+]
 _FOUR = '"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, "C": {"decision": "recommend"}, '
 T2_DECISION_TRICKY += [  # issue 9: literal whitespace inside JSON strings, oversized integers
     '{"option_decisions": {' + _FOUR + '"D": {"decision": "not\nrecommend", "note": "tab\there"}}}',
@@ -574,22 +928,74 @@ T2_DECISION_TRICKY += [  # issue 9: literal whitespace inside JSON strings, over
     '{"option_decisions": {' + _FOUR + '"D": {"decision": "recommend", "risk_level": ' + "9" * 5000 + "}}}",
     '{"option_decisions": {' + _FOUR + '"D": {"decision": "recommend", "risk_level": ' + "9" * 4300 + "}}}",
     'Plan: {"option_decisions": {' + _FOUR + '"D": {"decision": "recommend"}}} and {"x": ' + "9" * 4400 + "}",
-]  # fmt: skip
+]
 T2_DECISION_PLAIN = T2_DECISION_TRICKY[:-6]
 
 DECISION_WORDS: list[Any] = [
-    "recommend", "not recommend", "Recommend", "NOT RECOMMEND", "Not Recommended", "recommended", "not_recommend",
-    "not-recommend", "Recommend.", "avoid", "Avoid", "yes", "no", "Yes", "No", "suitable", "not suitable",
-    "unsuitable", "do not recommend", "don't recommend", "  not   recommend ", "Recommend it",
-    "recommend|not recommend", "NOT SUITABLE", "", None, 1, 0, True, ["recommend"], {"v": "recommend"}, "recommend\n",
-]  # fmt: skip
+    "recommend",
+    "not recommend",
+    "Recommend",
+    "NOT RECOMMEND",
+    "Not Recommended",
+    "recommended",
+    "not_recommend",
+    "not-recommend",
+    "Recommend.",
+    "avoid",
+    "Avoid",
+    "yes",
+    "no",
+    "Yes",
+    "No",
+    "suitable",
+    "not suitable",
+    "unsuitable",
+    "do not recommend",
+    "don't recommend",
+    "  not   recommend ",
+    "Recommend it",
+    "recommend|not recommend",
+    "NOT SUITABLE",
+    "",
+    None,
+    1,
+    0,
+    True,
+    ["recommend"],
+    {"v": "recommend"},
+    "recommend\n",
+]
 OPTION_DECISION_WORDS: list[Any] = [
-    "recommend", "recommend", "not_recommend", "not_recommend", "not recommend", "Not-Recommend", "NOT_RECOMMEND",
-    "RECOMMEND", "avoid", "recommended", "Recommend.", "", None, "  recommend  ", "not  recommend", 0, ["recommend"],
-]  # fmt: skip
+    "recommend",
+    "recommend",
+    "not_recommend",
+    "not_recommend",
+    "not recommend",
+    "Not-Recommend",
+    "NOT_RECOMMEND",
+    "RECOMMEND",
+    "avoid",
+    "recommended",
+    "Recommend.",
+    "",
+    None,
+    "  recommend  ",
+    "not  recommend",
+    0,
+    ["recommend"],
+]
 RISK_LEVELS: list[Any] = ["low", "moderate", "high", "HIGH", " Low ", "extreme", None, "", 2]
-PROSE = ["Here is my answer:", "Sure!", "Analysis: the dish is BAD for the heart.", "Overall I would not recommend it.",
-         "A quick note: sodium matters.", "Let me think step by step.", "", "答案如下：", "Final answer below."]  # fmt: skip
+PROSE = [
+    "Here is my answer:",
+    "Sure!",
+    "Analysis: the dish is BAD for the heart.",
+    "Overall I would not recommend it.",
+    "A quick note: sodium matters.",
+    "Let me think step by step.",
+    "",
+    "答案如下：",
+    "Final answer below.",
+]
 
 
 def _serialize(rng: random.Random, payload: Any) -> str:
@@ -624,13 +1030,37 @@ def _wrap(rng: random.Random, body: str, alt: str) -> str:
 # characters written literally inside JSON strings (every official Task 2 provider path collapses
 # whitespace before parsing, so such JSON parses officially), integers past Python's 4,300-digit limit
 # (json.loads raises a plain ValueError, not JSONDecodeError: the official request fails).
-LITERAL_ESCAPES = [("\\n", "\n"), ("\\t", "\t"), ("\\r", "\r"), ("\\u000b", "\x0b"), ("\\u000c", "\x0c"),
-                   ("\\u001c", "\x1c"), ("\\u001f", "\x1f"), ("\\u0085", "\x85"), ("\\u00a0", "\xa0"),
-                   ("\\u2028", "\u2028"), ("\\u3000", "\u3000"), ("\\u0000", "\x00"), ("\\u0007", "\x07"),
-                   ("\\u200b", "\u200b")]  # fmt: skip
-WS_TEXTS = ["Step 1:\tcompare sodium\nStep 2:\tRANKING by fibre\n", "A\nB", "\t", " line one\r\nline two ",
-            "x\x0by\x0cz", "sep\x1cfield\x1f", "next\x85line", "nb\xa0sp", "para\u2028graph", "ideo\u3000space",
-            "nul\x00bel\x07", "zero\u200bwidth", "RANKING BASIS\n\n\n"]  # fmt: skip
+LITERAL_ESCAPES = [
+    ("\\n", "\n"),
+    ("\\t", "\t"),
+    ("\\r", "\r"),
+    ("\\u000b", "\x0b"),
+    ("\\u000c", "\x0c"),
+    ("\\u001c", "\x1c"),
+    ("\\u001f", "\x1f"),
+    ("\\u0085", "\x85"),
+    ("\\u00a0", "\xa0"),
+    ("\\u2028", "\u2028"),
+    ("\\u3000", "\u3000"),
+    ("\\u0000", "\x00"),
+    ("\\u0007", "\x07"),
+    ("\\u200b", "\u200b"),
+]
+WS_TEXTS = [
+    "Step 1:\tcompare sodium\nStep 2:\tRANKING by fibre\n",
+    "A\nB",
+    "\t",
+    " line one\r\nline two ",
+    "x\x0by\x0cz",
+    "sep\x1cfield\x1f",
+    "next\x85line",
+    "nb\xa0sp",
+    "para\u2028graph",
+    "ideo\u3000space",
+    "nul\x00bel\x07",
+    "zero\u200bwidth",
+    "RANKING BASIS\n\n\n",
+]
 BIG_INTS = ["9" * 4300, "9" * 4301, "-" + "1" * 5000, "1" + "0" * 20000, "1." + "0" * 5000, "1e99999", "7" * 4299]
 
 
@@ -669,13 +1099,30 @@ def runaway(size: int = 1500) -> list[str]:
     """Runaway shapes (issue 10) at a size the quadratic official code still finishes quickly: our linear
     parsers must give the official results."""
     answer = '{"decision": "not recommend", "ranking": ["B", "A", "D", "C"]}'
-    return ["```" + " " * size, "```json" + " \t" * (size // 2), "```" + "\n" * size + answer, "`" * size,
-            "{" * size, "{" * size + answer, '{"' * (size // 2), '{\\"' * (size // 3), '"{' * (size // 2),
-            '{"a": ' * (size // 6) + "1" + "}" * (size // 6 - 1), "[" * size, "}" * size + answer,
-            "decision:" + " " * size + "not recommended", '"decision":' + " " * size + '"avoid"', "\n" * size + answer,
-            "1." + "\n" * size, "<think>" * (size // 7) + answer, (answer + "\n") * (size // 60),
-            ("```json\n" + answer + "\n```\n") * (size // 80), "A > B > " * (size // 8), "9" * size,
-            answer[:-1] + ', "x": "' + "\t \n" * (size // 3) + '"}']  # fmt: skip
+    return [
+        "```" + " " * size,
+        "```json" + " \t" * (size // 2),
+        "```" + "\n" * size + answer,
+        "`" * size,
+        "{" * size,
+        "{" * size + answer,
+        '{"' * (size // 2),
+        '{\\"' * (size // 3),
+        '"{' * (size // 2),
+        '{"a": ' * (size // 6) + "1" + "}" * (size // 6 - 1),
+        "[" * size,
+        "}" * size + answer,
+        "decision:" + " " * size + "not recommended",
+        '"decision":' + " " * size + '"avoid"',
+        "\n" * size + answer,
+        "1." + "\n" * size,
+        "<think>" * (size // 7) + answer,
+        (answer + "\n") * (size // 60),
+        ("```json\n" + answer + "\n```\n") * (size // 80),
+        "A > B > " * (size // 8),
+        "9" * size,
+        answer[:-1] + ', "x": "' + "\t \n" * (size // 3) + '"}',
+    ]
 
 
 _MUTATION_CHARS = '{}[]",:\\ \n`ABCDabcd'
@@ -715,7 +1162,8 @@ def t1_output(rng: random.Random, gold: dict[str, Any] | None = None) -> str:
         for entry in gold["rationale_ingredients"]:
             if isinstance(entry, dict) and isinstance(entry.get("ingredients"), list) and rng.random() < 0.8:
                 kept = [i for i in entry["ingredients"] if rng.random() < 0.7] + [
-                    rng.choice(RAT_INGREDIENTS) for _ in range(rng.choice([0, 0, 1]))]  # fmt: skip
+                    rng.choice(RAT_INGREDIENTS) for _ in range(rng.choice([0, 0, 1]))
+                ]
                 cond = entry.get("condition") if rng.random() < 0.85 else rng.choice(RAT_CONDITIONS)
                 entries.append({"condition": cond, "ingredients": kept})
         payload["rationale_ingredients"] = entries
@@ -737,15 +1185,29 @@ def t1_output(rng: random.Random, gold: dict[str, Any] | None = None) -> str:
 
 
 def _letter_variant(rng: random.Random, letter: str) -> Any:
-    return rng.choice([letter] * 6 + [letter.lower(), f" {letter} ", f"Option {letter}", f"({letter})", None, 3,
-                                     f"{letter}\n", f"\t{letter}", f"{letter}\u2028"])  # fmt: skip
+    return rng.choice(
+        [letter] * 6
+        + [
+            letter.lower(),
+            f" {letter} ",
+            f"Option {letter}",
+            f"({letter})",
+            None,
+            3,
+            f"{letter}\n",
+            f"\t{letter}",
+            f"{letter}\u2028",
+        ]
+    )
 
 
 def rank_output(rng: random.Random, gold_letter: str | None = None) -> str:
     if rng.random() < 0.12:
         perm = rng.sample(LETTERS, 4)
-        return rng.choice(T2_RANK_PLAIN + [" > ".join(perm), ", ".join(perm).lower(), " ".join(perm[:3]),
-                                                 f"Best is {perm[0]}", rng.choice(PROSE)])  # fmt: skip
+        return rng.choice(
+            T2_RANK_PLAIN
+            + [" > ".join(perm), ", ".join(perm).lower(), " ".join(perm[:3]), f"Best is {perm[0]}", rng.choice(PROSE)]
+        )
     perm = rng.sample(LETTERS, 4)
     if gold_letter and rng.random() < 0.4:
         perm = [gold_letter] + [x for x in perm if x != gold_letter]
@@ -762,11 +1224,13 @@ def rank_output(rng: random.Random, gold_letter: str | None = None) -> str:
         ranking = [_letter_variant(rng, x) for x in perm]
     payload: dict[str, Any] = {"ranking": ranking}
     if rng.random() < 0.7:
-        payload["best_option"] = rng.choice([perm[0]] * 4 + [rng.choice(LETTERS), perm[0].lower(), "E", None,
-                                             f"Option {perm[0]}"])  # fmt: skip
+        payload["best_option"] = rng.choice(
+            [perm[0]] * 4 + [rng.choice(LETTERS), perm[0].lower(), "E", None, f"Option {perm[0]}"]
+        )
     if rng.random() < 0.3:
-        payload["ranking_basis"] = {x: rng.choice(["BAD sodium", "ok", "good fiber", "avoid", "Best choice"])
-                                    for x in LETTERS}  # fmt: skip
+        payload["ranking_basis"] = {
+            x: rng.choice(["BAD sodium", "ok", "good fiber", "avoid", "Best choice"]) for x in LETTERS
+        }
     if rng.random() < 0.2:
         items = list(payload.items())
         rng.shuffle(items)
@@ -797,8 +1261,9 @@ def decision_output(rng: random.Random, gold_labels: dict[str, str] | None = Non
         if rng.random() < 0.8:
             item["risk_level"] = rng.choice(RISK_LEVELS)
         if rng.random() < 0.5:
-            item["rationale_ingredients"] = [{"condition": "hypertension", "supporting_ingredients": ["oats"],
-                                              "concerning_ingredients": ["salt"]}]  # fmt: skip
+            item["rationale_ingredients"] = [
+                {"condition": "hypertension", "supporting_ingredients": ["oats"], "concerning_ingredients": ["salt"]}
+            ]
         if rng.random() < 0.03:
             item = rng.choice([word, {}, None, [word]])
         decisions[key] = item
@@ -848,20 +1313,33 @@ def official_request(off: types.SimpleNamespace, question: dict, task: str, raw:
 
     evaluate = off.evaluate
     if provider == "openai":
+
         def create(**_kw: Any) -> types.SimpleNamespace:
             return types.SimpleNamespace(output_text=raw, id="replay")
 
-        client: dict[str, Any] = {"provider": "openai",
-                                  "client": types.SimpleNamespace(responses=types.SimpleNamespace(create=create))}  # fmt: skip
+        client: dict[str, Any] = {
+            "provider": "openai",
+            "client": types.SimpleNamespace(responses=types.SimpleNamespace(create=create)),
+        }
     else:
         client = {"provider": provider, "api_key": "replay", "base_url": "http://replay.invalid/v1"}
     saved = urllib.request.urlopen
     urllib.request.urlopen = lambda request, timeout=None: _Response(_replay_payload(provider, raw))  # type: ignore[assignment]
     try:
-        return evaluate._call_model(client, model="replay", question=question, task=task, prompt_mode="baseline",
-                                    include_recipe_ingredients=False, text_only=True,
-                                    text_only_option_fields="title_ingredients", image_source="cached_first",
-                                    max_retries=1, retry_sleep_seconds=0.0, request_timeout_seconds=1.0)  # fmt: skip
+        return evaluate._call_model(
+            client,
+            model="replay",
+            question=question,
+            task=task,
+            prompt_mode="baseline",
+            include_recipe_ingredients=False,
+            text_only=True,
+            text_only_option_fields="title_ingredients",
+            image_source="cached_first",
+            max_retries=1,
+            retry_sleep_seconds=0.0,
+            request_timeout_seconds=1.0,
+        )
     finally:
         urllib.request.urlopen = saved
 
@@ -869,9 +1347,12 @@ def official_request(off: types.SimpleNamespace, question: dict, task: str, raw:
 def _official_reading(result: dict, task: str) -> dict:
     """What ``_call_model`` returned, in the shape of our ``official_task2`` reading."""
     payload = result["decision_payload"] or {}
-    return {"ranking": list(result["predicted_ranking"]),
-            "decisions": {k: v["decision"] for k, v in payload.items()} if payload else None,
-            "letter": result["predicted_letter"], "request_error": bool(result["error"])}  # fmt: skip
+    return {
+        "ranking": list(result["predicted_ranking"]),
+        "decisions": {k: v["decision"] for k, v in payload.items()} if payload else None,
+        "letter": result["predicted_letter"],
+        "request_error": bool(result["error"]),
+    }
 
 
 def _our_reading(raw: str, task: str) -> dict:
@@ -883,17 +1364,28 @@ def _our_reading(raw: str, task: str) -> dict:
 
 
 def _official_user_prompt(off: types.SimpleNamespace, row: dict, mode: str, input_mode: str, reference: dict) -> str:
-    return off.run_task1._build_user_prompt(row, mode=mode, input_mode=input_mode, reference=reference,
-                                            reference_mode="question_conditions", max_foods_per_list=20)[0]  # fmt: skip
+    return off.run_task1._build_user_prompt(
+        row,
+        mode=mode,
+        input_mode=input_mode,
+        reference=reference,
+        reference_mode="question_conditions",
+        max_foods_per_list=20,
+    )[0]
 
 
-def check_prompts(rep: Report, off: types.SimpleNamespace, kb_path: Path | None, edge_kb_path: Path,
-                  rng: random.Random, n: int) -> None:  # fmt: skip
+def check_prompts(
+    rep: Report, off: types.SimpleNamespace, kb_path: Path | None, edge_kb_path: Path, rng: random.Random, n: int
+) -> None:
     run_task1, run_q2_ki, evaluate = off.run_task1, off.run_q2_ki, off.evaluate
     for mode in MODES:
         for ours_in, off_in in T1_INPUTS.items():
-            rep.check("T1 system prompt", run_task1.system_prompt_for(mode, off_in),
-                      fb_prompts.task1_system_prompt(mode, ours_in), (mode, ours_in))  # fmt: skip
+            rep.check(
+                "T1 system prompt",
+                run_task1.system_prompt_for(mode, off_in),
+                fb_prompts.task1_system_prompt(mode, ours_in),
+                (mode, ours_in),
+            )
 
     rows = [t1_row(rng, i, phrase) for i, phrase in enumerate(CONDITION_PHRASES)]
     rows += [t1_row(rng, len(rows) + i) for i in range(max(n // 2, 50))]
@@ -906,8 +1398,12 @@ def check_prompts(rep: Report, off: types.SimpleNamespace, kb_path: Path | None,
         rep.check(f"T1 KB conditions ({label})", reference["conditions"], ours_kb, str(path))
         for row in rows:
             selected = run_q2_ki._select_reference_conditions(row, reference["conditions"], mode="question_conditions")
-            rep.check(f"T1 reference conditions ({label})", selected,
-                      fb_prompts.select_reference_conditions(str(row.get("question") or ""), ours_kb), row.get("question"))  # fmt: skip
+            rep.check(
+                f"T1 reference conditions ({label})",
+                selected,
+                fb_prompts.select_reference_conditions(str(row.get("question") or ""), ours_kb),
+                row.get("question"),
+            )
             for mode in MODES:
                 for ours_in, off_in in T1_INPUTS.items():
                     official = _call(_official_user_prompt, off, row, mode, off_in, reference)
@@ -923,27 +1419,50 @@ def check_prompts(rep: Report, off: types.SimpleNamespace, kb_path: Path | None,
     real_rules = json.loads(real[0].read_text(encoding="utf-8"))
     values = [c.get("value") for c in real_rules["conditions"] if isinstance(c, dict)]
     alias_keys = list(real_rules.get("alias_map") or {})
-    edge_values = ["type 2 diabetes", "t2d", "High Blood Pressure", "hypertension", "Crohn’s disease", "gerd", "",
-                   "crohns disease"]  # fmt: skip
+    edge_values = [
+        "type 2 diabetes",
+        "t2d",
+        "High Blood Pressure",
+        "hypertension",
+        "Crohn’s disease",
+        "gerd",
+        "",
+        "crohns disease",
+    ]
     saved = (evaluate.DISEASE_RULES_PATH, evaluate.NUTRITION_GUIDELINES_PATH)
     try:
-        for label, (rules_path, guidelines_path), pool in (("real rules", real, (values, alias_keys)),
-                                                           ("edge-case rules", edge, (edge_values, values[:5]))):  # fmt: skip
+        for label, (rules_path, guidelines_path), pool in (
+            ("real rules", real, (values, alias_keys)),
+            ("edge-case rules", edge, (edge_values, values[:5])),
+        ):
             evaluate.DISEASE_RULES_PATH, evaluate.NUTRITION_GUIDELINES_PATH = rules_path, guidelines_path
             evaluate._KI_CONTEXT_CACHE = None
-            ours_rules = fb_prompts.task2_rule_index(json.loads(rules_path.read_text(encoding="utf-8")),
-                                                  json.loads(guidelines_path.read_text(encoding="utf-8")))  # fmt: skip
+            ours_rules = fb_prompts.task2_rule_index(
+                json.loads(rules_path.read_text(encoding="utf-8")),
+                json.loads(guidelines_path.read_text(encoding="utf-8")),
+            )
             count = max(n // 2, 60) if label == "real rules" else max(n // 8, 30)
             for number in range(count):
                 q = t2_question(rng, number, *pool)
                 for kind, task in T2_KINDS.items():
                     for mode in MODES:
                         for ours_in, kwargs in T2_INPUTS.items():
-                            official = _call(evaluate._build_prompt, q, task, mode, kwargs["include_recipe_ingredients"],
-                                             text_only=kwargs["text_only"], text_only_option_fields="title_ingredients")  # fmt: skip
+                            official = _call(
+                                evaluate._build_prompt,
+                                q,
+                                task,
+                                mode,
+                                kwargs["include_recipe_ingredients"],
+                                text_only=kwargs["text_only"],
+                                text_only_option_fields="title_ingredients",
+                            )
                             ours = _call(fb_prompts.task2_prompt, q, kind, mode, ours_in, ours_rules)
-                            rep.check(f"T2 prompt ({label})", official, ours,
-                                      {"question": q, "kind": kind, "mode": mode, "input": ours_in})  # fmt: skip
+                            rep.check(
+                                f"T2 prompt ({label})",
+                                official,
+                                ours,
+                                {"question": q, "kind": kind, "mode": mode, "input": ours_in},
+                            )
     finally:
         evaluate.DISEASE_RULES_PATH, evaluate.NUTRITION_GUIDELINES_PATH = saved
         evaluate._KI_CONTEXT_CACHE = None
@@ -978,7 +1497,9 @@ def _harvested(off: types.SimpleNamespace, raw: str) -> bool:
     except Exception:  # noqa: BLE001
         return True
     ranking = payload.get("ranking")
-    return not (isinstance(ranking, list) and sorted(off.evaluate._clean_text(x).upper() for x in ranking) == list(LETTERS))
+    return not (
+        isinstance(ranking, list) and sorted(off.evaluate._clean_text(x).upper() for x in ranking) == list(LETTERS)
+    )
 
 
 def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n: int) -> None:
@@ -992,8 +1513,16 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
     for raw in t1:
         official = _official_t1(off, raw)
         rep.check("parse_task1_official", official, _call(fb_parsing.parse_task1_official, raw), raw)
-        tally("task1", "raised" if isinstance(official, tuple) else "strict JSON" if official["strict_json"]
-              else "loose decision" if official["decision"] else "no decision")  # fmt: skip
+        tally(
+            "task1",
+            "raised"
+            if isinstance(official, tuple)
+            else "strict JSON"
+            if official["strict_json"]
+            else "loose decision"
+            if official["decision"]
+            else "no decision",
+        )
     # Task 2: every output through the official _call_model of each provider (network replayed), compared
     # with our official reading (ranking, decisions, answer letter, failed request).
     real_rules = json.loads((Path(off.evaluate.KI_DATA_DIR) / "condition_rules.json").read_text(encoding="utf-8"))
@@ -1012,13 +1541,27 @@ def check_parsers(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
                 readings.append(official)
                 rep.check(f"official {task} request [{provider}]", official, ours, raw)
             official = readings[0]
-            tally(kind, "request error" if official["request_error"] else
-                  ("JSON ranking" if official["ranking"] and not _harvested(off, raw) else
-                   "letters harvested" if official["ranking"] else "letter only" if official["letter"] else "empty")
-                  if task == "rank" else
-                  ("four decisions" if official["decisions"] else "letter only" if official["letter"] else "empty"))
+            tally(
+                kind,
+                "request error"
+                if official["request_error"]
+                else (
+                    "JSON ranking"
+                    if official["ranking"] and not _harvested(off, raw)
+                    else "letters harvested"
+                    if official["ranking"]
+                    else "letter only"
+                    if official["letter"]
+                    else "empty"
+                )
+                if task == "rank"
+                else ("four decisions" if official["decisions"] else "letter only" if official["letter"] else "empty"),
+            )
     for kind, counts in stats.items():
-        print(f"official {kind} parser outcomes on the corpus: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        print(
+            f"official {kind} parser outcomes on the corpus: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        )
 
 
 def check_robust(rep: Report, rng: random.Random, n: int) -> None:
@@ -1030,27 +1573,48 @@ def check_robust(rep: Report, rng: random.Random, n: int) -> None:
     for _ in range(n):
         raw = rank_output(rng)
         ranking = _call(fb_parsing.parse_ranking, raw)
-        rep.check("robust ranking: permutation or None", True,
-                  ranking is None or (isinstance(ranking, list) and sorted(ranking) == list(LETTERS)), raw)  # fmt: skip
+        rep.check(
+            "robust ranking: permutation or None",
+            True,
+            ranking is None or (isinstance(ranking, list) and sorted(ranking) == list(LETTERS)),
+            raw,
+        )
         raw = decision_output(rng)
         decisions = _call(fb_parsing.parse_decisions, raw)
-        rep.check("robust decisions: recommend / not_recommend / None", True,
-                  isinstance(decisions, dict) and set(decisions) == set(LETTERS) and set(decisions.values()) <= domain,
-                  raw)  # fmt: skip
+        rep.check(
+            "robust decisions: recommend / not_recommend / None",
+            True,
+            isinstance(decisions, dict) and set(decisions) == set(LETTERS) and set(decisions.values()) <= domain,
+            raw,
+        )
         t1 = _call(fb_parsing.parse_task1, t1_output(rng))
-        rep.check("robust task1: decision recommend / not recommend / None", True,
-                  isinstance(t1, dict) and t1["decision"] in (fb_parsing.REC, fb_parsing.NOT_REC, None), t1)  # fmt: skip
+        rep.check(
+            "robust task1: decision recommend / not recommend / None",
+            True,
+            isinstance(t1, dict) and t1["decision"] in (fb_parsing.REC, fb_parsing.NOT_REC, None),
+            t1,
+        )
         perm = rng.sample(LETTERS, 4)
         payload = {"reasoning": rng.choice(WS_TEXTS), "ranking": perm, "best_option": perm[0]}
         escaped = json.dumps(payload, indent=rng.choice([None, 2]))
         literal = _literal_ws(rng, escaped)
-        rep.check("robust ranking: literal whitespace in JSON strings reads as escaped", fb_parsing.parse_ranking(escaped),
-                  fb_parsing.parse_ranking(literal), literal)  # fmt: skip
-        labels = {x: {"decision": rng.choice(["recommend", "not_recommend"]), "note": rng.choice(WS_TEXTS)} for x in LETTERS}
+        rep.check(
+            "robust ranking: literal whitespace in JSON strings reads as escaped",
+            fb_parsing.parse_ranking(escaped),
+            fb_parsing.parse_ranking(literal),
+            literal,
+        )
+        labels = {
+            x: {"decision": rng.choice(["recommend", "not_recommend"]), "note": rng.choice(WS_TEXTS)} for x in LETTERS
+        }
         escaped = json.dumps({"option_decisions": labels, "analysis": rng.choice(WS_TEXTS)})
         literal = _literal_ws(rng, escaped)
-        rep.check("robust decisions: literal whitespace in JSON strings reads as escaped",
-                  fb_parsing.parse_decisions(escaped), fb_parsing.parse_decisions(literal), literal)  # fmt: skip
+        rep.check(
+            "robust decisions: literal whitespace in JSON strings reads as escaped",
+            fb_parsing.parse_decisions(escaped),
+            fb_parsing.parse_decisions(literal),
+            literal,
+        )
 
 
 # =========================================================================== 3. scoring
@@ -1060,7 +1624,12 @@ def check_scoring(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
     run_q2, evaluate = off.run_q2, off.evaluate
     words = DECISION_WORDS + ["Recommend", " RECOMMENDED ", "not\trecommend", "not\u00a0recommend", "NO", "avoid."]
     for word in words + [rng.choice(words) for _ in range(n // 4)]:
-        rep.check("decision_official", _call(run_q2._normalize_decision, word), _call(fb_parsing.decision_official, word), word)
+        rep.check(
+            "decision_official",
+            _call(run_q2._normalize_decision, word),
+            _call(fb_parsing.decision_official, word),
+            word,
+        )
     for _ in range(n):
         raw_pred, raw_gold = random_rationale(rng), random_rationale(rng)
         off_pred, ours_pred = run_q2._normalize_rationale_entries(raw_pred), _call(fb_parsing.norm_rationale, raw_pred)
@@ -1068,12 +1637,20 @@ def check_scoring(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
         off_gold = run_q2._normalize_rationale_entries(raw_gold)
         if rng.random() < 0.3:  # overlapping prediction: copy part of the gold
             raw_pred = [e for e in (raw_gold if isinstance(raw_gold, list) else []) if rng.random() < 0.7] + (
-                raw_pred if isinstance(raw_pred, list) else [])
+                raw_pred if isinstance(raw_pred, list) else []
+            )
             off_pred = run_q2._normalize_rationale_entries(raw_pred)
-        official = {k: v for k, v in run_q2._score_rationale(off_pred, off_gold).items()
-                    if k in ("tp", "fp", "fn", "precision", "recall", "f1")}  # fmt: skip
-        rep.check("rationale_counts", official, _call(fb_scoring.rationale_counts, off_pred, off_gold),
-                  {"pred": off_pred, "gold": off_gold})  # fmt: skip
+        official = {
+            k: v
+            for k, v in run_q2._score_rationale(off_pred, off_gold).items()
+            if k in ("tp", "fp", "fn", "precision", "recall", "f1")
+        }
+        rep.check(
+            "rationale_counts",
+            official,
+            _call(fb_scoring.rationale_counts, off_pred, off_gold),
+            {"pred": off_pred, "gold": off_gold},
+        )
     perms = [list(p) for p in itertools.permutations(LETTERS)]
     oddities = [[], list("ABC"), list("AABC"), list("abcd"), list("ABCDA")]
     for pred in perms + oddities:
@@ -1082,14 +1659,22 @@ def check_scoring(rep: Report, off: types.SimpleNamespace, rng: random.Random, n
                 continue  # fb_scoring.t2_kendall only scores permutations of A-D (metrics.kendall_tau is generic)
             official = evaluate._kendall_tau(pred, gold)
             ours = _call(metrics.kendall_tau, pred, gold)
-            rep.check("kendall_tau (official rounds to 6)", official,
-                      round(ours, 6) if isinstance(ours, float) else ours, (pred, gold))  # fmt: skip
+            rep.check(
+                "kendall_tau (official rounds to 6)",
+                official,
+                round(ours, 6) if isinstance(ours, float) else ours,
+                (pred, gold),
+            )
     # two-decimal percentages: official round((n / d) * 100, 2); ours round(pct(n, d), 2) in t2_* (official=True).
     # Every n for d <= 1000, and the denominators of the full Task 2 set (1000 questions, 4000 options).
     for d in list(range(1, 1001)) + [1500, 2000, 2500, 3000] + list(range(3990, 4001)):
         for k in range(d + 1):
-            rep.check("percent rounding (pct -> 2 decimals)", evaluate._format_percentage(k, d),
-                      round(fb_scoring.pct(k, d), 2), f"{k}/{d}")  # fmt: skip
+            rep.check(
+                "percent rounding (pct -> 2 decimals)",
+                evaluate._format_percentage(k, d),
+                round(fb_scoring.pct(k, d), 2),
+                f"{k}/{d}",
+            )
 
 
 class DataDir:
@@ -1097,8 +1682,9 @@ class DataDir:
     knowledge files, so that our real loaders (``load_task1``/``load_task2``, validation included) read them.
     A fresh directory per use: the loaders cache files by path and modification time."""
 
-    def __init__(self, tmp: Path, kb_path: Path, rules_dir: Path, *, task1: list | None = None,
-                 task2: list | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, tmp: Path, kb_path: Path, rules_dir: Path, *, task1: list | None = None, task2: list | None = None
+    ) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="mirror_", dir=tmp))
         repo = fb_data.repo_and_commit()[0] if hasattr(fb_data, "repo_and_commit") else fb_data.REPO
         base = self.root.joinpath("github", *repo.split("/"))
@@ -1129,8 +1715,9 @@ class DataDir:
                 os.environ[key] = value
 
 
-def check_task1_aggregation(rep: Report, off: types.SimpleNamespace, kb_path: Path, rng: random.Random,
-                            count: int, tmp: Path) -> None:  # fmt: skip
+def check_task1_aggregation(
+    rep: Report, off: types.SimpleNamespace, kb_path: Path, rng: random.Random, count: int, tmp: Path
+) -> None:
     run_q2, run_task1 = off.run_q2, off.run_task1
     rows = []
     for index in range(1, count + 1):
@@ -1142,8 +1729,19 @@ def check_task1_aggregation(rep: Report, off: types.SimpleNamespace, kb_path: Pa
         gold_rationale = random_rationale(rng, messy=rng.random() < 0.2)
         if not isinstance(gold_rationale, list):
             gold_rationale = []
-        decision = rng.choice(["recommend", "not recommend", "Not Recommended", "Recommend", "avoid", "suitable",
-                               "not_recommend", "Not recommend.", " NOT  RECOMMEND "])  # fmt: skip
+        decision = rng.choice(
+            [
+                "recommend",
+                "not recommend",
+                "Not Recommended",
+                "Recommend",
+                "avoid",
+                "suitable",
+                "not_recommend",
+                "Not recommend.",
+                " NOT  RECOMMEND ",
+            ]
+        )
         row["standard answer"] = {"decision": decision, "rationale_ingredients": gold_rationale}
         rows.append(row)
     reference = off.run_q2_ki._load_reference(kb_path)
@@ -1154,10 +1752,16 @@ def check_task1_aggregation(rep: Report, off: types.SimpleNamespace, kb_path: Pa
                 docs_by[(mode, ours_in)] = fb_data.task1_docs(mode, ours_in)
     for (mode, ours_in), docs in docs_by.items():  # the documents carry the official prompts too
         for doc, row in zip(docs, rows):
-            official = (run_task1.system_prompt_for(mode, T1_INPUTS[ours_in]),
-                        _official_user_prompt(off, row, mode, T1_INPUTS[ours_in], reference))  # fmt: skip
-            rep.check("T1 task1_docs system/user", official, (doc["system"], doc["user"]),
-                      {"row": row, "mode": mode, "input": ours_in})  # fmt: skip
+            official = (
+                run_task1.system_prompt_for(mode, T1_INPUTS[ours_in]),
+                _official_user_prompt(off, row, mode, T1_INPUTS[ours_in], reference),
+            )
+            rep.check(
+                "T1 task1_docs system/user",
+                official,
+                (doc["system"], doc["user"]),
+                {"row": row, "mode": mode, "input": ours_in},
+            )
     docs = docs_by[("baseline", "textonly")]
     outputs = [t1_output(rng, row["standard answer"]) for row in rows]
     records = [fb_scoring.score_task1(doc, out) for doc, out in zip(docs, outputs)]
@@ -1180,32 +1784,48 @@ def check_task1_aggregation(rep: Report, off: types.SimpleNamespace, kb_path: Pa
     micro_p, micro_r = safe(sums["tp"], sums["tp"] + sums["fp"]), safe(sums["tp"], sums["tp"] + sums["fn"])
     micro_f1 = safe(2 * micro_p * micro_r, micro_p + micro_r) if (micro_p + micro_r) else 0.0
     official = {
-        "decision_accuracy x100 vs t1_acc": (safe(sums["correct"], total) * 100, fb_scoring.t1_acc(records, official=True)),
-        "strict_json_parse_success_rate vs t1_rate(strict_json)": (safe(sums["strict"], total),
-                                                                   fb_scoring.t1_rate(records, "strict_json")),
+        "decision_accuracy x100 vs t1_acc": (
+            safe(sums["correct"], total) * 100,
+            fb_scoring.t1_acc(records, official=True),
+        ),
+        "strict_json_parse_success_rate vs t1_rate(strict_json)": (
+            safe(sums["strict"], total),
+            fb_scoring.t1_rate(records, "strict_json"),
+        ),
         "empty_rationale_rate vs t1_rate(empty_rationale_official)": (
-            safe(sums["empty"], total), fb_scoring.t1_rate(records, "empty_rationale_official")),
-        "rationale_macro_precision vs t1_macro(precision)": (safe(sums["p"], total),
-                                                             fb_scoring.t1_macro(records, "precision", official=True)),
-        "rationale_macro_recall vs t1_macro(recall)": (safe(sums["r"], total),
-                                                       fb_scoring.t1_macro(records, "recall", official=True)),
+            safe(sums["empty"], total),
+            fb_scoring.t1_rate(records, "empty_rationale_official"),
+        ),
+        "rationale_macro_precision vs t1_macro(precision)": (
+            safe(sums["p"], total),
+            fb_scoring.t1_macro(records, "precision", official=True),
+        ),
+        "rationale_macro_recall vs t1_macro(recall)": (
+            safe(sums["r"], total),
+            fb_scoring.t1_macro(records, "recall", official=True),
+        ),
         "rationale_macro_f1 vs t1_macro": (safe(sums["f1"], total), fb_scoring.t1_macro(records, official=True)),
         "rationale_micro_precision vs t1_micro(0)": (micro_p, fb_scoring.t1_micro(records, 0, official=True)),
         "rationale_micro_recall vs t1_micro(1)": (micro_r, fb_scoring.t1_micro(records, 1, official=True)),
         "rationale_micro_f1 vs t1_micro(2)": (micro_f1, fb_scoring.t1_micro(records, 2, official=True)),
-    }  # fmt: skip
+    }
     for name, (value, ours) in official.items():
-        rep.check("T1 aggregate", value, ours, f"{name} over {total} rows", equal=close(),
-                  note="floats within 1e-12 relative")  # fmt: skip
-    print(f"Task 1 aggregate ({total} rows): " + ", ".join(f"{k.split(' vs ')[0]}={v[0]:.6g}" for k, v in official.items()))
+        rep.check(
+            "T1 aggregate", value, ours, f"{name} over {total} rows", equal=close(), note="floats within 1e-12 relative"
+        )
+    print(
+        f"Task 1 aggregate ({total} rows): "
+        + ", ".join(f"{k.split(' vs ')[0]}={v[0]:.6g}" for k, v in official.items())
+    )
 
 
 def _qid(off: types.SimpleNamespace, question: dict) -> str:
     return off.evaluate._clean_text(question["question_id"]).upper()
 
 
-def official_t2_summary(off: types.SimpleNamespace, questions: list[dict], outputs: dict, task: str, provider: str,
-                        tmp: Path) -> tuple[dict, list[dict]]:  # fmt: skip
+def official_t2_summary(
+    off: types.SimpleNamespace, questions: list[dict], outputs: dict, task: str, provider: str, tmp: Path
+) -> tuple[dict, list[dict]]:
     """``evaluate._call_model`` (network replayed for ``provider``), ``_build_result_row`` per question and
     ``_summarize_rows``, as ``evaluate.evaluate`` does."""
     evaluate = off.evaluate
@@ -1213,17 +1833,32 @@ def official_t2_summary(off: types.SimpleNamespace, questions: list[dict], outpu
     for index, q in enumerate(questions, start=1):
         raw = outputs[(_qid(off, q), "rank" if task == "rank" else "decision")]
         result = official_request(off, q, task, raw, provider)
-        row, _debug = evaluate._build_result_row(index=index, question=q, model="parity", provider=provider,
-                                                 task=task, prompt_mode="baseline", result=result)  # fmt: skip
+        row, _debug = evaluate._build_result_row(
+            index=index, question=q, model="parity", provider=provider, task=task, prompt_mode="baseline", result=result
+        )
         rows.append(row)
     out = Path(tempfile.mkdtemp(prefix=f"t2_{task}_{provider}_", dir=tmp))
     summary = evaluate._summarize_rows(
-        rows=rows, questions=questions, benchmark_path=tmp / "task2_comparative_analysis.json", metadata={},
-        model="parity", provider=provider, task=task, prompt_mode="baseline", include_recipe_ingredients=False,
-        csv_output_path=out / "eval.csv", jsonl_output_path=out / "eval.jsonl",
-        summary_output_path=out / "summary.json", debug_output_path=out / "debug.jsonl", debug_rows=[],
-        concurrency=1, resume=False, text_only=True, text_only_option_fields="title_ingredients",
-        image_source="cached_first")  # fmt: skip
+        rows=rows,
+        questions=questions,
+        benchmark_path=tmp / "task2_comparative_analysis.json",
+        metadata={},
+        model="parity",
+        provider=provider,
+        task=task,
+        prompt_mode="baseline",
+        include_recipe_ingredients=False,
+        csv_output_path=out / "eval.csv",
+        jsonl_output_path=out / "eval.jsonl",
+        summary_output_path=out / "summary.json",
+        debug_output_path=out / "debug.jsonl",
+        debug_rows=[],
+        concurrency=1,
+        resume=False,
+        text_only=True,
+        text_only_option_fields="title_ingredients",
+        image_source="cached_first",
+    )
     return summary, rows
 
 
@@ -1233,14 +1868,25 @@ def our_t2_records(off: types.SimpleNamespace, questions: list[dict], outputs: d
     rules_dir = Path(off.evaluate.KI_DATA_DIR)
     with DataDir(tmp, rules_dir / "condition_rules.json", rules_dir, task2=questions):  # the KB is not read here
         docs = fb_data.task2_docs(("rank", "decision"), ("baseline",), "textonly")
-    records = [fb_scoring.score_task2(doc, outputs[(doc["question_id"], doc["kind"])])
-               for doc in docs if doc["mode"] == "baseline" and (doc["question_id"], doc["kind"]) in outputs]  # fmt: skip
+    records = [
+        fb_scoring.score_task2(doc, outputs[(doc["question_id"], doc["kind"])])
+        for doc in docs
+        if doc["mode"] == "baseline" and (doc["question_id"], doc["kind"]) in outputs
+    ]
     return docs, records
 
 
-def compare_t2_summaries(rep: Report, off: types.SimpleNamespace, questions: list[dict], outputs: dict,
-                         records: list[dict], tmp: Path, where: str, prefix: str = "T2",
-                         providers: tuple = PROVIDERS) -> dict:  # fmt: skip
+def compare_t2_summaries(
+    rep: Report,
+    off: types.SimpleNamespace,
+    questions: list[dict],
+    outputs: dict,
+    records: list[dict],
+    tmp: Path,
+    where: str,
+    prefix: str = "T2",
+    providers: tuple = PROVIDERS,
+) -> dict:
     """Every ``_official`` number of our rank and decision tasks against the official summary of the same
     outputs, for each official provider path."""
     rank_rows = fb_scoring.evaluated(records, "rank")
@@ -1248,30 +1894,67 @@ def compare_t2_summaries(rep: Report, off: types.SimpleNamespace, questions: lis
         summary = official_t2_summary(off, questions, outputs, "rank", provider, tmp)[0]
         ranking, accuracy = summary["ranking"], summary["accuracy"]
         label = f"{prefix} rank [{provider}]"
-        rep.check(f"{label}: top1_accuracy_pct", ranking["top1_accuracy_pct"], fb_scoring.t2_topk(records, 1, official=True), where)
-        rep.check(f"{label}: mean_reciprocal_rank", ranking["mean_reciprocal_rank"], fb_scoring.t2_mrr_official(records), where)
-        rep.check(f"{label}: answer_rate_pct", accuracy["answer_rate_pct"],
-                  fb_scoring.t2_answer_rate_official(records, "rank"), where)  # fmt: skip
-        rep.check(f"{label}: valid_rankings (parsed rows)", ranking["valid_rankings"],
-                  sum(bool(r["parsed_official"]) for r in rank_rows), where)  # fmt: skip
-        rep.check(f"{label}: request_error rows", summary["parse_status_counts"].get("request_error", 0),
-                  sum(bool(r["request_error_official"]) for r in rank_rows), where)  # fmt: skip
+        rep.check(
+            f"{label}: top1_accuracy_pct",
+            ranking["top1_accuracy_pct"],
+            fb_scoring.t2_topk(records, 1, official=True),
+            where,
+        )
+        rep.check(
+            f"{label}: mean_reciprocal_rank",
+            ranking["mean_reciprocal_rank"],
+            fb_scoring.t2_mrr_official(records),
+            where,
+        )
+        rep.check(
+            f"{label}: answer_rate_pct",
+            accuracy["answer_rate_pct"],
+            fb_scoring.t2_answer_rate_official(records, "rank"),
+            where,
+        )
+        rep.check(
+            f"{label}: valid_rankings (parsed rows)",
+            ranking["valid_rankings"],
+            sum(bool(r["parsed_official"]) for r in rank_rows),
+            where,
+        )
+        rep.check(
+            f"{label}: request_error rows",
+            summary["parse_status_counts"].get("request_error", 0),
+            sum(bool(r["request_error_official"]) for r in rank_rows),
+            where,
+        )
         summary = official_t2_summary(off, questions, outputs, "decision_rationale", provider, tmp)[0]
         dec, accuracy = summary["decision_rationale"], summary["accuracy"]
         label = f"{prefix} decision [{provider}]"
-        rep.check(f"{label}: option_decision_accuracy_pct", dec["option_decision_accuracy_pct"],
-                  fb_scoring.t2_option_acc(records, official=True), where)  # fmt: skip
-        rep.check(f"{label}: all_options_exact_match_pct", dec["all_options_exact_match_pct"],
-                  fb_scoring.t2_exact_match(records, official=True), where)  # fmt: skip
-        rep.check(f"{label}: false_recommend_rate_pct", dec["false_recommend_rate_pct"],
-                  fb_scoring.t2_false_recommend(records, official=True), where)  # fmt: skip
-        rep.check(f"{label}: answer_rate_pct", accuracy["answer_rate_pct"],
-                  fb_scoring.t2_answer_rate_official(records, "decision"), where)  # fmt: skip
+        rep.check(
+            f"{label}: option_decision_accuracy_pct",
+            dec["option_decision_accuracy_pct"],
+            fb_scoring.t2_option_acc(records, official=True),
+            where,
+        )
+        rep.check(
+            f"{label}: all_options_exact_match_pct",
+            dec["all_options_exact_match_pct"],
+            fb_scoring.t2_exact_match(records, official=True),
+            where,
+        )
+        rep.check(
+            f"{label}: false_recommend_rate_pct",
+            dec["false_recommend_rate_pct"],
+            fb_scoring.t2_false_recommend(records, official=True),
+            where,
+        )
+        rep.check(
+            f"{label}: answer_rate_pct",
+            accuracy["answer_rate_pct"],
+            fb_scoring.t2_answer_rate_official(records, "decision"),
+            where,
+        )
     return {"ranking": ranking, "decision": dec, "accuracy": accuracy}
 
 
-def check_task2_aggregation(rep: Report, off: types.SimpleNamespace, rng: random.Random, count: int,
-                            tmp: Path) -> None:  # fmt: skip
+def check_task2_aggregation(rep: Report, off: types.SimpleNamespace, rng: random.Random, count: int, tmp: Path) -> None:
     evaluate = off.evaluate
     real_rules = json.loads((Path(evaluate.KI_DATA_DIR) / "condition_rules.json").read_text(encoding="utf-8"))
     values = [c.get("value") for c in real_rules["conditions"] if isinstance(c, dict)]
@@ -1288,33 +1971,53 @@ def check_task2_aggregation(rep: Report, off: types.SimpleNamespace, rng: random
         for ours_in, kwargs in T2_INPUTS.items():  # the documents carry the official prompts too
             for doc in fb_data.task2_docs(("rank", "decision"), MODES, ours_in):
                 q = by_id[doc["question_id"]]
-                official = evaluate._build_prompt(q, T2_KINDS[doc["kind"]], doc["mode"], **kwargs,
-                                                  text_only_option_fields="title_ingredients")  # fmt: skip
-                rep.check("T2 task2_docs prompt", official, doc["prompt"],
-                          {"question": q, "kind": doc["kind"], "mode": doc["mode"], "input": ours_in})  # fmt: skip
+                official = evaluate._build_prompt(
+                    q, T2_KINDS[doc["kind"]], doc["mode"], **kwargs, text_only_option_fields="title_ingredients"
+                )
+                rep.check(
+                    "T2 task2_docs prompt",
+                    official,
+                    doc["prompt"],
+                    {"question": q, "kind": doc["kind"], "mode": doc["mode"], "input": ours_in},
+                )
 
     # per row: does the official count the row in the MRR / valid_rankings denominator ("parsed")?
     _summary, rows = official_t2_summary(off, questions, outputs, "rank", "openai", tmp)
     ours_rank = {r["question_id"]: r for r in records if r["kind"] == "rank"}
     for row in rows:
         rec = ours_rank[row["question_id"]]
-        rep.check("T2 rank row in MRR denominator (parsed)", row["parse_status"] == "parsed",
-                  rec["parsed_official"], {"raw_output": outputs[(row["question_id"], "rank")],
-                                                  "official predicted_letter": row["predicted_letter"],
-                                                  "official predicted_ranking": row["predicted_ranking"]})  # fmt: skip
+        rep.check(
+            "T2 rank row in MRR denominator (parsed)",
+            row["parse_status"] == "parsed",
+            rec["parsed_official"],
+            {
+                "raw_output": outputs[(row["question_id"], "rank")],
+                "official predicted_letter": row["predicted_letter"],
+                "official predicted_ranking": row["predicted_ranking"],
+            },
+        )
 
     for size in sorted({count, 160, 97, 40, 7}):
         if size > count:
             continue
         subset = questions[:size]
         ids = {_qid(off, q) for q in subset}
-        result = compare_t2_summaries(rep, off, subset, outputs, [r for r in records if r["question_id"] in ids], tmp,
-                                      f"first {size} synthetic questions")  # fmt: skip
+        result = compare_t2_summaries(
+            rep,
+            off,
+            subset,
+            outputs,
+            [r for r in records if r["question_id"] in ids],
+            tmp,
+            f"first {size} synthetic questions",
+        )
         if size == count:
             ranking, dec = result["ranking"], result["decision"]
-            print(f"Task 2 aggregate ({size} questions, official): top1={ranking['top1_accuracy_pct']} "
-                  f"MRR={ranking['mean_reciprocal_rank']} valid_rankings={ranking['valid_rankings']} "
-                  f"option_acc={dec['option_decision_accuracy_pct']} exact={dec['all_options_exact_match_pct']}")  # fmt: skip
+            print(
+                f"Task 2 aggregate ({size} questions, official): top1={ranking['top1_accuracy_pct']} "
+                f"MRR={ranking['mean_reciprocal_rank']} valid_rankings={ranking['valid_rankings']} "
+                f"option_acc={dec['option_decision_accuracy_pct']} exact={dec['all_options_exact_match_pct']}"
+            )
 
 
 def check_rounding_ties(rep: Report, off: types.SimpleNamespace, rng: random.Random, tmp: Path) -> None:
@@ -1322,8 +2025,10 @@ def check_rounding_ties(rep: Report, off: types.SimpleNamespace, rng: random.Ran
     evaluate = off.evaluate
 
     def tie(d: int, low: float = 0.0) -> int | None:
-        return next((k for k in range(int(low * d), d + 1)
-                     if evaluate._format_percentage(k, d) != round(100.0 * k / d, 2)), None)  # fmt: skip
+        return next(
+            (k for k in range(int(low * d), d + 1) if evaluate._format_percentage(k, d) != round(100.0 * k / d, 2)),
+            None,
+        )
 
     flip = {"recommend": "not_recommend", "not_recommend": "recommend"}
     d_rank = next((d for d in range(1, 401) if tie(d) is not None), None)
@@ -1340,24 +2045,40 @@ def check_rounding_ties(rep: Report, off: types.SimpleNamespace, rng: random.Ran
             right = k_opt is not None or i < k
             outputs[(_qid(off, q), "rank")] = json.dumps({"ranking": [gold] + others if right else others + [gold]})
             labels = q["gold"]["decision_labels"] = {x: rng.choice(["recommend", "not_recommend"]) for x in LETTERS}
-            pred = {x: {"decision": labels[x] if k_opt is None or 4 * i + j < k else flip[labels[x]]}
-                    for j, x in enumerate(LETTERS)}  # fmt: skip
+            pred = {
+                x: {"decision": labels[x] if k_opt is None or 4 * i + j < k else flip[labels[x]]}
+                for j, x in enumerate(LETTERS)
+            }
             outputs[(_qid(off, q), "decision")] = json.dumps({"option_decisions": pred})
         _docs, records = our_t2_records(off, questions, outputs, tmp)
         what = f"{k} of {d} questions ranked right" if k_opt is None else f"{k} of {d} options decided right"
-        compare_t2_summaries(rep, off, questions, outputs, records, tmp, f"{what} (tie at {k}/{d})",
-                             prefix=f"T2 tie {k}/{d}", providers=("openai",))  # fmt: skip
+        compare_t2_summaries(
+            rep,
+            off,
+            questions,
+            outputs,
+            records,
+            tmp,
+            f"{what} (tie at {k}/{d})",
+            prefix=f"T2 tie {k}/{d}",
+            providers=("openai",),
+        )
 
 
 # =========================================================================== main
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--official", required=True, type=Path, help="copy of the official repository (v1.0)")
-    parser.add_argument("--kb", type=Path, default=None,
-                        help="disease_food_kb.json (default: <official>/knowledge_base/disease_food_kb.json)")  # fmt: skip
+    parser.add_argument(
+        "--kb",
+        type=Path,
+        default=None,
+        help="disease_food_kb.json (default: <official>/knowledge_base/disease_food_kb.json)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n", type=int, default=400, help="random model outputs per parser (and scale of the rest)")
     parser.add_argument("--examples", type=int, default=1, help="differing examples printed per failing check")
@@ -1395,8 +2116,10 @@ def main(argv: list[str] | None = None) -> int:
     rep.print_table()
     if rep.failed:
         rep.print_failures()
-        print(f"\nFAIL: {sum(r[1] for r in rep.rows.values())} mismatches in "
-              f"{sum(1 for r in rep.rows.values() if r[1])} checks")  # fmt: skip
+        print(
+            f"\nFAIL: {sum(r[1] for r in rep.rows.values())} mismatches in "
+            f"{sum(1 for r in rep.rows.values() if r[1])} checks"
+        )
         return 1
     total = sum(r[0] for r in rep.rows.values())
     if rep.skipped:

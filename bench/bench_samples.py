@@ -1,6 +1,6 @@
 """Bytes per document in lmms-eval's samples files (``--log_samples``), per task: metric payloads vs one record.
 
-Usage: ``python scripts/bench_samples.py [--out DIR] [--samples DIR]``. Runs the packaged sample tasks of every
+Usage: ``python bench/bench_samples.py [--out DIR] [--samples DIR]``. Runs the packaged sample tasks of every
 benchmark with the replay model (answers: each document's gold target) and ``--log_samples``, then prints,
 per task, the bytes of one logged document, how many of them are metric payloads, and the ratio of payload
 bytes to the size of one full per-document record. ``--samples DIR`` measures an existing run instead (for
@@ -18,8 +18,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-NOT_METRICS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "token_counts", "doc_hash", "prompt_hash",
-               "target_hash", "input_media", "input"}  # fmt: skip
+NOT_METRICS = {
+    "doc_id",
+    "doc",
+    "target",
+    "arguments",
+    "resps",
+    "filtered_resps",
+    "token_counts",
+    "doc_hash",
+    "prompt_hash",
+    "target_hash",
+    "input_media",
+    "input",
+}
 
 
 def run(out: Path) -> None:
@@ -29,9 +41,23 @@ def run(out: Path) -> None:
     responses = out / "responses.jsonl"
     responses.write_text('{"doc_id": 0, "response": "1"}\n', encoding="utf-8")
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", FOOD_TASKS_JUDGE_MODEL="none")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "food_tasks_replay", "--model_args",
-           f"responses={responses},model_name=samples,default=A", "--tasks", tasks, "--output_path", str(out), "--log_samples"]  # fmt: skip
-    subprocess.run(cmd, env=env, check=True, capture_output=True, cwd=out)
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},model_name=samples,default=A",
+        "--tasks",
+        tasks,
+        "--output_path",
+        str(out),
+        "--log_samples",
+    ]
+    proc = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True, cwd=out)
+    if not any(out.rglob("*_results.json")):  # lmms-eval exits 0 even when every task failed
+        raise SystemExit(f"lmms-eval wrote no results under {out}:\n{(proc.stdout + proc.stderr)[-4000:]}")
 
 
 def measure(folder: Path) -> None:
@@ -48,7 +74,10 @@ def measure(folder: Path) -> None:
             records.append(max(sizes.values()) if sizes else 0)  # the largest payload holds the whole record
         if docs:
             ratio = statistics.mean(p / r for p, r in zip(payloads, records) if r)
-            print(f"{task:45s} {statistics.mean(docs):9.0f} {statistics.mean(payloads):9.0f} {statistics.mean(records):7.0f} {ratio:15.2f}")
+            print(
+                f"{task:45s} {statistics.mean(docs):9.0f} {statistics.mean(payloads):9.0f} "
+                f"{statistics.mean(records):7.0f} {ratio:15.2f}"
+            )
 
 
 def main() -> None:

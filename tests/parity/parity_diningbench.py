@@ -1,8 +1,9 @@
 #!/usr/bin/env python
 """Parity of our DiningBench ``_official`` metrics with the official scorers, on the same outputs.
 
-A script, not a test: it needs a local checkout of github.com/meituan/DiningBench (commit 9c9bdf7) and
-*imports* ``eval_classification.py``, ``eval_nutrition.py`` and ``eval_vqa.py`` from it at run time
+Opt-in: run by tests/parity/test_parity_diningbench.py when ``FOOD_TASKS_PARITY_DININGBENCH`` names a
+local checkout, or as a script (usage below). It needs a local checkout of github.com/meituan/DiningBench
+(commit 9c9bdf7) and *imports* ``eval_classification.py``, ``eval_nutrition.py`` and ``eval_vqa.py`` from it at run time
 (nothing of them is reproduced here). Datasets, model outputs and judge verdicts are synthetic
 (``--seed``): handwritten adversarial cases plus ``--n`` random ones per check.
 
@@ -25,7 +26,7 @@ Checks (exact equality of integers and floats):
 
 Usage::
 
-    python scripts/parity_diningbench.py --official /path/to/DiningBench [--seed 0] [--n 2000]
+    python tests/parity/parity_diningbench.py --official /path/to/DiningBench [--seed 0] [--n 2000]
 
 Exit status 0 when everything matches, 1 on a mismatch (examples printed), 2 when the official code
 cannot be loaded.
@@ -51,26 +52,126 @@ from food_tasks.benchmarks.diningbench import scoring as S
 from food_tasks.judge import JudgeConfig, JudgeResult
 
 MODELS = ["", "judge", "gpt-4o", *P.OFFICIAL_MODEL_NAMES]
-PIECES = ["<think>", "</think>", "</THINK>", "\n\n", "\n", " ", "  ", "A", "B", "c", "H", "Z", "答案：", "选项", "Ｃ", "（Ｃ）",
-          "<analysis>", "</analysis>", "<answer>", "</answer>", "\\boxed{", "\\text{", "}", "{", "```", "```json", "json",
-          "Answer: ", "The answer is ", "**", "(", ")", ".", "__INFER_ERROR__", "é", "ß", "ﬁ", "1", "\t", "Roasted Pumpkin"]  # fmt: skip
-CLS_HANDWRITTEN = ["Answer: C", "The answer is C", "Based on the image, F.", "答案：C", "选项C", "Ｃ", "<think>x</think>C",
-                   "\\boxed{\\text{C}}", "Roasted Pumpkin Chicken Salad", "**C**", "(C)", "C.", "C. Roasted", "", "   ",
-                   "__INFER_ERROR__: timeout", "123", "ß", "ﬁ", "<think>a</think>\n\nB", "reasoning</think>\n\nD",
-                   "<analysis>a</analysis><answer>E</answer>", "\\boxed{G}", "\\boxed{ h }", "ⓒ", "Ⅻ", "ǅ"]  # fmt: skip
+PIECES = [
+    "<think>",
+    "</think>",
+    "</THINK>",
+    "\n\n",
+    "\n",
+    " ",
+    "  ",
+    "A",
+    "B",
+    "c",
+    "H",
+    "Z",
+    "答案：",
+    "选项",
+    "Ｃ",
+    "（Ｃ）",
+    "<analysis>",
+    "</analysis>",
+    "<answer>",
+    "</answer>",
+    "\\boxed{",
+    "\\text{",
+    "}",
+    "{",
+    "```",
+    "```json",
+    "json",
+    "Answer: ",
+    "The answer is ",
+    "**",
+    "(",
+    ")",
+    ".",
+    "__INFER_ERROR__",
+    "é",
+    "ß",
+    "ﬁ",
+    "1",
+    "\t",
+    "Roasted Pumpkin",
+]
+CLS_HANDWRITTEN = [
+    "Answer: C",
+    "The answer is C",
+    "Based on the image, F.",
+    "答案：C",
+    "选项C",
+    "Ｃ",
+    "<think>x</think>C",
+    "\\boxed{\\text{C}}",
+    "Roasted Pumpkin Chicken Salad",
+    "**C**",
+    "(C)",
+    "C.",
+    "C. Roasted",
+    "",
+    "   ",
+    "__INFER_ERROR__: timeout",
+    "123",
+    "ß",
+    "ﬁ",
+    "<think>a</think>\n\nB",
+    "reasoning</think>\n\nD",
+    "<analysis>a</analysis><answer>E</answer>",
+    "\\boxed{G}",
+    "\\boxed{ h }",
+    "ⓒ",
+    "Ⅻ",
+    "ǅ",
+]
 NUT_KEYS = [["calories", "protein", "carbohydrates", "fat"], ["卡路里", "蛋白质", "碳水化合物", "脂肪"]]
 NUT_HANDWRITTEN = [
-    '{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}', 'Estimate: {"calories": 400, "protein": 1, "carbohydrates": 2, "fat": 3}',
-    '{"calories": "580 kcal", "protein": 24, "carbohydrates": 80, "fat": 18}', "580", '{"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4,}',
-    '```json\n{"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4}\n```\n```json\n{"calories": 9, "protein": 9, "carbohydrates": 9, "fat": 9}\n```',
-    '{"calories": true, "protein": 24, "carbohydrates": 80, "fat": 18}', '{"calories": NaN, "protein": 24, "carbohydrates": 80, "fat": 18}',
-    '{"卡路里": "580", "蛋白质": 24, "碳水化合物": 80, "脂肪": 18, "calories": 1}', "```\n{'calories': 1}\n```", "__INFER_ERROR__: x",
-    'text ``` {"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4} ``` tail', '```a``` {"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4} x }',
-    '{"calories": Infinity, "protein": 1, "carbohydrates": 1, "fat": 1}', '{"calories": [1], "protein": 1, "carbohydrates": 1, "fat": 1}',
-    '\\boxed{{"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4}}', "[" * 5000, "{" * 3000, '{"calories": "1e3", "protein": "0x10", "carbohydrates": " 7 ", "fat": "١٢"}',
-]  # fmt: skip
-VERDICTS = ["是", "否", "是，虽然表述不同但语义一致", "Yes, not a contradiction", "Yes — noodles match", "Unknown", "是否", "不正确",
-            "No.", "The prediction is correct.", "**是**", "Yes", "YES", "正确", "错误", "一致", "相同", "不同", "", "  是  ", "true", "等价"]  # fmt: skip
+    '{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}',
+    'Estimate: {"calories": 400, "protein": 1, "carbohydrates": 2, "fat": 3}',
+    '{"calories": "580 kcal", "protein": 24, "carbohydrates": 80, "fat": 18}',
+    "580",
+    '{"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4,}',
+    (
+        '```json\n{"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4}\n```\n'
+        '```json\n{"calories": 9, "protein": 9, "carbohydrates": 9, "fat": 9}\n```'
+    ),
+    '{"calories": true, "protein": 24, "carbohydrates": 80, "fat": 18}',
+    '{"calories": NaN, "protein": 24, "carbohydrates": 80, "fat": 18}',
+    '{"卡路里": "580", "蛋白质": 24, "碳水化合物": 80, "脂肪": 18, "calories": 1}',
+    "```\n{'calories': 1}\n```",
+    "__INFER_ERROR__: x",
+    'text ``` {"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4} ``` tail',
+    '```a``` {"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4} x }',
+    '{"calories": Infinity, "protein": 1, "carbohydrates": 1, "fat": 1}',
+    '{"calories": [1], "protein": 1, "carbohydrates": 1, "fat": 1}',
+    '\\boxed{{"calories": 1, "protein": 2, "carbohydrates": 3, "fat": 4}}',
+    "[" * 5000,
+    "{" * 3000,
+    '{"calories": "1e3", "protein": "0x10", "carbohydrates": " 7 ", "fat": "١٢"}',
+]
+VERDICTS = [
+    "是",
+    "否",
+    "是，虽然表述不同但语义一致",
+    "Yes, not a contradiction",
+    "Yes — noodles match",
+    "Unknown",
+    "是否",
+    "不正确",
+    "No.",
+    "The prediction is correct.",
+    "**是**",
+    "Yes",
+    "YES",
+    "正确",
+    "错误",
+    "一致",
+    "相同",
+    "不同",
+    "",
+    "  是  ",
+    "true",
+    "等价",
+]
 
 
 def load_official(path: Path) -> dict[str, types.ModuleType]:
@@ -90,7 +191,9 @@ class Tally:
         self.shown: dict[str, int] = {}
 
     def check(self, name: str, ours: object, theirs: object, context: object) -> None:
-        same = ours == theirs or (isinstance(ours, float) and isinstance(theirs, float) and ours != ours and theirs != theirs)
+        same = ours == theirs or (
+            isinstance(ours, float) and isinstance(theirs, float) and ours != ours and theirs != theirs
+        )
         entry = self.counts.setdefault(name, [0, 0])
         entry[0] += 1
         if not same:
@@ -136,7 +239,12 @@ def check_clean(mods, tally, rng, n):  # type: ignore[no-untyped-def]
     for text in texts:
         for model in MODELS:
             for name, mod in mods.items():
-                tally.check(f"clean_thinking_by_model ({name})", P.clean_official(text, model), mod.clean_thinking_by_model(text, model), (model, text))
+                tally.check(
+                    f"clean_thinking_by_model ({name})",
+                    P.clean_official(text, model),
+                    mod.clean_thinking_by_model(text, model),
+                    (model, text),
+                )
 
 
 def check_classification(mods, tally, rng, n, tmp):  # type: ignore[no-untyped-def]
@@ -155,23 +263,38 @@ def check_classification(mods, tally, rng, n, tmp):  # type: ignore[no-untyped-d
             path = tmp / "row.jsonl"
             write_preds(path, [{**preds[-1], "idx": 0}])
             _, text = quiet(official.evaluate_predictions, [dataset[i]], str(path))
-            tally.check("classification row: matched", int(records[-1]["correct_official"]), printed_int(text, "matched"), (model, raw, gold))
-            tally.check("classification row: cannot_read", int(records[-1]["unreadable_official"]),
-                        printed_int(text, "cannot_read_option_count"), (model, raw))  # fmt: skip
+            tally.check(
+                "classification row: matched",
+                int(records[-1]["correct_official"]),
+                printed_int(text, "matched"),
+                (model, raw, gold),
+            )
+            tally.check(
+                "classification row: cannot_read",
+                int(records[-1]["unreadable_official"]),
+                printed_int(text, "cannot_read_option_count"),
+                (model, raw),
+            )
         path = tmp / "batch.jsonl"
         write_preds(path, preds)
         _, text = quiet(official.evaluate_predictions, dataset, str(path))
         matched, total = printed_int(text, "matched"), printed_int(text, "total_eval")
         tally.check("classification batch: acc", S.cls_acc(records, official=True), matched / total, model)
-        tally.check("classification batch: cannot_read_ratio", S.cls_unreadable_official(records),
-                    printed_int(text, "cannot_read_option_count") / total, model)  # fmt: skip
+        tally.check(
+            "classification batch: cannot_read_ratio",
+            S.cls_unreadable_official(records),
+            printed_int(text, "cannot_read_option_count") / total,
+            model,
+        )
 
 
 def random_gold(rng: random.Random):  # type: ignore[no-untyped-def]
     keys = rng.choice(NUT_KEYS)
     values = {}
     for k in keys:
-        values[k] = rng.choice([0, 0.0, rng.randint(0, 900), round(rng.uniform(0, 80), 1), str(rng.randint(1, 90)), "x", None, "12.5"])
+        values[k] = rng.choice(
+            [0, 0.0, rng.randint(0, 900), round(rng.uniform(0, 80), 1), str(rng.randint(1, 90)), "x", None, "12.5"]
+        )
     if rng.random() < 0.1:
         values.pop(rng.choice(keys))
     if rng.random() < 0.1:
@@ -186,38 +309,81 @@ def random_gold(rng: random.Random):  # type: ignore[no-untyped-def]
 
 def random_nutrition_output(rng: random.Random) -> str:
     keys = rng.choice(NUT_KEYS + [["Calories", "protein", "carbs", "fat"]])
-    values = {k: rng.choice([rng.randint(0, 900), round(rng.uniform(0, 90), 2), f"{rng.randint(1, 90)}", f"{rng.randint(1, 90)} g",
-                             True, None, -3, "NaN"]) for k in keys}  # fmt: skip
+    values = {
+        k: rng.choice(
+            [
+                rng.randint(0, 900),
+                round(rng.uniform(0, 90), 2),
+                f"{rng.randint(1, 90)}",
+                f"{rng.randint(1, 90)} g",
+                True,
+                None,
+                -3,
+                "NaN",
+            ]
+        )
+        for k in keys
+    }
     if rng.random() < 0.15:
         values.pop(rng.choice(keys))
     body = json.dumps(values, ensure_ascii=False)
     if rng.random() < 0.1:
         body = body.replace('"NaN"', "NaN")
-    wrap = rng.choice(["{b}", "```json\n{b}\n```", "```\n{b}\n```", "Here: {b}", "{b} done", "<think>{{\"calories\": 1}}</think>\n\n{b}",
-                       "```json {b}``` and ```json {b}```", "\\boxed{{{b}}}", "{b},", "```json\n{b}"])  # fmt: skip
+    wrap = rng.choice(
+        [
+            "{b}",
+            "```json\n{b}\n```",
+            "```\n{b}\n```",
+            "Here: {b}",
+            "{b} done",
+            '<think>{{"calories": 1}}</think>\n\n{b}',
+            "```json {b}``` and ```json {b}```",
+            "\\boxed{{{b}}}",
+            "{b},",
+            "```json\n{b}",
+        ]
+    )
     return wrap.format(b=body)
 
 
 def check_nutrition(mods, tally, rng, n, tmp):  # type: ignore[no-untyped-def]
     official = mods["eval_nutrition"]
-    batches = [(model, NUT_HANDWRITTEN + [random_nutrition_output(rng) for _ in range(n // len(MODELS))]) for model in MODELS]
+    batches = [
+        (model, NUT_HANDWRITTEN + [random_nutrition_output(rng) for _ in range(n // len(MODELS))]) for model in MODELS
+    ]
     for model, outputs in batches:
         golds = [random_gold(rng) for _ in outputs]
-        # Gold values that the official float() would reject with OverflowError crash the official scorer: none generated.
+        # Gold values that the official float() would reject with OverflowError crash the official scorer: none
+        # generated.
         dataset = [{"id": i, "prompt": "p", "ground_truth": g} for i, g in enumerate(golds)]
         preds, records = [], []
         for i, (raw, gold) in enumerate(zip(outputs, golds)):
             model_pred = raw if "__INFER_ERROR__" in raw else official.clean_thinking_by_model(raw, model)
             preds.append({"idx": i, "model_pred": model_pred})
-            records.append(S.score_nutrition({"idx": i, "gold_json": json.dumps(gold, ensure_ascii=False), "model_name": model, "cot": False}, raw))
+            records.append(
+                S.score_nutrition(
+                    {"idx": i, "gold_json": json.dumps(gold, ensure_ascii=False), "model_name": model, "cot": False},
+                    raw,
+                )
+            )
         path = tmp / "nut.jsonl"
         write_preds(path, preds)
         results, text = quiet(official.evaluate_predictions, dataset, str(path))
         for key in P.COMPONENTS:
             for stat in ("mae", "rmse", "mape"):
-                tally.check(f"nutrition batch: {stat}", S.component_metric(records, key, stat, official=True), results[key][stat], (model, key))
+                tally.check(
+                    f"nutrition batch: {stat}",
+                    S.component_metric(records, key, stat, official=True),
+                    results[key][stat],
+                    (model, key),
+                )
         fails = int(re.search(r"Failed to parse prediction result ratio: [\d.]+ \((\d+)/", text).group(1))
-        tally.check("nutrition batch: parse failures", sum(r["pred_official"] is None and r["gold"] is not None for r in records), fails, model)
+        tally.check(
+            "nutrition batch: parse failures",
+            sum(r["pred_official"] is None and r["gold"] is not None for r in records),
+            fails,
+            model,
+        )
         # per-row parse decisions through single-row official calls
         for i in range(len(outputs)):
             if golds[i] in ("not json", "[1, 2]"):
@@ -225,7 +391,9 @@ def check_nutrition(mods, tally, rng, n, tmp):  # type: ignore[no-untyped-def]
             write_preds(path, [{**preds[i], "idx": 0}])
             _, row_text = quiet(official.evaluate_predictions, [dataset[i]], str(path))
             row_fail = int(re.search(r"Failed to parse prediction result ratio: [\d.]+ \((\d+)/", row_text).group(1))
-            tally.check("nutrition row: parse failure", int(records[i]["pred_official"] is None), row_fail, (model, outputs[i]))
+            tally.check(
+                "nutrition row: parse failure", int(records[i]["pred_official"] is None), row_fail, (model, outputs[i])
+            )
 
 
 class _Recorder:
@@ -257,27 +425,73 @@ def check_vqa(mods, tally, rng, n, tmp):  # type: ignore[no-untyped-def]
     openai.OpenAI = _Recorder
     questions = ["这道菜是否经过油炸？", "Is it vegan?", "  spaced  ", "无结尾的问题", "Q {gt_answer} {x}"]
     endings = [P.VQA_ENDING_ZH, P.VQA_ENDING_EN, "", P.VQA_ENDING_EN + " ", "\n" + P.VQA_ENDING_ZH]
-    answers = ["是", "经历了油炸", "<think>嗯</think>\n\n是", "", "   ", "__INFER_ERROR__: x", "\\boxed{否}", "Does not comply {pred}", "Chicken"]
+    answers = [
+        "是",
+        "经历了油炸",
+        "<think>嗯</think>\n\n是",
+        "",
+        "   ",
+        "__INFER_ERROR__: x",
+        "\\boxed{否}",
+        "Does not comply {pred}",
+        "Chicken",
+    ]
     for model in MODELS:
         rows, outputs = [], []
         for i in range(max(30, n // len(MODELS))):
-            rows.append({"id": i, "prompt": rng.choice(questions) + rng.choice(endings), "ground_truth": rng.choice(["是", "否", "", "Pork", "不适合"]),
-                         "images": [f"images/{i:05d}.jpg"]})  # fmt: skip
+            rows.append(
+                {
+                    "id": i,
+                    "prompt": rng.choice(questions) + rng.choice(endings),
+                    "ground_truth": rng.choice(["是", "否", "", "Pork", "不适合"]),
+                    "images": [f"images/{i:05d}.jpg"],
+                }
+            )
             outputs.append(rng.choice(answers + [random_text(rng)]))
-        preds = [{"idx": i, "model_pred": o if "__INFER_ERROR__" in o else official.clean_thinking_by_model(o, model)} for i, o in enumerate(outputs)]
-        records = [S.score_vqa({"idx": i, "prompt": r["prompt"], "gold_json": json.dumps(r["ground_truth"], ensure_ascii=False),
-                                "model_name": model, "cot": False}, o) for i, (r, o) in enumerate(zip(rows, outputs))]  # fmt: skip
+        preds = [
+            {"idx": i, "model_pred": o if "__INFER_ERROR__" in o else official.clean_thinking_by_model(o, model)}
+            for i, o in enumerate(outputs)
+        ]
+        records = [
+            S.score_vqa(
+                {
+                    "idx": i,
+                    "prompt": r["prompt"],
+                    "gold_json": json.dumps(r["ground_truth"], ensure_ascii=False),
+                    "model_name": model,
+                    "cot": False,
+                },
+                o,
+            )
+            for i, (r, o) in enumerate(zip(rows, outputs))
+        ]
         # Scripted judge: a verdict per distinct prompt; some prompts fail every attempt.
-        expected_prompts = [PR.judge_prompt(r["question"], r["gold"], r["pred_official"]) for r in records if r["gold"] and not r["error_official"]]
+        expected_prompts = [
+            PR.judge_prompt(r["question"], r["gold"], r["pred_official"])
+            for r in records
+            if r["gold"] and not r["error_official"]
+        ]
         _Recorder.prompts, _Recorder.verdict_for, _Recorder.down = [], {}, set()
-        for prompt in set(expected_prompts) | {PR.judge_prompt(r["question"], r["gold"], r["pred"]) for r in records if r["pred"]}:
+        for prompt in set(expected_prompts) | {
+            PR.judge_prompt(r["question"], r["gold"], r["pred"]) for r in records if r["pred"]
+        }:
             if rng.random() < 0.1:
                 _Recorder.down.add(prompt)
             _Recorder.verdict_for[prompt] = rng.choice(VERDICTS)
         path, out = tmp / "vqa.jsonl", tmp / "vqa_eval.jsonl"
         out.unlink(missing_ok=True)
         write_preds(path, preds)
-        _, text = quiet(official.evaluate_predictions_with_model, rows, str(path), "http://unused", "k", "judge-x", 4, None, str(out))
+        _, text = quiet(
+            official.evaluate_predictions_with_model,
+            rows,
+            str(path),
+            "http://unused",
+            "k",
+            "judge-x",
+            4,
+            None,
+            str(out),
+        )
         sent = sorted(set(_Recorder.prompts))
         tally.check("vqa: judge prompts sent", sent, sorted(set(expected_prompts)), model)
 
@@ -288,7 +502,11 @@ def check_vqa(mods, tally, rng, n, tmp):  # type: ignore[no-untyped-def]
                 out = []
                 for body in bodies:
                     prompt = body["messages"][0]["content"]
-                    out.append(JudgeResult(None, "down") if prompt in _Recorder.down else JudgeResult(_Recorder.verdict_for[prompt].strip()))
+                    out.append(
+                        JudgeResult(None, "down")
+                        if prompt in _Recorder.down
+                        else JudgeResult(_Recorder.verdict_for[prompt].strip())
+                    )
                 return out
 
         got = S.judge_outcomes(records, Client())
@@ -319,10 +537,17 @@ def main() -> int:
     try:
         path = Path(tempfile.mkstemp(suffix=".jsonl")[1])
         write_preds(path, [{"idx": 0, "model_pred": '{"calories": 1e200, "protein": 1, "carbohydrates": 1, "fat": 1}'}])
-        quiet(mods["eval_nutrition"].evaluate_predictions, [{"ground_truth": {"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}}], str(path))
+        quiet(
+            mods["eval_nutrition"].evaluate_predictions,
+            [{"ground_truth": {"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}}],
+            str(path),
+        )
         print("note: the official scorer did not crash on a 1e200 prediction")
     except OverflowError:
-        print("note: the official nutrition scorer crashes (OverflowError) on a prediction of 1e200 kcal; ours reports RMSE = inf")
+        print(
+            "note: the official nutrition scorer crashes (OverflowError) on a prediction of 1e200 kcal; ours reports "
+            "RMSE = inf"
+        )
     return tally.report()
 
 

@@ -13,10 +13,10 @@ generated 512x384 JPEG images, in ``FoodieQA.zip``), offline, in a temporary dir
 
 Usage::
 
-    python scripts/bench_foodieqa.py [--size 512x384] [--json PATH]
+    python bench/bench_foodieqa.py [--size 512x384] [--json PATH]
 
 ``--size 4032x3024`` gives the images the weight of the real phone photos (photo-like content, about 3 MB
-each; scripts/bench_image_path.py measures the whole image path at that size, lmms-eval's part included).
+each; bench/bench_image_path.py measures the whole image path at that size, lmms-eval's part included).
 """
 
 from __future__ import annotations
@@ -37,8 +37,21 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-OUTPUTS = ["B", "(C)", "Answer: B", "答案是 C", "图B", "第二张", "我选择（D）", "<think>A or B?</think> C", "<think>unterminated", "新疆菜",
-           "The dish in option (A) is baked in a tandoor, so A.", "I cannot tell.", ""]  # fmt: skip
+OUTPUTS = [
+    "B",
+    "(C)",
+    "Answer: B",
+    "答案是 C",
+    "图B",
+    "第二张",
+    "我选择（D）",
+    "<think>A or B?</think> C",
+    "<think>unterminated",
+    "新疆菜",
+    "The dish in option (A) is baked in a tandoor, so A.",
+    "I cannot tell.",
+    "",
+]
 
 
 def _jpeg(rng: random.Random, size: tuple[int, int] = (512, 384)) -> bytes:
@@ -67,13 +80,38 @@ def build(root: Path, size: tuple[int, int] = (512, 384)) -> None:
     paths = sorted(images)
     opts = ["京菜", "徽菜", "新疆菜", "桂菜"]
     tables = {
-        "mivqa": [layout.mivqa_row(f"q{i}", "以下哪道菜需要放入馕坑烤制？" * 2, "Which of the following dishes is baked in a tandoor?",
-                                   rng.sample(paths, 4), rng.randrange(4), "cooking-skills", "新疆") for i in range(403)],
-        "sivqa": [layout.sivqa_row(f"vqa-{i}", "图片中的食物通常属于哪个菜系?", opts, "The food in the picture usually belongs to which cuisine?",
-                                   ["Beijing", "Anhui", "Xinjiang", "Guizhou"], rng.randrange(4), "cuisine_type", "烤羊肉串", "新疆菜",
-                                   rng.choice(paths)) for i in range(256)],
-        "textqa": [layout.textqa_row(f"t{i}", "北京烤鸭通常属于哪个菜系?", opts, rng.randrange(4), "cuisine_type") for i in range(705)],
-    }  # fmt: skip
+        "mivqa": [
+            layout.mivqa_row(
+                f"q{i}",
+                "以下哪道菜需要放入馕坑烤制？" * 2,
+                "Which of the following dishes is baked in a tandoor?",
+                rng.sample(paths, 4),
+                rng.randrange(4),
+                "cooking-skills",
+                "新疆",
+            )
+            for i in range(403)
+        ],
+        "sivqa": [
+            layout.sivqa_row(
+                f"vqa-{i}",
+                "图片中的食物通常属于哪个菜系?",
+                opts,
+                "The food in the picture usually belongs to which cuisine?",
+                ["Beijing", "Anhui", "Xinjiang", "Guizhou"],
+                rng.randrange(4),
+                "cuisine_type",
+                "烤羊肉串",
+                "新疆菜",
+                rng.choice(paths),
+            )
+            for i in range(256)
+        ],
+        "textqa": [
+            layout.textqa_row(f"t{i}", "北京烤鸭通常属于哪个菜系?", opts, rng.randrange(4), "cuisine_type")
+            for i in range(705)
+        ],
+    }
     layout.write_zip(root, tables, images)
 
 
@@ -109,7 +147,6 @@ def main(argv: list[str] | None = None) -> int:
         figures["zip_mib"] = round((root / "lyan62/FoodieQA/FoodieQA.zip").stat().st_size / 2**20, 1)
 
         import food_tasks.utils.foodieqa as hooks
-
         from food_tasks.benchmarks.foodieqa import data as fq_data
         from food_tasks.benchmarks.foodieqa import parsing as fq_parsing
         from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
@@ -124,18 +161,27 @@ def main(argv: list[str] | None = None) -> int:
         for spec, ds in docs.items():
             sample = [ds[i] for i in range(min(100, len(ds)))]
             figures[f"doc_to_text_{spec}_us"] = per_call(hooks.doc_to_text, sample)
-            figures[f"doc_to_messages_{spec}_us (incl. image decode)"] = per_call(hooks.doc_to_messages, sample, repeat=1)
-            figures[f"process_results_{spec}_us"] = per_call(lambda d: hooks.process_results(d, [rng.choice(OUTPUTS)]), sample)
+            figures[f"doc_to_messages_{spec}_us (incl. image decode)"] = per_call(
+                hooks.doc_to_messages, sample, repeat=1
+            )
+            figures[f"process_results_{spec}_us"] = per_call(
+                lambda d: hooks.process_results(d, [rng.choice(OUTPUTS)]), sample
+            )
 
         for unit in ("Answer: B ", "图A图B", "(((((", "A" * 7 + " "):
             for size in (16 * 1024, 256 * 1024, 1024 * 1024):
                 text = unit * (size // len(unit))
                 t_robust, _ = timed(fq_parsing.parse_robust, text, "(", ["a", "b", "c", "d"])
                 t_paper, _ = timed(fq_parsing.parse_paper, text, "sivqa", 0)
-                figures[f"parse {unit[:10]!r} x {size // 1024} KB: robust / paper ms"] = (round(t_robust * 1e3, 2), round(t_paper * 1e3, 3))
+                figures[f"parse {unit[:10]!r} x {size // 1024} KB: robust / paper ms"] = (
+                    round(t_robust * 1e3, 2),
+                    round(t_paper * 1e3, 3),
+                )
 
         doc = docs["sivqa_en_p0"][0]
-        records = [fq_scoring.score(doc | {"index": i}, rng.choice(OUTPUTS), "sivqa", "en", 0, "(") for i in range(10000)]
+        records = [
+            fq_scoring.score(doc | {"index": i}, rng.choice(OUTPUTS), "sivqa", "en", 0, "(") for i in range(10000)
+        ]
         agg = {}
         for name, metric in hooks.TABLES["p0"].items():
             agg[name], _ = timed(metric, records)

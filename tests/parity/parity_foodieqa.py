@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Parity check of our FoodieQA prompts, parsers and paper-protocol accuracy against the official code.
 
-A script, not a test: it needs a local copy of github.com/lyan62/FoodieQA (commit 4d726407). It
+Opt-in: run by tests/parity/test_parity_foodieqa.py when ``FOOD_TASKS_PARITY_FOODIEQA`` names a local
+copy, or as a script (usage below). It needs a local copy of github.com/lyan62/FoodieQA (commit 4d726407). It
 *imports* the official modules from ``model-eval/scripts`` and calls their functions (the entry script
 ``get_accuracy.py`` is not runnable as a script, its functions are); none of their code is reproduced
 here and no official data is needed: documents and model outputs are synthetic (``--seed``).
@@ -24,7 +25,7 @@ Checks (ours vs official on the same input, exact):
 
 Usage::
 
-    python scripts/parity_foodieqa.py --official /path/to/FoodieQA [--seed 0] [--n 3000]
+    python tests/parity/parity_foodieqa.py --official /path/to/FoodieQA [--seed 0] [--n 3000]
 
 Exit status 0 when everything matches, 1 on any mismatch (examples printed), 2 when the official code
 cannot be loaded.
@@ -41,7 +42,7 @@ import sys
 import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -50,14 +51,83 @@ from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
 
 FALLBACK = "<fallback>"
-PIECES = ["A", "B", "C", "D", "E", "a", "c", "Ａ", "Ｃ", " ", "\n", "Answer: ", "Answer:", "Option (", "(", ")", "（", "）", "图", "图B",
-          "\nAssistant:", "\nAssistant: ", "Assistant: I would select", "my answer would be", "Please select one of the options as your answer",
-          "我选择", "选择一个正确答案", "答案为：", "<think>", "</think>", "Based on", "I think", "第二张", "Liangpi.", "新疆菜", "京菜",
-          "Picture 5", ".", "，", "：", "Human: ", "智能助手：", "Ｂ）", "", "\t", "d", "Dish"]  # fmt: skip
-HANDWRITTEN = ["Answer: B", "Option (E)\nPicture 5: the dish is …", "Based on the image, C", "Ｃ", "I think (c)",
-               "<think>The options A and B look alike…</think> C", "C", "A.", "A", "Liangpi.", "Rice.", "", " ", "\nAssistant: 图B",
-               "User: x\nAssistant: C", "User: x\nAssistant: ", "为（C", "我选择（D）", "选择一个正确答案，为（B", "Assistant: I would select (A",
-               "my answer would be (D)", "图", "\nAssistant:", "（", "我选择", "选择一个正确答案"]  # fmt: skip
+PIECES = [
+    "A",
+    "B",
+    "C",
+    "D",
+    "E",
+    "a",
+    "c",
+    "Ａ",
+    "Ｃ",
+    " ",
+    "\n",
+    "Answer: ",
+    "Answer:",
+    "Option (",
+    "(",
+    ")",
+    "（",
+    "）",
+    "图",
+    "图B",
+    "\nAssistant:",
+    "\nAssistant: ",
+    "Assistant: I would select",
+    "my answer would be",
+    "Please select one of the options as your answer",
+    "我选择",
+    "选择一个正确答案",
+    "答案为：",
+    "<think>",
+    "</think>",
+    "Based on",
+    "I think",
+    "第二张",
+    "Liangpi.",
+    "新疆菜",
+    "京菜",
+    "Picture 5",
+    ".",
+    "，",
+    "：",
+    "Human: ",
+    "智能助手：",
+    "Ｂ）",
+    "",
+    "\t",
+    "d",
+    "Dish",
+]
+HANDWRITTEN = [
+    "Answer: B",
+    "Option (E)\nPicture 5: the dish is …",
+    "Based on the image, C",
+    "Ｃ",
+    "I think (c)",
+    "<think>The options A and B look alike…</think> C",
+    "C",
+    "A.",
+    "A",
+    "Liangpi.",
+    "Rice.",
+    "",
+    " ",
+    "\nAssistant: 图B",
+    "User: x\nAssistant: C",
+    "User: x\nAssistant: ",
+    "为（C",
+    "我选择（D）",
+    "选择一个正确答案，为（B",
+    "Assistant: I would select (A",
+    "my answer would be (D)",
+    "图",
+    "\nAssistant:",
+    "（",
+    "我选择",
+    "选择一个正确答案",
+]
 
 
 def load_official(path: Path) -> dict[str, types.ModuleType]:
@@ -136,34 +206,104 @@ def check_parsers(off, report: Report, outputs: list[str]) -> None:  # type: ign
     ga, ut = off["get_accuracy"], off["utils"]
     with stub_random(ga, ut):
         for text in outputs:
-            report.check("parse_res", ours(fq_parsing.after_assistant(text)), official_call(ga.parse_res, {"response": [text]}), text)
-            report.check("parse_yi_res", ours(fq_parsing.first_letter(text.strip())), official_call(ga.parse_yi_res, {"response": text}), text)
-            report.check("parse_phi3v_res", ours(fq_parsing.first_letter(text)), official_call(ga.parse_phi3v_res, {"response": text}), text)
+            report.check(
+                "parse_res",
+                ours(fq_parsing.after_assistant(text)),
+                official_call(ga.parse_res, {"response": [text]}),
+                text,
+            )
+            report.check(
+                "parse_yi_res",
+                ours(fq_parsing.first_letter(text.strip())),
+                official_call(ga.parse_yi_res, {"response": text}),
+                text,
+            )
+            report.check(
+                "parse_phi3v_res",
+                ours(fq_parsing.first_letter(text)),
+                official_call(ga.parse_phi3v_res, {"response": text}),
+                text,
+            )
             for k in range(4):
-                report.check("parse_qwen_res", ours(fq_parsing.qwen_en(text, k)), official_call(ga.parse_qwen_res, {"response": text}, k), (k, text))
-                report.check("parse_textqa_res", ours(fq_parsing.textqa(text, k)), official_call(ga.parse_textqa_res, {"response": text}, k), (k, text))
-            report.check("utils.parse_mantis", ours(fq_parsing.mantis(text)), official_call(ut.parse_mantis, {"response": [text]}), text)
-            report.check("utils.parse_idefics", ours(fq_parsing.idefics(text)), official_call(ut.parse_idefics, {"response": [text]}), text)
-            report.check("utils.parse_idefics_sivqa", ours(fq_parsing.idefics_sivqa(text)), official_call(ut.parse_idefics_sivqa, {"response": [text]}, 0), text)
-            report.check("utils.parse_qwen_sivqa", ours(fq_parsing.qwen_sivqa(text)), official_call(ut.parse_qwen_sivqa, {"response": text}), text)
+                report.check(
+                    "parse_qwen_res",
+                    ours(fq_parsing.qwen_en(text, k)),
+                    official_call(ga.parse_qwen_res, {"response": text}, k),
+                    (k, text),
+                )
+                report.check(
+                    "parse_textqa_res",
+                    ours(fq_parsing.textqa(text, k)),
+                    official_call(ga.parse_textqa_res, {"response": text}, k),
+                    (k, text),
+                )
+            report.check(
+                "utils.parse_mantis",
+                ours(fq_parsing.mantis(text)),
+                official_call(ut.parse_mantis, {"response": [text]}),
+                text,
+            )
+            report.check(
+                "utils.parse_idefics",
+                ours(fq_parsing.idefics(text)),
+                official_call(ut.parse_idefics, {"response": [text]}),
+                text,
+            )
+            report.check(
+                "utils.parse_idefics_sivqa",
+                ours(fq_parsing.idefics_sivqa(text)),
+                official_call(ut.parse_idefics_sivqa, {"response": [text]}, 0),
+                text,
+            )
+            report.check(
+                "utils.parse_qwen_sivqa",
+                ours(fq_parsing.qwen_sivqa(text)),
+                official_call(ut.parse_qwen_sivqa, {"response": text}),
+                text,
+            )
             # the paper protocol's parse = parse_yi_res (VQA) / parse_textqa_res (text QA)
-            report.check("parse_paper(vqa)", ours(None if (p := fq_parsing.parse_paper(text, "sivqa", 0)) is None else str(p)),
-                         official_call(ga.parse_yi_res, {"response": text}), text)  # fmt: skip
+            report.check(
+                "parse_paper(vqa)",
+                ours(None if (p := fq_parsing.parse_paper(text, "sivqa", 0)) is None else str(p)),
+                official_call(ga.parse_yi_res, {"response": text}),
+                text,
+            )
 
 
 # Braces in questions and options: the official .format() copies them verbatim ({c} in a question is not the options).
-QUESTIONS = ["图片中的食物通常属于哪个菜系?", " 图片中的食物的口味是? ", "What is the food in the picture?", "以下哪道菜是{甜}的？", "以上哪道菜最辣？",
-             "图片中的食物是{c}还是{q}？", "Which {} is {0}{{x}}}?"]
-CHOICES = [["京菜", "徽菜", " 新疆菜 ", "桂菜"], ["Sweet", "Sour", "Salty", "Spicy"], ["a{b}", "c", "d", "e"], ["{q}", "{c}", "{}", "}{"]]
+QUESTIONS = [
+    "图片中的食物通常属于哪个菜系?",
+    " 图片中的食物的口味是? ",
+    "What is the food in the picture?",
+    "以下哪道菜是{甜}的？",
+    "以上哪道菜最辣？",
+    "图片中的食物是{c}还是{q}？",
+    "Which {} is {0}{{x}}}?",
+]
+CHOICES = [
+    ["京菜", "徽菜", " 新疆菜 ", "桂菜"],
+    ["Sweet", "Sour", "Salty", "Spicy"],
+    ["a{b}", "c", "d", "e"],
+    ["{q}", "{c}", "{}", "}{"],
+]
 
 
 def synthetic_docs(rng: random.Random, n: int) -> list[dict]:
     docs = []
     for i in range(n):
         q, q_en = rng.choice(QUESTIONS), rng.choice(QUESTIONS)
-        docs.append({"question": q, "question_en": q_en, "choices": rng.choice(CHOICES), "choices_en": rng.choice(CHOICES),
-                     "answer": str(rng.randrange(4)), "food_name": rng.choice(["麻婆豆腐", "烤羊肉串"]),
-                     "food_meta": {"food_file": f"images/{i}.jpeg"}, "images": [f"images/{i}_{k}.jpeg" for k in range(4)]})  # fmt: skip
+        docs.append(
+            {
+                "question": q,
+                "question_en": q_en,
+                "choices": rng.choice(CHOICES),
+                "choices_en": rng.choice(CHOICES),
+                "answer": str(rng.randrange(4)),
+                "food_name": rng.choice(["麻婆豆腐", "烤羊肉串"]),
+                "food_meta": {"food_file": f"images/{i}.jpeg"},
+                "images": [f"images/{i}_{k}.jpeg" for k in range(4)],
+            }
+        )
     return docs
 
 
@@ -182,19 +322,38 @@ def check_prompts(off, report: Report, docs: list[dict]) -> None:  # type: ignor
             tdoc = doc | {"food_meta": {"food_file": "x"}}
             q, _, choices_str = tu.format_question(tdoc)
             p = fq_prompts.build(doc, "textqa", "zh", k)
-            report.check("textqa prompts", fq_prompts.user_text(p), tu.format_text_prompt(q, choices_str, k, lang="zh"), (k, doc["question"]))
+            report.check(
+                "textqa prompts",
+                fq_prompts.user_text(p),
+                tu.format_text_prompt(q, choices_str, k, lang="zh"),
+                (k, doc["question"]),
+            )
             if hasattr(tu, "get_prompt_qwen"):  # format_question returns 3 values there: the release's helper is broken
                 msgs = fq_prompts.to_messages(p, [])
-                theirs = [{"role": "system", "content": "你是一个智能助手。"},
-                          {"role": "user", "content": tu.format_text_prompt(q, choices_str, k, lang="zh").replace("你是一个智能助手，", "")}]  # fmt: skip
-                report.check("textqa qwen2 wrapping", [{"role": m["role"], "content": m["content"][0]["text"]} for m in msgs], theirs, k)
+                theirs = [
+                    {"role": "system", "content": "你是一个智能助手。"},
+                    {
+                        "role": "user",
+                        "content": tu.format_text_prompt(q, choices_str, k, lang="zh").replace(
+                            "你是一个智能助手，", ""
+                        ),
+                    },
+                ]
+                report.check(
+                    "textqa qwen2 wrapping",
+                    [{"role": m["role"], "content": m["content"][0]["text"]} for m in msgs],
+                    theirs,
+                    k,
+                )
         if "eval_mivqa_en" in off:
             for lang in ("zh", "en"):
                 for k in range(4):
                     theirs = off["eval_mivqa_en"].get_prompt_phi(doc, "/data", template=k, lang=lang)
                     p = fq_prompts.build(doc, "mivqa", lang, k)
                     user = "".join(x if isinstance(x, str) else f"<|image_{x + 1}|>" for x in p.parts)
-                    mine = [{"role": "user", "content": user}] + ([{"role": "assistant", "content": p.prefill}] if p.prefill else [])
+                    mine = [{"role": "user", "content": user}] + (
+                        [{"role": "assistant", "content": p.prefill}] if p.prefill else []
+                    )
                     report.check("mivqa prompts (get_prompt_phi)", mine, theirs, (lang, k, doc["question"]))
 
 
@@ -209,10 +368,24 @@ def check_accuracy(off, report: Report, rng: random.Random, files: int) -> None:
             res = [{"response": o} for o in outputs]
             random.seed(fq_scoring.PAPER_SEED)
             with contextlib.redirect_stdout(io.StringIO()):
-                theirs = ga.get_accuracy(data, res, lambda r, fn=fn, k=k: fn(r, k) if fn is ga.parse_textqa_res else fn(r))
-            records = [{"index": i, "gold": int(g), "paper": fq_parsing.parse_paper(o, task, k),
-                        "paper_fallback": 0 if task == "textqa" else None} for i, (g, o) in enumerate(zip(golds, outputs))]  # fmt: skip
-            report.check(f"acc_paper_protocol ({task})", round(fq_scoring.acc_paper_protocol(records), 9), round(100 * theirs, 9), f)
+                theirs = ga.get_accuracy(
+                    data, res, lambda r, fn=fn, k=k: fn(r, k) if fn is ga.parse_textqa_res else fn(r)
+                )
+            records = [
+                {
+                    "index": i,
+                    "gold": int(g),
+                    "paper": fq_parsing.parse_paper(o, task, k),
+                    "paper_fallback": 0 if task == "textqa" else None,
+                }
+                for i, (g, o) in enumerate(zip(golds, outputs))
+            ]
+            report.check(
+                f"acc_paper_protocol ({task})",
+                round(fq_scoring.acc_paper_protocol(records), 9),
+                round(100 * theirs, 9),
+                f,
+            )
 
 
 def unseeded_spread(off, rng: random.Random, n: int = 40, seeds: int = 200) -> None:  # type: ignore[no-untyped-def]
@@ -230,13 +403,17 @@ def unseeded_spread(off, rng: random.Random, n: int = 40, seeds: int = 200) -> N
             scores.append(100 * ga.get_accuracy(data, res, ga.parse_yi_res))
     with contextlib.redirect_stdout(io.StringIO()):
         phi = 100 * ga.get_accuracy(data, res, ga.parse_phi3v_res)
-    records = [{"index": i, "gold": int(g), "paper": fq_parsing.parse_paper(o, "sivqa", 0), "paper_fallback": None}
-               for i, (g, o) in enumerate(zip(golds, outputs))]  # fmt: skip
+    records = [
+        {"index": i, "gold": int(g), "paper": fq_parsing.parse_paper(o, "sivqa", 0), "paper_fallback": None}
+        for i, (g, o) in enumerate(zip(golds, outputs))
+    ]
     fallbacks = sum(r["paper"] is None for r in records)
-    print(f"unseeded official score (parse_yi_res, {n} questions, {fallbacks} random fallbacks) over {seeds} seeds: "
-          f"min {min(scores):.1f}, max {max(scores):.1f}, mean {sum(scores) / len(scores):.2f}; "
-          f"acc_paper_protocol (seed 42 once) {fq_scoring.acc_paper_protocol(records):.1f}; "
-          f"parse_phi3v_res (fallback always A) {phi:.1f}")  # fmt: skip
+    print(
+        f"unseeded official score (parse_yi_res, {n} questions, {fallbacks} random fallbacks) over {seeds} seeds: "
+        f"min {min(scores):.1f}, max {max(scores):.1f}, mean {sum(scores) / len(scores):.2f}; "
+        f"acc_paper_protocol (seed 42 once) {fq_scoring.acc_paper_protocol(records):.1f}; "
+        f"parse_phi3v_res (fallback always A) {phi:.1f}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

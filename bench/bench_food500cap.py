@@ -23,7 +23,7 @@ downloaded at the pinned commit) with one tiny generated JPEG hard-linked at eve
 Hypotheses are another caption of the same category (fluent, on topic, wrong image), so metric values
 are plausible but mean nothing. Nothing is asserted.
 
-    python scripts/bench_food500cap.py [--data-dir DIR] [--splits test,all] [--repeat 2] [--stress] [--tokenizers]
+    python bench/bench_food500cap.py [--data-dir DIR] [--splits test,all] [--repeat 2] [--stress] [--tokenizers]
                                        [--json out.json]
 """
 
@@ -117,7 +117,6 @@ def main() -> int:
         build_images(root, root)
         os.environ.update(FOOD_TASKS_DATA_DIR=str(root), FOOD_TASKS_OFFLINE="1")
         from food_tasks import cocoeval
-        from food_tasks.benchmarks.food500cap import scoring as fc_scoring
         from food_tasks.utils import food500cap as hooks
 
         print(f"java: {cocoeval.java_problem() or 'available'}")
@@ -129,7 +128,9 @@ def main() -> int:
             t = time.perf_counter()
             fn(None)
             again = time.perf_counter() - t
-            print(f"1. [{split}] document preparation: {len(dataset)} docs  first {first:6.2f} s  repeat {again:6.4f} s")
+            print(
+                f"1. [{split}] document preparation: {len(dataset)} docs  first {first:6.2f} s  repeat {again:6.4f} s"
+            )
             docs = [dataset[i] for i in range(len(dataset))]
             state = rng.getstate()
             outs = outputs(docs, rng)
@@ -143,19 +144,40 @@ def main() -> int:
             t = time.perf_counter()
             values = {name: fn(records) for name, fn in hooks.TABLES["caption"].items()}
             total = time.perf_counter() - t
-            print(f"3. [{split}] aggregation of {len(hooks.TABLES['caption'])} metrics over {len(records)} records: {total:6.1f} s")
-            for name in ("bleu4", "meteor", "rouge_l", "cider", "sla_accurate", "sla_relaxed", "mean_caption_words",
-                         "bleu4_pytok", "cider_pytok", "captions_cut"):  # fmt: skip
+            print(
+                f"3. [{split}] aggregation of {len(hooks.TABLES['caption'])} metrics over {len(records)} records: "
+                f"{total:6.1f} s"
+            )
+            for name in (
+                "bleu4",
+                "meteor",
+                "rouge_l",
+                "cider",
+                "sla_accurate",
+                "sla_relaxed",
+                "mean_caption_words",
+                "bleu4_pytok",
+                "cider_pytok",
+                "captions_cut",
+            ):
                 v = values.get(name, "(no such metric)")
                 print(f"      {name:<20} {v:8.2f}" if isinstance(v, float) else f"      {name:<20} {v}")
             parts = time_parts(records) if cocoeval.java_problem() is None else {}
             for name, took in parts.items():
                 print(f"      part {name:<22} {took:6.2f} s")
-            figures[split] = {"docs": len(docs), "prepare_first_s": first, "prepare_repeat_s": again,
-                              "process_results_median_us": statistics.median(times), "aggregate_s": total, "parts_s": parts}  # fmt: skip
+            figures[split] = {
+                "docs": len(docs),
+                "prepare_first_s": first,
+                "prepare_repeat_s": again,
+                "process_results_median_us": statistics.median(times),
+                "aggregate_s": total,
+                "parts_s": parts,
+            }
             if cocoeval.java_problem() is None:
                 rng.setstate(state)  # the same rolls, the runaway repetitions replaced by plain captions
-                plain = [hooks.process_results(d, [o])["bleu4"].record for d, o in zip(docs, outputs(docs, rng, runaway=0.0))]
+                plain = [
+                    hooks.process_results(d, [o])["bleu4"].record for d, o in zip(docs, outputs(docs, rng, runaway=0.0))
+                ]
                 figures[split]["side_by_side"] = side_by_side(split, plain, args.repeat)
         if args.stress:
             figures["stress"] = stress(hooks)
@@ -189,8 +211,12 @@ def toolkit_pipeline(records: list) -> dict[str, float]:
     gts = tokenizer.tokenize({r["key"]: [{"caption": r["ref"]}] for r in rows})
     res = tokenizer.tokenize({r["key"]: [{"caption": r["pred"]}] for r in rows})
     out: dict[str, float] = {}
-    for scorer, names in ((Bleu(4), ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"]), (Meteor(), ["METEOR"]),
-                          (Rouge(), ["ROUGE_L"]), (Cider(), ["CIDEr"])):  # fmt: skip
+    for scorer, names in (
+        (Bleu(4), ["Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"]),
+        (Meteor(), ["METEOR"]),
+        (Rouge(), ["ROUGE_L"]),
+        (Cider(), ["CIDEr"]),
+    ):
         score, _ = scorer.compute_score(gts, res)
         out.update(zip(names, score if isinstance(score, list) else [score]))
     return out
@@ -216,12 +242,21 @@ def side_by_side(split: str, records: list, repeat: int) -> dict[str, object]:
             raise SystemExit(f"side by side: {ours} {values[ours]} differs from the toolkit's {100 * theirs[toolkit]}")
     med = {k: statistics.median(v) for k, v in took.items()}
     print(f"4. [{split}] side by side, {len(records)} records, median of {repeat} (same numbers, checked):")
-    print(f"      toolkit standard pipeline   {med['toolkit']:6.1f} s   {' '.join(f'{x:.1f}' for x in took['toolkit'])}")
+    print(
+        f"      toolkit standard pipeline   {med['toolkit']:6.1f} s   {' '.join(f'{x:.1f}' for x in took['toolkit'])}"
+    )
     for kind in ("ours_cold", "ours_warm"):
-        print(f"      ours, {kind[5:]:<4} ({len(table)} metrics)  {med[kind]:6.1f} s   {' '.join(f'{x:.1f}' for x in took[kind])}"
-              f"   ratio {med[kind] / med['toolkit']:.2f}x")  # fmt: skip
-    return {"records": len(records), "times_s": took, "ratio_cold": med["ours_cold"] / med["toolkit"],
-            "ratio_warm": med["ours_warm"] / med["toolkit"]}  # fmt: skip
+        print(
+            f"      ours, {kind[5:]:<4} ({len(table)} metrics)  {med[kind]:6.1f} s   "
+            f"{' '.join(f'{x:.1f}' for x in took[kind])}"
+            f"   ratio {med[kind] / med['toolkit']:.2f}x"
+        )
+    return {
+        "records": len(records),
+        "times_s": took,
+        "ratio_cold": med["ours_cold"] / med["toolkit"],
+        "ratio_warm": med["ours_warm"] / med["toolkit"],
+    }
 
 
 def stress(hooks) -> dict[str, object]:  # type: ignore[no-untyped-def]
@@ -232,9 +267,16 @@ def stress(hooks) -> dict[str, object]:  # type: ignore[no-untyped-def]
     values = {name: fn(records) for name, fn in hooks.TABLES["caption"].items()}
     took = time.perf_counter() - t
     size = statistics.mean(len(r["pred"].encode()) for r in records)
-    print(f"5. stress: {len(records)} captions of {size / 1024:.1f} KB: aggregation of every metric {took:6.1f} s; "
-          f"meteor {values['meteor']}, captions_cut {values.get('captions_cut')}")
-    return {"records": len(records), "caption_bytes": size, "aggregate_s": took, "captions_cut": values.get("captions_cut")}
+    print(
+        f"5. stress: {len(records)} captions of {size / 1024:.1f} KB: aggregation of every metric {took:6.1f} s; "
+        f"meteor {values['meteor']}, captions_cut {values.get('captions_cut')}"
+    )
+    return {
+        "records": len(records),
+        "caption_bytes": size,
+        "aggregate_s": took,
+        "captions_cut": values.get("captions_cut"),
+    }
 
 
 def time_parts(records: list) -> dict[str, float]:
@@ -252,9 +294,12 @@ def time_parts(records: list) -> dict[str, float]:
     parts["ptb tokenizer (java)"] = time.perf_counter() - t
     gts = {r["key"]: [tokens[i]] for i, r in enumerate(rows)}
     res = {r["key"]: [tokens[len(rows) + i]] for i, r in enumerate(rows)}
-    for name, scorer in (("bleu", lambda: Bleu(4).compute_score(gts, res, verbose=0)),
-                         ("meteor (java)", lambda: Meteor().compute_score(gts, res)),
-                         ("rouge_l", lambda: Rouge().compute_score(gts, res)), ("cider-d", lambda: Cider().compute_score(gts, res))):  # fmt: skip
+    for name, scorer in (
+        ("bleu", lambda: Bleu(4).compute_score(gts, res, verbose=0)),
+        ("meteor (java)", lambda: Meteor().compute_score(gts, res)),
+        ("rouge_l", lambda: Rouge().compute_score(gts, res)),
+        ("cider-d", lambda: Cider().compute_score(gts, res)),
+    ):
         t = time.perf_counter()
         scorer()
         parts[name] = time.perf_counter() - t
@@ -272,7 +317,10 @@ def tokenizer_distance(root: Path) -> dict[str, object]:
     java = cocoeval.ptb_tokenize(captions)
     py = [cocoeval.py_tokenize(c) for c in captions]
     differ = [(c, a, b) for c, a, b in zip(captions, java, py) if a != b]
-    print(f"4. pure-Python tokenizer: {len(captions) - len(differ)} / {len(captions)} reference captions tokenised identically")
+    print(
+        f"4. pure-Python tokenizer: {len(captions) - len(differ)} / {len(captions)} reference captions tokenised "
+        "identically"
+    )
     for c, a, b in differ[:10]:
         print(f"      {c!r}\n        toolkit: {a}\n        ours:    {b}")
     return {"captions": len(captions), "identical": len(captions) - len(differ)}

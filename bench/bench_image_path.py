@@ -31,9 +31,9 @@ two cores; the mirror takes a few GB under ``--workdir``).
 
 Usage::
 
-    python scripts/bench_image_path.py [--json out.json] [--workdir DIR]
-    python scripts/bench_image_path.py --benchmarks worldcuisines --docs 16 --threads 1,4
-    python scripts/bench_image_path.py --memory --workdir /tmp/wc_memory [--memory-docs 60000]
+    python bench/bench_image_path.py [--json out.json] [--workdir DIR]
+    python bench/bench_image_path.py --benchmarks worldcuisines --docs 16 --threads 1,4
+    python bench/bench_image_path.py --memory --workdir /tmp/wc_memory [--memory-docs 60000]
 """
 
 from __future__ import annotations
@@ -57,8 +57,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-               "TOKENIZERS_PARALLELISM": "false", "OPENAI_API_KEY": "bench"}  # fmt: skip
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "OPENAI_API_KEY": "bench",
+}
 PHONE, KB, RECIPE, ISIA = (4032, 3024), (1600, 1200), (1200, 800), (640, 480)
 
 # name -> (image size, JPEG quality, images per document, the lmms-eval task it stands for)
@@ -133,11 +138,35 @@ def build(name: str, root: Path, docs: int, cache: Path) -> None:
 
         images = {f"images/u{i // 4}/{i}_IMG.jpeg": pool.take() for i in range(4 * docs)}
         paths = sorted(images, key=lambda p: int(p.rsplit("/", 1)[1].split("_")[0]))
-        mivqa = [layout.mivqa_row(f"q{i}", "以下哪道菜需要放入馕坑烤制？", "Which of the following dishes is baked in a tandoor?",
-                                  paths[4 * i: 4 * i + 4], i % 4, "cooking-skills", "新疆") for i in range(docs)]  # fmt: skip
-        sivqa = [layout.sivqa_row("vqa-0", "图片中的食物通常属于哪个菜系?", ["京菜", "徽菜", "新疆菜", "桂菜"], "Which cuisine?",
-                                  ["a", "b", "c", "d"], 2, "cuisine_type", "烤羊肉串", "新疆菜", paths[0])]  # fmt: skip
-        textqa = [layout.textqa_row("t0", "北京烤鸭通常属于哪个菜系?", ["京菜", "粤菜", "川菜", "湘菜"], 0, "cuisine_type")]
+        mivqa = [
+            layout.mivqa_row(
+                f"q{i}",
+                "以下哪道菜需要放入馕坑烤制？",
+                "Which of the following dishes is baked in a tandoor?",
+                paths[4 * i : 4 * i + 4],
+                i % 4,
+                "cooking-skills",
+                "新疆",
+            )
+            for i in range(docs)
+        ]
+        sivqa = [
+            layout.sivqa_row(
+                "vqa-0",
+                "图片中的食物通常属于哪个菜系?",
+                ["京菜", "徽菜", "新疆菜", "桂菜"],
+                "Which cuisine?",
+                ["a", "b", "c", "d"],
+                2,
+                "cuisine_type",
+                "烤羊肉串",
+                "新疆菜",
+                paths[0],
+            )
+        ]
+        textqa = [
+            layout.textqa_row("t0", "北京烤鸭通常属于哪个菜系?", ["京菜", "粤菜", "川菜", "湘菜"], 0, "cuisine_type")
+        ]
         layout.write_unpacked(root, {"mivqa": mivqa, "sivqa": sivqa, "textqa": textqa}, images)
     elif name == "diningbench":
         from food_tasks.benchmarks.diningbench import layout
@@ -146,33 +175,71 @@ def build(name: str, root: Path, docs: int, cache: Path) -> None:
         for i in range(docs):
             views = [f"images/cls{i}/std.jpg"] + [f"images/cls{i}/u{k}.jpg" for k in range(1, 4)]
             images.update({v: pool.take() for v in views})
-            rows.append({"id": i, "prompt": "Options:\nA. Noodles\nB. Dumplings\nAnswer with the letter.", "ground_truth": "A",
-                         "standard_image": views[0], "user_images": views[1:]})  # fmt: skip
-        files = {n: [] for n in ("classification.jsonl", "nutrition.jsonl", "nutrition_en.jsonl", "vqa.jsonl", "vqa_en.jsonl")}
+            rows.append(
+                {
+                    "id": i,
+                    "prompt": "Options:\nA. Noodles\nB. Dumplings\nAnswer with the letter.",
+                    "ground_truth": "A",
+                    "standard_image": views[0],
+                    "user_images": views[1:],
+                }
+            )
+        files = {
+            n: []
+            for n in ("classification.jsonl", "nutrition.jsonl", "nutrition_en.jsonl", "vqa.jsonl", "vqa_en.jsonl")
+        }
         layout.write_mirror(root, files | {"classification_en.jsonl": rows}, images, extracted=True)
     elif name == "worldcuisines":
         from food_tasks.benchmarks.worldcuisines import layout
 
         url = "https://upload.wikimedia.org/wikipedia/commons/{}.jpg?download".format
-        layout.write_wc_kb(root, [{"food_id": str(i), "name": f"dish {i}", "images": [(url(i), pool.take())]} for i in range(docs)])
-        layout.write_wc_vqa(root, [layout.wc_row(qa_id=str(400 + i), lang="en", food_id=str(i), prompt_id="9", prompt_type="1",
-                                                 question="What is this culinary dish called?", options=["A", "B", "C", "D", "E"],
-                                                 answer_id=1, image_url=url(i), task="large_task1") for i in range(docs)])  # fmt: skip
+        layout.write_wc_kb(
+            root, [{"food_id": str(i), "name": f"dish {i}", "images": [(url(i), pool.take())]} for i in range(docs)]
+        )
+        layout.write_wc_vqa(
+            root,
+            [
+                layout.wc_row(
+                    qa_id=str(400 + i),
+                    lang="en",
+                    food_id=str(i),
+                    prompt_id="9",
+                    prompt_type="1",
+                    question="What is this culinary dish called?",
+                    options=["A", "B", "C", "D", "E"],
+                    answer_id=1,
+                    image_url=url(i),
+                    task="large_task1",
+                )
+                for i in range(docs)
+            ],
+        )
     elif name == "fambench":
         from food_tasks import mirror
         from food_tasks.benchmarks.fambench import data as fb_data
 
         url = "https://recipes.example.org/photos/{}.jpg".format
-        rows = [{"title": f"Dish {i}", "question": "Is this dish suitable for someone managing hypertension?",
-                 "ingredients": ["1 cup rice", "2 tbsp soy sauce"], "nutrition": {"calories": "313 kcal"}, "image_url": url(i),
-                 "standard answer": {"decision": "recommend", "rationale_ingredients": []}} for i in range(docs)]  # fmt: skip
+        rows = [
+            {
+                "title": f"Dish {i}",
+                "question": "Is this dish suitable for someone managing hypertension?",
+                "ingredients": ["1 cup rice", "2 tbsp soy sauce"],
+                "nutrition": {"calories": "313 kcal"},
+                "image_url": url(i),
+                "standard answer": {"decision": "recommend", "rationale_ingredients": []},
+            }
+            for i in range(docs)
+        ]
         mirror.write_github_repo(root, fb_data.REPO, {fb_data.TASK1_FILE: rows})
         mirror.write_url_images(root, {url(i): pool.take() for i in range(docs)})
     elif name == "food500cap":
         from food_tasks.benchmarks.food500cap import data as fc_data
         from food_tasks.benchmarks.food500cap import layout
 
-        rows = [{"cat": "Abalone", "filename": f"Abalone/Abalone_{i:04d}.jpg", "caption": "Steamed abalone on ice."} for i in range(docs)]
+        rows = [
+            {"cat": "Abalone", "filename": f"Abalone/Abalone_{i:04d}.jpg", "caption": "Steamed abalone on ice."}
+            for i in range(docs)
+        ]
         layout.write_captions(root, {fc_data.TEST_FILE: rows, fc_data.TRAIN_FILE: rows[:1]})
         layout.write_images(root, {r["filename"]: pool.take() for r in rows})
 
@@ -297,8 +364,15 @@ class _FakeOpenAI:
 def _instances(task: str, docs, hook, gen_kwargs: dict):  # type: ignore[no-untyped-def]
     from lmms_eval.api.instance import Instance
 
-    return [Instance(request_type="generate_until", arguments=("", hook, dict(gen_kwargs), i, task, "test"), idx=0,
-                     metadata={"task": task, "doc_id": i, "repeats": 1}) for i in range(len(docs))]  # fmt: skip
+    return [
+        Instance(
+            request_type="generate_until",
+            arguments=("", hook, dict(gen_kwargs), i, task, "test"),
+            idx=0,
+            metadata={"task": task, "doc_id": i, "repeats": 1},
+        )
+        for i in range(len(docs))
+    ]
 
 
 def run_builder(kind: str, task: str, docs, hook, workdir: Path, batch_size: int, extra: dict) -> dict:  # type: ignore[no-untyped-def]
@@ -311,7 +385,6 @@ def run_builder(kind: str, task: str, docs, hook, workdir: Path, batch_size: int
         (fake / "vllm" / "__init__.py").write_text(FAKE_VLLM)
         sys.path.insert(0, str(fake))
         import vllm  # the fake
-
         from lmms_eval.models.chat.vllm import VLLM
 
         model = VLLM(model="bench", batch_size=batch_size, max_new_tokens=1, disable_log_stats=True, **extra)
@@ -337,8 +410,15 @@ def run_builder(kind: str, task: str, docs, hook, workdir: Path, batch_size: int
 
 def child(spec: dict) -> dict:
     """One measurement in this (fresh) process."""
-    os.environ.update(OFFLINE_ENV | {"FOOD_TASKS_DATA_DIR": spec["root"], "FOOD_TASKS_CACHE_DIR": str(Path(spec["root"]) / "_cache"),
-                                     "HF_HOME": str(Path(spec["root"]) / "_hf"), "LMMS_IMAGE_ENCODE_FORMAT": spec.get("format", "PNG")})  # fmt: skip
+    os.environ.update(
+        OFFLINE_ENV
+        | {
+            "FOOD_TASKS_DATA_DIR": spec["root"],
+            "FOOD_TASKS_CACHE_DIR": str(Path(spec["root"]) / "_cache"),
+            "HF_HOME": str(Path(spec["root"]) / "_hf"),
+            "LMMS_IMAGE_ENCODE_FORMAT": spec.get("format", "PNG"),
+        }
+    )
     from loguru import logger
 
     logger.remove()  # lmms-eval's progress logging would dominate the figures' console output
@@ -359,11 +439,25 @@ def child(spec: dict) -> dict:
                 counts = [sum(p["type"] == "image" for m in hook(ds[i]) for p in m["content"]) for i in range(n)]
             else:
                 with ThreadPoolExecutor(threads) as pool:
-                    counts = list(pool.map(lambda i: sum(p["type"] == "image" for m in hook(ds[i]) for p in m["content"]), range(n)))
+                    counts = list(
+                        pool.map(
+                            lambda i: sum(p["type"] == "image" for m in hook(ds[i]) for p in m["content"]), range(n)
+                        )
+                    )
             out["seconds"], out["cpu_s"] = time.perf_counter() - start, time.process_time() - cpu
             out["images"] = sum(counts)
         else:
-            out.update(run_builder(mode, BENCHMARKS[name][3], ds, hook, Path(spec["root"]), spec.get("batch_size", 64), spec.get("extra", {})))
+            out.update(
+                run_builder(
+                    mode,
+                    BENCHMARKS[name][3],
+                    ds,
+                    hook,
+                    Path(spec["root"]),
+                    spec.get("batch_size", 64),
+                    spec.get("extra", {}),
+                )
+            )
     out["docs_per_s"] = n / out["seconds"]
     out["cpu_ms_per_doc"] = out["cpu_s"] / n * 1e3  # all threads' CPU time: what a document costs, whatever the load
     out["peak_mib"] = memory.peak
@@ -374,13 +468,19 @@ def run_child(spec: dict, workdir: Path, code: Path | None = None) -> dict:
     env = os.environ | OFFLINE_ENV
     if code is not None:  # another checkout of food-tasks (the figures before a change), first on the path
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(code), env.get("PYTHONPATH", "")) if p)
-    proc = subprocess.run([sys.executable, __file__, "--_child", json.dumps(spec)], env=env, capture_output=True, text=True,
-                          check=False, cwd=workdir)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, __file__, "--_child", json.dumps(spec)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=workdir,
+    )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode != 0 or not lines:
         sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
         raise SystemExit(f"measurement {spec} failed (rc={proc.returncode})")
-    return json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 # --------------------------------------------------------------------------------------------- pieces
@@ -389,14 +489,18 @@ def run_child(spec: dict, workdir: Path, code: Path | None = None) -> dict:
 def pieces(cache: Path) -> dict:
     """One image of each size through the pieces of the path, and the JPEG round trip's fidelity."""
     import numpy as np
+    from lmms_eval.models.model_utils.media_encoder import encode_image_to_base64
     from PIL import Image
 
     from food_tasks import images
-    from lmms_eval.models.model_utils.media_encoder import encode_image_to_base64
 
     out = {}
-    for label, size, quality in (("phone 4032x3024", PHONE, 92), ("kb 1600x1200", KB, 88), ("recipe 1200x800", RECIPE, 90),
-                                 ("isia 640x480", ISIA, 90)):  # fmt: skip
+    for label, size, quality in (
+        ("phone 4032x3024", PHONE, 92),
+        ("kb 1600x1200", KB, 88),
+        ("recipe 1200x800", RECIPE, 90),
+        ("isia 640x480", ISIA, 90),
+    ):
         data = PhotoPool(cache, size, quality, 1).photos[0]
         row: dict = {"jpeg_mib": len(data) / 2**20}
         t = time.perf_counter()
@@ -437,7 +541,10 @@ def memory_child(spec: dict) -> dict:
         import food_tasks.utils.worldcuisines as hooks
 
         t = time.perf_counter()
-        subtasks = {s: hooks._docs("large", s, None) for s in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location")}
+        subtasks = {
+            s: hooks._docs("large", s, None)
+            for s in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location")
+        }
         out["prepare_s"] = time.perf_counter() - t
     out["prepare_peak_mib"] = dict(prep.peak)
     out["after_prepare_mib"] = Memory.now()
@@ -451,7 +558,9 @@ def memory_child(spec: dict) -> dict:
                 if n <= 0:
                     break
                 # lmms-eval reads each document from the task's dataset, then calls the hook (in threads).
-                images += sum(pool.map(lambda i, ds=ds: len(hooks.doc_to_messages_mcq(ds[i])[0]["content"]) - 1, range(n)))
+                images += sum(
+                    pool.map(lambda i, ds=ds: len(hooks.doc_to_messages_mcq(ds[i])[0]["content"]) - 1, range(n))
+                )
                 served += n
     out["serve_s"] = time.perf_counter() - t
     out["served_docs"] = served
@@ -465,21 +574,23 @@ def build_memory_mirror(root: Path, cache: Path, dishes: int) -> dict:
     """worldcuisines/vqa test_large (60,000 rows, bench_worldcuisines' generator) and a food-kb of ``dishes``
     rows with one to eight 1600x1200 JPEGs each (distinct bytes), written as parquet shards of 200 dishes
     (as the hub repository shards it: ``data/main-*.parquet``) so that the writer never holds it all."""
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "bench"))
     import bench_worldcuisines as bw
     import datasets
 
     from food_tasks.benchmarks.worldcuisines import layout
 
     pool = PhotoPool(cache, KB, 88, distinct=24)
-    features = datasets.Features({"food_id": datasets.Value("string"), "name": datasets.Value("string")}
-                                 | {f"image{i}": datasets.Image() for i in range(1, 9)}
-                                 | {f"image{i}_url": datasets.Value("string") for i in range(1, 9)})  # fmt: skip
+    features = datasets.Features(
+        {"food_id": datasets.Value("string"), "name": datasets.Value("string")}
+        | {f"image{i}": datasets.Image() for i in range(1, 9)}
+        | {f"image{i}_url": datasets.Value("string") for i in range(1, 9)}
+    )
 
     def write_kb(root: Path, dishes: list[dict]) -> list[int]:
         repo = root / layout.KB_REPO
         (repo / "data").mkdir(parents=True, exist_ok=True)
-        shards = [dishes[i: i + 200] for i in range(0, len(dishes), 200)]
+        shards = [dishes[i : i + 200] for i in range(0, len(dishes), 200)]
         sizes = []
         for n, shard in enumerate(shards):
             columns: dict[str, list] = {"food_id": [d["food_id"] for d in shard], "name": [d["name"] for d in shard]}
@@ -502,11 +613,20 @@ def build_memory_mirror(root: Path, cache: Path, dishes: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--benchmarks", default=",".join(BENCHMARKS), help="comma-separated: " + ", ".join(BENCHMARKS))
-    parser.add_argument("--docs", type=int, default=8, help="documents per measurement (phone-size benchmarks; x8 for the others)")
-    parser.add_argument("--png-docs", type=int, default=2, help="documents for lmms-eval's default PNG encoding of phone photos (x8 for the others)")
+    parser.add_argument(
+        "--docs", type=int, default=8, help="documents per measurement (phone-size benchmarks; x8 for the others)"
+    )
+    parser.add_argument(
+        "--png-docs",
+        type=int,
+        default=2,
+        help="documents for lmms-eval's default PNG encoding of phone photos (x8 for the others)",
+    )
     parser.add_argument("--threads", default="1,8", help="thread counts for doc_to_messages")
     parser.add_argument("--modes", default="messages,vllm,openai", help="which of messages, vllm, openai to measure")
-    parser.add_argument("--code", type=Path, help="measure another checkout of food-tasks (e.g. `git archive <commit>` unpacked)")
+    parser.add_argument(
+        "--code", type=Path, help="measure another checkout of food-tasks (e.g. `git archive <commit>` unpacked)"
+    )
     parser.add_argument("--memory", action="store_true", help="only the 60,000-document WorldCuisines memory run")
     parser.add_argument("--memory-docs", type=int, default=60000)
     parser.add_argument("--memory-threads", type=int, default=2)
@@ -526,8 +646,12 @@ def main() -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench_image_path_"))
     workdir.mkdir(parents=True, exist_ok=True)
     cache = workdir / "photos"
-    figures: dict = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
-                     "date": time.strftime("%Y-%m-%d")}  # fmt: skip
+    figures: dict = {
+        "machine": (
+            f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+        ),
+        "date": time.strftime("%Y-%m-%d"),
+    }
     try:
         if args.memory:
             root = workdir / "wc_memory"
@@ -535,15 +659,26 @@ def main() -> int:
                 t = time.perf_counter()
                 figures["mirror"] = build_memory_mirror(root, cache, args.memory_dishes)
                 figures["mirror"]["build_s"] = time.perf_counter() - t
-            spec = {"root": str(root), "hf_cache": str(workdir / "hf_datasets"), "docs": args.memory_docs, "threads": args.memory_threads}
+            spec = {
+                "root": str(root),
+                "hf_cache": str(workdir / "hf_datasets"),
+                "docs": args.memory_docs,
+                "threads": args.memory_threads,
+            }
             env = os.environ | OFFLINE_ENV
-            proc = subprocess.run([sys.executable, __file__, "--_memory-child", json.dumps(spec)], env=env, capture_output=True,
-                                  text=True, check=False, cwd=workdir)  # fmt: skip
+            proc = subprocess.run(
+                [sys.executable, __file__, "--_memory-child", json.dumps(spec)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=workdir,
+            )
             lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
             if proc.returncode != 0 or not lines:
                 sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-3000:])
                 return 1
-            figures["memory"] = json.loads(lines[-1][len("RESULT "):])
+            figures["memory"] = json.loads(lines[-1][len("RESULT ") :])
         else:
             if args.code is None:
                 figures["pieces"] = pieces(cache)
@@ -560,20 +695,34 @@ def main() -> int:
                 rows = {}
                 modes = args.modes.split(",")
                 for t in threads if "messages" in modes else ():
-                    rows[f"doc_to_messages, {t} thread(s)"] = run_child(base | {"mode": "messages", "threads": t, "docs": docs}, workdir, args.code)
+                    rows[f"doc_to_messages, {t} thread(s)"] = run_child(
+                        base | {"mode": "messages", "threads": t, "docs": docs}, workdir, args.code
+                    )
                 for fmt, n in (("JPEG", docs), ("PNG", png_docs)):
                     for kind in ("vllm", "openai"):
                         if kind in modes:
-                            rows[f"lmms-eval {kind}, {fmt}"] = run_child(base | {"mode": kind, "format": fmt, "docs": n}, workdir, args.code)
+                            rows[f"lmms-eval {kind}, {fmt}"] = run_child(
+                                base | {"mode": kind, "format": fmt, "docs": n}, workdir, args.code
+                            )
                 if "vllm" in modes:
                     rows["lmms-eval vllm, JPEG, max_pixels=200704"] = run_child(
-                        base | {"mode": "vllm", "format": "JPEG", "docs": docs, "extra": {"max_pixels": 200704}}, workdir, args.code)
+                        base | {"mode": "vllm", "format": "JPEG", "docs": docs, "extra": {"max_pixels": 200704}},
+                        workdir,
+                        args.code,
+                    )
                 figures[name] = rows
                 for label, row in rows.items():
-                    print(f"{name:14s} {label:42s} {row['docs_per_s']:8.2f} docs per s {row['cpu_ms_per_doc']:9.1f} CPU ms/doc  "
-                          f"peak RSS {row['peak_mib']['rss']:6d} MiB"
-                          + (f"  {row['image_chars'] / max(1, row['images']) / 2**20:6.2f} MiB/image sent" if "image_chars" in row else ""),
-                          flush=True)  # fmt: skip
+                    print(
+                        f"{name:14s} {label:42s} {row['docs_per_s']:8.2f} docs per s {row['cpu_ms_per_doc']:9.1f} "
+                        "CPU ms/doc  "
+                        f"peak RSS {row['peak_mib']['rss']:6d} MiB"
+                        + (
+                            f"  {row['image_chars'] / max(1, row['images']) / 2**20:6.2f} MiB/image sent"
+                            if "image_chars" in row
+                            else ""
+                        ),
+                        flush=True,
+                    )
     finally:
         if args.json:
             args.json.write_text(json.dumps(figures, indent=1, default=str))

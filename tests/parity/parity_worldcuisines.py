@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Parity check of our WorldCuisines tasks against the official scorer's published JSON files.
 
-A script, not a test: it needs a copy of the official repository
+Opt-in: run by tests/parity/test_parity_worldcuisines.py when ``FOOD_TASKS_PARITY_WORLDCUISINES``
+names a copy, or as a script (usage below). It needs a copy of the official repository
 (github.com/worldcuisines/worldcuisines, Apache-2.0) and embeds none of its data.
 From that repository it reads, into a temporary directory only:
 
@@ -39,7 +40,7 @@ Exit status: 0 when every compared value matches within ``--tolerance`` (default
 0.005, i.e. exact at two decimals), 1 on any mismatch or failed check, 2 when
 nothing could be compared. Usage (offline)::
 
-    python scripts/parity_worldcuisines.py --official-repo /path/to/worldcuisines \\
+    python tests/parity/parity_worldcuisines.py --official-repo /path/to/worldcuisines \\
         --models qwen-vl-2b,llava-1.6-7b --subset small
 
 ``--official-repo`` is a checkout (files read from the work tree) or a git
@@ -61,8 +62,13 @@ import tempfile
 import time
 from pathlib import Path
 
-OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
-               "FOOD_TASKS_BERTSCORE": "0", "TOKENIZERS_PARALLELISM": "false"}  # fmt: skip
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+    "FOOD_TASKS_BERTSCORE": "0",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 DEFAULT_MODELS = "qwen-vl-2b,llava-1.6-7b,gpt-4o-2024-08-06,llama-3.2-11b,molmoe-1b"
 
 PROMPT_DIR = "generate_vqa/generated_data/hf_prompt"
@@ -103,11 +109,17 @@ class OfficialRepo:
         self.rev = rev
         self.worktree = (path / "evaluation").is_dir() and (path / "generate_vqa").is_dir()
         if not self.worktree:
-            probe = subprocess.run(["git", "-C", str(path), "rev-parse", "--verify", f"{rev}^{{commit}}"],
-                                   check=False, capture_output=True, text=True)  # fmt: skip
+            probe = subprocess.run(
+                ["git", "-C", str(path), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                check=False,
+                capture_output=True,
+                text=True,
+            )
             if probe.returncode != 0:
-                raise SystemExit(f"--official-repo {path}: neither a checkout nor a git directory with revision {rev!r}: "
-                                 f"{probe.stderr.strip()}")  # fmt: skip
+                raise SystemExit(
+                    f"--official-repo {path}: neither a checkout nor a git directory with revision {rev!r}: "
+                    f"{probe.stderr.strip()}"
+                )
             self.commit = probe.stdout.strip()
         else:
             self.commit = "work tree"
@@ -117,8 +129,12 @@ class OfficialRepo:
         if self.worktree:
             base = self.path / folder
             return sorted(f"{folder}/{p.name}" for p in base.iterdir() if p.is_file()) if base.is_dir() else []
-        out = subprocess.run(["git", "-C", str(self.path), "ls-tree", "--name-only", f"{self.rev}:{folder}"],
-                             check=False, capture_output=True, text=True)  # fmt: skip
+        out = subprocess.run(
+            ["git", "-C", str(self.path), "ls-tree", "--name-only", f"{self.rev}:{folder}"],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
         return sorted(f"{folder}/{name}" for name in out.stdout.split("\n") if name) if out.returncode == 0 else []
 
     def read(self, path: str) -> bytes | None:
@@ -126,7 +142,9 @@ class OfficialRepo:
         if self.worktree:
             file = self.path / path
             return file.read_bytes() if file.is_file() else None
-        out = subprocess.run(["git", "-C", str(self.path), "cat-file", "blob", f"{self.rev}:{path}"], check=False, capture_output=True)
+        out = subprocess.run(
+            ["git", "-C", str(self.path), "cat-file", "blob", f"{self.rev}:{path}"], check=False, capture_output=True
+        )
         return out.stdout if out.returncode == 0 else None
 
 
@@ -154,7 +172,8 @@ def official_lang(value: object) -> str:
 
 
 def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
-    """Write the hf_prompt files to ``root/worldcuisines/vqa`` with a card; return the test_large qa_id -> prompt_type map."""
+    """Write the hf_prompt files to ``root/worldcuisines/vqa`` with a card; return the test_large qa_id ->
+    prompt_type map."""
     from food_tasks.benchmarks.worldcuisines.layout import wc_vqa_card, write_wc_kb
     from food_tasks.mirror import png_bytes
 
@@ -164,7 +183,9 @@ def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
     for folder in PROMPT_FOLDERS:
         files = [f for f in repo.list(f"{PROMPT_DIR}/{folder}") if f.endswith(".jsonl")]
         if len(files) != 30:
-            raise SystemExit(f"{PROMPT_DIR}/{folder}: expected 30 language files in the official repository, found {len(files)}")
+            raise SystemExit(
+                f"{PROMPT_DIR}/{folder}: expected 30 language files in the official repository, found {len(files)}"
+            )
         for path in files:
             raw = repo.read(path)
             if raw is None:
@@ -179,7 +200,10 @@ def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
     splits = [(config, split) for config in ("task1", "task2") for split in ("test_large", "test_small")]
     (vqa / "README.md").write_text(wc_vqa_card(splits), encoding="utf-8")
     placeholder = png_bytes((128, 128, 128), 8)
-    write_wc_kb(root, [{"food_id": str(i), "name": "", "images": [(url, placeholder)]} for i, url in enumerate(sorted(image_urls))])
+    write_wc_kb(
+        root,
+        [{"food_id": str(i), "name": "", "images": [(url, placeholder)]} for i, url in enumerate(sorted(image_urls))],
+    )
     return prompt_types
 
 
@@ -245,8 +269,17 @@ def document_keys(mirror: Path, subset: str) -> dict[str, set[tuple[str, str]]]:
 
 def run_replay(lmms_eval: str, replay: Path, tasks: list[str], out_dir: Path, env: dict[str, str], log: Path):
     """Run the lmms-eval CLI; return (results dict, seconds, missing-response count)."""
-    cmd = [lmms_eval, "--model", "food_tasks_replay", "--model_args", f"responses={replay},keys=qa_id+lang",
-           "--tasks", ",".join(tasks), "--output_path", str(out_dir)]  # fmt: skip
+    cmd = [
+        lmms_eval,
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={replay},keys=qa_id+lang",
+        "--tasks",
+        ",".join(tasks),
+        "--output_path",
+        str(out_dir),
+    ]
     start = time.perf_counter()
     with log.open("w", encoding="utf-8") as fh:
         proc = subprocess.run(cmd, check=False, env=env, stdout=fh, stderr=subprocess.STDOUT)
@@ -283,8 +316,15 @@ def fmt(value: float | None) -> str:
     return "-" if value is None else f"{float(value):.2f}"
 
 
-def compare_model(cmp: Comparison, model: str, subset: str, results: dict, n_samples: dict, available: list[str],
-                  official: dict[str, dict | None]) -> None:  # fmt: skip
+def compare_model(
+    cmp: Comparison,
+    model: str,
+    subset: str,
+    results: dict,
+    n_samples: dict,
+    available: list[str],
+    official: dict[str, dict | None],
+) -> None:
     for kind, metric, suffix, label in METRICS:
         table = official.get(suffix)
         cells, lang_ok, lang_total = [], 0, 0
@@ -305,7 +345,7 @@ def compare_model(cmp: Comparison, model: str, subset: str, results: dict, n_sam
             subtasks_done += 1
             ours_langs = ours_task.get("per_language,none") or {}
             official_langs = {k: v for k, v in table.get(key, {}).items() if k != "avg_score"}
-            ours_by_official_name = {OFFICIAL_LANG_NAMES.get(l, l): row for l, row in ours_langs.items()}
+            ours_by_official_name = {OFFICIAL_LANG_NAMES.get(code, code): row for code, row in ours_langs.items()}
             for lang in sorted(set(official_langs) | set(ours_by_official_name)):
                 lang_total += 1
                 mine = ours_by_official_name.get(lang, {}).get(metric)
@@ -320,7 +360,9 @@ def compare_model(cmp: Comparison, model: str, subset: str, results: dict, n_sam
             if metric in ("acc_official", "acc_multi_official"):  # num_samples: all rows of the kind
                 total = sum(n_samples.get(task_name(kind, subset, s), {}).get("effective", 0) for s in SUBTASKS)
                 if table.get("num_samples") is not None and total != table["num_samples"]:
-                    cmp.failures.append(f"{model} {label}: {total} documents vs official num_samples {table['num_samples']}")
+                    cmp.failures.append(
+                        f"{model} {label}: {total} documents vs official num_samples {table['num_samples']}"
+                    )
         else:
             cells.append("SKIP" if table is not None else "no-ref")
         cmp.rows.append((model, label, cells, f"{lang_ok}/{lang_total}" if lang_total else "-"))
@@ -330,8 +372,10 @@ def print_table(cmp: Comparison) -> None:
     headers = ["model", "metric", *(short for _, _, short in SUBTASKS.values()), "avg", "lang cells ok"]
     body = [[model, label, *cells, langs] for model, label, cells, langs in cmp.rows]
     widths = [max(len(str(r[i])) for r in [headers, *body]) for i in range(len(headers))]
-    print("cells: ours=official (match) or ours≠official (mismatch); SKIP: no official predictions in the copy; "
-          "no-ref: no official score file")
+    print(
+        "cells: ours=official (match) or ours≠official (mismatch); SKIP: no official predictions in the copy; "
+        "no-ref: no official score file"
+    )
     for r in [headers, ["-" * w for w in widths], *body]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
 
@@ -346,14 +390,26 @@ def default_lmms_eval() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--official-repo", type=Path, required=True, help="checkout or git directory of worldcuisines/worldcuisines")
+    parser.add_argument(
+        "--official-repo", type=Path, required=True, help="checkout or git directory of worldcuisines/worldcuisines"
+    )
     parser.add_argument("--rev", default="HEAD", help="revision to read from a git directory (default HEAD)")
-    parser.add_argument("--models", default=DEFAULT_MODELS, help=f"comma-separated official model names (default {DEFAULT_MODELS})")
-    parser.add_argument("--subset", choices=("small", "large"), default="small",
-                        help="small: *_smallref groups vs json/small/; large: test_large groups vs json/")  # fmt: skip
+    parser.add_argument(
+        "--models", default=DEFAULT_MODELS, help=f"comma-separated official model names (default {DEFAULT_MODELS})"
+    )
+    parser.add_argument(
+        "--subset",
+        choices=("small", "large"),
+        default="small",
+        help="small: *_smallref groups vs json/small/; large: test_large groups vs json/",
+    )
     parser.add_argument("--tolerance", type=float, default=0.005)
     parser.add_argument("--lmms-eval", default=default_lmms_eval(), help="lmms-eval executable")
-    parser.add_argument("--workdir", type=Path, help="keep the mirror, replay files, logs and results here (default: a temp dir, removed)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the mirror, replay files, logs and results here (default: a temp dir, removed)",
+    )
     parser.add_argument("--show", type=int, default=40, help="print at most this many mismatches")
     args = parser.parse_args(argv)
 
@@ -373,8 +429,10 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         prompt_types = build_mirror(repo, mirror)
         docs = document_keys(mirror, args.subset)
-        print(f"mirror built and documents prepared in {time.perf_counter() - start:.1f}s "
-              f"({sum(len(v) for k, v in docs.items() if '_mcq' in k)} documents per kind)")  # fmt: skip
+        print(
+            f"mirror built and documents prepared in {time.perf_counter() - start:.1f}s "
+            f"({sum(len(v) for k, v in docs.items() if '_mcq' in k)} documents per kind)"
+        )
 
         cmp = Comparison(args.tolerance)
         timings = []
@@ -390,13 +448,17 @@ def main(argv: list[str] | None = None) -> int:
             for task in available:
                 if keys.get(task, set()) != docs[task]:
                     extra, lacking = keys.get(task, set()) - docs[task], docs[task] - keys.get(task, set())
-                    cmp.failures.append(f"{model} {task}: documents != official prediction rows "
-                                        f"({len(lacking)} documents without a row, {len(extra)} rows without a document)")  # fmt: skip
+                    cmp.failures.append(
+                        f"{model} {task}: documents != official prediction rows "
+                        f"({len(lacking)} documents without a row, {len(extra)} rows without a document)"
+                    )
                 else:
                     same += 1
             qa_ids = {q for task in available for q, _ in keys.get(task, set())}
-            print(f"[{model}] documents == official prediction rows (qa_id, lang) in {same}/{len(available)} subtasks "
-                  f"({len(qa_ids)} qa_ids)")  # fmt: skip
+            print(
+                f"[{model}] documents == official prediction rows (qa_id, lang) in {same}/{len(available)} subtasks "
+                f"({len(qa_ids)} qa_ids)"
+            )
             official = {}
             for _, _, suffix, _ in METRICS:
                 raw = repo.read(f"{SCORE_DIR}/{'small/' if args.subset == 'small' else ''}{model}_{suffix}.json")
@@ -404,20 +466,29 @@ def main(argv: list[str] | None = None) -> int:
             tasks = []
             for kind in ("mcq", "oeq"):
                 mine = [task_name(kind, args.subset, s) for s in SUBTASKS]
-                tasks += [task_name(kind, args.subset)] if all(t in available for t in mine) else [t for t in mine if t in available]
+                tasks += (
+                    [task_name(kind, args.subset)]
+                    if all(t in available for t in mine)
+                    else [t for t in mine if t in available]
+                )
             try:
-                results, seconds, missing = run_replay(args.lmms_eval, replay, tasks, workdir / "out" / model, env,
-                                                       workdir / f"lmms_eval_{model}.log")  # fmt: skip
+                results, seconds, missing = run_replay(
+                    args.lmms_eval, replay, tasks, workdir / "out" / model, env, workdir / f"lmms_eval_{model}.log"
+                )
             except RuntimeError as err:
                 print(f"[{model}] {err}")
                 cmp.failures.append(f"{model}: lmms-eval failed (see above)")
                 continue
             docs_run = sum(v.get("effective", 0) for v in results.get("n-samples", {}).values())
             timings.append((model, seconds, docs_run))
-            print(f"[{model}] lmms-eval: {docs_run} documents in {seconds:.1f}s; documents without a response: {missing}")
+            print(
+                f"[{model}] lmms-eval: {docs_run} documents in {seconds:.1f}s; documents without a response: {missing}"
+            )
             if missing:
                 cmp.failures.append(f"{model}: the replay model had no response for {missing} document(s)")
-            compare_model(cmp, model, args.subset, results["results"], results.get("n-samples", {}), available, official)
+            compare_model(
+                cmp, model, args.subset, results["results"], results.get("n-samples", {}), available, official
+            )
 
         print()
         print_table(cmp)

@@ -14,7 +14,7 @@ regular expression stuck in C cannot be interrupted otherwise; a shape that does
 as ``> limit``. Non-string outputs (None, numbers, lists, dicts) are checked too: a hook that raises is
 reported as ``RAISED``.
 
-    python scripts/bench_parsers.py [--sizes 16384,1048576] [--limit 60] [--repeat 3] [--json out.json]
+    python bench/bench_parsers.py [--sizes 16384,1048576] [--limit 60] [--repeat 3] [--json out.json]
 
 Nothing is asserted; the goal (issue 10) is no hook call above 50 ms on any output of up to 16 KB.
 """
@@ -27,8 +27,9 @@ import multiprocessing as mp
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 os.environ.setdefault("FOOD_TASKS_OFFLINE", "1")  # the sample documents are packaged: nothing to fetch
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,8 +86,14 @@ def shapes(size: int) -> dict[str, str]:
     }
 
 
-NON_STRINGS: dict[str, Any] = {"None": None, "int": 5, "float nan": float("nan"), "list": ["A"], "dict": {"a": 1},
-                               "bytes": b"A"}  # fmt: skip
+NON_STRINGS: dict[str, Any] = {
+    "None": None,
+    "int": 5,
+    "float nan": float("nan"),
+    "list": ["A"],
+    "dict": {"a": 1},
+    "bytes": b"A",
+}
 
 
 def hooks() -> dict[str, tuple[Callable, dict]]:
@@ -119,7 +126,7 @@ def _run_shape(output: Any, repeat: int, conn: Any) -> None:
     for name, (fn, doc) in hooks().items():
         best = None
         try:
-            fn(doc, ["warm-up <think>x</think> {\"ranking\": [\"A\"]}"])  # first-call costs are not the output's
+            fn(doc, ['warm-up <think>x</think> {"ranking": ["A"]}'])  # first-call costs are not the output's
             for _ in range(repeat):
                 parsing._strip_tagged.cache_clear()
                 start = time.perf_counter()
