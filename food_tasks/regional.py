@@ -121,12 +121,9 @@ def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int
     for number, row in enumerate(rows, start=1):
         rid = cell_text(row.get(settings.id)) if settings.id else ""
         at = f"{data_name}: row {number}" + (f" (id {rid})" if rid else "") + f", column '{settings.answer}'"
-        if settings.format == "mcq":
-            if gold_index(settings, row) is None:
-                labels = "/".join(settings.labels[: len(doc_options(settings, row))])
-                problems.append(f"{at}: answer {cell_text(row.get(settings.answer))!r} is neither a label ({labels}) nor the text of one option")
-        elif not gold_answers(settings, row):
-            problems.append(f"{at}: empty answer")
+        problem = answer_problem(settings, row)
+        if problem:
+            problems.append(f"{at}: {problem}")
     if len(problems) > limit:
         problems = problems[:limit] + [f"{data_name}: {len(problems) - limit} more row(s) like these"]
     return problems
