@@ -69,7 +69,7 @@ class Validation:
 
 def report(yaml_path: str | os.PathLike, result: Validation, width: int = 120) -> list[str]:
     """What ``food-tasks validate`` prints for one YAML: a line naming it and its verdict, then one entry per
-    problem and warning, indented, each wrapped to ``width`` columns."""
+    problem and warning, indented by two spaces, each wrapped to ``width`` columns (continuation lines by four)."""
     import textwrap
 
     where = shown(yaml_path)
@@ -77,7 +77,7 @@ def report(yaml_path: str | os.PathLike, result: Validation, width: int = 120) -
     counts += [f"{len(result.warnings)} warning(s)"] if result.warnings else []
     head = f"{where}: {', '.join(counts)}" if result.problems else f"{where}: OK{f' ({counts[0]})' if counts else ''}: {result.summary()}"
     wrap = partial(textwrap.wrap, width=width, break_long_words=False, break_on_hyphens=False)
-    lines = wrap(head, subsequent_indent="  ")
+    lines = wrap(head, subsequent_indent="    ")
     for text in [*result.problems, *(f"warning: {w}" for w in result.warnings)]:
         lines += wrap(text, initial_indent="  ", subsequent_indent="    ")
     return lines

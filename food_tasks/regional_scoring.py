@@ -515,9 +515,11 @@ def json_lines_problems(path: Path) -> list[str]:
             problems.append(f"{shown(path)}: line {number}: not valid JSON: {json_error(err)}")
         else:
             if not isinstance(row, dict):
-                problems.append(f"{shown(path)}: line {number}: a JSON {type(row).__name__}, not an object (one row per line)")
+                what = f"a JSON {type(row).__name__}, not an object (one row per line)"
+                problems.append(f"{shown(path)}: line {number}: {what}")
     if len(problems) > MAX_LINE_PROBLEMS:
-        problems = problems[:MAX_LINE_PROBLEMS] + [f"{shown(path)}: {len(problems) - MAX_LINE_PROBLEMS} more line(s) like these"]
+        more = len(problems) - MAX_LINE_PROBLEMS
+        problems = problems[:MAX_LINE_PROBLEMS] + [f"{shown(path)}: {more} more line(s) like these"]
     return problems
 
 
