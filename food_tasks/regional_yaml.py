@@ -103,7 +103,7 @@ def task_files(folders: Iterable[str | os.PathLike], names: Iterable[str] | None
                     continue
                 if path not in found.setdefault(task, []):
                     found[task].append(path)
-    return found
+    return {task: sorted(paths) for task, paths in found.items()}
 
 
 def shown(path: str | os.PathLike) -> str:

@@ -467,3 +467,52 @@ def test_hub_image_columns_stay_undecoded_until_asked_and_keep_their_keys_for_sc
     no_media = docs.remove_columns("image")
     records = [bound["process_results"](d, ["B"])["acc"].record for d in no_media]
     assert [r["image_missing"] for r in records] == [False, True]
+
+
+def test_every_lmms_eval_task_key_is_honoured_replaced_or_unused():
+    # A key lmms-eval adds in an upgrade must be classified before a regional YAML can use it silently.
+    import dataclasses
+
+    from lmms_eval.api.task import TaskConfig
+
+    from food_tasks import regional_yaml
+
+    known = set(regional_yaml.HONOURED) | set(regional_yaml.REPLACED) | set(regional_yaml.UNUSED)
+    assert {f.name for f in dataclasses.fields(TaskConfig)} <= known
+    assert not set(regional_yaml.HONOURED) & (set(regional_yaml.REPLACED) | set(regional_yaml.UNUSED))
+
+
+def test_validate_names_every_key_the_task_replaces_or_does_not_read(tmp_path, capsys):
+    # Issue 29.4: `metric_list: [{metric: acc_foo}]` was OK for validate and ran without a word.
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    yaml_path = task / "regional_example_mcq.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    yaml_path.write_text(text + "metric_list:\n  - metric: acc_foo\nnum_fewshot: 2\noutput_type: multiple_choice\n"
+                         "foo: 1\nvalidation_split: dev\n", encoding="utf-8")  # fmt: skip
+    result = regional_check.check(yaml_path, check_images=False)
+    assert result.problems == [
+        f"{yaml_path}: metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it",
+        f"{yaml_path}: num_fewshot: regional tasks are zero-shot (no few-shot examples); remove it",
+        f"{yaml_path}: output_type: 'multiple_choice': regional tasks generate their answer (generate_until); remove it",
+        f"{yaml_path}: foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"]
+    assert result.warnings == [f"{yaml_path}: validation_split: not read: a regional task evaluates test_split only; remove it"]
+    # A warning alone: OK, exit status 0, the warning printed under the verdict.
+    yaml_path.write_text(text + "validation_split: dev\noutput_type: generate_until\nnum_fewshot: 0\n", encoding="utf-8")
+    assert cli_main(["validate", "--no-images", str(yaml_path)]) == 0
+    entries = _entries(capsys.readouterr().out)
+    assert entries[0].startswith(f"{yaml_path}: OK (1 warning(s)): task regional_example_mcq: 6 row(s)")
+    assert entries[1:] == [f"  warning: {yaml_path}: validation_split: not read: a regional task evaluates test_split only; remove it"]
+
+
+def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
+    # Issue 29.4: two YAMLs under one --include_path defining one name: lmms-eval runs one without a word.
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    (task / "old").mkdir()
+    shutil.copy(task / "regional_example_mcq.yaml", task / "old" / "mcq_v0.yaml")
+    yaml_path = task / "regional_example_mcq.yaml"
+    assert regional_check.validate(yaml_path, check_images=False) == [
+        f"{yaml_path}: task: 'regional_example_mcq' is also the name of {task / 'old' / 'mcq_v0.yaml'}: lmms-eval would run "
+        f"one of them without a word (--include_path {task}); rename one"]
+    assert regional_check.validate(task / "regional_example_open.yaml", check_images=False) == []
