@@ -5,10 +5,12 @@ before it indexes tasks (``food_tasks.registration.lmms_eval_plugin`` is ours). 
 on public lmms-eval names only:
 
 * the task index: ``TaskManager.initialize_tasks`` gets our task directory appended to its include
-  path, after lmms-eval's own (built-in tasks win a name clash; no ``--include_path`` needed);
+  path, after lmms-eval's own (built-in tasks win a name clash; no ``--include_path`` needed); a regional
+  task name defined by several YAMLs under the user's include path, or taken by another task, is a warning
+  naming the files (:func:`regional_clashes`);
 * the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context
-  (:data:`TASK_TYPE`) that tells a regional task's class which kind lmms-eval is building (lmms-eval
-  gives ``class:`` tasks only their config);
+  (:data:`TASK_TYPE`, :data:`TASK_MANAGER`) that tells a regional task's class which kind lmms-eval is
+  building and which YAML it reads (lmms-eval gives ``class:`` tasks only their config);
 * the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional
   tasks) and prints its breakdowns as short notes (:mod:`food_tasks.results_table`); the results JSON
   is untouched;
