@@ -75,7 +75,8 @@ def _bind(config: dict, where: str | None = None) -> dict:
     try:
         settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
     except RegionalConfigError as err:
-        raise RegionalConfigError(f"{err} (task {task}; check the YAML with `food-tasks validate {where or '<task yaml>'}`)") from None
+        command = f"food-tasks validate {where or '<task yaml>'}"
+        raise RegionalConfigError(f"{err} (task {task}; check the YAML with `{command}`)") from None
 
     def visual(doc):  # type: ignore[no-untyped-def]
         return doc_images(settings, doc, task)  # an image that cannot be loaded is left out, the row counted in image_missing

@@ -75,7 +75,8 @@ def report(yaml_path: str | os.PathLike, result: Validation, width: int = 120) -
     where = shown(yaml_path)
     counts = [f"{len(result.problems)} problem(s)"] if result.problems else []
     counts += [f"{len(result.warnings)} warning(s)"] if result.warnings else []
-    head = f"{where}: {', '.join(counts)}" if result.problems else f"{where}: OK{f' ({counts[0]})' if counts else ''}: {result.summary()}"
+    verdict = ", ".join(counts) if result.problems else f"OK{f' ({counts[0]})' if counts else ''}: {result.summary()}"
+    head = f"{where}: {verdict}"
     wrap = partial(textwrap.wrap, width=width, break_long_words=False, break_on_hyphens=False)
     lines = wrap(head, subsequent_indent="    ")
     for text in [*result.problems, *(f"warning: {w}" for w in result.warnings)]:
@@ -136,8 +137,8 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
             return Validation([f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}"], warnings)
         missing = [p for p in files[split] if not p.is_file()]
         if missing:
-            return Validation([f"{where}: dataset_kwargs.data_files: {shown(p)} does not exist (paths are relative to the YAML)"
-                               for p in missing], warnings)  # fmt: skip
+            what = "does not exist (paths are relative to the YAML)"
+            return Validation([f"{where}: dataset_kwargs.data_files: {shown(p)} {what}" for p in missing], warnings)
         malformed = data_file_problems(builder, files[split])
         if malformed:
             return Validation(malformed, warnings)
@@ -163,7 +164,8 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
         return Validation([f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"], warnings)
     problems, images = _row_problems(settings, rows, data_name, check_images)
-    return Validation(problems, warnings, task=str(config["task"]), data=data_name, split=split, rows=len(rows), format=settings.format,
+    return Validation(problems, warnings, task=str(config["task"]), data=data_name, split=split, rows=len(rows),
+                      format=settings.format,
                       images=images if check_images else None,
                       slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices})  # fmt: skip
 

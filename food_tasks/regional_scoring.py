@@ -222,7 +222,8 @@ def answer_problem(settings: Settings, doc: Mapping[str, Any]) -> str | None:
         return "missing answer"
     if gold_index(settings, doc) is None:
         labels = "/".join(settings.labels[: len(doc_options(settings, doc))])
-        return f"answer {cell_text(doc.get(settings.answer))!r} is neither a label ({labels}) nor the text of one option"
+        answer = cell_text(doc.get(settings.answer))
+        return f"answer {answer!r} is neither a label ({labels}) nor the text of one option"
     return None
 
 
@@ -388,7 +389,8 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
         pred = extract_choice(output, labels, options=options)
         gold = gold_index(settings, doc)
         if gold is None:  # bad data is an error, never a silent zero
-            raise RegionalConfigError(f"{where}: {answer_problem(settings, doc)}; run `food-tasks validate` on the task YAML")
+            problem = answer_problem(settings, doc)
+            raise RegionalConfigError(f"{where}: {problem}; run `food-tasks validate` on the task YAML")
         record.update(parsed=pred is not None, correct=pred is not None and pred == gold,
                       pred=labels[pred] if pred is not None else None)  # fmt: skip
         return record

@@ -62,7 +62,8 @@ def test_gold_index_label_or_text_and_option_columns():
     assert regional_scoring.gold_index(s, doc(answer="b")) == 1
     assert regional_scoring.gold_index(s, doc(answer="Laksa")) == 2
     assert regional_scoring.gold_index(s, doc(answer="D")) is None  # only three options: D is no label
-    with pytest.raises(regional_scoring.RegionalConfigError, match=r"row 7: answer 'D' is neither a label \(A/B/C\) nor the text of one option"):
+    with pytest.raises(regional_scoring.RegionalConfigError,
+                       match=r"row 7: answer 'D' is neither a label \(A/B/C\) nor the text of one option"):
         regional_scoring.score(s, doc("7", answer="D"), "A")
     cols = settings(options=["opt_a", "opt_b", "opt_c"])
     row = {"opt_a": "x", "opt_b": "y", "opt_c": None, "answer": "B"}
@@ -196,7 +197,8 @@ def test_validate_reports_one_line_per_problem(tmp_path, capsys, monkeypatch):
     yaml_path = _broken_task(tmp_path)
     problems = regional_check.validate(yaml_path)
     data = tmp_path / "broken" / "dishes.jsonl"  # the data file as it was resolved (issue 29.5)
-    assert problems[0] == f"{data}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of one option"
+    assert problems[0] == (f"{data}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the "
+                           "text of one option")
     assert problems[1] == f"{data}: row 3 (id sea-001), column 'id': duplicate id (first at row 1)"
     assert problems[2].startswith(f"{data}: row 3 (id sea-001), column 'image': ")  # eas-001.png is no image
     assert problems[3].startswith(f"{data}: row 4 (id eas-002), column 'image': image images/missing.png: no file")
@@ -209,7 +211,8 @@ def test_validate_reports_one_line_per_problem(tmp_path, capsys, monkeypatch):
     assert out.err == "" and _entries(out.out) == [f"{yaml_path}: 6 problem(s)", *(f"  {p}" for p in problems)]
     # Paths as the user gave them: relative to the working directory.
     monkeypatch.chdir(tmp_path)
-    assert regional_check.validate("broken/regional_example_mcq.yaml")[0].startswith("broken/dishes.jsonl: row 2 (id sea-002)")
+    relative = regional_check.validate("broken/regional_example_mcq.yaml")
+    assert relative[0].startswith("broken/dishes.jsonl: row 2 (id sea-002)")
 
 
 def test_validate_says_an_answer_is_missing(tmp_path):
@@ -219,8 +222,8 @@ def test_validate_says_an_answer_is_missing(tmp_path):
     rows = [json.loads(line) for line in (task / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
     del rows[1]["answer"]
     rows[2]["answer"] = " "
-    (task / "dishes.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     data = task / "dishes.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     assert regional_check.validate(task / "regional_example_mcq.yaml", check_images=False) == [
         f"{data}: row 2 (id sea-002), column 'answer': missing answer",
         f"{data}: row 3 (id eas-001), column 'answer': missing answer"]
@@ -286,7 +289,8 @@ def test_load_image_sources(tmp_path):
 
 def test_validate_the_examples_cli(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)  # as a user in a clone runs it
-    assert cli_main(["validate", "examples/regional/regional_example_mcq.yaml", "examples/regional/regional_example_open.yaml"]) == 0
+    yamls = ["examples/regional/regional_example_mcq.yaml", "examples/regional/regional_example_open.yaml"]
+    assert cli_main(["validate", *yamls]) == 0
     out = capsys.readouterr()
     assert out.err == ""
     # Success says what was checked (issue 19.7), on stdout within 120 columns (issue 29.5).
@@ -333,7 +337,8 @@ def test_json_lines_checks(tmp_path):
     assert regional_scoring.json_lines_problems(path) == [f"{path}: line 2: not UTF-8 text (invalid continuation byte)"]
     path.write_text("".join("{oops\n" for _ in range(15)), encoding="utf-8")
     problems = regional_scoring.json_lines_problems(path)
-    assert len(problems) == regional_scoring.MAX_LINE_PROBLEMS + 1 and problems[-1] == f"{path}: 5 more line(s) like these"
+    assert len(problems) == regional_scoring.MAX_LINE_PROBLEMS + 1
+    assert problems[-1] == f"{path}: 5 more line(s) like these"
 
 
 @pytest.mark.e2e
@@ -494,15 +499,18 @@ def test_validate_names_every_key_the_task_replaces_or_does_not_read(tmp_path, c
     assert result.problems == [
         f"{yaml_path}: metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it",
         f"{yaml_path}: num_fewshot: regional tasks are zero-shot (no few-shot examples); remove it",
-        f"{yaml_path}: output_type: 'multiple_choice': regional tasks generate their answer (generate_until); remove it",
+        f"{yaml_path}: output_type: 'multiple_choice': regional tasks generate their answer (generate_until); "
+        "remove it",
         f"{yaml_path}: foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"]
-    assert result.warnings == [f"{yaml_path}: validation_split: not read: a regional task evaluates test_split only; remove it"]
+    unused = "validation_split: not read: a regional task evaluates test_split only; remove it"
+    assert result.warnings == [f"{yaml_path}: {unused}"]
     # A warning alone: OK, exit status 0, the warning printed under the verdict.
-    yaml_path.write_text(text + "validation_split: dev\noutput_type: generate_until\nnum_fewshot: 0\n", encoding="utf-8")
+    yaml_path.write_text(text + "validation_split: dev\noutput_type: generate_until\nnum_fewshot: 0\n",
+                         encoding="utf-8")  # fmt: skip
     assert cli_main(["validate", "--no-images", str(yaml_path)]) == 0
     entries = _entries(capsys.readouterr().out)
     assert entries[0].startswith(f"{yaml_path}: OK (1 warning(s)): task regional_example_mcq: 6 row(s)")
-    assert entries[1:] == [f"  warning: {yaml_path}: validation_split: not read: a regional task evaluates test_split only; remove it"]
+    assert entries[1:] == [f"  warning: {yaml_path}: {unused}"]
 
 
 def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):

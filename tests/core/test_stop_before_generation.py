@@ -54,7 +54,8 @@ def test_replay_model_input_errors_stop_the_run(tmp_path):
     # Issue 29.4: a key the task would replace was ignored without a word
     (lambda t: t + "metric_list:\n  - metric: acc_foo\n", "configuration error",
      "metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it"),
-    (lambda t: t + "foo: 1\n", "configuration error", "foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"),
+    (lambda t: t + "foo: 1\n", "configuration error",
+     "foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"),
 ])  # fmt: skip
 def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
     import lmms_eval.models  # noqa: F401  (our entry point: the harness wraps, as in a CLI run)
@@ -66,7 +67,8 @@ def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
         manager.load_task_or_group(["broken_task"], task_type="simple")
     message = str(err.value)
     yaml_path = folder / "broken_task.yaml"  # every regional error names the YAML (issue 29.4)
-    assert message.startswith(f"food-tasks: regional task broken_task ({yaml_path}): {what}, the run stops before generation:\n"), message
+    head = f"food-tasks: regional task broken_task ({yaml_path}): {what}, the run stops before generation:\n"
+    assert message.startswith(head), message
     assert detail in message and f"food-tasks validate {yaml_path}" in message
 
 
@@ -85,7 +87,8 @@ def test_a_key_without_effect_is_a_warning_naming_the_yaml(tmp_path):
     folder = _regional_copy(tmp_path, "with_dev", edit=lambda t: t + "validation_split: dev\n")
     seen, sink = _warnings()
     try:
-        task = TaskManager(include_path=str(folder), include_defaults=False).load_task_or_group(["with_dev"], task_type="simple")
+        manager = TaskManager(include_path=str(folder), include_defaults=False)
+        task = manager.load_task_or_group(["with_dev"], task_type="simple")
     finally:
         logger.remove(sink)
     assert len(task["with_dev"].test_docs()) == 6
@@ -127,7 +130,8 @@ def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
     folder = _regional_copy(tmp_path, "mmmu_val")
     seen, sink = _warnings()
     try:  # lmms-eval's index: its built-in task of that name wins
-        assert harness.regional_clashes([str(folder)], {"mmmu_val": {"yaml_path": "/lmms_eval/tasks/mmmu/mmmu_val.yaml"}}) == {}
+        index = {"mmmu_val": {"yaml_path": "/lmms_eval/tasks/mmmu/mmmu_val.yaml"}}
+        assert harness.regional_clashes([str(folder)], index) == {}
     finally:
         logger.remove(sink)
     assert seen == [f"food-tasks: regional task {folder / 'mmmu_val.yaml'} is not indexed: its name mmmu_val is taken by "
@@ -171,7 +175,8 @@ def test_cli_exits_1_with_our_message_last(tmp_path):
     yaml_path = folder / "dishes_mcq.yaml"  # lmms-eval's index names it as --include_path gave it
     assert tail[0] == f"food-tasks: regional task dishes_mcq ({yaml_path}): data error, the run stops before generation:"
     # the data file as resolved, relative to the working directory (the run's is tmp_path)
-    assert tail[1].startswith("tasks/dishes.jsonl: line 3: not valid JSON: ") and "RetryError" not in proc.stdout + proc.stderr
+    assert tail[1].startswith("tasks/dishes.jsonl: line 3: not valid JSON: ")
+    assert "RetryError" not in proc.stdout + proc.stderr
     assert json.loads(lines[0])  # the other lines are intact
 
 
