@@ -172,7 +172,7 @@ def test_cli_exits_1_with_our_message_last(tmp_path):
                                       "--include_path", str(folder), "--tasks", "dishes_mcq"], tmp_path / "out2")  # fmt: skip
     assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
     tail = proc.stderr.strip().splitlines()[-3:]
-    yaml_path = folder / "dishes_mcq.yaml"  # lmms-eval's index names it as --include_path gave it
+    yaml_path = "tasks/dishes_mcq.yaml"  # relative to the working directory of the run (tmp_path), as the data file
     assert tail[0] == f"food-tasks: regional task dishes_mcq ({yaml_path}): data error, the run stops before generation:"
     # the data file as resolved, relative to the working directory (the run's is tmp_path)
     assert tail[1].startswith("tasks/dishes.jsonl: line 3: not valid JSON: ")
