@@ -116,7 +116,7 @@ def install_task_index(task_dir: str) -> bool:
             try:
                 ours = os.path.realpath(task_dir)
                 user = [p for p in with_dir(include_path, task_dir) if os.path.realpath(p) != ours]
-                _CLASHES[self] = regional_clashes(user, index)
+                _CLASHES[self] = regional_clashes(user, index, task_dir)
             except Exception as err:  # noqa: BLE001 - the check must never cost a run its task index
                 from loguru import logger
 
@@ -128,15 +128,22 @@ def install_task_index(task_dir: str) -> bool:
     return _wrap(manager, "initialize_tasks", make)
 
 
-def regional_clashes(folders: list[str], index: Any) -> dict[str, list[str]]:
+def regional_clashes(folders: list[str], index: Any, packaged: str | None = None) -> dict[str, list[str]]:
     """Regional task names defined by more than one YAML under ``folders`` (name -> the files), each logged as a
-    warning; and a warning for a regional YAML whose name lmms-eval's index gives to another YAML (a built-in task)."""
+    warning; and a warning for a regional YAML whose name lmms-eval's index gives to another YAML (a built-in task),
+    or that hides one of our packaged tasks (under ``packaged``, indexed after the user's folders)."""
     from loguru import logger
 
     from food_tasks.regional_yaml import shown, task_files
 
     clashes = {}
-    for name, paths in sorted(task_files(folders).items()):
+    found = task_files(folders)
+    hidden = task_files([packaged], names=list(found)) if packaged and found else {}
+    for name, ours in sorted(hidden.items()):
+        theirs = ", ".join(map(shown, found[name]))
+        logger.warning(f"food-tasks: regional task {name} ({theirs}) hides the packaged task of that name "
+                       f"({', '.join(map(shown, ours))}); rename it")  # fmt: skip
+    for name, paths in sorted(found.items()):
         used = index.get(name, {}).get("yaml_path") if isinstance(index, dict) else None
         used = used if isinstance(used, str) else None
         if len(paths) > 1:

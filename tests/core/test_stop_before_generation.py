@@ -138,6 +138,30 @@ def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
                     "/lmms_eval/tasks/mmmu/mmmu_val.yaml; rename it"]
 
 
+def test_a_regional_yaml_hiding_a_packaged_task_is_named(tmp_path):
+    # Our packaged tasks are indexed after the user's --include_path: a regional task of the same name wins.
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+    from loguru import logger
+
+    from food_tasks.catalogue import task_dir
+
+    folder = _regional_copy(tmp_path, "fambench_task1_sample")
+    seen, sink = _warnings()
+    try:
+        manager = TaskManager(include_path=str(folder), include_defaults=False)
+    finally:
+        logger.remove(sink)
+    from food_tasks.regional_yaml import shown
+
+    ours = [p for p in sorted(task_dir().rglob("*.yaml"))
+            if "task: fambench_task1_sample\n" in p.read_text(encoding="utf-8")]  # fmt: skip
+    theirs = folder / "fambench_task1_sample.yaml"
+    assert len(ours) == 1 and manager.task_index["fambench_task1_sample"]["yaml_path"] == str(theirs)
+    assert seen == [f"food-tasks: regional task fambench_task1_sample ({theirs}) hides the packaged task of that name "
+                    f"({shown(ours[0])}); rename it"]
+
+
 def test_innermost_error_unwraps_retries_and_causes():
     import tenacity
 
