@@ -27,7 +27,6 @@ from food_tasks.catalogue import task_dir
 from food_tasks.runfiles import newest_results
 
 
-
 def demo_tasks() -> str:
     """What ``food-tasks demo`` runs: every registered benchmark's packaged sample tasks and groups."""
     return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
@@ -56,10 +55,13 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: the registry records' ``sample_tasks`` and everything in them."""
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, their variants
+    (image-free twins, rotations: "sample" is a component of their names) and everything in them."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
     found: set[str] = set()
-    todo = [t for b in BENCHMARKS for t in b.sample_tasks]
+    samples = {t for b in BENCHMARKS for t in b.sample_tasks}
+    # Variants of a sample (image-free twins, rotations) carry "sample" as a name component, as the samples do.
+    todo = [*samples, *(name for name, *_ in entries if "sample" in name.split("_"))]
     while todo:
         name = todo.pop()
         if name not in found:
@@ -77,8 +79,9 @@ def cmd_list(_: argparse.Namespace) -> int:
         record = get(bench)
         source = SAMPLE_SOURCE if name in samples else record.source if record else ""
         size = sizes.get(name)
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {source}")
-    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once).")
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {source}")
+    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once); "
+          "?: known only from the data (rotations per question vary).")
     return 0
 
 
@@ -91,7 +94,8 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     record = get(args.benchmark)
     if record is None or record.prefetch is None:
-        print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
+        print(f"food-tasks prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)",
+              file=sys.stderr)
         return 2
     return record.prefetch(workers=args.workers, report=args.report)
 
@@ -232,9 +236,15 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--tasks", default=None, help="tasks to run (default: every benchmark's packaged sample tasks)")
     demo.add_argument("--output_path", default=None, help=f"where lmms-eval writes results (default: ./{DEMO_OUTPUT})")
     demo.set_defaults(func=cmd_demo)
-    prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
-    prefetch.add_argument("benchmark", choices=[b.name for b in fetchers])
-    prefetch.add_argument("--workers", type=int, default=16)
+    prefetch = sub.add_parser(
+        "prefetch", help="download a benchmark's files and third-party images into the cache",
+        description="Download a benchmark's remote files once into the cache, before a multi-rank evaluation, so "
+                    "that every rank reads only the cache. Offline, it fails within seconds with what to do.",
+        epilog="benchmarks: " + "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers))
+    prefetch.add_argument("benchmark", choices=[b.name for b in fetchers], metavar="benchmark",
+                          help="which benchmark's files to fetch: " + ", ".join(b.name for b in fetchers))
+    prefetch.add_argument("--workers", type=int, default=16,
+                          help="parallel downloads of third-party images (benchmarks that have them; default 16)")
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
     validate = sub.add_parser("validate", help="check regional task YAMLs and their data (see CONTRIBUTING.md)")
