@@ -18,7 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from food_tasks.data import DataAccessError
+from food_tasks.errors import DataAccessError
 
 MARKER = ".food_tasks_complete"
 

@@ -8,7 +8,7 @@ two overrides:
   hub dataset ``org/name`` is read from ``$FOOD_TASKS_DATA_DIR/org/name/``, laid
   out exactly like the hub repository (same relative file paths), without any
   network access. Other sources use documented sub-directories of the same root
-  (see the README's "Data" section).
+  (see the docs/data.md section).
 * ``HF_HUB_OFFLINE=1`` / ``HF_DATASETS_OFFLINE=1`` are honoured by ``datasets``
   itself; when the data is not cached we say how to provide a mirror.
 
@@ -30,40 +30,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
+from food_tasks.errors import CorruptImageError, DataAccessError, DataSettingError, RunStopped, SetupError  # noqa: F401  (public here too)
+
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
     from PIL import Image as PILImage
 
 DATA_DIR_ENV = "FOOD_TASKS_DATA_DIR"
-
-
-class DataAccessError(RuntimeError):
-    """Data is missing, gated or unreachable; the message says what to do."""
-
-
-class SetupError(RuntimeError):
-    """A configuration problem that no retry can fix (for example an LLM judge that is not configured)."""
-
-    label = "setup error"
-
-
-class CorruptImageError(DataAccessError):
-    """An image exists but cannot be decoded; the message names row, column and URL."""
-
-
-class DataSettingError(DataAccessError, ValueError):
-    """An environment setting that selects data is invalid (e.g. an unknown language code)."""
-
-
-class RunStopped(SystemExit):
-    """Stops an lmms-eval run with our message as the last line of stderr and exit status 1.
-
-    lmms-eval 0.7.3 loads a task's documents (``process_docs``) inside ``Task.download``, which a
-    tenacity ``@retry`` repeats on any ``Exception`` (5 attempts, 2 s apart), and its CLI catches
-    every ``Exception``, prints ``Error during evaluation: RetryError[...]``, writes no results and
-    exits 0. A ``SystemExit`` is neither retried nor caught: Python prints its message and exits 1.
-    Raise it only at the lmms-eval boundary (the ``utils`` hooks), via :func:`stop_run_on_data_error`.
-    """
 
 
 def hf_download_command(repo_id: str, local_dir: Path | str, repo_type: str = "dataset") -> str:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from food_tasks.data import CorruptImageError
+from food_tasks.errors import CorruptImageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image as PILImage

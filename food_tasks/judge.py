@@ -49,7 +49,7 @@ from typing import Any, Callable, Sequence
 import requests
 from loguru import logger
 
-from food_tasks.data import SetupError
+from food_tasks.errors import SetupError
 from food_tasks.outputs import utf8_safe
 
 MODEL_ENV = "FOOD_TASKS_JUDGE_MODEL"

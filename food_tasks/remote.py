@@ -264,7 +264,7 @@ def local_relpath(url: str) -> str:
 def _decode(data: bytes) -> tuple[PILImage.Image | None, str | None]:
     """Fully decode ``data``; return (image, None) or (None, reason). A truncated download fails even under
     lmms-eval's lenient Pillow setting (:func:`food_tasks.images.decode`)."""
-    from food_tasks.data import CorruptImageError
+    from food_tasks.errors import CorruptImageError
     from food_tasks.images import decode
 
     try:

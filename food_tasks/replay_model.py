@@ -45,7 +45,7 @@ from loguru import logger
 
 from lmms_eval.api.model import lmms
 
-from food_tasks.data import RunStopped
+from food_tasks.errors import RunStopped
 
 if TYPE_CHECKING:  # pragma: no cover
     from lmms_eval.api.instance import Instance

@@ -89,7 +89,7 @@ KEY = stats.column("idx")
 
 
 def _with_images(score: Callable[..., Record]) -> Scorer:
-    """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
+    """The scorer, told whether the document's images all reached the model (docs/failure_accounting.md)."""
 
     def scored(doc: Doc, output: Output) -> Record:
         return score(doc, output, image_missing=db_data.image_missing(doc))

@@ -114,7 +114,7 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
 def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
     proc, results, _ = run_lmms_eval(
         ["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location"], tmp_path / "out",
-        env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")},
+        env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")}, console=True,  # the real process's exit status
     )  # fmt: skip
     assert results is None or "worldcuisines_mcq_2_location" not in results.get("results", {})
     # our message is the last line of stderr, lmms-eval exits 1 and did not retry
@@ -125,12 +125,19 @@ def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
 
 
 def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
-    """`food-tasks demo`: packaged sample tasks, images through lmms-eval's qwen2_vl backend on CPU (the tiny
-    model of the session's cache, where the demo looks for it)."""
+    """`food-tasks demo` (the console script): packaged sample tasks, images through lmms-eval's qwen2_vl backend
+    on CPU (the tiny model of the session's cache, where the demo looks for it).
+
+    The WorldCuisines and FAM-Bench sample tasks only: the whole demo (every benchmark's sample tasks) is the
+    README's first command, which CI runs just before the tests."""
     import subprocess
     import sys
+    from pathlib import Path
 
-    proc = subprocess.run([sys.executable, "-m", "food_tasks.cli", "demo"], capture_output=True, text=True, timeout=900,
+    script = Path(sys.executable).with_name("food-tasks")
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "food_tasks.cli"]
+    tasks = "worldcuisines_mcq_sample,worldcuisines_oeq_sample,fambench_task1_sample,fambench_task2_ctc_sample"
+    proc = subprocess.run([*command, "demo", "--tasks", tasks], capture_output=True, text=True, timeout=900,
                           cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = tmp_path / "food_tasks_demo"  # the default --output_path, in the current directory (issue 19.4)
@@ -139,7 +146,10 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     # What the demo prints: its command first (before any progress bar), and last where the results are and what
     # to do next with them and with a real model.
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith(f"$ {sys.executable} -m lmms_eval --model qwen2_vl --model_args pretrained={tiny_qwen2_vl},")
+    # The console script's interpreter is the venv's `python3`, pytest's may be `python`: the same file.
+    python, _, command_rest = lines[0].removeprefix("$ ").partition(" -m lmms_eval ")
+    assert Path(python).resolve() == Path(sys.executable).resolve(), lines[0]
+    assert command_rest.startswith(f"--model qwen2_vl --model_args pretrained={tiny_qwen2_vl},"), lines[0]
     tail = "\n".join(lines[-8:])
     shown = str(results_file.relative_to(tmp_path))
     assert f"Results: {shown} (samples beside it)" in tail and f"  food-tasks report {shown}\n" in tail
