@@ -153,7 +153,9 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
     return None
 
 
-def _mirror_load_error(repo_id: str, config: str | None, split: str, local: Path, err: Exception, files: Iterable[Path]) -> DataAccessError:
+def _mirror_load_error(
+    repo_id: str, config: str | None, split: str, local: Path, err: Exception, files: Iterable[Path]
+) -> DataAccessError:
     damaged = find_damaged_file(files)
     if damaged is not None:
         return DataAccessError(
@@ -201,7 +203,7 @@ def load_hub_split(
     revision: str | None = None,
     data_files: str | None = None,
     root: Path | None = None,
-) -> "datasets.Dataset":
+) -> datasets.Dataset:
     """Load one split of a hub dataset, from the mirror when one is configured.
 
     The dataset card decides how files map to configs and splits. If the card
@@ -237,7 +239,9 @@ def load_hub_split(
         fallback = data_files is not None and (_is_missing_config(err, config) or local is not None)
         if not fallback:
             if local is not None:
-                raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
+                raise _mirror_load_error(
+                    repo_id, config, split, local, err, _mirror_data_files(local, data_files)
+                ) from err
             raise _explain_hub_error(err, repo_id) from err
         first_error = err
     except Exception as err:  # network, auth, corrupt cache, damaged mirror file
@@ -256,7 +260,12 @@ def load_hub_split(
     else:
         pattern = f"hf://datasets/{repo_id}@{revision or 'main'}/{data_files}"
     try:
-        return datasets.load_dataset("json", data_files=pattern, split="train", **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}))
+        return datasets.load_dataset(
+            "json",
+            data_files=pattern,
+            split="train",
+            **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}),
+        )
     except Exception as err:
         if local is not None:
             raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
@@ -275,12 +284,12 @@ class ImageStore:
         source: a human-readable name of the dataset, used in error messages.
     """
 
-    def __init__(self, dataset: "datasets.Dataset", pairs: Iterable[tuple[str, str]], source: str) -> None:
+    def __init__(self, dataset: datasets.Dataset, pairs: Iterable[tuple[str, str]], source: str) -> None:
         import datasets
 
         self.source = source
         self._index: dict[str, tuple[int, str]] = {}
-        self._columns: dict[str, "datasets.Dataset"] = {}
+        self._columns: dict[str, datasets.Dataset] = {}
         present = set(dataset.column_names)
         for url_col, image_col in pairs:
             if url_col not in present or image_col not in present:
@@ -326,7 +335,7 @@ class ImageStore:
             return f"{self.source}: cannot read the image at row {row}, column {column!r} (URL {url!r}): {err}"
         return None
 
-    def get(self, url: str) -> "PILImage.Image":
+    def get(self, url: str) -> PILImage.Image:
         """Decode the image stored for ``url`` as RGB.
 
         Raises:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 
 def png_bytes(color: tuple[int, int, int], size: int = 32, label: str = "") -> bytes:

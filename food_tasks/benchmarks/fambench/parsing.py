@@ -29,7 +29,8 @@ import re
 import string
 import sys
 import unicodedata
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from food_tasks.jsonparse import (
     balanced_end,
@@ -99,8 +100,18 @@ def decision_official(value: Any) -> str | None:
 
 
 _ROBUST_REC = {"recommend", "recommended", "suitable", "yes", "recommend it"}
-_ROBUST_NOT = {"not recommend", "not recommended", "do not recommend", "dont recommend", "not suitable",
-               "unsuitable", "avoid", "no", "not recommend it", "do not recommend it"}  # fmt: skip
+_ROBUST_NOT = {
+    "not recommend",
+    "not recommended",
+    "do not recommend",
+    "dont recommend",
+    "not suitable",
+    "unsuitable",
+    "avoid",
+    "no",
+    "not recommend it",
+    "do not recommend it",
+}
 _ALL_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 
 
@@ -120,7 +131,9 @@ _DECISION_FIELD = re.compile(r'"decision"\s*+:\s*+"([^"]+)"', re.IGNORECASE)
 _DECISION_WORD = re.compile(r"\b(not\s+recommend|recommend(?:ed)?)\b", re.IGNORECASE)
 # Possessive: "decision:" followed by 16 KB of spaces must not try every split of the run between the
 # whitespace quantifiers (none of the runs can give back a character the answer word could start with).
-_FINAL_STATEMENT = re.compile(r"decision\s*+[:：]\s*+\**+\s*+(not\s+recommend(?:ed)?|recommend(?:ed)?)\b", re.IGNORECASE)
+_FINAL_STATEMENT = re.compile(
+    r"decision\s*+[:：]\s*+\**+\s*+(not\s+recommend(?:ed)?|recommend(?:ed)?)\b", re.IGNORECASE
+)
 
 
 def _text(raw: Any) -> str:
@@ -263,8 +276,11 @@ def parse_task1_official(raw: Any) -> dict[str, Any]:
         if isinstance(payload, dict):
             decision = decision_official(payload.get("decision", ""))
             if decision:
-                return {"decision": decision, "rationale": norm_rationale(payload.get("rationale_ingredients", [])),
-                        "strict_json": True}  # fmt: skip
+                return {
+                    "decision": decision,
+                    "rationale": norm_rationale(payload.get("rationale_ingredients", [])),
+                    "strict_json": True,
+                }
     decision = None
     for regex in (_DECISION_FIELD, _DECISION_WORD):
         match = regex.search(raw)
@@ -281,8 +297,11 @@ def parse_task1(raw: str) -> dict[str, Any]:
         return {"decision": None, "rationale": [], "json": False}
     payload = find_json_with(text, "decision")
     if payload is not None:
-        return {"decision": decision_robust(payload.get("decision")),
-                "rationale": norm_rationale(payload.get("rationale_ingredients", [])), "json": True}  # fmt: skip
+        return {
+            "decision": decision_robust(payload.get("decision")),
+            "rationale": norm_rationale(payload.get("rationale_ingredients", [])),
+            "json": True,
+        }
     finals = _FINAL_STATEMENT.findall(text)
     decision = decision_robust(finals[-1]) if finals else None
     return {"decision": decision, "rationale": [], "json": False}
@@ -394,8 +413,13 @@ def official_task2(raw: Any, kind: str) -> dict[str, Any]:
     except Exception:  # noqa: BLE001  (officially: except Exception -> failed request)
         return {"ranking": [], "decisions": None, "letter": "", "answered": False, "request_error": True}
     answered = bool(ranking) or len(decisions) == 4 or letter in LETTERS
-    return {"ranking": ranking, "decisions": decisions or None, "letter": letter, "answered": answered,
-            "request_error": False}  # fmt: skip
+    return {
+        "ranking": ranking,
+        "decisions": decisions or None,
+        "letter": letter,
+        "answered": answered,
+        "request_error": False,
+    }
 
 
 def parse_ranking_official(raw: Any) -> list[str]:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from food_tasks.benchmarks.fambench.parsing import clean, norm_condition
 
@@ -156,10 +157,15 @@ REFERENCE_ALIASES: dict[str, tuple[str, ...]] = {
     "lactose_intolerance": ("lactose intolerance", "lactose intolerant"),
     "metabolic syndrome": ("metabolic health",),
     "milk_allergy": ("dairy allergy", "milk allergy"),
-    "obesity weight management": ("obesity", "obesity or weight management", "obesity or weight-management",
-                                  "obesity weight management", "weight management"),
+    "obesity weight management": (
+        "obesity",
+        "obesity or weight management",
+        "obesity or weight-management",
+        "obesity weight management",
+        "weight management",
+    ),
     "type 2 diabetes": ("diabetes", "type two diabetes"),
-}  # fmt: skip
+}
 # Phrases that add several knowledge-base conditions at once (only those present in the KB).
 COMPOSITE_ALIASES: dict[str, tuple[str, ...]] = {
     "celiac disease": ("gluten_celiac_disease", "gluten_intolerance"),
@@ -331,9 +337,10 @@ def task2_ki_context(prompt: Mapping[str, Any], rules: Mapping[str, Any]) -> str
             lines.append(f"  Nutrient targets: {'; '.join(_guideline_text(r) for r in rows)}.")
     age = clean(prompt.get("age_group")).replace("-", "")
     general = [
-        row for row in rules["guidelines"].get("general", [])
+        row
+        for row in rules["guidelines"].get("general", [])
         if not age or age in clean(row.get("population_key")).replace("_", "")
-    ][:4]  # fmt: skip
+    ][:4]
     if general:
         lines.append(f"- General age-context targets: {'; '.join(_guideline_text(r) for r in general)}.")
     return "\n".join(lines)
@@ -341,10 +348,16 @@ def task2_ki_context(prompt: Mapping[str, Any], rules: Mapping[str, Any]) -> str
 
 def task2_rule_index(condition_rules: Mapping[str, Any], guidelines: Mapping[str, Any]) -> dict[str, Any]:
     """Index ``condition_rules.json`` and ``nutrition_guidelines.json`` by official condition key."""
-    conditions = {condition_key(item.get("value")): item for item in condition_rules.get("conditions") or []
-                  if isinstance(item, dict) and condition_key(item.get("value"))}  # fmt: skip
-    alias_map = {condition_key(a): condition_key(t) for a, t in (condition_rules.get("alias_map") or {}).items()
-                 if condition_key(a) and condition_key(t)}  # fmt: skip
+    conditions = {
+        condition_key(item.get("value")): item
+        for item in condition_rules.get("conditions") or []
+        if isinstance(item, dict) and condition_key(item.get("value"))
+    }
+    alias_map = {
+        condition_key(a): condition_key(t)
+        for a, t in (condition_rules.get("alias_map") or {}).items()
+        if condition_key(a) and condition_key(t)
+    }
     by_key: dict[str, list] = {}
     for row in guidelines.get("rules") or []:
         if isinstance(row, dict):

@@ -66,7 +66,9 @@ def normalize_label(cat: str) -> str:
 
 def strip_accents(text: str) -> str:
     """Remove combining marks (``çiğ köfte`` -> ``cig kofte``); used by the ``_unaccented`` variants only."""
-    return unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)))
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    )
 
 
 def relaxed_tokens(label: str, stop_words: bool = True) -> list[str]:
