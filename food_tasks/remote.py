@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 import os
 import threading
 import time
