@@ -53,7 +53,7 @@ _R = TypeVar("_R")
 
 
 def stop_run_on_data_error(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Decorate an lmms-eval hook: a :class:`DataAccessError` or :class:`SetupError` stops the run (:class:`RunStopped`)."""
+    """Decorate an lmms-eval hook so a :class:`DataAccessError` or :class:`SetupError` stops the run (RunStopped)."""
 
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -132,11 +132,20 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
                     try:
                         value = json.loads(raw.rstrip(b"\r\n"))
                     except json.JSONDecodeError as err:
-                        return f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must "
+                            "be JSON Lines, one object per line"
+                        )
                     except ValueError as err:  # UnicodeDecodeError
-                        return f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one "
+                            "object per line"
+                        )
                     if not isinstance(value, dict):
-                        return f"{path} line {number} is a JSON {type(value).__name__}, not an object; the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is a JSON {type(value).__name__}, not an object; the file must be "
+                            "JSON Lines, one object per line"
+                        )
         elif suffix == ".json":
             try:
                 with open(path, "rb") as fh:

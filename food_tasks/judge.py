@@ -21,9 +21,10 @@ Configured the way lmms-eval configures its own judges, plus one variable for th
 
 Every successful completion is cached on disk, keyed by the SHA-256 of the full request body (model,
 messages, temperature, max_tokens), so a re-run or a resumed run makes no request for what it already
-judged (failed requests are remembered for the rest of the process and retried by the next run). Timeouts, connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a
-request that still fails yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never
-raised). Client errors (HTTP 4xx other than 429) are not retried.
+judged (failed requests are remembered for the rest of the process and retried by the next run). Timeouts,
+connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a request that still fails
+yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never raised).
+Client errors (HTTP 4xx other than 429) are not retried.
 
 Any text is accepted: lone UTF-16 surrogates (which a model's byte-level tokenizer can produce, and no UTF-8
 encoder takes) in a request or in the judge's reply become U+FFFD before anything is hashed, sent or cached
@@ -94,7 +95,7 @@ class JudgeConfig:
 
     @property
     def endpoint_host(self) -> str:
-        """``host[:port]`` of the endpoint: what results may show (never the URL's ``user:password@``, path or query)."""
+        """``host[:port]`` of the endpoint, what results may show (never the URL's ``user:password@``, path, query)."""
         return host_port(self.url)
 
     @property

@@ -64,8 +64,8 @@ class Validation:
         slices = ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in self.slices.items()) or "none"
         fields = "question, options and answer" if self.format == "mcq" else "question and answer"
         return (
-            f"task {self.task}: {self.rows} row(s) of {self.data} (split {self.split!r}), format {self.format}, every row "
-            f"has its {fields}; {images}; slices: {slices}"
+            f"task {self.task}: {self.rows} row(s) of {self.data} (split {self.split!r}), format {self.format}, every "
+            f"row has its {fields}; {images}; slices: {slices}"
         )
 
 

@@ -90,7 +90,8 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
                 raise _fail(
                     path,
                     "is a JSON array, not JSON Lines; convert it with "
-                    'python -c "import json,sys; [print(json.dumps(r, ensure_ascii=False)) for r in json.load(open(sys.argv[1]))]" '
+                    'python -c "import json,sys; [print(json.dumps(r, ensure_ascii=False)) for r in '
+                    'json.load(open(sys.argv[1]))]" '
                     f"{shlex.quote(str(path))} > {shlex.quote(str(path.with_suffix('.jsonl')))}",
                 )
             seen_content = True
@@ -99,7 +100,8 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
             except ValueError as err:
                 raise _fail(
                     path,
-                    f"line {number} is not valid JSON ({getattr(err, 'msg', err)}, column {getattr(err, 'colno', '?')})",
+                    f"line {number} is not valid JSON ({getattr(err, 'msg', err)}, column "
+                    f"{getattr(err, 'colno', '?')})",
                 ) from None
             if not isinstance(row, dict):
                 raise _fail(path, f"line {number} is a JSON {type(row).__name__}, not an object")

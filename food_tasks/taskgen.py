@@ -80,7 +80,7 @@ def generation_kwargs(max_new_tokens: int) -> list[str]:
 
 def stub_line(where: str) -> str:
     """The one-line dataset every template reads before ``process_docs`` builds the real documents."""
-    return '{"stub": "documents are built by process_docs (%s)"}\n' % where
+    return f'{{"stub": "documents are built by process_docs ({where})"}}\n'
 
 
 def template(

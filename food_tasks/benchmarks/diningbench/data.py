@@ -98,7 +98,8 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
             try:
                 from huggingface_hub import HfApi
 
-                listing = f" The repository holds: {sorted(HfApi().list_repo_files(REPO_ID, repo_type='dataset', revision=revision))[:20]}."
+                files = HfApi().list_repo_files(REPO_ID, repo_type="dataset", revision=revision)
+                listing = f" The repository holds: {sorted(files)[:20]}."
             except Exception:  # noqa: BLE001
                 pass
         raise DataAccessError(

@@ -30,13 +30,16 @@ def mirror_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
     """The sample mirror: classification and nutrition JSONL rows by file name, and the image bytes by path."""
     lines = "\n".join(f"{x}. {o}" for x, o in zip("ABCDEFGH", DB_OPTIONS))
     cls_prompt = (
-        "You are a food recognition expert. Please select the most appropriate dish name from the following options based on the "
-        f"image content, and output the corresponding option letter.\n\nOptions:\n{lines}\n\nYour answer should only be a single "
-        "uppercase English letter corresponding to the option, without any description, explanation, or content other than the option letter."
+        "You are a food recognition expert. Please select the most appropriate dish name from the following options "
+        "based on the image content, and output the corresponding option letter.\n\n"
+        f"Options:\n{lines}\n\n"
+        "Your answer should only be a single uppercase English letter corresponding to the option, without any "
+        "description, explanation, or content other than the option letter."
     )
     nut_prompt = (
         "你是一名食物识别专家。请根据图片内容预测图中食物的卡路里、蛋白质、碳水化合物和脂肪含量，并直接按以下JSON格式输出（单位均为每份的克或千卡）：\n\n"
-        '{\n "卡路里": <number>,\n "蛋白质": <number>,\n "碳水化合物": <number>,\n "脂肪": <number>\n}\n\n请确保你的答案是可以被json.loads直接加载的标准JSON，不要输出JSON以外的任何内容。'
+        '{\n "卡路里": <number>,\n "蛋白质": <number>,\n "碳水化合物": <number>,\n "脂肪": '
+        "<number>\n}\n\n请确保你的答案是可以被json.loads直接加载的标准JSON，不要输出JSON以外的任何内容。"
     )
     files: dict[str, list[dict]] = {"classification_en.jsonl": [], "nutrition.jsonl": []}
     images: dict[str, bytes] = {}

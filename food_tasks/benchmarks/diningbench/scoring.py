@@ -446,7 +446,7 @@ def nutrition_parse_fail(record: Record, official: bool = False) -> float | None
 
 
 def rouge_value(record: Record, name: str) -> float | None:
-    """The row's ROUGE F (:func:`rouge_mean`; None for a row without a reference answer or with an undecodable image)."""
+    """The row's ROUGE F (:func:`rouge_mean`); None for a row without a reference answer or with an unreadable image."""
     return None if record["rouge"] is None or record.get("image_missing") else record["rouge"][name]
 
 

@@ -1,4 +1,6 @@
-"""FAM-Bench answer parsing and normalisation (official v1.0 code: code/task1/run_task1.py::_parse_output, code/task2/evaluate.py::_parse_json_ranking, _parse_ranking, _parse_decision_payload, _parse_letter; the robust parsers are our design, README fidelity note 4).
+"""FAM-Bench answer parsing and normalisation (official v1.0 code: code/task1/run_task1.py::_parse_output,
+code/task2/evaluate.py::_parse_json_ranking, _parse_ranking, _parse_decision_payload, _parse_letter; the robust
+parsers are our design, README fidelity note 4).
 
 Two parsers per output kind:
 
@@ -261,7 +263,7 @@ def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None]
 
 
 def parse_task1_official(raw: Any) -> dict[str, Any]:
-    """The official Task 1 parse: ``{"decision", "rationale", "strict_json"}`` (code/task1/run_task1.py::_parse_output)."""
+    """The official Task 1 parse, ``{"decision", "rationale", "strict_json"}`` (run_task1.py::_parse_output)."""
     raw = _text(raw)
     cleaned = _strip_fence_official(raw)
     candidates = [cleaned] if cleaned else []
@@ -291,7 +293,9 @@ def parse_task1_official(raw: Any) -> dict[str, Any]:
 
 
 def parse_task1(raw: str) -> dict[str, Any]:
-    """Robust Task 1 parse: ``{"decision", "rationale", "json"}``; decision None means invalid (our design: README fidelity note 4)."""
+    """Robust Task 1 parse: ``{"decision", "rationale", "json"}``; decision None means invalid (README fidelity note 4).
+
+    Our design, not the official parser."""
     text = strip_reasoning(raw or "")
     if text is None:
         return {"decision": None, "rationale": [], "json": False}
@@ -423,8 +427,8 @@ def official_task2(raw: Any, kind: str) -> dict[str, Any]:
 
 
 def parse_ranking_official(raw: Any) -> list[str]:
-    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (code/task2/evaluate.py::_parse_ranking);
-    ``[]`` when nothing is found or the official request would fail."""
+    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text
+    (code/task2/evaluate.py::_parse_ranking); ``[]`` when nothing is found or the official request would fail."""
     return official_task2(raw, "rank")["ranking"]
 
 
@@ -465,8 +469,8 @@ def _permutation(items: Sequence[str | None]) -> list[str] | None:
 
 
 def parse_ranking(raw: str) -> list[str] | None:
-    """Robust ranking (our design: README fidelity note 4): the last JSON ``ranking`` permutation, else an explicit sequence
-    ``B > A > D > C`` / ``B, A, D, C`` or four numbered lines; letters are never harvested from words."""
+    """Robust ranking (our design: README fidelity note 4): the last JSON ``ranking`` permutation, else an explicit
+    sequence ``B > A > D > C`` / ``B, A, D, C`` or four numbered lines; letters are never harvested from words."""
     text = strip_reasoning(raw or "")
     if text is None:
         return None
@@ -485,7 +489,9 @@ def parse_ranking(raw: str) -> list[str] | None:
 
 
 def parse_decisions(raw: str) -> dict[str, str | None]:
-    """Robust option decisions (our design: README fidelity note 4): per option ``recommend``/``not_recommend`` or None (invalid)."""
+    """Robust option decisions (our design: README fidelity note 4).
+
+    Per option ``recommend``/``not_recommend``, or None (invalid)."""
     text = strip_reasoning(raw or "")
     payload = find_json_with(text, "option_decisions") if text is not None else None
     decisions = payload.get("option_decisions") if payload else None

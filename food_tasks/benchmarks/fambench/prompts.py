@@ -384,7 +384,8 @@ def task2_prompt(question: Mapping[str, Any], kind: str, mode: str, input_name: 
     text = (
         f"You are evaluating {evidence} for a food-as-medicine benchmark.\n"
         f"Judge only from the provided prompt, {evidence}, and any supplied reference rules.\n"
-        "Prioritize clinical safety: avoiding clearly harmful foods is more important than selecting an appealing dish.\n"
+        "Prioritize clinical safety: avoiding clearly harmful foods is more important than selecting an appealing "
+        "dish.\n"
         "When citing ingredients, cite only ingredients that are present in the provided prompt evidence.\n\n"
         f"Health condition(s): {labels}\n"
         f"Available ingredient(s): {have}\n\n"
@@ -401,7 +402,10 @@ def task2_prompt(question: Mapping[str, Any], kind: str, mode: str, input_name: 
     if kind == "rank":
         return (
             text
-            + f"Rank all four recipe {shown} from best to worst for the health condition(s) and available ingredients.\n\n"
+            + (
+                f"Rank all four recipe {shown} from best to worst for the health condition(s) and available "
+                "ingredients.\n\n"
+            )
             + (COT_LINE if cot else "")
             + JSON_LINE
             + "Use this exact schema:\n"
@@ -423,7 +427,10 @@ def task2_prompt(question: Mapping[str, Any], kind: str, mode: str, input_name: 
         )
     return (
         text
-        + f"Choose the one {'recipe option' if text_only else 'image'} that best fits the health condition(s) and available ingredients.\n\n"
+        + (
+            f"Choose the one {'recipe option' if text_only else 'image'} that best fits the health condition(s) and "
+            "available ingredients.\n\n"
+        )
         + (SILENT_LINE if cot else "")
         + "Output requirement:\n- Return exactly one capital letter\n- Allowed outputs: A, B, C, D\n"
         + "- Do not output words, punctuation, or explanation"

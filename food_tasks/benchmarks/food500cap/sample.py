@@ -32,7 +32,7 @@ FOOD500CAP_TRAIN = [("Abalone", 90, "Grilled abalones with garlic butter on a sl
 
 
 def caption_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
-    """The test and train caption files (``data.TEST_FILE``, ``data.TRAIN_FILE``) and the images by relative path (NFC)."""
+    """The test and train caption files (``data.TEST_FILE``, ``data.TRAIN_FILE``) and the images by path (NFC)."""
     files: dict[str, list[dict]] = {}
     images: dict[str, bytes] = {}
     for name, rows, form in (

@@ -70,8 +70,9 @@ def _download_zip() -> Path:
     if offline:
         raise data.DataAccessError(
             f"FoodieQA ({REPO}): {ZIP_NAME} is not in the Hugging Face cache and HF_HUB_OFFLINE is set. The dataset is "
-            f"gated: request access at {ACCESS_URL}, then run once online with that account's token (`{data.HF_LOGIN_COMMAND}` "
-            f"or `export HF_TOKEN=hf_...`), or copy {ZIP_NAME} (or its unpacked contents) to ${data.DATA_DIR_ENV}/{REPO}/."
+            f"gated: request access at {ACCESS_URL}, then run once online with that account's token "
+            f"(`{data.HF_LOGIN_COMMAND}` or `export HF_TOKEN=hf_...`), or copy {ZIP_NAME} (or its unpacked contents) "
+            f"to ${data.DATA_DIR_ENV}/{REPO}/."
         )
     if not get_token():
         raise _access_error("no Hugging Face token was found on this machine")

@@ -24,15 +24,18 @@ from dataclasses import dataclass, field, replace
 MIVQA = {
     "zh": {
         0: (
-            "<img1>\n<img2>\n<img3>\n<img4>\n根据以上四张图回答问题，他们分别为图A, 图B, 图C, 图D, 请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图",
+            "<img1>\n<img2>\n<img3>\n<img4>\n根据以上四张图回答问题，他们分别为图A, 图B, 图C, 图D, "
+            "请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图",
             None,
         ),
         1: (
-            "<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n根据以上四张图回答问题, 请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图",
+            "<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n根据以上四张图回答问题, "
+            "请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图",
             None,
         ),
         2: (
-            "根据以下四张图回答问题,请从给定选项ABCD中选择一个最合适的答案。<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n问题：{q}, 答案为：图",
+            "根据以下四张图回答问题,请从给定选项ABCD中选择一个最合适的答案。"
+            "<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n问题：{q}, 答案为：图",
             None,
         ),
         3: (
@@ -42,15 +45,21 @@ MIVQA = {
     },
     "en": {
         0: (
-            "<img1>\n<img2>\n<img3>\n<img4>\nAnswer the following question according to the provided four images which corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. Question: {q}, your answer is: Option (",
+            "<img1>\n<img2>\n<img3>\n<img4>\nAnswer the following question according to the provided four images which "
+            "corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given "
+            "options. Question: {q}, your answer is: Option (",
             None,
         ),
         1: (
-            "Answer the following question according to the provided four images, which corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. <img1>Option (A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, your answer is: Option (",
+            "Answer the following question according to the provided four images, which corresponds to Option (A), "
+            "Option (B), Option (C), Option (D). Choose one best answer from the given options. <img1>Option "
+            "(A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, your answer is: Option (",
             None,
         ),
         2: (
-            "Answer the following question according to the provided four images, and choose one best answer from the given options. <img1>Option (A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, your answer is: Option (",
+            "Answer the following question according to the provided four images, and choose one best answer from the "
+            "given options. <img1>Option (A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, "
+            "your answer is: Option (",
             None,
         ),
         3: (
@@ -73,7 +82,8 @@ SIVQA = {
     "en": {  # "If had" (sic) is the official text
         0: ("{q} Here are the options: {c} If had to select one of the options, my answer would be (", None),
         1: (
-            "You are an AI assistant. Please answer the following multiple choice question based on the image: {q} Here are the options: {c} Please select one of the options as your answer (",
+            "You are an AI assistant. Please answer the following multiple choice question based on the image: {q} "
+            "Here are the options: {c} Please select one of the options as your answer (",
             None,
         ),
         2: ("{q} Here are the options: {c}", "If had to select one of the options, my answer would be ("),
@@ -85,7 +95,10 @@ TEXTQA = {
     0: "{q} 选项有: {c}, 请根据从所提供的选项中选择一个正确答案，为（",
     1: "你是一个智能助手，请你回答以下选择题：{q} 选项有: {c}, 请从中选择一个正确答案，为（",
     2: "你是一个智能助手，现在回答以下选择题：{q} 选项有: {c}\n智能助手：我从所提供的选项中选择一个正确答案，为（",
-    3: "{q} 这是选项: {c} 请从所提供的选项中选择一个正确答案。请保证你的答案清晰简洁并输出字母选项。\n智能助手：我选择（",
+    3: (
+        "{q} 这是选项: {c} 请从所提供的选项中选择一个正确答案。请保证你的答案清晰简洁并输出字母选项。"
+        "\n智能助手：我选择（"
+    ),
 }
 TEXTQA_SYSTEM = "你是一个智能助手。"
 TEXTQA_SYSTEM_PHRASE = "你是一个智能助手，"  # removed from the user turn (get_prompt_qwen: "avoid repeating")

@@ -168,8 +168,8 @@ def check_mirror_files(config: str, split: str, root: Path | None, languages: Se
         return
     folder = _split_folder(config, split)
     fix = (
-        f"Copy them from the dataset repository, e.g. `{data.hf_download_command(VQA_REPO, local)} --include '{folder}/*'`, "
-        f"or evaluate a subset of languages on purpose with {LANGS_ENV}=<codes>."
+        f"Copy them from the dataset repository, e.g. `{data.hf_download_command(VQA_REPO, local)} "
+        f"--include '{folder}/*'`, or evaluate a subset of languages on purpose with {LANGS_ENV}=<codes>."
     )
     if not (local / folder).is_dir():
         raise data.DataAccessError(
@@ -211,15 +211,16 @@ def check_documents(
     if unknown:
         raise data.DataAccessError(
             f"{VQA_REPO} {config}/{split} subtask {subtask}: rows in language(s) {unknown} that the benchmark does not "
-            f"have (files {', '.join(language_file(config, split, str(lang)) for lang in unknown)}?); they would enter the "
-            f"average over languages. Remove them; the {len(LANGUAGES)} codes are: {', '.join(LANGUAGES)}."
+            f"have (files {', '.join(language_file(config, split, str(lang)) for lang in unknown)}?); they would enter "
+            f"the average over languages. Remove them; the {len(LANGUAGES)} codes are: {', '.join(LANGUAGES)}."
         )
     absent = [lang for lang in languages if lang not in by_lang]
     if absent:
         raise data.DataAccessError(
             f"{VQA_REPO} {config}/{split} subtask {subtask}: no rows for language(s) {', '.join(absent)} "
             f"(files {', '.join(language_file(config, split, lang) for lang in absent)}); the benchmark has all "
-            f"{len(LANGUAGES)} languages in every subtask. Restore the files, or select languages with {LANGS_ENV}=<codes>."
+            f"{len(LANGUAGES)} languages in every subtask. Restore the files, or select languages with "
+            f"{LANGS_ENV}=<codes>."
         )
     items = set().union(*(by_lang[lang] for lang in languages))
     for lang in languages:
@@ -227,19 +228,20 @@ def check_documents(
         if lacking:
             first = ", ".join(sorted(lacking, key=lambda q: (len(q), q))[:5])
             raise data.DataAccessError(
-                f"{VQA_REPO} {config}/{split} subtask {subtask}: language {lang!r} lacks {len(lacking)} of the {len(items)} "
-                f"items the other languages have (qa_id {first}{', ...' if len(lacking) > 5 else ''}): its file "
-                f"{language_file(config, split, lang)} is truncated or damaged."
+                f"{VQA_REPO} {config}/{split} subtask {subtask}: language {lang!r} lacks {len(lacking)} of the "
+                f"{len(items)} items the other languages have (qa_id {first}{', ...' if len(lacking) > 5 else ''}): "
+                f"its file {language_file(config, split, lang)} is truncated or damaged."
             )
     if from_hub:
         low, high = PUBLISHED_QA_RANGES[(config, split)]
         outside = sorted(q for q in items if not (q.isdigit() and low <= int(q) <= high))
         if len(items) != PUBLISHED_ITEMS[split_kind] or outside:
             raise data.DataAccessError(
-                f"{VQA_REPO} {config}/{split} subtask {subtask} (revision {revision()}): {len(items)} items per language"
+                f"{VQA_REPO} {config}/{split} subtask {subtask} (revision {revision()}): {len(items)} items "
+                "per language"
                 + (f", {len(outside)} qa_id(s) outside {low}-{high} (first: {outside[0]})" if outside else "")
-                + f"; the published benchmark has {PUBLISHED_ITEMS[split_kind]} per language with qa_ids {low}-{high}. "
-                f"Pin the published revision with {REVISION_ENV}."
+                + f"; the published benchmark has {PUBLISHED_ITEMS[split_kind]} per language with qa_ids "
+                f"{low}-{high}. Pin the published revision with {REVISION_ENV}."
             )
 
 
