@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -22,37 +21,15 @@ import time
 from pathlib import Path
 
 from food_tasks.benchmarks import BENCHMARKS, get
-from food_tasks.registration import task_dir
+from food_tasks.catalogue import entries as yaml_entries
+from food_tasks.catalogue import names as yaml_names
+from food_tasks.catalogue import task_dir
+from food_tasks.runfiles import newest_results
 
 
 def demo_tasks() -> str:
     """What ``food-tasks demo`` runs: every registered benchmark's packaged sample tasks and groups."""
     return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
-
-
-def _yaml_names() -> list[tuple[str, str, str]]:
-    """``(name, kind, benchmark)`` for every task and group YAML we ship (read without executing hooks)."""
-    return [(name, kind, bench) for name, kind, bench, _ in _yaml_entries()]
-
-
-def _yaml_entries() -> list[tuple[str, str, str, tuple[str, ...]]]:
-    """``(name, kind, benchmark, members)`` for every task and group YAML we ship (members: a group's tasks)."""
-    import yaml
-
-    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten times faster on our 276 YAMLs
-        pass
-
-    _Loader.add_constructor("!function", lambda loader, node: None)
-    out = []
-    for path in sorted(task_dir().rglob("*.yaml")):
-        config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
-        bench = path.parent.name if path.parent != task_dir() else "all"
-        if "group" in config:
-            members = config.get("task") if isinstance(config.get("task"), list) else [config.get("task")]
-            out.append((config["group"], "group", bench, tuple(m for m in members if isinstance(m, str))))
-        elif "task" in config:
-            out.append((config["task"], "task", bench, ()))
-    return out
 
 
 SAMPLE_SOURCE = "packaged sample (installed with food-tasks; offline, no account needed)"
@@ -94,7 +71,7 @@ def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
 
 
 def cmd_list(_: argparse.Namespace) -> int:
-    entries = _yaml_entries()
+    entries = yaml_entries()
     sizes, samples = _sizes(entries), _samples(entries)
     width = max(len(name) for name, *_ in entries)
     print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  source")
@@ -121,12 +98,6 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     return record.prefetch(workers=args.workers, report=args.report)
-
-
-def _find_results(out_dir: Path, since: float = 0.0) -> Path | None:
-    """The newest results file under ``out_dir`` written after ``since`` (earlier demo runs stay beside it)."""
-    found = sorted((p for p in out_dir.rglob("*_results.json") if p.stat().st_mtime >= since), key=lambda p: p.stat().st_mtime)
-    return found[-1] if found else None
 
 
 DEMO_OUTPUT = "food_tasks_demo"  # default --output_path of the demo, in the current directory
@@ -162,13 +133,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     build_tiny_qwen2_vl(model)
     started = time.time()
     code = subprocess.call(command, env=env)
-    results = _find_results(out_dir, since=started)
+    results = newest_results(out_dir, since=started)
     # lmms-eval exits 0 even when a task crashed: the results file is the verdict.
     if code != 0 or results is None:
         print(f"food-tasks demo: lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.", file=sys.stderr)
         return 1
     data = json.loads(results.read_text(encoding="utf-8"))
-    kinds = {name: kind for name, kind, _ in _yaml_names()}
+    kinds = {name: kind for name, kind, _ in yaml_names()}
     expected = [t for t in tasks.split(",") if t in kinds]  # groups land under "groups", tasks under "results"
     missing = [t for t in expected if t not in data.get("groups" if kinds.get(t) == "group" else "results", {})]
     if missing:
@@ -180,41 +151,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Paired differences of two runs on the documents both scored (needs both runs' samples files)."""
-    from food_tasks import errorbars, stats
+    from food_tasks import compare
+    from food_tasks.confidence import DEFAULT_ITERS
 
-    runs = [errorbars.load_run(p) for p in (args.run_a, args.run_b)]
-    iters = args.iters if args.iters is not None else stats.DEFAULT_ITERS
-    rows = errorbars.compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
+    runs = [compare.load_run(p) for p in (args.run_a, args.run_b)]
+    iters = args.iters if args.iters is not None else DEFAULT_ITERS
+    rows = compare.compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
     print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
-    print("Differences A - B on the documents both runs scored, 95% intervals (clustered; paired bootstrap for")
-    print("statistics that are not means); 'no detectable difference' when the interval contains 0; units are the")
-    print(f"independent clusters (dishes, questions, images): with fewer than {stats.MIN_UNITS} no verdict is given.\n")
-    header = ("task or group", "metric", "A", "B", "A - B", "95% interval", "p", "docs (units)", "verdict")
-    table = []
-    for row in rows:
-        c = row.comparison
-        if c is None:
-            table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
-            continue
-        verdict = c.verdict(row.higher_is_better, "A", "B")
-        if verdict in ("A > B", "A < B"):
-            better = (c.diff > 0) == row.higher_is_better
-            verdict += f" ({'A' if better else 'B'} better)"
-        defined = math.isfinite(c.diff)
-        interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and defined else "n/a"
-        table.append((row.name, row.metric, errorbars_fmt(row.a), errorbars_fmt(row.b), f"{c.diff:+.2f}" if defined else "n/a", interval,
-                      f"{c.p:.3g}" if c.p is not None and defined else "n/a", f"{c.n} ({c.clusters})", verdict))  # fmt: skip
+    print(compare.EXPLANATION)
+    table = compare.table_rows(rows)
     if not table:
         print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
         return 1
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *table)]
-    for line in (header, *table):
-        print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip())
+    for line in compare.aligned(compare.HEADER, table):
+        print(line)
     return 0
-
-
-def errorbars_fmt(value: object) -> str:
-    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "" if value is None else str(value)[:20]
 
 
 def demo_epilogue(results: Path, tasks: str) -> str:
@@ -246,15 +197,13 @@ def _path_hint() -> list[str]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """One line per problem of each regional task YAML; exit status 1 when any."""
-    from food_tasks.regional import check
+    """Each regional task YAML's verdict, problems and warnings on stdout; exit status 1 when any has a problem."""
+    from food_tasks.regional_check import check, report
 
     failed = 0
     for path in args.yaml:
         result = check(path, check_images=not args.no_images)
-        for line in result.problems:
-            print(line)
-        print(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}", file=sys.stderr)
+        print("\n".join(report(path, result)), flush=True)
         failed += bool(result.problems)
     return 1 if failed else 0
 
@@ -313,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     compare.add_argument("--iters", type=int, default=None, help="bootstrap resamples (default 1000; 0: analytic errors only)")
     compare.set_defaults(func=cmd_compare)
     args = parser.parse_args(argv)
-    from food_tasks.data import DataAccessError
+    from food_tasks.errors import DataAccessError
 
     try:
         return args.func(args)

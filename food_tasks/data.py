@@ -8,7 +8,7 @@ two overrides:
   hub dataset ``org/name`` is read from ``$FOOD_TASKS_DATA_DIR/org/name/``, laid
   out exactly like the hub repository (same relative file paths), without any
   network access. Other sources use documented sub-directories of the same root
-  (see the README's "Data" section).
+  (see the docs/data.md section).
 * ``HF_HUB_OFFLINE=1`` / ``HF_DATASETS_OFFLINE=1`` are honoured by ``datasets``
   itself; when the data is not cached we say how to provide a mirror.
 
@@ -26,43 +26,17 @@ import functools
 import hashlib
 import io
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+from food_tasks.errors import CorruptImageError, DataAccessError, DataSettingError, RunStopped, SetupError  # noqa: F401  (public here too)
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
     from PIL import Image as PILImage
 
 DATA_DIR_ENV = "FOOD_TASKS_DATA_DIR"
-
-
-class DataAccessError(RuntimeError):
-    """Data is missing, gated or unreachable; the message says what to do."""
-
-
-class SetupError(RuntimeError):
-    """A configuration problem that no retry can fix (for example an LLM judge that is not configured)."""
-
-    label = "setup error"
-
-
-class CorruptImageError(DataAccessError):
-    """An image exists but cannot be decoded; the message names row, column and URL."""
-
-
-class DataSettingError(DataAccessError, ValueError):
-    """An environment setting that selects data is invalid (e.g. an unknown language code)."""
-
-
-class RunStopped(SystemExit):
-    """Stops an lmms-eval run with our message as the last line of stderr and exit status 1.
-
-    lmms-eval 0.7.3 loads a task's documents (``process_docs``) inside ``Task.download``, which a
-    tenacity ``@retry`` repeats on any ``Exception`` (5 attempts, 2 s apart), and its CLI catches
-    every ``Exception``, prints ``Error during evaluation: RetryError[...]``, writes no results and
-    exits 0. A ``SystemExit`` is neither retried nor caught: Python prints its message and exits 1.
-    Raise it only at the lmms-eval boundary (the ``utils`` hooks), via :func:`stop_run_on_data_error`.
-    """
 
 
 def hf_download_command(repo_id: str, local_dir: Path | str, repo_type: str = "dataset") -> str:
@@ -74,11 +48,15 @@ def hf_download_command(repo_id: str, local_dir: Path | str, repo_type: str = "d
 HF_LOGIN_COMMAND = "hf auth login"
 
 
-def stop_run_on_data_error(fn):  # type: ignore[no-untyped-def]
-    """Decorate an lmms-eval hook: a :class:`DataAccessError` or :class:`SetupError` stops the run (:class:`RunStopped`)."""
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def stop_run_on_data_error(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorate an lmms-eval hook so a :class:`DataAccessError` or :class:`SetupError` stops the run (RunStopped)."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except DataAccessError as err:
@@ -154,11 +132,20 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
                     try:
                         value = json.loads(raw.rstrip(b"\r\n"))
                     except json.JSONDecodeError as err:
-                        return f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must "
+                            "be JSON Lines, one object per line"
+                        )
                     except ValueError as err:  # UnicodeDecodeError
-                        return f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one "
+                            "object per line"
+                        )
                     if not isinstance(value, dict):
-                        return f"{path} line {number} is a JSON {type(value).__name__}, not an object; the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is a JSON {type(value).__name__}, not an object; the file must be "
+                            "JSON Lines, one object per line"
+                        )
         elif suffix == ".json":
             try:
                 with open(path, "rb") as fh:
@@ -175,7 +162,9 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
     return None
 
 
-def _mirror_load_error(repo_id: str, config: str | None, split: str, local: Path, err: Exception, files: Iterable[Path]) -> DataAccessError:
+def _mirror_load_error(
+    repo_id: str, config: str | None, split: str, local: Path, err: Exception, files: Iterable[Path]
+) -> DataAccessError:
     damaged = find_damaged_file(files)
     if damaged is not None:
         return DataAccessError(
@@ -223,7 +212,7 @@ def load_hub_split(
     revision: str | None = None,
     data_files: str | None = None,
     root: Path | None = None,
-) -> "datasets.Dataset":
+) -> datasets.Dataset:
     """Load one split of a hub dataset, from the mirror when one is configured.
 
     The dataset card decides how files map to configs and splits. If the card
@@ -259,7 +248,9 @@ def load_hub_split(
         fallback = data_files is not None and (_is_missing_config(err, config) or local is not None)
         if not fallback:
             if local is not None:
-                raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
+                raise _mirror_load_error(
+                    repo_id, config, split, local, err, _mirror_data_files(local, data_files)
+                ) from err
             raise _explain_hub_error(err, repo_id) from err
         first_error = err
     except Exception as err:  # network, auth, corrupt cache, damaged mirror file
@@ -278,7 +269,12 @@ def load_hub_split(
     else:
         pattern = f"hf://datasets/{repo_id}@{revision or 'main'}/{data_files}"
     try:
-        return datasets.load_dataset("json", data_files=pattern, split="train", **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}))
+        return datasets.load_dataset(
+            "json",
+            data_files=pattern,
+            split="train",
+            **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}),
+        )
     except Exception as err:
         if local is not None:
             raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
@@ -297,12 +293,12 @@ class ImageStore:
         source: a human-readable name of the dataset, used in error messages.
     """
 
-    def __init__(self, dataset: "datasets.Dataset", pairs: Iterable[tuple[str, str]], source: str) -> None:
+    def __init__(self, dataset: datasets.Dataset, pairs: Iterable[tuple[str, str]], source: str) -> None:
         import datasets
 
         self.source = source
         self._index: dict[str, tuple[int, str]] = {}
-        self._columns: dict[str, "datasets.Dataset"] = {}
+        self._columns: dict[str, datasets.Dataset] = {}
         present = set(dataset.column_names)
         for url_col, image_col in pairs:
             if url_col not in present or image_col not in present:
@@ -348,7 +344,7 @@ class ImageStore:
             return f"{self.source}: cannot read the image at row {row}, column {column!r} (URL {url!r}): {err}"
         return None
 
-    def get(self, url: str) -> "PILImage.Image":
+    def get(self, url: str) -> PILImage.Image:
         """Decode the image stored for ``url`` as RGB.
 
         Raises:

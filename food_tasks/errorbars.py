@@ -12,9 +12,9 @@ During a run (:mod:`food_tasks.harness` calls these from lmms-eval's aggregation
   subtasks and a plain mean; neither holds here); and, with lmms-eval's ``--baseline``, a paired
   comparison of each task's headline metric against the baseline run, matched by document identity.
 
-Afterwards, from files (:func:`load_run`, :func:`compare_runs`): ``food-tasks compare`` and the report read
-a run's results JSON and its samples files (``--log_samples``: the first metric of each task logs the whole
-per-document record) and compare two runs on the documents both scored.
+Afterwards, from files, :mod:`food_tasks.compare` (``food-tasks compare`` and the report) reads a run's results
+JSON and its samples files (``--log_samples``: the first metric of each task logs the whole per-document record)
+and compares two runs on the documents both scored, with :func:`compare_tasks` and the tables of :func:`tables_for`.
 
 Bootstrap resamples: lmms-eval's default ``bootstrap_iters`` (100,000) is replaced by
 :data:`food_tasks.stats.DEFAULT_ITERS` (or ``FOOD_TASKS_BOOTSTRAP_ITERS``); another value passed to
@@ -23,7 +23,6 @@ Bootstrap resamples: lmms-eval's default ``bootstrap_iters`` (100,000) is replac
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -34,8 +33,9 @@ from typing import Any
 import numpy as np
 from loguru import logger
 
-from food_tasks import consistency, stats
+from food_tasks import catalogue, consistency, stats
 from food_tasks.hooks import Metric, MetricTable, Payload
+from food_tasks.runfiles import read_records, samples_file
 
 LMMS_EVAL_DEFAULT_ITERS = 100_000
 ITERS_ENV = "FOOD_TASKS_BOOTSTRAP_ITERS"
@@ -263,20 +263,20 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
     seed = stats.seed_for(group, members[0][1].alias_of or name)
     sizes = [len(data.records) for data, _ in members]
     parts = [(m.estimator, local, kept.sums) for (_, m), (kept, _), local in zip(members, blocks, units)]
-    se = stats.spread(_reduce_group(entry, stats.resample(parts, n_units, iters, seed), sizes), iters)
+    se = stats.spread(reduce_group(entry, stats.resample(parts, n_units, iters, seed), sizes), iters)
     if n_units == sum(sizes):  # every cluster is one document: the independent-documents figure is the same
         clt = se
     else:  # every document of every task its own unit (records are in canonical order: TaskData)
         starts = np.cumsum([0, *sizes])
         parts = [(m.estimator, np.arange(starts[i], starts[i + 1]), m.estimator.rows(data.records))
                  for i, (data, m) in enumerate(members)]  # fmt: skip
-        clt = stats.spread(_reduce_group(entry, stats.resample(parts, int(starts[-1]), iters, seed), sizes), iters)
+        clt = stats.spread(reduce_group(entry, stats.resample(parts, int(starts[-1]), iters, seed), sizes), iters)
     if se is None:
         return stats.Estimate(None, n, clusters, "none", clt, note="fewer than half of the resamples give a number")
     return stats.Estimate(se, n, clusters, "bootstrap", clt, iters)
 
 
-def _reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:
+def reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:
     """The group's reduction of its tasks' values, per resample (rows of ``values``)."""
     how = entry.get("aggregation", "mean")
     weighted = bool(entry.get("weight_by_size"))
@@ -304,40 +304,6 @@ class RunTask:
 
     def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
         return {self.table.doc_key(r): r for r in self.records}
-
-
-def samples_file(path: Path, task: str) -> Path | None:
-    """The samples file of ``task`` for a results file, a samples file or a folder (the newest)."""
-    path = Path(path)
-    if path.is_file() and path.name.endswith(f"_samples_{task}.jsonl"):
-        return path
-    if path.is_file() and path.name.endswith("_results.json"):
-        candidate = path.with_name(path.name.removesuffix("_results.json") + f"_samples_{task}.jsonl")
-        return candidate if candidate.is_file() else None
-    if path.is_dir():
-        hits = sorted(path.rglob(f"*_samples_{task}.jsonl"))
-        return hits[-1] if hits else None
-    if path.is_file() and "_samples_" in path.name:  # a samples file of another task: look beside it
-        hits = sorted(path.parent.glob(f"*_samples_{task}.jsonl"))
-        return hits[-1] if hits else None
-    return None
-
-
-def read_records(path: Path, table: MetricTable) -> list[Mapping[str, Any]]:
-    """Each document's record from a samples file: the value of the table's first metric (the whole record)."""
-    first = next(iter(table))
-    records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            sample = json.loads(line)
-            record = sample.get(first)
-            if not isinstance(record, dict) or not record:
-                raise ValueError(f"{path}: line {number} has no per-document record under {first!r} (a samples file written "
-                                 "by another version of this task?)")  # fmt: skip
-            records.append(record)
-    return records
 
 
 def compare_tasks(a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, task: str = "") -> dict[str, stats.Comparison]:
@@ -392,81 +358,31 @@ def finite(value: Any) -> bool:
 # --------------------------------------------------------------------------- a task's tables from files
 
 
-def _yaml_loader():  # type: ignore[no-untyped-def]
-    import yaml
-
-    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten times faster on our 276 YAMLs
-        pass
-
-    _Loader.add_constructor("!function", lambda loader, node: "!function " + loader.construct_scalar(node))
-    return _Loader
-
-
-def _our_yaml() -> dict[str, Path]:
-    """Task and group name -> its YAML file, for the tasks we ship."""
-    import yaml
-
-    from food_tasks.registration import task_dir
-
-    if not _YAML_INDEX:
-        loader = _yaml_loader()
-        for path in sorted(task_dir().rglob("*.yaml")):
-            config = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
-            name = config.get("group") or config.get("task")
-            if isinstance(name, str):
-                _YAML_INDEX[name] = path
-    return _YAML_INDEX
-
-
-_YAML_INDEX: dict[str, Path] = {}
-
-
-def _yaml_key(path: Path, key: str) -> Any:
-    """``key`` of a task YAML, following ``include`` (relative to the file) as lmms-eval does."""
-    import yaml
-
-    config = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml_loader()) or {}
-    if key in config:
-        return config[key]
-    if config.get("include"):
-        return _yaml_key(path.parent / str(config["include"]), key)
-    return None
-
-
-def _function(ref: Any) -> Any:
-    import importlib
-
-    if not isinstance(ref, str) or not ref.startswith("!function "):
-        return None
-    module, _, name = ref.removeprefix("!function ").rpartition(".")
-    return getattr(importlib.import_module(module), name, None)
-
-
 def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[MetricTable, ...]:
     """The metric tables a task's records are reduced with: a regional task's from its ``metadata.regional``
     (in the results JSON config), one of ours from its YAML's ``process_results``; ``()`` for other tasks."""
     metadata = (config or {}).get("metadata")
     if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
-        from food_tasks import regional
+        from food_tasks import regional_scoring
 
-        return (regional.metric_table(regional.Settings.from_metadata(metadata)),)
-    path = _our_yaml().get(task)
+        return (regional_scoring.metric_table(regional_scoring.Settings.from_metadata(metadata)),)
+    path = catalogue.index().get(task)
     if path is None:
         return ()
-    hook = _function(_yaml_key(path, "process_results"))
+    hook = catalogue.function(catalogue.yaml_key(path, "process_results"))
     return tuple(getattr(hook, "tables", ()) or ())
 
 
 def group_entries(group: str) -> list[dict]:
     """The ``aggregate_metric_list`` of one of our groups (aggregation callables resolved), or []."""
-    path = _our_yaml().get(group)
+    path = catalogue.index().get(group)
     if path is None:
         return []
-    entries = _yaml_key(path, "aggregate_metric_list") or []
+    entries = catalogue.yaml_key(path, "aggregate_metric_list") or []
     out = []
     for entry in entries:
         how = entry.get("aggregation", "mean")
-        out.append({**entry, "aggregation": _function(how) or how})
+        out.append({**entry, "aggregation": catalogue.function(how) or how})
     return out
 
 
@@ -476,227 +392,3 @@ def metric_of(tables: Sequence[MetricTable], name: str) -> tuple[MetricTable, Me
         if name in table:
             return table, table[name]
     return None
-
-
-# --------------------------------------------------------------------------- runs from files
-
-
-@dataclass
-class Run:
-    """One run read back from lmms-eval's files: its results JSON and, per task, its samples file."""
-
-    path: Path
-    data: dict
-    label: str
-
-    @property
-    def tasks(self) -> list[str]:
-        """Tasks (not groups) the run reports."""
-        return [t for t in (self.data.get("results") or {}) if t in (self.data.get("configs") or {})]
-
-    @property
-    def groups(self) -> list[str]:
-        """Groups the run reports a value for (lmms-eval lists them under results, and under groups too)."""
-        subtasks = self.data.get("group_subtasks") or {}
-        reported = {**(self.data.get("results") or {}), **(self.data.get("groups") or {})}
-        return [g for g, children in subtasks.items() if children and g in reported]
-
-    def value(self, name: str, metric: str) -> Any:
-        for section in ("results", "groups"):
-            row = (self.data.get(section) or {}).get(name) or {}
-            for key, value in row.items():
-                if key.partition(",")[0] == metric:
-                    return value
-        return None
-
-    def task(self, task: str) -> RunTask | None:
-        """The task's table and per-document records (None when there is no samples file or table)."""
-        if task not in _TASK_CACHE.setdefault(id(self), {}):
-            tables = tables_for(task, (self.data.get("configs") or {}).get(task))
-            path = samples_file(self.path, task) if tables else None
-            _TASK_CACHE[id(self)][task] = RunTask(tables[0], read_records(path, tables[0]), tables) if path else None
-        return _TASK_CACHE[id(self)][task]
-
-    def leaves(self, name: str) -> list[str]:
-        """The tasks under a group (recursively), or [name] for a task."""
-        children = (self.data.get("group_subtasks") or {}).get(name)
-        if not children:
-            return [name]
-        return [leaf for child in children for leaf in self.leaves(child)]
-
-
-_TASK_CACHE: dict[int, dict[str, RunTask | None]] = {}
-
-
-def load_run(path: str | Path) -> Run:
-    """A run from its results file, or from the newest results file below a folder."""
-    path = Path(path)
-    if path.is_dir():
-        hits = sorted(path.rglob("*_results.json"))
-        if not hits:
-            raise FileNotFoundError(f"{path}: no lmms-eval results file (*_results.json) below this folder")
-        path = hits[-1]
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such results file or folder")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    config = data.get("config") or {}
-    label = str(data.get("model_name") or config.get("model") or path.parent.name)
-    return Run(path, data, label)
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of a comparison: a task's or group's metric, both values, and A minus B."""
-
-    name: str
-    metric: str
-    a: Any
-    b: Any
-    comparison: stats.Comparison | None
-    higher_is_better: bool
-    note: str = ""
-
-
-def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.DEFAULT_ITERS) -> list[Row]:
-    """Paired differences of every task and group both runs report (``metrics``: ``headline`` (the first metric
-    with an estimator of each task and each group metric) or ``all``)."""
-    rows: list[Row] = []
-    shared_tasks = [t for t in a.tasks if t in b.tasks]
-    for task in shared_tasks:
-        ta, tb = a.task(task), b.task(task)
-        if ta is None or tb is None:
-            missing = a.path if ta is None else b.path
-            rows.append(Row(task, "", None, None, None, True, f"no samples file of this task beside {missing} (run with --log_samples)"))
-            continue
-        names = [m.name for m in ta.table.values() if m.estimator is not None and m.alias_of is None]
-        for name in names[:1] if metrics == "headline" else names:
-            result = compare_tasks(ta, tb, [name], iters, task).get(name)
-            metric = ta.table[name]
-            note = few_note(result)
-            rows.append(Row(task, name, a.value(task, name), b.value(task, name), result, metric.higher_is_better, note))
-    for group in [g for g in a.groups if g in b.groups]:
-        rows += _compare_group(a, b, group, iters, headline=metrics == "headline")
-    return rows
-
-
-def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = False) -> list[Row]:
-    """The group's metrics in the order its ``aggregate_metric_list`` declares them (``headline``: the first one)."""
-    entries = group_entries(group)
-    if not entries:
-        return []
-    order = {str(e.get("metric")): i for i, e in reversed(list(enumerate(entries)))}
-    leaves = a.leaves(group)
-    members = [(a.task(t), b.task(t)) for t in leaves]
-    if any(x is None or y is None for x, y in members):
-        return []
-    out = []
-    row = {**((a.data.get("results") or {}).get(group) or {}), **((a.data.get("groups") or {}).get(group) or {})}
-    for key in row:
-        name, _, filter_key = key.partition(",")
-        if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")):
-            continue
-        if headline and order.get(name) != 0:
-            continue
-        matching = [e for e in entries if str(e.get("metric")) in name]
-        found = [metric_of(x.tables or (x.table,), name) for x, _ in members]
-        if not matching or any(f is None or f[1].estimator is None for f in found):
-            continue
-        result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
-        note = few_note(result)
-        out.append(Row(group, name, a.value(group, name), b.value(group, name), result, found[0][1].higher_is_better, note))  # type: ignore[index]
-    return sorted(out, key=lambda row: order.get(row.metric, len(order)))
-
-
-def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
-    """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
-    parts = []
-    n = 0
-    ids = []
-    for (ta, tb), metric in zip(members, metrics):
-        keys_a, keys_b = ta.by_key(), tb.by_key()
-        shared = [k for k in keys_a if k in keys_b]
-        ra, rb = [keys_a[k] for k in shared], [keys_b[k] for k in shared]
-        ids.append([ta.table.cluster_of(r) for r in ra])
-        parts.append((metric.estimator, metric.estimator.rows(ra), metric.estimator.rows(rb), None, len(ra)))
-        n += len(shared)
-    inverses, c = stats.joint_index(ids)  # canonical cluster numbers: the same seed resamples the same clusters
-    parts = [(est, ra, rb, inverse, size) for (est, ra, rb, _, size), inverse in zip(parts, inverses)]
-    sizes = [p[4] for p in parts]
-    full = np.array([[float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for rows in (ra, rb)]
-                     for est, ra, rb, inv, _ in parts])  # fmt: skip
-    diff = float(_reduce_group(entry, full[:, 0][None, :], sizes)[0] - _reduce_group(entry, full[:, 1][None, :], sizes)[0])
-    if iters <= 0 or c < 2:
-        return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
-    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, metrics[0].alias_of or name))
-    va = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(ra, inv, c)), dtype=float) for est, ra, _, inv, _ in parts], axis=1)
-    vb = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rb, inv, c)), dtype=float) for est, _, rb, inv, _ in parts], axis=1)
-    diffs = _reduce_group(entry, va, sizes) - _reduce_group(entry, vb, sizes)
-    diffs = diffs[np.isfinite(diffs)]
-    if len(diffs) < max(2, iters // 2):
-        return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
-    se = float(np.std(diffs, ddof=1))
-    p = stats.normal_p(diff / se) if se > 0 else (1.0 if diff == 0 else 0.0)
-    return stats.Comparison(diff, se, diff - stats.Z95 * se, diff + stats.Z95 * se, p, n, c, (stats.Z95 + stats.Z80) * se,
-                            "paired bootstrap")  # fmt: skip
-
-
-def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> Row | None:
-    """A minus B for one task's or group's metric (None when either run lacks it or its samples files)."""
-    if name in a.tasks and name in b.tasks:
-        ta, tb = a.task(name), b.task(name)
-        if ta is None or tb is None:
-            return None
-        found = metric_of(ta.tables or (ta.table,), metric)
-        if found is None or found[1].estimator is None:
-            return None
-        result = compare_tasks(RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name)
-        comparison = result.get(metric)
-        note = few_note(comparison)
-        return Row(name, metric, a.value(name, metric), b.value(name, metric), comparison, found[1].higher_is_better, note)
-    if name in a.groups and name in b.groups:
-        return next((row for row in _compare_group(a, b, name, iters) if row.metric == metric), None)
-    return None
-
-
-@dataclass(frozen=True)
-class BestOf:
-    """A best-of-k group (the max of its tasks' values): the max, the mean of the k, and the max's upward
-    selection bias estimated by the cluster bootstrap (mean resampled max minus the max of the resampled means)."""
-
-    best: float
-    mean: float
-    bias: float
-    se: float | None
-    tasks: int
-
-
-def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> BestOf | None:
-    """The selection bias of a group whose metric is the max over its tasks (None for other groups, or
-    without the tasks' samples files). The same clusters (questions) are resampled in every task."""
-    entries = [e for e in group_entries(group) if str(e.get("metric")) == metric]
-    if not entries or getattr(entries[-1].get("aggregation"), "__name__", "") != "group_max":
-        return None
-    members = [run.task(t) for t in run.leaves(group)]
-    if not members or any(m is None for m in members):
-        return None
-    found = [metric_of(m.tables or (m.table,), metric) for m in members]  # type: ignore[union-attr]
-    if any(f is None or f[1].estimator is None for f in found):
-        return None
-    # canonical cluster numbers across the tasks (the records: RunTask keeps them in canonical order)
-    pairs = list(zip(members, found))
-    ids = [[table.cluster_of(r) for r in member.records] for member, (table, _) in pairs]  # type: ignore[misc, union-attr]
-    inverses, c = stats.joint_index(ids)
-    blocks = [(m.estimator, m.estimator.rows(member.records), inv)  # type: ignore[misc, union-attr]
-              for (member, (_, m)), inv in zip(pairs, inverses)]  # fmt: skip
-    full = np.array([float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for est, rows, inv in blocks])
-    best, mean_of = float(np.nanmax(full)), float(np.nanmean(full))
-    if iters <= 0 or c < 2:
-        return BestOf(best, mean_of, math.nan, None, len(blocks))
-    weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, metric, "best-of"))
-    draws = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rows, inv, c)), dtype=float) for est, rows, inv in blocks], axis=1)
-    maxima = np.nanmax(draws, axis=1)
-    # Bias = E*[max_k t*_k] - max_k E*[t*_k]: the bootstrap means of the k templates stand in for the full-sample
-    # values (equal in expectation for a mean), which removes the Monte Carlo noise of the draws' average from the
-    # difference and keeps it >= 0 (the mean of maxima is never below the maximum of means).
-    return BestOf(best, mean_of, float(np.mean(maxima) - np.nanmax(np.nanmean(draws, axis=0))), float(np.std(maxima, ddof=1)),
-                  len(blocks))  # fmt: skip

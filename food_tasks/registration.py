@@ -14,14 +14,7 @@ Set ``FOOD_TASKS_AUTOREGISTER=0`` to install none of the wraps (then pass
 
 from __future__ import annotations
 
-from pathlib import Path
-
-
-def task_dir() -> Path:
-    """Return the installed task directory (usable as ``--include_path``)."""
-    from food_tasks import yaml_tasks
-
-    return Path(yaml_tasks.__file__).resolve().parent
+from food_tasks.catalogue import task_dir  # public here too: `food_tasks.registration.task_dir`
 
 
 def _warn_about_backend() -> None:
@@ -41,9 +34,9 @@ def _warn_about_backend() -> None:
 
 def our_names() -> frozenset[str]:
     """Names of the tasks and groups we ship (read from our YAML without executing hooks)."""
-    from food_tasks.cli import _yaml_names
+    from food_tasks import catalogue
 
-    return frozenset(name for name, _, _ in _yaml_names())
+    return frozenset(name for name, _, _ in catalogue.names())
 
 
 def lmms_eval_plugin() -> list:

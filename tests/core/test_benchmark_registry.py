@@ -40,7 +40,7 @@ def test_record_fields_and_the_files_they_imply(bench: Benchmark):
     spec = bench.report.load() if isinstance(bench.report, Lazy) else None
     assert isinstance(spec, report.BenchmarkSpec) and spec.name == bench.name
     assert all(p.startswith(bench.name) for p in spec.prefixes)
-    assert spec in report.REGISTRY
+    assert spec in report.registry()
     assert bench.sample_tasks and all(t.startswith(bench.name) for t in bench.sample_tasks)
     assert callable(bench.write_sample)
     if bench.prefetch is not None:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from test_error_bars_tables import SAMPLE_TASKS, _leaf_tasks, _records
 
-from food_tasks import errorbars, hooks, stats
+from food_tasks import compare, errorbars, hooks, stats
 
 ITERS = 200
 SEEDS = (1, 2, 3)
@@ -142,10 +142,10 @@ def test_compare_runs_is_independent_of_either_runs_record_order(tmp_path):
     runs = []  # kept alive: errorbars caches a run's tasks by id()
 
     def compared(a_tasks: dict, b_tasks: dict, name: str) -> list:
-        run_a = errorbars.load_run(_write_run(tmp_path / f"{name}_a", a_tasks, group, members))
-        run_b = errorbars.load_run(_write_run(tmp_path / f"{name}_b", b_tasks, group, members))
+        run_a = compare.load_run(_write_run(tmp_path / f"{name}_a", a_tasks, group, members))
+        run_b = compare.load_run(_write_run(tmp_path / f"{name}_b", b_tasks, group, members))
         runs.extend((run_a, run_b))
-        rows = errorbars.compare_runs(run_a, run_b, "all", ITERS)
+        rows = compare.compare_runs(run_a, run_b, "all", ITERS)
         return [(row.name, row.metric, row.comparison) for row in rows]
 
     reference = compared(a, b, "ref")

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import pytest
 
-from food_tasks import errorbars
+from food_tasks import catalogue
 from food_tasks.benchmarks import BENCHMARKS
 from food_tasks.hooks import MetricTable
 
@@ -24,8 +24,8 @@ OFFICIAL_ROUNDING = 0.0101  # official reducers round each cell, then their mean
 
 
 def _leaf_tasks(name: str) -> list[str]:
-    path = errorbars._our_yaml()[name]
-    listed = errorbars._yaml_key(path, "task")
+    path = catalogue.index()[name]
+    listed = catalogue.yaml_key(path, "task")
     if isinstance(listed, list):  # a group
         return [leaf for child in listed for leaf in _leaf_tasks(child)]
     return [name]
@@ -33,10 +33,10 @@ def _leaf_tasks(name: str) -> list[str]:
 
 @lru_cache(maxsize=None)
 def _records(task: str) -> tuple[MetricTable, list]:
-    path = errorbars._our_yaml()[task]
-    docs = list(errorbars._function(errorbars._yaml_key(path, "process_docs"))(None))
-    process = errorbars._function(errorbars._yaml_key(path, "process_results"))
-    target = errorbars._yaml_key(path, "doc_to_target")
+    path = catalogue.index()[task]
+    docs = list(catalogue.function(catalogue.yaml_key(path, "process_docs"))(None))
+    process = catalogue.function(catalogue.yaml_key(path, "process_results"))
+    target = catalogue.yaml_key(path, "doc_to_target")
     rng = random.Random(7)
     targets = [str(d.get(target, "")) for d in docs]
     outputs_per_doc = []

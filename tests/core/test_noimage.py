@@ -18,10 +18,10 @@ import pytest
 from conftest import run_lmms_eval
 
 from food_tasks import noimage
-from food_tasks.cli import _yaml_names
+from food_tasks.catalogue import names as yaml_names
 from food_tasks.registration import task_dir
 
-NAMES = {name: kind for name, kind, _ in _yaml_names()}
+NAMES = {name: kind for name, kind, _ in yaml_names()}
 TWINNED = sorted(n for n in NAMES if noimage.image_twin(n))
 # FoodieQA's paper ablation (dish name, no image) builds its own documents without the image: linked, not switched.
 ABLATION = {f"foodieqa_sivqa_zh_dishname_noimage_p{k}" for k in range(4)}

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks import registration
+from food_tasks import catalogue, registration
 from food_tasks.benchmarks import BENCHMARKS
-from food_tasks.cli import _yaml_names
+from food_tasks.catalogue import names as yaml_names
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [b.name for b in BENCHMARKS]
@@ -58,10 +58,10 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
 
     tm = TaskManager("ERROR")
     ours = {n for n in tm.all_tasks if n.startswith(PREFIXES)}
-    declared = {name for name, _, _ in _yaml_names()}  # every task and group our YAML files declare
+    declared = {name for name, _, _ in yaml_names()}  # every task and group our YAML files declare
     assert ours == declared, (sorted(declared - ours), sorted(ours - declared))
     assert {t for b in BENCHMARKS for t in b.sample_tasks} <= ours
-    assert {bench for _, _, bench in _yaml_names()} == set(NAMES)  # one YAML folder per registered benchmark
+    assert {bench for _, _, bench in yaml_names()} == set(NAMES)  # one YAML folder per registered benchmark
     from food_tasks.harness import with_dir
 
     assert with_dir(None, str(registration.task_dir())) == [str(registration.task_dir())]
@@ -76,7 +76,7 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
 def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(tmp_path):
     # One task of each benchmark (its first in file order): listed with no flag, gone when switched off.
     first = {}
-    for name, kind, bench in _yaml_names():
+    for name, kind, bench in yaml_names():
         if kind == "task":
             first.setdefault(bench, name)
     assert set(first) == set(NAMES)
@@ -104,10 +104,10 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert Path(capsys.readouterr().out.strip()) == registration.task_dir()
     assert cli.main(["list"]) == 0
     listing = capsys.readouterr().out.splitlines()
-    rows = _yaml_names()
+    rows = yaml_names()
     assert len(listing) == 2 + len(rows) and listing[-1].startswith("docs: ")
-    samples = cli._samples(cli._yaml_entries())
-    groups = {name: members for name, kind, _, members in cli._yaml_entries() if kind == "group"}
+    samples = cli._samples(catalogue.entries())
+    groups = {name: members for name, kind, _, members in catalogue.entries() if kind == "group"}
     sizes = {}
     for (name, kind, bench), line in zip(rows, listing[1:]):
         assert line.split()[:3] == [name, kind, bench], line
@@ -192,7 +192,7 @@ def test_demo_runs_every_benchmarks_sample_tasks():
 
     expected = [t for b in BENCHMARKS for t in b.sample_tasks]
     assert demo_tasks().split(",") == expected and len(set(expected)) == len(expected)
-    assert set(expected) <= {name for name, _, _ in _yaml_names()}
+    assert set(expected) <= {name for name, _, _ in yaml_names()}
     assert not (REPO / "yaml_tasks" / "_food_tasks_sample.yaml").exists()
 
 

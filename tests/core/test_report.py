@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from food_tasks import report
+from food_tasks.report import spec as report_spec
 from food_tasks.cli import main as cli_main
 
 WC_SUBS = ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location")
@@ -191,12 +192,13 @@ def test_a_new_benchmark_is_one_registry_entry(tmp_path, monkeypatch):
         curves=(report.CurveSpec("Accuracy by number of views", "views",
                                  (("1", "toybench_cls{v}"), ("2", "toybench_cls{v}_v2"), ("4", "toybench_cls{v}_v4")), "acc"),),
     )  # fmt: skip
-    monkeypatch.setattr(report, "REGISTRY", report.REGISTRY + (spec,))
+    base = report.registry()
+    monkeypatch.setattr(report_spec, "registry", lambda: base + (spec,))
     data_dir = tmp_path / "data"
     data_dir.mkdir()
     (data_dir / "toybench.json").write_text(json.dumps({"tables": {"main": {"source": "Toy paper Table 2", "rows": [
         {"model": "GPT-4o", "values": {"cls": 0.6526}}]}}}))  # fmt: skip
-    monkeypatch.setattr(report, "DATA_DIR", data_dir)
+    monkeypatch.setattr(report_spec, "DATA_DIR", data_dir)
     tasks = {"toybench_cls": {"acc": 0.61, "acc_official": 0.6, "invalid_rate": 0.01}, "toybench_cls_v2": {"acc": 0.65},
              "toybench_cls_v4": {"acc": 0.7}}  # fmt: skip
     write_results(tmp_path / "r" / "x_results.json", "pretrained=toy/model", tasks)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
-from food_tasks.cli import _yaml_names, main
+from food_tasks.catalogue import names as yaml_names
+from food_tasks.cli import main
 
 
 def test_diningbench_tasks_groups_and_list_rows(capsys):
-    names = {name: kind for name, kind, bench in _yaml_names() if bench == "diningbench"}
+    names = {name: kind for name, kind, bench in yaml_names() if bench == "diningbench"}
     assert {n for n, k in names.items() if k == "group"} == {"diningbench_zh", "diningbench_en", "diningbench_noimage"}
     # per language 5 classification + 5 nutrition + 2 VQA; 2 samples; 2 groups; 3 _circular classification (zh, en, sample);
     # image-free twins: classification and VQA per language, the classification sample, and their group (issue 28)

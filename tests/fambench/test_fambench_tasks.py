@@ -9,7 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from food_tasks.cli import _yaml_names, main
+from food_tasks.catalogue import names as yaml_names
+from food_tasks.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 GROUPS = {"fambench_task1_all", "fambench_task2_all", "fambench_table1", "fambench_table2", "fambench_baseline", "fambench_cot",
@@ -17,7 +18,7 @@ GROUPS = {"fambench_task1_all", "fambench_task2_all", "fambench_table1", "famben
 
 
 def test_fambench_tasks_groups_and_list_rows(capsys):
-    names = {name: kind for name, kind, bench in _yaml_names() if bench == "fambench"}
+    names = {name: kind for name, kind, bench in yaml_names() if bench == "fambench"}
     assert {n for n, k in names.items() if k == "group"} == GROUPS
     # 12 Task 1, 12 rank, 12 decision, 4 CTC and 1 all-mode CTC tasks, 2 sample tasks + 8 groups.
     assert len(names) == 41 + 2 + 8

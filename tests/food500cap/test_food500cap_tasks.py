@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 
-from food_tasks.cli import _yaml_names, main
+from food_tasks.catalogue import names as yaml_names
+from food_tasks.cli import main
 
 
 def test_food500cap_tasks_groups_and_list_rows(capsys):
-    names = {name: kind for name, kind, bench in _yaml_names() if bench == "food500cap"}
+    names = {name: kind for name, kind, bench in yaml_names() if bench == "food500cap"}
     assert {n for n, k in names.items() if k == "group"} == {"food500cap", "food500cap_noimage"}
     # caption, caption_food, caption_all, caption_sample + the food500cap group, each with its image-free twin (issue 28)
     assert len(names) == 2 * (4 + 1)

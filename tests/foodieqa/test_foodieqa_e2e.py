@@ -13,7 +13,7 @@ import pytest
 from conftest import run_lmms_eval
 from foodieqa_fixture import build, tables
 
-from food_tasks import errorbars, report
+from food_tasks import compare, report
 
 pytestmark = pytest.mark.e2e
 
@@ -92,10 +92,10 @@ def test_scripted_answers_give_hand_computed_template_and_group_numbers(tmp_path
     # Best of four templates is biased upwards: the cluster bootstrap (the same questions resampled in every
     # template) puts the mean resampled best at or above the best of the
     # resampled means; the mean of the four has no selection.
-    run = errorbars.load_run(next((tmp_path / "out").rglob("*_results.json")))
-    found = errorbars.best_of_bias(run, "foodieqa_mivqa_zh", "acc_best")
+    run = compare.load_run(next((tmp_path / "out").rglob("*_results.json")))
+    found = compare.best_of_bias(run, "foodieqa_mivqa_zh", "acc_best")
     assert (found.best, found.mean, found.tasks) == (75.0, 50.0, 4) and found.bias >= 0 and found.se > 0
-    assert errorbars.best_of_bias(run, "foodieqa_mivqa_zh", "acc_mean") is None  # a mean is not a best-of
+    assert compare.best_of_bias(run, "foodieqa_mivqa_zh", "acc_mean") is None  # a mean is not a best-of
     md = report.build_report([tmp_path / "out"], tmp_path / "rep")["markdown"].read_text(encoding="utf-8")
     assert "Selection bias of the best" in md and f"| 75.00 | 50.00 | {found.bias:+.2f} |" in md
 

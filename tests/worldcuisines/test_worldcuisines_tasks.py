@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from food_tasks.cli import _yaml_names, main
+from food_tasks.catalogue import names as yaml_names
+from food_tasks.cli import main
 
 GROUPS = {f"worldcuisines_{kind}{variant}{noimage}" for kind in ("mcq", "oeq") for variant in ("", "_small", "_smallref", "_sample")
           for noimage in ("", "_noimage")}  # fmt: skip
@@ -13,7 +14,7 @@ GROUPS |= {"worldcuisines_mcq_circular", "worldcuisines_mcq_sample_circular"}  #
 
 
 def test_worldcuisines_tasks_groups_and_list_rows(capsys):
-    names = {name: kind for name, kind, bench in _yaml_names() if bench == "worldcuisines"}
+    names = {name: kind for name, kind, bench in yaml_names() if bench == "worldcuisines"}
     assert {n for n, k in names.items() if k == "group"} == GROUPS
     # 8 variants (MCQ/OEQ x large, small, smallref, sample) + 2 _circular MCQ (large, sample), x 4 subtasks; 10 groups;
     # the 8 variants' image-free twins (8 x 4 tasks + 8 groups)

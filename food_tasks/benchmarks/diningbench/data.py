@@ -15,7 +15,7 @@ JSONL directory: absolute paths as they are, relative paths (``images/...``) und
 the JSONL files and the extracted ``images/`` tree sit together. A selected image that does not exist
 is an error raised when the documents are built (before any generation), naming the row and path. An
 image that exists but cannot be decoded is found when the model asks for it: it is left out of the request
-and the document is counted in ``image_missing`` (README "Failure accounting").
+and the document is counted in ``image_missing`` (docs/failure_accounting.md).
 """
 
 from __future__ import annotations
@@ -24,14 +24,18 @@ import functools
 import json
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
-
+from typing import TYPE_CHECKING, Any
 
 from food_tasks import images
 from food_tasks.archive import archive_key, extract_once
 from food_tasks.data import DATA_DIR_ENV, DataAccessError, hub_mirror_dir
 from food_tasks.remote import cache_root
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+    from PIL import Image as PILImage
 
 REPO_ID = "meituan/DiningBench"
 REVISION_ENV = "FOOD_TASKS_DININGBENCH_REVISION"  # a hub revision (branch, tag, commit); default: main
@@ -94,7 +98,8 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
             try:
                 from huggingface_hub import HfApi
 
-                listing = f" The repository holds: {sorted(HfApi().list_repo_files(REPO_ID, repo_type='dataset', revision=revision))[:20]}."
+                files = HfApi().list_repo_files(REPO_ID, repo_type="dataset", revision=revision)
+                listing = f" The repository holds: {sorted(files)[:20]}."
             except Exception:  # noqa: BLE001
                 pass
         raise DataAccessError(
@@ -196,11 +201,14 @@ def vqa_images(row: dict[str, Any]) -> list[str]:
 
 
 def resolve(path: str, base: Path) -> Path:
+    """``path`` as is when absolute, else relative to ``base``."""
     p = Path(path)
     return p if p.is_absolute() else base / p
 
 
-def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None) -> list[dict]:
+def build_docs(
+    kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None
+) -> list[dict]:
     """One document per record, in file order, with the selected image paths resolved and checked."""
     from food_tasks.benchmarks.diningbench import prompts
 
@@ -220,23 +228,27 @@ def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = Fa
         paths = [resolve(p, base) for p in rel]
         missing += [f"{jsonl.name}:{row['_line']}: {p}" for p in paths if not p.is_file()]
         gold = row["ground_truth"]
-        docs.append({
-            "idx": idx,
-            "id": str(row.get("id", idx)),
-            "lang": lang,
-            "prompt": prompt,
-            "text": prompts.with_cot(prompt) if cot else prompt,
-            "cot": cot,
-            "images": [str(p) for p in paths],
-            "views": len(paths),
-            "setting": f"{kind}_v{len(views)}{'_cot' if cot else ''}",  # the task's, whatever views a row has
-            "gold_json": json.dumps(gold, ensure_ascii=False),
-            "model_name": official_model_name(),
-        })  # fmt: skip
+        docs.append(
+            {
+                "idx": idx,
+                "id": str(row.get("id", idx)),
+                "lang": lang,
+                "prompt": prompt,
+                "text": prompts.with_cot(prompt) if cot else prompt,
+                "cot": cot,
+                "images": [str(p) for p in paths],
+                "views": len(paths),
+                "setting": f"{kind}_v{len(views)}{'_cot' if cot else ''}",  # the task's, whatever views a row has
+                "gold_json": json.dumps(gold, ensure_ascii=False),
+                "model_name": official_model_name(),
+            }
+        )
     short = sum(d["views"] < len(views) for d in docs) if kind != "vqa" else 0
     if short:
-        logger.warning(f"{REPO_ID} {jsonl.name}: {short} of {len(docs)} rows have fewer than {len(views)} views; "
-                       "the missing indices are dropped, as the official code drops them")  # fmt: skip
+        logger.warning(
+            f"{REPO_ID} {jsonl.name}: {short} of {len(docs)} rows have fewer than {len(views)} views; "
+            "the missing indices are dropped, as the official code drops them"
+        )
     if missing:
         raise DataAccessError(
             f"{REPO_ID}: {len(missing)} selected image(s) do not exist under {base}, e.g. {missing[:3]}. "
@@ -257,26 +269,31 @@ def prefetch(root: Path | None = None) -> dict[str, Path]:
 
 
 @functools.lru_cache(maxsize=32)
-def _prepared(kind: str, lang: str, views: tuple, cot: bool, root: Path | None, stamp: tuple):  # type: ignore[no-untyped-def]
+def _prepared(kind: str, lang: str, views: tuple, cot: bool, root: Path | None, stamp: tuple) -> datasets.Dataset:
     import datasets
 
     return datasets.Dataset.from_list(build_docs(kind, lang, views, cot, root))
 
 
-def prepare_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None):  # type: ignore[no-untyped-def]
+def prepare_docs(
+    kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None
+) -> datasets.Dataset:
     """Documents of one task as a ``datasets.Dataset`` (built once per process and data source)."""
-    stamp = tuple(os.environ.get(k, "") for k in ("FOOD_TASKS_DATA_DIR", "FOOD_TASKS_CACHE_DIR", REVISION_ENV, MODEL_NAME_ENV))
+    stamp = tuple(
+        os.environ.get(k, "") for k in ("FOOD_TASKS_DATA_DIR", "FOOD_TASKS_CACHE_DIR", REVISION_ENV, MODEL_NAME_ENV)
+    )
     return _prepared(kind, lang, tuple(views), cot, root, stamp)
 
 
 def gold(doc: dict) -> Any:
+    """The record's ``ground_truth``, decoded from the document's ``gold_json``."""
     return json.loads(doc["gold_json"])
 
 
 LABEL = "DiningBench"
 
 
-def _decoded(path: str):  # type: ignore[no-untyped-def]
+def _decoded(path: str) -> PILImage.Image:
     return images.rgb(images.decode_file(path))
 
 

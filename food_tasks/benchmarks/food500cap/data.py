@@ -25,10 +25,14 @@ import json
 import os
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from food_tasks import images, remote
 from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+    from PIL import Image as PILImage
 
 REPO = "aaronma2020/Food500-Cap"
 COMMIT = "a32dfe90c01801231aad92c59f6bebe8a8e0dfe6"  # 2023-08-14, the only data commit
@@ -43,10 +47,12 @@ SPLITS = {"test": (TEST_FILE,), "all": (TEST_FILE, TRAIN_FILE)}
 
 
 def repo_and_commit() -> tuple[str, str]:
+    """The official repository and commit of the caption files (``$FOOD_TASKS_FOOD500CAP_*`` override them)."""
     return os.environ.get(REPO_ENV, "").strip() or REPO, os.environ.get(COMMIT_ENV, "").strip() or COMMIT
 
 
 def nfc(text: str) -> str:
+    """``text`` in Unicode normal form C (file names and categories are compared in it)."""
     return unicodedata.normalize("NFC", text)
 
 
@@ -82,7 +88,11 @@ def _load(local: str, stamp: float) -> tuple[dict[str, str], ...]:
         for field in ("cat", "filename", "caption"):
             value = row.get(field)
             if not isinstance(value, str) or not value.strip():
-                raise _fail(path, f"record {number} ({str(row.get('filename'))[:60]!r})", f"field {field!r} must be a non-empty string, got {value!r:.60}")
+                raise _fail(
+                    path,
+                    f"record {number} ({str(row.get('filename'))[:60]!r})",
+                    f"field {field!r} must be a non-empty string, got {value!r:.60}",
+                )
         key = nfc(row["filename"])
         if key in seen:
             raise _fail(path, f"record {number}", f"duplicate filename {row['filename']!r}")
@@ -177,13 +187,17 @@ def _regions(path: str, stamp: float) -> dict[str, str]:
     else:
         reader = csv.DictReader(text.splitlines(), dialect="excel-tab" if file.suffix.lower() == ".tsv" else "excel")
         if not reader.fieldnames or not {"category", "region"} <= {f.strip().lower() for f in reader.fieldnames}:
-            raise _region_error(file, f"the header row must name the columns category and region, got {reader.fieldnames}")
+            raise _region_error(
+                file, f"the header row must name the columns category and region, got {reader.fieldnames}"
+            )
         names = {f.strip().lower(): f for f in reader.fieldnames}
         pairs = [(r.get(names["category"]), r.get(names["region"]), f"line {n}") for n, r in enumerate(reader, start=2)]
     out: dict[str, str] = {}
     for cat, region, where in pairs:
         if not isinstance(cat, str) or not isinstance(region, str) or not cat.strip() or not region.strip():
-            raise _region_error(file, f"{where}: category and region must be non-empty strings, got {cat!r} -> {region!r}")
+            raise _region_error(
+                file, f"{where}: category and region must be non-empty strings, got {cat!r} -> {region!r}"
+            )
         key = category_key(cat)
         if key in out and out[key] != region.strip():
             raise _region_error(file, f"{where}: category {cat!r} is mapped twice ({out[key]!r}, {region.strip()!r})")
@@ -217,15 +231,17 @@ def build_docs(split: str, root: Path | None = None) -> list[dict[str, Any]]:
     regions = region_mapping()
     docs = []
     for row in rows:
-        docs.append({
-            "replay_key": nfc(row["filename"]),
-            "filename": row["filename"],
-            "cat": row["cat"],
-            "caption": row["caption"],
-            "source": row["source"],
-            "image_path": find_image(base, row["filename"]),
-            "region": (regions.get(category_key(row["cat"]), UNMAPPED) if regions is not None else ""),
-        })  # fmt: skip
+        docs.append(
+            {
+                "replay_key": nfc(row["filename"]),
+                "filename": row["filename"],
+                "cat": row["cat"],
+                "caption": row["caption"],
+                "source": row["source"],
+                "image_path": find_image(base, row["filename"]),
+                "region": (regions.get(category_key(row["cat"]), UNMAPPED) if regions is not None else ""),
+            }
+        )
     if not any(d["image_path"] for d in docs):
         example = docs[0]["filename"]
         nested = [p.name for p in sorted(base.iterdir())[:5] if p.is_dir()] if base.is_dir() else []
@@ -237,7 +253,7 @@ def build_docs(split: str, root: Path | None = None) -> list[dict[str, Any]]:
     return docs
 
 
-def _dataset(rows: list[dict]):  # type: ignore[no-untyped-def]
+def _dataset(rows: list[dict]) -> datasets.Dataset:
     import datasets
 
     return datasets.Dataset.from_list(rows)
@@ -249,11 +265,11 @@ def _stamp() -> tuple:
 
 
 @functools.lru_cache(maxsize=16)
-def _prepared(split: str, root: Path | None, stamp: tuple):  # type: ignore[no-untyped-def]
+def _prepared(split: str, root: Path | None, stamp: tuple) -> datasets.Dataset:
     return _dataset(build_docs(split, root))
 
 
-def prepare_docs(split: str, root: Path | None = None):  # type: ignore[no-untyped-def]
+def prepare_docs(split: str, root: Path | None = None) -> datasets.Dataset:
     """Documents of a split as a ``datasets.Dataset`` (built once per process and configuration)."""
     return _prepared(split, root, _stamp())
 
@@ -261,11 +277,11 @@ def prepare_docs(split: str, root: Path | None = None):  # type: ignore[no-untyp
 LABEL = "Food-500 Cap"
 
 
-def _decoded(path: str):  # type: ignore[no-untyped-def]
+def _decoded(path: str) -> PILImage.Image:
     return images.rgb(images.decode_file(path))
 
 
-def load_image(doc: dict[str, Any]):  # type: ignore[no-untyped-def]
+def load_image(doc: dict[str, Any]) -> PILImage.Image | None:
     """The document's image as RGB, or None when it is missing or cannot be decoded (a truncated file included,
     whatever lmms-eval's Pillow setting: :mod:`food_tasks.images`); either way the document counts as missing."""
     path = doc.get("image_path") or ""

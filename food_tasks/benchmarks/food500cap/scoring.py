@@ -22,7 +22,7 @@ import functools
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,19 +31,32 @@ from food_tasks.benchmarks.food500cap import data, parsing
 from food_tasks.metrics import mean
 from food_tasks.outputs import NoAnswer
 
+if TYPE_CHECKING:  # pragma: no cover
+    from transformers import CLIPModel, CLIPProcessor
+
 Record = Mapping[str, Any]
 CLIP_ENV = "FOOD_TASKS_CLIP_MODEL"
 PYTOK_ENV = "FOOD_TASKS_FOOD500CAP_PYTOK"
 CLIP_PREFIX = "A photo depicts "  # Hessel et al. (2021), as in their reference implementation
 CLIP_W = 2.5
 # Our metric name -> the toolkit's metric name.
-COCO = {"bleu1": "Bleu_1", "bleu2": "Bleu_2", "bleu3": "Bleu_3", "bleu4": "Bleu_4", "meteor": "METEOR",
-        "rouge_l": "ROUGE_L", "cider": "CIDEr", "bleu4_pytok": "Bleu_4_pytok", "rouge_l_pytok": "ROUGE_L_pytok",
-        "cider_pytok": "CIDEr_pytok"}  # fmt: skip
+COCO = {
+    "bleu1": "Bleu_1",
+    "bleu2": "Bleu_2",
+    "bleu3": "Bleu_3",
+    "bleu4": "Bleu_4",
+    "meteor": "METEOR",
+    "rouge_l": "ROUGE_L",
+    "cider": "CIDEr",
+    "bleu4_pytok": "Bleu_4_pytok",
+    "rouge_l_pytok": "ROUGE_L_pytok",
+    "cider_pytok": "CIDEr_pytok",
+}
 SLA_FIELDS = ("accurate", "relaxed", "relaxed_nostop", "accurate_unaccented", "relaxed_unaccented")
 
 
 def absent(reason: str) -> str:
+    """The value of a metric that could not be computed: ``"absent: <reason>"`` (a string, never a number)."""
     return f"absent: {reason}"
 
 
@@ -54,19 +67,27 @@ def score_caption(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
     """
     caption, failed = ("", True) if isinstance(output, NoAnswer) else parsing.clean_caption(output)
     record = {
-        "key": doc["replay_key"], "cat": doc["cat"], "region": doc.get("region", ""), "ref": doc["caption"],
-        "pred": caption, "parse_fail": failed, "image_missing": data.image_missing(dict(doc)),
-        "image_path": doc.get("image_path", ""), "words": len(caption.split()),
-    }  # fmt: skip
+        "key": doc["replay_key"],
+        "cat": doc["cat"],
+        "region": doc.get("region", ""),
+        "ref": doc["caption"],
+        "pred": caption,
+        "parse_fail": failed,
+        "image_missing": data.image_missing(dict(doc)),
+        "image_path": doc.get("image_path", ""),
+        "words": len(caption.split()),
+    }
     record.update({f"sla_{k}": v for k, v in parsing.sla(caption, doc["cat"]).items()})
     return record
 
 
 def scored(records: Sequence[Record]) -> list[Record]:
+    """The records every caption metric counts: those whose image reached the model."""
     return [r for r in records if not r["image_missing"]]
 
 
 def image_missing(records: Sequence[Record]) -> int:
+    """Images that were missing or could not be decoded (left out of every other metric)."""
     return sum(1 for r in records if r["image_missing"])
 
 
@@ -117,6 +138,7 @@ def sla_metric(records: Sequence[Record], field: str) -> float:
 
 
 def mean_words(records: Sequence[Record], which: str = "pred") -> float:
+    """Mean words per caption of the scored images: the model's (``pred``) or the reference's (``ref``)."""
     rows = scored(records)
     return mean([r["words"] if which == "pred" else len(r["ref"].split()) for r in rows])
 
@@ -138,8 +160,10 @@ def per_category(records: Sequence[Record]) -> dict[str, dict[str, float]]:
     groups: dict[str, list[Record]] = {}
     for r in scored(records):
         groups.setdefault(data.category_key(r["cat"]), []).append(r)
-    return {cat: {"n": len(rows), "sla_accurate": sla_metric(rows, "accurate"), "sla_relaxed": sla_metric(rows, "relaxed")}
-            for cat, rows in sorted(groups.items())}  # fmt: skip
+    return {
+        cat: {"n": len(rows), "sla_accurate": sla_metric(rows, "accurate"), "sla_relaxed": sla_metric(rows, "relaxed")}
+        for cat, rows in sorted(groups.items())
+    }
 
 
 def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
@@ -150,8 +174,10 @@ def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
     """
     rows = scored(records)
     if not rows or not rows[0]["region"]:
-        return absent(f"no category-to-region mapping given (the paper's taxonomy is not released; set "
-                      f"{data.REGIONS_ENV} to a JSON or CSV mapping file)")  # fmt: skip
+        return absent(
+            f"no category-to-region mapping given (the paper's taxonomy is not released; set "
+            f"{data.REGIONS_ENV} to a JSON or CSV mapping file)"
+        )
     scores = coco(records)
     index = {k: i for i, k in enumerate(scores.keys)}
     groups: dict[str, list[Record]] = {}
@@ -159,8 +185,11 @@ def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
         groups.setdefault(r["region"], []).append(r)
     out: dict[str, dict[str, Any]] = {}
     for region, members in sorted(groups.items()):
-        entry: dict[str, Any] = {"n": len(members), "sla_accurate": sla_metric(members, "accurate"),
-                                 "sla_relaxed": sla_metric(members, "relaxed")}  # fmt: skip
+        entry: dict[str, Any] = {
+            "n": len(members),
+            "sla_accurate": sla_metric(members, "accurate"),
+            "sla_relaxed": sla_metric(members, "relaxed"),
+        }
         for name, toolkit in (("meteor", "METEOR"), ("rouge_l", "ROUGE_L"), ("cider", "CIDEr")):
             if toolkit in scores.per_item:
                 entry[name] = 100.0 * mean([scores.per_item[toolkit][index[r["key"]]] for r in members])
@@ -201,6 +230,7 @@ class CocoMean(stats.Ratio):
         self.toolkit, self.to_corpus = toolkit, to_corpus
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(score, 1)`` per scored image (METEOR: rescaled so that the rows' mean is the corpus score)."""
         out = np.zeros((len(records), 2))
         if not scored(records):
             return out
@@ -217,7 +247,8 @@ class CocoMean(stats.Ratio):
         return out
 
     def score(self, record: Record) -> float | None:
-        return None  # an image's score exists only once the whole split is scored
+        """None: an image's score exists only once the whole split is scored."""
+        return None
 
 
 class CocoBleu(stats.Estimator):
@@ -229,6 +260,7 @@ class CocoBleu(stats.Estimator):
         self.n, self.suffix = n, suffix
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """Each scored image's BLEU statistics, then 1 in the last column (0 everywhere for the others)."""
         out = np.zeros((len(records), cocoeval.BLEU_COLUMNS + 1))  # the last column: 1 for a counted image
         if not scored(records):
             return out
@@ -243,11 +275,13 @@ class CocoBleu(stats.Estimator):
         return out
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
+        """Corpus BLEU-n x 100 from summed rows (NaN where no image counted)."""
         sums = np.asarray(sums, dtype=float)
         value = 100.0 * cocoeval.bleu_from_statistics(sums[..., :-1], self.n)
         return np.where(sums[..., -1] > 0, value, np.nan)
 
     def counted(self, rows: np.ndarray) -> np.ndarray:
+        """The rows of images that count (last column 1)."""
         return rows[:, -1] != 0
 
 
@@ -259,6 +293,7 @@ class ClipMean(stats.Ratio):
         super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(CLIP-S, 1)`` per image that could be decoded (:func:`clip_values`); zeros without a CLIP model."""
         out = np.zeros((len(records), 2))
         values = clip_values(records)
         if isinstance(values, str):
@@ -270,6 +305,7 @@ class ClipMean(stats.Ratio):
         return out
 
     def score(self, record: Record) -> float | None:
+        """None: CLIP-S is computed at aggregation time."""
         return None
 
 
@@ -282,7 +318,7 @@ def reference_words(record: Record) -> float | None:
 
 
 @functools.lru_cache(maxsize=2)
-def _clip(path: str):  # type: ignore[no-untyped-def]
+def _clip(path: str) -> tuple[CLIPModel, CLIPProcessor, str]:
     import torch
     from transformers import CLIPModel, CLIPProcessor
 
@@ -299,8 +335,14 @@ def clip_scores(images: Sequence[Any], captions: Sequence[str], path: str, batch
     out: list[float] = []
     for start in range(0, len(images), batch_size):
         texts = [CLIP_PREFIX + c for c in captions[start : start + batch_size]]
-        batch = processor(text=texts, images=list(images[start : start + batch_size]), return_tensors="pt",
-                          padding=True, truncation=True, max_length=77)  # fmt: skip
+        batch = processor(
+            text=texts,
+            images=list(images[start : start + batch_size]),
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=77,
+        )
         batch = {k: v.to(device) for k, v in batch.items()}
         with torch.no_grad():  # the forward pass returns L2-normalised projected embeddings (all versions)
             result = model(**batch)
@@ -314,21 +356,27 @@ def clip_values(records: Sequence[Record], which: str = "pred") -> dict[str, flo
     ``"absent: <reason>"``."""
     path = os.environ.get(CLIP_ENV, "").strip()
     if not path:
-        return absent(f"no CLIP model given (set {CLIP_ENV} to a local CLIP directory, e.g. a download of "
-                      f"openai/clip-vit-base-patch32)")  # fmt: skip
+        return absent(
+            f"no CLIP model given (set {CLIP_ENV} to a local CLIP directory, e.g. a download of "
+            f"openai/clip-vit-base-patch32)"
+        )
     if not os.path.isdir(path):
         return absent(f"{CLIP_ENV}={path} is not a directory")
     rows = scored(records)
     if not rows:
         return absent("no image of the split was found, nothing was scored")
-    return _clip_values(tuple((r["key"], r["image_path"], r["pred"] if which == "pred" else r["ref"]) for r in rows), path)
+    return _clip_values(
+        tuple((r["key"], r["image_path"], r["pred"] if which == "pred" else r["ref"]) for r in rows), path
+    )
 
 
 @functools.lru_cache(maxsize=4)
 def _clip_values(rows: tuple, path: str) -> dict[str, float]:
     values: dict[str, float] = {}
     for start in range(0, len(rows), 256):  # decode a slice at a time: the full split does not fit in memory
-        pairs = [(key, data.load_image({"image_path": image}), caption) for key, image, caption in rows[start : start + 256]]
+        pairs = [
+            (key, data.load_image({"image_path": image}), caption) for key, image, caption in rows[start : start + 256]
+        ]
         pairs = [p for p in pairs if p[1] is not None]
         if pairs:
             values.update(zip([p[0] for p in pairs], clip_scores([p[1] for p in pairs], [p[2] for p in pairs], path)))

@@ -1,0 +1,105 @@
+"""The document model rendered: the same list of blocks (:data:`food_tasks.report.spec.Block`) written as
+Markdown (:func:`to_markdown`) and as HTML (:func:`to_html`)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+from food_tasks.report.spec import Block
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    def esc(cell: str) -> str:
+        return str(cell).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows])
+
+
+def to_markdown(blocks: Sequence[Block]) -> str:
+    out = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out.append("#" * block[1] + " " + block[2])
+        elif kind == "p":
+            out.append(block[1])
+        elif kind == "list":
+            out.append("\n".join(f"- {item}" for item in block[1]))
+        elif kind == "warn":
+            out.append("> **⚠ " + block[1].replace("\n", "\n> ") + "**" if "\n" not in block[1] else "> **⚠** " + block[1].replace("\n", "\n> "))
+        elif kind == "table":
+            out.append(_md_table(block[1], block[2]))
+        elif kind == "details":
+            out.append(f"<details><summary>{html.escape(block[1])}</summary>\n\n{_md_table(block[2], block[3])}\n\n</details>")
+        elif kind == "img":
+            out.append(f"![{block[2]}]({block[1]})")
+    return "\n\n".join(out) + "\n"
+
+
+_INLINE = [(re.compile(r"\*\*(.+?)\*\*"), r"<b>\1</b>"), (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+           (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<i>\1</i>")]  # fmt: skip
+
+
+def _inline(text: str) -> str:
+    """Escapes, then renders the few Markdown marks the report writes (**bold**, `code`, *italic*)."""
+    text = html.escape(text, quote=False)
+    for pattern, repl in _INLINE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _html_lines(text: str) -> str:
+    """Lines of a paragraph: runs of ``- `` lines become a bulleted list, other lines are joined by breaks."""
+    parts: list[str] = []
+    items: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("- "):
+            items.append(f"<li>{_inline(line[2:])}</li>")
+            continue
+        if items:
+            parts.append("<ul>" + "".join(items) + "</ul>")
+            items = []
+        parts.append(_inline(line) + "<br>")
+    if items:
+        parts.append("<ul>" + "".join(items) + "</ul>")
+    return "".join(parts).removesuffix("<br>")
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "".join(f"<th>{_inline(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
+STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+         "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+         "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
+         ".scroll{overflow-x:auto}"
+         ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
+         "img{max-width:100%}")  # fmt: skip
+
+
+def to_html(blocks: Sequence[Block], title: str) -> str:
+    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"]
+    for block in blocks:
+        kind = block[0]
+        if kind == "h":
+            out.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
+        elif kind == "p":
+            out.append(f"<div class='p'>{_html_lines(block[1])}</div>")
+        elif kind == "list":
+            out.append(_html_lines("\n".join(f"- {item}" for item in block[1])))
+        elif kind == "warn":
+            out.append(f"<div class='warn'>⚠ {_html_lines(block[1])}</div>")
+        elif kind == "table":
+            out.append(_html_table(block[1], block[2]))
+        elif kind == "details":
+            out.append(f"<details><summary>{html.escape(block[1])}</summary>{_html_table(block[2], block[3])}</details>")
+        elif kind == "img":
+            out.append(f"<p><img src='{html.escape(block[1])}' alt='{html.escape(block[2])}'></p>")
+    return "\n".join(out) + "</body></html>\n"
+
+

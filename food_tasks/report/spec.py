@@ -1,0 +1,148 @@
+"""The report's vocabulary: what a benchmark's tables look like (:class:`BenchmarkSpec` and its parts), the
+registry of the benchmarks' specs, their published numbers, and the blocks of the document model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from food_tasks.confidence import MIN_UNITS
+from food_tasks.registry import PUBLISHED_DIR
+
+DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry record declares: <name>.json
+FILTER = "none"
+MISSING = "–"
+UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table says why
+FEW = "†"
+FEW_NOTE = (f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
+            "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds).")  # fmt: skip
+INTERVAL_NOTE = ("± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
+                 "README \"Error bars\"); the paper's numbers come without one.")  # fmt: skip
+
+
+
+# ("h", level, text) | ("p", text) | ("list", items) | ("table", header, rows) | ("details", summary, header, rows)
+# | ("img", path, alt) | ("warn", text). In "p" and "warn" text, lines starting with "- " are a bulleted list.
+Block = tuple
+
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a cell comes from: a task (template) and its robust and official metric names.
+
+    Templates may use ``{v}`` (variant suffix), ``{m}`` (mode suffix) and ``{mode}`` (mode name).
+    """
+
+    task: str
+    metric: str
+    official: str | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a benchmark's main table.
+
+    Attributes:
+        key: the column's key in the reference data.
+        sources: where the run's value comes from (the first source the run has).
+        rate: a failure rate or count shown beside the scores (the same in the official and robust rows).
+        scale: display factor (a fraction shown as a percentage: 100).
+        lower_is_better: an error score (MAPE, MAE): the heat map colours its lowest run best.
+        parts: when no source ran (a partial run: one subtask, not its group), the mean of these over the
+            parts that ran, shown as :class:`Partial` ("12.50 (1 of 4)"); only for a mean the group itself
+            takes over its parts unweighted.
+        differs: why the official and robust values of this column can differ, printed under the table
+            when they do for a run.
+        undefined: why the metric can be undefined (NaN), printed under the table when it is.
+    """
+
+    key: str
+    label: str
+    sources: tuple[Source, ...]
+    decimals: int = 2
+    rate: bool = False
+    scale: float = 1.0
+    lower_is_better: bool = False
+    parts: tuple[Source, ...] = ()
+    differs: str = ""
+    undefined: str = ""
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A column's value computed from the parts of a task that ran (:attr:`Column.parts`)."""
+
+    value: float
+    ran: int
+    of: int
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    title: str
+    reference: str | None  # table key in the benchmark's reference file ({variant} is replaced)
+    columns: tuple[Column, ...]
+    modes: tuple[tuple[str, str, str], ...] = (("", "", ""),)  # (label, suffix, name)
+
+
+@dataclass(frozen=True)
+class CurveSpec:
+    """A metric over a sequence of tasks (accuracy by number of views, say): a table and a line chart."""
+
+    title: str
+    x_label: str
+    points: tuple[tuple[str, str], ...]  # (x value label, task template with {v})
+    metric: str
+    y_label: str = ""
+    decimals: int = 2
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    name: str
+    title: str
+    prefixes: tuple[str, ...]
+    tables: tuple[TableSpec, ...]
+    variants: tuple[tuple[str, str, str | None], ...]  # (label, suffix, reference table key or None)
+    headline: tuple[str, ...]  # column keys (first table, first mode) for the heat map
+    # Sections after the tables: breakdown(runs that have the variant, variant suffix, charts) -> blocks.
+    breakdown: Callable[..., list[Block]] | None = None  # (runs: Sequence[Run], suffix: str, charts: Charts)
+    notes: tuple[str, ...] = ()
+    curves: tuple[CurveSpec, ...] = ()
+
+
+def registry() -> tuple[BenchmarkSpec, ...]:
+    """The benchmark specs, in the order of :mod:`food_tasks.benchmarks`, loaded on first use (the benchmark
+    modules that hold them import this one); callers look it up as ``spec.registry()`` (a test may replace it)."""
+    if not _LOADED:
+        from food_tasks.benchmarks import BENCHMARKS
+
+        specs = tuple(b.report.load() for b in BENCHMARKS if b.report is not None)
+        mismatched = [(b.name, s.name) for b, s in zip([b for b in BENCHMARKS if b.report is not None], specs) if b.name != s.name]
+        if mismatched:
+            raise ValueError(f"report specs named unlike their registry records (record, spec): {mismatched}")
+        _LOADED.append(specs)
+    return _LOADED[0]
+
+
+_LOADED: list[tuple[BenchmarkSpec, ...]] = []
+
+
+def spec_for(task: str) -> BenchmarkSpec | None:
+    """The registry entry whose prefix starts ``task`` (longest prefix wins)."""
+    matches = [(len(p), s) for s in registry() for p in s.prefixes if task.startswith(p)]
+    return max(matches, key=lambda x: x[0])[1] if matches else None
+
+
+def reference_data(name: str) -> dict:
+    """The published numbers of one benchmark (the file its registry record names; ``DATA_DIR/<name>.json``
+    for a spec no record declares), ``{}`` when absent."""
+    from food_tasks.benchmarks import get
+
+    record = get(name)
+    path = record.published_path if record is not None else DATA_DIR / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
+
+
