@@ -57,7 +57,7 @@ def test_our_jar_call_tokenises_like_the_toolkit_tokenizer():
 
 
 def test_pytok_distance_to_the_toolkit_is_stated():
-    # Measured distance of py_tokenize to the toolkit's tokenisation (scripts/bench_food500cap.py --tokenizers):
+    # Measured distance of py_tokenize to the toolkit's tokenisation (bench/bench_food500cap.py --tokenizers):
     # on all 24,820 reference captions of both official files, 24,818 tokenise identically (2 differ:
     # "pig‘s" -> toolkit "pig s", ours "pig 's"; "rou jia mo." -> toolkit keeps "mo."); on the 4,940-image
     # test split scored with same-category captions as hypotheses, BLEU-4 / ROUGE-L / CIDEr differ by 0.00.
