@@ -29,7 +29,7 @@ from typing import Any, Callable, Collection, Mapping
 # The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
 # name, a value or note, stderr) a row stays within 120 characters. A longer alias gives way to the
 # task or group name, which is short, unique, and what --tasks and the results JSON use.
-LABEL_WIDTH = 40
+LABEL_WIDTH = 40  # food_tasks.taskgen.ALIAS_WIDTH: every alias we ship fits; the rule is for regional tasks
 NOTE_WIDTH = 24  # a string metric value longer than this is a note too ("absent: <reason>")
 LEGEND = ("[N keys]: a breakdown (per language, per slice ...), [absent]: a metric that could not be computed,\n"
           "[text]: a long value; each is in the results JSON (an absent metric with its reason).")

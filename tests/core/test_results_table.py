@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from food_tasks import results_table
+from food_tasks import results_table, taskgen
 from food_tasks.registration import task_dir
 from food_tasks.results_table import LABEL_WIDTH, compact, label, note, ours_in, render
 
@@ -138,6 +138,15 @@ def test_a_run_of_every_task_of_a_benchmark_names_each_row_and_fits_a_terminal(b
     assert lines and {line.split("|")[1].rstrip() for line in lines} == {expected[n] for n in names if rows[n]["metrics"]}
     wide = [line for line in table.splitlines() if len(line) > 120]
     assert not wide, "\n".join(wide[:5])
+
+
+def test_every_shipped_task_and_group_prints_its_alias():
+    """One naming rule for every row: each task and group we ship has an alias of at most LABEL_WIDTH characters,
+    so the table shows aliases only (a row under its raw name is a regional task's long alias)."""
+    rows = shipped()
+    assert LABEL_WIDTH == taskgen.ALIAS_WIDTH
+    missing = sorted(n for n, row in rows.items() if not row["alias"] or label(n, row["alias"]) != row["alias"])
+    assert not missing, missing[:10]
 
 
 def test_members_of_each_shipped_group_print_distinct_labels():

@@ -24,8 +24,8 @@ SUBTASKS = {  # name -> (process_docs suffix, display alias)
 VARIANTS = {
     "large": ("", "docs_large", "test_large"),
     "small": ("_small", "docs_small", "HF test_small"),
-    "smallref": ("_smallref", "docs_smallref", "published Test Small rows"),
-    "sample": ("_sample", "docs_sample", "packaged sample"),
+    "smallref": ("_smallref", "docs_smallref", "published Test Small"),
+    "sample": ("_sample", "docs_sample", "sample"),
 }
 KINDS = {"mcq": ("MCQ", "multi_choice_answer", "multiple-choice"), "oeq": ("OEQ", "answer", "open-ended")}
 # Group aggregation. Plain means first: lmms-eval matches these names by
@@ -101,8 +101,8 @@ def render() -> dict[str, str]:
 # ------------------------------------------------------------------ _circular MCQ variants (options rotated)
 CIRCULAR_HOOKS = "food_tasks.utils.worldcuisines_circular"
 CIRCULAR = {
-    "large": ("_circular", "test_large, options rotated"),
-    "sample": ("_sample_circular", "packaged sample, options rotated"),
+    "large": ("_circular", "test_large, circular"),
+    "sample": ("_sample_circular", "sample, circular"),
 }
 CIRCULAR_GROUP_METRICS = [
     ("acc", "mean"),
