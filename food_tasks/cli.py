@@ -33,6 +33,7 @@ def demo_tasks() -> str:
     return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
 
 
+WIDTH = 120  # the widest line any command prints by default (full texts are in the files it writes)
 SAMPLE_SOURCE = "packaged sample (installed with food-tasks; offline, no account needed)"
 
 
@@ -56,10 +57,11 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: the registry records' ``sample_tasks`` and everything in them."""
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, the other variants of them
+    (a ``sample`` part in the name: ``*_sample_circular``) and everything in them."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
     found: set[str] = set()
-    todo = [t for b in BENCHMARKS for t in b.sample_tasks]
+    todo = [t for b in BENCHMARKS for t in b.sample_tasks] + [n for n, *_ in entries if "sample" in n.split("_")]
     while todo:
         name = todo.pop()
         if name not in found:
@@ -72,14 +74,27 @@ def cmd_list(_: argparse.Namespace) -> int:
     entries = yaml_entries()
     sizes, samples = _sizes(entries), _samples(entries)
     width = max(len(name) for name, *_ in entries)
-    print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  source")
+    # The data column says which source a row reads (each benchmark's is spelled out once, below the table):
+    # a source repeated on every row made the listing 167 columns wide.
+    print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  data")
     for name, kind, bench, _ in entries:
-        record = get(bench)
-        source = SAMPLE_SOURCE if name in samples else record.source if record else ""
         size = sizes.get(name)
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {source}")
+        data = "sample" if name in samples else bench if get(bench) else ""
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {data}")
     print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once).")
+    print("data: where a row's documents come from:")
+    for line in list_sources(entries):
+        print(line)
     return 0
+
+
+def list_sources(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> list[str]:
+    """The legend of ``food-tasks list``'s data column, wrapped to :data:`WIDTH` columns."""
+    rows = [("sample", SAMPLE_SOURCE)] + [(b, get(b).source) for b in dict.fromkeys(e[2] for e in entries) if get(b)]
+    key = max(len(k) for k, _ in rows)
+    return [line for k, source in rows
+            for line in textwrap.wrap(source, WIDTH, initial_indent=f"  {k + ':':<{key + 1}} ",
+                                      subsequent_indent=" " * (key + 4))]  # fmt: skip
 
 
 def cmd_path(_: argparse.Namespace) -> int:
