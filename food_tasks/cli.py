@@ -175,7 +175,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not table:
         print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
         return 1
-    for line in compare.aligned(compare.HEADER, table):
+    for line in compare.lines(table):
         print(line)
     return 0
 
