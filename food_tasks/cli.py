@@ -130,7 +130,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     tasks = args.tasks or demo_tasks()
     model = cache_root() / "tiny-qwen2-vl"
     out_dir = Path(args.output_path or DEMO_OUTPUT)
+    from food_tasks.results_table import TABLE_ENV
+
+    # The printed table: groups and headline metrics (a screen, not 216 lines); every metric is in the results JSON.
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.setdefault(TABLE_ENV, "headline")
     command = [
         sys.executable, "-m", "lmms_eval", "--model", "qwen2_vl",
         "--model_args", f"pretrained={model},device=cpu,device_map=cpu,max_pixels=12544,min_pixels=3136",
@@ -186,7 +190,8 @@ def demo_epilogue(results: Path, tasks: str) -> str:
         "",
         "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly",
         "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers wired together.",
-        f"Results: {_shown(results)} (samples beside it)",
+        f"Results: {_shown(results)} (samples beside it; the table above shows groups and headline metrics,",
+        "  the results JSON every metric: FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
         "Next:",
         f"  food-tasks report {_shown(results)}",
         "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",

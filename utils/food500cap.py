@@ -76,8 +76,8 @@ TABLES = {
         *(Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f), estimator=_scored(f"sla_{f}", scale=100.0))
           for f in fc_scoring.SLA_FIELDS),
         Metric("clipscore", fc_scoring.clipscore, scale="score", estimator=fc_scoring.ClipMean()),
-        Metric("mean_caption_words", fc_scoring.mean_words, scale="native", estimator=_scored("words", binary=False)),
-        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="native",
+        Metric("mean_caption_words", fc_scoring.mean_words, scale="count", estimator=_scored("words", binary=False)),
+        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="count",
                estimator=stats.mean(fc_scoring.reference_words)),
         *(_coco(name) for name in ("bleu1", "bleu2", "bleu3")),
         *(_coco(name) for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")),
