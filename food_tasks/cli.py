@@ -18,6 +18,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from food_tasks.benchmarks import BENCHMARKS, get
@@ -240,6 +241,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _formatter(base: type) -> Callable[[str], argparse.HelpFormatter]:
+    """``base`` wrapping help at the terminal's width, at most :data:`WIDTH` columns."""
+    import shutil
+
+    return lambda prog: base(prog, width=min(shutil.get_terminal_size().columns, WIDTH) - 2)
+
+
 def main(argv: list[str] | None = None) -> int:
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
     line = "    food-tasks prefetch BENCH      "
@@ -247,8 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     wrapped = textwrap.fill(f"fetch a benchmark's remote files once into the cache ({what})", width=110,
                             initial_indent=line, subsequent_indent=" " * len(line))
     description = __doc__.replace(line + "fetch a benchmark's remote files once into the cache ({prefetch})", wrapped)
-    parser = argparse.ArgumentParser(prog="food-tasks", description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="food-tasks", description=description, formatter_class=_formatter(argparse.RawDescriptionHelpFormatter))
     sub = parser.add_subparsers(dest="command", required=True)
+    add_parser = sub.add_parser
+    sub.add_parser = lambda *a, **k: add_parser(*a, **{"formatter_class": _formatter(argparse.HelpFormatter), **k})  # type: ignore[method-assign]
     sub.add_parser("path", help="print the installed task directory").set_defaults(func=cmd_path)
     sub.add_parser("list", help="list our tasks and groups").set_defaults(func=cmd_list)
     demo = sub.add_parser("demo", help="run the packaged sample tasks on a tiny local model (offline, CPU)")
