@@ -222,10 +222,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.yaml:
         result = check(path, check_images=not args.no_images)
         for line in result.problems:
-            print(line)
-        print(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}", file=sys.stderr)
+            print(_wrapped(line))
+        print(_wrapped(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}"),
+              file=sys.stderr)  # fmt: skip
         failed += bool(result.problems)
     return 1 if failed else 0
+
+
+def _wrapped(text: str) -> str:
+    """``text`` wrapped at word boundaries to :data:`WIDTH` columns, continuation lines indented (a path or
+    URL longer than the width stays whole)."""
+    return textwrap.fill(text, WIDTH, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
