@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import stats
+from food_tasks import metrics, stats
 from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import parsing as db_parsing
@@ -112,14 +112,17 @@ def _nutrition_metrics(official: bool) -> list[Metric]:
                    estimator=stats.Custom(partial(db_scoring.nutrition_rows, keys=db_parsing.COMPONENTS, stat=stat, official=official),
                                           partial(db_scoring.nutrition_combine, stat=stat)))
             for stat in ("mae", "rmse", "mape")]  # fmt: skip
-    out.append(Metric(f"parse_fail_rate{tail}", partial(db_scoring.nutrition_parse_fail_rate, official=official),
-                      higher_is_better=False, scale="fraction",
-                      estimator=stats.mean(partial(db_scoring.nutrition_parse_fail, official=official), binary=True)))  # fmt: skip
+    # Ours in percent (a diagnostic rate, 0-100 in every benchmark); the official scorer's as it prints it (0-1).
+    rate = partial(db_scoring.nutrition_parse_fail_rate, official=official)
+    out.append(Metric(f"parse_fail_rate{tail}", rate if official else partial(metrics.percent_of, rate),
+                      higher_is_better=False, scale="fraction" if official else "percent",
+                      estimator=stats.mean(partial(db_scoring.nutrition_parse_fail, official=official), 1.0 if official else 100.0,
+                                           binary=True)))  # fmt: skip
     return out
 
 
-_INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction",
-                  estimator=stats.mean(stats.field("pred", test="none", unless="image_missing"), binary=True))  # fmt: skip
+_INVALID = Metric("invalid_rate", partial(metrics.percent_of, db_scoring.cls_invalid_rate), higher_is_better=False, scale="percent",
+                  estimator=stats.mean(stats.field("pred", test="none", unless="image_missing"), 100.0, binary=True))  # fmt: skip
 _CANNOT_READ = Metric("cannot_read_rate_official", db_scoring.cls_unreadable_official, higher_is_better=False, scale="fraction",
                       estimator=stats.mean(stats.field("unreadable_official"), binary=True))  # fmt: skip
 _IMAGE_MISSING = Metric("image_missing", db_scoring.image_missing, higher_is_better=False, scale="count")
@@ -134,7 +137,7 @@ TABLES = {
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
         *db_circular.POSITIONS,
-        version=1.1, key=KEY,
+        version=1.2, key=KEY,
     ),
     "nutrition": MetricTable(
         *_nutrition_metrics(False),
@@ -142,17 +145,17 @@ TABLES = {
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
         _IMAGE_MISSING,
-        version=1.1, key=KEY,
+        version=1.2, key=KEY,
     ),
     "vqa": MetricTable(
         Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction",
                estimator=db_scoring.JudgeRatio("judge_acc")),
         Metric("judge_acc_official", partial(db_scoring.judge_metric, name="judge_acc_official"), scale="fraction",
                estimator=db_scoring.JudgeRatio("judge_acc_official")),
-        Metric("judge_error_rate", partial(db_scoring.judge_metric, name="judge_error_rate"), higher_is_better=False, scale="fraction",
-               estimator=db_scoring.JudgeRatio("judge_error_rate")),
-        Metric("judge_unparsed_rate", partial(db_scoring.judge_metric, name="judge_unparsed_rate"), higher_is_better=False,
-               scale="fraction", estimator=db_scoring.JudgeRatio("judge_unparsed_rate")),
+        Metric("judge_error_rate", partial(metrics.percent_of, partial(db_scoring.judge_metric, name="judge_error_rate")),
+               higher_is_better=False, scale="percent", estimator=db_scoring.JudgeRatio("judge_error_rate", 100.0)),
+        Metric("judge_unparsed_rate", partial(metrics.percent_of, partial(db_scoring.judge_metric, name="judge_unparsed_rate")),
+               higher_is_better=False, scale="percent", estimator=db_scoring.JudgeRatio("judge_unparsed_rate", 100.0)),
         Metric("rouge1_f", partial(db_scoring.rouge_mean, name="rouge1"), scale="score",
                estimator=stats.mean(partial(db_scoring.rouge_value, name="rouge1"))),
         Metric("rouge2_f", partial(db_scoring.rouge_mean, name="rouge2"), scale="score",
@@ -161,7 +164,7 @@ TABLES = {
                estimator=stats.mean(partial(db_scoring.rouge_value, name="rougeL"))),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
-        version=1.1, key=KEY,
+        version=1.2, key=KEY,
     ),
 }  # fmt: skip
 

@@ -402,8 +402,8 @@ class JudgeRatio(stats.Ratio):
     other metrics are still compared).
     """
 
-    def __init__(self, name: str) -> None:
-        super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
+    def __init__(self, name: str, scale: float = 1.0) -> None:
+        super().__init__(num=None, den=None, scale=scale)  # type: ignore[arg-type]
         self.name = name
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
