@@ -28,7 +28,6 @@ from food_tasks.catalogue import task_dir
 from food_tasks.runfiles import newest_results
 
 
-
 def demo_tasks() -> str:
     """What ``food-tasks demo`` runs: every registered benchmark's packaged sample tasks and groups."""
     return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
@@ -58,11 +57,13 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, the other variants of them
-    (a ``sample`` part in the name: ``*_sample_circular``) and everything in them."""
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, their variants
+    (image-free twins, rotations: "sample" is a component of their names) and everything in them."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
     found: set[str] = set()
-    todo = [t for b in BENCHMARKS for t in b.sample_tasks] + [n for n, *_ in entries if "sample" in n.split("_")]
+    samples = {t for b in BENCHMARKS for t in b.sample_tasks}
+    # Variants of a sample (image-free twins, rotations) carry "sample" as a name component, as the samples do.
+    todo = [*samples, *(name for name, *_ in entries if "sample" in name.split("_"))]
     while todo:
         name = todo.pop()
         if name not in found:
@@ -80,9 +81,11 @@ def cmd_list(_: argparse.Namespace) -> int:
     print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  data")
     for name, kind, bench, _ in entries:
         size = sizes.get(name)
-        data = "sample" if name in samples else bench if get(bench) else ""
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {data}")
-    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once).")
+        record = get(bench)
+        data = "sample" if name in samples else bench if record else ""
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {data}")
+    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once);\n"
+          "      ?: known only from the data (rotations per question vary).")
     print("data: where a row's documents come from:")
     for line in list_sources(entries):
         print(line)
@@ -215,24 +218,15 @@ def _path_hint() -> list[str]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """One line per problem of each regional task YAML; exit status 1 when any."""
-    from food_tasks.regional_check import check
+    """Each regional task YAML's verdict, problems and warnings on stdout; exit status 1 when any has a problem."""
+    from food_tasks.regional_check import check, report
 
     failed = 0
     for path in args.yaml:
         result = check(path, check_images=not args.no_images)
-        for line in result.problems:
-            print(_wrapped(line))
-        print(_wrapped(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}"),
-              file=sys.stderr)  # fmt: skip
+        print("\n".join(report(path, result)), flush=True)
         failed += bool(result.problems)
     return 1 if failed else 0
-
-
-def _wrapped(text: str) -> str:
-    """``text`` wrapped at word boundaries to :data:`WIDTH` columns, continuation lines indented (a path or
-    URL longer than the width stays whole)."""
-    return textwrap.fill(text, WIDTH, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

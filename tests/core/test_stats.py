@@ -157,3 +157,27 @@ def test_95_percent_intervals_cover_the_truth_for_a_bootstrap_statistic():
         return [{"x": bool(v), "g": bool(k)} for v, k in zip(x, g)], list(range(400))
 
     assert 0.93 <= _coverage(draw, macro, 0.4, sims=1000, iters=200) <= 0.97
+
+
+def test_each_estimate_carries_its_clt_figure_and_says_how_it_was_computed():
+    # the clustered mean above: SE 100/3 over 3 dishes; the same formula with every document its own cluster is the
+    # CLT error 100 * sqrt(12/45 / 6) (test_mean_iid_is_the_clt_standard_error)
+    clustered = stats.estimate(ACC, RECORDS, [r["dish"] for r in RECORDS])
+    assert clustered.clustered and clustered.clt == pytest.approx(100 * math.sqrt(12 / 45 / 6))
+    assert stats.describe(clustered, "dishes") == "clustered analytic (CR1), 3 dishes"
+    iid = stats.estimate(ACC, RECORDS, [r["id"] for r in RECORDS])
+    assert not iid.clustered and iid.clt == iid.se and stats.describe(iid) == "independent documents (CLT)"
+    # a statistic that needs the bootstrap: its CLT figure is the same bootstrap over documents. For a mean of n
+    # independent documents that is the plug-in SD / sqrt(n) = CLT * sqrt((n - 1) / n), up to resampling noise.
+    rng = np.random.default_rng(3)
+    records = [{"c": int(c), "x": float(x)} for c, x in zip(rng.integers(0, 40, 400), rng.random(400) < 0.3)]
+    custom = stats.Custom(lambda rs: [[r["x"], 1.0] for r in rs], stats.ratio_combine(100.0))
+    boot = stats.estimate(custom, records, [r["c"] for r in records], iters=4000)
+    clt = stats.iid_se(stats.mean(stats.field("x"), 100.0), records)
+    assert boot.clustered and boot.clt == pytest.approx(clt * math.sqrt(399 / 400), rel=0.05)
+    assert stats.describe(boot, "dishes") == "cluster bootstrap, 4000 resamples, 40 dishes"
+    alone = stats.estimate(custom, records, list(range(400)), iters=300)
+    assert alone.clt == alone.se and stats.describe(alone) == "bootstrap over independent documents, 300 resamples"
+    off = stats.estimate(custom, records, [r["c"] for r in records], iters=0)
+    assert stats.describe(off) == "not estimated: bootstrap turned off (0 resamples)"
+    assert stats.describe(stats.estimate(ACC, RECORDS, ["one"] * 6)) == "not estimated: fewer than 2 independent units (1)"

@@ -72,7 +72,7 @@ def test_printed_table_tells_the_two_prompts_apart(cap_run):
     cells = {(line.split("|")[1].rstrip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table[2:]}
     labels = {name for name, _ in cells}
     # Issue 29.1: every row under its alias (each we ship has at most 40 characters)
-    generic, food, union = " - Food-500 Cap (test, generic prompt)", " - Food-500 Cap (test, food prompt)", "Food-500 Cap (all, generic prompt)"
+    generic, food, union = " - Food-500 Cap (test, generic)", " - Food-500 Cap (test, food)", "Food-500 Cap (all, generic)"
     assert {generic, food, union} <= labels, "\n".join(table)
     assert cells[(generic, "clipscore")] == "[absent]" and cells[(union, "per_category")].endswith(" keys]")
     assert max(map(len, table)) <= 120, "\n".join(table)

@@ -45,17 +45,22 @@ def variants() -> list[tuple[str, str, str, bool]]:
     return out
 
 
+def task_alias(name: str, kind: str, lang: str, cot: bool) -> str:
+    # At most 40 characters (taskgen.ALIAS_WIDTH). VQA shows every image; CoT (not an official setting) uses the
+    # reference photo.
+    detail = "CoT" if cot else "" if kind == "vqa" else VIEW_LABELS[name.removeprefix(f"diningbench_{kind}_{lang}")]
+    return f"DiningBench {ALIAS_KINDS[kind]} ({', '.join(x for x in (lang.upper(), detail) if x)})"
+
+
 def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
     suffix = name.removeprefix(f"diningbench_{kind}_{lang}")
-    # VQA shows every image; CoT (not an official setting) uses the reference photo.
-    detail = "CoT" if cot else "" if kind == "vqa" else VIEW_LABELS[suffix]
-    alias = f"DiningBench {ALIAS_KINDS[kind]} ({', '.join(x for x in (lang.upper(), detail) if x)})"
-    return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
+    return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=task_alias(name, kind, lang, cot),
+                        docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
 
 
 # Packaged sample tasks (run by `food-tasks demo`): short budget for the tiny model.
-SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cls (sample, 2 views)"),
-           "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (sample, 2 views)")}  # fmt: skip
+SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cls (sample)"),
+           "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (sample)")}  # fmt: skip
 
 
 def sample_yaml(name: str) -> str:
@@ -81,6 +86,31 @@ def render() -> dict[str, str]:
     for lang in LANGS:
         files[f"_diningbench_{lang}.yaml"] = group_yaml(lang)
     files |= circular_files()
+    files |= noimage_files()
+    return files
+
+
+# ---------------------------------------------------------------- image-free twins (food_tasks.noimage)
+# Classification and VQA (one view, the paper's setting; every view count sends the same text) and the packaged
+# classification sample: <twin>_noimage, grouped in diningbench_noimage. Nutrition estimation has none (issue 28).
+NOIMAGE = ("diningbench_cls_zh", "diningbench_cls_en", "diningbench_vqa_zh", "diningbench_vqa_en")
+NOIMAGE_SAMPLES = ("diningbench_cls_sample",)
+
+
+def noimage_files() -> dict[str, str]:
+    twins = {name: (kind, lang, cot) for name, kind, lang, cot in variants()}
+    files = {}
+    for twin in NOIMAGE:
+        kind = twins[twin][0]
+        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(task_yaml(twin, *twins[twin]), f"{twin}_noimage",
+                                                             alias=f"{task_alias(twin, *twins[twin])}, no image",
+                                                             version=hooks.TABLES[kind].version)  # fmt: skip
+    for twin in NOIMAGE_SAMPLES:
+        kind, _, alias = SAMPLES[twin]
+        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(sample_yaml(twin), f"{twin}_noimage", alias=f"{alias}, no image",
+                                                             version=hooks.TABLES[kind].version)  # fmt: skip
+    files["_diningbench_noimage.yaml"] = taskgen.group("diningbench_noimage", "DiningBench cls and VQA, no image",
+                                                       [f"{twin}_noimage" for twin in NOIMAGE])  # fmt: skip
     return files
 
 
@@ -111,6 +141,7 @@ def circular_files() -> dict[str, str]:
         )
         for name, (docs, alias, extra) in CIRCULAR.items()
     }
+
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)
