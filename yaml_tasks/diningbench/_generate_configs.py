@@ -22,6 +22,7 @@ BUDGET = 14336
 
 
 def template_yaml(kind: str) -> str:
+    """The ``_diningbench_<kind>_yaml`` template: hooks, generation budget and the kind's metric list."""
     return taskgen.template(
         about=[f"Template of the DiningBench {KINDS[kind]} tasks (no .yaml extension: never registered itself).",
                "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
@@ -46,13 +47,14 @@ def variants() -> list[tuple[str, str, str, bool]]:
 
 
 def task_alias(name: str, kind: str, lang: str, cot: bool) -> str:
-    # At most 40 characters (taskgen.ALIAS_WIDTH). VQA shows every image; CoT (not an official setting) uses the
-    # reference photo.
+    """The task's display name (at most 40 characters: taskgen.ALIAS_WIDTH): kind, language, views and CoT."""
+    # VQA shows every image; CoT (not an official setting) uses the reference photo.
     detail = "CoT" if cot else "" if kind == "vqa" else VIEW_LABELS[name.removeprefix(f"diningbench_{kind}_{lang}")]
     return f"DiningBench {ALIAS_KINDS[kind]} ({', '.join(x for x in (lang.upper(), detail) if x)})"
 
 
 def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
+    """One task's YAML: the kind's template plus its name, alias and ``process_docs`` hook."""
     suffix = name.removeprefix(f"diningbench_{kind}_{lang}")
     return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=task_alias(name, kind, lang, cot),
                         docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
@@ -64,18 +66,21 @@ SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cls
 
 
 def sample_yaml(name: str) -> str:
+    """A packaged sample task's YAML (48-token budget for the tiny model)."""
     kind, docs, alias = SAMPLES[name]
     return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.{docs}",
                         extra=taskgen.generation_kwargs(48))  # fmt: skip
 
 
 def group_yaml(lang: str) -> str:
+    """The per-language group (``diningbench_<lang>``): its kinds' tasks, no aggregate."""
     # No aggregate: the paper reports each task's metrics separately (no combined score exists).
     return taskgen.group(f"diningbench_{lang}", f"DiningBench ({LANGS[lang]}; paper Table {2 if lang == 'zh' else 4})",
                          [f"diningbench_{k}_{lang}" for k in KINDS])  # fmt: skip
 
 
 def render() -> dict[str, str]:
+    """Return ``{file name: content}`` for every generated file."""
     files = {"_stub.jsonl": taskgen.stub_line("food_tasks.benchmarks.diningbench.data")}
     for kind in KINDS:
         files[f"_diningbench_{kind}_yaml"] = template_yaml(kind)
@@ -98,6 +103,7 @@ NOIMAGE_SAMPLES = ("diningbench_cls_sample",)
 
 
 def noimage_files() -> dict[str, str]:
+    """The image-free twins of :data:`NOIMAGE` and :data:`NOIMAGE_SAMPLES`, and their group."""
     twins = {name: (kind, lang, cot) for name, kind, lang, cot in variants()}
     files = {}
     for twin in NOIMAGE:
