@@ -271,7 +271,17 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
 
     def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, tuple[float | None, bool]]:
         value, task, metric = source_cell(run, column, suffix, mode, official)
-        return value, task, (run.se(task, metric), run.few(task, metric)) if task and metric else (None, False)
+        if not (task and metric):
+            return value, task, (None, False)
+        se = run.se(task, metric)
+        # cell_text scales errors by the column's factor; an official metric with a factor of its own (a fraction
+        # beside our percent) gets its error in that factor.
+        fill = {"v": suffix, "m": mode[1], "mode": mode[2]}
+        own = [s.official_scale for s in column.sources if official and not column.rate and s.official_scale is not None
+               and s.official and s.official.format(**fill) == metric and s.task.format(**fill) == task]  # fmt: skip
+        if own and se is not None and column.scale:
+            se = se * own[0] / column.scale
+        return value, task, (se, run.few(task, metric))
 
     for run in runs:
         for mode in table.modes:

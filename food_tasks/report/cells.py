@@ -42,8 +42,9 @@ def source_cell(run: Run, column: Column, variant: str, mode: tuple[str, str, st
             continue
         metric = (source.official if official and not column.rate else source.metric).format(**fill)
         value = lookup(run.metrics[task], metric)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and column.scale != 1.0:
-            value = value * column.scale
+        scale = source.official_scale if official and not column.rate and source.official_scale is not None else column.scale
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and scale != 1.0:
+            value = value * scale
         if value is not None:
             return value, task, metric
     return (*parts(run, column, variant, mode, official), None)

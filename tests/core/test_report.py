@@ -61,7 +61,7 @@ def fb_tasks(base: float) -> dict:
         per_condition = {c: {"n": 100, "decision_acc": base + 3 * j - k, "rationale_micro_f1": 0.1} for j, c in enumerate(CONDITIONS)}
         tasks[f"fambench_task1{suffix}"] = {"decision_acc": base + k, "decision_acc_official": base + k, "rationale_macro_f1": 0.11,
                                             "rationale_macro_f1_official": 0.1073, "rationale_micro_f1": 0.12,
-                                            "rationale_micro_f1_official": 0.1046, "invalid_rate": 0.02, "image_missing": 3,
+                                            "rationale_micro_f1_official": 0.1046, "invalid_rate": 2.0, "image_missing": 3,
                                             "per_condition": per_condition}  # fmt: skip
     ctc = {}
     for mode in ("baseline", "cot", "ki", "cot_ki"):
@@ -304,7 +304,7 @@ def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explaine
     from food_tasks.benchmarks.diningbench.report import CLS_UNPARSED
     from food_tasks.benchmarks.fambench.report import CTC_UNDEFINED
 
-    tasks = {"diningbench_cls_sample": {"acc": 0.0, "acc_official": 0.0, "invalid_rate": 1.0, "cannot_read_rate_official": 0.0},
+    tasks = {"diningbench_cls_sample": {"acc": 0.0, "acc_official": 0.0, "invalid_rate": 100.0, "cannot_read_rate_official": 0.0},
              "fambench_task2_ctc_sample": {"ctc": float("nan"), "top1_acc": 0.0, "mrr": 0.0, "image_missing": 0}}  # fmt: skip
     write_results(tmp_path / "r" / "x_results.json", "pretrained=m/a", tasks)
     write_results(tmp_path / "r" / "y_results.json", "pretrained=m/b", tasks)  # two runs: a heat map too

@@ -23,13 +23,13 @@ def db_tasks(lang: str, acc: float) -> dict:
     for stat, base in (("mae", 11.5), ("rmse", 21.5), ("mape", 31.5)):  # the means of the four values above
         nutrition[f"avg_{stat}"] = base
         nutrition[f"avg_{stat}_official"] = base + 0.5
-    nutrition |= {"parse_fail_rate": 0.02, "parse_fail_rate_official": 0.1, "range_values": 3, "gold_missing": 0}
+    nutrition |= {"parse_fail_rate": 2.0, "parse_fail_rate_official": 0.1, "range_values": 3, "gold_missing": 0}
     return {
-        f"diningbench_cls_{lang}": {"acc": acc, "acc_official": acc - 0.1, "invalid_rate": 0.05, "cannot_read_rate_official": 0.125},
+        f"diningbench_cls_{lang}": {"acc": acc, "acc_official": acc - 0.1, "invalid_rate": 5.0, "cannot_read_rate_official": 0.125},
         f"diningbench_cls_{lang}_v2": {"acc": acc + 0.05}, f"diningbench_cls_{lang}_v4": {"acc": acc + 0.1},
         f"diningbench_nutrition_{lang}": nutrition,
         f"diningbench_nutrition_{lang}_v2": {"avg_mape": 29.0},
-        f"diningbench_vqa_{lang}": {"judge_acc": 0.8, "judge_acc_official": 0.76, "judge_error_rate": 0.05,
+        f"diningbench_vqa_{lang}": {"judge_acc": 0.8, "judge_acc_official": 0.76, "judge_error_rate": 5.0,
                                     "judge_unparsed_rate": 0.0, "judge_info": {"model": "judge-a", "endpoint": "x"}},
     }  # fmt: skip
 
@@ -128,7 +128,7 @@ REGION_ABSENT = "absent: no category-to-region mapping given"
 
 def f5_metrics(regions: dict | str) -> dict:
     return {"mean_caption_words": 15.25, "bleu4": 3.5, "meteor": 10.125, "rouge_l": 25.0, "cider": 20.0, "clipscore": F5_ABSENT,
-            "sla_accurate": 40.0, "sla_relaxed": 60.0, "parse_fail_rate": 0.01, "image_missing": 2, "per_region": regions}  # fmt: skip
+            "sla_accurate": 40.0, "sla_relaxed": 60.0, "parse_fail_rate": 1.0, "image_missing": 2, "per_region": regions}  # fmt: skip
 
 
 def test_food500cap_absent_metrics_and_regions(tmp_path):
@@ -183,7 +183,7 @@ def test_reference_data_of_the_new_benchmarks_is_consistent():
     fq = report.reference_data("foodieqa")
     for row in fq["tables"]["templates"]["rows"]:
         v = row["values"]
-        assert v["best"] == max(v[f"t{k}"] for k in range(4)), row
+        assert v["best"] == max(v[f"p{k}"] for k in range(4)), row
     f5 = report.reference_data("food500cap")
     overall = {(r["model"], r["mode"]): r["values"]["overall"] for r in f5["tables"]["table3"]["rows"]}
     for row in f5["tables"]["table4"]["rows"]:
@@ -236,7 +236,7 @@ def test_report_on_real_sample_runs(tmp_path):
     # "Answer: B": the official parsers read the first letter (A), the robust ones B: both rows, from the JSON.
     for scorer, tail in (("official", "_official"), ("robust", "")):
         assert (f"| **demo/replay** | {scorer} | {cls[f'acc{tail},none']:.4f} | "
-                f"{100 * cls['cannot_read_rate_official,none' if tail else 'invalid_rate,none']:.2f} | "
+                f"{100 * cls['cannot_read_rate_official,none'] if tail else cls['invalid_rate,none']:.2f} | "
                 f"{nut[f'calories_mape{tail},none']:.2f} |") in md  # fmt: skip
         value = r["foodieqa_mivqa_zh_sample_p1"]["acc_paper_protocol,none" if tail else "acc,none"]
         assert f"| **demo/replay** | Multi-image ZH | {scorer} | – | {value:.2f} | – | – | – | – |" in md

@@ -51,7 +51,7 @@ SPEC = BenchmarkSpec(
                                         Source("fambench_task2_ctc{m}{v}", "mrr")), 4),
             Column("ctc", "CTC", (Source("fambench_task2_ctc_all{v}", "ctc_{mode}"),  # the official code has no CTC
                                   Source("fambench_task2_ctc{m}{v}", "ctc")), 4, undefined=CTC_UNDEFINED),
-            Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True, scale=100.0),
+            Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True),
             Column("t1_images_missing", "T1 images missing", (Source("fambench_task1{m}{v}", "image_missing"),), 0, rate=True),
             Column("t2_images_missing", "T2 images missing", (Source("fambench_task2{m}{v}", "image_missing"),
                                                               Source("fambench_task2_ctc_all{v}", "image_missing"),

@@ -47,7 +47,7 @@ SPEC = BenchmarkSpec(
                 Column("clipscore", "CLIP-S", (Source(TASK, "clipscore", "clipscore"),), 3),
                 Column("sla_accurate", "SLA accurate", (Source(TASK, "sla_accurate", "sla_accurate"),)),
                 Column("sla_relaxed", "SLA relaxed", (Source(TASK, "sla_relaxed", "sla_relaxed"),)),
-                Column("parse_fail", "Unparsed %", (Source(TASK, "parse_fail_rate"),), rate=True, scale=100.0),
+                Column("parse_fail", "Unparsed %", (Source(TASK, "parse_fail_rate"),), rate=True),
                 Column("image_missing", "Images missing", (Source(TASK, "image_missing"),), 0, rate=True))),
             TableSpec("SLA % per region (paper Table 3)", "table3", (
                 Column("overall", "Overall", (Source(TASK, "sla_{mode}", "sla_{mode}"),)),

@@ -13,7 +13,7 @@ def _template_columns() -> tuple[Column, ...]:
     group = "foodieqa_{mode}{v}"
     per_template = tuple(f"foodieqa_{{mode}}{{v}}_p{k}" for k in range(4))
     return (
-        *(Column(f"t{k}", f"t{k}", (Source(task, "acc", "acc_paper_protocol"),)) for k, task in enumerate(per_template)),
+        *(Column(f"p{k}", f"p{k}", (Source(task, "acc", "acc_paper_protocol"),)) for k, task in enumerate(per_template)),
         Column("mean", "Mean", (Source(group, "acc_mean", "acc_paper_protocol"),)),
         Column("best", "Best", (Source(group, "acc_best", "acc_paper_protocol_best"),)),
         Column("unparsed", "Unparsed % (robust parser)", tuple(Source(t, "invalid_rate") for t in (group,) + per_template), rate=True),
@@ -68,7 +68,7 @@ SPEC = BenchmarkSpec(
                 Column(key, label, (Source(f"foodieqa_{key}{{v}}", "acc_best", "acc_paper_protocol_best"),)) for key, label in (
                     ("mivqa_zh", "Multi-image ZH"), ("mivqa_en", "Multi-image EN"), ("sivqa_zh", "Single-image ZH"),
                     ("sivqa_en", "Single-image EN"), ("textqa_zh", "Text QA ZH")))),
-            TableSpec("Per template (accuracy %; t0-t3 = the paper's p1-p4)", "templates", _template_columns(), TEMPLATE_MODES)),
+            TableSpec("Per template (accuracy %; p0-p3 = the paper's p1-p4)", "templates", _template_columns(), TEMPLATE_MODES)),
     headline=("mivqa_zh", "sivqa_zh"),
     breakdown=question_type_breakdown,
     notes=(("*official* = the official first-letter parser with its (here seeded) random fallback "
