@@ -91,7 +91,8 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     record = get(args.benchmark)
     if record is None or record.prefetch is None:
-        print(f"prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)", file=sys.stderr)
+        print(f"food-tasks prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)",
+              file=sys.stderr)
         return 2
     return record.prefetch(workers=args.workers, report=args.report)
 
@@ -234,9 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--tasks", default=None, help="tasks to run (default: every benchmark's packaged sample tasks)")
     demo.add_argument("--output_path", default=None, help=f"where lmms-eval writes results (default: ./{DEMO_OUTPUT})")
     demo.set_defaults(func=cmd_demo)
-    prefetch = sub.add_parser("prefetch", help="download a benchmark's files and third-party images into the cache")
-    prefetch.add_argument("benchmark", choices=[b.name for b in fetchers])
-    prefetch.add_argument("--workers", type=int, default=16)
+    prefetch = sub.add_parser(
+        "prefetch", help="download a benchmark's files and third-party images into the cache",
+        description="Download a benchmark's remote files once into the cache, before a multi-rank evaluation, so "
+                    "that every rank reads only the cache. Offline, it fails within seconds with what to do.",
+        epilog="benchmarks: " + "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers))
+    prefetch.add_argument("benchmark", choices=[b.name for b in fetchers], metavar="benchmark",
+                          help="which benchmark's files to fetch: " + ", ".join(b.name for b in fetchers))
+    prefetch.add_argument("--workers", type=int, default=16,
+                          help="parallel downloads of third-party images (benchmarks that have them; default 16)")
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
     validate = sub.add_parser("validate", help="check regional task YAMLs and their data (see CONTRIBUTING.md)")

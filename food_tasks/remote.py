@@ -135,6 +135,32 @@ def _http_get(session: Any, url: str, *, attempts: int, first_delay: float, slee
     return None, status, f"{last} after {attempts} attempts"
 
 
+PROBE_TIMEOUT = 3.0  # seconds for the one request that tells whether a host answers at all
+
+
+@functools.lru_cache(maxsize=16)
+def _probe(origin: str, timeout: float) -> str | None:
+    try:
+        requests.head(origin, timeout=timeout, allow_redirects=False)
+    except requests.RequestException as exc:
+        cause: BaseException = exc
+        while cause.__context__ is not None and cause.__context__ is not cause:  # the resolver's own words
+            cause = cause.__context__
+        return f"{type(exc).__name__}: {cause}"
+    return None
+
+
+def unreachable(url: str, timeout: float = PROBE_TIMEOUT) -> str | None:
+    """Why the host of ``url`` cannot be reached (one request, no retry), or None when it answers at all.
+
+    Any HTTP answer counts as reachable (a 404 or 401 is for the download to explain). The answer is kept per
+    host for the process, so a prefetch of many files asks once. Called only where a download would follow:
+    offline, a download fails in seconds with the clear message first instead of after minutes of retries.
+    """
+    parts = urlsplit(url)
+    return _probe(f"{parts.scheme}://{parts.netloc}/", timeout)
+
+
 def _github_get(session: Any, url: str) -> tuple[bytes | None, int, str]:
     """``_http_get`` with the GitHub retry policy, on ``session`` or a short-lived one."""
     own = requests.Session() if session is None else None
@@ -187,6 +213,10 @@ def github_file(repo: str, commit: str, path: str, *, root: Path | None = None, 
     with FileLock(f"{dest}.lock"):
         if dest.is_file():  # another rank finished while we waited
             return dest
+        reason = unreachable(url) if session is None else None
+        if reason is not None:
+            raise DataAccessError(f"{url}: cannot reach {urlsplit(url).netloc} ({reason}). Check the network, or "
+                                  f"{mirror_hint}.")  # fmt: skip
         body, status, reason = _github_get(session, url)
         if body is None and 400 <= status < 500 and status != 429:
             raise DataAccessError(

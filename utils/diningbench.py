@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from food_tasks import stats
+from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import parsing as db_parsing
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
@@ -132,6 +133,7 @@ TABLES = {
         _INVALID.alias("parse_fail_rate"),
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
+        *db_circular.POSITIONS,
         version=1.1, key=KEY,
     ),
     "nutrition": MetricTable(

@@ -1,99 +1,137 @@
 """lmms-eval hooks for FAM-Bench (installed as ``food_tasks.utils.fambench``).
 
 Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.fambench`; see that module and
-yaml_tasks/fambench/README.md for what is implemented. ``TABLES`` declares every metric of each task
-kind once (:mod:`food_tasks.hooks`); ``yaml_tasks/fambench/_generate_configs.py`` writes the YAML from it.
+yaml_tasks/fambench/README.md for what is implemented. ``VARIANTS`` declares the documents of every task
+variant once: ``DOCS`` holds one ``process_docs`` hook per variant, named by ``docs_hook``, and
+``yaml_tasks/fambench/_generate_configs.py`` enumerates the same table, so a YAML can only name a hook that
+``DOCS`` holds. ``TABLES`` (:mod:`food_tasks.benchmarks.fambench.tables`) declares every metric once.
 """
 
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
+from typing import Any
 
-from food_tasks import stats
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
+from food_tasks.benchmarks.fambench.prompts import MODES
+from food_tasks.benchmarks.fambench.tables import TABLES
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Metric, MetricTable, results_hook
+from food_tasks.hooks import results_hook
 from food_tasks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
 
-MODES = ("baseline", "cot", "ki", "cot_ki")
+__all__ = ["DOCS", "INPUTS", "MODES", "TABLES", "VARIANTS", "docs_hook", "variants"]
+
 INPUTS = ("textimage", "textonly", "imageonly")
+# Task kind -> (hook-name stem, official task, answers asked per document, inputs). Every kind but ctc_all has
+# one variant per input and mode; ctc_all is one variant whose documents carry all four modes (a shared pool).
+# CTC documents carry both the rank and the decision prompt.
+VARIANTS = {
+    "task1": ("docs_task1", "task1", (), INPUTS),
+    "rank": ("docs_task2", "task2", ("rank",), INPUTS),
+    "decision": ("docs_decision", "task2", ("decision",), INPUTS),
+    "ctc": ("docs_ctc", "task2", ("rank", "decision"), ("textimage",)),
+    "ctc_all": ("docs_ctc_all", "task2", ("rank", "decision"), ("textimage",)),
+}
+
+
+def variants(kind: str) -> list[tuple[str, str]]:
+    """(mode, input) of every task of ``kind``, in the generator's order; ctc_all's one mode is "all"."""
+    if kind == "ctc_all":
+        return [("all", "textimage")]
+    return [(mode, input_name) for input_name in VARIANTS[kind][3] for mode in MODES]
+
+
+def docs_hook(kind: str, mode: str, input_name: str) -> str:
+    """Name of the ``process_docs`` hook of one variant: docs_<kind stem>[_<mode>]_<input>."""
+    stem = VARIANTS[kind][0]
+    return f"{stem}_{input_name}" if mode == "all" else f"{stem}_{mode}_{input_name}"
 
 
 @stop_run_on_data_error
-def _docs(task, modes, input_name, kinds, dataset, root=None):  # type: ignore[no-untyped-def]
+def _docs(
+    task: str, modes: tuple[str, ...], input_name: str, kinds: tuple[str, ...], dataset: Any, root: Path | None = None
+) -> Any:
     """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
     return fb_data.prepare_docs(task, modes, input_name, kinds, root=root)
 
 
-# process_docs per variant: docs_<task>_<mode>_<input>; CTC tasks carry rank and decision prompts.
-docs_task1_baseline_textimage = partial(_docs, "task1", ("baseline",), "textimage", ())
-docs_task1_baseline_textonly = partial(_docs, "task1", ("baseline",), "textonly", ())
-docs_task1_baseline_imageonly = partial(_docs, "task1", ("baseline",), "imageonly", ())
-docs_task1_cot_textimage = partial(_docs, "task1", ("cot",), "textimage", ())
-docs_task1_cot_textonly = partial(_docs, "task1", ("cot",), "textonly", ())
-docs_task1_cot_imageonly = partial(_docs, "task1", ("cot",), "imageonly", ())
-docs_task1_ki_textimage = partial(_docs, "task1", ("ki",), "textimage", ())
-docs_task1_ki_textonly = partial(_docs, "task1", ("ki",), "textonly", ())
-docs_task1_ki_imageonly = partial(_docs, "task1", ("ki",), "imageonly", ())
-docs_task1_cot_ki_textimage = partial(_docs, "task1", ("cot_ki",), "textimage", ())
-docs_task1_cot_ki_textonly = partial(_docs, "task1", ("cot_ki",), "textonly", ())
-docs_task1_cot_ki_imageonly = partial(_docs, "task1", ("cot_ki",), "imageonly", ())
-docs_task2_baseline_textimage = partial(_docs, "task2", ("baseline",), "textimage", ("rank",))
-docs_task2_baseline_textonly = partial(_docs, "task2", ("baseline",), "textonly", ("rank",))
-docs_task2_baseline_imageonly = partial(_docs, "task2", ("baseline",), "imageonly", ("rank",))
-docs_task2_cot_textimage = partial(_docs, "task2", ("cot",), "textimage", ("rank",))
-docs_task2_cot_textonly = partial(_docs, "task2", ("cot",), "textonly", ("rank",))
-docs_task2_cot_imageonly = partial(_docs, "task2", ("cot",), "imageonly", ("rank",))
-docs_task2_ki_textimage = partial(_docs, "task2", ("ki",), "textimage", ("rank",))
-docs_task2_ki_textonly = partial(_docs, "task2", ("ki",), "textonly", ("rank",))
-docs_task2_ki_imageonly = partial(_docs, "task2", ("ki",), "imageonly", ("rank",))
-docs_task2_cot_ki_textimage = partial(_docs, "task2", ("cot_ki",), "textimage", ("rank",))
-docs_task2_cot_ki_textonly = partial(_docs, "task2", ("cot_ki",), "textonly", ("rank",))
-docs_task2_cot_ki_imageonly = partial(_docs, "task2", ("cot_ki",), "imageonly", ("rank",))
-docs_decision_baseline_textimage = partial(_docs, "task2", ("baseline",), "textimage", ("decision",))
-docs_decision_baseline_textonly = partial(_docs, "task2", ("baseline",), "textonly", ("decision",))
-docs_decision_baseline_imageonly = partial(_docs, "task2", ("baseline",), "imageonly", ("decision",))
-docs_decision_cot_textimage = partial(_docs, "task2", ("cot",), "textimage", ("decision",))
-docs_decision_cot_textonly = partial(_docs, "task2", ("cot",), "textonly", ("decision",))
-docs_decision_cot_imageonly = partial(_docs, "task2", ("cot",), "imageonly", ("decision",))
-docs_decision_ki_textimage = partial(_docs, "task2", ("ki",), "textimage", ("decision",))
-docs_decision_ki_textonly = partial(_docs, "task2", ("ki",), "textonly", ("decision",))
-docs_decision_ki_imageonly = partial(_docs, "task2", ("ki",), "imageonly", ("decision",))
-docs_decision_cot_ki_textimage = partial(_docs, "task2", ("cot_ki",), "textimage", ("decision",))
-docs_decision_cot_ki_textonly = partial(_docs, "task2", ("cot_ki",), "textonly", ("decision",))
-docs_decision_cot_ki_imageonly = partial(_docs, "task2", ("cot_ki",), "imageonly", ("decision",))
-docs_ctc_baseline_textimage = partial(_docs, "task2", ("baseline",), "textimage", ("rank", "decision"))
-docs_ctc_cot_textimage = partial(_docs, "task2", ("cot",), "textimage", ("rank", "decision"))
-docs_ctc_ki_textimage = partial(_docs, "task2", ("ki",), "textimage", ("rank", "decision"))
-docs_ctc_cot_ki_textimage = partial(_docs, "task2", ("cot_ki",), "textimage", ("rank", "decision"))
-docs_ctc_all_textimage = partial(_docs, "task2", MODES, "textimage", ("rank", "decision"))
+DOCS = {
+    docs_hook(kind, mode, input_name): partial(_docs, task, MODES if mode == "all" else (mode,), input_name, kinds)
+    for kind, (_, task, kinds, _) in VARIANTS.items()
+    for mode, input_name in variants(kind)
+}
+# One line per hook: the YAML's `!function` targets are defined by name (tests/core/test_registration.py).
+docs_task1_baseline_textimage = DOCS["docs_task1_baseline_textimage"]
+docs_task1_cot_textimage = DOCS["docs_task1_cot_textimage"]
+docs_task1_ki_textimage = DOCS["docs_task1_ki_textimage"]
+docs_task1_cot_ki_textimage = DOCS["docs_task1_cot_ki_textimage"]
+docs_task1_baseline_textonly = DOCS["docs_task1_baseline_textonly"]
+docs_task1_cot_textonly = DOCS["docs_task1_cot_textonly"]
+docs_task1_ki_textonly = DOCS["docs_task1_ki_textonly"]
+docs_task1_cot_ki_textonly = DOCS["docs_task1_cot_ki_textonly"]
+docs_task1_baseline_imageonly = DOCS["docs_task1_baseline_imageonly"]
+docs_task1_cot_imageonly = DOCS["docs_task1_cot_imageonly"]
+docs_task1_ki_imageonly = DOCS["docs_task1_ki_imageonly"]
+docs_task1_cot_ki_imageonly = DOCS["docs_task1_cot_ki_imageonly"]
+docs_task2_baseline_textimage = DOCS["docs_task2_baseline_textimage"]
+docs_task2_cot_textimage = DOCS["docs_task2_cot_textimage"]
+docs_task2_ki_textimage = DOCS["docs_task2_ki_textimage"]
+docs_task2_cot_ki_textimage = DOCS["docs_task2_cot_ki_textimage"]
+docs_task2_baseline_textonly = DOCS["docs_task2_baseline_textonly"]
+docs_task2_cot_textonly = DOCS["docs_task2_cot_textonly"]
+docs_task2_ki_textonly = DOCS["docs_task2_ki_textonly"]
+docs_task2_cot_ki_textonly = DOCS["docs_task2_cot_ki_textonly"]
+docs_task2_baseline_imageonly = DOCS["docs_task2_baseline_imageonly"]
+docs_task2_cot_imageonly = DOCS["docs_task2_cot_imageonly"]
+docs_task2_ki_imageonly = DOCS["docs_task2_ki_imageonly"]
+docs_task2_cot_ki_imageonly = DOCS["docs_task2_cot_ki_imageonly"]
+docs_decision_baseline_textimage = DOCS["docs_decision_baseline_textimage"]
+docs_decision_cot_textimage = DOCS["docs_decision_cot_textimage"]
+docs_decision_ki_textimage = DOCS["docs_decision_ki_textimage"]
+docs_decision_cot_ki_textimage = DOCS["docs_decision_cot_ki_textimage"]
+docs_decision_baseline_textonly = DOCS["docs_decision_baseline_textonly"]
+docs_decision_cot_textonly = DOCS["docs_decision_cot_textonly"]
+docs_decision_ki_textonly = DOCS["docs_decision_ki_textonly"]
+docs_decision_cot_ki_textonly = DOCS["docs_decision_cot_ki_textonly"]
+docs_decision_baseline_imageonly = DOCS["docs_decision_baseline_imageonly"]
+docs_decision_cot_imageonly = DOCS["docs_decision_cot_imageonly"]
+docs_decision_ki_imageonly = DOCS["docs_decision_ki_imageonly"]
+docs_decision_cot_ki_imageonly = DOCS["docs_decision_cot_ki_imageonly"]
+docs_ctc_baseline_textimage = DOCS["docs_ctc_baseline_textimage"]
+docs_ctc_cot_textimage = DOCS["docs_ctc_cot_textimage"]
+docs_ctc_ki_textimage = DOCS["docs_ctc_ki_textimage"]
+docs_ctc_cot_ki_textimage = DOCS["docs_ctc_cot_ki_textimage"]
+docs_ctc_all_textimage = DOCS["docs_ctc_all_textimage"]
 # The packaged sample (embedded default): T+I baseline from food_tasks/sample_data.
 docs_sample_task1 = partial(_docs, "task1", ("baseline",), "textimage", (), root=SAMPLE_ROOT)
 docs_sample_ctc = partial(_docs, "task2", ("baseline",), "textimage", ("rank", "decision"), root=SAMPLE_ROOT)
 
 
-def doc_to_visual(doc):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
+    """The document's images that could be fetched (missing ones are counted at scoring time)."""
     return fb_data.doc_images(doc)
 
 
-def doc_to_text_task1(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    # Models without chat messages get the system prompt in front of the payload.
+def doc_to_text_task1(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """Models without chat messages get the system prompt in front of the payload."""
     return f"{doc['system']}\n\n{doc['user']}"
 
 
-def doc_to_messages_task1(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    # Official order: one system turn, then the image before the JSON payload.
+def doc_to_messages_task1(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """Official order: one system turn, then the image before the JSON payload."""
     return build_messages(fb_data.doc_images(doc), doc["user"], images_first=True, system=doc["system"])
 
 
-def doc_to_text_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_text_task2(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The official Task 2 prompt."""
     return doc["prompt"]
 
 
-def doc_to_messages_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    # Official interleaving: the prompt, then "Option X:" and that option's image for A-D; no system turn.
+def doc_to_messages_task2(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """Official interleaving: the prompt, then "Option X:" and that option's image for A-D; no system turn."""
     content = [{"type": "text", "text": doc["prompt"]}]
     for letter, image in zip(doc["option_letters"], fb_data.doc_images_aligned(doc)):
         content.append({"type": "text", "text": f"Option {letter}:"})
@@ -101,129 +139,6 @@ def doc_to_messages_task2(doc, lmms_eval_specific_kwargs=None):  # type: ignore[
             content.append({"type": "image", "url": image})
     return [{"role": "user", "content": content}]
 
-
-# --------------------------------------------------------------------------- scoring
-# Scales as the paper prints them: accuracies and answer rates in percent; F1, MRR, Kendall tau and CTC in
-# [0, 1]; the robust validity/parse rates are fractions.
-
-# Error bars (yaml_tasks/fambench/README.md): Task 1's document is its row (index) and its cluster the dish
-# (rated under several conditions); Task 2's document is (question, kind, mode) and its cluster the question
-# (its rank and decision documents, in every mode). Means and rates: clustered analytic; micro P/R/F1,
-# per-condition macro F1 and CTC: cluster bootstrap.
-T1_KEY, T1_CLUSTER = stats.column("index"), stats.column("dish")
-T2_KEY, T2_CLUSTER = stats.column("question_id", "kind", "mode"), stats.column("question_id")
-
-
-def _t1_mean(name: str, test: str | None = None, scale: float = 1.0) -> stats.Ratio:
-    return stats.mean(stats.field(name, unless="image_missing", test=test), scale)
-
-
-def _t1_prf(which: int, official: bool = False) -> stats.Custom:
-    return stats.Custom(partial(fb_scoring.t1_prf_rows, official=official), partial(fb_scoring.prf_combine, which=which))
-
-
-def _options(official: bool, what: str = "match") -> stats.Ratio:
-    return stats.Ratio(partial(fb_scoring.option_hits, official=official, what=what), fb_scoring.option_count, 100.0)
-
-
-def _ctc(modes=None, mode=None, official=False) -> stats.Custom:  # type: ignore[no-untyped-def]
-    return stats.Custom(partial(fb_scoring.ctc_rows, modes=modes, mode=mode, official=official), stats.ratio_combine())
-
-
-_IMAGE_MISSING = Metric("image_missing", fb_scoring.image_missing, higher_is_better=False, scale="count")
-_T1_INVALID = Metric("invalid_rate", fb_scoring.t1_invalid_rate, higher_is_better=False, scale="fraction",
-                     estimator=_t1_mean("decision", test="none"))  # fmt: skip
-_TOP1 = Metric("top1_acc", partial(fb_scoring.t2_topk, k=1), estimator=stats.mean(partial(fb_scoring.topk_hit, k=1), 100.0))
-_MRR = Metric("mrr", fb_scoring.t2_mrr, scale="score", estimator=stats.mean(fb_scoring.rr_value))
-_OPTION_ACC = Metric("option_decision_acc", fb_scoring.t2_option_acc, estimator=_options(False))
-TABLES = {
-    "task1": MetricTable(
-        Metric("decision_acc", fb_scoring.t1_acc, estimator=_t1_mean("correct", scale=100.0)),
-        Metric("decision_acc_official", partial(fb_scoring.t1_acc, official=True), estimator=_t1_mean("correct_official", scale=100.0)),
-        Metric("rationale_macro_f1", fb_scoring.t1_macro, scale="score", estimator=_t1_mean("f1")),
-        Metric("rationale_macro_f1_by_condition", fb_scoring.t1_macro_by_condition, scale="score",
-               estimator=stats.Custom(fb_scoring.t1_condition_rows, fb_scoring.condition_macro_combine)),
-        Metric("rationale_micro_f1", partial(fb_scoring.t1_micro, which=2), scale="score", estimator=_t1_prf(2)),
-        Metric("rationale_micro_precision", partial(fb_scoring.t1_micro, which=0), scale="score", estimator=_t1_prf(0)),
-        Metric("rationale_micro_recall", partial(fb_scoring.t1_micro, which=1), scale="score", estimator=_t1_prf(1)),
-        Metric("rationale_macro_f1_official", partial(fb_scoring.t1_macro, official=True), scale="score",
-               estimator=_t1_mean("f1_official")),
-        Metric("rationale_micro_f1_official", partial(fb_scoring.t1_micro, which=2, official=True), scale="score",
-               estimator=_t1_prf(2, official=True)),
-        Metric("json_parse_rate", partial(fb_scoring.t1_rate, field="json"), scale="fraction", estimator=_t1_mean("json")),
-        Metric("json_parse_rate_official", partial(fb_scoring.t1_rate, field="strict_json"), scale="fraction",
-               estimator=_t1_mean("strict_json")),
-        _T1_INVALID,
-        Metric("empty_rationale_rate", partial(fb_scoring.t1_rate, field="empty_rationale"), higher_is_better=False,
-               scale="fraction", estimator=_t1_mean("empty_rationale")),
-        _IMAGE_MISSING,
-        Metric("per_condition", fb_scoring.t1_per_condition, scale="breakdown"),
-        _T1_INVALID.alias("parse_fail_rate"),
-        version=1.0, key=T1_KEY, cluster=T1_CLUSTER,
-    ),
-    "rank": MetricTable(
-        _TOP1,
-        Metric("top1_acc_official", partial(fb_scoring.t2_topk, k=1, official=True),
-               estimator=stats.mean(partial(fb_scoring.topk_hit, k=1, official=True), 100.0)),
-        _MRR,
-        Metric("mrr_parsed", partial(fb_scoring.t2_mrr, parsed_only=True), scale="score",
-               estimator=stats.mean(partial(fb_scoring.rr_value, parsed_only=True))),
-        Metric("mrr_official", fb_scoring.t2_mrr_official, scale="score", estimator=stats.mean(fb_scoring.rr_official)),
-        Metric("top2_acc", partial(fb_scoring.t2_topk, k=2), estimator=stats.mean(partial(fb_scoring.topk_hit, k=2), 100.0)),
-        Metric("top3_acc", partial(fb_scoring.t2_topk, k=3), estimator=stats.mean(partial(fb_scoring.topk_hit, k=3), 100.0)),
-        Metric("kendall_tau", fb_scoring.t2_kendall, scale="score", estimator=stats.mean(fb_scoring.kendall_value)),
-        Metric("valid_ranking_rate", fb_scoring.t2_valid_rate, scale="fraction", estimator=stats.mean(fb_scoring.valid_value)),
-        Metric("answer_rate_official", partial(fb_scoring.t2_answer_rate_official, kind="rank"),
-               estimator=stats.mean(partial(fb_scoring.answered_official, kind="rank"), 100.0)),
-        _IMAGE_MISSING,
-        Metric("per_condition", fb_scoring.t2_per_condition, scale="breakdown"),
-        version=1.0, key=T2_KEY, cluster=T2_CLUSTER,
-    ),
-    "decision": MetricTable(
-        _OPTION_ACC,
-        Metric("option_decision_acc_official", partial(fb_scoring.t2_option_acc, official=True), estimator=_options(True)),
-        Metric("all_options_exact_match", fb_scoring.t2_exact_match, estimator=stats.mean(fb_scoring.exact_match_value, 100.0)),
-        Metric("all_options_exact_match_official", partial(fb_scoring.t2_exact_match, official=True),
-               estimator=stats.mean(partial(fb_scoring.exact_match_value, official=True), 100.0)),
-        Metric("false_recommend_rate", fb_scoring.t2_false_recommend, higher_is_better=False,
-               estimator=_options(False, "false_recommend")),
-        Metric("false_recommend_rate_official", partial(fb_scoring.t2_false_recommend, official=True), higher_is_better=False,
-               estimator=_options(True, "false_recommend")),
-        Metric("valid_decision_rate", partial(fb_scoring.t2_valid_rate, kind="decision"), scale="fraction",
-               estimator=stats.mean(partial(fb_scoring.valid_value, kind="decision"))),
-        Metric("answer_rate_official", partial(fb_scoring.t2_answer_rate_official, kind="decision"),
-               estimator=stats.mean(partial(fb_scoring.answered_official, kind="decision"), 100.0)),
-        _IMAGE_MISSING,
-        version=1.0, key=T2_KEY, cluster=T2_CLUSTER,
-    ),
-    "ctc": MetricTable(
-        Metric("ctc", partial(fb_scoring.ctc_value, modes=None), scale="score", estimator=_ctc()),
-        # CTC is not in the official code: computed from the official parsers' readings, hence no _official suffix.
-        Metric("ctc_official_parsers", partial(fb_scoring.ctc_value, modes=None, official=True), scale="score",
-               estimator=_ctc(official=True)),
-        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=None, field="pool"), scale="count"),
-        Metric("ctc_pairs", partial(fb_scoring.ctc_value, modes=None, field="pairs"), scale="count"),
-        _TOP1,
-        _MRR,
-        _OPTION_ACC,
-        _IMAGE_MISSING,
-        version=1.0, key=T2_KEY, cluster=T2_CLUSTER,
-    ),
-    "ctc_all": MetricTable(
-        *(Metric(f"ctc_{m}", partial(fb_scoring.ctc_value, modes=MODES, mode=m), scale="score", estimator=_ctc(MODES, m))
-          for m in MODES),
-        *(Metric(f"ctc_{m}_official_parsers", partial(fb_scoring.ctc_value, modes=MODES, mode=m, official=True), scale="score",
-                 estimator=_ctc(MODES, m, official=True)) for m in MODES),
-        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=MODES, field="pool"), scale="count"),
-        Metric("ctc_pool_official_parsers", partial(fb_scoring.ctc_value, modes=MODES, field="pool", official=True), scale="count"),
-        *(Metric(f"top1_acc_{m}", partial(fb_scoring.t2_topk, k=1, mode=m),
-                 estimator=stats.mean(partial(fb_scoring.topk_hit, k=1, mode=m), 100.0)) for m in MODES),
-        *(Metric(f"mrr_{m}", partial(fb_scoring.t2_mrr, mode=m), scale="score",
-                 estimator=stats.mean(partial(fb_scoring.rr_value, mode=m))) for m in MODES),
-        _IMAGE_MISSING,
-        version=1.0, key=T2_KEY, cluster=T2_CLUSTER,
-    ),
-}  # fmt: skip
 
 process_results_task1 = results_hook(fb_scoring.score_task1, TABLES["task1"])
 process_results_rank = results_hook(fb_scoring.score_task2, TABLES["rank"])

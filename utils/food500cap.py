@@ -88,7 +88,7 @@ TABLES = {
         Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
         Metric("per_category", fc_scoring.per_category, scale="breakdown"),
         Metric("per_region", fc_scoring.per_region, scale="breakdown"),
-        version=1.1, key=KEY,
+        version=1.2, key=KEY,
     ),
 }  # fmt: skip
 

@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from food_tasks import stats
+from food_tasks.benchmarks.foodieqa import circular as fq_circular
 from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
@@ -135,6 +136,7 @@ _COMMON = (
     Metric("per_question_type_paper_protocol", fq_scoring.per_question_type_paper_protocol, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),
     Metric("image_missing", fq_scoring.image_missing, higher_is_better=False, scale="count"),
+    *fq_circular.POSITIONS,
 )
 # One table per prompt template k (its task reports acc_p<k> too); parse_fail_rate repeats invalid_rate
 # under the name shared across benchmarks.

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import stats
+from food_tasks import rotation, stats
 from food_tasks.benchmarks.worldcuisines import data as wc_data
+from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
@@ -101,6 +102,9 @@ def _macro(field: str) -> stats.Macro:
     return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
 
 
+# Chosen against gold option positions (ids 1-5), answers that could not be read left out: no extra generation.
+_POSITIONS = rotation.position_metrics(rotation.position("parsed", base=1, unless="image_missing"),
+                                       rotation.position("gold", base=1, unless="image_missing"), wc_parsing.MCQ_IDS)
 _IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
 _INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False,
                   estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True))  # fmt: skip
@@ -112,6 +116,7 @@ TABLES = {
         Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
         _IMAGE_MISSING,
         _INVALID.alias("parse_fail_rate"),
+        *_POSITIONS,
         version=1.1, key=KEY, cluster=CLUSTER,  # 1.1: the core multiple-choice parser (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group

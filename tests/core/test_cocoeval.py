@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from test_cocoeval_corpus import HYPS, REFS
 
-from food_tasks import cocoeval
+from food_tasks import cocoeval, cocojava
 
 EXPECTED = {
     "Bleu_1": 0.36763278880981287,
@@ -57,7 +57,7 @@ def test_our_jar_call_tokenises_like_the_toolkit_tokenizer():
 
 
 def test_pytok_distance_to_the_toolkit_is_stated():
-    # Measured distance of py_tokenize to the toolkit's tokenisation (scripts/bench_food500cap.py --tokenizers):
+    # Measured distance of py_tokenize to the toolkit's tokenisation (bench/bench_food500cap.py --tokenizers):
     # on all 24,820 reference captions of both official files, 24,818 tokenise identically (2 differ:
     # "pig‘s" -> toolkit "pig s", ours "pig 's"; "rou jia mo." -> toolkit keeps "mo."); on the 4,940-image
     # test split scored with same-category captions as hypotheses, BLEU-4 / ROUGE-L / CIDEr differ by 0.00.
@@ -182,7 +182,7 @@ def test_a_hung_jar_is_stopped_and_the_metric_absent(fake_meteor, monkeypatch):
     import time
 
     meteor = fake_meteor("hang")
-    monkeypatch.setattr(cocoeval, "JAVA_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(cocojava, "JAVA_TIMEOUT_S", 1.0)
     started = time.monotonic()
     scores = cocoeval.coco_scores(REFS, HYPS)
     assert time.monotonic() - started < 30
@@ -212,7 +212,7 @@ def test_a_garbled_answer_with_the_writer_blocked_fails_at_once(fake_meteor, mon
     refs = {f"k{i}": [f"a bowl of noodle soup with beef number {i}"] for i in range(4000)}
     hyps = {k: "a bowl of rice" for k in refs}
     fake_meteor("garbled")
-    monkeypatch.setattr(cocoeval, "JAVA_TIMEOUT_S", 60.0)
+    monkeypatch.setattr(cocojava, "JAVA_TIMEOUT_S", 60.0)
     started = time.monotonic()
     scores = cocoeval.coco_scores(refs, hyps)
     assert time.monotonic() - started < 30
@@ -225,12 +225,18 @@ def test_runaway_hypotheses_are_cut_before_the_java_tools(fake_meteor, monkeypat
     seen = []
     tokenize = cocoeval.ptb_tokenize
     monkeypatch.setattr(cocoeval, "ptb_tokenize", lambda captions: seen.extend(captions) or tokenize(captions))
-    hyps = {**HYPS, "Abalone/Abalone_0081.jpg": "plate " * 8000, "Pho/Pho_0002.jpg": "x" * 50_000}
+    # Past the bounds (the issue's 48 KB repetition, 8,000 tokens; one word longer than the character bound),
+    # and exactly at the token bound (not cut).
+    at_bound = "rice " * cocoeval.MAX_HYP_TOKENS
+    hyps = {**HYPS, "Abalone/Abalone_0081.jpg": "plate " * 8000, "Agedashi_tofu/Agedashi_tofu_0001.jpg": at_bound,
+            "Pho/Pho_0002.jpg": "x" * (cocoeval.MAX_HYP_CHARS + 10_000)}  # fmt: skip
     fake_meteor("ok")
     scores = cocoeval.coco_scores(REFS, hyps, pytok=True)
     assert scores.cut == ["Abalone/Abalone_0081.jpg", "Pho/Pho_0002.jpg"]
-    assert max(len(c) for c in seen) == cocoeval.MAX_HYP_CHARS  # "plate plate ..." cut at a space, "xxx..." hard
+    assert max(len(c) for c in seen) == cocoeval.MAX_HYP_CHARS  # "xxx..." cut hard (no space before the bound)
+    assert "plate " * 8000 == seen[-6] + " "  # 48,000 characters: within the character bound, whole
     assert len(scores.tokenised["Abalone/Abalone_0081.jpg"][1].split()) == cocoeval.MAX_HYP_TOKENS
+    assert scores.tokenised["Agedashi_tofu/Agedashi_tofu_0001.jpg"][1] == at_bound.strip()
     assert scores.corpus["METEOR"] == 0.25 and "CIDEr_pytok" in scores.corpus
     untouched = cocoeval.coco_scores(REFS, HYPS, pytok=True)
     assert untouched.cut == [] and {k: v[1] for k, v in untouched.tokenised.items()} == {
@@ -265,3 +271,53 @@ def test_our_meteor_process_equals_the_toolkit_wrapper():
         assert cocoeval.METEOR.score(gts, res) == toolkit.compute_score(gts, res)
     finally:
         del toolkit
+
+
+def _runaway(caption: str, chars: int) -> str:
+    """``caption`` repeated (space-separated) while the result stays within ``chars`` characters."""
+    return " ".join([caption] * max(1, (chars + 1) // (len(caption) + 1))) if caption else ""
+
+
+def _toolkit_pipeline(refs: dict, hyps: dict) -> tuple[dict, dict]:
+    """The toolkit's standard pipeline (``COCOEvalCap.evaluate`` without SPICE): corpus and per-item scores."""
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+    from pycocoevalcap.meteor.meteor import Meteor
+    from pycocoevalcap.rouge.rouge import Rouge
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+    tokenizer = PTBTokenizer()
+    gts = tokenizer.tokenize({k: [{"caption": r} for r in refs[k]] for k in refs})
+    res = tokenizer.tokenize({k: [{"caption": hyps[k]}] for k in refs})
+    corpus, items = {}, {}
+    meteor = Meteor()
+    try:
+        scorers = ((Bleu(4), cocoeval.METRICS[:4]), (meteor, ["METEOR"]), (Rouge(), ["ROUGE_L"]), (Cider(), ["CIDEr"]))
+        for scorer, names in scorers:
+            score, per_item = scorer.compute_score(gts, res)
+            if len(names) == 1:
+                score, per_item = [score], [per_item]
+            corpus.update(zip(names, (float(s) for s in score)))
+            items.update(zip(names, ([float(x) for x in s] for s in per_item)))
+    finally:
+        del meteor
+    return corpus, items
+
+
+@needs_java
+def test_captions_within_512_new_tokens_get_the_toolkit_numbers_exactly():
+    import random
+
+    # Runaway repetitions as a model gives them within 512 new tokens (about 400 words, 2-3 KB), and one
+    # non-repetitive 512-word caption: all well inside the bounds, so every number is the toolkit's.
+    words = " ".join(c for refs in REFS.values() for c in refs).split()
+    hyps = {k: _runaway(h, 2048 + 400 * i) for i, (k, h) in enumerate(HYPS.items())}
+    hyps["Pho/Pho_0002.jpg"] = " ".join(random.Random(5).choices(words, k=512))
+    assert max(len(h) for h in hyps.values()) >= 3000 and min(len(h) for h in hyps.values() if h) > 2000
+    ours = cocoeval.coco_scores(REFS, hyps, pytok=False)
+    corpus, items = _toolkit_pipeline(REFS, hyps)
+    assert ours.cut == [] and ours.absent == {"Bleu_4_pytok": ours.absent["Bleu_4_pytok"],
+                                              "ROUGE_L_pytok": ours.absent["ROUGE_L_pytok"],
+                                              "CIDEr_pytok": ours.absent["CIDEr_pytok"]}  # fmt: skip
+    assert {name: ours.corpus[name] for name in cocoeval.METRICS} == corpus
+    assert {name: ours.per_item[name] for name in cocoeval.METRICS} == items

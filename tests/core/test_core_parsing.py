@@ -160,5 +160,5 @@ def test_echoes_on_runaway_outputs(output):
      "\\boxed{" * 3000],
 )
 def test_runaway_outputs_are_handled(output):
-    # Correctness only (timings live in scripts/): these must return without raising.
+    # Correctness only (timings live in bench/): these must return without raising.
     extract_choice(output, tuple("ABCDEFGH"), numbers=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ROOTS = ("food_tasks", "utils", "yaml_tasks", "tests", "scripts", "docs", "examples", ".ci")
+ROOTS = ("food_tasks", "utils", "yaml_tasks", "tests", "bench", "docs", "examples", ".ci")
 TOP_LEVEL = ("README.md", "CONTRIBUTING.md", "pyproject.toml")
 SUFFIXES = (".py", ".md", ".yaml", ".yml", "_yaml", ".toml", ".txt", ".cfg", ".ini", ".sh")
 SKIP_DIRS = {"__pycache__", "sample_data", ".venv", ".git"}
@@ -35,10 +35,10 @@ SPEC_CITATION = re.compile(
     r"|\.\./shared\b|/work/shared\b|\bshared/(?:specs|papers)\b",  # the notes' location
     re.IGNORECASE,
 )
-# A repository path: one of our top-level folders (or the old `benchmarks/` folder, now `scripts/`), then
+# A repository path: one of our top-level folders (or an old one: `benchmarks/`, then `scripts/`, now `bench/`), then
 # at least one more component; `<bench>` and `{a,b}` are placeholders, `*` a glob.
 REPO_PATH = re.compile(
-    r"(?<![\w./-])((?:tests|scripts|benchmarks|food_tasks|yaml_tasks|docs|utils|examples)/[\w./*{},<>-]*[\w*}>])"
+    r"(?<![\w./-])((?:tests|bench|scripts|benchmarks|food_tasks|yaml_tasks|docs|utils|examples)/[\w./*{},<>-]*[\w*}>])"
 )
 # Installed names: the wheel puts yaml_tasks/ and utils/ inside the package.
 INSTALLED = (("food_tasks/yaml_tasks", "yaml_tasks"), ("food_tasks/utils", "utils"))
@@ -148,4 +148,5 @@ def test_path_resolution():
     assert _exists("food_tasks/benchmarks/<bench>/data.py") and _exists("tests/data/fambench_*.{json,txt}")
     assert _exists("food_tasks/yaml_tasks/worldcuisines/_stub.jsonl")  # installed name of yaml_tasks/
     assert _exists("benchmarks/<bench>")  # package-relative, as in the README's layout tree
-    assert not _exists("benchmarks/bench_worldcuisines.py")  # the old folder, now scripts/
+    assert not _exists("benchmarks/bench_worldcuisines.py")  # an old folder, now bench/
+    assert _exists("bench/bench_worldcuisines.py") and not _exists("scripts/bench_worldcuisines.py")

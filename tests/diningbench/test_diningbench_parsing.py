@@ -178,7 +178,7 @@ def test_vqa_question():
     "A" * 20000, "答案" * 8000, "{" * 10000 + "}" * 10000, "```json\n{" * 2000,
 ])  # fmt: skip
 def test_runaway_outputs_never_raise(output):
-    # Linear time is measured by scripts/bench_diningbench.py (no timing asserts here).
+    # Linear time is measured by bench/bench_diningbench.py (no timing asserts here).
     for model in ("", "qwen-3-vl-8b-thinking", "minicpm-v-4.5", "keye-vl-1.5-8b"):
         P.nutrition_official(P.official_prediction(output, model))
         P.letter_official(P.official_prediction(output, model))

@@ -12,10 +12,14 @@ from food_tasks.cli import main
 def test_diningbench_tasks_groups_and_list_rows(capsys):
     names = {name: kind for name, kind, bench in yaml_names() if bench == "diningbench"}
     assert {n for n, k in names.items() if k == "group"} == {"diningbench_zh", "diningbench_en"}
-    assert len(names) == 2 * 12 + 2 + 2  # per language 5 classification + 5 nutrition + 2 VQA; 2 samples; 2 groups
+    # per language 5 classification + 5 nutrition + 2 VQA; 2 samples; 2 groups; 3 _circular classification (zh, en, sample)
+    assert len(names) == 2 * 12 + 2 + 2 + 3
+    assert {n for n in names if n.endswith("_circular")} == {"diningbench_cls_zh_circular", "diningbench_cls_en_circular",
+                                                             "diningbench_cls_sample_circular"}  # fmt: skip
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
     for row in (r"diningbench_cls_zh_v2 +task +diningbench +2884 +hf\.co/datasets/meituan/DiningBench",
                 r"diningbench_nutrition_en_cot +task +diningbench +1650 ", r"diningbench_vqa_en +task +diningbench +804 ",
-                r"diningbench_cls_sample +task +diningbench +2 "):
+                r"diningbench_cls_sample +task +diningbench +2 ", r"diningbench_cls_en_circular +task +diningbench +23072 ",
+                r"diningbench_cls_sample_circular +task +diningbench +16 "):
         assert re.search(row, listing), row

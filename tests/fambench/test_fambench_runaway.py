@@ -2,7 +2,7 @@
 non-strings are unparseable answers (counted, never an exception), empty record lists aggregate, and the
 official Task 2 path follows the official pipeline (whitespace collapsed first; only JSONDecodeError caught).
 
-No timing asserts: scripts/bench_parsers.py measures the time per call.
+No timing asserts: bench/bench_parsers.py measures the time per call.
 """
 
 from __future__ import annotations

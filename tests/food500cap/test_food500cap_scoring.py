@@ -140,6 +140,34 @@ def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror, monkeypatc
     assert hooks.TABLES["caption"]["captions_cut"](records) == 0
 
 
+
+@needs_java
+def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror):
+    # Issue 27: 2-3 KB runaway repetitions (about 400-500 words, what 512 new tokens give) used to be cut to
+    # 128 tokens; they are within the measured bound and get the toolkit's standard pipeline's numbers.
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.meteor.meteor import Meteor
+    from pycocoevalcap.rouge.rouge import Rouge
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+    docs = [d for d in fc_data.build_docs("test") if d["image_path"]]
+    outputs = [" ".join([d["caption"]] * (2048 // len(d["caption"]) + 1 + i % 3)) for i, d in enumerate(docs)]
+    records = [hooks.process_results(d, [o])["bleu4"].record for d, o in zip(docs, outputs)]
+    assert min(len(r["pred"]) for r in records) > 2048 and max(len(r["pred"]) for r in records) < 4000
+    fc_scoring._coco.cache_clear()
+    assert hooks.TABLES["caption"]["captions_cut"](records) == 0
+    tokenizer = PTBTokenizer()
+    gts = tokenizer.tokenize({r["key"]: [{"caption": r["ref"]}] for r in records})
+    res = tokenizer.tokenize({r["key"]: [{"caption": r["pred"]}] for r in records})
+    meteor = Meteor()
+    try:
+        toolkit = {"bleu4": Bleu(4).compute_score(gts, res)[0][3], "meteor": meteor.compute_score(gts, res)[0],
+                   "rouge_l": Rouge().compute_score(gts, res)[0]}  # fmt: skip
+    finally:
+        del meteor
+    ours = {name: hooks.TABLES["caption"][name](records) for name in toolkit}
+    assert ours == {name: 100.0 * value for name, value in toolkit.items()}
+
 @needs_java
 def test_one_meteor_jar_serves_every_caption_task_of_a_run(mirror):
     before = cocoeval.METEOR.starts

@@ -125,6 +125,9 @@ def test_refused_access_is_explained(monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_fake")
+    from food_tasks import remote
+
+    monkeypatch.setattr(remote, "unreachable", lambda url, timeout=0: None)  # the Hub answers (with a refusal)
     with pytest.raises(DataAccessError, match="has not been granted access.*Request access.*lyan62/FoodieQA"):
         fq_data.load_docs("sivqa")
 

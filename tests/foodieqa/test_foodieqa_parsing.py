@@ -96,7 +96,7 @@ def test_paper_parse_uses_first_letter_for_vqa_and_the_textqa_split():
 
 @pytest.mark.parametrize("unit", ["Answer: B ", "图A图B", "(((((", "<think>", "第", "A" * 7 + " "])
 def test_runaway_outputs_are_linear(unit):
-    """100 KB+ of repetition parses (quadratic behaviour would hang here; timings: scripts/bench_foodieqa.py)."""
+    """100 KB+ of repetition parses (quadratic behaviour would hang here; timings: bench/bench_foodieqa.py)."""
     text = unit * 20000
     assert parsing.parse_robust(text, "(", OPTS_EN) in (None, 0, 1, 2, 3)
     assert parsing.parse_robust(text, "图", None, numbers=True) in (None, 0, 1, 2, 3)

@@ -59,6 +59,10 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
     assert mcq_1a["acc_official,none"] == 50.0
     assert mcq_1a["invalid_rate,none"] == pytest.approx(100 / 6)
     assert mcq_1a["per_language,none"]["nan"] == {"n": 2, "acc": 50.0, "acc_official": 0.0, "invalid_rate": 50.0}
+    # position bias for free: the 5 readable answers chose ids 1, 3, 1, 3, 3, exactly where their golds are -> p = 1
+    assert mcq_1a["position_bias,none"] == {"1": {"chosen": 2, "gold": 2, "chosen_share": 40.0, "gold_share": 40.0},
+                                            "3": {"chosen": 3, "gold": 3, "chosen_share": 60.0, "gold_share": 60.0}}  # fmt: skip
+    assert mcq_1a["position_bias_p,none"] == pytest.approx(1.0)
     assert r["worldcuisines_mcq_1c_adversarial"]["acc,none"] == 0.0
     # group = unweighted mean of subtasks: (83.33.. + 100 + 0 + 100) / 4; official (50 + 100 + 0 + 100) / 4
     assert g["worldcuisines_mcq"]["acc,none"] == pytest.approx((250 / 3 + 200) / 4)

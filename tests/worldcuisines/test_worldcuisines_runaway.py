@@ -1,5 +1,5 @@
 """WorldCuisines hooks on untrusted outputs (issue 10): runaway outputs parse as expected, non-strings are
-unparseable answers (counted, never an exception). No timing asserts: scripts/bench_parsers.py measures."""
+unparseable answers (counted, never an exception). No timing asserts: bench/bench_parsers.py measures."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from food_tasks import taskgen
 from food_tasks.utils import diningbench as hooks
+from food_tasks.utils import diningbench_circular as circular_hooks
 
 HOOKS = "food_tasks.utils.diningbench"
 KINDS = {"cls": "classification", "nutrition": "nutrition estimation", "vqa": "VQA"}
@@ -76,8 +77,37 @@ def render() -> dict[str, str]:
         files[f"{name}.yaml"] = sample_yaml(name)
     for lang in LANGS:
         files[f"_diningbench_{lang}.yaml"] = group_yaml(lang)
+    files |= circular_files()
     return files
 
+
+# ------------------------------------------------------------------ _circular classification (options rotated)
+CIRCULAR_HOOKS = "food_tasks.utils.diningbench_circular"
+CIRCULAR = {  # task -> (process_docs hook, alias, extra lines)
+    "diningbench_cls_zh_circular": ("docs_cls_zh", "DiningBench classification (Chinese, 1 view, options rotated)", ()),
+    "diningbench_cls_en_circular": ("docs_cls_en", "DiningBench classification (English, 1 view, options rotated)", ()),
+    "diningbench_cls_sample_circular": (
+        "docs_sample_cls",
+        "DiningBench classification (packaged sample, options rotated)",
+        tuple(taskgen.generation_kwargs(48)),
+    ),
+}
+
+
+def circular_files() -> dict[str, str]:
+    """Classification tasks asked once per rotation of their options (food_tasks.rotation)."""
+    results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
+    results += taskgen.metric_list(circular_hooks.TABLE)
+    return {
+        f"{name}.yaml": taskgen.task(
+            include="_diningbench_cls_yaml",
+            name=name,
+            alias=alias,
+            docs=f"{CIRCULAR_HOOKS}.{docs}",
+            extra=[*results, *extra],
+        )
+        for name, (docs, alias, extra) in CIRCULAR.items()
+    }
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)

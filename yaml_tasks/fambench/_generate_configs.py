@@ -2,7 +2,8 @@
 
 Usage: ``python yaml_tasks/fambench/_generate_configs.py [OUTPUT_DIR]`` (default: this directory).
 Deterministic and offline; tests/core/test_registration.py reruns it and diffs the output against the
-committed files. Metrics come from ``food_tasks.utils.fambench.TABLES`` (one declaration each).
+committed files. Metrics come from ``food_tasks.utils.fambench.TABLES`` (one declaration each), the variants
+of each kind and their ``process_docs`` hooks from its ``VARIANTS``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ KINDS = {
     "ctc": ("task2", 2560, "fambench_task2_ctc"),
     "ctc_all": ("task2", 2560, "fambench_task2_ctc_all"),
 }
-DOCS = {"task1": "docs_task1", "rank": "docs_task2", "decision": "docs_decision", "ctc": "docs_ctc", "ctc_all": "docs_ctc_all"}
 
 
 def template_yaml(kind: str) -> str:
@@ -46,22 +46,14 @@ def task_name(kind: str, mode: str, input_name: str = "textimage") -> str:
     return f"{KINDS[kind][2]}{INPUTS[input_name][0]}{MODES[mode][0]}"
 
 
-def variants(kind: str) -> list[tuple[str, str]]:
-    if kind == "ctc_all":
-        return [("all", "textimage")]
-    inputs = ["textimage"] if kind == "ctc" else list(INPUTS)
-    return [(m, i) for i in inputs for m in MODES]
-
-
 def task_yaml(kind: str, mode: str, input_name: str) -> str:
     names = {"task1": "Task 1", "rank": "Task 2 rank", "decision": "Task 2 decisions", "ctc": "Task 2 CTC", "ctc_all": "Task 2 CTC"}
     if kind == "ctc_all":
-        alias, docs = "FAM-Bench Task 2 CTC (four modes, shared pool)", f"{DOCS[kind]}_textimage"
+        alias = "FAM-Bench Task 2 CTC (four modes, shared pool)"
     else:
         alias = f"FAM-Bench {names[kind]} ({MODES[mode][1]}, {INPUTS[input_name][1]})"
-        docs = f"{DOCS[kind]}_{mode}_{input_name}"
     return taskgen.task(include=f"_fambench_{kind}_yaml", name=task_name(kind, mode, input_name), alias=alias,
-                        docs=f"{HOOKS}.{docs}")
+                        docs=f"{HOOKS}.{hooks.docs_hook(kind, mode, input_name)}")
 
 
 # The packaged sample tasks (run by `food-tasks demo`): a short
@@ -98,7 +90,7 @@ def render() -> dict[str, str]:
     files = {"_stub.jsonl": taskgen.stub_line("food_tasks.benchmarks.fambench.data.prepare_docs")}
     for kind in KINDS:
         files[f"_fambench_{kind}_yaml"] = template_yaml(kind)
-        for mode, input_name in variants(kind):
+        for mode, input_name in hooks.variants(kind):
             files[f"{task_name(kind, mode, input_name)}.yaml"] = task_yaml(kind, mode, input_name)
     for name in SAMPLES:
         files[f"{name}.yaml"] = sample_yaml(name)

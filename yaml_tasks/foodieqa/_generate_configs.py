@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from food_tasks import taskgen
 from food_tasks.utils import foodieqa as hooks
+from food_tasks.utils import foodieqa_circular as circular_hooks
 
 HOOKS = "food_tasks.utils.foodieqa"
 TEMPLATES = (0, 1, 2, 3)
@@ -92,8 +93,56 @@ def render() -> dict[str, str]:
         for k in TEMPLATES:
             files[f"foodieqa_{stem(task, lang, variant)}_p{k}.yaml"] = task_yaml(task, lang, variant, k)
     files |= sample_yamls()
+    files |= circular_files()
     return dict(sorted(files.items()))
 
+
+# ------------------------------------------------------------------ _circular VQA (options rotated)
+CIRCULAR_HOOKS = "food_tasks.utils.foodieqa_circular"
+CIRCULAR = (("mivqa", "zh"), ("mivqa", "en"), ("sivqa", "zh"), ("sivqa", "en"))
+CIRCULAR_SAMPLES = (("mivqa", "zh", 1), ("sivqa", "en", 3))
+CIRCULAR_GROUP_METRICS = [
+    ("acc", "mean"),
+    ("circular_acc", "mean"),
+    ("rotation_mean_acc", "mean"),
+    ("invalid_rate", "mean"),
+    ("parse_fail_rate", "mean"),
+]
+
+
+def circular_task(name: str, docs: str, alias: str, extra: tuple[str, ...] = ()) -> str:
+    results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
+    results += taskgen.metric_list(circular_hooks.TABLE)
+    docs = f"{CIRCULAR_HOOKS}.{docs}"
+    return taskgen.task(include="_foodieqa_yaml", name=name, alias=alias, docs=docs, extra=[*results, *extra])
+
+
+def circular_files() -> dict[str, str]:
+    """VQA tasks asked once per rotation of their options (food_tasks.rotation), per setting and template."""
+    files, groups = {}, []
+    for task, lang in CIRCULAR:
+        base = f"foodieqa_{task}_{lang}_circular"
+        groups.append(base)
+        for k in TEMPLATES:
+            alias = f"prompt {k + 1} (p{k}), options rotated"
+            files[f"{base}_p{k}.yaml"] = circular_task(f"{base}_p{k}", f"docs_{task}_{lang}_p{k}", alias)
+        title = f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}), options rotated"
+        members = [f"{base}_p{k}" for k in TEMPLATES]
+        files[f"_{base}.yaml"] = taskgen.group(
+            base, title, members, metrics=CIRCULAR_GROUP_METRICS, version=circular_hooks.TABLE.version
+        )
+    files["_foodieqa_circular.yaml"] = taskgen.group("foodieqa_circular", "FoodieQA VQA, options rotated", groups)
+    names = []
+    for task, lang, k in CIRCULAR_SAMPLES:
+        name = f"foodieqa_{task}_{lang}_sample_circular_p{k}"
+        names.append(name)
+        alias = f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k + 1} (p{k}), options rotated"
+        budget = tuple(taskgen.generation_kwargs(32))
+        files[f"{name}.yaml"] = circular_task(name, f"docs_{task}_{lang}_sample_p{k}", alias, budget)
+    files["_foodieqa_sample_circular.yaml"] = taskgen.group(
+        "foodieqa_sample_circular", "FoodieQA (packaged sample, options rotated)", names, metrics=CIRCULAR_GROUP_METRICS
+    )
+    return files
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)

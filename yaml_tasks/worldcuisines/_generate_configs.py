@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from food_tasks import taskgen
 from food_tasks.utils import worldcuisines as hooks
+from food_tasks.utils import worldcuisines_circular as circular_hooks
 
 HOOKS = "food_tasks.utils.worldcuisines"
 
@@ -93,8 +94,52 @@ def render() -> dict[str, str]:
             files[f"_{group_name(kind, variant)}.yaml"] = group_yaml(kind, variant)
             for subtask in SUBTASKS:
                 files[f"{task_name(kind, variant, subtask)}.yaml"] = task_yaml(kind, variant, subtask)
+    files |= circular_files()
     return dict(sorted(files.items()))
 
+
+# ------------------------------------------------------------------ _circular MCQ variants (options rotated)
+CIRCULAR_HOOKS = "food_tasks.utils.worldcuisines_circular"
+CIRCULAR = {
+    "large": ("_circular", "test_large, options rotated"),
+    "sample": ("_sample_circular", "packaged sample, options rotated"),
+}
+CIRCULAR_GROUP_METRICS = [
+    ("acc", "mean"),
+    ("circular_acc", "mean"),
+    ("rotation_mean_acc", "mean"),
+    ("invalid_rate", "mean"),
+    ("parse_fail_rate", "mean"),
+    ("acc_official", "official"),
+]
+
+
+def circular_files() -> dict[str, str]:
+    """The MCQ tasks asked once per rotation of their options, and their groups (``worldcuisines_mcq_circular``)."""
+    files = {}
+    results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
+    results += taskgen.metric_list(circular_hooks.TABLE)
+    for variant, (infix, label) in CIRCULAR.items():
+        names = []
+        for subtask, (suffix, alias) in SUBTASKS.items():
+            name = f"worldcuisines_mcq{infix}_{subtask}"
+            names.append(name)
+            extra = []
+            if variant == "sample":  # as the sample MCQ tasks
+                extra = [f"doc_to_visual: !function {HOOKS}.doc_to_visual_sample",
+                         f"doc_to_messages: !function {HOOKS}.doc_to_messages_mcq_sample"]  # fmt: skip
+            docs = f"{CIRCULAR_HOOKS}.docs_{variant}_{suffix}"
+            files[f"{name}.yaml"] = taskgen.task(
+                include="_worldcuisines_mcq_yaml", name=name, alias=alias, docs=docs, extra=extra + results
+            )
+        files[f"_worldcuisines_mcq{infix}.yaml"] = taskgen.group(
+            f"worldcuisines_mcq{infix}",
+            f"WorldCuisines MCQ ({label})",
+            names,
+            metrics=CIRCULAR_GROUP_METRICS,
+            version=circular_hooks.TABLE.version,
+        )
+    return files
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)

@@ -27,7 +27,11 @@ SIZES = {"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vq
 
 
 def documents(task: str) -> int | None:
-    """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2."""
+    """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2. ``_circular``
+    classification asks each item 8 times (once per rotation of its 8 options)."""
+    if task.endswith("_circular"):
+        base = documents(task.removesuffix("_circular"))
+        return 8 * base if base is not None else None
     return SIZES.get(task) or SIZES.get("_".join(task.split("_")[:2]))
 
 
@@ -36,7 +40,7 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     from food_tasks.benchmarks.diningbench import data as db_data
 
     for name, path in db_data.prefetch().items():
-        print(f"{name}: {path}")
+        print(f"food-tasks prefetch: {name}: {path}")
     return 0
 
 

@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 from food_tasks import images
 from food_tasks.archive import archive_key, extract_once
-from food_tasks.data import DataAccessError, hub_mirror_dir
+from food_tasks.data import DATA_DIR_ENV, DataAccessError, hub_mirror_dir
 from food_tasks.remote import cache_root
 
 REPO_ID = "meituan/DiningBench"
@@ -69,9 +69,23 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
                 f"--local-dir {local}`."
             )
         return path
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import constants, hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    from food_tasks import remote
 
     revision = os.environ.get(REVISION_ENV, "").strip() or None
+    try:
+        return Path(hf_hub_download(REPO_ID, filename, repo_type="dataset", revision=revision, local_files_only=True))
+    except LocalEntryNotFoundError:
+        pass
+    reason = None if constants.HF_HUB_OFFLINE else remote.unreachable(constants.ENDPOINT)
+    if reason is not None:
+        raise DataAccessError(
+            f"{REPO_ID}: {filename} is not in the Hugging Face cache and {constants.ENDPOINT} cannot be reached "
+            f"({reason}). Check the network, or mirror the dataset repository under ${DATA_DIR_ENV}/{REPO_ID}/ with "
+            f"its own file names: `hf download {REPO_ID} --repo-type dataset --local-dir <dir>` on a machine online."
+        )
     try:
         return Path(hf_hub_download(REPO_ID, filename, repo_type="dataset", revision=revision))
     except Exception as err:  # noqa: BLE001 - every hub failure gets the same explanation

@@ -49,9 +49,9 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     fb_data.task1_kb(), fb_data.task2_rules()
     store = remote.default_image_store()
     summary = store.prefetch([u for u in urls if u], workers=workers)
-    print(f"images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})")
+    print(f"food-tasks prefetch: images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})")
     for url, reason in sorted(summary["missing"].items()):
-        print(f"  missing {url}: {reason}")
+        print(f"food-tasks prefetch:   missing {url}: {reason}")
     if report:
         Path(report).write_text(json.dumps(summary, indent=2, sort_keys=True))
     return 0

@@ -6,7 +6,7 @@ benchmark's code (anonymous-research-artifact123/Food-as-medicine@abfaf02: ``cod
 ``run_q2_with_references.py``; ``code/task2/evaluate.py`` ``_build_prompt`` and ``_rag_context_for_question``),
 kept byte for byte, including their line breaks and the
 way the official runners compose them (``rstrip()`` of the base prompt, then an addendum that starts with
-one newline). ``scripts/parity_fambench.py`` compares every rendering with the official functions.
+one newline). ``tests/parity/parity_fambench.py`` compares every rendering with the official functions.
 """
 
 from __future__ import annotations

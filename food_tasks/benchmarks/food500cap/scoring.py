@@ -9,8 +9,9 @@ CLIPScore as a fraction (Table 4's CLIP-S column); rates as fractions; mean capt
 (whitespace-separated words of the cleaned caption). An absent metric's value is the string
 ``"absent: <reason>"``: visible in the results table and JSON, never a substitute number.
 
-The toolkit sees every caption cut to :data:`food_tasks.cocoeval.MAX_HYP_CHARS` characters and
-:data:`~food_tasks.cocoeval.MAX_HYP_TOKENS` tokens (runaway generations only; counted in ``captions_cut``).
+The toolkit sees every caption whole up to :data:`food_tasks.cocoeval.MAX_HYP_CHARS` characters and
+:data:`~food_tasks.cocoeval.MAX_HYP_TOKENS` tokens (the measured bounds of what it scores in bounded time
+and memory); a caption past them is cut to them (runaway generations only; counted in ``captions_cut``).
 The ``*_pytok`` metrics (pure-Python tokenizer) are computed when the toolkit's tokenizer cannot run, or
 when ``FOOD_TASKS_FOOD500CAP_PYTOK=1`` asks for them.
 """

@@ -27,9 +27,11 @@ SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
 
 
 def documents(task: str) -> int | None:
-    """Questions per task: multi-image 403, single-image 256, text 705 (every template); the sample 2."""
+    """Questions per task: multi-image 403, single-image 256, text 705 (every template); the sample 2. ``_circular``
+    tasks ask each question 4 times (once per rotation of its options)."""
     parts = task.split("_")
-    return 2 if "_sample_" in task else SIZES.get(parts[1]) if len(parts) > 1 else None
+    count = 2 if "_sample_" in task else SIZES.get(parts[1]) if len(parts) > 1 else None
+    return 4 * count if count is not None and "_circular" in task else count
 
 
 def prefetch(workers: int = 16, report: str | None = None) -> int:
@@ -45,9 +47,9 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     try:
         counts = {task: len(fq_data.load_docs(task)) for task in fq_data.FILES}
     except DataAccessError as err:
-        print(f"prefetch: {err}", file=sys.stderr)
+        print(f"food-tasks prefetch: {err}", file=sys.stderr)
         return 1
-    print(f"FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
+    print(f"food-tasks prefetch: FoodieQA: {counts} questions, data folder {fq_data.data_folder()}")
     return 0
 
 

@@ -75,6 +75,17 @@ def _download_zip() -> Path:
         )
     if not get_token():
         raise _access_error("no Hugging Face token was found on this machine")
+    from huggingface_hub import constants
+
+    from food_tasks import remote
+
+    reason = remote.unreachable(constants.ENDPOINT)
+    if reason is not None:
+        raise data.DataAccessError(
+            f"FoodieQA ({REPO}): {ZIP_NAME} is not in the Hugging Face cache and {constants.ENDPOINT} cannot be "
+            f"reached ({reason}). Check the network, or copy {ZIP_NAME} (or its unpacked contents) to "
+            f"${data.DATA_DIR_ENV}/{REPO}/."
+        )
     try:
         return Path(hf_hub_download(**kwargs))
     except GatedRepoError as err:

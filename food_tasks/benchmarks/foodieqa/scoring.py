@@ -11,7 +11,7 @@ VQA: the official ``get_accuracy.parse_yi_res`` (first capital A-D of the stripp
 reads the same on a continuation) with one ``random.seed(42)`` before the task's scoring loop: records are
 put back in file order and one ``random.Random(42)`` per task run draws ``choice(["0", "1", "2", "3"])``
 for each answer the parser cannot read, in file order. The released script never seeds this fallback, so
-its score moves from run to run (``scripts/parity_foodieqa.py`` measures the spread); ``parse_phi3v_res``,
+its score moves from run to run (``tests/parity/parity_foodieqa.py`` measures the spread); ``parse_phi3v_res``,
 the same parser, reseeds 42 before every call, so its fallback would always be option A: that is *not*
 what this metric reproduces for VQA. Text QA (``parse_textqa_res`` reseeds 42 before every fallback):
 every fallback is ``"0"`` (option A), as officially. Independent of batch order and ranks: the draw

@@ -24,8 +24,11 @@ from __future__ import annotations
 from food_tasks.registry import Benchmark, Lazy
 
 
-def documents(task: str) -> int:
-    """Questions per task: test_large 15,000; test_small (and our smallref slice of it) 3,000; the sample 9."""
+def documents(task: str) -> int | None:
+    """Questions per task: test_large 15,000; test_small (and our smallref slice of it) 3,000; the sample 9.
+    ``_circular`` tasks ask each question once per option (4 or 5): counted for the sample, unknown otherwise."""
+    if "_circular" in task:
+        return (45 if task.endswith("_2_location") else 42) if "_sample_" in task else None
     for variant, count in (("smallref", 3000), ("small", 3000), ("sample", 9)):
         if f"_{variant}_" in task:
             return count

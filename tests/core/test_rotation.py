@@ -1,0 +1,168 @@
+"""food_tasks.rotation: option rotation, circular accuracy and position bias, hand-computed."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import pytest
+from scipy.stats import chi2
+
+from food_tasks import rotation, stats
+from food_tasks.data import DataSettingError
+from food_tasks.hooks import MetricTable
+
+LETTERS = ("A", "B", "C", "D")
+CHOSEN, GOLD = rotation.position("pred", labels=LETTERS), rotation.position("gold", labels=LETTERS)
+CORRECT = stats.field("correct", unless="image_missing")
+
+
+def _doc(key: str, gold: int) -> dict:
+    return {"key": key, "options": ["w", "x", "y", "z"], "answer": gold}
+
+
+def _rotate_doc(doc: dict, offset: int) -> dict:
+    return {
+        **doc,
+        "options": rotation.rotate(doc["options"], offset),
+        "answer": rotation.rotated_gold(doc["answer"], offset, 4),
+    }
+
+
+def _records(answers: dict[str, list[str]]) -> list[dict]:
+    """Records of questions whose gold is option 0 ("w"), asked in 4 rotations; ``answers[item][r]`` is the letter
+    chosen in rotation r."""
+    docs = rotation.expand([_doc(k, 0) for k in answers], lambda d: 4, _rotate_doc, lambda d: d["key"], k=4)
+    out = []
+    for d in docs:
+        pred = answers[d["item"]][d["rotation"]]
+        gold = LETTERS[d["answer"]]
+        out.append(
+            {
+                "item": d["item"],
+                "rotation": d["rotation"],
+                "rotations": d["rotations"],
+                "pred": pred,
+                "gold": gold,
+                "correct": pred == gold,
+                "image_missing": False,
+            }
+        )
+    return out
+
+
+def test_rotation_moves_options_and_gold_together():
+    assert rotation.rotate(["w", "x", "y", "z"], 1) == ["x", "y", "z", "w"]
+    assert rotation.rotated_gold(0, 1, 4) == 3  # "w" is now at D
+    assert rotation.offsets(4) == [0, 1, 2, 3]
+    assert (
+        rotation.offsets(5, 2) == [0, 2]
+        and rotation.offsets(8, 4) == [0, 2, 4, 6]
+        and rotation.offsets(4, 9) == [0, 1, 2, 3]
+    )
+    docs = rotation.expand([_doc("q1", 2)], lambda d: 4, _rotate_doc, lambda d: d["key"], k=4)
+    assert [d["rotation"] for d in docs] == [0, 1, 2, 3] and {d["rotations"] for d in docs} == {4}
+    for d in docs:  # the gold text never changes; its position does
+        assert d["options"][d["answer"]] == "y" and d["item"] == "q1"
+    assert [d["answer"] for d in docs] == [2, 1, 0, 3]
+
+
+def test_rotations_setting(monkeypatch):
+    monkeypatch.setenv(rotation.ROTATIONS_ENV, "2")
+    docs = rotation.expand([_doc("q", 0)], lambda d: 4, _rotate_doc, lambda d: d["key"])
+    assert [d["rotation"] for d in docs] == [0, 2] and docs[0]["rotations"] == 2
+    for bad in ("1", "x", "-3"):
+        monkeypatch.setenv(rotation.ROTATIONS_ENV, bad)
+        with pytest.raises(DataSettingError, match=rotation.ROTATIONS_ENV):  # stops the run before generation
+            rotation.rotations_setting()
+
+
+def test_always_a_model_hand_computed():
+    """One 4-option question, 4 rotations, a model that always answers A: right once (when gold is at A)."""
+    records = _records({"q1": ["A", "A", "A", "A"]})
+    circ, mean = rotation.circular_metrics(CORRECT)
+    assert circ(records) == 0.0
+    assert mean(records) == 25.0
+    bias, p = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
+    assert bias(records) == {
+        "A": {"chosen": 4, "gold": 1, "chosen_share": 100.0, "gold_share": 25.0},
+        "B": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 25.0},
+        "C": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 25.0},
+        "D": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 25.0},
+    }
+    # chi-square by hand: (4-1)^2/1 + 3 * (0-1)^2/1 = 12 on 3 degrees of freedom
+    # closed form for 3 df: erfc(sqrt(x/2)) + sqrt(2x/pi) exp(-x/2) = 0.0073832
+    by_formula = math.erfc(math.sqrt(6)) + math.sqrt(24 / math.pi) * math.exp(-6)
+    assert p(records) == pytest.approx(by_formula) == pytest.approx(chi2.sf(12, 3))
+    assert p(records) == pytest.approx(0.0073832, abs=1e-7)
+
+
+def test_circular_acc_over_questions_with_standard_errors():
+    # q1 right in every rotation; q2 right in 3 of 4; q3 always "A" (1 of 4); q4 right in every rotation
+    # gold "w" sits at A, D, C, B in rotations 0..3
+    answers = {"q1": ["A", "D", "C", "B"], "q2": ["A", "D", "C", "A"], "q3": ["A"] * 4, "q4": ["A", "D", "C", "B"]}
+    records = _records(answers)
+    circ, mean = rotation.circular_metrics(CORRECT)
+    assert circ(records) == 50.0  # 2 of 4 questions
+    assert mean(records) == pytest.approx(100 * (1 + 0.75 + 0.25 + 1) / 4)
+    table = MetricTable(circ, mean, key=stats.column("item", "rotation"), cluster=stats.column("item"))
+    clusters = [table.cluster_of(r) for r in records]
+    est = stats.estimate(circ.estimator, records, clusters)
+    # per question x = 1, 0, 0, 1: SE = sd(x) / sqrt(4) with ddof 1 = sqrt(1/3) / 2, in percent
+    assert est.n == 4 and est.clusters == 4
+    assert est.se == pytest.approx(100 * math.sqrt(1 / 3) / 2)
+    x = [1, 0.75, 0.25, 1]
+    m = sum(x) / 4
+    sd = math.sqrt(sum((v - m) ** 2 for v in x) / 3)
+    assert stats.estimate(mean.estimator, records, clusters).se == pytest.approx(100 * sd / 2)
+    # the value and the SE are functions of the set of documents
+    shuffled = records[::-1]
+    assert circ(shuffled) == 50.0 and stats.estimate(circ.estimator, shuffled, clusters[::-1]).se == pytest.approx(
+        est.se
+    )
+    # the estimator's combine equals the reported value, and the table pickles (several processes)
+    assert float(circ.estimator.combine(circ.estimator.rows(records).sum(0))) == 50.0
+    assert pickle.loads(pickle.dumps(table))["circular_acc"](records) == 50.0
+
+
+def test_incomplete_or_missing_questions_leave_circular_metrics():
+    records = _records({"q1": ["A", "D", "C", "B"], "q2": ["A", "D", "C", "B"]})
+    records = [r for r in records if not (r["item"] == "q2" and r["rotation"] == 3)]  # q2 lost a rotation
+    circ, _ = rotation.circular_metrics(CORRECT)
+    assert circ(records) == 100.0 and circ.estimator.rows(records)[:, 1].sum() == 1
+    records[0]["image_missing"] = True  # q1's image could not be loaded: no complete question left
+    assert math.isnan(circ(records))
+
+
+def test_position_bias_leaves_unread_answers_out_and_handles_empty_positions():
+    records = [
+        {"pred": "A", "gold": "A"},
+        {"pred": None, "gold": "B"},
+        {"pred": "B", "gold": "A"},
+        {"pred": "Z", "gold": "B"},
+    ]
+    bias, p = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
+    assert bias(records) == {
+        "A": {"chosen": 1, "gold": 2, "chosen_share": 50.0, "gold_share": 100.0},
+        "B": {"chosen": 1, "gold": 0, "chosen_share": 50.0, "gold_share": 0.0},
+    }
+    assert p(records) == 0.0  # B chosen, never gold
+    assert math.isnan(p([{"pred": "A", "gold": "A"}])) and bias([]) == {}
+    # a model that follows the gold distribution exactly: p = 1
+    assert rotation.chi_square_p({0: 3, 1: 1}, {0: 3, 1: 1}) == pytest.approx(1.0)
+    # by formula: observed (6, 2) against gold (4, 4): (2^2 + 2^2) / 4 = 2 on 1 df
+    assert rotation.chi_square_p({0: 6, 1: 2}, {0: 4, 1: 4}) == pytest.approx(chi2.sf(2, 1))
+    # positions read from 1-based ids; booleans and junk are unread
+    one_based = rotation.position("parsed", base=1, unless="image_missing")
+    assert one_based({"parsed": 3}) == 2 and one_based({"parsed": True}) is None and one_based({"parsed": "x"}) is None
+    assert one_based({"parsed": 3, "image_missing": True}) is None
+
+
+def test_with_rotation_copies_the_fields():
+    scored = rotation.with_rotation(lambda doc, out: {"correct": out == "A"})
+    assert scored({"item": "q", "rotation": 2, "rotations": 4, "x": 1}, "A") == {
+        "correct": True,
+        "item": "q",
+        "rotation": 2,
+        "rotations": 4,
+    }
