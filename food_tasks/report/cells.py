@@ -123,7 +123,7 @@ def with_interval(value: Any, se: float | None, units: Any, decimals: int, scale
     bounds = wilson(value / top * units, units) if top is not None and number(units) else None
     if bounds is not None:
         return text + bounds_text((bounds[0] * top, bounds[1] * top), decimals)
-    return f"{text} (no interval: every unit scored alike)"
+    return f"{text} (no interval: all units alike)"
 
 
 def is_nan(value: Any) -> bool:
