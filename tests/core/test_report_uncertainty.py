@@ -91,18 +91,31 @@ def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
     assert "No paired comparison for" in md and "--log_samples" in md
 
 
-@pytest.mark.parametrize(("percent", "n", "expected"), [(50.0, 100, 1.959963984540054 * 5.0), (0.0, 10, 0.0), (100.0, 4, 0.0),
-                                                       (50.0, 0, None), (None, 10, None), (float("nan"), 10, None)])  # fmt: skip
-def test_binomial_half_width_by_hand(percent, n, expected):
-    # 50% of 100: sqrt(0.25 / 100) = 0.05, in points 5, times 1.96
-    got = report.binomial_half_width(percent, n)
-    assert got == (pytest.approx(expected) if expected is not None else None)
+Z = 1.959963984540054
 
 
-def test_mean_half_width_by_hand():
-    # independent cells 3 and 4: sqrt(9 + 16) / 2 = 2.5
-    assert report.mean_half_width([3.0, 4.0]) == pytest.approx(2.5)
-    assert report.mean_half_width([3.0, None]) is None and report.mean_half_width([]) is None
+@pytest.mark.parametrize(("percent", "n", "expected"), [
+    # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5; half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
+    (50.0, 100, (50 - 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100),
+                 50 + 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100))),
+    (0.0, 10, (0.0, 100 * Z * Z / (10 + Z * Z))),  # 0 of n: [0, z^2 / (n + z^2)], not 0 wide
+    (100.0, 4, (100 * 4 / (4 + Z * Z), 100.0)),  # n of n: its mirror
+    (0.0, 3, (0.0, 56.1497)), (100.0, 3, (43.8503, 100.0)),  # scipy binomtest(0 or 3, 3).proportion_ci("wilson")
+    (50.0, 0, None), (None, 10, None), (float("nan"), 10, None), (50.0, None, None)])  # fmt: skip
+def test_binomial_interval_is_wilson_by_hand(percent, n, expected):
+    got = report.binomial_interval(percent, n)
+    assert got == (pytest.approx(expected, abs=1e-4) if expected is not None else None)
+    if got is not None:
+        assert 0.0 <= got[0] < got[1] <= 100.0  # never 0 wide, never outside the bounds
+
+
+def test_a_zero_wide_normal_interval_becomes_the_wilson_interval_over_the_units():
+    # every one of 3 units scored 0: the standard error is 0, the cell shows Wilson's [0, 56.15] over the 3 units
+    assert report.with_interval(0.0, 0.0, 3, 2) == "0.00 [0.00, 56.15]"
+    assert report.with_interval(100.0, 0.0, 3, 2) == "100.00 [43.85, 100.00]"
+    assert report.with_interval(1.0, 0.0, 3, 4) == "1.0000 [0.4385, 1.0000]"  # a fraction metric (4 decimals)
+    assert report.with_interval(12.0, 0.0, 5, 2) == "12.00 (no interval: all units alike)"  # not a rate at a bound
+    assert report.with_interval(50.0, 2.0, 30, 2) == f"50.00 ± {Z * 2:.2f}"
 
 
 def test_compare_prints_documents_and_units_and_gives_no_verdict_on_three_dishes(two_runs, capsys):

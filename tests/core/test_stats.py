@@ -157,3 +157,17 @@ def test_95_percent_intervals_cover_the_truth_for_a_bootstrap_statistic():
         return [{"x": bool(v), "g": bool(k)} for v, k in zip(x, g)], list(range(400))
 
     assert 0.93 <= _coverage(draw, macro, 0.4, sims=1000, iters=200) <= 0.97
+
+
+def test_wilson_interval_at_the_bounds_and_by_hand():
+    z = stats.Z95
+    # 0 of n and n of n: [0, z^2 / (n + z^2)] and its mirror, never 0 wide
+    assert stats.wilson(0, 3) == (0.0, pytest.approx(z * z / (3 + z * z)))
+    assert stats.wilson(3, 3) == (pytest.approx(3 / (3 + z * z)), 1.0)
+    # 50 of 100 by hand: centre 0.5, half z sqrt(0.25 / 100 + z^2 / 40000) / (1 + z^2 / 100) = 0.0962
+    half = z * math.sqrt(0.0025 + z * z / 40000) / (1 + z * z / 100)
+    assert stats.wilson(50, 100) == (pytest.approx(0.5 - half), pytest.approx(0.5 + half))
+    assert stats.wilson(50, 100) == (pytest.approx(0.40383, abs=1e-5), pytest.approx(0.59617, abs=1e-5))
+    # 1 of 10 (scipy binomtest(1, 10).proportion_ci("wilson")): 0.01787, 0.40415
+    assert stats.wilson(1, 10) == (pytest.approx(0.017876, abs=1e-5), pytest.approx(0.404150, abs=1e-5))
+    assert stats.wilson(1, 0) is None and stats.wilson(1, float("nan")) is None and stats.wilson(None, 3) is None
