@@ -124,13 +124,13 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                       if (a is run or b is run) and t == task and c == column and row is not None and row.comparison is not None
                       and row.comparison.mde is not None]  # fmt: skip
             if paired:
-                figure = "; ".join(f"{fmt(m * column.scale, d)} vs {other.label}" for other, m in paired)
+                figure = "; ".join(f"{fmt(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
                 basis = "paired: 2.80 x SE of A - B on the shared documents"
             else:
                 figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
                 basis = "single run: 2.80 x sqrt(2) x SE" + (" (no samples files to pair on)" if len(runs) >= 2 else "")
             power.append([f"**{run.label}**", column.label, with_interval(value, se, run.unit_count(task, metric), d, column.scale) + mark,
-                          fmt(scaled, d), fmt(units, 0) if isinstance(units, (int, float)) else MISSING, figure + mark, basis])  # fmt: skip
+                          fmt(scaled, d), fmt(units, 0) if isinstance(units, (int, float)) else MISSING, figure if paired else figure + mark, basis])  # fmt: skip
     blocks: list[Block] = []
     if power:
         blocks += [("h", 3, "Uncertainty"), ("table", ["Model", "Metric", "Value ± 95%", "Std. error", "Independent units",

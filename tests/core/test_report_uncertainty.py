@@ -57,7 +57,8 @@ def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_run
     assert (f"| {group['acc,none']:.2f} ± {1.959963984540054 * gse:.2f}† | {gse:.2f} | 3 | {2.8016 * 2 ** 0.5 * gse:.2f}† |"
             in md) and report.FEW_NOTE in md  # fmt: skip
     assert f"{acc:.2f} ± {1.959963984540054 * se:.2f}†" in md
-    assert "### Paired differences" not in md  # one run: nothing to compare
+    assert "### Paired differences" not in md  # one run: nothing to compare, and the page says so
+    assert "| single run: 2.80 x sqrt(2) x SE |" in md and "*Not shown:* Paired differences: one model only" in md
 
 
 def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path):
@@ -77,6 +78,13 @@ def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path
     # three dishes are three independent units: the interval is shown, no verdict is given, and the page says why
     assert cells[7] == "too few independent units to tell (3)"
     assert "Too few independent units (clusters) to compare" in md and "36 shared documents in 3 independent units" in md
+    # two models: the Uncertainty table shows the paired figure over the shared documents (the Paired differences
+    # table's "Detectable (paired)", 2.80 x SE of A - B), against the other model, and says so
+    paired = cells[6]
+    for model, other in (("demo/better", "demo/base"), ("demo/base", "demo/better")):
+        row = next(line for line in md.splitlines() if line.startswith(f"| **{model}** | ") and " vs " in line)
+        assert f"| {paired}† vs {other} | paired: 2.80 x SE of A - B on the shared documents |" in row, row
+    assert "single run: 2.80 x sqrt(2) x SE" not in md
 
 
 def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
