@@ -71,7 +71,10 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
         blocks += uncertainty_blocks(spec, present, suffix)
         if spec.breakdown is not None:
-            blocks += spec.breakdown(present, suffix, charts)
+            found = spec.breakdown(present, suffix, charts)
+            what = (spec.breakdown.__doc__ or "breakdown").split(":")[0].split("(")[0].strip()
+            blocks += found or [("p", f"*Not shown:* {what} breakdown: no run's results hold its per-group table "
+                                      "(it comes with the subtasks' results; run them without `--limit` cuts that drop it).")]  # fmt: skip
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
@@ -137,6 +140,11 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                                                        "Smallest detectable difference", "Basis"], power), ("p", POWER_NOTE)]  # fmt: skip
         if any(FEW in row[2] for row in power):
             blocks.append(("p", FEW_NOTE))
+    if not power and not without and runs:
+        names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
+        blocks.append(("p", f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers ({names}), "
+                            "and no run has one here; run their tasks (the groups, not only subtasks) to see them."))  # fmt: skip
+        return blocks
     if without:
         blocks.append(("p", "*Not shown:* no Uncertainty row for " + ", ".join(without) + ": the results file has no standard "
                             "error for it (run lmms-eval without `--bootstrap_iters 0`)."))  # fmt: skip
@@ -220,20 +228,26 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]]) -> list[B
 def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
     from food_tasks import compare
 
-    rows = []
+    rows, missing = [], []
     for run in runs:
         for column, value, task, metric in _headline(spec, run, suffix):
             loaded = _error_run(run, task, cache)
             if loaded is None or task not in loaded.groups:
                 continue
-            found = compare.best_of_bias(loaded, task, metric)
+            entries = [e for e in compare.group_entries(task) if str(e.get("metric")) == metric]
+            best_of = bool(entries) and getattr(entries[-1].get("aggregation"), "__name__", "") == "group_max"
+            found = compare.best_of_bias(loaded, task, metric) if best_of else None
+            if best_of and found is None:
+                missing.append(f"`{task}` ({run.label})")
             if found is None or math.isnan(found.bias):
                 continue
             s, d = column.scale, column.decimals
             rows.append([f"**{run.label}**", column.label, fmt(found.best * s, d), fmt(found.mean * s, d), f"{found.bias * s:+.{d}f}"])
+    note: list[Block] = [("p", "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
+                                "needs the samples files of every template (lmms-eval `--log_samples`).")] if missing else []  # fmt: skip
     if not rows:
-        return []
-    return [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
+        return note
+    return note + [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
             ("p", "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
                   "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
                   "resampled jointly in every template). The mean of the k templates has no selection bias; compare models on it.")]  # fmt: skip
@@ -259,7 +273,9 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
     errors = {r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points]
               for r in runs if r.label in series}  # fmt: skip
     if not series:
-        return []
+        ran = sorted({x for r in runs for x, t in curve.points if isinstance(r.value(t.format(v=suffix), curve.metric), (int, float))})
+        return [("p", f"*Not shown:* {curve.title}: a curve needs two or more of its points ({', '.join(xs)}) in one run; "
+                      f"these runs have {', '.join(ran)}.")] if ran else []  # fmt: skip
     blocks: list[Block] = [("h", 3, curve.title)]
     image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
                          re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"), errors)  # fmt: skip
@@ -423,7 +439,8 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     """Models x benchmark headline numbers (robust scorer), when several runs are given; other tasks
     contribute their ``acc``."""
     if len(runs) < 2:
-        return []
+        return [("p", "*Not shown:* Models by benchmark (heat map): one model only; pass the results of two or more "
+                      "models to see their headline numbers side by side.")]  # fmt: skip
     columns: list[tuple[str, Column, str, tuple[str, str, str]]] = []
     for spec in specs.registry():
         table = spec.tables[0]
@@ -442,15 +459,27 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     keep = [i for i, row in enumerate(matrix) if any(v is not None for v in row)]
     runs, matrix = [runs[i] for i in keep], [matrix[i] for i in keep]
     if len(runs) < 2 or not columns:
-        return []
+        return [("p", "*Not shown:* Models by benchmark (heat map): fewer than two models have a headline number "
+                      "(a benchmark's group average, or a task's `acc`); run the groups to see it.")]  # fmt: skip
     labels = [name for name, *_ in columns]
     blocks: list[Block] = [("h", 2, "Models by benchmark (headline numbers, robust scorer)")]
     image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
-    rows = [[r.label] + [UNDEFINED if is_nan(v) else fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)]
+    def text(run: Run, value: Any, column: Column, suffix: str, mode: tuple[str, str, str]) -> str:
+        if is_nan(value):
+            return UNDEFINED
+        _, task, metric = source_cell(run, column, suffix, mode, False)
+        if value is None or not task or not metric:
+            return fmt(value, column.decimals)
+        few = FEW if run.se(task, metric) is not None and run.few(task, metric) else ""
+        return with_interval(value, run.se(task, metric), run.unit_count(task, metric), column.decimals, column.scale) + few
+
+    rows = [[r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
             for r, row in zip(runs, matrix)]  # fmt: skip
     blocks.append(("table", ["Model"] + labels, rows))
+    if any(" ± " in c or " [" in c for row in rows for c in row[1:]):
+        blocks.append(("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else "")))
     if any(is_nan(v) for row in matrix for v in row):
         blocks.append(("p", f"{UNDEFINED}: the metric has no value on this run; the benchmark's table below says why."))
     return blocks

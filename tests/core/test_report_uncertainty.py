@@ -134,3 +134,37 @@ def test_compare_prints_documents_and_units_and_gives_no_verdict_on_three_dishes
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if line.startswith(GROUP + " ") and " acc " in line)
     assert "36 (3)" in line and "too few independent units to tell (3)" in line and "better)" not in line
+
+
+# Sections the report builds, and the one line it prints instead when it cannot build one.
+SECTIONS = (("## Models by benchmark", "*Not shown:* Models by benchmark (heat map)"),
+            ("### Uncertainty", "*Not shown:* Uncertainty"),
+            ("### Paired differences", "*Not shown:* Uncertainty and Paired differences"),
+            ("### Per language: MCQ accuracy", "*Not shown:* Per language breakdown"))  # fmt: skip
+
+
+def _readme_replay(tmp_path, name: str):  # type: ignore[no-untyped-def]
+    """The README's replay command (subtask 1a of the sample, `--log_samples`), under its own model name."""
+    responses = task_dir() / "replay_example.jsonl"
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
+                                      f"responses={responses},keys=qa_id+lang,model_name={name}", "--tasks", TASK],
+                                     tmp_path / name)  # fmt: skip
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return tmp_path / name
+
+
+def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
+    one = _readme_replay(tmp_path, "replay_example")
+    two = _readme_replay(tmp_path, "replay_again")
+    for paths in ([one], [one, two]):
+        made = report.build_report(paths, tmp_path / f"rep{len(paths)}")
+        md = made["markdown"].read_text(encoding="utf-8")
+        for built, missing in SECTIONS:
+            assert (built in md) != (missing in md), (built, missing, md)
+        # a subtask alone has no headline (group) number: the page says why, and what to run
+        assert "*Not shown:* Uncertainty and Paired differences: they cover the headline numbers (Avg MCQ, Avg OEQ)" in md
+        assert "### Per language: MCQ accuracy" in md  # the subtask's own table is there
+        html = made["html"].read_text(encoding="utf-8")
+        assert "Not shown:" in html  # the same document model in both files
+    assert "one model only" in (tmp_path / "rep1" / "report.md").read_text(encoding="utf-8")
+    assert "fewer than two models have a headline number" in (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")
