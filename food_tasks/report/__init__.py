@@ -54,9 +54,9 @@ from food_tasks.report.spec import (
 )
 
 __all__ = [
-    "BINOMIAL_NOTE", "FEW_NOTE", "INTERVAL_NOTE", "PAIRED_NOTE", "POWER_NOTE", "BenchmarkSpec", "Block", "Charts", "Column", "CurveSpec",
-    "Partial", "ReportInputError", "Run", "Source", "TableSpec", "absent_reason", "benchmark_blocks", "binomial_interval", "bounds_text",
-    "build_report", "comparability_problems", "find_results", "fmt", "generic_blocks", "heatmap_blocks", "load_runs",
-    "reference_data", "registry", "series_blocks", "short_label", "spec_for", "to_html", "to_markdown",
-    "uncertainty_blocks", "with_interval",
+    "BINOMIAL_NOTE", "FEW_NOTE", "INTERVAL_NOTE", "PAIRED_NOTE", "POWER_NOTE", "BenchmarkSpec", "Block", "Charts",
+    "Column", "CurveSpec", "Partial", "ReportInputError", "Run", "Source", "TableSpec", "absent_reason",
+    "benchmark_blocks", "binomial_interval", "bounds_text", "build_report", "comparability_problems",
+    "find_results", "fmt", "generic_blocks", "heatmap_blocks", "load_runs", "reference_data", "registry",
+    "series_blocks", "short_label", "spec_for", "to_html", "to_markdown", "uncertainty_blocks", "with_interval",
 ]  # fmt: skip

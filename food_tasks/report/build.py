@@ -74,7 +74,7 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             found = spec.breakdown(present, suffix, charts)
             what = (spec.breakdown.__doc__ or "breakdown").split(":")[0].split("(")[0].strip()
             blocks += found or [("p", f"*Not shown:* {what} breakdown: no run's results hold its per-group table "
-                                      "(it comes with the subtasks' results; run them without `--limit` cuts that drop it).")]  # fmt: skip
+                                      "(it comes with the subtasks' results).")]  # fmt: skip
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
@@ -82,11 +82,14 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
 
 # --------------------------------------------------------------------------- uncertainty
 
-POWER_NOTE = ("Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
-              "power at 5% significance. *Paired* (two or more models): 2.80 x the standard error of the paired difference "
-              "A - B over the documents both runs scored (clustered as the README says), per other model; the models' errors "
-              "on a question are correlated, so it is usually smaller. *Single run* (one model, or no samples files to pair "
-              "on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent run of the same size.")  # fmt: skip
+POWER_NOTE = (
+    "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
+    "power at 5% significance. *Paired* (two or more models): 2.80 x the standard error of the paired difference "
+    "A - B over the documents both runs scored (clustered as the README says), per other model; the models' "
+    "errors on a question are correlated, so it is usually smaller. *Single run* (one model, or no samples files "
+    "to pair on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent run of the "
+    "same size."
+)
 PAIRED_NOTE = ("A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
                "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
                "\"No detectable difference\" when the interval contains 0; units are the independent clusters (dishes, "
@@ -123,31 +126,38 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             scaled, d = se * column.scale, column.decimals
             mark = FEW if run.few(task, metric) else ""
             units = run.units.get(task, {}).get(metric)
-            paired = [(b if a is run else a, row.comparison.mde) for a, b, c, t, row in pairs
-                      if (a is run or b is run) and t == task and c == column and row is not None and row.comparison is not None
-                      and row.comparison.mde is not None]  # fmt: skip
+            paired = [
+                (b if a is run else a, row.comparison.mde)
+                for a, b, c, t, row in pairs
+                if (a is run or b is run) and t == task and c == column and row is not None
+                and row.comparison is not None and row.comparison.mde is not None
+            ]
             if paired:
                 figure = "; ".join(f"{fmt(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
                 basis = "paired: 2.80 x SE of A - B on the shared documents"
             else:
                 figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
                 basis = "single run: 2.80 x sqrt(2) x SE" + (" (no samples files to pair on)" if len(runs) >= 2 else "")
-            power.append([f"**{run.label}**", column.label, with_interval(value, se, run.unit_count(task, metric), d, column.scale) + mark,
-                          fmt(scaled, d), fmt(units, 0) if isinstance(units, (int, float)) else MISSING, figure if paired else figure + mark, basis])  # fmt: skip
+            shown = with_interval(value, se, run.unit_count(task, metric), d, column.scale) + mark
+            count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
+            power.append([f"**{run.label}**", column.label, shown, fmt(scaled, d), count,
+                          figure if paired else figure + mark, basis])  # fmt: skip
     blocks: list[Block] = []
     if power:
-        blocks += [("h", 3, "Uncertainty"), ("table", ["Model", "Metric", "Value ± 95%", "Std. error", "Independent units",
-                                                       "Smallest detectable difference", "Basis"], power), ("p", POWER_NOTE)]  # fmt: skip
+        header = ["Model", "Metric", "Value ± 95%", "Std. error", "Independent units",
+                  "Smallest detectable difference", "Basis"]  # fmt: skip
+        blocks += [("h", 3, "Uncertainty"), ("table", header, power), ("p", POWER_NOTE)]
         if any(FEW in row[2] for row in power):
             blocks.append(("p", FEW_NOTE))
     if not power and not without and runs:
         names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
-        blocks.append(("p", f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers ({names}), "
-                            "and no run has one here; run their tasks (the groups, not only subtasks) to see them."))  # fmt: skip
+        blocks.append(("p", f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers "
+                            f"({names}), and no run has one here; run their tasks (the groups, not only subtasks) "
+                            "to see them."))  # fmt: skip
         return blocks
     if without:
-        blocks.append(("p", "*Not shown:* no Uncertainty row for " + ", ".join(without) + ": the results file has no standard "
-                            "error for it (run lmms-eval without `--bootstrap_iters 0`)."))  # fmt: skip
+        blocks.append(("p", "*Not shown:* no Uncertainty row for " + ", ".join(without) + ": the results file has "
+                            "no standard error for it (run lmms-eval without `--bootstrap_iters 0`)."))  # fmt: skip
     blocks += _best_of_blocks(spec, runs, suffix, cache)
     if len(runs) >= 2:
         blocks += _paired_blocks(pairs)
@@ -170,7 +180,9 @@ def _error_run(run: Run, task: str, cache: dict) -> Any:
     return cache[path]
 
 
-def _pair_results(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[tuple[Run, Run, Column, str, Any]]:
+def _pair_results(
+    spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict
+) -> list[tuple[Run, Run, Column, str, Any]]:
     """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and headline
     column both have; the row is None when a run (or a task of the group) has no samples file."""
     from food_tasks import compare
@@ -243,8 +255,10 @@ def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache
                 continue
             s, d = column.scale, column.decimals
             rows.append([f"**{run.label}**", column.label, fmt(found.best * s, d), fmt(found.mean * s, d), f"{found.bias * s:+.{d}f}"])
-    note: list[Block] = [("p", "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
-                                "needs the samples files of every template (lmms-eval `--log_samples`).")] if missing else []  # fmt: skip
+    note: list[Block] = []
+    if missing:
+        note.append(("p", "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
+                          "needs the samples files of every template (lmms-eval `--log_samples`)."))  # fmt: skip
     if not rows:
         return note
     return note + [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
@@ -273,9 +287,12 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
     errors = {r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points]
               for r in runs if r.label in series}  # fmt: skip
     if not series:
-        ran = sorted({x for r in runs for x, t in curve.points if isinstance(r.value(t.format(v=suffix), curve.metric), (int, float))})
-        return [("p", f"*Not shown:* {curve.title}: a curve needs two or more of its points ({', '.join(xs)}) in one run; "
-                      f"these runs have {', '.join(ran)}.")] if ran else []  # fmt: skip
+        ran = sorted({x for r in runs for x, t in curve.points
+                      if number(r.value(t.format(v=suffix), curve.metric)) is not None})  # fmt: skip
+        if not ran:
+            return []
+        return [("p", f"*Not shown:* {curve.title}: a curve needs two or more of its points ({', '.join(xs)}) in "
+                      f"one run; these runs have {', '.join(ran)}.")]  # fmt: skip
     blocks: list[Block] = [("h", 3, curve.title)]
     image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
                          re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"), errors)  # fmt: skip
@@ -319,10 +336,11 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             return with_interval(value, se, units, column.decimals, column.scale) + (FEW if thin else "")
         return fmt(value, column.decimals)
 
-    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, tuple[Any, ...]]:
+    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, Any, tuple]:
         value, task, metric = source_cell(run, column, suffix, mode, official)
-        return value, task, (run.se(task, metric), run.few(task, metric), run.unit_count(task, metric)) if task and metric \
-            else (None, False, None)  # fmt: skip
+        if not task or not metric:
+            return value, task, (None, False, None)
+        return value, task, (run.se(task, metric), run.few(task, metric), run.unit_count(task, metric))
 
     for run in runs:
         for mode in table.modes:
@@ -370,9 +388,10 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
 
 def series_blocks(heading: str, image: Any, alt: str, first: str, series: Mapping[str, Mapping[str, Any]],
                    counts: Mapping[str, Mapping[str, Any]], column: Callable[[str], str],
-                   errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None) -> list[Block]:  # fmt: skip
-    """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value
-    per group, its 95% interval (``errors``: Wilson bounds, :func:`binomial_interval`) and the group's size in brackets."""
+                   errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None,
+                   ) -> list[Block]:  # fmt: skip
+    """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value per group,
+    its 95% interval (``errors``: Wilson bounds, :func:`binomial_interval`) and the group's size in brackets."""
     blocks: list[Block] = [("h", 3, heading)]
     if image:
         blocks.append(("img", image, alt))
@@ -473,7 +492,8 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
         if value is None or not task or not metric:
             return fmt(value, column.decimals)
         few = FEW if run.se(task, metric) is not None and run.few(task, metric) else ""
-        return with_interval(value, run.se(task, metric), run.unit_count(task, metric), column.decimals, column.scale) + few
+        se, units = run.se(task, metric), run.unit_count(task, metric)
+        return with_interval(value, se, units, column.decimals, column.scale) + few
 
     rows = [[r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
             for r, row in zip(runs, matrix)]  # fmt: skip
