@@ -73,8 +73,8 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         if spec.breakdown is not None:
             found = spec.breakdown(present, suffix, charts)
             what = (spec.breakdown.__doc__ or "breakdown").split(":")[0].split("(")[0].strip()
-            blocks += found or [("p", f"*Not shown:* {what} breakdown: no run's results hold its per-group table "
-                                      "(it comes with the subtasks' results).")]  # fmt: skip
+            blocks += found or [("p", f"*Not shown:* {what} breakdown: no run's results hold the per-group table "
+                                      "it draws.")]  # fmt: skip
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
@@ -121,7 +121,8 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
         for column, value, task, metric in _headline(spec, run, suffix):
             se = run.se(task, metric)
             if se is None:
-                without.append(f"`{task}` {metric} ({run.label})")
+                why = "undefined on this run (its table says why)" if is_nan(value) else "no standard error in the results file"
+                without.append(f"`{task}` {metric} ({run.label}): {why}")
                 continue
             scaled, d = se * column.scale, column.decimals
             mark = FEW if run.few(task, metric) else ""
@@ -156,8 +157,8 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                             "to see them."))  # fmt: skip
         return blocks
     if without:
-        blocks.append(("p", "*Not shown:* no Uncertainty row for " + ", ".join(without) + ": the results file has "
-                            "no standard error for it (run lmms-eval without `--bootstrap_iters 0`)."))  # fmt: skip
+        blocks.append(("p", "*Not shown:* no Uncertainty row for " + "; ".join(without) + " (a standard error needs "
+                            "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value)."))  # fmt: skip
     blocks += _best_of_blocks(spec, runs, suffix, cache)
     if len(runs) >= 2:
         blocks += _paired_blocks(pairs)
