@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from food_tasks import regional, report
+from food_tasks import regional_check, regional_scoring, report
 from food_tasks.mirror import png_bytes
 
 LANGS = [f"l{i:02d}" for i in range(30)]
@@ -101,14 +101,14 @@ def main() -> int:
         # The first call converts the JSONL into the datasets cache (cold); later calls read the cache (warm).
         for images, state in ((False, "cold"), (False, "warm"), (True, "warm")):
             start = time.perf_counter()
-            problems = regional.validate(yaml_path, check_images=images)
+            problems = regional_check.validate(yaml_path, check_images=images)
             took = time.perf_counter() - start
             print(
                 f"validate {args.rows} rows ({args.images} distinct 224x224 PNGs), images "
                 f"{'opened' if images else 'skipped'}, "
                 f"{state} datasets cache: {took:.2f} s ({1e6 * took / args.rows:.0f} us/row), {len(problems)} problems"
             )
-        settings = regional.Settings.from_metadata(
+        settings = regional_scoring.Settings.from_metadata(
             {"regional": {"format": "mcq", "question": "q", "options": "o", "answer": "a"}}
         )
         doc = {"q": "Which dish?", "o": ["Rendang", "Pho", "Laksa", "Adobo"], "a": "B"}
@@ -118,7 +118,7 @@ def main() -> int:
         ):
             start = time.perf_counter()
             for _ in range(200):
-                regional.score(settings, doc, output)
+                regional_scoring.score(settings, doc, output)
             print(
                 f"score one MCQ output ({name}, {len(output)} chars): "
                 f"{1e6 * (time.perf_counter() - start) / 200:.0f} us"

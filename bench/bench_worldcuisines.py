@@ -882,7 +882,7 @@ def main() -> None:
         # doc_to_messages_mcq without decode: doc_to_visual answers from pre-decoded images.
         decoded = {d["image_url"]: hooks.doc_to_visual(d) for d in sample}
         real_visual = hooks.doc_to_visual
-        hooks.doc_to_visual = lambda doc: decoded[doc["image_url"]]
+        hooks.doc_to_visual = lambda doc, lmms_eval_specific_kwargs=None: decoded[doc["image_url"]]
         try:
             hook_stats["doc_to_messages_mcq (no decode)"] = summarize_ns(
                 time_per_doc(hooks.doc_to_messages_mcq, single, args.repeat)

@@ -27,7 +27,6 @@ from food_tasks.catalogue import task_dir
 from food_tasks.runfiles import newest_results
 
 
-
 def demo_tasks() -> str:
     """What ``food-tasks demo`` runs: every registered benchmark's packaged sample tasks and groups."""
     return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
@@ -56,10 +55,13 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: the registry records' ``sample_tasks`` and everything in them."""
+    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, their variants
+    (image-free twins, rotations: "sample" is a component of their names) and everything in them."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
     found: set[str] = set()
-    todo = [t for b in BENCHMARKS for t in b.sample_tasks]
+    samples = {t for b in BENCHMARKS for t in b.sample_tasks}
+    # Variants of a sample (image-free twins, rotations) carry "sample" as a name component, as the samples do.
+    todo = [*samples, *(name for name, *_ in entries if "sample" in name.split("_"))]
     while todo:
         name = todo.pop()
         if name not in found:
@@ -77,8 +79,9 @@ def cmd_list(_: argparse.Namespace) -> int:
         record = get(bench)
         source = SAMPLE_SOURCE if name in samples else record.source if record else ""
         size = sizes.get(name)
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'' if size is None else size:>6}  {source}")
-    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once).")
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {source}")
+    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once); "
+          "?: known only from the data (rotations per question vary).")
     return 0
 
 
@@ -194,15 +197,13 @@ def _path_hint() -> list[str]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """One line per problem of each regional task YAML; exit status 1 when any."""
-    from food_tasks.regional_check import check
+    """Each regional task YAML's verdict, problems and warnings on stdout; exit status 1 when any has a problem."""
+    from food_tasks.regional_check import check, report
 
     failed = 0
     for path in args.yaml:
         result = check(path, check_images=not args.no_images)
-        for line in result.problems:
-            print(line)
-        print(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}", file=sys.stderr)
+        print("\n".join(report(path, result)), flush=True)
         failed += bool(result.problems)
     return 1 if failed else 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,19 +149,21 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
 
 def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
     """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
-    index: dict[Hashable, int] = {}
     parts = []
     n = 0
+    ids = []
     for (ta, tb), metric in zip(members, metrics):
         keys_a, keys_b = ta.by_key(), tb.by_key()
         shared = [k for k in keys_a if k in keys_b]
         ra, rb = [keys_a[k] for k in shared], [keys_b[k] for k in shared]
-        inverse = np.fromiter((index.setdefault(ta.table.cluster_of(r), len(index)) for r in ra), dtype=np.int64, count=len(ra))
-        parts.append((metric.estimator, metric.estimator.rows(ra), metric.estimator.rows(rb), inverse, len(ra)))
+        ids.append([ta.table.cluster_of(r) for r in ra])
+        parts.append((metric.estimator, metric.estimator.rows(ra), metric.estimator.rows(rb), None, len(ra)))
         n += len(shared)
-    c = len(index)
+    inverses, c = stats.joint_index(ids)  # canonical cluster numbers: the same seed resamples the same clusters
+    parts = [(est, ra, rb, inverse, size) for (est, ra, rb, _, size), inverse in zip(parts, inverses)]
     sizes = [p[4] for p in parts]
-    full = np.array([[float(est.combine(rows.sum(0))) for est, rows in ((p[0], p[1]), (p[0], p[2]))] for p in parts])
+    full = np.array([[float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for rows in (ra, rb)]
+                     for est, ra, rb, inv, _ in parts])  # fmt: skip
     diff = float(reduce_group(entry, full[:, 0][None, :], sizes)[0] - reduce_group(entry, full[:, 1][None, :], sizes)[0])
     if iters <= 0 or c < 2:
         return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
@@ -220,14 +222,13 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
     found = [metric_of(m.tables or (m.table,), metric) for m in members]  # type: ignore[union-attr]
     if any(f is None or f[1].estimator is None for f in found):
         return None
-    index: dict[Hashable, int] = {}
-    blocks = []
-    for member, (table, m) in zip(members, found):  # type: ignore[misc]
-        inverse = np.fromiter((index.setdefault(table.cluster_of(r), len(index)) for r in member.records), dtype=np.int64,
-                              count=len(member.records))  # fmt: skip
-        blocks.append((m.estimator, m.estimator.rows(member.records), inverse))
-    c = len(index)
-    full = np.array([float(est.combine(rows.sum(0))) for est, rows, _ in blocks])
+    # canonical cluster numbers across the tasks (the records: RunTask keeps them in canonical order)
+    pairs = list(zip(members, found))
+    ids = [[table.cluster_of(r) for r in member.records] for member, (table, _) in pairs]  # type: ignore[misc, union-attr]
+    inverses, c = stats.joint_index(ids)
+    blocks = [(m.estimator, m.estimator.rows(member.records), inv)  # type: ignore[misc, union-attr]
+              for (member, (_, m)), inv in zip(pairs, inverses)]  # fmt: skip
+    full = np.array([float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for est, rows, inv in blocks])
     best, mean_of = float(np.nanmax(full)), float(np.nanmean(full))
     if iters <= 0 or c < 2:
         return BestOf(best, mean_of, math.nan, None, len(blocks))

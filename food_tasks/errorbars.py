@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from loguru import logger
 
-from food_tasks import catalogue, stats
+from food_tasks import catalogue, consistency, stats
 from food_tasks.hooks import Metric, MetricTable, Payload
 from food_tasks.runfiles import read_records, samples_file
 
@@ -100,7 +100,7 @@ def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence
             continue
         if data is None:
             table = items[0].table
-            records = [p.record for p in items]
+            records = table.in_order([p.record for p in items])  # canonical: same documents, same numbers
             data = TaskData(table, records, [table.cluster_of(r) for r in records], failed=sum(p.failed for p in items))
         if items[0].metric.estimator is not None:
             wanted.append((name, filter_key, items[0].metric))
@@ -125,9 +125,10 @@ def _estimates(data: TaskData, metrics: list[Metric], iters: int, task: str) -> 
 
 
 def clustered_errors(task: str, agg_metrics: dict) -> None:
-    """After lmms-eval's own CLT step, for our metrics with an estimator: ``_stderr_clustered`` is our clustered
-    analytic error and ``_stderr_clt`` the same formula with every document independent, both on the metric's
-    scale (lmms-eval's own read the 0/1 per-document scores); "N/A" for statistics that need the bootstrap."""
+    """After lmms-eval's own CLT step, for our metrics with an estimator: ``_stderr_clustered`` is our standard
+    error where it is clustered (analytic or bootstrap; "N/A", lmms-eval's "no clustering", where every document
+    is its own cluster) and ``_stderr_clt`` the same estimator with every document independent, both on the
+    metric's scale (lmms-eval's own read the 0/1 per-document scores)."""
     data = _RUN.get(task)
     if data is None:
         return
@@ -140,13 +141,10 @@ def clustered_errors(task: str, agg_metrics: dict) -> None:
             est = data.estimates.get(name.removesuffix(suffix))
             if metric is None or est is None:
                 continue
-            if not isinstance(metric.estimator, stats.Ratio):
-                agg_metrics[key] = "N/A"
-            elif suffix == "_stderr_clustered":
-                agg_metrics[key] = est.se if est.se is not None else "N/A"
+            if suffix == "_stderr_clustered":
+                agg_metrics[key] = est.se if est.clustered else "N/A"
             else:
-                se = stats.iid_se(metric.estimator, data.records)
-                agg_metrics[key] = se if se is not None else "N/A"
+                agg_metrics[key] = est.clt if est.clt is not None else "N/A"
 
 
 STABILITY = ("_expected_accuracy", "_consensus_accuracy", "_internal_variance", "_consistency_rate")
@@ -194,9 +192,12 @@ def finish(results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str
                     filter_key = key.partition(",")[2]
                     row[f"{name}_n,{filter_key}"] = est.n
                     row[f"{name}_clusters,{filter_key}"] = est.clusters
+                    row[f"{name}_stderr_method,{filter_key}"] = stats.describe(est, data.table.cluster_noun)
         for group, (config, tasks) in groups.items():
             if group in results and all(t in _RUN for t in tasks):
                 _group_statistics(group, results[group], config, [(t, _RUN[t]) for t in tasks], iters)
+        # Measures across tasks (languages in separate tasks, contexts of one group): food_tasks.consistency.
+        consistency.run_statistics(results, groups, _RUN)
         if baseline:
             for task, data in _RUN.items():
                 if task in results:
@@ -220,19 +221,24 @@ def _group_statistics(group: str, row: dict, config: Mapping[str, Any], members:
         if any(m is None or m.estimator is None for m in metrics):
             continue
         try:
-            se, n, clusters = _group_se(group, name, entry, [(data, m) for (_, data), m in zip(members, metrics)], iters)
+            est = _group_se(group, name, entry, [(data, m) for (_, data), m in zip(members, metrics)], iters)
         except Exception as err:  # noqa: BLE001
             logger.warning(f"food-tasks: {group}: no standard error for {name} ({type(err).__name__}: {err})")
             continue
-        row[f"{name}_stderr,{filter_key}"] = se if se is not None else "N/A"
-        row[f"{name}_n,{filter_key}"] = n
-        row[f"{name}_clusters,{filter_key}"] = clusters
+        method = stats.describe(est, members[0][1].table.cluster_noun)
+        row[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
+        row[f"{name}_stderr_clt,{filter_key}"] = est.clt if est.clt is not None else "N/A"
+        row[f"{name}_stderr_clustered,{filter_key}"] = est.se if est.clustered else "N/A"
+        joint = f", joint over the group's {len(members)} tasks" if est.se is not None else ""
+        row[f"{name}_stderr_method,{filter_key}"] = method + joint
+        row[f"{name}_n,{filter_key}"] = est.n
+        row[f"{name}_clusters,{filter_key}"] = est.clusters
 
 
-def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]], iters: int):  # type: ignore[no-untyped-def]
+def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]],
+              iters: int) -> stats.Estimate:  # fmt: skip
     """One joint cluster bootstrap over every member task's documents; each resample applies the group's own
-    reduction to the members' resampled values."""
-    index: dict[Hashable, int] = {}
+    reduction to the members' resampled values. Its ``clt``: the same with every document its own unit."""
     blocks = []
     for data, metric in members:
         kept = data.sums.get(id(metric.estimator))
@@ -242,29 +248,32 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
             kept, ids = keep[id(metric.estimator)], keep["clusters"]
         else:
             ids = data.sums["clusters"]
-        local = np.fromiter((index.setdefault(c, len(index)) for c in ids), dtype=np.int64, count=len(ids))
-        blocks.append((kept, local))
+        blocks.append((kept, ids))
+    # clusters numbered in one canonical order across the tasks: a seed resamples the same dishes in any run
+    units, n_units = stats.joint_index([ids for _, ids in blocks])
     n = sum(kept.n for kept, _ in blocks)
-    counted_global = np.zeros(len(index), dtype=bool)
-    for kept, local in blocks:
+    counted_global = np.zeros(n_units, dtype=bool)
+    for (kept, _), local in zip(blocks, units):
         counted_global[local[kept.counted]] = True
     clusters = int(counted_global.sum())
     if iters <= 0 or clusters < 2:
-        return None, n, clusters
-    sums = []
-    for kept, local in blocks:
-        full = np.zeros((len(index), kept.sums.shape[1]))
-        full[local] = kept.sums
-        sums.append(full)
+        return stats.Estimate(None, n, clusters, "none", note="bootstrap turned off (0 resamples)" if iters <= 0 else
+                              f"fewer than 2 independent units ({clusters})")  # fmt: skip
     # Seeded by the metric an alias repeats (parse_fail_rate = invalid_rate ...): equal values, equal errors.
-    weights = stats.bootstrap_weights(len(index), iters, stats.seed_for(group, members[0][1].alias_of or name))
-    values = np.stack([np.asarray(m.estimator.combine(weights @ s), dtype=float) for (_, m), s in zip(members, sums)], axis=1)
+    seed = stats.seed_for(group, members[0][1].alias_of or name)
     sizes = [len(data.records) for data, _ in members]
-    reduced = reduce_group(entry, values, sizes)
-    reduced = reduced[np.isfinite(reduced)]
-    if len(reduced) < max(2, iters // 2):
-        return None, n, clusters
-    return float(np.std(reduced, ddof=1)), n, clusters
+    parts = [(m.estimator, local, kept.sums) for (_, m), (kept, _), local in zip(members, blocks, units)]
+    se = stats.spread(reduce_group(entry, stats.resample(parts, n_units, iters, seed), sizes), iters)
+    if n_units == sum(sizes):  # every cluster is one document: the independent-documents figure is the same
+        clt = se
+    else:  # every document of every task its own unit (records are in canonical order: TaskData)
+        starts = np.cumsum([0, *sizes])
+        parts = [(m.estimator, np.arange(starts[i], starts[i + 1]), m.estimator.rows(data.records))
+                 for i, (data, m) in enumerate(members)]  # fmt: skip
+        clt = stats.spread(reduce_group(entry, stats.resample(parts, int(starts[-1]), iters, seed), sizes), iters)
+    if se is None:
+        return stats.Estimate(None, n, clusters, "none", clt, note="fewer than half of the resamples give a number")
+    return stats.Estimate(se, n, clusters, "bootstrap", clt, iters)
 
 
 def reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:
@@ -289,6 +298,9 @@ class RunTask:
     table: MetricTable
     records: list[Mapping[str, Any]]
     tables: tuple[MetricTable, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.records = self.table.in_order(self.records)  # whatever order the samples file holds them in
 
     def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
         return {self.table.doc_key(r): r for r in self.records}

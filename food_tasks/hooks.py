@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from food_tasks.outputs import NoAnswer, model_output
-from food_tasks.stats import Estimator
+from food_tasks.stats import Estimator, canonical
 
 Record = Mapping[str, Any]
 Scorer = Callable[[Mapping[str, Any], Any], Record]
@@ -39,7 +39,8 @@ class Metric:
 
     Attributes:
         name: the metric name in lmms-eval's results (``acc``, ``rationale_macro_f1_official`` ...).
-        reduce: reduces the task's per-document records (in document order) to the reported value.
+        reduce: reduces the task's per-document records to the reported value (:func:`aggregate` passes them in
+            canonical order: by document key, :meth:`MetricTable.in_order`).
         higher_is_better: as lmms-eval prints it (breakdowns and diagnostics say True unless lower is better).
         scale: one of :data:`SCALES`: ``percent`` (0-100), ``fraction`` (0-1), ``score`` (a 0-1 statistic
             such as F1, MRR or Kendall tau, or a toolkit score), ``native`` (units of the data: kcal, g),
@@ -77,11 +78,12 @@ class MetricTable(Mapping[str, Metric]):
     """The metrics of one task kind, in the order lmms-eval reports them, with the kind's version.
 
     A mapping from metric name to :class:`Metric` (a Metric is callable on records, so
-    ``table["acc"](records)`` gives the value).
+    ``table["acc"](records)`` gives the value). ``consistency``: a :class:`food_tasks.consistency.View` saying
+    how the records read across languages and contexts (the measures computed across tasks), or None.
     """
 
     def __init__(self, *metrics: Metric, version: float = 1.0, key: Callable[[Record], Hashable] | None = None,
-                 cluster: Callable[[Record], Hashable] | None = None) -> None:  # fmt: skip
+                 cluster: Callable[[Record], Hashable] | None = None, consistency: Any = None) -> None:  # fmt: skip
         if not metrics:
             raise ValueError("a metric table needs at least one metric")
         names = [m.name for m in metrics]
@@ -92,6 +94,7 @@ class MetricTable(Mapping[str, Metric]):
         self.version = version
         self.key = key  # a document's identity in a record (paired comparisons match runs on it)
         self.cluster = cluster if cluster is not None else key  # the independent unit (default: the document)
+        self.consistency = consistency  # food_tasks.consistency.View: its records across languages and contexts
 
     def __getitem__(self, name: str) -> Metric:
         return self._metrics[name]
@@ -111,11 +114,12 @@ class MetricTable(Mapping[str, Metric]):
         if unknown:
             raise KeyError(f"not in the table: {', '.join(sorted(unknown))}")
         return MetricTable(*(m for n, m in self._metrics.items() if n not in names), version=self.version, key=self.key,
-                           cluster=self.cluster)  # fmt: skip
+                           cluster=self.cluster, consistency=self.consistency)  # fmt: skip
 
     def plus(self, *metrics: Metric) -> MetricTable:
         """This table with more metrics appended (same version)."""
-        return MetricTable(*self._metrics.values(), *metrics, version=self.version, key=self.key, cluster=self.cluster)
+        return MetricTable(*self._metrics.values(), *metrics, version=self.version, key=self.key, cluster=self.cluster,
+                           consistency=self.consistency)
 
     def doc_key(self, record: Record) -> Hashable:
         """The document's identity (its position-free key), or None without a ``key`` function."""
@@ -126,6 +130,28 @@ class MetricTable(Mapping[str, Metric]):
         if self.cluster is not None:
             return self.cluster(record)
         return id(record)  # no key: every document is its own cluster
+
+    @property
+    def cluster_noun(self) -> str:
+        """What a cluster is, in the plural ("dishes"): the cluster column's ``noun``, else "documents" where the
+        document is its own cluster, else the cluster's columns."""
+        noun = getattr(self.cluster, "noun", "")
+        if noun:
+            return noun
+        if self.cluster is None or self.cluster is self.key:
+            return "documents"
+        names = getattr(self.cluster, "names", ())
+        return f"clusters ({'+'.join(names)})" if names else "clusters"
+
+    def in_order(self, records: Sequence[Record]) -> list[Record]:
+        """The records in canonical order: by document key, documents with the same key by their content.
+
+        Reducers sum floating-point numbers in the order they get the records; in this order the value is a
+        function of the set of documents, whatever order (and number of processes) they were scored in."""
+        keyed = sorted(((canonical(self.doc_key(r)), i) for i, r in enumerate(records)))
+        if any(a[0] == b[0] for a, b in zip(keyed, keyed[1:])):  # the same key twice (or no key): content decides
+            keyed = sorted(((canonical(self.doc_key(r)), _content(r), i) for i, r in enumerate(records)))
+        return [records[k[-1]] for k in keyed]
 
     def payloads(self, record: Record, failed: bool = False) -> dict[str, Payload]:
         """What ``process_results`` returns for one document: one :class:`Payload` per metric.
@@ -176,7 +202,8 @@ class Payload(dict):
 
 
 def aggregate(items: Sequence[Any]) -> Any:
-    """The aggregation hook of every metric of every task: the metric the payloads carry, over their records.
+    """The aggregation hook of every metric of every task: the metric the payloads carry, over their records in
+    canonical order (:meth:`MetricTable.in_order`: the value does not depend on the order lmms-eval gathered them).
 
     Raises:
         TypeError: when the items are not :class:`Payload` objects (a YAML that pairs this aggregation with
@@ -190,7 +217,17 @@ def aggregate(items: Sequence[Any]) -> Any:
             "food_tasks.hooks.aggregate: the per-document values were not produced by a food_tasks process_results "
             f"(got {type(first).__name__}); each task's metric_list must come from its own hook module's table"
         )
-    return first.metric.reduce([item.record for item in items])
+    return first.metric.reduce(first.table.in_order([item.record for item in items]))
+
+
+def _content(record: Record) -> str:
+    """A record's content as one canonical string (the tie-break of :meth:`MetricTable.in_order`)."""
+    import json
+
+    try:
+        return json.dumps(record, sort_keys=True, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):  # keys of mixed types cannot be sorted
+        return repr(sorted(((canonical(k), repr(v)) for k, v in record.items())))
 
 
 def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable],

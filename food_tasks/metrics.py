@@ -15,15 +15,18 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from food_tasks.stats import canonical
+
 Record = Mapping[str, Any]
 
 
 def group_records(records: Iterable[Record], key: str) -> dict[Any, list[Record]]:
-    """Group records by ``record[key]``, keeping first-seen order of the groups."""
+    """Group records by ``record[key]``, groups in canonical order (:func:`food_tasks.stats.canonical`; strings
+    sorted), so that a macro average sums its groups in the same order whatever the order of the records."""
     groups: dict[Any, list[Record]] = defaultdict(list)
     for record in records:
         groups[record[key]].append(record)
-    return dict(groups)
+    return {g: groups[g] for g in sorted(groups, key=canonical)}
 
 
 def mean(values: Sequence[float]) -> float:

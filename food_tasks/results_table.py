@@ -92,17 +92,17 @@ def compact(result_dict: Mapping, column: str, names: Collection[str]) -> dict:
     return out
 
 
-# food_tasks.errorbars: documents and clusters behind a metric, and the two variants of its standard error
-# (``_stderr`` is the one we report: clustered where documents share a context), in the results JSON only.
-# Without them in our rows, lmms-eval drops its Stderr_CLT and Stderr_Clustered columns (all N/A), and a
-# table with long task and metric names still fits 120 characters.
-COUNTS = ("_n", "_clusters", "_stderr_clt", "_stderr_clustered")
+# food_tasks.errorbars: documents and clusters behind a metric, the two variants of its standard error
+# (``_stderr`` is the one we report: clustered where documents share a context) and how it was computed
+# (``_stderr_method``), in the results JSON only. Without them in our rows, lmms-eval drops its Stderr_CLT and
+# Stderr_Clustered columns (all N/A), and a table with long task and metric names still fits 120 characters.
+COUNTS = ("_n", "_clusters", "_stderr_clt", "_stderr_clustered", "_stderr_method")
 
 
 def _row(name: str, row: Mapping) -> dict:
     """One of our rows: metric values (``metric,filter`` keys) as notes, the alias as the row's label, any
-    other key as it is; the documents and clusters behind each metric (``<metric>_n``) and the CLT and
-    clustered variants of its standard error stay in the JSON."""
+    other key as it is; the documents and clusters behind each metric (``<metric>_n``), the CLT and
+    clustered variants of its standard error and how it was computed stay in the JSON."""
     return {key: label(name, value) if key == "alias" else note(value) if "," in str(key) else value for key, value in row.items()
             if not str(key).partition(",")[0].endswith(COUNTS)}  # fmt: skip
 

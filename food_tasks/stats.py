@@ -21,14 +21,22 @@ order); the estimator's ``combine`` of the full sums equals it (tests check ever
 standard error, intervals and paired differences. Intervals are normal: value +- 1.96 SE; a binomial interval
 (a rate over n independent units, as in the report's breakdowns) is Wilson's (:func:`wilson`), which behaves at 0/n
 and n/n.
+
+Same documents, same numbers: every figure here is a function of the *set* of documents, never of their
+order or of how many processes scored them. Clusters are numbered in one canonical order (:func:`canonical`,
+a total order over ids of mixed types), so a seed resamples the same clusters whatever order the records came
+in; the documents of a cluster are summed in a canonical order of their rows (:func:`cluster_sums`), so the
+floating-point sums do not move either.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import zlib
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as _field
 from typing import Any
 
 import numpy as np
@@ -49,12 +57,24 @@ class Estimate:
         n: documents in the metric's denominator; clusters: independent units among them.
         method: ``"clustered"`` (analytic, clusters of documents), ``"iid"`` (analytic, one document per
             cluster), ``"bootstrap"`` (cluster bootstrap), or ``"none"``.
+        clt: the same estimator's standard error with every document its own cluster (the independent-documents
+            figure lmms-eval calls CLT); None when not estimated.
+        iters: resamples behind a bootstrap ``se`` (0 for analytic errors and when none was drawn).
+        note: why ``se`` is None ("" otherwise).
     """
 
     se: float | None
     n: int
     clusters: int
     method: str
+    clt: float | None = None
+    iters: int = 0
+    note: str = _field(default="", compare=False)
+
+    @property
+    def clustered(self) -> bool:
+        """The error treats clusters of several documents as the independent units."""
+        return self.se is not None and self.clusters < self.n
 
 
 class Estimator:
@@ -149,12 +169,14 @@ class field:  # noqa: N801  (used like a function: field("correct"))
 @dataclass(frozen=True)
 class column:  # noqa: N801  (used like a function: column("lang"), column("qa_id", "lang"))
     """A picklable raw accessor: ``record[name]``, or the tuple of several columns (document keys, clusters,
-    groups). A missing key reads as None."""
+    groups). A missing key reads as None. ``noun``: what a value is, in the plural, where it names clusters."""
 
     names: tuple[str, ...]
+    noun: str = ""  # what one value is, in the plural ("dishes"): the results JSON names clusters with it
 
-    def __init__(self, *names: str) -> None:
+    def __init__(self, *names: str, noun: str = "") -> None:
         object.__setattr__(self, "names", names)
+        object.__setattr__(self, "noun", noun)
 
     def __call__(self, record: Record) -> Hashable:
         if len(self.names) == 1:
@@ -195,7 +217,7 @@ def _nan(v: Any) -> float:
 
 class Macro(Estimator):
     """The unweighted mean over groups (languages ...) of each group's mean; documents where ``value`` is None
-    do not count. Groups are the ones present in the records."""
+    do not count. Groups are the ones present in the records, in canonical order (:func:`canonical`)."""
 
     def __init__(self, value: Callable[[Record], float | bool | None], group: Callable[[Record], Hashable], scale: float = 1.0,
                  binary: bool = False) -> None:  # fmt: skip
@@ -207,9 +229,10 @@ class Macro(Estimator):
         if memo is not None and key in memo:
             codes, groups = memo[key]
         else:
-            index: dict[Hashable, int] = {}
-            codes = np.fromiter((index.setdefault(self.group(r), len(index)) for r in records), dtype=np.int64, count=len(records))
-            groups = list(index)
+            labels = [self.group(r) for r in records]
+            groups = canonical_unique(labels)  # groups in canonical order: sums do not move
+            rank = {label: i for i, label in enumerate(groups)}
+            codes = np.fromiter((rank[label] for label in labels), dtype=np.int64, count=len(labels))
             if memo is not None:
                 memo[key] = codes, groups
         values = np.array([_nan(self.value(r)) for r in records], dtype=float).reshape(len(records))
@@ -268,20 +291,92 @@ class ratio_combine:  # noqa: N801  (used like a function)
             return np.where(den > 0, self.scale * num / np.where(den > 0, den, 1.0), np.nan)
 
 
-# --------------------------------------------------------------------------- clusters and estimates
+# --------------------------------------------------------------------------- canonical order
+
+
+def canonical(value: Any) -> tuple:
+    """A sort key that puts cluster ids, document keys and group labels of any mix of types in one total order.
+
+    None first; then numbers (bool, int, float, numpy scalars) by value, NaN after every other number; strings;
+    bytes; tuples and lists element by element; sets as their sorted elements; anything else by type name and
+    repr. Values that are equal as dict keys (``1``, ``1.0``, ``True``) get equal keys, so which of them came
+    first never matters."""
+    kind = type(value)  # the common exact types first: an isinstance check against the numbers ABCs is slow
+    if kind is str:
+        return (2, value)
+    if kind is int:
+        return (1, 0, value)
+    if kind is tuple:
+        return (4, tuple(canonical(v) for v in value))
+    if kind is float:
+        return (1, 0, value) if value == value else (1, 1)
+    if value is None:
+        return (0,)
+    if isinstance(value, numbers.Integral):
+        return (1, 0, int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        return (1, 1) if math.isnan(number) else (1, 0, number)
+    if isinstance(value, str):
+        return (2, value)
+    if isinstance(value, (bytes, bytearray)):
+        return (3, bytes(value))
+    if isinstance(value, (tuple, list)):
+        return (4, tuple(canonical(v) for v in value))
+    if isinstance(value, (set, frozenset)):
+        return (5, tuple(sorted(canonical(v) for v in value)))
+    return (6, type(value).__qualname__, repr(value))
+
+
+def canonical_unique(values: Iterable[Hashable]) -> list[Hashable]:
+    """The distinct values, in canonical order (:func:`canonical`)."""
+    return sorted(dict.fromkeys(values), key=canonical)
 
 
 def cluster_index(clusters: Sequence[Hashable]) -> tuple[np.ndarray, int]:
-    """``(inverse, C)``: each document's cluster number (first-seen order) and the number of clusters."""
-    index: dict[Hashable, int] = {}
-    inverse = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.int64, count=len(clusters))
-    return inverse, len(index)
+    """``(inverse, C)``: each document's cluster number and the number of clusters. Clusters are numbered in
+    canonical order (:func:`canonical`), so the same seed resamples the same clusters whatever the order of the
+    documents."""
+    clusters = list(clusters)
+    rank = {c: i for i, c in enumerate(canonical_unique(clusters))}
+    return np.fromiter((rank[c] for c in clusters), dtype=np.int64, count=len(clusters)), len(rank)
+
+
+def joint_index(cluster_lists: Sequence[Sequence[Hashable]]) -> tuple[list[np.ndarray], int]:
+    """:func:`cluster_index` of several tasks' documents at once (a group: the same dish in several tasks is one
+    cluster): each list's cluster numbers in one canonical numbering, and the number of clusters."""
+    lists = [list(c) for c in cluster_lists]
+    inverse, n_clusters = cluster_index([c for clusters in lists for c in clusters])
+    bounds = np.cumsum([0, *(len(c) for c in lists)])
+    return [inverse[bounds[i] : bounds[i + 1]] for i in range(len(lists))], n_clusters
+
+
+def exact(matrix: np.ndarray, terms: int) -> bool:
+    """Every entry is a whole number and ``terms`` times the largest stays below 2**53: any sum of up to ``terms``
+    entries (times resample counts adding up to at most ``terms``) is exact in float64, so its value does not depend
+    on the order of the terms (a sort for canonical order can be skipped, a sparse product gives the dense one's
+    bits)."""
+    values = matrix[matrix != 0]  # mostly zeros in a macro mean's rows: check the rest
+    if values.size == 0:
+        return True
+    if not np.array_equal(values, np.rint(values)):  # NaN fails here
+        return False
+    return float(np.max(np.abs(values))) * max(terms, 1) ** 2 < 2.0**53  # infinities fail here
+
+
+def row_order(rows: np.ndarray, inverse: np.ndarray) -> np.ndarray:
+    """The canonical order of documents: by cluster number, then by their rows of statistics (documents that tie
+    are interchangeable). Floating-point sums taken in this order are a function of the set of documents."""
+    return np.lexsort((*np.asarray(rows).T[::-1], inverse))
 
 
 def cluster_sums(rows: np.ndarray, inverse: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Per-cluster column sums, ``(C, k)``."""
+    """Per-cluster column sums, ``(C, k)``, each cluster's documents added in canonical order (:func:`row_order`)."""
     if rows.shape[1] == 0:
         return np.zeros((n_clusters, 0))
+    if not exact(rows, len(rows)):  # whole numbers add up exactly in any order: no need to sort them
+        order = row_order(rows, inverse)
+        rows, inverse = rows[order], inverse[order]
     return np.stack([np.bincount(inverse, weights=rows[:, j], minlength=n_clusters) for j in range(rows.shape[1])], axis=1)
 
 
@@ -291,11 +386,12 @@ def ratio_se(rows: np.ndarray, inverse: np.ndarray, n_clusters: int, scale: floa
     With one document per cluster and den 1 it is the CLT standard error ``sd(x) / sqrt(n)`` (ddof 1).
     """
     num, den = rows[:, 0], rows[:, 1]
-    total = den.sum()
+    sums = cluster_sums(rows, inverse, n_clusters)  # totals over clusters in canonical order
+    total = sums[:, 1].sum()
     counted_clusters = len(np.unique(inverse[den != 0]))
     if total <= 0 or counted_clusters < 2:
         return None
-    r = num.sum() / total
+    r = sums[:, 0].sum() / total
     residual = cluster_sums((num - r * den)[:, None], inverse, n_clusters)[:, 0]
     c = counted_clusters
     return float(abs(scale) * math.sqrt(c / (c - 1) * float(np.sum(residual**2))) / total)
@@ -304,6 +400,7 @@ def ratio_se(rows: np.ndarray, inverse: np.ndarray, n_clusters: int, scale: floa
 def iid_se(estimator: Ratio, records: Sequence[Record]) -> float | None:
     """A ratio's standard error as if every document were independent (the CLT error, ddof 1)."""
     rows = estimator.rows(records)
+    rows = rows[row_order(rows, np.zeros(len(rows), dtype=np.int64))]
     return ratio_se(rows, np.arange(len(records)), len(records), estimator.scale)
 
 
@@ -311,74 +408,132 @@ def bootstrap_weights(n_clusters: int, iters: int, seed: int) -> np.ndarray:
     """``(iters, C)`` multinomial cluster counts: each resample draws C clusters with replacement."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_clusters, size=(iters, n_clusters))
-    offsets = (np.arange(iters) * n_clusters)[:, None]
-    return np.bincount((draws + offsets).ravel(), minlength=iters * n_clusters).reshape(iters, n_clusters).astype(float)
+    weights = np.empty((iters, n_clusters))
+    for i, row in enumerate(draws):  # a count per resample: no (iters * C) index array to build and bincount
+        weights[i] = np.bincount(row, minlength=n_clusters)
+    return weights
+
+
+def _product(matrix: np.ndarray, n_units: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``weights -> weights @ matrix`` for resample counts of ``n_units`` units; a mostly-zero matrix of whole
+    numbers (a macro mean's rows: 2 non-zeros in 2 x groups columns) goes through scipy.sparse, whose sums are then
+    exact, so equal to the dense product's bit for bit."""
+    if matrix.size and np.count_nonzero(matrix) < 0.2 * matrix.size and exact(matrix, n_units):
+        from scipy import sparse  # deferred: importing scipy costs every run that draws nothing
+
+        transposed = sparse.csr_matrix(matrix.T)
+        # C order, as the dense product: a combine's sums over columns then add in the same order
+        return lambda weights: np.ascontiguousarray(np.asarray(transposed @ np.ascontiguousarray(weights.T)).T)
+    return lambda weights: weights @ matrix
+
+
+def weight_chunks(n_units: int, iters: int, seed: int) -> Iterator[np.ndarray]:
+    """:func:`bootstrap_weights` of ``iters`` resamples of ``n_units`` units, in chunks that bound the memory;
+    the same seed gives the same resamples to every caller."""
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(iters, 4_000_000 // max(n_units, 1)))
+    drawn = 0
+    while drawn < iters:
+        size = min(chunk, iters - drawn)
+        yield bootstrap_weights(n_units, size, int(rng.integers(2**31)))
+        drawn += size
 
 
 def bootstrap(estimator: Estimator, sums: np.ndarray, iters: int, seed: int = SEED) -> np.ndarray:
     """``iters`` resampled values of the estimator from per-cluster sums ``(C, k)`` (chunks bound the memory)."""
-    n_clusters = sums.shape[0]
-    out = []
-    rng = np.random.default_rng(seed)
-    chunk = max(1, min(iters, 4_000_000 // max(n_clusters, 1)))
-    done = 0
-    while done < iters:
-        size = min(chunk, iters - done)
-        weights = bootstrap_weights(n_clusters, size, int(rng.integers(2**31)))
-        out.append(np.asarray(estimator.combine(weights @ sums), dtype=float).reshape(size))
-        done += size
+    chunks = weight_chunks(sums.shape[0], iters, seed)
+    product = _product(sums, sums.shape[0])
+    out = [np.asarray(estimator.combine(product(w)), dtype=float).reshape(len(w)) for w in chunks]
     return np.concatenate(out) if out else np.zeros(0)
+
+
+def resample(parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units: int, iters: int,
+             seed: int = SEED) -> np.ndarray:  # fmt: skip
+    """Each part's value on the same ``iters`` resamples of ``n_units`` units: ``(iters, len(parts))``.
+
+    A part is ``(estimator, units, sums)``: ``sums[i]`` holds the column sums of the estimator's rows in unit
+    ``units[i]`` (distinct unit numbers, as :func:`joint_index` gives them); a unit a part lacks adds nothing to it.
+    Groups (one part per task) and paired comparisons (one part per run) resample this way."""
+    out = []
+    # a part whose units are a run of consecutive numbers (the documents of one task) takes a view, not a copy
+    spans = [slice(int(u[0]), int(u[-1]) + 1) if len(u) and np.all(np.diff(u) == 1) else u for _, u, _ in parts]
+    products = [_product(sums, n_units) for _, _, sums in parts]
+    for weights in weight_chunks(n_units, iters, seed):
+        values = [np.asarray(est.combine(product(weights[:, span])), dtype=float).reshape(len(weights))
+                  for (est, _, _), span, product in zip(parts, spans, products)]  # fmt: skip
+        out.append(np.stack(values, axis=1) if values else np.zeros((len(weights), 0)))
+    return np.concatenate(out) if out else np.zeros((0, len(parts)))
+
+
+def spread(draws: np.ndarray, iters: int) -> float | None:
+    """The bootstrap standard error of resampled values: their SD over the finite ones, None when fewer than
+    half of the resamples give a number."""
+    draws = draws[np.isfinite(draws)]
+    return float(np.std(draws, ddof=1)) if len(draws) >= max(2, iters // 2) else None
 
 
 def estimate(estimator: Estimator, records: Sequence[Record], clusters: Sequence[Hashable], iters: int = DEFAULT_ITERS,
              seed: int = SEED) -> Estimate:  # fmt: skip
     """The standard error of one metric over one task's records (clustered; bootstrap when not a ratio)."""
-    rows = estimator.rows(records)
-    counted = estimator.counted(rows) if len(records) else np.zeros(0, dtype=bool)
-    inverse, n_clusters = cluster_index(clusters)
-    n = int(counted.sum())
-    c = len(np.unique(inverse[counted])) if n else 0
-    method = "clustered" if c < n else "iid"
-    if isinstance(estimator, Ratio):
-        se = ratio_se(rows, inverse, n_clusters, estimator.scale)
-        return Estimate(se, n, c, method if se is not None else "none")
-    if iters <= 0 or c < 2:
-        return Estimate(None, n, c, "none")
-    values = bootstrap(estimator, cluster_sums(rows, inverse, n_clusters), iters, seed)
-    values = values[np.isfinite(values)]
-    if len(values) < max(2, iters // 2):
-        return Estimate(None, n, c, "none")
-    return Estimate(float(np.std(values, ddof=1)), n, c, "bootstrap")
+    return estimate_many([estimator], records, clusters, iters, seed)[0]
 
 
 @dataclass(frozen=True)
 class ClusterSums:
     """One estimator's statistics of one task, summed per cluster: what a group's joint bootstrap needs."""
 
-    sums: np.ndarray  # (C, k), clusters in first-seen order
+    sums: np.ndarray  # (C, k), clusters in canonical order (keep["clusters"])
     counted: np.ndarray  # (C,) bool: the cluster holds a document in the metric's denominator
     n: int  # counted documents
+
+
+def _few(c: int) -> str:
+    return f"fewer than 2 independent units ({c})"
+
+
+def _stacked_draws(estimators: Sequence[Estimator], sums: Sequence[np.ndarray], n_units: int, iters: int,
+                   seed: int) -> list[np.ndarray]:  # fmt: skip
+    """Each estimator's ``iters`` resampled values, every estimator on the same resamples (one product per chunk)."""
+    widths = [s.shape[1] for s in sums]
+    product = _product(np.concatenate(sums, axis=1), n_units)
+    values: list[list[np.ndarray]] = [[] for _ in estimators]
+    for weights in weight_chunks(n_units, iters, seed):
+        resampled = product(weights)
+        start = 0
+        for i, (est, width) in enumerate(zip(estimators, widths)):
+            value = est.combine(resampled[:, start : start + width])
+            values[i].append(np.asarray(value, dtype=float).reshape(len(weights)))
+            start += width
+    return [np.concatenate(v) if v else np.zeros(0) for v in values]
 
 
 def estimate_many(estimators: Sequence[Estimator], records: Sequence[Record], clusters: Sequence[Hashable],
                   iters: int = DEFAULT_ITERS, seed: int = SEED, keep: dict | None = None) -> list[Estimate]:  # fmt: skip
     """:func:`estimate` of several metrics of one task at once: one cluster index, one set of resamples shared by
-    every bootstrap statistic (each estimator object is computed once, however many metrics share it).
+    every bootstrap statistic (each estimator object is computed once, however many metrics share it). Each
+    estimate also carries the independent-documents figure (``clt``: the same estimator, every document its own
+    cluster). Every figure is a function of the set of (record, cluster) pairs, not of their order.
 
     ``keep``: filled with ``{id(estimator): ClusterSums}`` and ``"clusters"``: the cluster ids in index order."""
     inverse, n_clusters = cluster_index(clusters)
     if keep is not None:
-        keep["clusters"] = list(dict.fromkeys(clusters))
+        keep["clusters"] = canonical_unique(clusters)
     unique = list({id(e): e for e in estimators}.values())
-    done: dict[int, Estimate] = {}
-    boot: list[tuple[Estimator, np.ndarray, int, int]] = []
     memo: dict = {}  # per-document work shared by estimators (a macro mean's groups)
-    for est in unique:
-        rows = est.rows(records, memo) if isinstance(est, Macro) else est.rows(records)
-        counted = est.counted(rows) if len(records) else np.zeros(0, dtype=bool)
+    all_rows = [est.rows(records, memo) if isinstance(est, Macro) else est.rows(records) for est in unique]
+    # One canonical order of the documents for every estimator (by cluster, then by all their statistics): sums
+    # within a cluster, and the independent-documents resamples, do not depend on the order the records came in.
+    order = row_order(np.concatenate(all_rows, axis=1) if all_rows else np.zeros((len(records), 0)), inverse)
+    inverse = inverse[order]
+    n_docs = len(records)
+    documents = np.arange(n_docs)
+    done: dict[int, Estimate] = {}
+    boot: list[tuple[Estimator, np.ndarray, np.ndarray, int, int]] = []
+    for est, rows in zip(unique, all_rows):
+        rows = rows[order]
+        counted = est.counted(rows) if n_docs else np.zeros(0, dtype=bool)
         n = int(counted.sum())
         c = len(np.unique(inverse[counted])) if n else 0
-        method = "clustered" if c < n else "iid"
         sums = cluster_sums(rows, inverse, n_clusters)
         if keep is not None:
             mask = np.zeros(n_clusters, dtype=bool)
@@ -386,32 +541,43 @@ def estimate_many(estimators: Sequence[Estimator], records: Sequence[Record], cl
             keep[id(est)] = ClusterSums(sums, mask, n)
         if isinstance(est, Ratio):
             se = ratio_se(rows, inverse, n_clusters, est.scale)
-            done[id(est)] = Estimate(se, n, c, method if se is not None else "none")
+            clt = se if n_clusters == n_docs else ratio_se(rows, documents, n_docs, est.scale)
+            method = ("clustered" if c < n else "iid") if se is not None else "none"
+            done[id(est)] = Estimate(se, n, c, method, clt, 0, "" if se is not None else _few(c))
         elif iters <= 0 or c < 2:
-            done[id(est)] = Estimate(None, n, c, "none")
+            note = "bootstrap turned off (0 resamples)" if iters <= 0 else _few(c)
+            done[id(est)] = Estimate(None, n, c, "none", note=note)
         else:
-            boot.append((est, sums, n, c))
+            boot.append((est, rows, sums, n, c))
     if boot:
-        widths = [s.shape[1] for _, s, _, _ in boot]
-        stacked = np.concatenate([s for _, s, _, _ in boot], axis=1)
-        values: list[list[np.ndarray]] = [[] for _ in boot]
-        rng = np.random.default_rng(seed)
-        chunk = max(1, min(iters, 4_000_000 // max(n_clusters, 1)))
-        drawn = 0
-        while drawn < iters:
-            size = min(chunk, iters - drawn)
-            resampled = bootstrap_weights(n_clusters, size, int(rng.integers(2**31))) @ stacked
-            start = 0
-            for i, ((est, _, _, _), width) in enumerate(zip(boot, widths)):
-                values[i].append(np.asarray(est.combine(resampled[:, start : start + width]), dtype=float).reshape(size))
-                start += width
-            drawn += size
-        for (est, _, n, c), parts in zip(boot, values):
-            draws = np.concatenate(parts)
-            draws = draws[np.isfinite(draws)]
-            ok = len(draws) >= max(2, iters // 2)
-            done[id(est)] = Estimate(float(np.std(draws, ddof=1)), n, c, "bootstrap") if ok else Estimate(None, n, c, "none")
+        ests = [b[0] for b in boot]
+        clustered = _stacked_draws(ests, [b[2] for b in boot], n_clusters, iters, seed)
+        # With one document per cluster the two are the same resamples (documents in cluster order).
+        if n_clusters == n_docs:
+            independent = clustered
+        else:
+            independent = _stacked_draws(ests, [b[1] for b in boot], n_docs, iters, seed)
+        for (est, _, _, n, c), draws, draws_iid in zip(boot, clustered, independent):
+            se, clt = spread(draws, iters), spread(draws_iid, iters)
+            if se is None:
+                done[id(est)] = Estimate(None, n, c, "none", clt, note="fewer than half of the resamples give a number")
+            else:
+                done[id(est)] = Estimate(se, n, c, "bootstrap", clt, iters)
     return [done[id(e)] for e in estimators]
+
+
+def describe(est: Estimate, noun: str = "clusters") -> str:
+    """How ``est.se`` was computed, in a few words (the results JSON's ``<metric>_stderr_method``); ``noun``: what
+    a cluster is, in the plural ("dishes")."""
+    if est.se is None:
+        return f"not estimated: {est.note}" if est.note else "not estimated"
+    if est.method == "bootstrap":
+        if est.clustered:
+            return f"cluster bootstrap, {est.iters} resamples, {est.clusters} {noun}"
+        return f"bootstrap over independent documents, {est.iters} resamples"
+    if est.clustered:
+        return f"clustered analytic (CR1), {est.clusters} {noun}"
+    return "independent documents (CLT)"
 
 
 # --------------------------------------------------------------------------- paired comparisons and power
@@ -467,25 +633,25 @@ def compare(estimator: Estimator, records_a: Sequence[Record], records_b: Sequen
     """
     rows_a, rows_b = estimator.rows(records_a), estimator.rows(records_b)
     inverse, n_clusters = cluster_index(clusters)
+    # every sum below is a cluster_sums, taken in canonical order: a function of the set of document pairs
     sums_a, sums_b = cluster_sums(rows_a, inverse, n_clusters), cluster_sums(rows_b, inverse, n_clusters)
     diff = float(estimator.combine(sums_a.sum(0)) - estimator.combine(sums_b.sum(0)))
     n, c = len(records_a), n_clusters
     se: float | None = None
     method = "none"
     if isinstance(estimator, Ratio):
-        ta, tb = rows_a[:, 1].sum(), rows_b[:, 1].sum()
+        ta, tb = sums_a[:, 1].sum(), sums_b[:, 1].sum()
         if ta > 0 and tb > 0 and c >= 2:
-            ra, rb = rows_a[:, 0].sum() / ta, rows_b[:, 0].sum() / tb
+            ra, rb = sums_a[:, 0].sum() / ta, sums_b[:, 0].sum() / tb
             e = (rows_a[:, 0] - ra * rows_a[:, 1]) / ta - (rows_b[:, 0] - rb * rows_b[:, 1]) / tb
             per_cluster = cluster_sums(e[:, None], inverse, n_clusters)[:, 0]
             se = float(abs(estimator.scale) * math.sqrt(c / (c - 1) * float(np.sum(per_cluster**2))))
             method = "clustered paired" if c < n else "paired"
     elif iters > 0 and c >= 2:
-        weights = bootstrap_weights(c, iters, seed)
-        diffs = np.asarray(estimator.combine(weights @ sums_a), dtype=float) - np.asarray(estimator.combine(weights @ sums_b), dtype=float)
-        diffs = diffs[np.isfinite(diffs)]
-        if len(diffs) >= max(2, iters // 2):
-            se, method = float(np.std(diffs, ddof=1)), "paired bootstrap"
+        units = np.arange(c)
+        values = resample([(estimator, units, sums_a), (estimator, units, sums_b)], c, iters, seed)
+        se = spread(values[:, 0] - values[:, 1], iters)
+        method = "paired bootstrap" if se is not None else "none"
     if se is None or not math.isfinite(diff):
         return Comparison(diff, None, None, None, None, n, c, None, method)
     p = normal_p(diff / se) if se > 0 else (1.0 if diff == 0 else 0.0)

@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inprocess
 import pytest
 
 from food_tasks import mirror
@@ -118,14 +119,24 @@ def _offline(monkeypatch, tmp_path_factory):
 
 
 def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900,
-                  cwd: Path | None = None):
-    """Run the real lmms-eval CLI offline; return (completed process, results dict or None, samples by task).
+                  cwd: Path | None = None, console: bool = False):
+    """Run the lmms-eval CLI offline; return (completed process, results dict or None, samples by task).
 
-    ``cwd`` defaults to a folder outside the repository; pass the repository root to run as a user in a clone does."""
+    By default the CLI's entry function runs in this process (:mod:`inprocess`: no 15-20 s interpreter start).
+    ``console=True``, another ``python`` or a ``cwd`` start the real ``python -m lmms_eval`` in a subprocess:
+    the tests that prove the console script itself (entry points of a fresh interpreter, exit status, a
+    clone's sys.path). ``cwd`` defaults to a folder outside the repository; pass the repository root to run as
+    a user in a clone does."""
     full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
-    cmd = [python, "-m", "lmms_eval", *args, "--output_path", str(out_dir), "--log_samples"]
-    # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed package.
-    proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=cwd or out_dir.parent)
+    cli_args = [*args, "--output_path", str(out_dir), "--log_samples"]
+    # A PYTHONPATH of the test's own (stand-in modules) takes a fresh interpreter to take effect.
+    if console or python != sys.executable or cwd is not None or "PYTHONPATH" in (env or {}):
+        cmd = [python, "-m", "lmms_eval", *cli_args]
+        # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed package.
+        proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=cwd or out_dir.parent)
+    else:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        proc = inprocess.run(cli_args, full_env, out_dir.parent)
     found = sorted(out_dir.rglob("*_results.json"))
     results = json.loads(found[-1].read_text()) if found else None
     samples = {}
@@ -163,6 +174,12 @@ def tiny_qwen2_vl() -> Path:
 
 
 # --- writes outside the temporary folders fail the session (issue 19.8) -------------------------------------------
+
+
+def pytest_runtest_setup(item):  # type: ignore[no-untyped-def]
+    # One index of lmms-eval's own task folder per session (7 s of YAML per TaskManager), once a test imported it.
+    if "lmms_eval.tasks" in sys.modules:
+        inprocess.cache_lmms_eval_task_index()
 
 
 def pytest_sessionstart(session):  # type: ignore[no-untyped-def]

@@ -12,11 +12,11 @@ from functools import partial
 from food_tasks import stats
 from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import data as db_data
-from food_tasks.benchmarks.diningbench import parsing as db_parsing
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
+from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -61,7 +61,9 @@ docs_sample_cls = partial(_docs, "cls", "en", (0, 1), False, root=SAMPLE_ROOT)
 docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SAMPLE_ROOT)
 
 
-def doc_to_visual(doc):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    if not images_wanted(lmms_eval_specific_kwargs):
+        return []  # an image-free twin (food_tasks.noimage)
     return db_data.doc_images(doc)  # an undecodable image is left out: the document counts in image_missing
 
 
@@ -71,7 +73,7 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
     # Official layout: one user turn, every selected image first (view order), then the prompt.
-    return build_messages(doc_to_visual(doc), doc_to_text(doc))
+    return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text(doc))
 
 
 # --------------------------------------------------------------------------- scoring
@@ -82,40 +84,14 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 KEY = stats.column("idx")
 
 
-def _component(key: str, stat: str, official: bool) -> stats.Estimator:
-    if stat == "rmse":
-        return stats.Custom(partial(db_scoring.nutrition_rows, keys=(key,), stat=stat, official=official),
-                            partial(db_scoring.nutrition_combine, stat=stat))  # fmt: skip
-    # keep_nonfinite: an official NaN or infinite error reaches the estimator's value as it reaches the reported
-    # one (a mean drops non-finite values).
-    return stats.Ratio(partial(db_scoring.nutrition_error, key=key, stat=stat, official=official), keep_nonfinite=True)
-
-
 def _with_images(score):  # type: ignore[no-untyped-def]
-    """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
+    """The scorer, told whether the document's images all reached the model (docs/failure_accounting.md)."""
 
     def scored(doc, output):  # type: ignore[no-untyped-def]
         return score(doc, output, image_missing=db_data.image_missing(doc))
 
     scored.__qualname__ = score.__qualname__
     return scored
-
-
-def _nutrition_metrics(official: bool) -> list[Metric]:
-    tail = "_official" if official else ""
-    out = [Metric(f"{key}_{stat}{tail}", partial(db_scoring.component_metric, key=key, stat=stat, official=official),
-                  higher_is_better=False, scale="percent" if stat == "mape" else "native",
-                  estimator=_component(key, stat, official))
-           for key in db_parsing.COMPONENTS for stat in ("mae", "rmse", "mape")]  # fmt: skip
-    out += [Metric(f"avg_{stat}{tail}", partial(db_scoring.avg_metric, stat=stat, official=official), higher_is_better=False,
-                   scale="percent" if stat == "mape" else "native",
-                   estimator=stats.Custom(partial(db_scoring.nutrition_rows, keys=db_parsing.COMPONENTS, stat=stat, official=official),
-                                          partial(db_scoring.nutrition_combine, stat=stat)))
-            for stat in ("mae", "rmse", "mape")]  # fmt: skip
-    out.append(Metric(f"parse_fail_rate{tail}", partial(db_scoring.nutrition_parse_fail_rate, official=official),
-                      higher_is_better=False, scale="fraction",
-                      estimator=stats.mean(partial(db_scoring.nutrition_parse_fail, official=official), binary=True)))  # fmt: skip
-    return out
 
 
 _INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction",
@@ -134,31 +110,23 @@ TABLES = {
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
         *db_circular.POSITIONS,
-        version=1.1, key=KEY,
+        version=1.1, key=KEY, consistency=db_scoring.CONSISTENCY,
     ),
     "nutrition": MetricTable(
-        *_nutrition_metrics(False),
-        *_nutrition_metrics(True),
+        *db_scoring.nutrition_metrics(False),
+        *db_scoring.nutrition_metrics(True),
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
         _IMAGE_MISSING,
         version=1.1, key=KEY,
     ),
     "vqa": MetricTable(
-        Metric("judge_acc", partial(db_scoring.judge_metric, name="judge_acc"), scale="fraction",
-               estimator=db_scoring.JudgeRatio("judge_acc")),
-        Metric("judge_acc_official", partial(db_scoring.judge_metric, name="judge_acc_official"), scale="fraction",
-               estimator=db_scoring.JudgeRatio("judge_acc_official")),
-        Metric("judge_error_rate", partial(db_scoring.judge_metric, name="judge_error_rate"), higher_is_better=False, scale="fraction",
-               estimator=db_scoring.JudgeRatio("judge_error_rate")),
-        Metric("judge_unparsed_rate", partial(db_scoring.judge_metric, name="judge_unparsed_rate"), higher_is_better=False,
-               scale="fraction", estimator=db_scoring.JudgeRatio("judge_unparsed_rate")),
-        Metric("rouge1_f", partial(db_scoring.rouge_mean, name="rouge1"), scale="score",
-               estimator=stats.mean(partial(db_scoring.rouge_value, name="rouge1"))),
-        Metric("rouge2_f", partial(db_scoring.rouge_mean, name="rouge2"), scale="score",
-               estimator=stats.mean(partial(db_scoring.rouge_value, name="rouge2"))),
-        Metric("rougeL_f", partial(db_scoring.rouge_mean, name="rougeL"), scale="score",
-               estimator=stats.mean(partial(db_scoring.rouge_value, name="rougeL"))),
+        *(Metric(name, partial(db_scoring.judge_metric, name=name), higher_is_better=name.startswith("judge_acc"),
+                 scale="fraction", estimator=db_scoring.JudgeRatio(name))
+          for name in ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate")),
+        *(Metric(f"{name}_f", partial(db_scoring.rouge_mean, name=name), scale="score",
+                 estimator=stats.mean(partial(db_scoring.rouge_value, name=name)))
+          for name in ("rouge1", "rouge2", "rougeL")),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
         version=1.1, key=KEY,

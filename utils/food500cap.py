@@ -16,6 +16,7 @@ from food_tasks.benchmarks.food500cap import scoring as fc_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
+from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -35,7 +36,9 @@ def docs_sample(dataset):  # type: ignore[no-untyped-def]
     return fc_data.prepare_docs("test", root=SAMPLE_ROOT)
 
 
-def doc_to_visual(doc):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    if not images_wanted(lmms_eval_specific_kwargs):
+        return []  # an image-free twin (food_tasks.noimage)
     image = fc_data.load_image(doc)
     return [image] if image is not None else []
 
@@ -46,7 +49,7 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
     # One user turn [image, text], no system prompt (a design choice: yaml_tasks/food500cap/README.md).
-    return build_messages(doc_to_visual(doc), doc_to_text(doc, lmms_eval_specific_kwargs))
+    return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text(doc, lmms_eval_specific_kwargs))
 
 
 # Scales: caption metrics are the COCO toolkit's scores x 100 (BLEU-4 4.81 means 0.0481), SLA in percent,

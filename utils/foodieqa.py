@@ -19,6 +19,7 @@ from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
+from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
@@ -62,33 +63,34 @@ docs_sivqa_en_sample_p3 = partial(_docs, "sivqa_en_sample_p3", root=SAMPLE_ROOT)
 docs_textqa_zh_sample_p2 = partial(_docs, "textqa_zh_sample_p2", root=SAMPLE_ROOT)
 
 
-def _prompt(doc) -> fq_prompts.Prompt:  # type: ignore[no-untyped-def]
+def _prompt(doc, kwargs=None) -> fq_prompts.Prompt:  # type: ignore[no-untyped-def]
     variant = doc["fq_variant"]
-    return fq_prompts.build(doc, doc["fq_task"], doc["fq_lang"], doc["fq_template"], dishname=variant.startswith("dishname"),
-                            image=variant != "dishname_noimage")  # fmt: skip
+    prompt = fq_prompts.build(doc, doc["fq_task"], doc["fq_lang"], doc["fq_template"],
+                              dishname=variant.startswith("dishname"), image=variant != "dishname_noimage")  # fmt: skip
+    return prompt if images_wanted(kwargs) else fq_prompts.text_only(prompt)  # image-free: food_tasks.noimage
 
 
 def _root(doc) -> Path | None:  # type: ignore[no-untyped-def]
     return Path(doc["fq_root"]) if doc["fq_root"] else None
 
 
-def _wanted(doc) -> list[str]:  # type: ignore[no-untyped-def]
+def _wanted(doc, kwargs=None) -> list[str]:  # type: ignore[no-untyped-def]
     """The image files the prompt shows, in its order (A-D for mivqa); none for textqa and the no-image ablation."""
-    return [doc["images"][i] for i in _prompt(doc).parts if isinstance(i, int)]
+    return [doc["images"][i] for i in _prompt(doc, kwargs).parts if isinstance(i, int)]
 
 
-def _images(doc) -> list:  # type: ignore[no-untyped-def]
+def _images(doc, kwargs=None) -> list:  # type: ignore[no-untyped-def]
     """The prompt's images, None where one cannot be decoded (the document then counts in image_missing)."""
-    return [fq_data.load_image(rel, root=_root(doc)) for rel in _wanted(doc)]
+    return [fq_data.load_image(rel, root=_root(doc)) for rel in _wanted(doc, kwargs)]
 
 
-def doc_to_visual(doc):  # type: ignore[no-untyped-def]
-    """The document's images in the official order (A-D for mivqa); none for textqa and the no-image ablation.
-    An undecodable image is left out; in mivqa, whose simple-model text marks every image's position with
-    ``image_token``, a grey placeholder keeps the count (the document is not scored either way)."""
+def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    """The document's images in the official order (A-D for mivqa); none for textqa and the no-image tasks. An
+    undecodable one is left out, or in mivqa (``image_token`` marks each place) shown grey (and not scored)."""
+    images = _images(doc, lmms_eval_specific_kwargs)
     if doc["fq_task"] == "mivqa":
-        return [image if image is not None else fq_data.placeholder() for image in _images(doc)]
-    return [image for image in _images(doc) if image is not None]
+        return [image if image is not None else fq_data.placeholder() for image in images]
+    return [image for image in images if image is not None]
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
@@ -96,13 +98,12 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
     (default ``<image>``), single-image prompts put the image first as every simple model does."""
     kwargs = lmms_eval_specific_kwargs or {}
     token = kwargs.get("image_token", "<image>") if doc["fq_task"] == "mivqa" else None
-    return fq_prompts.user_text(_prompt(doc), token)
+    return fq_prompts.user_text(_prompt(doc, kwargs), token)
 
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    """Chat models: images interleaved at their template positions, text byte-exact, inline prefill (an
-    undecodable image is left out, its option label stays)."""
-    return fq_prompts.to_messages(_prompt(doc), _images(doc))
+    """Chat models: images at their template positions (an undecodable one left out), text byte-exact, inline prefill."""
+    return fq_prompts.to_messages(_prompt(doc, lmms_eval_specific_kwargs), _images(doc, lmms_eval_specific_kwargs))
 
 
 # --------------------------------------------------------------------------- scoring
@@ -118,7 +119,7 @@ def score_qa(doc, output):  # type: ignore[no-untyped-def]
 
 # Error bars: a document is its position in the published file (index); the cluster is the question (qid):
 # the four templates of a setting ask the same questions, so their best-of-four is resampled jointly.
-KEY, CLUSTER = stats.column("index"), stats.column("qid")
+KEY, CLUSTER = stats.column("index"), stats.column("qid", noun="questions")
 _PAPER_ESTIMATOR = stats.Custom(fq_scoring.paper_correct_rows, stats.ratio_combine(100.0))
 _ACC = Metric("acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct", unless="image_missing"), 100.0, binary=True))
 _PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol, estimator=_PAPER_ESTIMATOR)
@@ -143,6 +144,6 @@ _COMMON = (
 # 1.1: per_category counts records without a category (其他), prompts keep braces of questions verbatim, a
 # question with an undecodable image leaves every metric (image_missing).
 TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.1, key=KEY,
-                               cluster=CLUSTER) for k in range(4)}  # fmt: skip
+                               cluster=CLUSTER, consistency=fq_scoring.CONSISTENCY) for k in range(4)}  # fmt: skip
 
 process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))

@@ -17,6 +17,7 @@ from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
+from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's languages (benchmarks/worldcuisines/sample.py)
@@ -47,7 +48,9 @@ docs_sample_1c = partial(_docs, "large", "1c_adversarial", root=SAMPLE_ROOT, lan
 docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT, languages=SAMPLE_LANGUAGES)
 
 
-def doc_to_visual(doc):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    if not images_wanted(lmms_eval_specific_kwargs):
+        return []  # an image-free twin (food_tasks.noimage)
     return wc_data.doc_images(doc)  # [] when the image cannot be loaded: counted as image_missing
 
 
@@ -64,19 +67,19 @@ def doc_to_text_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 
 # One user turn, image before text, no system prompt (the official runners' majority layout).
 def doc_to_messages_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual(doc), doc_to_text_mcq(doc))
+    return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text_mcq(doc))
 
 
 def doc_to_messages_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual(doc), doc_to_text_oeq(doc))
+    return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text_oeq(doc))
 
 
 def doc_to_messages_mcq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual_sample(doc), doc_to_text_mcq(doc))
+    return build_messages(doc_to_visual_sample(doc, lmms_eval_specific_kwargs), doc_to_text_mcq(doc))
 
 
 def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual_sample(doc), doc_to_text_oeq(doc))
+    return build_messages(doc_to_visual_sample(doc, lmms_eval_specific_kwargs), doc_to_text_oeq(doc))
 
 
 # --------------------------------------------------------------------------- scoring
@@ -95,13 +98,14 @@ def score_oeq(doc, output):  # type: ignore[no-untyped-def]
 # Error bars: a document is (qa_id, language); the cluster is the dish (food_id): its images, questions,
 # 30 languages and 4 subtasks are one unit of resampling. Language macro averages: cluster bootstrap;
 # micro rates: clustered analytic.
-KEY, CLUSTER = stats.column("qa_id", "lang"), stats.column("food_id")
+KEY, CLUSTER = stats.column("qa_id", "lang"), stats.column("food_id", noun="dishes")
 
 
 def _macro(field: str) -> stats.Macro:
     return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
 
 
+VIEWS = {"mcq": wc_scoring.view("correct", multiple_choice=True), "oeq": wc_scoring.view("multi", multiple_choice=False)}
 # Chosen against gold option positions (ids 1-5), answers that could not be read left out: no extra generation.
 _POSITIONS = rotation.position_metrics(rotation.position("parsed", base=1, unless="image_missing"),
                                        rotation.position("gold", base=1, unless="image_missing"), wc_parsing.MCQ_IDS)
@@ -117,7 +121,8 @@ TABLES = {
         _IMAGE_MISSING,
         _INVALID.alias("parse_fail_rate"),
         *_POSITIONS,
-        version=1.1, key=KEY, cluster=CLUSTER,  # 1.1: the core multiple-choice parser (README changelog)
+        *wc_scoring.consistency_metrics(VIEWS["mcq"]),
+        version=1.2, key=KEY, cluster=CLUSTER, consistency=VIEWS["mcq"],  # 1.2: consistency measures (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
     # aggregate_metric_list entries by substring.
@@ -133,7 +138,8 @@ TABLES = {
         Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
         Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
         _IMAGE_MISSING,
-        version=1.0, key=KEY, cluster=CLUSTER,
+        *wc_scoring.consistency_metrics(VIEWS["oeq"]),
+        version=1.1, key=KEY, cluster=CLUSTER, consistency=VIEWS["oeq"],  # 1.1: consistency measures (README changelog)
     ),
 }
 # Packaged sample tasks skip BERTScore (its model is a 2 GB download).

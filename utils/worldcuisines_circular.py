@@ -33,7 +33,8 @@ docs_sample_1c = partial(_docs, wc.docs_sample_1c)
 docs_sample_2 = partial(_docs, wc.docs_sample_2)
 
 TABLE = MetricTable(
-    *wc.TABLES["mcq"].values(),
+    # The cross-lingual measures read one answer per (item, language): not defined over rotations.
+    *wc.TABLES["mcq"].without(*(name for name in wc.TABLES["mcq"] if name.startswith("xling_"))).values(),
     *rotation.circular_metrics(stats.field("correct", unless="image_missing")),
     version=wc.TABLES["mcq"].version,
     key=stats.column("qa_id", "lang", "rotation"),

@@ -53,6 +53,7 @@ def test_lazy_reference():
     assert Lazy("food_tasks.benchmarks:PACKAGES").load() == benchmarks.PACKAGES
 
 
+@pytest.mark.slow  # another interpreter
 def test_listing_the_records_imports_nothing_heavy():
     code = ("import sys, food_tasks.benchmarks, food_tasks.cli; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'datasets', 'torch', 'lmms_eval', 'PIL', 'numpy', "

@@ -34,6 +34,7 @@ def no_java(monkeypatch):
 
 
 @needs_java
+@pytest.mark.slow  # a JVM
 def test_scores_equal_the_toolkit_pipeline_on_the_fixed_corpus():
     scores = cocoeval.coco_scores(REFS, HYPS)
     assert scores.absent == {}
@@ -45,6 +46,7 @@ def test_scores_equal_the_toolkit_pipeline_on_the_fixed_corpus():
 
 
 @needs_java
+@pytest.mark.slow  # a JVM
 def test_our_jar_call_tokenises_like_the_toolkit_tokenizer():
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
@@ -259,6 +261,7 @@ def test_pytok_metrics_are_absent_when_the_toolkit_tokenizer_ran(fake_meteor):
 
 
 @needs_java
+@pytest.mark.slow  # a JVM
 def test_our_meteor_process_equals_the_toolkit_wrapper():
     from pycocoevalcap.meteor.meteor import Meteor
 

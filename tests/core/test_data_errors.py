@@ -111,6 +111,7 @@ def _hf() -> str:
     return str(found) if found.exists() else (shutil.which("hf") or pytest.skip("no `hf` executable installed"))
 
 
+@pytest.mark.slow  # another interpreter
 def test_suggested_download_command_parses_with_the_installed_hf_cli(tmp_path):
     """Run the exact suggestion offline: a usage error exits 2, a valid command fails on the network."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_DISABLE_TELEMETRY="1", HF_HOME=str(tmp_path / "hf"))
@@ -133,6 +134,7 @@ def test_suggested_download_command_parses_with_the_installed_hf_cli(tmp_path):
         assert "offline" in output.lower() and "No such option" not in output and "Usage:" not in output, output
 
 
+@pytest.mark.slow  # another interpreter
 def test_suggested_login_command_exists():
     proc = subprocess.run([_hf(), *shlex.split(data.HF_LOGIN_COMMAND)[1:], "--help"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "token" in proc.stdout.lower(), proc.stdout + proc.stderr

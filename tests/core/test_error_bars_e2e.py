@@ -41,17 +41,24 @@ def test_stderr_n_and_clusters_in_the_json_and_the_table(tmp_path):
     assert row["invalid_rate_stderr,none"] == pytest.approx(100 / 9) == row["invalid_rate_stderr_clustered,none"]
     # iid: sd of eight 0s and one 1 = 1/3, / sqrt(9) = 1/9 too (the clusters happen not to widen it here)
     assert row["invalid_rate_stderr_clt,none"] == pytest.approx(100 / 9)
-    # acc is a macro mean over languages: cluster bootstrap, a number, reproducible
+    assert row["invalid_rate_stderr_method,none"] == "clustered analytic (CR1), 3 dishes"
+    # acc is a macro mean over languages: dish-clustered bootstrap, a number, reproducible; the JSON says so, and
+    # gives the same bootstrap with every document its own cluster as the CLT figure
     assert isinstance(row["acc_stderr,none"], float) and 0 < row["acc_stderr,none"] < 50
-    assert row["acc_stderr_clt,none"] == "N/A" and row["per_language_stderr,none"] == "N/A"
+    assert row["acc_stderr_clustered,none"] == row["acc_stderr,none"] and isinstance(row["acc_stderr_clt,none"], float)
+    assert row["acc_stderr_method,none"] == "cluster bootstrap, 1000 resamples, 3 dishes"
+    assert row["per_language_stderr,none"] == "N/A"
     group = results["results"][GROUP]
     assert isinstance(group["acc_stderr,none"], float) and group["acc_n,none"] == 36 and group["acc_clusters,none"] == 3
+    assert group["acc_stderr_clustered,none"] == group["acc_stderr,none"] and isinstance(group["acc_stderr_clt,none"], float)
+    assert group["acc_stderr_method,none"] == "cluster bootstrap, 1000 resamples, 3 dishes, joint over the group's 4 tasks"
     # an alias (the shared unparsed name) gets the same error as the metric it repeats
     assert group["parse_fail_rate,none"] == group["invalid_rate,none"]
     assert group["parse_fail_rate_stderr,none"] == group["invalid_rate_stderr,none"]
     table = [line for line in proc.stdout.splitlines() if line.startswith("|") and "|acc " in line]
     assert table and all(not cells.split("|")[8].strip() == "N/A" for cells in table), table
-    assert not any("_clusters" in line or "acc_n " in line for line in proc.stdout.splitlines() if line.startswith("|"))
+    assert not any("_clusters" in line or "acc_n " in line or "_method" in line for line in proc.stdout.splitlines() if line.startswith("|"))
+    assert max(len(line) for line in proc.stdout.splitlines() if line.startswith("|")) <= 120
     # the samples file shows the record once and each metric's per-document score
     first = samples[TASK][0]
     assert set(first["acc"]) >= {"qa_id", "lang", "food_id", "correct", "score"} and set(first["invalid_rate"]) == {"score"}

@@ -32,6 +32,7 @@ def build_30_language_mirror(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow  # another interpreter
 def test_source_tree_resolves_utils_and_yaml_tasks_from_the_clone_root():
     """`python -m ...` from the clone root imports ./food_tasks; its sub-packages must resolve to utils/ and yaml_tasks/."""
     code = "import food_tasks.utils.fambench as m, food_tasks.yaml_tasks as y, food_tasks.registration as r; print(m.__file__, r.task_dir())"

@@ -55,6 +55,7 @@ def test_our_code_uses_only_listed_public_lmms_eval_names():
         assert "_getframe" not in text and "f_locals" not in text, f"{path.relative_to(REPO)} walks the call stack"
 
 
+@pytest.mark.slow  # another interpreter
 def test_opt_out_installs_no_wrap():
     wrapped = [f"{module}.{path}" for module, path, why in harness.HARNESS_API if why.startswith("wrapped")]
     assert len(wrapped) == 8

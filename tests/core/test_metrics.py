@@ -25,12 +25,23 @@ LANGS = rows("lang", en=(2, 3), fr=(0, 1), de=(4, 4))
 # --------------------------------------------------------------------------- grouping and means
 
 
-def test_group_records_keeps_first_seen_group_order_and_record_order():
+def test_group_records_puts_groups_in_canonical_order_and_keeps_record_order():
     records = [{"g": "b", "i": 0}, {"g": "a", "i": 1}, {"g": "b", "i": 2}]
     groups = M.group_records(records, "g")
-    assert list(groups) == ["b", "a"]
+    assert list(groups) == ["a", "b"]  # not first-seen: a macro average sums its groups in one order
     assert [r["i"] for r in groups["b"]] == [0, 2] and [r["i"] for r in groups["a"]] == [1]
+    assert list(M.group_records(records[::-1], "g")) == ["a", "b"]
+    mixed = [{"g": g} for g in ("x", 2, None, (1, "a"), 1.5)]  # labels of mixed types still have one order
+    assert list(M.group_records(mixed, "g")) == [None, 1.5, 2, "x", (1, "a")]
     assert M.group_records([], "g") == {}
+
+
+def test_macro_average_does_not_depend_on_record_order():
+    # 50 + 50 + 200/7 is 128.57142857142858 summed in this order, 128.57142857142856 with 200/7 first.
+    records = [{"g": g, "ok": ok} for g, oks in (("a", [1, 0]), ("b", [1, 0]), ("c", [1, 1, 0, 0, 0, 0, 0])) for ok in oks]
+    assert 50 + 50 + 200 / 7 != 200 / 7 + 50 + 50
+    values = {M.macro_percent(records[i:] + records[:i], "ok", "g")[0] for i in range(len(records))}
+    assert values == {(50 + 50 + 200 / 7) / 3}
 
 
 def test_mean():

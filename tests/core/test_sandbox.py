@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 import sandbox
 
 
@@ -46,6 +47,7 @@ def test_written_outside_names_new_and_changed_paths(tmp_path, monkeypatch):
     assert sandbox.written_outside(before, before) == []
 
 
+@pytest.mark.slow  # another interpreter
 def test_a_session_that_writes_into_the_clone_fails(tmp_path):
     """A pytest session with our conftest whose one test writes into the clone: it passes, the session fails."""
     import subprocess

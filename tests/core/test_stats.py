@@ -207,3 +207,71 @@ def test_paired_smallest_detectable_difference_has_80_percent_power_in_simulatio
     a, b, clusters = _paired_runs(rng, 0.0)
     single = stats.mde(stats.estimate(estimator, a, clusters).se, paired=False)
     assert single is not None and single / 100.0 > 1.2 * figure
+
+
+def test_each_estimate_carries_its_clt_figure_and_says_how_it_was_computed():
+    # the clustered mean above: SE 100/3 over 3 dishes; the same formula with every document its own cluster is the
+    # CLT error 100 * sqrt(12/45 / 6) (test_mean_iid_is_the_clt_standard_error)
+    clustered = stats.estimate(ACC, RECORDS, [r["dish"] for r in RECORDS])
+    assert clustered.clustered and clustered.clt == pytest.approx(100 * math.sqrt(12 / 45 / 6))
+    assert stats.describe(clustered, "dishes") == "clustered analytic (CR1), 3 dishes"
+    iid = stats.estimate(ACC, RECORDS, [r["id"] for r in RECORDS])
+    assert not iid.clustered and iid.clt == iid.se and stats.describe(iid) == "independent documents (CLT)"
+    # a statistic that needs the bootstrap: its CLT figure is the same bootstrap over documents. For a mean of n
+    # independent documents that is the plug-in SD / sqrt(n) = CLT * sqrt((n - 1) / n), up to resampling noise.
+    rng = np.random.default_rng(3)
+    records = [{"c": int(c), "x": float(x)} for c, x in zip(rng.integers(0, 40, 400), rng.random(400) < 0.3)]
+    custom = stats.Custom(lambda rs: [[r["x"], 1.0] for r in rs], stats.ratio_combine(100.0))
+    boot = stats.estimate(custom, records, [r["c"] for r in records], iters=4000)
+    clt = stats.iid_se(stats.mean(stats.field("x"), 100.0), records)
+    assert boot.clustered and boot.clt == pytest.approx(clt * math.sqrt(399 / 400), rel=0.05)
+    assert stats.describe(boot, "dishes") == "cluster bootstrap, 4000 resamples, 40 dishes"
+    alone = stats.estimate(custom, records, list(range(400)), iters=300)
+    assert alone.clt == alone.se and stats.describe(alone) == "bootstrap over independent documents, 300 resamples"
+    off = stats.estimate(custom, records, [r["c"] for r in records], iters=0)
+    assert stats.describe(off) == "not estimated: bootstrap turned off (0 resamples)"
+    assert stats.describe(stats.estimate(ACC, RECORDS, ["one"] * 6)) == "not estimated: fewer than 2 independent units (1)"
+
+
+# --------------------------------------------------------------------------- fast paths give the same bits
+
+
+def test_bootstrap_weights_count_each_resamples_draws():
+    """Row i holds how often each unit was drawn among the C draws of resample i (the generator's own stream)."""
+    for n_units, iters, seed in ((1, 3, 0), (7, 5, 1), (500, 40, 2)):
+        draws = np.random.default_rng(seed).integers(0, n_units, size=(iters, n_units))
+        expected = np.array([[np.sum(row == u) for u in range(n_units)] for row in draws], dtype=float)
+        weights = stats.bootstrap_weights(n_units, iters, seed)
+        assert weights.dtype == float and np.array_equal(weights, expected)
+
+
+def test_exact_says_when_a_sum_cannot_depend_on_the_order_of_its_terms():
+    assert stats.exact(np.array([[0.0, 1.0], [3.0, -2.0]]), 10)
+    assert stats.exact(np.zeros((3, 0)), 5)
+    assert not stats.exact(np.array([[0.5, 1.0]]), 10)
+    assert not stats.exact(np.array([[math.nan, 1.0]]), 10)
+    assert not stats.exact(np.array([[math.inf, 1.0]]), 10)
+    assert not stats.exact(np.array([[2.0**40, 1.0]]), 2**10)  # 2**40 * (2**10)**2 reaches 2**53
+
+
+def test_sparse_product_of_whole_numbers_equals_the_dense_product_bit_for_bit(monkeypatch):
+    """A macro mean's rows (one value and one count per document, mostly zeros) go through scipy.sparse: the
+    product, and the macro value of each resample, equal the dense ones exactly; other matrices stay dense."""
+    rng = np.random.default_rng(3)
+    n, groups = 3000, 30
+    records = [{"x": float(rng.random() < 0.6), "lang": f"l{rng.integers(groups)}"} for _ in range(n)]
+    macro = stats.Macro(stats.field("x"), stats.column("lang"), 100.0)
+    rows = macro.rows(records)
+    weights = stats.bootstrap_weights(n, 50, 4)
+    from scipy import sparse
+
+    built = []
+    monkeypatch.setattr(sparse, "csr_matrix", lambda m, _csr=sparse.csr_matrix: built.append(m.shape) or _csr(m))
+    product = stats._product(rows, n)
+    assert built == [(2 * groups, n)]  # the sparse path
+    assert np.array_equal(product(weights), weights @ rows)
+    assert product(weights).flags.c_contiguous
+    assert np.array_equal(macro.combine(product(weights)), macro.combine(weights @ rows))
+    fractional = rows * 0.3
+    assert np.array_equal(stats._product(fractional, n)(weights), weights @ fractional)
+    assert len(built) == 1  # not whole numbers: the dense product, as before

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.e2e
 OUTPUTS = {
     "diningbench_cls_zh": CLS_OUTPUTS,
     "diningbench_cls_en_v4": ["\\boxed{F}", "Roasted Potato Chicken Salad"],
+    "diningbench_cls_en": ["F", "A"],
     "diningbench_nutrition_zh": NUT_OUTPUTS,
     "diningbench_nutrition_en_v2": ['{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}', "I cannot tell."],
     "diningbench_vqa_zh": ["经历了油炸", "<think>有奶酪</think>不符合，含有奶酪", "炖", ""],
@@ -37,6 +38,7 @@ EXPECTED = {
     "diningbench_cls_zh": {"acc": 0.8, "acc_official": 0.4, "invalid_rate": 0.2, "cannot_read_rate_official": 0.2},
     # boxed F correct both ways; option text -> B robust, "R" officially
     "diningbench_cls_en_v4": {"acc": 1.0, "acc_official": 0.5, "invalid_rate": 0.0},
+    "diningbench_cls_en": {"acc": 0.5, "acc_official": 0.5, "invalid_rate": 0.0},
     "diningbench_nutrition_zh": NUT_EXPECTED,
     # row 2 unparseable: errors |gt| (200, 5, 30, 6), APE 100 -> MAPE 50 per component
     "diningbench_nutrition_en_v2": {"calories_mae": 100.0, "fat_rmse": math.sqrt(18), "avg_mape": 50.0, "avg_mape_official": 50.0,
@@ -150,3 +152,15 @@ def test_standard_errors_in_the_results(first_run, task):
         stderr = got[f"{metric.name}_stderr,none"]
         assert isinstance(stderr, float) and stderr >= 0, (task, metric.name, stderr)
         assert got[f"{metric.name}_clusters,none"] == got[f"{metric.name}_n,none"] >= 2, (task, metric.name)
+
+
+def test_chinese_and_english_classification_pair_on_the_same_dishes(first_run):
+    """README "Beyond accuracy": row 0 (id 0, same photos, gold F in both) is the only dish of both files with
+    the same gold letter (row 1: C in Chinese, B in English); both answered F: right and agreeing."""
+    (_, results, _), _ = first_run
+    zh = results["results"]["diningbench_cls_zh"]
+    assert zh["xling_all_correct,none"] == 1.0 and zh["xling_agreement,none"] == 1.0
+    assert zh["xling_all_correct_n,none"] == 1 and zh["xling_all_correct_stderr,none"] == "N/A"  # one dish
+    assert zh["xling_gap_to_en,none"]["zh"]["value"] == 0.0
+    assert "xling_all_correct,none" not in results["results"]["diningbench_cls_en"]
+    assert "xling_all_correct,none" not in results["results"]["diningbench_cls_en_v4"]  # 4 views: another setting

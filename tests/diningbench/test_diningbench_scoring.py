@@ -145,3 +145,24 @@ def test_judge_entirely_down_gives_no_accuracy():
     records = [S.score_vqa(_doc(0, "Q" + F.VQA_ENDING_EN, "Yes"), "It is fried")]
     got = S.judge_outcomes(records, FakeClient({}, down={"It is fried"}))
     assert math.isnan(got["judge_acc"]) and got["judge_acc_official"] == 0.0 and got["judge_error_rate"] == 1.0
+
+
+def test_chinese_and_english_rows_pair_on_id_images_and_gold():
+    """Cross-lingual consistency (README "Beyond accuracy"), through the real scorer: rows 0-2 exist in both files
+    (row 2 with another gold letter in English: not the same item), row 3 only in Chinese."""
+    from food_tasks import consistency
+
+    def doc(i, lang, gold, image=None):  # type: ignore[no-untyped-def]
+        prompt = F.cls_prompt(F.OPTIONS_ZH if lang == "zh" else F.OPTIONS_EN, lang)
+        return {**_doc(i, prompt, gold), "lang": lang, "views": 1, "images": [f"/x/images/{image or i:05d}.jpg"],
+                "setting": "cls_v1"}
+
+    zh = [S.score_cls(doc(0, "zh", "A"), "A"), S.score_cls(doc(1, "zh", "B"), "B"), S.score_cls(doc(2, "zh", "C"), "C"),
+          S.score_cls(doc(3, "zh", "D"), "D")]  # fmt: skip
+    en = [S.score_cls(doc(0, "en", "A"), "A"), S.score_cls(doc(1, "en", "B"), "C"), S.score_cls(doc(2, "en", "D"), "D")]
+    found = consistency.family_measures(zh + en, S.CONSISTENCY, scale=1.0)
+    # Items 0 (right, A/A) and 1 (zh right B, en wrong C): all correct 1/2, same letter 1/2; zh - en = (0 + 1) / 2.
+    assert (found["xling_all_correct"].value, found["xling_all_correct"].n) == (0.5, 2)
+    assert found["xling_agreement"].value == 0.5
+    assert found["xling_gap_to_en"]["zh"]["value"] == 0.5 and found["xling_gap_to_en"]["zh"]["n"] == 2
+    assert {r["setting"] for r in zh + en} == {"cls_v1"}

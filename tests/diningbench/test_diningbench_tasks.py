@@ -11,9 +11,10 @@ from food_tasks.cli import main
 
 def test_diningbench_tasks_groups_and_list_rows(capsys):
     names = {name: kind for name, kind, bench in yaml_names() if bench == "diningbench"}
-    assert {n for n, k in names.items() if k == "group"} == {"diningbench_zh", "diningbench_en"}
-    # per language 5 classification + 5 nutrition + 2 VQA; 2 samples; 2 groups; 3 _circular classification (zh, en, sample)
-    assert len(names) == 2 * 12 + 2 + 2 + 3
+    assert {n for n, k in names.items() if k == "group"} == {"diningbench_zh", "diningbench_en", "diningbench_noimage"}
+    # per language 5 classification + 5 nutrition + 2 VQA; 2 samples; 2 groups; 3 _circular classification (zh, en, sample);
+    # image-free twins: classification and VQA per language, the classification sample, and their group (issue 28)
+    assert len(names) == 2 * 12 + 2 + 2 + 3 + (4 + 1 + 1)
     assert {n for n in names if n.endswith("_circular")} == {"diningbench_cls_zh_circular", "diningbench_cls_en_circular",
                                                              "diningbench_cls_sample_circular"}  # fmt: skip
     assert main(["list"]) == 0
@@ -21,5 +22,7 @@ def test_diningbench_tasks_groups_and_list_rows(capsys):
     for row in (r"diningbench_cls_zh_v2 +task +diningbench +2884 +hf\.co/datasets/meituan/DiningBench",
                 r"diningbench_nutrition_en_cot +task +diningbench +1650 ", r"diningbench_vqa_en +task +diningbench +804 ",
                 r"diningbench_cls_sample +task +diningbench +2 ", r"diningbench_cls_en_circular +task +diningbench +23072 ",
-                r"diningbench_cls_sample_circular +task +diningbench +16 "):
+                r"diningbench_cls_sample_circular +task +diningbench +16 ", r"diningbench_vqa_zh_noimage +task +diningbench +804 ",
+                r"diningbench_cls_sample_noimage +task +diningbench +2 +packaged sample",
+                r"diningbench_noimage +group +diningbench +7376 "):
         assert re.search(row, listing), row

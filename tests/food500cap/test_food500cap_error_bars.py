@@ -101,6 +101,7 @@ def test_estimators_reproduce_the_reported_values_without_java(no_java):
 
 
 @needs_java
+@pytest.mark.slow  # a JVM
 def test_estimators_reproduce_the_toolkit_metrics_with_java():
     fc_scoring._coco.cache_clear()
     records = RECORDS + [MISSING]

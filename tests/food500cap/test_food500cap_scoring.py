@@ -126,6 +126,7 @@ def test_a_failed_request_is_a_parse_failure_and_an_empty_caption(mirror):
 
 
 @needs_java
+@pytest.mark.slow  # a JVM
 def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror, monkeypatch):
     docs, records = _records()
     found = [(d, r) for d, r in zip(docs, records) if d["image_path"]]
@@ -169,6 +170,7 @@ def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror):
     assert ours == {name: 100.0 * value for name, value in toolkit.items()}
 
 @needs_java
+@pytest.mark.slow  # a JVM
 def test_one_meteor_jar_serves_every_caption_task_of_a_run(mirror):
     before = cocoeval.METEOR.starts
     for split in ("test", "all"):  # two tasks, two sets of records: one jar
@@ -187,6 +189,7 @@ print(json.dumps({name: aggregate([payload[name]]) for name in ("meteor", "bleu4
 """
 
 
+@pytest.mark.slow  # another interpreter
 def test_a_runaway_caption_is_cut_counted_and_never_hangs_the_aggregation():
     # The issue's reproducer (a 48 KB caption exhausted METEOR's heap and the toolkit's wrapper then waited
     # on its own lock forever), in a child process with a hard time limit.
@@ -282,7 +285,7 @@ def test_every_hook_in_the_yaml_resolves():
     for path in folder.iterdir():
         if path.suffix == ".yaml" or path.name.endswith("_yaml"):
             yaml.load(path.read_text(), Loader=_Loader)
-    assert len(refs) == 4 + 3 + 1 + len(hooks.TABLES["caption"])
+    assert len(refs) == 2 * 4 + 3 + 1 + len(hooks.TABLES["caption"])  # each task's process_docs and its image-free twin's
     for ref in refs:
         module, name = ref.rsplit(".", 1)
         assert callable(getattr(importlib.import_module(module), name)), ref

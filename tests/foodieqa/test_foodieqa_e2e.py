@@ -7,6 +7,7 @@ lmms-eval exits 0 even when a task crashed: every test reads the results files.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from conftest import run_lmms_eval
@@ -28,6 +29,8 @@ MIVQA_ZH = {
 def _responses(tmp_path):
     qids = [r["question_id"] for r in tables()["mivqa"]]
     lines = [{"task": f"foodieqa_mivqa_zh_p{k}", "qid": q, "response": out} for k, outs in MIVQA_ZH.items() for q, out in zip(qids, outs)]
+    # English template 2 (golds 1, 3, 0, 2): right, wrong (A), right, right (C): 3/4, as Chinese template 2
+    lines += [{"task": "foodieqa_mivqa_en_p2", "qid": q, "response": out} for q, out in zip(qids, ["B", "A", "A", "C"])]
     # textqa golds 0, 1, 2, 0: template 2 answers all correctly through its prefill continuation
     lines += [{"task": "foodieqa_textqa_zh_p2", "qid": f"textqa-{i}", "response": r} for i, r in enumerate(["A）", "B", "C）都可以", "A"])]
     # dish-name only (no image): option text answers, which the official parser cannot read
@@ -60,6 +63,17 @@ def test_scripted_answers_give_hand_computed_template_and_group_numbers(tmp_path
     assert [group[f"acc_p{k},none"] for k in range(4)] == [25.0, 50.0, 75.0, 50.0]
     assert group["acc_paper_protocol,none"] == 50.0 and group["acc_paper_protocol_best,none"] == 75.0
     assert group["invalid_rate,none"] == 12.5 and group["paper_fallback_rate,none"] == 12.5
+
+    # Cross-lingual consistency (README "Beyond accuracy"), in the Chinese task's row: the same 4 questions (file
+    # positions) in mivqa_zh_p2 and mivqa_en_p2. Both right with the same letter on questions 0 and 2; question 1 zh
+    # right (D) / en wrong (A); question 3 zh wrong / en right (C): all correct 2/4, agreement 2/4, zh - en = 0.
+    zh2 = r["foodieqa_mivqa_zh_p2"]
+    assert zh2["xling_all_correct,none"] == 50.0 and zh2["xling_agreement,none"] == 50.0
+    assert zh2["xling_all_correct_n,none"] == 4 and zh2["xling_all_correct_clusters,none"] == 4
+    assert zh2["xling_all_correct_stderr,none"] == pytest.approx(100 * 0.5 / math.sqrt(3))  # sd(1, 0, 1, 0) / sqrt(4)
+    assert zh2["xling_gap_to_en,none"]["zh"]["value"] == 0.0
+    assert "xling_all_correct,none" not in r["foodieqa_mivqa_en_p2"]
+    assert "xling_all_correct,none" not in r["foodieqa_textqa_zh_p2"]  # Chinese only
 
     assert r["foodieqa_textqa_zh_p2"]["acc,none"] == 100.0
     assert g["foodieqa_textqa_zh"]["acc_best,none"] == 100.0 and g["foodieqa_textqa_zh"]["acc_mean,none"] == 25.0

@@ -10,8 +10,8 @@ It runs one lmms-eval process (two runs in it: A on every packaged sample task, 
 ``tests/pins/golden/``. ``tests/pins/test_pins.py`` produces the same files in a temporary folder and compares.
 
 Normalised before comparing: absolute paths (the run folder, the cache, the clone), dates, times, durations,
-the environment's versions and git state, object addresses, the bytes of the charts the HTML embeds; floats are
-written with 12 significant digits.
+the environment's versions and git state, object addresses, the keys of extraction folders in the cache, the bytes
+of the charts the HTML embeds; floats are written with 12 significant digits.
 """
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ class Normaliser:
     def text(self, text: str) -> str:
         for path, mark in self.paths:
             text = text.replace(path, mark)
-        text = re.sub(r"\b\d{8}_\d{6}\b", "<DATE>", text)  # lmms-eval's file-name timestamps
+        text = re.sub(r"(?<!\d)\d{8}_\d{6}(?!\d)", "<DATE>", text)  # lmms-eval's file-name timestamps
+        text = re.sub(r"(<CACHE>/[^\"\s]*?-)[0-9a-f]{16}(?=/)", r"\1<KEY>", text)  # extraction folders keyed by the source's place
         return re.sub(r" at 0x[0-9a-f]+", " at 0x<ADDR>", text)
 
     def json(self, data: Any) -> str:

@@ -82,6 +82,30 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
     assert g["worldcuisines_oeq"]["acc_multi,none"] == pytest.approx(87.5)
     assert g["worldcuisines_oeq"]["acc_multi_official,none"] == 91.67  # round((66.67 + 300) / 4, 2)
 
+    # Consistency (README "Beyond accuracy"). MCQ 1a: qa 400 right in en and zh_cn, unparsed in nan; qa 401 right
+    # (option 3) in all three: all correct 1/2, same option everywhere 1/2; gap to en: zh_cn 0, nan (0 - 1 + 0) / 2.
+    assert mcq_1a["xling_all_correct,none"] == pytest.approx(50.0) and mcq_1a["xling_all_correct_n,none"] == 2
+    assert mcq_1a["xling_agreement,none"] == pytest.approx(50.0)
+    assert isinstance(mcq_1a["xling_all_correct_stderr,none"], float)
+    gaps = mcq_1a["xling_gap_to_en,none"]
+    assert gaps["zh_cn"]["value"] == 0.0 and gaps["nan"]["value"] == pytest.approx(-50.0) and gaps["nan"]["n"] == 2
+    # zh_cn rows translate one option (partly), Hokkien rows keep the English options.
+    status = mcq_1a["xling_by_lang_status,none"]
+    assert status["mixed/partly"]["value"] == 0.0 and status["mixed/english"]["value"] == pytest.approx(-50.0)
+    assert r["worldcuisines_mcq_1c_adversarial"]["xling_agreement,none"] == 100.0  # the same wrong option everywhere
+    assert r["worldcuisines_mcq_1c_adversarial"]["xling_all_correct,none"] == 0.0
+    # Context, paired by dish and language: dish 1614 is right in 1a in all 3 languages and wrong in 1c (misled 3/3);
+    # dish 422 is wrong in 1a only in nan and right in 1b (hint gain 1/1). One dish each: no standard error.
+    assert g["worldcuisines_mcq"]["misled_rate,none"] == 100.0 and g["worldcuisines_mcq"]["misled_rate_n,none"] == 3
+    assert g["worldcuisines_mcq"]["misled_rate_clusters,none"] == 1
+    assert g["worldcuisines_mcq"]["misled_rate_stderr,none"] == "N/A"
+    assert g["worldcuisines_mcq"]["hint_gain,none"] == 100.0 and g["worldcuisines_mcq"]["hint_gain_n,none"] == 1
+    assert g["worldcuisines_mcq"]["misled_rate_same_image,none"] == 100.0  # one image per dish in the fixture
+    # OEQ (1b and 1c answered with the gold name): 1614 is right in 1a only in zh_cn, kept in 1c; 422 wrong in nan.
+    assert g["worldcuisines_oeq"]["misled_rate,none"] == 0.0 and g["worldcuisines_oeq"]["misled_rate_n,none"] == 1
+    assert g["worldcuisines_oeq"]["hint_gain,none"] == 100.0
+    assert oeq_1a["xling_all_correct,none"] == 0.0 and "xling_agreement,none" not in oeq_1a
+
     logged = {(s["acc"]["qa_id"], s["acc"]["lang"]): s for s in samples["worldcuisines_mcq_1a_nocontext"]}
     assert logged[("400", "zh_cn")]["acc"]["parsed"] == 1 and logged[("400", "zh_cn")]["acc"]["correct_official"] is False
     assert len(samples["worldcuisines_oeq_2_location"]) == 6
@@ -90,7 +114,7 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
 def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
     proc, results, _ = run_lmms_eval(
         ["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location"], tmp_path / "out",
-        env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")},
+        env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")}, console=True,  # the real process's exit status
     )  # fmt: skip
     assert results is None or "worldcuisines_mcq_2_location" not in results.get("results", {})
     # our message is the last line of stderr, lmms-eval exits 1 and did not retry
@@ -101,12 +125,19 @@ def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
 
 
 def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
-    """`food-tasks demo`: packaged sample tasks, images through lmms-eval's qwen2_vl backend on CPU (the tiny
-    model of the session's cache, where the demo looks for it)."""
+    """`food-tasks demo` (the console script): packaged sample tasks, images through lmms-eval's qwen2_vl backend
+    on CPU (the tiny model of the session's cache, where the demo looks for it).
+
+    The WorldCuisines and FAM-Bench sample tasks only: the whole demo (every benchmark's sample tasks) is the
+    README's first command, which CI runs just before the tests."""
     import subprocess
     import sys
+    from pathlib import Path
 
-    proc = subprocess.run([sys.executable, "-m", "food_tasks.cli", "demo"], capture_output=True, text=True, timeout=900,
+    script = Path(sys.executable).with_name("food-tasks")
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "food_tasks.cli"]
+    tasks = "worldcuisines_mcq_sample,worldcuisines_oeq_sample,fambench_task1_sample,fambench_task2_ctc_sample"
+    proc = subprocess.run([*command, "demo", "--tasks", tasks], capture_output=True, text=True, timeout=900,
                           cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = tmp_path / "food_tasks_demo"  # the default --output_path, in the current directory (issue 19.4)
@@ -115,7 +146,10 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     # What the demo prints: its command first (before any progress bar), and last where the results are and what
     # to do next with them and with a real model.
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith(f"$ {sys.executable} -m lmms_eval --model qwen2_vl --model_args pretrained={tiny_qwen2_vl},")
+    # The console script's interpreter is the venv's `python3`, pytest's may be `python`: the same file.
+    python, _, command_rest = lines[0].removeprefix("$ ").partition(" -m lmms_eval ")
+    assert Path(python).resolve() == Path(sys.executable).resolve(), lines[0]
+    assert command_rest.startswith(f"--model qwen2_vl --model_args pretrained={tiny_qwen2_vl},"), lines[0]
     tail = "\n".join(lines[-8:])
     shown = str(results_file.relative_to(tmp_path))
     assert f"Results: {shown} (samples beside it)" in tail and f"  food-tasks report {shown}\n" in tail

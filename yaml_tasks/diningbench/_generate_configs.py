@@ -43,11 +43,15 @@ def variants() -> list[tuple[str, str, str, bool]]:
     return out
 
 
+def task_alias(name: str, kind: str, lang: str, cot: bool) -> str:
+    detail = "all images" if kind == "vqa" else VIEW_LABELS["" if cot else name.removeprefix(f"diningbench_{kind}_{lang}")]
+    return f"DiningBench {KINDS[kind]} ({LANGS[lang]}, {detail}{', CoT (non-official)' if cot else ''})"
+
+
 def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
     suffix = name.removeprefix(f"diningbench_{kind}_{lang}")
-    detail = "all images" if kind == "vqa" else VIEW_LABELS["" if cot else suffix]
-    alias = f"DiningBench {KINDS[kind]} ({LANGS[lang]}, {detail}{', CoT (non-official)' if cot else ''})"
-    return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
+    return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=task_alias(name, kind, lang, cot),
+                        docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
 
 
 # Packaged sample tasks (run by `food-tasks demo`): short budget for the tiny model.
@@ -78,6 +82,31 @@ def render() -> dict[str, str]:
     for lang in LANGS:
         files[f"_diningbench_{lang}.yaml"] = group_yaml(lang)
     files |= circular_files()
+    files |= noimage_files()
+    return files
+
+
+# ---------------------------------------------------------------- image-free twins (food_tasks.noimage)
+# Classification and VQA (one view, the paper's setting; every view count sends the same text) and the packaged
+# classification sample: <twin>_noimage, grouped in diningbench_noimage. Nutrition estimation has none (issue 28).
+NOIMAGE = ("diningbench_cls_zh", "diningbench_cls_en", "diningbench_vqa_zh", "diningbench_vqa_en")
+NOIMAGE_SAMPLES = ("diningbench_cls_sample",)
+
+
+def noimage_files() -> dict[str, str]:
+    twins = {name: (kind, lang, cot) for name, kind, lang, cot in variants()}
+    files = {}
+    for twin in NOIMAGE:
+        kind = twins[twin][0]
+        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(task_yaml(twin, *twins[twin]), f"{twin}_noimage",
+                                                             alias=f"{task_alias(twin, *twins[twin])}, no image",
+                                                             version=hooks.TABLES[kind].version)  # fmt: skip
+    for twin in NOIMAGE_SAMPLES:
+        kind, _, alias = SAMPLES[twin]
+        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(sample_yaml(twin), f"{twin}_noimage", alias=f"{alias}, no image",
+                                                             version=hooks.TABLES[kind].version)  # fmt: skip
+    files["_diningbench_noimage.yaml"] = taskgen.group("diningbench_noimage", "DiningBench classification and VQA, no image",
+                                                       [f"{twin}_noimage" for twin in NOIMAGE])  # fmt: skip
     return files
 
 
@@ -108,6 +137,7 @@ def circular_files() -> dict[str, str]:
         )
         for name, (docs, alias, extra) in CIRCULAR.items()
     }
+
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)

@@ -52,8 +52,10 @@ def task_yaml(kind: str, mode: str, input_name: str) -> str:
         alias = "FAM-Bench Task 2 CTC (four modes, shared pool)"
     else:
         alias = f"FAM-Bench {names[kind]} ({MODES[mode][1]}, {INPUTS[input_name][1]})"
+    # The paper's text-only input mode is the image-free twin of its T+I task (food_tasks.noimage): same documents.
+    extra = taskgen.image_twin_metadata(task_name(kind, mode), version=hooks.TABLES[kind].version) if input_name == "textonly" else []
     return taskgen.task(include=f"_fambench_{kind}_yaml", name=task_name(kind, mode, input_name), alias=alias,
-                        docs=f"{HOOKS}.{hooks.docs_hook(kind, mode, input_name)}")
+                        docs=f"{HOOKS}.{hooks.docs_hook(kind, mode, input_name)}", extra=extra)
 
 
 # The packaged sample tasks (run by `food-tasks demo`): a short

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from food_tasks import taskgen
+from food_tasks import noimage, taskgen
 from food_tasks.benchmarks.food500cap import prompts
 from food_tasks.utils import food500cap as hooks
 
@@ -23,7 +23,10 @@ TASKS = {
     # The packaged sample (the embedded default behind `food-tasks demo`).
     "food500cap_caption_sample": ("docs_sample", prompts.GENERIC, "Food-500 Cap captioning (packaged sample)", 48),
 }  # fmt: skip
-GROUPS = {"food500cap": ("Food-500 Cap captioning, both prompts (test split)", ["food500cap_caption", "food500cap_caption_food"])}
+GROUPS = {"food500cap": ("Food-500 Cap captioning, both prompts (test split)", ["food500cap_caption", "food500cap_caption_food"]),
+          "food500cap_noimage": ("Food-500 Cap captioning, both prompts (test split), no image",
+                                 ["food500cap_caption_noimage", "food500cap_caption_food_noimage"])}
+# Every task has an image-free twin, <task>_noimage (food_tasks.noimage), food500cap_noimage pairs with food500cap.
 
 
 def template_yaml() -> str:
@@ -40,21 +43,23 @@ def template_yaml() -> str:
     )  # fmt: skip
 
 
-def task_yaml(name: str) -> str:
+def task_yaml(name: str, noimage: bool = False) -> str:
+    """Task ``name``, or with ``noimage`` its image-free twin ``<name>_noimage`` (:mod:`food_tasks.noimage`)."""
     docs, prompt, alias, budget = TASKS[name]
-    lines = [
-        "# The prompt (a design choice: the paper gives none); override per model under its own key.",
-        "lmms_eval_specific_kwargs:",
-        "  default:",
-        f"    prompt: {json.dumps(prompt)}",
-    ]
+    comment = "# The prompt (a design choice: the paper gives none); override per model under its own key."
+    kwargs = [f"prompt: {json.dumps(prompt)}"]
+    if noimage:
+        lines = [comment, *taskgen.noimage_lines(name, version=hooks.TABLES["caption"].version, kwargs=kwargs)]
+    else:
+        lines = [comment, "lmms_eval_specific_kwargs:", "  default:", *(f"    {line}" for line in kwargs)]
     if budget != 128:
         lines += taskgen.generation_kwargs(budget)
-    return taskgen.task(include="_food500cap_yaml", name=name, alias=alias, docs=f"{HOOKS}.{docs}", extra=lines)
+    return taskgen.task(include="_food500cap_yaml", name=f"{name}_noimage" if noimage else name,
+                        alias=f"{alias}, no image" if noimage else alias, docs=f"{HOOKS}.{docs}", extra=lines)  # fmt: skip
 
 
 def group_yaml(name: str, alias: str, tasks: list[str]) -> str:
-    return taskgen.group(name, alias, tasks)
+    return taskgen.group(name, alias, tasks, image_twin=noimage.image_twin(name))
 
 
 def render() -> dict[str, str]:
@@ -62,6 +67,7 @@ def render() -> dict[str, str]:
              "_food500cap_yaml": template_yaml()}  # fmt: skip
     for name in TASKS:
         files[f"{name}.yaml"] = task_yaml(name)
+        files[f"{name}_noimage.yaml"] = task_yaml(name, noimage=True)
     for name, (alias, tasks) in GROUPS.items():
         files[f"_{name}.yaml"] = group_yaml(name, alias, tasks)
     return files

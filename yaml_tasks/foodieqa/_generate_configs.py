@@ -7,7 +7,7 @@ Metrics come from ``food_tasks.utils.foodieqa.TABLES`` (one declaration each).
 
 from __future__ import annotations
 
-from food_tasks import taskgen
+from food_tasks import noimage, taskgen
 from food_tasks.utils import foodieqa as hooks
 from food_tasks.utils import foodieqa_circular as circular_hooks
 
@@ -63,7 +63,7 @@ def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra
 def group_yaml(task: str, lang: str, variant: str, suffix: str) -> str:
     base = f"foodieqa_{stem(task, lang, variant)}"
     return taskgen.group(base, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}){suffix}", [f"{base}_p{k}" for k in TEMPLATES],
-                         metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version)  # fmt: skip
+                         metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version, image_twin=noimage.image_twin(base))  # fmt: skip
 
 
 def top_group_yaml() -> str:
@@ -91,10 +91,55 @@ def render() -> dict[str, str]:
     for (task, lang, variant), suffix in GROUPS.items():
         files[f"_foodieqa_{stem(task, lang, variant)}.yaml"] = group_yaml(task, lang, variant, suffix)
         for k in TEMPLATES:
-            files[f"foodieqa_{stem(task, lang, variant)}_p{k}.yaml"] = task_yaml(task, lang, variant, k)
+            files[f"foodieqa_{stem(task, lang, variant)}_p{k}.yaml"] = task_yaml(task, lang, variant, k, extra=ablation_link(variant, k))
     files |= sample_yamls()
     files |= circular_files()
+    files |= noimage_files()
     return dict(sorted(files.items()))
+
+
+# ---------------------------------------------------------------- image-free twins (food_tasks.noimage)
+# The VQA settings (the paper's own ablation, sivqa_zh_dishname_noimage, stays as it is) and the packaged
+# image samples: foodieqa_<task>_<lang>[_sample]_noimage_p<k>, grouped per setting and in foodieqa_noimage.
+NOIMAGE = (("mivqa", "zh"), ("mivqa", "en"), ("sivqa", "zh"), ("sivqa", "en"))
+NOIMAGE_SAMPLES = tuple((task, lang, k) for task, lang, k in SAMPLES if task != "textqa")
+# The template's lmms_eval_specific_kwargs and metadata, repeated in each image-free task file.
+NOIMAGE_KWARGS = ("# doc_to_text (simple models) marks mivqa image positions with this token.", 'image_token: "<image>"')
+NOIMAGE_METADATA = ("# Official assistant prefills are appended to the user turn after a newline (see README).", "prefill_mode: inline")
+
+
+def ablation_link(variant: str, k: int) -> tuple[str, ...]:
+    """The paper's no-image ablation (its own documents, built without the image) names its image twin too."""
+    if variant != "dishname_noimage":
+        return ()
+    return tuple(taskgen.image_twin_metadata(f"foodieqa_sivqa_zh_dishname_p{k}", version=hooks.TABLES["p0"].version,
+                                             metadata=NOIMAGE_METADATA))  # fmt: skip
+
+
+def noimage_task_yaml(twin_file: str, name: str, alias: str) -> str:
+    return taskgen.noimage_task(twin_file, name, alias=f"{alias}, no image", version=hooks.TABLES["p0"].version,
+                                kwargs=NOIMAGE_KWARGS, metadata=NOIMAGE_METADATA)  # fmt: skip
+
+
+def noimage_files() -> dict[str, str]:
+    files = {}
+    for task, lang in NOIMAGE:
+        group, twin = f"foodieqa_{stem(task, lang, 'noimage')}", f"foodieqa_{stem(task, lang, '')}"
+        for k in TEMPLATES:
+            files[f"{group}_p{k}.yaml"] = noimage_task_yaml(task_yaml(task, lang, "", k), f"{group}_p{k}", f"prompt {k + 1} (p{k})")
+        files[f"_{group}.yaml"] = taskgen.group(group, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}), no image",
+                                                [f"{group}_p{k}" for k in TEMPLATES], metrics=GROUP_METRICS,
+                                                version=hooks.TABLES["p0"].version, image_twin=twin)  # fmt: skip
+    files["_foodieqa_noimage.yaml"] = taskgen.group("foodieqa_noimage", "FoodieQA VQA settings, no image (image-free twins)",
+                                                    [f"foodieqa_{stem(t, lang, 'noimage')}" for t, lang in NOIMAGE])  # fmt: skip
+    names = []
+    for task, lang, k in NOIMAGE_SAMPLES:
+        twin = sample_yamls()[f"foodieqa_{task}_{lang}_sample_p{k}.yaml"]
+        names.append(f"foodieqa_{task}_{lang}_sample_noimage_p{k}")
+        files[f"{names[-1]}.yaml"] = noimage_task_yaml(twin, names[-1], f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k + 1} (p{k})")
+    files["_foodieqa_sample_noimage.yaml"] = taskgen.group("foodieqa_sample_noimage", "FoodieQA (packaged sample), no image",
+                                                           names, metrics=[("acc_mean", "mean")])  # fmt: skip
+    return files
 
 
 # ------------------------------------------------------------------ _circular VQA (options rotated)
@@ -143,6 +188,7 @@ def circular_files() -> dict[str, str]:
         "foodieqa_sample_circular", "FoodieQA (packaged sample, options rotated)", names, metrics=CIRCULAR_GROUP_METRICS
     )
     return files
+
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)

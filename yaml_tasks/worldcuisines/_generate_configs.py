@@ -95,7 +95,35 @@ def render() -> dict[str, str]:
             for subtask in SUBTASKS:
                 files[f"{task_name(kind, variant, subtask)}.yaml"] = task_yaml(kind, variant, subtask)
     files |= circular_files()
+    files |= noimage_files()
     return dict(sorted(files.items()))
+
+
+# ---------------------------------------------------------------- image-free twins (food_tasks.noimage)
+# Every task of every split and kind has one: worldcuisines_<kind>[_<split>]_noimage_<subtask>, grouped
+# as worldcuisines_<kind>[_<split>]_noimage. Same documents, prompt, parser and metrics; no image.
+NOIMAGE_KWARGS = ('pre_prompt: ""', 'post_prompt: ""')  # the template's lmms_eval_specific_kwargs
+
+
+def noimage_group_name(kind: str, variant: str) -> str:
+    return f"{group_name(kind, variant)}_noimage"
+
+
+def noimage_files() -> dict[str, str]:
+    files = {}
+    for variant in VARIANTS:
+        for kind in KINDS:
+            group = noimage_group_name(kind, variant)
+            version = hooks.TABLES[kind].version
+            for subtask, (_, alias) in SUBTASKS.items():
+                files[f"{group}_{subtask}.yaml"] = taskgen.noimage_task(
+                    task_yaml(kind, variant, subtask), f"{group}_{subtask}", alias=f"{alias}, no image", version=version,
+                    kwargs=NOIMAGE_KWARGS)
+            metrics = [(m, how) for m, how in GROUP_METRICS[kind] if not (variant == "sample" and m in SAMPLE_SKIPS)]
+            files[f"_{group}.yaml"] = taskgen.group(
+                group, f"WorldCuisines {KINDS[kind][0]} ({VARIANTS[variant][2]}), no image", [f"{group}_{s}" for s in SUBTASKS],
+                metrics=metrics, version=version, image_twin=group_name(kind, variant))
+    return files
 
 
 # ------------------------------------------------------------------ _circular MCQ variants (options rotated)
@@ -140,6 +168,7 @@ def circular_files() -> dict[str, str]:
             version=circular_hooks.TABLE.version,
         )
     return files
+
 
 if __name__ == "__main__":
     taskgen.main(render, __file__)

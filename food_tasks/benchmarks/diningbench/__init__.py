@@ -20,6 +20,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
+from food_tasks.noimage import image_twin
 from food_tasks.registry import Benchmark, Lazy
 
 SIZES = {"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vqa": 804,
@@ -28,7 +29,8 @@ SIZES = {"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vq
 
 def documents(task: str) -> int | None:
     """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2. ``_circular``
-    classification asks each item 8 times (once per rotation of its 8 options)."""
+    classification asks each item 8 times (once per rotation of its 8 options); an image-free twin: its twin's."""
+    task = image_twin(task) or task
     if task.endswith("_circular"):
         base = documents(task.removesuffix("_circular"))
         return 8 * base if base is not None else None

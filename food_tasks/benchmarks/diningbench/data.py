@@ -15,7 +15,7 @@ JSONL directory: absolute paths as they are, relative paths (``images/...``) und
 the JSONL files and the extracted ``images/`` tree sit together. A selected image that does not exist
 is an error raised when the documents are built (before any generation), naming the row and path. An
 image that exists but cannot be decoded is found when the model asks for it: it is left out of the request
-and the document is counted in ``image_missing`` (README "Failure accounting").
+and the document is counted in ``image_missing`` (docs/failure_accounting.md).
 """
 
 from __future__ import annotations
@@ -229,6 +229,7 @@ def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = Fa
             "cot": cot,
             "images": [str(p) for p in paths],
             "views": len(paths),
+            "setting": f"{kind}_v{len(views)}{'_cot' if cot else ''}",  # the task's, whatever views a row has
             "gold_json": json.dumps(gold, ensure_ascii=False),
             "model_name": official_model_name(),
         })  # fmt: skip

@@ -9,7 +9,7 @@ unweighted means of the four component values (the paper computes them outside t
 :mod:`.parsing` on the same outputs. Records are sorted by row index before reduction so sums run in
 the official order (bit-identical floats).
 
-A document with an image that could not be decoded (``image_missing``; README "Failure accounting") is left
+A document with an image that could not be decoded (``image_missing``; docs/failure_accounting.md) is left
 out of every robust metric and counted by the ``image_missing`` metric. The ``_official`` metrics score it as
 the official scripts score it: they send the file's raw bytes, the server cannot decode them, the request
 fails and the row's prediction is ``__INFER_ERROR__`` (``eval_classification.py::run_inference``): "cannot read
@@ -27,9 +27,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from food_tasks import stats
+from food_tasks import consistency, stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
+from food_tasks.hooks import Metric
 
 Record = Mapping[str, Any]
 
@@ -76,7 +77,19 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
         "correct": robust is not None and robust == gold,
         "correct_official": official != "" and official == gold,
         "unreadable_official": official == "" or official not in parsing.LETTERS, "image_missing": bool(image_missing),
+        "lang": doc.get("lang"), "id": doc.get("id"),
+        "images_key": "|".join(doc.get("images") or []),  # both files' paths resolve against one image folder
+        "setting": doc.get("setting"),
     }  # fmt: skip
+
+
+# Cross-lingual consistency (README "Beyond accuracy"): a Chinese and an English classification row are one item
+# when they have the same id, show the same image files and have the same gold letter (the options in one order);
+# rows that do not match in all three are left out (an item in one language does not count).
+CONSISTENCY = consistency.View(item=stats.column("id", "images_key", "gold"), lang=stats.column("lang"),
+                               correct=stats.field("correct", unless="image_missing"),
+                               cluster=stats.column("id", "images_key"), choice=stats.column("pred"), reference="en",
+                               family=stats.column("setting"))  # fmt: skip
 
 
 def _rate(records: Sequence[Record], field: str) -> float:
@@ -434,3 +447,36 @@ def _warn_once(message: str) -> None:
 
 def dumps(record: Record) -> str:  # pragma: no cover - debugging aid
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+
+# --------------------------------------------------------------------------- metric declarations
+
+
+def _component(key: str, stat: str, official: bool) -> stats.Estimator:
+    if stat == "rmse":
+        return stats.Custom(functools.partial(nutrition_rows, keys=(key,), stat=stat, official=official),
+                            functools.partial(nutrition_combine, stat=stat))  # fmt: skip
+    # keep_nonfinite: an official NaN or infinite error reaches the estimator's value as it reaches the reported
+    # one (a mean drops non-finite values).
+    return stats.Ratio(functools.partial(nutrition_error, key=key, stat=stat, official=official), keep_nonfinite=True)
+
+
+def nutrition_metrics(official: bool) -> list[Metric]:
+    """The nutrition table's error metrics (``_official`` ones with ``official``): per component and averaged, each
+    MAE, RMSE and MAPE, and the parse-failure rate (``food_tasks.utils.diningbench.TABLES``)."""
+    tail = "_official" if official else ""
+    out = [Metric(f"{key}_{stat}{tail}", functools.partial(component_metric, key=key, stat=stat, official=official),
+                  higher_is_better=False, scale="percent" if stat == "mape" else "native",
+                  estimator=_component(key, stat, official))
+           for key in parsing.COMPONENTS for stat in ("mae", "rmse", "mape")]  # fmt: skip
+    out += [Metric(f"avg_{stat}{tail}", functools.partial(avg_metric, stat=stat, official=official),
+                   higher_is_better=False, scale="percent" if stat == "mape" else "native",
+                   estimator=stats.Custom(
+                       functools.partial(nutrition_rows, keys=parsing.COMPONENTS, stat=stat, official=official),
+                       functools.partial(nutrition_combine, stat=stat)))
+            for stat in ("mae", "rmse", "mape")]  # fmt: skip
+    out.append(Metric(f"parse_fail_rate{tail}", functools.partial(nutrition_parse_fail_rate, official=official),
+                      higher_is_better=False, scale="fraction",
+                      estimator=stats.mean(functools.partial(nutrition_parse_fail, official=official),
+                                           binary=True)))  # fmt: skip
+    return out

@@ -20,8 +20,8 @@ from food_tasks.hooks import Metric, MetricTable
 # (rated under several conditions); Task 2's document is (question, kind, mode) and its cluster the question
 # (its rank and decision documents, in every mode). Means and rates: clustered analytic; micro P/R/F1,
 # per-condition macro F1 and CTC: cluster bootstrap.
-T1_KEY, T1_CLUSTER = stats.column("index"), stats.column("dish")
-T2_KEY, T2_CLUSTER = stats.column("question_id", "kind", "mode"), stats.column("question_id")
+T1_KEY, T1_CLUSTER = stats.column("index"), stats.column("dish", noun="dishes")
+T2_KEY, T2_CLUSTER = stats.column("question_id", "kind", "mode"), stats.column("question_id", noun="questions")
 
 
 def _t1_mean(name: str, test: str | None = None, scale: float = 1.0) -> stats.Ratio:

@@ -19,6 +19,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
+from food_tasks.noimage import image_twin
 from food_tasks.registry import Benchmark, Lazy
 
 SIZES = {"food500cap_caption": 4940, "food500cap_caption_food": 4940, "food500cap_caption_all": 24732,
@@ -26,8 +27,8 @@ SIZES = {"food500cap_caption": 4940, "food500cap_caption_food": 4940, "food500ca
 
 
 def documents(task: str) -> int | None:
-    """Images: the test split 4,940, all images 24,732, the sample 5."""
-    return SIZES.get(task)
+    """Images: the test split 4,940, all images 24,732, the sample 5 (an image-free twin: its twin's)."""
+    return SIZES.get(image_twin(task) or task)
 
 
 BENCHMARK = Benchmark(

@@ -17,7 +17,7 @@ officially). The robust parser then reads the answer as a continuation of the pr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # ---------------------------------------------------------------- templates (verbatim)
 
@@ -152,6 +152,11 @@ def build(doc: dict, task: str, lang: str, template: int, *, dishname: bool = Fa
         text = _fill(TEXTQA[template], doc["question"].strip(), format_choices(doc["choices"]))
         return Prompt(parts=[text], system=TEXTQA_SYSTEM, opener=_opener(text))
     raise ValueError(f"FoodieQA: unknown task {task!r}; expected one of {TASKS}")
+
+
+def text_only(prompt: Prompt) -> Prompt:
+    """The prompt without its image positions (an image-free twin, :mod:`food_tasks.noimage`): the text unchanged."""
+    return replace(prompt, parts=[part for part in prompt.parts if isinstance(part, str)])
 
 
 def user_text(prompt: Prompt, image_token: str | None = "<image>") -> str:

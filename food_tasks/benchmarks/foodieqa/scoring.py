@@ -29,7 +29,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks import metrics
+from food_tasks import consistency, metrics, stats
 from food_tasks.benchmarks.foodieqa import parsing
 
 PAPER_SEED = 42
@@ -56,7 +56,22 @@ def score(doc: dict, response: object, task: str, lang: str, template: int, open
         # parse_textqa_res reseeds before each fallback: Random(42).choice(...) is always "0".
         "paper_fallback": 0 if task == "textqa" else None,
         "image_missing": bool(image_missing),
+        "lang": lang,
+        "setting": setting(task, doc.get("fq_variant") or "", template),
     }
+
+
+def setting(task: str, variant: str, template: int) -> str:
+    """What a question's Chinese and English tasks share: ``sivqa_p0``, ``mivqa_p2``, ``sivqa_dishname_p1`` ..."""
+    return f"{task}_{variant + '_' if variant else ''}p{template}"
+
+
+# Cross-lingual consistency (README "Beyond accuracy"): the Chinese and English tasks of one setting read the
+# same published file, so a question is its position there (index) in both, its options in the same A-D order.
+CONSISTENCY = consistency.View(item=stats.column("setting", "index"), lang=stats.column("lang"),
+                               correct=stats.field("correct", unless="image_missing"), cluster=stats.column("qid"),
+                               choice=stats.column("parsed"), reference="en",
+                               family=stats.column("setting"))  # fmt: skip
 
 
 def _scored(items: Sequence[dict]) -> list[dict]:

@@ -225,8 +225,8 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
         languages: keep only these languages, or None for all.
 
     Returns:
-        The rows as published plus ``options`` (MCQ option texts), ``answers_all``
-        (the qa_id's distinct answers over all languages of the split) and
+        The rows as published plus ``options`` (MCQ option texts), ``options_status`` (:func:`options_status`),
+        ``answers_all`` (the qa_id's distinct answers over all languages of the split) and
         ``answer_en`` (its English answer, "" if none).
     """
     config, prompt_type = SUBTASKS[subtask]
@@ -246,12 +246,16 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
 
     answers: dict[str, list[str]] = {}
     english: dict[str, str] = {}
-    for qa_id, lang, answer in zip(_col(ds, "qa_id"), _col(ds, "lang"), _col(ds, "answer")):
+    english_options: dict[str, list[str]] = {}
+    prompts = _col(ds, "multi_choice_prompt")
+    for qa_id, lang, answer, prompt in zip(_col(ds, "qa_id"), _col(ds, "lang"), _col(ds, "answer"), prompts):
         refs = answers.setdefault(qa_id, [])
         if answer is not None and answer not in refs:
             refs.append(answer)
         if lang == "en" and answer is not None:
             english.setdefault(qa_id, answer)
+        if lang == "en":
+            english_options.setdefault(qa_id, parsing.parse_mcq_options(prompt))
 
     if languages is not None:
         wanted = set(languages)
@@ -266,10 +270,25 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
             f"WorldCuisines {split_kind} {subtask}: {len(absent)} image URL(s) are not in {store.source} "
             f"(first: {absent[0]!r}); their documents are excluded from every denominator and counted in image_missing."
         )
-    ds = ds.add_column("options", [parsing.parse_mcq_options(p) for p in _col(ds, "multi_choice_prompt")])
+    options = [parsing.parse_mcq_options(p) for p in _col(ds, "multi_choice_prompt")]
+    ds = ds.add_column("options", options)
+    ds = ds.add_column("options_status", [options_status(o, english_options.get(q), lang)
+                                          for o, q, lang in zip(options, qa_ids, _col(ds, "lang"))])  # fmt: skip
     ds = ds.add_column("answers_all", [answers[q] for q in qa_ids])
     ds = ds.add_column("answer_en", [english.get(q, "") for q in qa_ids])
     return ds.add_column("kb_root", [str(root) if root is not None else ""] * len(ds))
+
+
+def options_status(options: Sequence[str], english: Sequence[str] | None, lang: str) -> str:
+    """Whether a row's option strings are the English row's (``lang_status`` "mixed" says options fall back to
+    English where no translation exists): ``english`` (all equal), ``partly``, ``translated`` (none equal);
+    ``reference`` for English rows, ``unknown`` when the split has no English row for the item."""
+    if lang == "en":
+        return "reference"
+    if english is None:
+        return "unknown"
+    same = sum(a == b for a, b in zip(options, english))
+    return "english" if same == len(options) == len(english) else "translated" if same == 0 else "partly"
 
 
 def kb_store(root: Path | None = None) -> data.ImageStore:

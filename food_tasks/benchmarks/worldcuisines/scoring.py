@@ -12,10 +12,11 @@ runner would stop at them), and counted by the ``image_missing`` metric.
 from __future__ import annotations
 
 import functools
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from food_tasks import bertscore, metrics
+from food_tasks import bertscore, consistency, metrics, stats
 from food_tasks.benchmarks.worldcuisines import parsing
+from food_tasks.hooks import Metric
 from food_tasks.outputs import safe_str
 
 # ---------------------------------------------------------------- per-document scoring
@@ -35,7 +36,14 @@ def score_mcq(doc: dict, response: str, image_missing: bool = False) -> dict[str
         "invalid": parsed is None,
         "correct_official": parsing.official_mcq_correct(response, doc["multi_choice_prompt"], gold),
         "image_missing": bool(image_missing),
+        **_pairing(doc),
     }
+
+
+def _pairing(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What the consistency measures read besides correctness (README "Beyond accuracy")."""
+    return {"prompt_type": doc.get("prompt_type"), "image": doc.get("image_url"), "lang_status": doc.get("lang_status"),
+            "options_status": doc.get("options_status")}  # fmt: skip
 
 
 def score_oeq(doc: dict, response: str, image_missing: bool = False) -> dict[str, Any]:
@@ -57,6 +65,7 @@ def score_oeq(doc: dict, response: str, image_missing: bool = False) -> dict[str
         "single_official": parsing.oeq_match_official(response, own),
         "dual_official": parsing.oeq_match_official(response, dual),
         "image_missing": bool(image_missing),
+        **_pairing(doc),
     }
 
 
@@ -129,3 +138,40 @@ def bertscore_f1(items: Sequence[dict]) -> float:
 def per_language_bertscore(items: Sequence[dict]) -> dict[str, float]:
     cells = _bertscore_cells(items)
     return {str(k): v for k, v in sorted(cells.items())} if cells is not None else {}
+
+
+# ---------------------------------------------------------------- consistency (food_tasks.consistency)
+
+# prompt_type -> the subtask's context: 1a none, 1b a correct hint, 1c a misleading one (Task 2 asks another question).
+CONTEXTS = {"1": consistency.NO_CONTEXT, "3": consistency.HINT, "4": consistency.MISLEADING}
+
+
+def context_role(record: Mapping[str, Any]) -> str | None:
+    """The document's context for misled_rate / hint_gain (None for Task 2)."""
+    return CONTEXTS.get(str(record.get("prompt_type")))
+
+
+def status(record: Mapping[str, Any]) -> str:
+    """The published ``lang_status`` and whether the row's options are the English ones (``options_status``)."""
+    return f"{record.get('lang_status')}/{record.get('options_status')}"
+
+
+def view(field: str, multiple_choice: bool) -> consistency.View:
+    """Items are qa_ids (one image, one gold option in all 30 languages); a dish (food_id) is the cluster and,
+    in one language, the unit that 1a, 1b and 1c share; ``image`` tells the pairs that show the same photo."""
+    return consistency.View(item=stats.column("qa_id"), lang=stats.column("lang"),
+                            correct=stats.field(field, unless="image_missing"), cluster=stats.column("food_id"),
+                            choice=stats.column("parsed") if multiple_choice else None, status=status,
+                            reference="en", context=context_role, unit=stats.column("food_id"),
+                            image=stats.column("image"))  # fmt: skip
+
+
+def consistency_metrics(v: consistency.View) -> tuple[Metric, ...]:
+    """The task-level cross-lingual metrics (every language of an item is in the task)."""
+    out = [Metric("xling_all_correct", functools.partial(consistency.all_correct, view=v),
+                  estimator=consistency.ItemRatio(v, "all_correct"))]  # fmt: skip
+    if v.choice is not None:
+        out.append(Metric("xling_agreement", functools.partial(consistency.agreement, view=v),
+                          estimator=consistency.ItemRatio(v, "agreement")))  # fmt: skip
+    return (*out, Metric("xling_gap_to_en", functools.partial(consistency.gap_to_reference, view=v), scale="breakdown"),
+            Metric("xling_by_lang_status", functools.partial(consistency.gap_by_status, view=v), scale="breakdown"))

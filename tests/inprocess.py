@@ -1,0 +1,161 @@
+"""Run the lmms-eval CLI inside the test process, as a fresh ``python -m lmms_eval`` process would.
+
+Each ``lmms-eval`` subprocess spends 15-20 s importing torch, transformers and lmms-eval before it does
+anything; the suite runs about thirty. :func:`run` calls the console script's own entry function
+(``lmms_eval.cli.dispatch.main``, which reads ``sys.argv``) in this process and gives back what
+:func:`subprocess.run` would: the exit status (``SystemExit`` as Python reports it, an uncaught
+exception as status 1 with its traceback) and the captured stdout and stderr.
+
+What a fresh process has and this one must re-create around each run (and put back afterwards):
+``sys.argv``, the environment (including the offline switches that ``huggingface_hub`` and ``datasets``
+read at import), the working directory, Python's default warning filters (pytest records warnings
+instead of printing them), lmms-eval's loguru sink (it re-adds one on ``sys.stdout`` per run), the
+per-run hooks of our ``lmms_eval.models`` entry point (it runs once per process, at lmms-eval's model
+registry import: the backend notes read ``sys.argv``), and our package's in-process caches. One thing is
+kept on purpose: the index of lmms-eval's own task folder (:func:`cache_lmms_eval_task_index`).
+
+The real console script is still proven by the tests that pass ``console=True`` to
+``conftest.run_lmms_eval`` (entry-point discovery in a fresh interpreter, the exit status of a stopped
+run, multi-process launches) and by the demo test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import traceback
+import warnings
+from pathlib import Path
+
+# Set, for the run, on the modules that read these variables once at import.
+_IMPORT_TIME_SWITCHES = (("HF_HUB_OFFLINE", "huggingface_hub.constants", "HF_HUB_OFFLINE"),
+                         ("HF_HUB_OFFLINE", "datasets.config", "HF_HUB_OFFLINE"),
+                         ("HF_DATASETS_OFFLINE", "datasets.config", "HF_HUB_OFFLINE"),
+                         ("HF_DATASETS_OFFLINE", "datasets.config", "HF_DATASETS_OFFLINE"))  # fmt: skip
+# Run state of our package kept in module-level dictionaries (a fresh process starts without it).
+_RUN_STATE = ("_RUN", "_TASK_CACHE")
+
+
+def _true(value: str | None) -> bool:
+    return (value or "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def _reset_package_state() -> None:
+    """Forget what earlier runs left in ``food_tasks`` modules: memoised functions and per-run tables."""
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("food_tasks") or module is None:
+            continue
+        for attr, value in list(vars(module).items()):
+            if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == name:
+                value.cache_clear()
+            elif attr in _RUN_STATE and isinstance(value, dict):
+                value.clear()
+    from food_tasks import images
+
+    images.reset()
+
+
+@contextlib.contextmanager
+def _process_like(argv: list[str], env: dict[str, str], cwd: Path):
+    """``sys.argv``, environment, cwd and import-time switches as in a fresh process; restored on exit."""
+    import importlib
+
+    saved_argv, saved_env, saved_cwd = sys.argv[:], dict(os.environ), os.getcwd()
+    patched = []
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        for variable, module_name, attr in _IMPORT_TIME_SWITCHES:
+            module = importlib.import_module(module_name)
+            if variable in env and hasattr(module, attr):
+                patched.append((module, attr, getattr(module, attr)))
+                setattr(module, attr, _true(env[variable]))
+        sys.argv = argv
+        os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        sys.argv = saved_argv
+        for module, attr, value in reversed(patched):
+            setattr(module, attr, value)
+        os.environ.clear()
+        os.environ.update(saved_env)
+
+
+def cache_lmms_eval_task_index() -> None:
+    """Index lmms-eval's own task folder once per test process (7 s of YAML parsing per ``TaskManager``).
+
+    Only that folder: it belongs to the installed lmms-eval and never changes during the session, and
+    ``TaskManager._get_task_and_group`` is a function of the folder's files alone. Our task folder and
+    every ``--include_path`` are indexed afresh each run, as the real CLI does."""
+    import copy
+
+    import lmms_eval.tasks
+    from lmms_eval.tasks import TaskManager
+
+    if getattr(TaskManager._get_task_and_group, "food_tasks_tests_cache", None) is not None:
+        return
+    original = TaskManager._get_task_and_group
+    default_dir = os.path.dirname(os.path.abspath(lmms_eval.tasks.__file__))
+    cache: dict[str, dict] = {}
+
+    def _get_task_and_group(self, task_dir: str):  # type: ignore[no-untyped-def]
+        if os.path.abspath(task_dir) != default_dir:
+            return original(self, task_dir)
+        if "index" not in cache:
+            cache["index"] = original(self, task_dir)
+        return copy.deepcopy(cache["index"])
+
+    _get_task_and_group.food_tasks_tests_cache = cache  # type: ignore[attr-defined]
+    TaskManager._get_task_and_group = _get_task_and_group
+
+
+def _default_warning_filters() -> None:
+    """Python's default filters for a script, printing to the (redirected) ``sys.stderr``."""
+    warnings.resetwarnings()
+    warnings.simplefilter("default")
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.simplefilter("ignore", category)
+
+    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    warnings.showwarning = show
+
+
+def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """``lmms-eval <args>`` here; returns what ``subprocess.run(..., capture_output=True, text=True)`` would."""
+    import lmms_eval.models  # noqa: F401  (imported before sys.argv changes: its entry-point load is per process)
+    from lmms_eval.cli.dispatch import main
+    from loguru import logger
+
+    from food_tasks import registration
+
+    cache_lmms_eval_task_index()
+    out, err = io.StringIO(), io.StringIO()
+    code: int = 0
+    _reset_package_state()
+    with _process_like(["lmms-eval", *args], env, cwd), warnings.catch_warnings():
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            _default_warning_filters()
+            try:
+                registration.lmms_eval_plugin()  # what the entry point does in each fresh process
+                main()
+            except SystemExit as stop:  # as Python reports it: a message goes to stderr and means status 1
+                if stop.code is None or isinstance(stop.code, int):
+                    code = stop.code or 0
+                else:
+                    print(stop.code, file=sys.stderr)
+                    code = 1
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # noqa: BLE001  (an uncaught exception ends a process with status 1)
+                traceback.print_exc()
+                code = 1
+            finally:
+                logger.remove()  # lmms-eval's sink is the captured stdout
+    logger.add(sys.stderr, level="WARNING")
+    return subprocess.CompletedProcess(["lmms-eval", *args], code, out.getvalue(), err.getvalue())
