@@ -138,7 +138,10 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                 basis = "paired: 2.80 x SE of A - B on the shared documents"
             else:
                 figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
-                basis = "single run: 2.80 x sqrt(2) x SE" + (" (no samples files to pair on)" if len(runs) >= 2 else "")
+                mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
+                why = "" if len(runs) < 2 else " (no samples files to pair on)" if None in mine \
+                    else " (no other model has it)" if not mine else " (no paired standard error)"  # fmt: skip
+                basis = "single run: 2.80 x sqrt(2) x SE" + why
             shown = with_interval(value, se, run.unit_count(task, metric), d, column.scale) + mark
             count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
             power.append([f"**{run.label}**", column.label, shown, fmt(scaled, d), count,
