@@ -142,7 +142,7 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                 why = "" if len(runs) < 2 else " (no samples files to pair on)" if None in mine \
                     else " (no other model has it)" if not mine else " (no paired standard error)"  # fmt: skip
                 basis = "single run: 2.80 x sqrt(2) x SE" + why
-            shown = with_interval(value, se, run.unit_count(task, metric), d, column.scale) + mark
+            shown = with_interval(value, se, run.unit_count(task, metric), d, column.scale, not column.lower_is_better) + mark
             count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
             power.append([f"**{run.label}**", column.label, shown, fmt(scaled, d), count,
                           figure if paired else figure + mark, basis])  # fmt: skip
@@ -337,7 +337,8 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
         se, thin, units = error
         if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
             intervals, few = True, few or thin
-            return with_interval(value, se, units, column.decimals, column.scale) + (FEW if thin else "")
+            shown = with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better)
+            return shown + (FEW if thin else "")
         return fmt(value, column.decimals)
 
     def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, Any, tuple]:
@@ -497,7 +498,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
             return fmt(value, column.decimals)
         few = FEW if run.se(task, metric) is not None and run.few(task, metric) else ""
         se, units = run.se(task, metric), run.unit_count(task, metric)
-        return with_interval(value, se, units, column.decimals, column.scale) + few
+        return with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better) + few
 
     rows = [[r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
             for r, row in zip(runs, matrix)]  # fmt: skip

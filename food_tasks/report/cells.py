@@ -109,10 +109,12 @@ def bounds_text(bounds: tuple[float, float] | None, decimals: int) -> str:
     return f" [{fmt(bounds[0], decimals)}, {fmt(bounds[1], decimals)}]" if bounds is not None else ""
 
 
-def with_interval(value: Any, se: float | None, units: Any, decimals: int, scale: float = 1.0) -> str:
+def with_interval(value: Any, se: float | None, units: Any, decimals: int, scale: float = 1.0,
+                  proportion: bool = True) -> str:  # fmt: skip
     """A value and its 95% interval: ``v ± 1.96 se`` (``se`` on the metric's scale, times ``scale``); where that
     interval would be 0 wide (every independent unit scored alike), a proportion at its bound (0 or 100 %, 0 or 1)
-    gets the Wilson interval over its ``units`` instead, and any other value says it has no interval."""
+    gets the Wilson interval over its ``units`` instead, and any other value (``proportion=False``: an error score,
+    a count shown without decimals) says it has no interval."""
     text = fmt(value, decimals)
     if se is None or number(value) is None or math.isnan(value):
         return text
@@ -120,6 +122,7 @@ def with_interval(value: Any, se: float | None, units: Any, decimals: int, scale
     if half > 0:
         return f"{text} ± {fmt(half, decimals)}"
     top = 100.0 if value in (0, 100) and decimals <= 2 else 1.0 if value in (0, 1) and decimals >= 3 else None
+    top = top if proportion and decimals >= 1 else None
     bounds = wilson(value / top * units, units) if top is not None and number(units) else None
     if bounds is not None:
         return text + bounds_text((bounds[0] * top, bounds[1] * top), decimals)
