@@ -153,7 +153,9 @@ def test_food500cap_absent_metrics_and_regions(tmp_path):
     assert "| **m/b** | Relaxed | official = robust | 60.00 | 66.00 | – | – | – | – | – | – |" in md
     assert "| OFA | Relaxed | paper | 29.51 | 30.70 | 39.32 | 3.82 | 35.74 | 20.74 | 12.58 | 7.07 |" in md
     # The user's regions: a chart and a table (an absent cell says absent).
-    assert "| Chinese | 3 | 33.00 | 66.00 | 1.00 | 2.00 | 3.00 | absent |" in md and "| Nordic | 1 | 100.00 |" in md
+    # SLA rates beside their Wilson intervals: roots of (0.33 - p)^2 = 1.96^2 p (1 - p) / 3 are 6.04% and 79.05%
+    assert "| Chinese | 3 | 33.00 [6.0, 79.1] | 66.00 [20.4, 93.6] | 1.00 | 2.00 | 3.00 | absent |" in md
+    assert "| Nordic | 1 | 100.00 [20.7, 100.0] |" in md  # 1 of 1: never a 0 wide interval
     assert sorted(p.name for p in made["charts"]) == ["food500cap_caption_food_regions.png", "food_tasks_heatmap.png"]
 
 
