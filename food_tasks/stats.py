@@ -18,7 +18,9 @@ axes so that a bootstrap evaluates thousands of resamples in one array operation
 
 The reported value always comes from the benchmark's own reducer (its official rounding and summation
 order); the estimator's ``combine`` of the full sums equals it (tests check every metric), and gives the
-standard error, intervals and paired differences. Intervals are normal: value +- 1.96 SE.
+standard error, intervals and paired differences. Intervals are normal: value +- 1.96 SE; a binomial interval
+(a rate over n independent units, as in the report's breakdowns) is Wilson's (:func:`wilson`), which behaves at 0/n
+and n/n.
 
 Same documents, same numbers: every figure here is a function of the *set* of documents, never of their
 order or of how many processes scored them. Clusters are numbered in one canonical order (:func:`canonical`,
@@ -39,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from food_tasks.confidence import DEFAULT_ITERS, MIN_UNITS, Z80, Z95  # noqa: F401  (public here too)
+from food_tasks.confidence import DEFAULT_ITERS, MIN_UNITS, Z80, Z95, wilson  # noqa: F401  (public here too)
 
 Record = Mapping[str, Any]
 SEED = 20241104  # fixed: every figure is reproducible; paired resamples share it

@@ -108,7 +108,9 @@ def test_foodieqa_table3_templates_and_question_types(tmp_path):
     assert "| Idefics2-8B * | Multi-image ZH | paper | 35.98 | 49.38 | 50.87 | 40.45 | 44.17 | 50.87 | – | – |" in md
     assert "| Yi-VL-6B * | Single-image ZH + dish name | paper | 73.83 | 74.61 | 76.17 | 62.50 | 71.78 | 76.17 | – | – |" in md
     # Per question type: mean over the four templates (41.5 + 5 for mivqa ZH), n beside.
-    assert "| Question type | Qwen/Qwen2-VL-7B-Instruct (n; 4 templates) |\n|---|---|\n| cuisine_type | 46.50 (10) |\n| flavor | 36.50 (20) |" in md
+    # Wilson bounds by hand: the roots of (0.465 - p)^2 = 1.96^2 p (1 - p) / 10 are 21.18% and 73.77%
+    assert ("| Question type | Qwen/Qwen2-VL-7B-Instruct (n; 4 templates) |\n|---|---|\n| cuisine_type | 46.50 [21.2, 73.8] (10) |\n"
+            "| flavor | 36.50 [19.2, 58.1] (20) |") in md  # fmt: skip
     assert sorted(p.name for p in made["charts"]) == sorted(
         f"foodieqa_{s}_question_types.png" for s in ("mivqa_zh", "mivqa_en", "sivqa_zh", "sivqa_en", "textqa_zh"))
 
@@ -151,7 +153,9 @@ def test_food500cap_absent_metrics_and_regions(tmp_path):
     assert "| **m/b** | Relaxed | official = robust | 60.00 | 66.00 | – | – | – | – | – | – |" in md
     assert "| OFA | Relaxed | paper | 29.51 | 30.70 | 39.32 | 3.82 | 35.74 | 20.74 | 12.58 | 7.07 |" in md
     # The user's regions: a chart and a table (an absent cell says absent).
-    assert "| Chinese | 3 | 33.00 | 66.00 | 1.00 | 2.00 | 3.00 | absent |" in md and "| Nordic | 1 | 100.00 |" in md
+    # SLA rates beside their Wilson intervals: roots of (0.33 - p)^2 = 1.96^2 p (1 - p) / 3 are 6.04% and 79.05%
+    assert "| Chinese | 3 | 33.00 [6.0, 79.1] | 66.00 [20.4, 93.6] | 1.00 | 2.00 | 3.00 | absent |" in md
+    assert "| Nordic | 1 | 100.00 [20.7, 100.0] |" in md  # 1 of 1: never a 0 wide interval
     assert sorted(p.name for p in made["charts"]) == ["food500cap_caption_food_regions.png", "food_tasks_heatmap.png"]
 
 
@@ -227,7 +231,9 @@ def test_report_on_real_sample_runs(tmp_path):
     # Cells carry "value ± half-width" where the run has a standard error; the values are checked without them
     # here, the intervals in tests/core/test_report_uncertainty.py.
     assert "| **demo/replay** | official | 0.5000 ± 0.9800† |" in with_intervals  # two documents: the dagger
-    md = re.sub(r" ± [0-9.]+†?", "", with_intervals)
+    # at 0 % a rate over 2 independent units gets Wilson's [0, 1.96^2 / (2 + 1.96^2)] = [0, 65.76], not 0 ± 0
+    assert "| **demo/replay** | robust | 0.0000 [0.0000, 0.6576]† | 0.00 [0.00, 65.76]† |" in with_intervals
+    md = re.sub(r"( ± [0-9.]+| \[[0-9.]+, [0-9.]+\]| \(no interval: [^)]*\))†?", "", with_intervals)
     assert "## Task `" not in md  # nothing falls into the generic section any more
     for heading in ("## DiningBench — packaged sample (2 views)", "## FoodieQA — packaged sample", "## Food-500 Cap — packaged sample"):
         assert heading in md
