@@ -258,7 +258,7 @@ def compare_text(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterabl
         gains += [(run.label, g) for t, tw in twin_pairs(run, run) if (g := image_gain(run, run, t, tw, iters))]
     lines: list[str] = []
     if gains:
-        lines += ["", "Image gain (with the image minus without it)", *gain_lines(gains), GAIN_NOTE]
+        lines += ["", "Image gain (with the image minus without it)", *gain_lines(gains), *GAIN_NOTE.splitlines()]
     rows = measure_rows(a, b, iters, skip)
     if rows:
         lines += ["", "Beyond accuracy (consistency across languages and contexts, circular accuracy, position bias)",
