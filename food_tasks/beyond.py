@@ -62,7 +62,9 @@ def headline_of(data: RunTask) -> str | None:
     return next((m.name for m in data.table.values() if m.estimator is not None and m.alias_of is None), None)
 
 
-def image_gain(with_run: Run, without_run: Run, task: str, twin: str, iters: int = stats.DEFAULT_ITERS) -> ImageGain | None:
+def image_gain(
+    with_run: Run, without_run: Run, task: str, twin: str, iters: int = stats.DEFAULT_ITERS
+) -> ImageGain | None:
     """The image gain of ``task`` (in ``with_run``) over ``twin`` (in ``without_run``); None without both samples
     files, a headline metric, or a shared document."""
     ta, tb = with_run.task(task), without_run.task(twin)
@@ -100,7 +102,9 @@ def image_gains(runs: Sequence[Run], iters: int = stats.DEFAULT_ITERS) -> list[t
 # --------------------------------------------------------------------------- measures recomputed from records
 
 
-def paired_means(a: Iterable[Unit], b: Iterable[Unit], scale: float, iters: int, seed: int, pair_units: bool) -> stats.Comparison:
+def paired_means(
+    a: Iterable[Unit], b: Iterable[Unit], scale: float, iters: int, seed: int, pair_units: bool
+) -> stats.Comparison:
     """Mean of ``a``'s per-unit values minus ``b``'s (``scale`` x), clustered, the same clusters for both runs.
 
     ``pair_units``: only the units both runs have count (an item answered in several languages by both); otherwise
@@ -144,7 +148,8 @@ def context_units(run: Run, group: str, what: str) -> list[Unit] | None:
     views = {consistency.view_of(m.table) for m in members}  # type: ignore[union-attr]
     if len(views) != 1 or None in views:
         return None
-    return consistency.context_rows([r for m in members for r in m.records], views.pop()).get(what)  # type: ignore[union-attr, arg-type]
+    records = [r for m in members for r in m.records]  # type: ignore[union-attr]
+    return consistency.context_rows(records, views.pop()).get(what)  # type: ignore[arg-type]  # type: ignore[union-attr, arg-type]
 
 
 def _scale(run: Run, name: str) -> float:
@@ -163,9 +168,13 @@ def measure_row(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
     row = compare_one(a, b, name, metric, iters)
     if row is not None and row.comparison is not None:
         return row
-    units = (xling_units(a, name, metric.removeprefix("xling_")), xling_units(b, name, metric.removeprefix("xling_"))) \
-        if metric in XLING else (context_units(a, name, metric), context_units(b, name, metric)) if metric in CONTEXT \
-        else (None, None)  # fmt: skip
+    units = (
+        (xling_units(a, name, metric.removeprefix("xling_")), xling_units(b, name, metric.removeprefix("xling_")))
+        if metric in XLING
+        else (context_units(a, name, metric), context_units(b, name, metric))
+        if metric in CONTEXT
+        else (None, None)
+    )
     if units[0] is None or units[1] is None:
         return Row(name, metric, va, vb, None, higher, "no samples files of its tasks (run with --log_samples)")
     result = paired_means(units[0], units[1], _scale(a, name), iters, stats.seed_for(name, metric), metric in XLING)
@@ -202,14 +211,17 @@ def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple
         verdict = c.verdict(higher_is_better, a, b)
         if verdict in (f"{a} > {b}", f"{a} < {b}") and a == "A":
             verdict += f" ({'A' if (c.diff > 0) == higher_is_better else 'B'} better)"
-    return (f"{c.diff:+.2f}" if defined else "n/a",
-            f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and c.high is not None and defined else "n/a",
-            str(c.clusters), verdict)  # fmt: skip
+    return (
+        f"{c.diff:+.2f}" if defined else "n/a",
+        f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and c.high is not None and defined else "n/a",
+        str(c.clusters),
+        verdict,
+    )
 
 
 def _short(text: str, width: int) -> str:
     """A long name cut in its middle."""
-    return text if len(text) <= width else text[: (width - 1) // 2] + "…" + text[-(width - 1 - (width - 1) // 2):]
+    return text if len(text) <= width else text[: (width - 1) // 2] + "…" + text[-(width - 1 - (width - 1) // 2) :]
 
 
 def fitted(header: tuple[str, ...], table: Sequence[tuple[str, ...]]) -> list[str]:
@@ -226,8 +238,17 @@ def gain_lines(gains: Sequence[tuple[str, ImageGain]]) -> list[str]:
     """The image-gain tables of ``food-tasks compare``: per model, one line per task."""
     lines: list[str] = []
     for label in dict.fromkeys(label for label, _ in gains):
-        table = [(g.task, g.metric, value_text(g.with_image), value_text(g.without_image),
-                  *_cells(g.gain, g.higher_is_better, "with", "without")) for m, g in gains if m == label]  # fmt: skip
+        table = [
+            (
+                g.task,
+                g.metric,
+                value_text(g.with_image),
+                value_text(g.without_image),
+                *_cells(g.gain, g.higher_is_better, "with", "without"),
+            )
+            for m, g in gains
+            if m == label
+        ]
         lines += [f"model: {label}", *fitted(GAIN_HEADER, table)]
     return lines
 
@@ -238,13 +259,17 @@ def measure_lines(rows: Sequence[Row]) -> list[str]:
     for row in rows:
         values = (row.name, row.metric, value_text(row.a), value_text(row.b))
         c = row.comparison
-        table.append((*values, "", "", "", row.note) if c is None else (*values, *_cells(c, row.higher_is_better, "A", "B")))
+        table.append(
+            (*values, "", "", "", row.note) if c is None else (*values, *_cells(c, row.higher_is_better, "A", "B"))
+        )
     return fitted(MEASURE_HEADER, table)
 
 
-GAIN_NOTE = ("Image gain: a task's headline score with the image minus its image-free twin's (`_noimage`, FAM-Bench\n"
-             "`_textonly`) on the documents both scored, paired by document, clustered; 'without' is\n"
-             f"answerable_without_image; units: independent clusters (no verdict below {stats.MIN_UNITS}).")  # fmt: skip
+GAIN_NOTE = (
+    "Image gain: a task's headline score with the image minus its image-free twin's (`_noimage`, FAM-Bench\n"
+    "`_textonly`) on the documents both scored, paired by document, clustered; 'without' is\n"
+    f"answerable_without_image; units: independent clusters (no verdict below {stats.MIN_UNITS})."
+)
 
 
 def compare_text(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterable[tuple[str, str]] = ()) -> list[str]:
@@ -261,8 +286,11 @@ def compare_text(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterabl
         lines += ["", "Image gain (with the image minus without it)", *gain_lines(gains), *GAIN_NOTE.splitlines()]
     rows = measure_rows(a, b, iters, skip)
     if rows:
-        lines += ["", "Beyond accuracy (consistency across languages and contexts, circular accuracy, position bias)",
-                  *measure_lines(rows)]  # fmt: skip
+        lines += [
+            "",
+            "Beyond accuracy (consistency across languages and contexts, circular accuracy, position bias)",
+            *measure_lines(rows),
+        ]
     return lines
 
 
@@ -270,9 +298,21 @@ def shares(breakdown: Any) -> dict[str, tuple[float, float]]:
     """``{position: (chosen share, gold share)}`` of a ``position_bias`` breakdown ({} for anything else)."""
     if not isinstance(breakdown, dict):
         return {}
-    return {str(k): (float(v["chosen_share"]), float(v["gold_share"])) for k, v in breakdown.items()
-            if isinstance(v, dict) and {"chosen_share", "gold_share"} <= v.keys()}  # fmt: skip
+    return {
+        str(k): (float(v["chosen_share"]), float(v["gold_share"]))
+        for k, v in breakdown.items()
+        if isinstance(v, dict) and {"chosen_share", "gold_share"} <= v.keys()
+    }
 
 
-__all__ = ["ImageGain", "MEASURES", "compare_text", "image_gain", "image_gains", "measure_rows", "paired_means",
-           "shares", "twin_pairs"]  # fmt: skip
+__all__ = [
+    "ImageGain",
+    "MEASURES",
+    "compare_text",
+    "image_gain",
+    "image_gains",
+    "measure_rows",
+    "paired_means",
+    "shares",
+    "twin_pairs",
+]

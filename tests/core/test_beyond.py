@@ -1,6 +1,7 @@
-"""Beyond accuracy read back from runs (issue 28, offline part; :mod:`food_tasks.beyond`, :mod:`food_tasks.report.beyond`):
-hand-computed paired comparisons of the new measures, and one end-to-end run of a packaged task with its image-free
-and circular variants (replay model) read by ``food-tasks compare`` and ``food-tasks report``."""
+"""Beyond accuracy read back from runs (issue 28, offline part; :mod:`food_tasks.beyond`,
+:mod:`food_tasks.report.beyond`): hand-computed paired comparisons of the new measures, and one end-to-end run of a
+packaged task with its image-free and circular variants (replay model) read by ``food-tasks compare`` and
+``food-tasks report``."""
 
 from __future__ import annotations
 
@@ -13,22 +14,39 @@ from conftest import run_lmms_eval
 from food_tasks import beyond, consistency, stats
 from food_tasks.consistency import HINT, MISLEADING, NO_CONTEXT
 
-VIEW = consistency.View(item=stats.column("qa_id"), lang=stats.column("lang"), correct=stats.field("correct"),
-                        cluster=stats.column("qa_id"), choice=stats.column("pred"))  # fmt: skip
+VIEW = consistency.View(
+    item=stats.column("qa_id"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct"),
+    cluster=stats.column("qa_id"),
+    choice=stats.column("pred"),
+)
 
 
 def _records(table: dict[str, dict[str, tuple[int, str]]]) -> list[dict]:
-    return [{"qa_id": q, "lang": lang, "correct": ok, "pred": pred} for q, langs in table.items() for lang, (ok, pred) in langs.items()]
+    return [
+        {"qa_id": q, "lang": lang, "correct": ok, "pred": pred}
+        for q, langs in table.items()
+        for lang, (ok, pred) in langs.items()
+    ]
 
 
 # 3 items x 3 languages. A: q1 right everywhere; q2 right in en and fr, wrong in yo; q3 wrong everywhere, always "C".
-RUN_A = _records({"q1": {"en": (1, "A"), "fr": (1, "A"), "yo": (1, "A")},
-                  "q2": {"en": (1, "B"), "fr": (1, "B"), "yo": (0, "D")},
-                  "q3": {"en": (0, "C"), "fr": (0, "C"), "yo": (0, "C")}})  # fmt: skip
+RUN_A = _records(
+    {
+        "q1": {"en": (1, "A"), "fr": (1, "A"), "yo": (1, "A")},
+        "q2": {"en": (1, "B"), "fr": (1, "B"), "yo": (0, "D")},
+        "q3": {"en": (0, "C"), "fr": (0, "C"), "yo": (0, "C")},
+    }
+)
 # B: q1 and q2 right everywhere; q3 right in en only.
-RUN_B = _records({"q1": {"en": (1, "A"), "fr": (1, "A"), "yo": (1, "A")},
-                  "q2": {"en": (1, "B"), "fr": (1, "B"), "yo": (1, "B")},
-                  "q3": {"en": (1, "A"), "fr": (0, "C"), "yo": (0, "D")}})  # fmt: skip
+RUN_B = _records(
+    {
+        "q1": {"en": (1, "A"), "fr": (1, "A"), "yo": (1, "A")},
+        "q2": {"en": (1, "B"), "fr": (1, "B"), "yo": (1, "B")},
+        "q3": {"en": (1, "A"), "fr": (0, "C"), "yo": (0, "D")},
+    }
+)
 
 
 def _units(records: list[dict], what: str) -> list[tuple]:
@@ -63,32 +81,54 @@ def test_items_only_one_run_answered_are_left_out_when_paired_by_item():
 
 def _context(dishes: dict[str, dict[str, int]]) -> list[dict]:
     role = {"1a": NO_CONTEXT, "1b": HINT, "1c": MISLEADING}
-    return [{"dish": d, "lang": "en", "correct": ok, "subtask": role[s], "qa_id": f"{d}{s}"} for d, by in dishes.items()
-            for s, ok in by.items()]  # fmt: skip
+    return [
+        {"dish": d, "lang": "en", "correct": ok, "subtask": role[s], "qa_id": f"{d}{s}"}
+        for d, by in dishes.items()
+        for s, ok in by.items()
+    ]
 
 
-CONTEXT_VIEW = consistency.View(item=stats.column("qa_id"), lang=stats.column("lang"), correct=stats.field("correct"),
-                                cluster=stats.column("dish"), context=stats.column("subtask"), unit=stats.column("dish"))  # fmt: skip
+CONTEXT_VIEW = consistency.View(
+    item=stats.column("qa_id"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct"),
+    cluster=stats.column("dish"),
+    context=stats.column("subtask"),
+    unit=stats.column("dish"),
+)
 
 
 def test_misled_rate_of_a_dish_right_in_1a_and_wrong_in_1c_and_its_paired_comparison():
     # A: d1 right in 1a, wrong in 1c (misled); d2 right in both; d3 wrong in 1a (not counted), right with the hint.
-    a = consistency.context_rows(_context({"d1": {"1a": 1, "1c": 0}, "d2": {"1a": 1, "1c": 1}, "d3": {"1a": 0, "1b": 1}}),
-                                 CONTEXT_VIEW)  # fmt: skip
+    a = consistency.context_rows(
+        _context({"d1": {"1a": 1, "1c": 0}, "d2": {"1a": 1, "1c": 1}, "d3": {"1a": 0, "1b": 1}}), CONTEXT_VIEW
+    )
     assert sorted(a["misled_rate"]) == [(("d1", "en"), "d1", 1.0), (("d2", "en"), "d2", 0.0)]
     assert a["hint_gain"] == [(("d3", "en"), "d3", 1.0)]
     # B: d1 right in both, d2 wrong in 1a: misled 0 of 1 (d1). A - B = 50 - 0 over the union of units {d1, d2}:
-    # a = (1, 0), b = (0, -): ra = 1/2, rb = 0; e = ((1 - 1/2)/2 - 0, (0 - 1/2)/2) = (1/4, -1/4); CR1 sqrt(2 * 1/8) = 1/2.
+    # a = (1, 0), b = (0, -): ra = 1/2, rb = 0; e = ((1 - 1/2)/2 - 0, (0 - 1/2)/2) = (1/4, -1/4);
+    # CR1 sqrt(2 * 1/8) = 1/2.
     b = consistency.context_rows(_context({"d1": {"1a": 1, "1c": 1}, "d2": {"1a": 0, "1c": 0}}), CONTEXT_VIEW)
     c = beyond.paired_means(a["misled_rate"], b["misled_rate"], 100.0, 0, 1, pair_units=False)
     assert c.diff == pytest.approx(50.0) and c.se == pytest.approx(50.0) and c.clusters == 2
-    assert consistency.context_sensitivity(_context({"d1": {"1a": 1, "1c": 0}, "d2": {"1a": 1, "1c": 1}}),
-                                           CONTEXT_VIEW)["misled_rate"].value == pytest.approx(50.0)  # fmt: skip
+    assert consistency.context_sensitivity(
+        _context({"d1": {"1a": 1, "1c": 0}, "d2": {"1a": 1, "1c": 1}}), CONTEXT_VIEW
+    )["misled_rate"].value == pytest.approx(50.0)
 
 
 def test_fitted_tables_stay_within_120_columns():
-    rows = [("worldcuisines_mcq_task1a_food_name_no_context_sample_circular", "misled_rate_same_image", "12.34", "56.78",
-             "-44.44", "[-50.00, -38.88]", "1000", "no detectable difference")]  # fmt: skip
+    rows = [
+        (
+            "worldcuisines_mcq_task1a_food_name_no_context_sample_circular",
+            "misled_rate_same_image",
+            "12.34",
+            "56.78",
+            "-44.44",
+            "[-50.00, -38.88]",
+            "1000",
+            "no detectable difference",
+        )
+    ]
     lines = beyond.fitted(beyond.MEASURE_HEADER, rows)
     assert max(map(len, lines)) <= 120 and "…" in lines[1]
 
@@ -103,12 +143,23 @@ def run_dir(tmp_path_factory):
     # The two sample questions' gold letters are A and E (8 options). With the image the model answers both right;
     # without it, "A" twice (1 of 2 right); in the 8 rotations of each question, always "A".
     tmp = tmp_path_factory.mktemp("beyond")
-    lines = [{"task": TASK, "doc_id": 0, "response": "A"}, {"task": TASK, "doc_id": 1, "response": "E"},
-             {"task": TWIN, "doc_id": 0, "response": "A"}, {"task": TWIN, "doc_id": 1, "response": "A"}]
+    lines = [
+        {"task": TASK, "doc_id": 0, "response": "A"},
+        {"task": TASK, "doc_id": 1, "response": "E"},
+        {"task": TWIN, "doc_id": 0, "response": "A"},
+        {"task": TWIN, "doc_id": 1, "response": "A"},
+    ]
     lines += [{"task": CIRCULAR, "doc_id": i, "response": "A"} for i in range(16)]
     responses = tmp / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses}", "--tasks", f"{TASK},{TWIN},{CIRCULAR}"]
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses}",
+        "--tasks",
+        f"{TASK},{TWIN},{CIRCULAR}",
+    ]
     proc, results, _ = run_lmms_eval(args, tmp / "out")
     assert results is not None and set(results["results"]) >= {TASK, TWIN, CIRCULAR}, proc.stderr[-3000:]
     return tmp / "out"
@@ -147,7 +198,7 @@ def test_report_beyond_accuracy_section(run_dir, tmp_path):
 
     out = build_report([run_dir], tmp_path / "report")
     text = out["markdown"].read_text()
-    section = text[text.index("DiningBench — beyond accuracy"):]
+    section = text[text.index("DiningBench — beyond accuracy") :]
     row = next(line for line in section.splitlines() if line.startswith("| ") and f"`{TASK}`" in line and "acc" in line)
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[3] == "1.00" and cells[4].startswith("0.50 ± ") and cells[5] == "+0.50†"
