@@ -84,21 +84,6 @@ def image_gain(
     return ImageGain(task, twin, name, without + gain.diff, without, se, gain, metric.higher_is_better)
 
 
-def image_gains(runs: Sequence[Run], iters: int = stats.DEFAULT_ITERS) -> list[tuple[str, ImageGain]]:
-    """``(model label, gain)`` for every task and twin held by one run, or by two runs of the same model (a run and
-    its ``_noimage`` run are two results files)."""
-    out = []
-    for with_run in runs:
-        for without_run in runs:
-            if without_run is not with_run and without_run.label != with_run.label:
-                continue
-            for task, twin in twin_pairs(with_run, without_run):
-                found = image_gain(with_run, without_run, task, twin, iters)
-                if found is not None:
-                    out.append((with_run.label, found))
-    return out
-
-
 # --------------------------------------------------------------------------- measures recomputed from records
 
 
@@ -310,7 +295,6 @@ __all__ = [
     "MEASURES",
     "compare_text",
     "image_gain",
-    "image_gains",
     "measure_rows",
     "paired_means",
     "shares",
