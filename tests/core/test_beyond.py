@@ -211,3 +211,33 @@ def test_report_beyond_accuracy_section(run_dir, tmp_path):
     assert "Cross-lingual consistency: not shown" in section and "Context sensitivity: not shown" in section
     assert any("position_bias" in p.name for p in out["charts"])
     assert "beyond accuracy" in out["html"].read_text()
+
+
+def test_report_section_of_cross_lingual_and_context_measures(tmp_path):
+    # Values as a run writes them (results JSON, read by the report): the section shows them with 95% intervals,
+    # and charts the per-language gaps to English sorted.
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import Run
+    from food_tasks.report.spec import spec_for
+
+    task, group = "worldcuisines_mcq_task1a_sample", "worldcuisines_mcq_task1_sample"
+    gaps = {
+        "fr": {"value": -10.0, "se": 5.0, "low": -19.8, "high": -0.2},
+        "yo": {"value": -40.0, "se": 10.0, "low": -59.6, "high": -20.4},
+    }
+    metrics = {
+        task: {"xling_all_correct": 50.0, "xling_agreement": 75.0, "xling_gap_to_en": gaps},
+        group: {"misled_rate": 25.0, "hint_gain": 60.0},
+    }
+    stderr = {task: {"xling_all_correct": 10.0, "xling_agreement": 5.0}, group: {"misled_rate": 2.0}}
+    run = Run("m", [tmp_path], metrics, stderr=stderr, units={task: {"xling_all_correct": 40}})
+    charts = Charts(tmp_path)
+    blocks = beyond_blocks(spec_for(task), [run], charts)
+    tables = [b for b in blocks if b[0] == "table"]
+    assert ["**m**", f"`{task}`", "50.00 ± 19.60", "75.00 ± 9.80", "40"] in tables[0][2]
+    assert ["**m**", f"`{group}`", "25.00 ± 3.92", "60.00", "–", "–"] in tables[1][2]
+    if charts.plt is not None:
+        assert any(b[0] == "img" and "xling_gap_to_en" in b[1] for b in blocks)
+    lines = [b[1] for b in blocks if b[0] == "p"][-1].splitlines()
+    assert [line.split(":")[0] for line in lines] == ["Image gain", "Circular accuracy", "Position bias"]
