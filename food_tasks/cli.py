@@ -202,15 +202,13 @@ def _path_hint() -> list[str]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """One line per problem of each regional task YAML; exit status 1 when any."""
-    from food_tasks.regional_check import check
+    """Each regional task YAML's verdict, problems and warnings on stdout; exit status 1 when any has a problem."""
+    from food_tasks.regional_check import check, report
 
     failed = 0
     for path in args.yaml:
         result = check(path, check_images=not args.no_images)
-        for line in result.problems:
-            print(line)
-        print(f"{path}: {f'{len(result.problems)} problem(s)' if result.problems else 'OK: ' + result.summary()}", file=sys.stderr)
+        print("\n".join(report(path, result)), flush=True)
         failed += bool(result.problems)
     return 1 if failed else 0
 

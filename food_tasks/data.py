@@ -8,7 +8,7 @@ two overrides:
   hub dataset ``org/name`` is read from ``$FOOD_TASKS_DATA_DIR/org/name/``, laid
   out exactly like the hub repository (same relative file paths), without any
   network access. Other sources use documented sub-directories of the same root
-  (see the README's "Data" section).
+  (see the docs/data.md section).
 * ``HF_HUB_OFFLINE=1`` / ``HF_DATASETS_OFFLINE=1`` are honoured by ``datasets``
   itself; when the data is not cached we say how to provide a mirror.
 

@@ -5,10 +5,12 @@ before it indexes tasks (``food_tasks.registration.lmms_eval_plugin`` is ours). 
 on public lmms-eval names only:
 
 * the task index: ``TaskManager.initialize_tasks`` gets our task directory appended to its include
-  path, after lmms-eval's own (built-in tasks win a name clash; no ``--include_path`` needed);
+  path, after lmms-eval's own (built-in tasks win a name clash; no ``--include_path`` needed); a regional
+  task name defined by several YAMLs under the user's include path, or taken by another task, is a warning
+  naming the files (:func:`regional_clashes`);
 * the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context
-  (:data:`TASK_TYPE`) that tells a regional task's class which kind lmms-eval is building (lmms-eval
-  gives ``class:`` tasks only their config);
+  (:data:`TASK_TYPE`, :data:`TASK_MANAGER`) that tells a regional task's class which kind lmms-eval is
+  building and which YAML it reads (lmms-eval gives ``class:`` tasks only their config);
 * the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional
   tasks) and prints its breakdowns as short notes (:mod:`food_tasks.results_table`); the results JSON
   is untouched;
@@ -34,6 +36,7 @@ import contextvars
 import functools
 import importlib
 import os
+import weakref
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -42,11 +45,17 @@ _MARKER = "_food_tasks_wrapped"
 
 # Which kind of task object lmms-eval is building right now ("chat" unless told otherwise).
 TASK_TYPE: contextvars.ContextVar[str] = contextvars.ContextVar("food_tasks_task_type", default="chat")
+# The TaskManager building tasks right now: its task index names a regional task's YAML (None outside).
+TASK_MANAGER: contextvars.ContextVar[Any] = contextvars.ContextVar("food_tasks_task_manager", default=None)
+# Per TaskManager: regional task name -> every YAML under the user's --include_path defining that name, when
+# more than one does (lmms-eval indexes one of them without a word).
+_CLASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 # (module, attribute path, what we use it for). Each must exist; test_harness_api.py checks every one.
 HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.tasks", "TaskManager.initialize_tasks", "wrapped: our task directory joins the index"),
     ("lmms_eval.tasks", "TaskManager.load_task_or_group", "wrapped: TASK_TYPE for regional task classes"),
+    ("lmms_eval.tasks", "TaskManager.task_index", "the YAML of a regional task (named in its messages)"),
     ("lmms_eval.utils", "make_table", "wrapped: our rows named, breakdowns as short notes"),
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_aggregate_metric", "wrapped: our standard errors"),
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_clt_aggregate_metric", "wrapped: our clustered standard errors"),
@@ -103,11 +112,60 @@ def install_task_index(task_dir: str) -> bool:
 
     def make(original: Callable) -> Callable:
         def initialize_tasks(self, include_path=None, include_defaults=True):  # type: ignore[no-untyped-def]
-            return original(self, include_path=with_dir(include_path, task_dir), include_defaults=include_defaults)
+            index = original(self, include_path=with_dir(include_path, task_dir), include_defaults=include_defaults)
+            try:
+                ours = os.path.realpath(task_dir)
+                user = [p for p in with_dir(include_path, task_dir) if os.path.realpath(p) != ours]
+                _CLASHES[self] = regional_clashes(user, index, task_dir)
+            except Exception as err:  # noqa: BLE001 - the check must never cost a run its task index
+                from loguru import logger
+
+                logger.warning(f"food-tasks: regional task names not checked for clashes ({type(err).__name__}: {err})")
+            return index
 
         return initialize_tasks
 
     return _wrap(manager, "initialize_tasks", make)
+
+
+def regional_clashes(folders: list[str], index: Any, packaged: str | None = None) -> dict[str, list[str]]:
+    """Regional task names defined by more than one YAML under ``folders`` (name -> the files), each logged as a
+    warning; and a warning for a regional YAML whose name lmms-eval's index gives to another YAML (a built-in task),
+    or that hides one of our packaged tasks (under ``packaged``, indexed after the user's folders)."""
+    from loguru import logger
+
+    from food_tasks.regional_yaml import shown, task_files
+
+    clashes = {}
+    found = task_files(folders)
+    hidden = task_files([packaged], names=list(found)) if packaged and found else {}
+    for name, ours in sorted(hidden.items()):
+        theirs = ", ".join(map(shown, found[name]))
+        logger.warning(f"food-tasks: regional task {name} ({theirs}) hides the packaged task of that name "
+                       f"({', '.join(map(shown, ours))}); rename it")  # fmt: skip
+    for name, paths in sorted(found.items()):
+        used = index.get(name, {}).get("yaml_path") if isinstance(index, dict) else None
+        used = used if isinstance(used, str) else None
+        if len(paths) > 1:
+            clashes[name] = paths
+            logger.warning(f"food-tasks: regional task {name} is defined by {len(paths)} files: "
+                           f"{', '.join(map(shown, paths))}; lmms-eval indexes only {shown(used) if used else 'one'} "
+                           f"(running it stops with an error): rename the others")  # fmt: skip
+        elif used is not None and os.path.realpath(used) != os.path.realpath(paths[0]):
+            logger.warning(f"food-tasks: regional task {shown(paths[0])} is not indexed: its name {name} is taken by "
+                           f"{shown(used)}; rename it")  # fmt: skip
+    return clashes
+
+
+def task_yaml(name: str) -> tuple[str | None, list[str]]:
+    """The YAML lmms-eval is building task ``name`` from (None outside a ``load_task_or_group`` of ours), and every
+    YAML under the user's ``--include_path`` defining that name when more than one does."""
+    manager = TASK_MANAGER.get()
+    if manager is None:
+        return None, []
+    entry = manager.task_index.get(name) or {}
+    path = entry.get("yaml_path") if isinstance(entry, dict) else None
+    return (path if isinstance(path, str) else None), list(_CLASHES.get(manager, {}).get(name, []))
 
 
 def with_dir(include_path: Any, task_dir: str) -> list[str]:
@@ -130,11 +188,12 @@ def install_task_type() -> bool:
 
     def make(original: Callable) -> Callable:
         def load_task_or_group(self, task_list=None, task_type="simple"):  # type: ignore[no-untyped-def]
-            token = TASK_TYPE.set(str(task_type))
+            token, manager = TASK_TYPE.set(str(task_type)), TASK_MANAGER.set(self)
             try:
                 return original(self, task_list, task_type)
             finally:
                 TASK_TYPE.reset(token)
+                TASK_MANAGER.reset(manager)
 
         return load_task_or_group
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
 
+from food_tasks.harness import task_yaml
 from food_tasks.hooks import aggregate, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.regional_scoring import (
@@ -25,14 +26,12 @@ from food_tasks.regional_scoring import (
     RegionalConfigError,
     RegionalDataError,
     Settings,
+    answer_problem,
     cell_text,
     data_base_dir,
     data_file_problems,
     doc_images,
-    doc_options,
     doc_text,
-    gold_answers,
-    gold_index,
     innermost,
     local_files,
     metric_table,
@@ -40,8 +39,9 @@ from food_tasks.regional_scoring import (
     score,
     undecoded_images,
 )
+from food_tasks.regional_yaml import key_problems, shown
 
-TASK_CLASS = "food_tasks.regional.RegionalTask"
+TASK_CLASS = "food_tasks.regional.RegionalTask"  # the same as food_tasks.regional_yaml.TASK_CLASS
 
 
 def requested_task_type() -> str:
@@ -57,14 +57,26 @@ def requested_task_type() -> str:
     return TASK_TYPE.get()
 
 
-def _bind(config: dict) -> dict:
-    """The task config with our hooks, metric list and defaults filled in from ``metadata.regional``."""
-    config = {k: v for k, v in config.items() if k != "class"}
+def _bind(config: dict, where: str | None = None) -> dict:
+    """The task config with our hooks, metric list and defaults filled in from ``metadata.regional``.
+
+    A key the task would replace or lmms-eval reject is a :class:`RegionalConfigError`; a key without effect is
+    logged as a warning naming ``where`` (the YAML) (:mod:`food_tasks.regional_yaml`)."""
     task = config.get("task", "?")
+    errors, warnings = key_problems(config)
+    if errors:
+        raise RegionalConfigError("\n".join(errors))
+    if warnings:
+        from loguru import logger
+
+        for line in warnings:
+            logger.warning(f"food-tasks: regional task {task} ({where or 'its YAML'}): {line}")
+    config = {k: v for k, v in config.items() if k != "class"}
     try:
         settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
     except RegionalConfigError as err:
-        raise RegionalConfigError(f"{err} (task {task}; check the YAML with `food-tasks validate <task yaml>`)") from None
+        command = f"food-tasks validate {where or '<task yaml>'}"
+        raise RegionalConfigError(f"{err} (task {task}; check the YAML with `{command}`)") from None
 
     def visual(doc):  # type: ignore[no-untyped-def]
         return doc_images(settings, doc, task)  # an image that cannot be loaded is left out, the row counted in image_missing
@@ -82,20 +94,23 @@ def _bind(config: dict) -> dict:
         problems = data_file_problems(data_name, files)
         if problems:
             raise RegionalDataError("\n".join(problems))
-        data_name = ", ".join(p.name for p in files)
+        data_name = ", ".join(shown(p) for p in files)
 
     def checked_docs(dataset):  # type: ignore[no-untyped-def]
         # A row whose answer cannot be scored would stop the run after generation (in process_results).
         problems = answer_problems(settings, dataset, data_name)
         if problems:
-            raise _stop(config, "data error", "\n".join(problems))
+            raise _stop(config, "data error", "\n".join(problems), where)
         return dataset
 
-    if "process_docs" not in config:
-        if settings.image:  # hub Image columns stay undecoded until the model asks (undecoded_images)
-            config["process_docs"] = lambda dataset: undecoded_images(settings.image, checked_docs(dataset))
-        else:
-            config["process_docs"] = checked_docs
+    theirs = config.get("process_docs")  # the YAML's own, applied first: our checks see the rows it gives
+
+    def process_docs(dataset):  # type: ignore[no-untyped-def]
+        dataset = checked_docs(theirs(dataset) if theirs else dataset)
+        # hub Image columns stay undecoded until the model asks (undecoded_images)
+        return undecoded_images(settings.image, dataset) if settings.image else dataset
+
+    config["process_docs"] = process_docs
     table = metric_table(settings)
     process_results = results_hook(partial(score, settings, label=task), table)
 
@@ -121,23 +136,23 @@ def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int
     for number, row in enumerate(rows, start=1):
         rid = cell_text(row.get(settings.id)) if settings.id else ""
         at = f"{data_name}: row {number}" + (f" (id {rid})" if rid else "") + f", column '{settings.answer}'"
-        if settings.format == "mcq":
-            if gold_index(settings, row) is None:
-                labels = "/".join(settings.labels[: len(doc_options(settings, row))])
-                problems.append(f"{at}: answer {cell_text(row.get(settings.answer))!r} is neither a label ({labels}) nor the text of one option")
-        elif not gold_answers(settings, row):
-            problems.append(f"{at}: empty answer")
+        problem = answer_problem(settings, row)
+        if problem:
+            problems.append(f"{at}: {problem}")
     if len(problems) > limit:
         problems = problems[:limit] + [f"{data_name}: {len(problems) - limit} more row(s) like these"]
     return problems
 
 
-def _stop(config: Mapping[str, Any], what: str, detail: str):  # type: ignore[no-untyped-def]
+def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None = None):  # type: ignore[no-untyped-def]
+    """The error that ends the run, naming the task, its YAML (``where``, when lmms-eval's index says), what to do."""
     from food_tasks.data import RunStopped
 
     task = config.get("task", "?")
-    hint = "" if "food-tasks validate" in detail else "\nCheck the task with `food-tasks validate <the task's YAML>`."
-    return RunStopped(f"food-tasks: regional task {task}: {what}, the run stops before generation:\n{detail}{hint}")
+    command = f"food-tasks validate {where or '<the task YAML>'}"
+    hint = "" if "food-tasks validate" in detail else f"\nCheck the task with `{command}`."
+    named = f"{task} ({where})" if where else task
+    return RunStopped(f"food-tasks: regional task {named}: {what}, the run stops before generation:\n{detail}{hint}")
 
 
 class RegionalTask(ConfigurableTask):
@@ -151,17 +166,24 @@ class RegionalTask(ConfigurableTask):
         # lmms-eval catches every Exception of task loading (retrying the data download 5 times first),
         # prints it and exits 0: a regional task that cannot be built stops the run (exit status 1).
         config = dict(config or {})
+        path, clashes = task_yaml(str(config.get("task")))
+        where = shown(path) if path else None
+        stop = partial(_stop, config, where=where)
+        if len(clashes) > 1:  # lmms-eval indexed one of them without a word
+            raise stop("configuration error", f"task: {config.get('task')!r} is defined by {len(clashes)} files: "
+                       f"{', '.join(map(shown, clashes))}; lmms-eval took {where}: rename the others")  # fmt: skip
         try:
-            bound = _bind(config)
+            bound = _bind(config, where)
         except RegionalConfigError as err:
-            raise _stop(config, "data error" if isinstance(err, RegionalDataError) else "configuration error", str(err)) from None
+            what = "data error" if isinstance(err, RegionalDataError) else "configuration error"
+            raise stop(what, str(err)) from None
         try:
             super().__init__(config=bound, **kwargs)
         except Exception as err:  # noqa: BLE001  (the data could not be loaded: our message, exit status 1)
             cause = innermost(err)
             if isinstance(cause, RegionalConfigError):  # raised by our hooks (the prompt names no column ...)
-                raise _stop(config, "configuration error", str(cause)) from err
-            raise _stop(config, "data error", root_cause(err)) from err
+                raise stop("configuration error", str(cause)) from err
+            raise stop("data error", root_cause(err)) from err
 
 class RegionalChatTask(RegionalTask, ConfigurableMessagesTask):
     """The same task for chat models (requests carry ``doc_to_messages``)."""

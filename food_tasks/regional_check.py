@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from food_tasks import catalogue
@@ -15,12 +16,11 @@ from food_tasks.regional_scoring import (
     LOCAL_BUILDERS,
     RegionalConfigError,
     Settings,
+    answer_problem,
     cell_text,
     data_file_problems,
     doc_options,
     doc_text,
-    gold_answers,
-    gold_index,
     image_refs,
     load_image,
     local_files,
@@ -28,15 +28,20 @@ from food_tasks.regional_scoring import (
     settings_problems,
     url_store,
 )
-
-TASK_CLASS = "food_tasks.regional.RegionalTask"
+from food_tasks.regional_yaml import TASK_CLASS, key_problems, shown, task_files
 
 
 def read_yaml(path: Path) -> dict:
+    """The YAML's mapping, its ``include:`` files merged under it as lmms-eval merges them (relative to its folder)."""
     config = catalogue.load_yaml(path)
     if not isinstance(config, dict):
-        raise RegionalConfigError(f"{path}: not a YAML mapping")
-    return config
+        raise RegionalConfigError("not a YAML mapping")
+    included = config.pop("include", None)
+    merged: dict = {}
+    for name in reversed([included] if isinstance(included, str) else list(included or [])):
+        other = Path(name) if Path(name).is_file() else path.parent / name
+        merged.update(read_yaml(other))
+    return {**merged, **config}
 
 
 @dataclass
@@ -44,6 +49,7 @@ class Validation:
     """What :func:`check` found: the problems (one line each), and what it checked (:meth:`summary`)."""
 
     problems: list[str]
+    warnings: list[str] = field(default_factory=list)  # keys without effect (one line each): exit status 0
     task: str = ""
     data: str = ""  # the data file name(s), or the hub dataset id
     split: str = ""
@@ -61,6 +67,23 @@ class Validation:
                 f"has its {fields}; {images}; slices: {slices}")  # fmt: skip
 
 
+def report(yaml_path: str | os.PathLike, result: Validation, width: int = 120) -> list[str]:
+    """What ``food-tasks validate`` prints for one YAML: a line naming it and its verdict, then one entry per
+    problem and warning, indented by two spaces, each wrapped to ``width`` columns (continuation lines by four)."""
+    import textwrap
+
+    where = shown(yaml_path)
+    counts = [f"{len(result.problems)} problem(s)"] if result.problems else []
+    counts += [f"{len(result.warnings)} warning(s)"] if result.warnings else []
+    verdict = ", ".join(counts) if result.problems else f"OK{f' ({counts[0]})' if counts else ''}: {result.summary()}"
+    head = f"{where}: {verdict}"
+    wrap = partial(textwrap.wrap, width=width, break_long_words=False, break_on_hyphens=False)
+    lines = wrap(head, subsequent_indent="    ")
+    for text in [*result.problems, *(f"warning: {w}" for w in result.warnings)]:
+        lines += wrap(text, initial_indent="  ", subsequent_indent="    ")
+    return lines
+
+
 def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list[str]:
     """Checks a regional task YAML and its data before any model runs.
 
@@ -74,7 +97,7 @@ def validate(yaml_path: str | os.PathLike, *, check_images: bool = True) -> list
 def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validation:
     """:func:`validate`, with what was checked (rows, images, slices) for the success message."""
     path = Path(yaml_path)
-    where = str(path)
+    where = shown(path)
     if path.is_dir():
         return Validation([f"{where}: is a folder; name the task's YAML file (e.g. {where.rstrip('/')}/<task>.yaml)"])
     if not path.is_file():
@@ -83,51 +106,66 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         config = read_yaml(path)
     except Exception as err:  # noqa: BLE001  (any YAML error is reported, not raised)
         return Validation([f"{where}: cannot read YAML: {err}"])
-    problems = []
+    errors, warnings = key_problems(config)
+    problems = [f"{where}: {p}" for p in errors]
+    warnings = [f"{where}: {w}" for w in warnings]
     if not isinstance(config.get("task"), str) or not config["task"]:
         problems.append(f"{where}: task: give the task a name (lower_snake_case)")
+    else:
+        others = [p for p in task_files([path.parent], [config["task"]]).get(config["task"], [])
+                  if not os.path.samefile(p, path)]  # fmt: skip
+        if others:
+            problems.append(f"{where}: task: {config['task']!r} is also the name of {', '.join(map(shown, others))}: "
+                            f"lmms-eval would run one of them without a word (--include_path {shown(path.parent)}); "
+                            f"rename one")  # fmt: skip
     if config.get("class") != f"!function {TASK_CLASS}":
         problems.append(f"{where}: class: must be `!function {TASK_CLASS}`")
     if not config.get("dataset_path"):
         problems.append(f"{where}: dataset_path: json, csv, parquet or a Hugging Face dataset id")
     problems += [f"{where}: {p}" for p in settings_problems(config.get("metadata"))]
+    if "process_docs" in config:
+        warnings.append(f"{where}: process_docs: lmms-eval applies it when it runs the task; validate checks the rows "
+                        "as the data file holds them")  # fmt: skip
     if problems:
-        return Validation(problems)
+        return Validation(problems, warnings)
     split = str(config.get("test_split") or "test")
     builder = str(config["dataset_path"])
     files = local_files(config, path.parent)
     base_dir = path.parent
     if builder in LOCAL_BUILDERS:
         if split not in files:
-            return Validation([f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}"])
+            return Validation([f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}"], warnings)
         missing = [p for p in files[split] if not p.is_file()]
         if missing:
-            return Validation([f"{where}: dataset_kwargs.data_files: {p} does not exist (paths are relative to the YAML)" for p in missing])
+            what = "does not exist (paths are relative to the YAML)"
+            return Validation([f"{where}: dataset_kwargs.data_files: {shown(p)} {what}" for p in missing], warnings)
         malformed = data_file_problems(builder, files[split])
         if malformed:
-            return Validation(malformed)
+            return Validation(malformed, warnings)
         base_dir = files[split][0].parent
-        data_name = ", ".join(p.name for p in files[split])
+        data_name = ", ".join(shown(p) for p in files[split])
     else:
         data_name = builder
     settings = Settings.from_metadata(config["metadata"], base_dir)
     try:
         rows = _load_rows(builder, config, files, split)
     except Exception as err:  # noqa: BLE001
-        return Validation([f"{where}: data unreachable ({data_name}, split {split!r}): {root_cause(err)}"])
+        return Validation([f"{where}: data unreachable ({data_name}, split {split!r}): {root_cause(err)}"], warnings)
     if not rows:
-        return Validation([f"{data_name}: no rows in split {split!r}"])
+        return Validation([f"{data_name}: no rows in split {split!r}"], warnings)
     columns = set(rows[0])
     absent = [c for c in settings.columns_used if c not in columns]
     if absent:
-        return Validation([f"{data_name}: column '{c}' named in metadata.regional is not in the data (columns: {', '.join(sorted(columns))})" for c in absent])
+        return Validation([f"{data_name}: column '{c}' named in metadata.regional is not in the data "
+                           f"(columns: {', '.join(sorted(columns))})" for c in absent], warnings)  # fmt: skip
     try:
         doc_text(settings, rows[0])
     except (ValueError, IndexError) as err:  # RegionalConfigError is a ValueError naming the key itself
         reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
-        return Validation([f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"])
+        return Validation([f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"], warnings)
     problems, images = _row_problems(settings, rows, data_name, check_images)
-    return Validation(problems, task=str(config["task"]), data=data_name, split=split, rows=len(rows), format=settings.format,
+    return Validation(problems, warnings, task=str(config["task"]), data=data_name, split=split, rows=len(rows),
+                      format=settings.format,
                       images=images if check_images else None,
                       slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices})  # fmt: skip
 
@@ -176,11 +214,10 @@ def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_im
                 problems.append(f"{at}, column '{column}': {len(options)} options but only {len(settings.labels)} labels")
             elif len({o.strip() for o in options}) != len(options):
                 problems.append(f"{at}, column '{column}': duplicate option texts")
-            elif gold_index(settings, row) is None:
-                labels = "/".join(settings.labels[: len(options)])
-                problems.append(f"{at}, column '{settings.answer}': answer {cell_text(row.get(settings.answer))!r} is neither a label ({labels}) nor the text of one option")
-        elif not gold_answers(settings, row):
-            problems.append(f"{at}, column '{settings.answer}': empty answer")
+            elif problem := answer_problem(settings, row):
+                problems.append(f"{at}, column '{settings.answer}': {problem}")
+        elif problem := answer_problem(settings, row):
+            problems.append(f"{at}, column '{settings.answer}': {problem}")
         for column in settings.slices:
             if not cell_text(row.get(column)).strip():
                 problems.append(f"{at}, column '{column}': empty slice value")

@@ -47,6 +47,7 @@ from typing import Any
 from food_tasks import images, metrics, stats
 from food_tasks.hooks import Metric, MetricTable
 from food_tasks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
+from food_tasks.regional_yaml import shown
 
 FORMATS = ("mcq", "open")
 DEFAULT_LABELS = tuple("ABCDEFGHIJ")
@@ -212,6 +213,20 @@ def gold_answers(settings: Settings, doc: Mapping[str, Any]) -> list[str]:
     return [cell_text(v) for v in values if cell_text(v).strip()]
 
 
+def answer_problem(settings: Settings, doc: Mapping[str, Any]) -> str | None:
+    """Why a row's answer cannot be scored (``missing answer``, an MCQ answer that is no label nor option text),
+    or None."""
+    if settings.format == "open":
+        return None if gold_answers(settings, doc) else "missing answer"
+    if not cell_text(doc.get(settings.answer)).strip():
+        return "missing answer"
+    if gold_index(settings, doc) is None:
+        labels = "/".join(settings.labels[: len(doc_options(settings, doc))])
+        answer = cell_text(doc.get(settings.answer))
+        return f"answer {answer!r} is neither a label ({labels}) nor the text of one option"
+    return None
+
+
 def doc_text(settings: Settings, doc: Mapping[str, Any]) -> str:
     """The prompt: ``prompt`` with ``{question}``, ``{options}`` (one line per option) and any column."""
     fields = {k: cell_text(v) for k, v in doc.items() if isinstance(v, (str, int, float)) or v is None}
@@ -304,7 +319,7 @@ def _probe(ref: Any, base_dir: str) -> str | None:
 
 
 def doc_images(settings: Settings, doc: Mapping[str, Any], label: str) -> list:
-    """The row's images that load (an image that cannot be loaded is left out and recorded: README "Failure accounting")."""
+    """The row's images that load (an image that cannot be loaded is left out and recorded: docs/failure_accounting.md)."""
     out = []
     for ref in image_refs(settings, doc):
         key = image_key(ref, settings.base_dir)
@@ -374,15 +389,15 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
         pred = extract_choice(output, labels, options=options)
         gold = gold_index(settings, doc)
         if gold is None:  # bad data is an error, never a silent zero
-            raise RegionalConfigError(f"{where}: answer {cell_text(doc.get(settings.answer))!r} is neither a label nor the "
-                                      f"text of one option; run `food-tasks validate` on the task YAML")  # fmt: skip
+            problem = answer_problem(settings, doc)
+            raise RegionalConfigError(f"{where}: {problem}; run `food-tasks validate` on the task YAML")
         record.update(parsed=pred is not None, correct=pred is not None and pred == gold,
                       pred=labels[pred] if pred is not None else None)  # fmt: skip
         return record
     text = strip_reasoning(output)
     golds = [option_key(normalize_chars(g)) for g in gold_answers(settings, doc)]
     if not any(golds):
-        raise RegionalConfigError(f"{where}: empty answer; run `food-tasks validate` on the task YAML")
+        raise RegionalConfigError(f"{where}: missing answer; run `food-tasks validate` on the task YAML")
     out = option_key(normalize_chars(text)) if text else ""
     record.update(parsed=bool(out), exact=bool(out) and out in golds,
                   correct=bool(out) and any(g and g in out for g in golds))  # fmt: skip
@@ -471,7 +486,7 @@ def data_file_problems(builder: str, files: Sequence[Path]) -> list[str]:
     problems: list[str] = []
     for path in files:
         if not path.is_file():
-            problems.append(f"{path}: no such data file (relative data_files paths start at the YAML's folder)")
+            problems.append(f"{shown(path)}: no such data file (relative data_files paths start at the YAML's folder)")
         elif builder == "json":
             problems += json_lines_problems(path)
     return problems
@@ -485,7 +500,7 @@ def json_lines_problems(path: Path) -> list[str]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        return [f"{path.name}: line {line}: not UTF-8 text ({err.reason})"]
+        return [f"{shown(path)}: line {line}: not UTF-8 text ({err.reason})"]
     try:
         whole = json.loads(text)
     except ValueError:
@@ -499,13 +514,23 @@ def json_lines_problems(path: Path) -> list[str]:
         try:
             row = json.loads(line)
         except ValueError as err:
-            problems.append(f"{path.name}: line {number}: not valid JSON ({getattr(err, 'msg', err)}, column {getattr(err, 'colno', '?')})")
+            problems.append(f"{shown(path)}: line {number}: not valid JSON: {json_error(err)}")
         else:
             if not isinstance(row, dict):
-                problems.append(f"{path.name}: line {number}: a JSON {type(row).__name__}, not an object (one row per line)")
+                what = f"a JSON {type(row).__name__}, not an object (one row per line)"
+                problems.append(f"{shown(path)}: line {number}: {what}")
     if len(problems) > MAX_LINE_PROBLEMS:
-        problems = problems[:MAX_LINE_PROBLEMS] + [f"{path.name}: {len(problems) - MAX_LINE_PROBLEMS} more line(s) like these"]
+        more = len(problems) - MAX_LINE_PROBLEMS
+        problems = problems[:MAX_LINE_PROBLEMS] + [f"{shown(path)}: {more} more line(s) like these"]
     return problems
+
+
+def json_error(err: ValueError) -> str:
+    """What is wrong in one JSON Lines line, with its column: ``Expecting ',' delimiter at column 58``."""
+    msg, column = getattr(err, "msg", None), getattr(err, "colno", None)
+    if msg is None or column is None:
+        return str(err)
+    return f"{msg}{'' if msg.endswith(' at') else ' at'} column {column}"
 
 
 def innermost(err: BaseException) -> BaseException:

@@ -85,7 +85,7 @@ KEY = stats.column("idx")
 
 
 def _with_images(score):  # type: ignore[no-untyped-def]
-    """The scorer, told whether the document's images all reached the model (README "Failure accounting")."""
+    """The scorer, told whether the document's images all reached the model (docs/failure_accounting.md)."""
 
     def scored(doc, output):  # type: ignore[no-untyped-def]
         return score(doc, output, image_missing=db_data.image_missing(doc))

@@ -1,5 +1,5 @@
 """food_tasks.images: strict decoding whatever Pillow's process-wide setting, and the per-process record that
-carries an undecodable image from the hook that asked for it to the scorer (README "Failure accounting")."""
+carries an undecodable image from the hook that asked for it to the scorer (docs/failure_accounting.md)."""
 
 from __future__ import annotations
 

@@ -62,7 +62,8 @@ def test_gold_index_label_or_text_and_option_columns():
     assert regional_scoring.gold_index(s, doc(answer="b")) == 1
     assert regional_scoring.gold_index(s, doc(answer="Laksa")) == 2
     assert regional_scoring.gold_index(s, doc(answer="D")) is None  # only three options: D is no label
-    with pytest.raises(regional_scoring.RegionalConfigError, match="row 7: answer 'D' is neither a label nor the text of one option"):
+    with pytest.raises(regional_scoring.RegionalConfigError,
+                       match=r"row 7: answer 'D' is neither a label \(A/B/C\) nor the text of one option"):
         regional_scoring.score(s, doc("7", answer="D"), "A")
     cols = settings(options=["opt_a", "opt_b", "opt_c"])
     row = {"opt_a": "x", "opt_b": "y", "opt_c": None, "answer": "B"}
@@ -103,7 +104,7 @@ def test_open_scoring_contains_and_exact():
     assert (record["exact"], record["correct"]) == (False, True)
     assert regional_scoring.score(s, row, "")["parsed"] is False
     assert regional_scoring.score(s, row, None)["parsed"] is False
-    with pytest.raises(regional_scoring.RegionalConfigError, match="a row: empty answer"):
+    with pytest.raises(regional_scoring.RegionalConfigError, match="a row: missing answer"):
         regional_scoring.score(s, {"question": "q", "answer": " "}, "rice")
 
 
@@ -179,40 +180,87 @@ def _broken_task(tmp_path: Path) -> Path:
     return task / "regional_example_mcq.yaml"
 
 
-def test_validate_reports_one_line_per_problem(tmp_path, capsys):
+def _entries(out: str) -> list[str]:
+    """The printed validate report back as entries: continuation lines (wrapped at 120 columns) joined."""
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 120, out
+    entries: list[str] = []
+    for line in lines:
+        if line.startswith("    "):
+            entries[-1] += " " + line.strip()
+        else:
+            entries.append(line)
+    return entries
+
+
+def test_validate_reports_one_line_per_problem(tmp_path, capsys, monkeypatch):
     yaml_path = _broken_task(tmp_path)
     problems = regional_check.validate(yaml_path)
-    assert problems[0] == "dishes.jsonl: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of one option"
-    assert problems[1] == "dishes.jsonl: row 3 (id sea-001), column 'id': duplicate id (first at row 1)"
-    assert problems[2].startswith("dishes.jsonl: row 3 (id sea-001), column 'image': ")  # eas-001.png is no image
-    assert problems[3].startswith("dishes.jsonl: row 4 (id eas-002), column 'image': image images/missing.png: no file")
-    assert problems[4] == "dishes.jsonl: row 5 (id waf-001), column 'options': 1 option(s); need at least 2"
-    assert problems[5] == "dishes.jsonl: row 6 (id waf-002), column 'region': empty slice value"
+    data = tmp_path / "broken" / "dishes.jsonl"  # the data file as it was resolved (issue 29.5)
+    assert problems[0] == (f"{data}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the "
+                           "text of one option")
+    assert problems[1] == f"{data}: row 3 (id sea-001), column 'id': duplicate id (first at row 1)"
+    assert problems[2].startswith(f"{data}: row 3 (id sea-001), column 'image': ")  # eas-001.png is no image
+    assert problems[3].startswith(f"{data}: row 4 (id eas-002), column 'image': image images/missing.png: no file")
+    assert problems[4] == f"{data}: row 5 (id waf-001), column 'options': 1 option(s); need at least 2"
+    assert problems[5] == f"{data}: row 6 (id waf-002), column 'region': empty slice value"
     assert len(problems) == 6
+    # The whole report on stdout (issue 29.5): the YAML and its verdict, then each problem, within 120 columns.
     assert cli_main(["validate", str(yaml_path)]) == 1
-    assert capsys.readouterr().out.splitlines() == problems
+    out = capsys.readouterr()
+    assert out.err == "" and _entries(out.out) == [f"{yaml_path}: 6 problem(s)", *(f"  {p}" for p in problems)]
+    # Paths as the user gave them: relative to the working directory.
+    monkeypatch.chdir(tmp_path)
+    relative = regional_check.validate("broken/regional_example_mcq.yaml")
+    assert relative[0].startswith("broken/dishes.jsonl: row 2 (id sea-002)")
+
+
+def test_validate_says_an_answer_is_missing(tmp_path):
+    # Issue 29.5: a row without `answer` read "answer '' is neither a label (A/B/C/D) nor the text of one option".
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    rows = [json.loads(line) for line in (task / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
+    del rows[1]["answer"]
+    rows[2]["answer"] = " "
+    data = task / "dishes.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert regional_check.validate(task / "regional_example_mcq.yaml", check_images=False) == [
+        f"{data}: row 2 (id sea-002), column 'answer': missing answer",
+        f"{data}: row 3 (id eas-001), column 'answer': missing answer"]
+    text = (task / "dishes_open.csv").read_text(encoding="utf-8").splitlines()
+    header = text[0].split(",")
+    cells = text[1].split(",")
+    cells[header.index("answer")] = ""
+    (task / "dishes_open.csv").write_text("\n".join([text[0], ",".join(cells), *text[2:]]) + "\n", encoding="utf-8")
+    problems = regional_check.validate(task / "regional_example_open.yaml", check_images=False)
+    assert problems == [f"{task / 'dishes_open.csv'}: row 1 (id sea-001), column 'answer': missing answer"]
 
 
 def test_validate_schema_and_data_errors(tmp_path):
     task = tmp_path / "t"
     shutil.copytree(EXAMPLE, task)
     text = (task / "regional_example_mcq.yaml").read_text()
+    (task / "regional_example_mcq.yaml").unlink()  # each YAML below defines the task once (no name clash)
     (task / "a.yaml").write_text(text.replace("class: !function food_tasks.regional.RegionalTask\n", "").replace("format: mcq", "format: quiz"))
     assert regional_check.validate(task / "a.yaml") == [
         f"{task / 'a.yaml'}: class: must be `!function food_tasks.regional.RegionalTask`",
         f"{task / 'a.yaml'}: metadata.regional.format: 'quiz' is not one of mcq, open"]
+    (task / "a.yaml").unlink()
     (task / "b.yaml").write_text(text.replace("test: dishes.jsonl", "test: nowhere.jsonl"))
     assert regional_check.validate(task / "b.yaml") == [
         f"{task / 'b.yaml'}: dataset_kwargs.data_files: {task / 'nowhere.jsonl'} does not exist (paths are relative to the YAML)"]
+    (task / "b.yaml").unlink()
     (task / "c.yaml").write_text(text.replace("slices: [region, language]", "slices: [country]"))
     assert regional_check.validate(task / "c.yaml") == [
-        ("dishes.jsonl: column 'country' named in metadata.regional is not in the data "
+        (f"{task / 'dishes.jsonl'}: column 'country' named in metadata.regional is not in the data "
          "(columns: answer, id, image, language, options, question, region)")]
+    (task / "c.yaml").unlink()
     assert regional_check.validate(task / "nope.yaml") == [f"{task / 'nope.yaml'}: no such file"]
     (task / "d.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {dish}"'))
     assert regional_check.validate(task / "d.yaml") == [
         (f"{task / 'd.yaml'}: metadata.regional.prompt: {{dish}} is neither a data column nor question/options "
          "(row 1; write literal braces as {{ }})")]
+    (task / "d.yaml").unlink()
     (task / "e.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {"'))
     assert regional_check.validate(task / "e.yaml") == [
         f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string (row 1; write literal braces as {{{{ }}}})"]
@@ -239,19 +287,22 @@ def test_load_image_sources(tmp_path):
         regional_scoring.load_image("https://x.org/b.png", ".", Store())
 
 
-def test_validate_the_examples_cli(capsys):
-    assert cli_main(["validate", *map(str, sorted(EXAMPLE.glob("*.yaml")))]) == 0
+def test_validate_the_examples_cli(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)  # as a user in a clone runs it
+    yamls = ["examples/regional/regional_example_mcq.yaml", "examples/regional/regional_example_open.yaml"]
+    assert cli_main(["validate", *yamls]) == 0
     out = capsys.readouterr()
-    assert out.out == ""
-    # Success says what was checked (issue 19.7).
-    assert out.err.splitlines() == [
-        (f"{EXAMPLE / 'regional_example_mcq.yaml'}: OK: task regional_example_mcq: 6 row(s) of dishes.jsonl (split 'test'), "
-         "format mcq, every row has its question, options and answer; 6 image(s) opened; slices: region (3 values), "
-         "language (4 values)"),
-        (f"{EXAMPLE / 'regional_example_open.yaml'}: OK: task regional_example_open: 6 row(s) of dishes_open.csv (split 'test'), "
-         "format open, every row has its question and answer; 6 image(s) opened; slices: region (3 values)")]
+    assert out.err == ""
+    # Success says what was checked (issue 19.7), on stdout within 120 columns (issue 29.5).
+    assert out.out.splitlines() == [
+        "examples/regional/regional_example_mcq.yaml: OK: task regional_example_mcq: 6 row(s) of examples/regional/dishes.jsonl",
+        "    (split 'test'), format mcq, every row has its question, options and answer; 6 image(s) opened; slices: region (3",
+        "    values), language (4 values)",
+        "examples/regional/regional_example_open.yaml: OK: task regional_example_open: 6 row(s) of",
+        "    examples/regional/dishes_open.csv (split 'test'), format open, every row has its question and answer; 6 image(s)",
+        "    opened; slices: region (3 values)"]
     assert cli_main(["validate", "--no-images", str(EXAMPLE / "regional_example_mcq.yaml")]) == 0
-    assert "images not opened (--no-images)" in capsys.readouterr().err
+    assert "images not opened (--no-images)" in capsys.readouterr().out
 
 
 def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys):
@@ -265,11 +316,17 @@ def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys
     yaml_path = task / "regional_example_mcq.yaml"
     yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("test: dishes.jsonl", "test: dishes_bad.jsonl"), encoding="utf-8")
     problems = regional_check.validate(yaml_path)
-    assert problems[0].startswith("dishes_bad.jsonl: line 2: not valid JSON (Expecting ',' delimiter, column ")
-    assert problems[1] == "dishes_bad.jsonl: line 4: a JSON list, not an object (one row per line)"
+    data = task / "dishes_bad.jsonl"
+    column = len(lines[1]) + 1  # the missing brace: the end of the line
+    assert problems[0] == f"{data}: line 2: not valid JSON: Expecting ',' delimiter at column {column}"
+    assert problems[1] == f"{data}: line 4: a JSON list, not an object (one row per line)"
     assert len(problems) == 2
     assert cli_main(["validate", str(yaml_path)]) == 1
-    assert capsys.readouterr().out.splitlines() == problems
+    assert _entries(capsys.readouterr().out) == [f"{yaml_path}: 2 problem(s)", *(f"  {p}" for p in problems)]
+    # Issue 29.5: "Unterminated string starting at, column 60"
+    data.write_text('{"id": "x", "question": "What is it?}\n', encoding="utf-8")
+    assert regional_scoring.json_lines_problems(data) == [
+        f"{data}: line 1: not valid JSON: Unterminated string starting at column 25"]
 
 
 def test_json_lines_checks(tmp_path):
@@ -277,10 +334,11 @@ def test_json_lines_checks(tmp_path):
     path.write_text('[{"a": 1}, {"a": 2}]', encoding="utf-8")  # one JSON array of objects: datasets reads it too
     assert regional_scoring.json_lines_problems(path) == []
     path.write_bytes(b'{"a": 1}\n{"a": "\xe9"}\n')
-    assert regional_scoring.json_lines_problems(path) == ["d.jsonl: line 2: not UTF-8 text (invalid continuation byte)"]
+    assert regional_scoring.json_lines_problems(path) == [f"{path}: line 2: not UTF-8 text (invalid continuation byte)"]
     path.write_text("".join("{oops\n" for _ in range(15)), encoding="utf-8")
     problems = regional_scoring.json_lines_problems(path)
-    assert len(problems) == regional_scoring.MAX_LINE_PROBLEMS + 1 and problems[-1] == "d.jsonl: 5 more line(s) like these"
+    assert len(problems) == regional_scoring.MAX_LINE_PROBLEMS + 1
+    assert problems[-1] == f"{path}: 5 more line(s) like these"
 
 
 @pytest.mark.e2e
@@ -414,3 +472,55 @@ def test_hub_image_columns_stay_undecoded_until_asked_and_keep_their_keys_for_sc
     no_media = docs.remove_columns("image")
     records = [bound["process_results"](d, ["B"])["acc"].record for d in no_media]
     assert [r["image_missing"] for r in records] == [False, True]
+
+
+def test_every_lmms_eval_task_key_is_honoured_replaced_or_unused():
+    # A key lmms-eval adds in an upgrade must be classified before a regional YAML can use it silently.
+    import dataclasses
+
+    from lmms_eval.api.task import TaskConfig
+
+    from food_tasks import regional_yaml
+
+    known = set(regional_yaml.HONOURED) | set(regional_yaml.REPLACED) | set(regional_yaml.UNUSED)
+    assert {f.name for f in dataclasses.fields(TaskConfig)} <= known
+    assert not set(regional_yaml.HONOURED) & (set(regional_yaml.REPLACED) | set(regional_yaml.UNUSED))
+
+
+def test_validate_names_every_key_the_task_replaces_or_does_not_read(tmp_path, capsys):
+    # Issue 29.4: `metric_list: [{metric: acc_foo}]` was OK for validate and ran without a word.
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    yaml_path = task / "regional_example_mcq.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    yaml_path.write_text(text + "metric_list:\n  - metric: acc_foo\nnum_fewshot: 2\noutput_type: multiple_choice\n"
+                         "foo: 1\nvalidation_split: dev\n", encoding="utf-8")  # fmt: skip
+    result = regional_check.check(yaml_path, check_images=False)
+    assert result.problems == [
+        f"{yaml_path}: metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it",
+        f"{yaml_path}: num_fewshot: regional tasks are zero-shot (no few-shot examples); remove it",
+        f"{yaml_path}: output_type: 'multiple_choice': regional tasks generate their answer (generate_until); "
+        "remove it",
+        f"{yaml_path}: foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"]
+    unused = "validation_split: not read: a regional task evaluates test_split only; remove it"
+    assert result.warnings == [f"{yaml_path}: {unused}"]
+    # A warning alone: OK, exit status 0, the warning printed under the verdict.
+    yaml_path.write_text(text + "validation_split: dev\noutput_type: generate_until\nnum_fewshot: 0\n",
+                         encoding="utf-8")  # fmt: skip
+    assert cli_main(["validate", "--no-images", str(yaml_path)]) == 0
+    entries = _entries(capsys.readouterr().out)
+    assert entries[0].startswith(f"{yaml_path}: OK (1 warning(s)): task regional_example_mcq: 6 row(s)")
+    assert entries[1:] == [f"  warning: {yaml_path}: {unused}"]
+
+
+def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
+    # Issue 29.4: two YAMLs under one --include_path defining one name: lmms-eval runs one without a word.
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    (task / "old").mkdir()
+    shutil.copy(task / "regional_example_mcq.yaml", task / "old" / "mcq_v0.yaml")
+    yaml_path = task / "regional_example_mcq.yaml"
+    assert regional_check.validate(yaml_path, check_images=False) == [
+        f"{yaml_path}: task: 'regional_example_mcq' is also the name of {task / 'old' / 'mcq_v0.yaml'}: lmms-eval would run "
+        f"one of them without a word (--include_path {task}); rename one"]
+    assert regional_check.validate(task / "regional_example_open.yaml", check_images=False) == []

@@ -51,6 +51,11 @@ def test_replay_model_input_errors_stop_the_run(tmp_path):
     (lambda t: t.replace("slices: [region, language]", 'prompt: "{question} {dish}"'), "configuration error",
      "metadata.regional.prompt: {dish} is neither a data column nor question/options"),
     (lambda t: t.replace("test: dishes.jsonl", "test: nowhere.jsonl"), "data error", "nowhere.jsonl: no such data file"),
+    # Issue 29.4: a key the task would replace was ignored without a word
+    (lambda t: t + "metric_list:\n  - metric: acc_foo\n", "configuration error",
+     "metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it"),
+    (lambda t: t + "foo: 1\n", "configuration error",
+     "foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"),
 ])  # fmt: skip
 def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
     import lmms_eval.models  # noqa: F401  (our entry point: the harness wraps, as in a CLI run)
@@ -61,8 +66,100 @@ def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["broken_task"], task_type="simple")
     message = str(err.value)
-    assert message.startswith(f"food-tasks: regional task broken_task: {what}, the run stops before generation:\n"), message
-    assert detail in message and "food-tasks validate" in message
+    yaml_path = folder / "broken_task.yaml"  # every regional error names the YAML (issue 29.4)
+    head = f"food-tasks: regional task broken_task ({yaml_path}): {what}, the run stops before generation:\n"
+    assert message.startswith(head), message
+    assert detail in message and f"food-tasks validate {yaml_path}" in message
+
+
+def _warnings() -> tuple[list[str], int]:
+    from loguru import logger
+
+    seen: list[str] = []
+    return seen, logger.add(lambda m: seen.append(m.record["message"]), level="WARNING")
+
+
+def test_a_key_without_effect_is_a_warning_naming_the_yaml(tmp_path):
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+    from loguru import logger
+
+    folder = _regional_copy(tmp_path, "with_dev", edit=lambda t: t + "validation_split: dev\n")
+    seen, sink = _warnings()
+    try:
+        manager = TaskManager(include_path=str(folder), include_defaults=False)
+        task = manager.load_task_or_group(["with_dev"], task_type="simple")
+    finally:
+        logger.remove(sink)
+    assert len(task["with_dev"].test_docs()) == 6
+    assert (f"food-tasks: regional task with_dev ({folder / 'with_dev.yaml'}): validation_split: not read: a regional task "
+            "evaluates test_split only; remove it") in seen
+
+
+def test_two_yamls_defining_one_task_name_both_named(tmp_path):
+    # Issue 29.4: lmms-eval indexed one of them without a word, and the error that followed named no file.
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+    from loguru import logger
+
+    folder = _regional_copy(tmp_path, "twice")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "copy.yaml").write_text((folder / "twice.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    files = sorted([str(folder / "twice.yaml"), str(folder / "sub" / "copy.yaml")])
+    seen, sink = _warnings()
+    try:
+        manager = TaskManager(include_path=str(folder), include_defaults=False)
+    finally:
+        logger.remove(sink)
+    used = manager.task_index["twice"]["yaml_path"]
+    assert [m for m in seen if "twice" in m] == [
+        f"food-tasks: regional task twice is defined by 2 files: {', '.join(files)}; lmms-eval indexes only {used} "
+        "(running it stops with an error): rename the others"]
+    with pytest.raises(RunStopped) as err:
+        manager.load_task_or_group(["twice"], task_type="simple")
+    assert str(err.value).splitlines()[:2] == [
+        f"food-tasks: regional task twice ({used}): configuration error, the run stops before generation:",
+        f"task: 'twice' is defined by 2 files: {', '.join(files)}; lmms-eval took {used}: rename the others"]
+
+
+def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
+    from loguru import logger
+
+    from food_tasks import harness
+
+    folder = _regional_copy(tmp_path, "mmmu_val")
+    seen, sink = _warnings()
+    try:  # lmms-eval's index: its built-in task of that name wins
+        index = {"mmmu_val": {"yaml_path": "/lmms_eval/tasks/mmmu/mmmu_val.yaml"}}
+        assert harness.regional_clashes([str(folder)], index) == {}
+    finally:
+        logger.remove(sink)
+    assert seen == [f"food-tasks: regional task {folder / 'mmmu_val.yaml'} is not indexed: its name mmmu_val is taken by "
+                    "/lmms_eval/tasks/mmmu/mmmu_val.yaml; rename it"]
+
+
+def test_a_regional_yaml_hiding_a_packaged_task_is_named(tmp_path):
+    # Our packaged tasks are indexed after the user's --include_path: a regional task of the same name wins.
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+    from loguru import logger
+
+    from food_tasks.catalogue import task_dir
+
+    folder = _regional_copy(tmp_path, "fambench_task1_sample")
+    seen, sink = _warnings()
+    try:
+        manager = TaskManager(include_path=str(folder), include_defaults=False)
+    finally:
+        logger.remove(sink)
+    from food_tasks.regional_yaml import shown
+
+    ours = [p for p in sorted(task_dir().rglob("*.yaml"))
+            if "task: fambench_task1_sample\n" in p.read_text(encoding="utf-8")]  # fmt: skip
+    theirs = folder / "fambench_task1_sample.yaml"
+    assert len(ours) == 1 and manager.task_index["fambench_task1_sample"]["yaml_path"] == str(theirs)
+    assert seen == [f"food-tasks: regional task fambench_task1_sample ({theirs}) hides the packaged task of that name "
+                    f"({shown(ours[0])}); rename it"]
 
 
 def test_innermost_error_unwraps_retries_and_causes():
@@ -99,8 +196,11 @@ def test_cli_exits_1_with_our_message_last(tmp_path):
                                       "--include_path", str(folder), "--tasks", "dishes_mcq"], tmp_path / "out2")  # fmt: skip
     assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
     tail = proc.stderr.strip().splitlines()[-3:]
-    assert tail[0] == "food-tasks: regional task dishes_mcq: data error, the run stops before generation:"
-    assert tail[1].startswith("dishes.jsonl: line 3: not valid JSON (") and "RetryError" not in proc.stdout + proc.stderr
+    yaml_path = "tasks/dishes_mcq.yaml"  # relative to the working directory of the run (tmp_path), as the data file
+    assert tail[0] == f"food-tasks: regional task dishes_mcq ({yaml_path}): data error, the run stops before generation:"
+    # the data file as resolved, relative to the working directory (the run's is tmp_path)
+    assert tail[1].startswith("tasks/dishes.jsonl: line 3: not valid JSON: ")
+    assert "RetryError" not in proc.stdout + proc.stderr
     assert json.loads(lines[0])  # the other lines are intact
 
 
@@ -117,5 +217,6 @@ def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["bad_answer"], task_type="simple")
     assert str(err.value).splitlines()[:2] == [
-        "food-tasks: regional task bad_answer: data error, the run stops before generation:",
-        "dishes.jsonl: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of one option"]
+        f"food-tasks: regional task bad_answer ({folder / 'bad_answer.yaml'}): data error, the run stops before generation:",
+        f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of "
+        "one option"]

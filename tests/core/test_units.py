@@ -1,5 +1,5 @@
 """One truth per unit (issue 19.9): each benchmark's units sentence agrees with the scales its metrics declare,
-and the README and the benchmark's README repeat it verbatim."""
+and docs/benchmarks.md and the benchmark's README repeat it verbatim."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_benchmark_readme_repeats_the_units_sentence(bench):
 
 
 def test_readme_units_list_is_the_records_sentences():
-    assert units.units_paragraph(BENCHMARKS) in (REPO / "README.md").read_text(encoding="utf-8")
+    assert units.units_paragraph(BENCHMARKS) in (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
 
 
 def test_the_check_catches_a_wrong_or_missing_unit():

@@ -15,7 +15,7 @@ JSONL directory: absolute paths as they are, relative paths (``images/...``) und
 the JSONL files and the extracted ``images/`` tree sit together. A selected image that does not exist
 is an error raised when the documents are built (before any generation), naming the row and path. An
 image that exists but cannot be decoded is found when the model asks for it: it is left out of the request
-and the document is counted in ``image_missing`` (README "Failure accounting").
+and the document is counted in ``image_missing`` (docs/failure_accounting.md).
 """
 
 from __future__ import annotations

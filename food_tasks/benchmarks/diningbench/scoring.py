@@ -9,7 +9,7 @@ unweighted means of the four component values (the paper computes them outside t
 :mod:`.parsing` on the same outputs. Records are sorted by row index before reduction so sums run in
 the official order (bit-identical floats).
 
-A document with an image that could not be decoded (``image_missing``; README "Failure accounting") is left
+A document with an image that could not be decoded (``image_missing``; docs/failure_accounting.md) is left
 out of every robust metric and counted by the ``image_missing`` metric. The ``_official`` metrics score it as
 the official scripts score it: they send the file's raw bytes, the server cannot decode them, the request
 fails and the row's prediction is ``__INFER_ERROR__`` (``eval_classification.py::run_inference``): "cannot read
