@@ -241,3 +241,33 @@ def test_report_section_of_cross_lingual_and_context_measures(tmp_path):
         assert any(b[0] == "img" and "xling_gap_to_en" in b[1] for b in blocks)
     lines = [b[1] for b in blocks if b[0] == "p"][-1].splitlines()
     assert [line.split(":")[0] for line in lines] == ["Image gain", "Circular accuracy", "Position bias"]
+
+
+def test_xling_units_pool_the_language_tasks_of_one_family():
+    # FoodieQA / DiningBench keep each language in a task of its own: the items of a setting are pooled over the
+    # run's tasks of the same view (another setting's items stay out).
+    from types import SimpleNamespace
+
+    view = consistency.View(
+        item=stats.column("qa_id"),
+        lang=stats.column("lang"),
+        correct=stats.field("correct"),
+        cluster=stats.column("qa_id"),
+        choice=stats.column("pred"),
+        family=stats.column("setting"),
+    )
+    table = SimpleNamespace(consistency=view)
+    by_lang = {lang: [dict(r, setting="s") for r in RUN_A if r["lang"] == lang] for lang in ("en", "fr")}
+    other = [{"qa_id": "q9", "lang": "fr", "correct": 1, "pred": "A", "setting": "t"}]
+    tasks = {
+        "t_en": SimpleNamespace(table=table, records=by_lang["en"]),
+        "t_fr": SimpleNamespace(table=table, records=by_lang["fr"] + other),
+    }
+    run = SimpleNamespace(tasks=list(tasks), task=tasks.get)
+    # en + fr of A: q1 right in both, q2 right in both, q3 wrong in both.
+    assert sorted(beyond.xling_units(run, "t_fr", "all_correct")) == [
+        ("q1", "q1", 1.0),
+        ("q2", "q2", 1.0),
+        ("q3", "q3", 0.0),
+    ]
+    assert beyond.xling_units(run, "t_fr", "agreement") == [("q1", "q1", 1.0), ("q2", "q2", 1.0), ("q3", "q3", 1.0)]
