@@ -24,6 +24,12 @@ import importlib.abc as _abc
 import importlib.util as _util
 import sys as _sys
 from pathlib import Path as _Path
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:  # pragma: no cover
+    import types as _types
+    from collections.abc import Sequence as _Sequence
+    from importlib.machinery import ModuleSpec as _ModuleSpec
 
 __version__ = "0.1.0"
 
@@ -36,7 +42,9 @@ class _SourceTreeFinder(_abc.MetaPathFinder):
     def __init__(self, root: _Path) -> None:
         self.root = root
 
-    def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
+    def find_spec(self, fullname: str, path: _Sequence[str] | None = None,
+                  target: _types.ModuleType | None = None) -> _ModuleSpec | None:
+        """A ModuleSpec loading ``food_tasks.utils`` or ``food_tasks.yaml_tasks`` from the clone's folder; else None."""
         package, _, name = fullname.partition(".")
         if package != __name__ or name not in _SUBPACKAGES:
             return None

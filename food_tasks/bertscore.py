@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from loguru import logger
 
 from food_tasks.outputs import utf8_safe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bert_score import BERTScorer
 
 DEFAULT_MODEL = "xlm-roberta-large"
 DEFAULT_LAYERS = 17
@@ -36,11 +39,12 @@ def settings() -> tuple[str, int]:
 
 
 def enabled() -> bool:
+    """False when ``$FOOD_TASKS_BERTSCORE`` turns BERTScore off (0/false/no/off); on by default."""
     return os.environ.get("FOOD_TASKS_BERTSCORE", "1").strip().lower() not in {"0", "false", "no", "off"}
 
 
 @functools.lru_cache(maxsize=2)
-def _scorer(model: str, layers: int):  # type: ignore[no-untyped-def]
+def _scorer(model: str, layers: int) -> BERTScorer:
     from bert_score import BERTScorer
 
     scorer = BERTScorer(model_type=model, num_layers=layers, idf=False, rescale_with_baseline=False, batch_size=BATCH_SIZE)

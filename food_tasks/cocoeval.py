@@ -28,10 +28,14 @@ import shutil  # noqa: F401 - tests reach shutil.which through this module
 import subprocess
 import threading
 from dataclasses import dataclass, field
-from typing import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Hashable, Mapping, Sequence
 
 from food_tasks.cocojava import (JAVA_INSTALL_HINT, JAVA_TIMEOUT_S, METEOR, MeteorError, MeteorProcess, _clean,
                                  java_problem, ptb_tokenize)  # fmt: skip
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    from numpy.typing import ArrayLike
 
 __all__ = ["CocoScores", "JAVA_INSTALL_HINT", "JAVA_TIMEOUT_S", "METEOR", "MeteorError", "MeteorProcess", "coco_scores",
            "java_problem", "ptb_tokenize", "py_tokenize"]  # fmt: skip
@@ -187,7 +191,7 @@ def bleu_statistics(refs: Sequence[str], hyp: str) -> list[int]:
     return [*correct, *guess, len(words), closest]
 
 
-def bleu_from_statistics(sums, n: int):  # type: ignore[no-untyped-def]
+def bleu_from_statistics(sums: ArrayLike, n: int) -> np.ndarray:
     """Corpus BLEU-``n`` (0-1) from column sums of :func:`bleu_statistics`, vectorised over leading axes.
 
     The toolkit's corpus formula step by step (its smoothing constants in its places, the brevity penalty

@@ -234,6 +234,7 @@ class ItemRatio(stats.Ratio):
         self.view, self.what = view, what
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(value, 1)`` on the first document of each item with a value, ``(0, 0)`` on every other document."""
         out = np.zeros((len(records), 2))
         position = {id(r): i for i, r in enumerate(records)}
         for it in items(records, self.view):
@@ -245,7 +246,8 @@ class ItemRatio(stats.Ratio):
         return out
 
     def score(self, record: Record) -> float | None:
-        return None  # an item measure has no per-document score
+        """None: an item measure has no per-document score."""
+        return None
 
 
 # --------------------------------------------------------------------------- context sensitivity

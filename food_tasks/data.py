@@ -26,8 +26,9 @@ import functools
 import hashlib
 import io
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from food_tasks.errors import CorruptImageError, DataAccessError, DataSettingError, RunStopped, SetupError  # noqa: F401  (public here too)
 
@@ -47,11 +48,15 @@ def hf_download_command(repo_id: str, local_dir: Path | str, repo_type: str = "d
 HF_LOGIN_COMMAND = "hf auth login"
 
 
-def stop_run_on_data_error(fn):  # type: ignore[no-untyped-def]
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def stop_run_on_data_error(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Decorate an lmms-eval hook: a :class:`DataAccessError` or :class:`SetupError` stops the run (:class:`RunStopped`)."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except DataAccessError as err:

@@ -19,11 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from food_tasks.outputs import NoAnswer, model_output
 from food_tasks.stats import Estimator, canonical
 
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+
+# What lmms-eval hands the hooks: one document, a task's documents, and ``lmms_eval_specific_kwargs``.
+Doc: TypeAlias = dict[str, Any]
+Docs: TypeAlias = "datasets.Dataset"
+HookKwargs: TypeAlias = dict[str, Any] | None
+Output: TypeAlias = Any  # the model's answer, untrusted: not always a string (food_tasks.outputs.model_output)
 Record = Mapping[str, Any]
 Scorer = Callable[[Mapping[str, Any], Any], Record]
 
@@ -71,6 +79,7 @@ class Metric:
         return replace(self, name=name, alias_of=self.name)
 
     def with_estimator(self, estimator: Estimator) -> Metric:
+        """The same metric with another standard-error estimator."""
         return replace(self, estimator=estimator)
 
 
@@ -195,9 +204,10 @@ class Payload(dict):
 
     @property
     def metric(self) -> Metric:
+        """The :class:`Metric` that reduces this payload (looked up in its table by name)."""
         return self.table[self.name]
 
-    def __reduce__(self):  # type: ignore[no-untyped-def]
+    def __reduce__(self) -> tuple[type[Payload], tuple[Any, ...]]:
         return (Payload, (dict(self), self.record, self.table, self.name, self.failed))
 
 
@@ -248,7 +258,7 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
     """
     pick = table if callable(table) and not isinstance(table, MetricTable) else (lambda doc: table)
 
-    def process_results(doc, results):  # type: ignore[no-untyped-def]
+    def process_results(doc: Doc, results: Sequence[Any]) -> dict[str, Payload]:
         output = model_output(results)
         return pick(doc).payloads(score(doc, output), failed=isinstance(output, NoAnswer))
 

@@ -52,6 +52,7 @@ class _Watched(io.BytesIO):
     ran_out = False
 
     def read(self, size: int | None = -1) -> bytes:  # type: ignore[override]
+        """``BytesIO.read``, noting a read past the end (the image was truncated)."""
         data = super().read(size)
         if not data and size != 0:
             self.ran_out = True

@@ -87,6 +87,7 @@ class JudgeConfig:
 
     @property
     def endpoint(self) -> str:
+        """The chat-completions URL: ``url`` itself when it ends in ``/chat/completions``, else with it appended."""
         url = self.url.rstrip("/")
         return url if url.endswith("/chat/completions") else f"{url}/chat/completions"
 

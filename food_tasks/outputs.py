@@ -36,7 +36,7 @@ class NoAnswer(str):
         obj.reason = reason
         return obj
 
-    def __reduce__(self):  # type: ignore[no-untyped-def]
+    def __reduce__(self) -> tuple[type[NoAnswer], tuple[str]]:
         return (NoAnswer, (self.reason,))
 
 

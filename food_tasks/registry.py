@@ -27,6 +27,7 @@ class Lazy:
     target: str
 
     def load(self) -> Any:
+        """The object ``module:attribute`` names (importing its module)."""
         module, _, attribute = self.target.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
@@ -75,6 +76,7 @@ class Benchmark:
 
     @property
     def published_path(self) -> Path | None:
+        """The benchmark's published reference numbers file (``report_data/``), or None without one."""
         return PUBLISHED_DIR / self.published if self.published else None
 
     def prefetch_summary(self) -> str:

@@ -38,6 +38,7 @@ import json
 import math
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from loguru import logger
@@ -45,6 +46,9 @@ from loguru import logger
 from lmms_eval.api.model import lmms
 
 from food_tasks.errors import RunStopped
+
+if TYPE_CHECKING:  # pragma: no cover
+    from lmms_eval.api.instance import Instance
 
 
 JSONL_HELP = ('responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '
@@ -131,6 +135,7 @@ class ReplayModel(lmms):
 
     @property
     def device(self) -> torch.device:
+        """The accelerator's device when lmms-eval gave the model one, else the CPU."""
         # Under several processes the evaluator gathers per-rank request counts on `lm.device`
         # (after giving the model an Accelerator); one process never asks.
         accelerator = getattr(self, "accelerator", None)
@@ -144,7 +149,8 @@ class ReplayModel(lmms):
         self.missing += 1
         return self._default
 
-    def generate_until(self, requests) -> list[str]:  # type: ignore[no-untyped-def]
+    def generate_until(self, requests: list[Instance]) -> list[str]:
+        """The recorded response of each request's document (the default answer where none was recorded)."""
         out = []
         for request in requests:
             _, _, doc_to_visual, doc_id, task, split = request.args
@@ -156,8 +162,10 @@ class ReplayModel(lmms):
             logger.warning(f"food_tasks_replay: {self.missing} document(s) had no recorded response; answered {self._default!r}")
         return out
 
-    def generate_until_multi_round(self, requests) -> list[str]:  # type: ignore[no-untyped-def]
+    def generate_until_multi_round(self, requests: list[Instance]) -> list[str]:
+        """The recorded responses, as :meth:`generate_until` (a replay has one round)."""
         return self.generate_until(requests)
 
-    def loglikelihood(self, requests):  # type: ignore[no-untyped-def]
+    def loglikelihood(self, requests: list[Instance]) -> list[tuple[float, bool]]:
+        """Not supported: a replay has only generated text; raises NotImplementedError."""
         raise NotImplementedError("food_tasks_replay only replays generated text")

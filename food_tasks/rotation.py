@@ -106,7 +106,7 @@ def expand(
 def with_rotation(score: Callable[[Mapping[str, Any], Any], dict]) -> Callable[[Mapping[str, Any], Any], dict]:
     """A scorer whose records also carry the document's ``item``, ``rotation`` and ``rotations``."""
 
-    def scored(doc, output):  # type: ignore[no-untyped-def]
+    def scored(doc: Mapping[str, Any], output: Any) -> dict:
         return {**score(doc, output), **{name: doc[name] for name in FIELDS}}
 
     scored.__qualname__ = getattr(score, "__qualname__", "scored")
@@ -144,13 +144,15 @@ class CircularRatio(stats.Ratio):
         self.correct, self.all_right = correct, all_right
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(numerator, 1)`` on each complete question's first rotation, ``(0, 0)`` on every other record."""
         out = np.zeros((len(records), 2))
         for index, share in _questions(records, self.correct).values():
             out[index] = (float(share == 1.0) if self.all_right else share, 1.0)
         return out
 
     def score(self, record: Record) -> float | None:
-        return None  # a rotation has no score of its own
+        """None: a rotation has no score of its own."""
+        return None
 
     def value(self, records: Sequence[Record]) -> float:
         """The metric over ``records`` (NaN without a complete question)."""
@@ -266,9 +268,11 @@ class _Bias:
     labels: tuple[str, ...]
 
     def breakdown(self, records: Sequence[Record]) -> dict[str, dict[str, float]]:
+        """The ``position_bias`` breakdown: how often each option position is chosen and is gold."""
         return position_bias(records, self.chosen, self.gold, self.labels)
 
     def p(self, records: Sequence[Record]) -> float:
+        """``position_bias_p``: chi-square p-value of the chosen positions against the gold positions."""
         return position_bias_p(records, self.chosen, self.gold)
 
 

@@ -227,8 +227,10 @@ class Macro(Estimator):
         if memo is not None and key in memo:
             codes, groups = memo[key]
         else:
-            codes, _ = cluster_index([self.group(r) for r in records])  # groups in canonical order: sums do not move
-            groups = canonical_unique(self.group(r) for r in records)
+            labels = [self.group(r) for r in records]
+            groups = canonical_unique(labels)  # groups in canonical order: sums do not move
+            rank = {label: i for i, label in enumerate(groups)}
+            codes = np.fromiter((rank[label] for label in labels), dtype=np.int64, count=len(labels))
             if memo is not None:
                 memo[key] = codes, groups
         values = np.array([_nan(self.value(r)) for r in records], dtype=float).reshape(len(records))
@@ -297,6 +299,15 @@ def canonical(value: Any) -> tuple:
     bytes; tuples and lists element by element; sets as their sorted elements; anything else by type name and
     repr. Values that are equal as dict keys (``1``, ``1.0``, ``True``) get equal keys, so which of them came
     first never matters."""
+    kind = type(value)  # the common exact types first: an isinstance check against the numbers ABCs is slow
+    if kind is str:
+        return (2, value)
+    if kind is int:
+        return (1, 0, value)
+    if kind is tuple:
+        return (4, tuple(canonical(v) for v in value))
+    if kind is float:
+        return (1, 0, value) if value == value else (1, 1)
     if value is None:
         return (0,)
     if isinstance(value, numbers.Integral):
@@ -338,6 +349,19 @@ def joint_index(cluster_lists: Sequence[Sequence[Hashable]]) -> tuple[list[np.nd
     return [inverse[bounds[i] : bounds[i + 1]] for i in range(len(lists))], n_clusters
 
 
+def exact(matrix: np.ndarray, terms: int) -> bool:
+    """Every entry is a whole number and ``terms`` times the largest stays below 2**53: any sum of up to ``terms``
+    entries (times resample counts adding up to at most ``terms``) is exact in float64, so its value does not depend
+    on the order of the terms (a sort for canonical order can be skipped, a sparse product gives the dense one's
+    bits)."""
+    values = matrix[matrix != 0]  # mostly zeros in a macro mean's rows: check the rest
+    if values.size == 0:
+        return True
+    if not np.array_equal(values, np.rint(values)):  # NaN fails here
+        return False
+    return float(np.max(np.abs(values))) * max(terms, 1) ** 2 < 2.0**53  # infinities fail here
+
+
 def row_order(rows: np.ndarray, inverse: np.ndarray) -> np.ndarray:
     """The canonical order of documents: by cluster number, then by their rows of statistics (documents that tie
     are interchangeable). Floating-point sums taken in this order are a function of the set of documents."""
@@ -348,8 +372,9 @@ def cluster_sums(rows: np.ndarray, inverse: np.ndarray, n_clusters: int) -> np.n
     """Per-cluster column sums, ``(C, k)``, each cluster's documents added in canonical order (:func:`row_order`)."""
     if rows.shape[1] == 0:
         return np.zeros((n_clusters, 0))
-    order = row_order(rows, inverse)
-    rows, inverse = rows[order], inverse[order]
+    if not exact(rows, len(rows)):  # whole numbers add up exactly in any order: no need to sort them
+        order = row_order(rows, inverse)
+        rows, inverse = rows[order], inverse[order]
     return np.stack([np.bincount(inverse, weights=rows[:, j], minlength=n_clusters) for j in range(rows.shape[1])], axis=1)
 
 
@@ -381,8 +406,23 @@ def bootstrap_weights(n_clusters: int, iters: int, seed: int) -> np.ndarray:
     """``(iters, C)`` multinomial cluster counts: each resample draws C clusters with replacement."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_clusters, size=(iters, n_clusters))
-    offsets = (np.arange(iters) * n_clusters)[:, None]
-    return np.bincount((draws + offsets).ravel(), minlength=iters * n_clusters).reshape(iters, n_clusters).astype(float)
+    weights = np.empty((iters, n_clusters))
+    for i, row in enumerate(draws):  # a count per resample: no (iters * C) index array to build and bincount
+        weights[i] = np.bincount(row, minlength=n_clusters)
+    return weights
+
+
+def _product(matrix: np.ndarray, n_units: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``weights -> weights @ matrix`` for resample counts of ``n_units`` units; a mostly-zero matrix of whole
+    numbers (a macro mean's rows: 2 non-zeros in 2 x groups columns) goes through scipy.sparse, whose sums are then
+    exact, so equal to the dense product's bit for bit."""
+    if matrix.size and np.count_nonzero(matrix) < 0.2 * matrix.size and exact(matrix, n_units):
+        from scipy import sparse  # deferred: importing scipy costs every run that draws nothing
+
+        transposed = sparse.csr_matrix(matrix.T)
+        # C order, as the dense product: a combine's sums over columns then add in the same order
+        return lambda weights: np.ascontiguousarray(np.asarray(transposed @ np.ascontiguousarray(weights.T)).T)
+    return lambda weights: weights @ matrix
 
 
 def weight_chunks(n_units: int, iters: int, seed: int) -> Iterator[np.ndarray]:
@@ -400,7 +440,8 @@ def weight_chunks(n_units: int, iters: int, seed: int) -> Iterator[np.ndarray]:
 def bootstrap(estimator: Estimator, sums: np.ndarray, iters: int, seed: int = SEED) -> np.ndarray:
     """``iters`` resampled values of the estimator from per-cluster sums ``(C, k)`` (chunks bound the memory)."""
     chunks = weight_chunks(sums.shape[0], iters, seed)
-    out = [np.asarray(estimator.combine(w @ sums), dtype=float).reshape(len(w)) for w in chunks]
+    product = _product(sums, sums.shape[0])
+    out = [np.asarray(estimator.combine(product(w)), dtype=float).reshape(len(w)) for w in chunks]
     return np.concatenate(out) if out else np.zeros(0)
 
 
@@ -412,9 +453,12 @@ def resample(parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units:
     ``units[i]`` (distinct unit numbers, as :func:`joint_index` gives them); a unit a part lacks adds nothing to it.
     Groups (one part per task) and paired comparisons (one part per run) resample this way."""
     out = []
+    # a part whose units are a run of consecutive numbers (the documents of one task) takes a view, not a copy
+    spans = [slice(int(u[0]), int(u[-1]) + 1) if len(u) and np.all(np.diff(u) == 1) else u for _, u, _ in parts]
+    products = [_product(sums, n_units) for _, _, sums in parts]
     for weights in weight_chunks(n_units, iters, seed):
-        values = [np.asarray(est.combine(weights[:, units] @ sums), dtype=float).reshape(len(weights))
-                  for est, units, sums in parts]  # fmt: skip
+        values = [np.asarray(est.combine(product(weights[:, span])), dtype=float).reshape(len(weights))
+                  for (est, _, _), span, product in zip(parts, spans, products)]  # fmt: skip
         out.append(np.stack(values, axis=1) if values else np.zeros((len(weights), 0)))
     return np.concatenate(out) if out else np.zeros((0, len(parts)))
 
@@ -449,10 +493,10 @@ def _stacked_draws(estimators: Sequence[Estimator], sums: Sequence[np.ndarray], 
                    seed: int) -> list[np.ndarray]:  # fmt: skip
     """Each estimator's ``iters`` resampled values, every estimator on the same resamples (one product per chunk)."""
     widths = [s.shape[1] for s in sums]
-    stacked = np.concatenate(sums, axis=1)
+    product = _product(np.concatenate(sums, axis=1), n_units)
     values: list[list[np.ndarray]] = [[] for _ in estimators]
     for weights in weight_chunks(n_units, iters, seed):
-        resampled = weights @ stacked
+        resampled = product(weights)
         start = 0
         for i, (est, width) in enumerate(zip(estimators, widths)):
             value = est.combine(resampled[:, start : start + width])
@@ -587,9 +631,7 @@ def compare(estimator: Estimator, records_a: Sequence[Record], records_b: Sequen
     """
     rows_a, rows_b = estimator.rows(records_a), estimator.rows(records_b)
     inverse, n_clusters = cluster_index(clusters)
-    # canonical order of the document pairs: every sum below is a function of the set of pairs
-    order = row_order(np.concatenate([rows_a, rows_b], axis=1), inverse)
-    rows_a, rows_b, inverse = rows_a[order], rows_b[order], inverse[order]
+    # every sum below is a cluster_sums, taken in canonical order: a function of the set of document pairs
     sums_a, sums_b = cluster_sums(rows_a, inverse, n_clusters), cluster_sums(rows_b, inverse, n_clusters)
     diff = float(estimator.combine(sums_a.sum(0)) - estimator.combine(sums_b.sum(0)))
     n, c = len(records_a), n_clusters

@@ -32,6 +32,7 @@ def text(lines: Sequence[str]) -> str:
 
 
 def flag(value: bool) -> str:
+    """A bool as YAML writes it (``true`` / ``false``)."""
     return "true" if value else "false"
 
 

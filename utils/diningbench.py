@@ -7,21 +7,23 @@ yaml_tasks/diningbench/README.md. ``TABLES`` declares every metric of each task 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from food_tasks import stats
 from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Metric, MetricTable, results_hook
+from food_tasks.hooks import Doc, Docs, HookKwargs, Metric, MetricTable, Output, Record, Scorer, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
 @stop_run_on_data_error
-def _docs(kind, lang, views, cot, dataset, root=None):  # type: ignore[no-untyped-def]
+def _docs(kind: str, lang: str, views: tuple[int, ...], cot: bool, dataset: object, root: Path | None = None) -> Docs:
     """``process_docs``: the YAML's stub dataset is replaced by the real documents. VQA tasks check the
     judge configuration first, so a missing judge fails before any generation."""
     if kind == "vqa":
@@ -61,18 +63,20 @@ docs_sample_cls = partial(_docs, "cls", "en", (0, 1), False, root=SAMPLE_ROOT)
 docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SAMPLE_ROOT)
 
 
-def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:
+    """The selected views as PIL images (an undecodable one left out); none for an image-free twin."""
     if not images_wanted(lmms_eval_specific_kwargs):
         return []  # an image-free twin (food_tasks.noimage)
     return db_data.doc_images(doc)  # an undecodable image is left out: the document counts in image_missing
 
 
-def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return doc["text"]  # the record's prompt, verbatim (plus the CoT template in _cot tasks)
+def doc_to_text(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> str:
+    """The record's prompt, verbatim (plus the CoT template in _cot tasks)."""
+    return doc["text"]
 
 
-def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    # Official layout: one user turn, every selected image first (view order), then the prompt.
+def doc_to_messages(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list[dict]:
+    """Official layout: one user turn, every selected image first (view order), then the prompt."""
     return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text(doc))
 
 
@@ -84,10 +88,10 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 KEY = stats.column("idx")
 
 
-def _with_images(score):  # type: ignore[no-untyped-def]
+def _with_images(score: Callable[..., Record]) -> Scorer:
     """The scorer, told whether the document's images all reached the model (docs/failure_accounting.md)."""
 
-    def scored(doc, output):  # type: ignore[no-untyped-def]
+    def scored(doc: Doc, output: Output) -> Record:
         return score(doc, output, image_missing=db_data.image_missing(doc))
 
     scored.__qualname__ = score.__qualname__

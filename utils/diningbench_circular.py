@@ -8,18 +8,20 @@ document is (row, rotation); the cluster is the row, so standard errors resample
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.diningbench import circular
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import MetricTable, results_hook
+from food_tasks.hooks import Docs, MetricTable, results_hook
 from food_tasks.utils import diningbench as db
 
 
 @stop_run_on_data_error
-def _docs(base, dataset):  # type: ignore[no-untyped-def]
+def _docs(base: Callable[[object], Docs], dataset: object) -> Docs:
+    """``process_docs``: the base task's documents, one per rotation of each record's options."""
     return circular.expand(base(dataset))
 
 

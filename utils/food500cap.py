@@ -14,41 +14,45 @@ from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import prompts as fc_prompts
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Metric, MetricTable, results_hook
+from food_tasks.hooks import Doc, Docs, HookKwargs, Metric, MetricTable, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
 @stop_run_on_data_error
-def docs_test(dataset):  # type: ignore[no-untyped-def]
+def docs_test(dataset: object) -> Docs:
     """``process_docs``: the YAML's stub dataset is replaced by the documents of evaluation_data.json."""
     return fc_data.prepare_docs("test")
 
 
 @stop_run_on_data_error
-def docs_all(dataset):  # type: ignore[no-untyped-def]
+def docs_all(dataset: object) -> Docs:
+    """``process_docs`` of the ``_all`` task: the test and train files together."""
     return fc_data.prepare_docs("all")
 
 
 @stop_run_on_data_error
-def docs_sample(dataset):  # type: ignore[no-untyped-def]
+def docs_sample(dataset: object) -> Docs:
+    """``process_docs`` of the packaged sample: its test split, from food_tasks/sample_data."""
     return fc_data.prepare_docs("test", root=SAMPLE_ROOT)
 
 
-def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:
+    """The dish photo as a PIL image; none for an image-free twin or a photo that cannot be decoded."""
     if not images_wanted(lmms_eval_specific_kwargs):
         return []  # an image-free twin (food_tasks.noimage)
     image = fc_data.load_image(doc)
     return [image] if image is not None else []
 
 
-def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_text(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> str:
+    """The captioning instruction (``lmms_eval_specific_kwargs["prompt"]`` when given, else the generic one)."""
     return fc_prompts.prompt_for(lmms_eval_specific_kwargs)
 
 
-def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    # One user turn [image, text], no system prompt (a design choice: yaml_tasks/food500cap/README.md).
+def doc_to_messages(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list[dict]:
+    """One user turn [image, text], no system prompt (a design choice: yaml_tasks/food500cap/README.md)."""
     return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text(doc, lmms_eval_specific_kwargs))
 
 

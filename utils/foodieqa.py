@@ -18,13 +18,13 @@ from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Metric, MetricTable, results_hook
+from food_tasks.hooks import Doc, Docs, HookKwargs, Metric, MetricTable, Output, Record, results_hook
 from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
 
 @stop_run_on_data_error
-def _docs(spec: str, dataset, root=None):  # type: ignore[no-untyped-def]
+def _docs(spec: str, dataset: object, root: Path | None = None) -> Docs:
     """``process_docs``: the YAML's stub dataset is replaced by the real documents."""
     return fq_data.task_docs(spec, root=root)
 
@@ -63,28 +63,28 @@ docs_sivqa_en_sample_p3 = partial(_docs, "sivqa_en_sample_p3", root=SAMPLE_ROOT)
 docs_textqa_zh_sample_p2 = partial(_docs, "textqa_zh_sample_p2", root=SAMPLE_ROOT)
 
 
-def _prompt(doc, kwargs=None) -> fq_prompts.Prompt:  # type: ignore[no-untyped-def]
+def _prompt(doc: Doc, kwargs: HookKwargs = None) -> fq_prompts.Prompt:
     variant = doc["fq_variant"]
     prompt = fq_prompts.build(doc, doc["fq_task"], doc["fq_lang"], doc["fq_template"],
                               dishname=variant.startswith("dishname"), image=variant != "dishname_noimage")  # fmt: skip
     return prompt if images_wanted(kwargs) else fq_prompts.text_only(prompt)  # image-free: food_tasks.noimage
 
 
-def _root(doc) -> Path | None:  # type: ignore[no-untyped-def]
+def _root(doc: Doc) -> Path | None:
     return Path(doc["fq_root"]) if doc["fq_root"] else None
 
 
-def _wanted(doc, kwargs=None) -> list[str]:  # type: ignore[no-untyped-def]
+def _wanted(doc: Doc, kwargs: HookKwargs = None) -> list[str]:
     """The image files the prompt shows, in its order (A-D for mivqa); none for textqa and the no-image ablation."""
     return [doc["images"][i] for i in _prompt(doc, kwargs).parts if isinstance(i, int)]
 
 
-def _images(doc, kwargs=None) -> list:  # type: ignore[no-untyped-def]
+def _images(doc: Doc, kwargs: HookKwargs = None) -> list:
     """The prompt's images, None where one cannot be decoded (the document then counts in image_missing)."""
     return [fq_data.load_image(rel, root=_root(doc)) for rel in _wanted(doc, kwargs)]
 
 
-def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:
     """The document's images in the official order (A-D for mivqa); none for textqa and the no-image tasks. An
     undecodable one is left out, or in mivqa (``image_token`` marks each place) shown grey (and not scored)."""
     images = _images(doc, lmms_eval_specific_kwargs)
@@ -93,7 +93,7 @@ def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyp
     return [image for image in images if image is not None]
 
 
-def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_text(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> str:
     """Simple models: the user text, inline prefill; mivqa marks image positions with ``image_token``
     (default ``<image>``), single-image prompts put the image first as every simple model does."""
     kwargs = lmms_eval_specific_kwargs or {}
@@ -101,7 +101,7 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped
     return fq_prompts.user_text(_prompt(doc, kwargs), token)
 
 
-def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_messages(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list[dict]:
     """Chat models: images at their template positions (an undecodable one left out), text byte-exact, inline prefill."""
     return fq_prompts.to_messages(_prompt(doc, lmms_eval_specific_kwargs), _images(doc, lmms_eval_specific_kwargs))
 
@@ -112,7 +112,8 @@ def doc_to_messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-unt
 # (mean, max, and each template's own value).
 
 
-def score_qa(doc, output):  # type: ignore[no-untyped-def]
+def score_qa(doc: Doc, output: Output) -> Record:
+    """The scored record of one answer (robust and paper-protocol letters, image_missing)."""
     return fq_scoring.score(doc, output, doc["fq_task"], doc["fq_lang"], doc["fq_template"], _prompt(doc).opener,
                             image_missing=fq_data.images_missing(_wanted(doc), root=_root(doc)))
 

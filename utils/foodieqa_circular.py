@@ -8,82 +8,41 @@ one question do not have.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.foodieqa import circular
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import MetricTable, results_hook
+from food_tasks.hooks import Docs, MetricTable, results_hook
 from food_tasks.utils import foodieqa as fq
 
 
 @stop_run_on_data_error
-def _docs(base, dataset):  # type: ignore[no-untyped-def]
+def _docs(base: Callable[[object], Docs], dataset: object) -> Docs:
+    """``process_docs``: the base task's documents, one per rotation of each question's options."""
     return circular.expand(base(dataset))
 
 
 # process_docs per task: the base task's documents, expanded.
 docs_mivqa_zh_p0 = partial(_docs, fq.docs_mivqa_zh_p0)
-
-
-def docs_mivqa_zh_p1(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_mivqa_zh_p1, dataset)
-
-
+docs_mivqa_zh_p1 = partial(_docs, fq.docs_mivqa_zh_p1)
 docs_mivqa_zh_p2 = partial(_docs, fq.docs_mivqa_zh_p2)
-
-
-def docs_mivqa_zh_p3(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_mivqa_zh_p3, dataset)
-
-
+docs_mivqa_zh_p3 = partial(_docs, fq.docs_mivqa_zh_p3)
 docs_mivqa_en_p0 = partial(_docs, fq.docs_mivqa_en_p0)
-
-
-def docs_mivqa_en_p1(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_mivqa_en_p1, dataset)
-
-
+docs_mivqa_en_p1 = partial(_docs, fq.docs_mivqa_en_p1)
 docs_mivqa_en_p2 = partial(_docs, fq.docs_mivqa_en_p2)
-
-
-def docs_mivqa_en_p3(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_mivqa_en_p3, dataset)
-
-
+docs_mivqa_en_p3 = partial(_docs, fq.docs_mivqa_en_p3)
 docs_sivqa_zh_p0 = partial(_docs, fq.docs_sivqa_zh_p0)
-
-
-def docs_sivqa_zh_p1(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_sivqa_zh_p1, dataset)
-
-
+docs_sivqa_zh_p1 = partial(_docs, fq.docs_sivqa_zh_p1)
 docs_sivqa_zh_p2 = partial(_docs, fq.docs_sivqa_zh_p2)
-
-
-def docs_sivqa_zh_p3(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_sivqa_zh_p3, dataset)
-
-
+docs_sivqa_zh_p3 = partial(_docs, fq.docs_sivqa_zh_p3)
 docs_sivqa_en_p0 = partial(_docs, fq.docs_sivqa_en_p0)
-
-
-def docs_sivqa_en_p1(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_sivqa_en_p1, dataset)
-
-
+docs_sivqa_en_p1 = partial(_docs, fq.docs_sivqa_en_p1)
 docs_sivqa_en_p2 = partial(_docs, fq.docs_sivqa_en_p2)
-
-
-def docs_sivqa_en_p3(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_sivqa_en_p3, dataset)
-
-
+docs_sivqa_en_p3 = partial(_docs, fq.docs_sivqa_en_p3)
 docs_mivqa_zh_sample_p1 = partial(_docs, fq.docs_mivqa_zh_sample_p1)
-
-
-def docs_sivqa_en_sample_p3(dataset):  # type: ignore[no-untyped-def]
-    return _docs(fq.docs_sivqa_en_sample_p3, dataset)
+docs_sivqa_en_sample_p3 = partial(_docs, fq.docs_sivqa_en_sample_p3)
 
 
 _KEEP = (

@@ -9,13 +9,14 @@ writes the YAML from it.
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Metric, MetricTable, results_hook
+from food_tasks.hooks import Doc, Docs, HookKwargs, Metric, MetricTable, Output, Record, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
@@ -24,7 +25,8 @@ SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's lan
 
 
 @stop_run_on_data_error
-def _docs(split_kind: str, subtask: str, dataset, root=None, languages=None):  # type: ignore[no-untyped-def]
+def _docs(split_kind: str, subtask: str, dataset: object, root: Path | None = None,
+          languages: tuple[str, ...] | None = None) -> Docs:
     """``process_docs``: the YAML's stub dataset is replaced by the real, checked documents."""
     return wc_data.prepare_docs(split_kind, subtask, root=root, languages=languages)
 
@@ -48,38 +50,35 @@ docs_sample_1c = partial(_docs, "large", "1c_adversarial", root=SAMPLE_ROOT, lan
 docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT, languages=SAMPLE_LANGUAGES)
 
 
-def doc_to_visual(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:
+    """The dish image (one PIL image), or none for an image-free twin or an image that cannot be loaded."""
     if not images_wanted(lmms_eval_specific_kwargs):
         return []  # an image-free twin (food_tasks.noimage)
     return wc_data.doc_images(doc)  # [] when the image cannot be loaded: counted as image_missing
 
 
-doc_to_visual_sample = doc_to_visual  # documents carry their data root (kb_root)
+def doc_to_text_mcq(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> str:
+    """The official multiple-choice prompt, verbatim: leading and double spaces are part of the benchmark."""
+    return doc["multi_choice_prompt"]
 
 
-def doc_to_text_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return doc["multi_choice_prompt"]  # verbatim: leading and double spaces are part of the benchmark
-
-
-def doc_to_text_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_text_oeq(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> str:
+    """The official open-ended prompt, verbatim."""
     return doc["open_ended_prompt"]
 
 
-# One user turn, image before text, no system prompt (the official runners' majority layout).
-def doc_to_messages_mcq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_messages_mcq(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list[dict]:
+    """One user turn, image before text, no system prompt (the official runners' majority layout)."""
     return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text_mcq(doc))
 
 
-def doc_to_messages_oeq(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+def doc_to_messages_oeq(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list[dict]:
+    """The open-ended prompt in the same layout as :func:`doc_to_messages_mcq`."""
     return build_messages(doc_to_visual(doc, lmms_eval_specific_kwargs), doc_to_text_oeq(doc))
 
 
-def doc_to_messages_mcq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual_sample(doc, lmms_eval_specific_kwargs), doc_to_text_mcq(doc))
-
-
-def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
-    return build_messages(doc_to_visual_sample(doc, lmms_eval_specific_kwargs), doc_to_text_oeq(doc))
+doc_to_visual_sample = doc_to_visual  # the packaged sample's documents carry their data root (kb_root)
+doc_to_messages_mcq_sample, doc_to_messages_oeq_sample = doc_to_messages_mcq, doc_to_messages_oeq  # likewise
 
 
 # --------------------------------------------------------------------------- scoring
@@ -87,11 +86,13 @@ def doc_to_messages_oeq_sample(doc, lmms_eval_specific_kwargs=None):  # type: ig
 # over languages); BERTScore F1 x 100.
 
 
-def score_mcq(doc, output):  # type: ignore[no-untyped-def]
+def score_mcq(doc: Doc, output: Output) -> Record:
+    """The scored record of one multiple-choice answer (parsed option, correctness, image_missing)."""
     return wc_scoring.score_mcq(doc, output, image_missing=wc_data.image_missing(doc))
 
 
-def score_oeq(doc, output):  # type: ignore[no-untyped-def]
+def score_oeq(doc: Doc, output: Output) -> Record:
+    """The scored record of one open-ended answer (the three match rules, image_missing)."""
     return wc_scoring.score_oeq(doc, output, image_missing=wc_data.image_missing(doc))
 
 

@@ -8,17 +8,19 @@ everything else (images, prompt hook, scorer, metrics) is the MCQ task's, plus t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.worldcuisines import circular
 from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import MetricTable, results_hook
+from food_tasks.hooks import Docs, MetricTable, results_hook
 from food_tasks.utils import worldcuisines as wc
 
 
 @stop_run_on_data_error
-def _docs(base, dataset):  # type: ignore[no-untyped-def]
+def _docs(base: Callable[[object], Docs], dataset: object) -> Docs:
+    """``process_docs``: the base task's documents, one per rotation of each question's options."""
     return circular.expand(base(dataset))
 
 

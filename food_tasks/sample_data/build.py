@@ -16,6 +16,7 @@ from food_tasks.sample_data import SAMPLE_ROOT
 
 
 def build(root: Path = SAMPLE_ROOT) -> None:
+    """Write every benchmark's packaged sample files under ``root``."""
     for benchmark in BENCHMARKS:
         if benchmark.write_sample is not None:
             benchmark.write_sample(root)

@@ -181,3 +181,47 @@ def test_each_estimate_carries_its_clt_figure_and_says_how_it_was_computed():
     off = stats.estimate(custom, records, [r["c"] for r in records], iters=0)
     assert stats.describe(off) == "not estimated: bootstrap turned off (0 resamples)"
     assert stats.describe(stats.estimate(ACC, RECORDS, ["one"] * 6)) == "not estimated: fewer than 2 independent units (1)"
+
+
+# --------------------------------------------------------------------------- fast paths give the same bits
+
+
+def test_bootstrap_weights_count_each_resamples_draws():
+    """Row i holds how often each unit was drawn among the C draws of resample i (the generator's own stream)."""
+    for n_units, iters, seed in ((1, 3, 0), (7, 5, 1), (500, 40, 2)):
+        draws = np.random.default_rng(seed).integers(0, n_units, size=(iters, n_units))
+        expected = np.array([[np.sum(row == u) for u in range(n_units)] for row in draws], dtype=float)
+        weights = stats.bootstrap_weights(n_units, iters, seed)
+        assert weights.dtype == float and np.array_equal(weights, expected)
+
+
+def test_exact_says_when_a_sum_cannot_depend_on_the_order_of_its_terms():
+    assert stats.exact(np.array([[0.0, 1.0], [3.0, -2.0]]), 10)
+    assert stats.exact(np.zeros((3, 0)), 5)
+    assert not stats.exact(np.array([[0.5, 1.0]]), 10)
+    assert not stats.exact(np.array([[math.nan, 1.0]]), 10)
+    assert not stats.exact(np.array([[math.inf, 1.0]]), 10)
+    assert not stats.exact(np.array([[2.0**40, 1.0]]), 2**10)  # 2**40 * (2**10)**2 reaches 2**53
+
+
+def test_sparse_product_of_whole_numbers_equals_the_dense_product_bit_for_bit(monkeypatch):
+    """A macro mean's rows (one value and one count per document, mostly zeros) go through scipy.sparse: the
+    product, and the macro value of each resample, equal the dense ones exactly; other matrices stay dense."""
+    rng = np.random.default_rng(3)
+    n, groups = 3000, 30
+    records = [{"x": float(rng.random() < 0.6), "lang": f"l{rng.integers(groups)}"} for _ in range(n)]
+    macro = stats.Macro(stats.field("x"), stats.column("lang"), 100.0)
+    rows = macro.rows(records)
+    weights = stats.bootstrap_weights(n, 50, 4)
+    from scipy import sparse
+
+    built = []
+    monkeypatch.setattr(sparse, "csr_matrix", lambda m, _csr=sparse.csr_matrix: built.append(m.shape) or _csr(m))
+    product = stats._product(rows, n)
+    assert built == [(2 * groups, n)]  # the sparse path
+    assert np.array_equal(product(weights), weights @ rows)
+    assert product(weights).flags.c_contiguous
+    assert np.array_equal(macro.combine(product(weights)), macro.combine(weights @ rows))
+    fractional = rows * 0.3
+    assert np.array_equal(stats._product(fractional, n)(weights), weights @ fractional)
+    assert len(built) == 1  # not whole numbers: the dense product, as before

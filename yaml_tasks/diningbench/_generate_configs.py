@@ -20,6 +20,7 @@ BUDGET = 14336
 
 
 def template_yaml(kind: str) -> str:
+    """The ``_diningbench_<kind>_yaml`` template: hooks, generation budget and the kind's metric list."""
     return taskgen.template(
         about=[f"Template of the DiningBench {KINDS[kind]} tasks (no .yaml extension: never registered itself).",
                "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
@@ -44,11 +45,13 @@ def variants() -> list[tuple[str, str, str, bool]]:
 
 
 def task_alias(name: str, kind: str, lang: str, cot: bool) -> str:
+    """The task's display name: kind, language, views (all images for VQA) and CoT."""
     detail = "all images" if kind == "vqa" else VIEW_LABELS["" if cot else name.removeprefix(f"diningbench_{kind}_{lang}")]
     return f"DiningBench {KINDS[kind]} ({LANGS[lang]}, {detail}{', CoT (non-official)' if cot else ''})"
 
 
 def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
+    """One task's YAML: the kind's template plus its name, alias and ``process_docs`` hook."""
     suffix = name.removeprefix(f"diningbench_{kind}_{lang}")
     return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=task_alias(name, kind, lang, cot),
                         docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
@@ -60,18 +63,21 @@ SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cla
 
 
 def sample_yaml(name: str) -> str:
+    """A packaged sample task's YAML (48-token budget for the tiny model)."""
     kind, docs, alias = SAMPLES[name]
     return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.{docs}",
                         extra=taskgen.generation_kwargs(48))  # fmt: skip
 
 
 def group_yaml(lang: str) -> str:
+    """The per-language group (``diningbench_<lang>``): its kinds' tasks, no aggregate."""
     # No aggregate: the paper reports each task's metrics separately (no combined score exists).
     return taskgen.group(f"diningbench_{lang}", f"DiningBench ({LANGS[lang]}; paper Table {2 if lang == 'zh' else 4})",
                          [f"diningbench_{k}_{lang}" for k in KINDS])  # fmt: skip
 
 
 def render() -> dict[str, str]:
+    """Return ``{file name: content}`` for every generated file."""
     files = {"_stub.jsonl": taskgen.stub_line("food_tasks.benchmarks.diningbench.data")}
     for kind in KINDS:
         files[f"_diningbench_{kind}_yaml"] = template_yaml(kind)
@@ -94,6 +100,7 @@ NOIMAGE_SAMPLES = ("diningbench_cls_sample",)
 
 
 def noimage_files() -> dict[str, str]:
+    """The image-free twins of :data:`NOIMAGE` and :data:`NOIMAGE_SAMPLES`, and their group."""
     twins = {name: (kind, lang, cot) for name, kind, lang, cot in variants()}
     files = {}
     for twin in NOIMAGE:

@@ -27,6 +27,7 @@ KINDS = {
 
 
 def template_yaml(kind: str) -> str:
+    """The ``_fambench_<kind>_yaml`` template: the kind's hooks, generation budget and metric list."""
     hook_suffix, budget, _ = KINDS[kind]
     return taskgen.template(
         about=[f"Template of the FAM-Bench {kind} tasks (no .yaml extension: never registered itself).",
@@ -41,12 +42,14 @@ def template_yaml(kind: str) -> str:
 
 
 def task_name(kind: str, mode: str, input_name: str = "textimage") -> str:
+    """The task name: the kind's stem, then the input and prompting-mode suffixes (CTC over all modes: its stem)."""
     if kind == "ctc_all":
         return KINDS[kind][2]
     return f"{KINDS[kind][2]}{INPUTS[input_name][0]}{MODES[mode][0]}"
 
 
 def task_yaml(kind: str, mode: str, input_name: str) -> str:
+    """One task's YAML; a text-only task also names its T+I task as its image twin."""
     names = {"task1": "Task 1", "rank": "Task 2 rank", "decision": "Task 2 decisions", "ctc": "Task 2 CTC", "ctc_all": "Task 2 CTC"}
     if kind == "ctc_all":
         alias = "FAM-Bench Task 2 CTC (four modes, shared pool)"
@@ -65,12 +68,14 @@ SAMPLES = {"fambench_task1_sample": ("task1", "docs_sample_task1", "FAM-Bench Ta
 
 
 def sample_yaml(name: str) -> str:
+    """A packaged sample task's YAML (48-token budget for the tiny model)."""
     kind, docs, alias = SAMPLES[name]
     return taskgen.task(include=f"_fambench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.{docs}",
                         extra=taskgen.generation_kwargs(48))
 
 
 def groups() -> dict[str, tuple[str, list[str]]]:
+    """``{group name: (alias, task names)}``: the paper's tables, each task over all modes, and each mode."""
     out = {
         "fambench_task1_all": ("FAM-Bench Task 1, four prompting modes (T+I)", [task_name("task1", m) for m in MODES]),
         "fambench_task2_all": ("FAM-Bench Task 2 ranking, four prompting modes (T+I)", [task_name("rank", m) for m in MODES]),
@@ -85,10 +90,12 @@ def groups() -> dict[str, tuple[str, list[str]]]:
 
 
 def group_yaml(name: str, alias: str, tasks: list[str]) -> str:
+    """A group's YAML (no aggregate)."""
     return taskgen.group(name, alias, tasks)
 
 
 def render() -> dict[str, str]:
+    """Return ``{file name: content}`` for every generated file."""
     files = {"_stub.jsonl": taskgen.stub_line("food_tasks.benchmarks.fambench.data.prepare_docs")}
     for kind in KINDS:
         files[f"_fambench_{kind}_yaml"] = template_yaml(kind)

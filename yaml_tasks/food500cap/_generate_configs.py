@@ -30,6 +30,7 @@ GROUPS = {"food500cap": ("Food-500 Cap captioning, both prompts (test split)", [
 
 
 def template_yaml() -> str:
+    """The ``_food500cap_yaml`` template: hooks, 128-token budget and the caption metric list."""
     return taskgen.template(
         about=["Template of the Food-500 Cap tasks (no .yaml extension: never registered itself).",
                "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
@@ -59,10 +60,12 @@ def task_yaml(name: str, noimage: bool = False) -> str:
 
 
 def group_yaml(name: str, alias: str, tasks: list[str]) -> str:
+    """A group's YAML, naming its image twin when it is an image-free group."""
     return taskgen.group(name, alias, tasks, image_twin=noimage.image_twin(name))
 
 
 def render() -> dict[str, str]:
+    """Return ``{file name: content}`` for every generated file."""
     files = {"_stub.jsonl": taskgen.stub_line("food_tasks.benchmarks.food500cap.data.prepare_docs"),
              "_food500cap_yaml": template_yaml()}  # fmt: skip
     for name in TASKS:

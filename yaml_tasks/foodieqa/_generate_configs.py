@@ -34,6 +34,7 @@ GROUP_METRICS = [("acc_mean", "mean"), ("acc_best", "max"), *((f"acc_p{k}", "mea
 
 
 def template_yaml() -> str:
+    """The ``_foodieqa_yaml`` template: hooks, 500-token budget, image token and inline prefill."""
     return taskgen.template(
         about=["Template of the FoodieQA tasks (no .yaml extension: never registered itself).",
                "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents of the",
@@ -50,10 +51,12 @@ def template_yaml() -> str:
 
 
 def stem(task: str, lang: str, variant: str) -> str:
+    """``<task>_<lang>[_<variant>]``: the setting part of task, group and hook names."""
     return "_".join(x for x in (task, lang, variant) if x)
 
 
 def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra: tuple[str, ...] = ()) -> str:
+    """The task of one setting and template ``k`` (its metric list adds ``acc_p<k>``)."""
     # Each template's task adds acc_p<k> to the common metrics, so the metric list is per task.
     name = f"foodieqa_{stem(task, lang, variant)}_p{k}"
     return taskgen.task(include="_foodieqa_yaml", name=name, alias=alias or f"prompt {k + 1} (p{k})", docs=f"{HOOKS}.docs_{stem(task, lang, variant)}_p{k}",
@@ -61,17 +64,20 @@ def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra
 
 
 def group_yaml(task: str, lang: str, variant: str, suffix: str) -> str:
+    """The group of one setting over its four templates (mean, best and per-template accuracy)."""
     base = f"foodieqa_{stem(task, lang, variant)}"
     return taskgen.group(base, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}){suffix}", [f"{base}_p{k}" for k in TEMPLATES],
                          metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version, image_twin=noimage.image_twin(base))  # fmt: skip
 
 
 def top_group_yaml() -> str:
+    """The ``foodieqa`` group: every setting's group except the packaged sample's."""
     return taskgen.group("foodieqa", "FoodieQA (each group: acc_best = paper protocol, acc_mean, per template)",
                          [f"foodieqa_{stem(*key)}" for key in GROUPS if not key[2]])  # fmt: skip
 
 
 def sample_yamls() -> dict[str, str]:
+    """The packaged sample tasks (32-token budget for the tiny model) and their group."""
     files = {}
     names = []
     for task, lang, k in SAMPLES:
@@ -117,11 +123,13 @@ def ablation_link(variant: str, k: int) -> tuple[str, ...]:
 
 
 def noimage_task_yaml(twin_file: str, name: str, alias: str) -> str:
+    """The image-free twin of a task file, with the template's kwargs and metadata repeated."""
     return taskgen.noimage_task(twin_file, name, alias=f"{alias}, no image", version=hooks.TABLES["p0"].version,
                                 kwargs=NOIMAGE_KWARGS, metadata=NOIMAGE_METADATA)  # fmt: skip
 
 
 def noimage_files() -> dict[str, str]:
+    """The image-free twins of the VQA settings and samples, with their groups."""
     files = {}
     for task, lang in NOIMAGE:
         group, twin = f"foodieqa_{stem(task, lang, 'noimage')}", f"foodieqa_{stem(task, lang, '')}"
@@ -156,6 +164,7 @@ CIRCULAR_GROUP_METRICS = [
 
 
 def circular_task(name: str, docs: str, alias: str, extra: tuple[str, ...] = ()) -> str:
+    """A rotated-options task: the circular hooks' ``process_results`` and metric list."""
     results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
     results += taskgen.metric_list(circular_hooks.TABLE)
     docs = f"{CIRCULAR_HOOKS}.{docs}"

@@ -42,6 +42,7 @@ SAMPLE_SKIPS = {"bertscore_f1"}
 
 
 def template_yaml(kind: str) -> str:
+    """The template of a kind (MCQ or OEQ): hooks, gold field and the kind's metric list."""
     _, target, label = KINDS[kind]
     return taskgen.template(
         about=[f"Template of the WorldCuisines {label} tasks (no .yaml extension: never registered itself).",
@@ -58,14 +59,17 @@ def template_yaml(kind: str) -> str:
 
 
 def task_name(kind: str, variant: str, subtask: str) -> str:
+    """``worldcuisines_<kind><variant suffix>_<subtask>``."""
     return f"worldcuisines_{kind}{VARIANTS[variant][0]}_{subtask}"
 
 
 def group_name(kind: str, variant: str) -> str:
+    """``worldcuisines_<kind><variant suffix>``: the group of a kind and variant's subtasks."""
     return f"worldcuisines_{kind}{VARIANTS[variant][0]}"
 
 
 def task_yaml(kind: str, variant: str, subtask: str) -> str:
+    """One subtask's task of a kind and variant (the sample's tasks use the sample hooks)."""
     suffix, alias = SUBTASKS[subtask]
     extra = []
     if variant == "sample":
@@ -78,6 +82,7 @@ def task_yaml(kind: str, variant: str, subtask: str) -> str:
 
 
 def group_yaml(kind: str, variant: str) -> str:
+    """The group of a kind and variant over its subtasks, with the official rounding of each metric."""
     # MCQ: Python round (score_mc); OEQ: numpy round (score_oe rounds numpy.float64 values).
     metrics = [(m, how) for m, how in GROUP_METRICS[kind] if not (variant == "sample" and m in SAMPLE_SKIPS)]
     return taskgen.group(group_name(kind, variant), f"WorldCuisines {KINDS[kind][0]} ({VARIANTS[variant][2]})",
@@ -106,10 +111,12 @@ NOIMAGE_KWARGS = ('pre_prompt: ""', 'post_prompt: ""')  # the template's lmms_ev
 
 
 def noimage_group_name(kind: str, variant: str) -> str:
+    """The name of a group's image-free twin."""
     return f"{group_name(kind, variant)}_noimage"
 
 
 def noimage_files() -> dict[str, str]:
+    """The image-free twin of every task and group (each variant and kind)."""
     files = {}
     for variant in VARIANTS:
         for kind in KINDS:

@@ -25,13 +25,17 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 
 from food_tasks import images
 from food_tasks.archive import archive_key, extract_once
 from food_tasks.data import DATA_DIR_ENV, DataAccessError, hub_mirror_dir
 from food_tasks.remote import cache_root
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+    from PIL import Image as PILImage
 
 REPO_ID = "meituan/DiningBench"
 REVISION_ENV = "FOOD_TASKS_DININGBENCH_REVISION"  # a hub revision (branch, tag, commit); default: main
@@ -196,6 +200,7 @@ def vqa_images(row: dict[str, Any]) -> list[str]:
 
 
 def resolve(path: str, base: Path) -> Path:
+    """``path`` as is when absolute, else relative to ``base``."""
     p = Path(path)
     return p if p.is_absolute() else base / p
 
@@ -257,26 +262,28 @@ def prefetch(root: Path | None = None) -> dict[str, Path]:
 
 
 @functools.lru_cache(maxsize=32)
-def _prepared(kind: str, lang: str, views: tuple, cot: bool, root: Path | None, stamp: tuple):  # type: ignore[no-untyped-def]
+def _prepared(kind: str, lang: str, views: tuple, cot: bool, root: Path | None, stamp: tuple) -> datasets.Dataset:
     import datasets
 
     return datasets.Dataset.from_list(build_docs(kind, lang, views, cot, root))
 
 
-def prepare_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None):  # type: ignore[no-untyped-def]
+def prepare_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False,
+                 root: Path | None = None) -> datasets.Dataset:
     """Documents of one task as a ``datasets.Dataset`` (built once per process and data source)."""
     stamp = tuple(os.environ.get(k, "") for k in ("FOOD_TASKS_DATA_DIR", "FOOD_TASKS_CACHE_DIR", REVISION_ENV, MODEL_NAME_ENV))
     return _prepared(kind, lang, tuple(views), cot, root, stamp)
 
 
 def gold(doc: dict) -> Any:
+    """The record's ``ground_truth``, decoded from the document's ``gold_json``."""
     return json.loads(doc["gold_json"])
 
 
 LABEL = "DiningBench"
 
 
-def _decoded(path: str):  # type: ignore[no-untyped-def]
+def _decoded(path: str) -> PILImage.Image:
     return images.rgb(images.decode_file(path))
 
 

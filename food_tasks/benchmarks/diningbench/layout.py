@@ -15,6 +15,7 @@ from food_tasks.benchmarks.diningbench.data import ARCHIVE, REPO_ID
 
 
 def write_jsonl(path: Path, rows: Iterable[Mapping]) -> None:
+    """Write ``rows`` as JSON Lines (characters unescaped), creating the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 

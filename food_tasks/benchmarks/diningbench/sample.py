@@ -17,6 +17,7 @@ DB_NUT = [({"卡路里": 450, "蛋白质": 22, "碳水化合物": 30, "脂肪": 
 
 
 def mirror_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
+    """The sample mirror: classification and nutrition JSONL rows by file name, and the image bytes by path."""
     lines = "\n".join(f"{x}. {o}" for x, o in zip("ABCDEFGH", DB_OPTIONS))
     cls_prompt = ("You are a food recognition expert. Please select the most appropriate dish name from the following options based on the "
                   f"image content, and output the corresponding option letter.\n\nOptions:\n{lines}\n\nYour answer should only be a single "

@@ -23,7 +23,7 @@ import functools
 import json
 import logging
 import math
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from food_tasks import consistency, stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 from food_tasks.hooks import Metric
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rouge_score.rouge_scorer import RougeScorer
 
 Record = Mapping[str, Any]
 
@@ -97,10 +100,12 @@ def _rate(records: Sequence[Record], field: str) -> float:
 
 
 def cls_acc(records: Sequence[Record], official: bool = False) -> float:
+    """Classification accuracy (0-1): robust over records with their images, official over every record."""
     return _rate(records, "correct_official") if official else _rate(_present(records), "correct")
 
 
 def cls_invalid_rate(records: Sequence[Record]) -> float:
+    """Share (0-1) of records with their images whose answer gave no option letter."""
     records = _present(records)
     return sum(r["pred"] is None for r in records) / len(records) if records else 0.0
 
@@ -197,6 +202,7 @@ def nutrition_range_values(records: Sequence[Record]) -> int:
 
 
 def nutrition_gold_missing(records: Sequence[Record]) -> int:
+    """Records whose gold nutrition values could not be read (left out of every nutrition metric)."""
     return sum(r["gold"] is None for r in records)
 
 
@@ -208,6 +214,7 @@ class _Tokenizer:
     tokens without any letter or digit dropped (rouge-score's own tokenizer drops every CJK character)."""
 
     def tokenize(self, text: str) -> list[str]:
+        """jieba words of the NFKC-folded, lower-cased text that hold a letter or digit."""
         import unicodedata
 
         import jieba
@@ -217,7 +224,7 @@ class _Tokenizer:
 
 
 @functools.lru_cache(maxsize=1)
-def _rouge_scorer():  # type: ignore[no-untyped-def]
+def _rouge_scorer() -> RougeScorer:
     import logging
 
     import jieba
@@ -420,6 +427,7 @@ class JudgeRatio(stats.Ratio):
         self.name = name
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(num, den)`` of the rate per row from the run's judge verdicts; zeros without a judge."""
         from food_tasks.judge import JudgeConfig, JudgeNotConfigured, client_for
 
         out = np.zeros((len(records), 2))
@@ -437,6 +445,7 @@ class JudgeRatio(stats.Ratio):
         return out
 
     def score(self, record: Record) -> float | None:
+        """None: a row is judged only at aggregation time."""
         return None
 
 
@@ -446,6 +455,7 @@ def _warn_once(message: str) -> None:
 
 
 def dumps(record: Record) -> str:  # pragma: no cover - debugging aid
+    """A record as sorted JSON with characters unescaped."""
     return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
 

@@ -19,11 +19,14 @@ import functools
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from food_tasks import remote
 from food_tasks.benchmarks.fambench import parsing, prompts
 from food_tasks.data import DataAccessError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
 
 REPO = "anonymous-research-artifact123/Food-as-medicine"  # anonymous review repository (v1.0)
 COMMIT = "abfaf02a2099c43951aef4ab3d5575cd7fd95ddc"
@@ -64,6 +67,7 @@ def map_conditions(text: str) -> list[str]:
 
 
 def repo_and_commit() -> tuple[str, str]:
+    """The official repository and commit the files are read from (``$FOOD_TASKS_FAMBENCH_*`` override them)."""
     return os.environ.get(REPO_ENV, "").strip() or REPO, os.environ.get(COMMIT_ENV, "").strip() or COMMIT
 
 
@@ -91,6 +95,7 @@ def _read_json(local: str, stamp: float) -> Any:
 
 
 def read_json(path: str, root: Path | None = None) -> tuple[Any, Path]:
+    """One JSON file of the official repository, parsed (cached per file version), and its local path."""
     local = repo_file(path, root)
     return _read_json(str(local), local.stat().st_mtime), local
 
@@ -175,11 +180,13 @@ def _kb_conditions(data: Any, local: Path) -> dict[str, dict[str, list[str]]]:
 
 
 def task1_kb(root: Path | None = None) -> dict[str, dict[str, list[str]]]:
+    """The Task 1 knowledge base: per condition, its ``recommend`` and ``not_recommend`` ingredients."""
     data, local = read_json(KB_FILE, root)
     return _kb_conditions(data, local)
 
 
 def task2_rules(root: Path | None = None) -> dict[str, Any]:
+    """The Task 2 rule index (conditions and guidelines files, validated) for the knowledge-injected modes."""
     rules, local_rules = read_json(RULES_FILE, root)
     guidelines, local_guidelines = read_json(GUIDELINES_FILE, root)
     if not isinstance(rules, dict) or not isinstance(rules.get("conditions"), list):
@@ -192,7 +199,7 @@ def task2_rules(root: Path | None = None) -> dict[str, Any]:
 # --------------------------------------------------------------------------- documents
 
 
-def _dataset(rows: list[dict]):  # type: ignore[no-untyped-def]
+def _dataset(rows: list[dict]) -> datasets.Dataset:
     import datasets
 
     return datasets.Dataset.from_list(rows)
@@ -268,7 +275,8 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root
 
 
 @functools.lru_cache(maxsize=64)
-def _prepared(task: str, modes: tuple, input_name: str, kinds: tuple, root: Path | None, stamp: tuple):  # type: ignore[no-untyped-def]
+def _prepared(task: str, modes: tuple, input_name: str, kinds: tuple, root: Path | None,
+              stamp: tuple) -> datasets.Dataset:
     if task == "task1":
         return _dataset(task1_docs(modes[0], input_name, root))
     return _dataset(task2_docs(kinds, modes, input_name, root))
@@ -279,7 +287,7 @@ def _stamp() -> tuple:
 
 
 def prepare_docs(task: str, modes: Sequence[str], input_name: str, kinds: Sequence[str] = ("rank",),
-                 root: Path | None = None):  # type: ignore[no-untyped-def]
+                 root: Path | None = None) -> datasets.Dataset:
     """Documents of one task variant as a ``datasets.Dataset`` (built once per process and data source)."""
     return _prepared(task, tuple(modes), input_name, tuple(kinds), root, _stamp())
 
@@ -309,5 +317,6 @@ def doc_images(doc: Mapping[str, Any]) -> list:
 
 
 def images_missing(doc: Mapping[str, Any]) -> bool:
+    """True when one of the document's image URLs is empty or cannot be fetched."""
     store = image_store(doc)
     return any(not url or not store.available(url) for url in doc.get("image_urls") or [])

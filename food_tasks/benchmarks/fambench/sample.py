@@ -55,6 +55,7 @@ def repository_files() -> dict[str, object]:
 
 
 def url_images() -> dict[str, bytes]:
+    """The sample images (PNG bytes) by URL: one per Task 1 row, four per Task 2 question."""
     images = {FAM_IMG.format(f"t1-{i}"): mirror.png_bytes(row[-1], 48) for i, row in enumerate(FAM_T1, start=1)}
     for n, (qid, *_rest, titles) in enumerate(FAM_T2):
         for k, x in enumerate("ABCD"):

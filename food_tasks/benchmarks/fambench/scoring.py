@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -23,6 +23,8 @@ from food_tasks.benchmarks.fambench import parsing
 from food_tasks.benchmarks.fambench.data import CONDITIONS, images_missing
 from food_tasks.benchmarks.fambench.parsing import LETTERS, pair_set
 from food_tasks.metrics import micro_prf, set_prf
+
+Records = Sequence[Mapping[str, Any]]  # per-document records of score_task1 / score_task2
 
 # --------------------------------------------------------------------------- metrics
 
@@ -65,6 +67,7 @@ def ctc(pairs: Iterable[tuple[int, int]]) -> float:
 
 
 def score_task1(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
+    """The record of one Task 1 answer: decision and rationale counts, robust and official parses."""
     gold = json.loads(doc["gold_rationale"])
     robust, official = parsing.parse_task1(output), parsing.parse_task1_official(output)
     counts, counts_off = rationale_counts(robust["rationale"], gold), rationale_counts(official["rationale"], gold)
@@ -86,6 +89,7 @@ def score_task1(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
 
 
 def score_task2(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
+    """The record of one Task 2 answer: the ranking (rank) or per-option decisions (decision), robust and official."""
     record = {"question_id": doc["question_id"], "kind": doc["kind"], "mode": doc["mode"],
               "image_missing": images_missing(doc), "gold_letter": doc["gold_letter"],
               "gold_ranking": list(doc["gold_ranking"]), "condition": doc["condition_prompt"]}  # fmt: skip
@@ -120,6 +124,7 @@ def image_missing(records: Sequence[Mapping[str, Any]]) -> int:
 
 
 def pct(num: float, den: float) -> float:
+    """``num / den`` in percent; 0 when ``den`` is 0."""
     return (num / den) * 100.0 if den else 0.0
 
 
@@ -128,42 +133,48 @@ def pct_official(num: float, den: float) -> float:
     return round((num / den) * 100.0, 2) if den > 0 else 0.0
 
 
-def t1_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t1_acc(records: Records, official: bool = False) -> float:
+    """Task 1 decision accuracy in percent over evaluated records (robust or official parse)."""
     rows = evaluated(records)
     return pct(sum(r["correct_official" if official else "correct"] for r in rows), len(rows))
 
 
-def t1_rate(records, field: str) -> float:  # type: ignore[no-untyped-def]
+def t1_rate(records: Records, field: str) -> float:
+    """Share of evaluated records whose ``field`` is truthy (0-1)."""
     rows = evaluated(records)
     return metrics.safe_div(sum(bool(r[field]) for r in rows), len(rows))
 
 
-def t1_invalid_rate(records) -> float:  # type: ignore[no-untyped-def]
+def t1_invalid_rate(records: Records) -> float:
+    """Share of evaluated records with no readable decision (0-1)."""
     rows = evaluated(records)
     return metrics.safe_div(sum(r["decision"] is None for r in rows), len(rows))
 
 
-def _counts(records, official: bool) -> list[dict]:  # type: ignore[no-untyped-def]
+def _counts(records: Records, official: bool) -> list[dict]:
     suffix = "_official" if official else ""
     return [{k: r[k + suffix] for k in ("tp", "fp", "fn", "precision", "recall", "f1")} | {"focal": r["focal"]}
             for r in evaluated(records)]  # fmt: skip
 
 
-def t1_macro(records, field: str = "f1", official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t1_macro(records: Records, field: str = "f1", official: bool = False) -> float:
     """Official 'macro' rationale score: the mean of per-instance values over evaluated instances."""
     rows = _counts(records, official)
     return metrics.safe_div(sum(r[field] for r in rows), len(rows))
 
 
-def t1_micro(records, which: int = 2, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t1_micro(records: Records, which: int = 2, official: bool = False) -> float:
+    """Micro rationale precision, recall or F1 (``which`` 0, 1, 2) over the pooled counts."""
     return metrics.micro_prf(_counts(records, official))[which]
 
 
-def t1_macro_by_condition(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t1_macro_by_condition(records: Records, official: bool = False) -> float:
+    """The paper's macro-F1: micro rationale F1 within each focal condition, averaged over the conditions."""
     return macro_f1_by_condition(_counts(records, official), list(CONDITIONS))[0]
 
 
-def t1_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+def t1_per_condition(records: Records) -> dict[str, dict[str, float]]:
+    """Per focal condition (and ``unmapped``): n, decision accuracy (%) and rationale micro F1."""
     rows = evaluated(records)
     table = {}
     for condition in list(CONDITIONS) + ["unmapped"]:
@@ -174,18 +185,19 @@ def t1_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no
     return table
 
 
-def _rank_rows(records, mode: str | None = None):  # type: ignore[no-untyped-def]
+def _rank_rows(records: Records, mode: str | None = None) -> list[Mapping[str, Any]]:
     return [r for r in evaluated(records, "rank") if mode is None or r["mode"] == mode]
 
 
-def t2_topk(records, k: int = 1, official: bool = False, mode: str | None = None) -> float:  # type: ignore[no-untyped-def]
+def t2_topk(records: Records, k: int = 1, official: bool = False, mode: str | None = None) -> float:
+    """Top-``k`` accuracy of the rankings in percent (official: rounded to 2 places), optionally of one mode."""
     rows = _rank_rows(records, mode)
     key = "ranking_official" if official else "ranking"
     hits = sum(bool(r[key]) and r["gold_letter"] in r[key][:k] for r in rows)
     return pct_official(hits, len(rows)) if official else pct(hits, len(rows))
 
 
-def t2_mrr(records, parsed_only: bool = False, mode: str | None = None) -> float:  # type: ignore[no-untyped-def]
+def t2_mrr(records: Records, parsed_only: bool = False, mode: str | None = None) -> float:
     """Paper MRR over all questions (no valid ranking = 0), or the official parsed-only denominator."""
     rows = _rank_rows(records, mode)
     if parsed_only:
@@ -193,7 +205,7 @@ def t2_mrr(records, parsed_only: bool = False, mode: str | None = None) -> float
     return metrics.safe_div(sum(metrics.reciprocal_rank(r["ranking"], r["gold_letter"]) for r in rows), len(rows))
 
 
-def t2_mrr_official(records) -> float:  # type: ignore[no-untyped-def]
+def t2_mrr_official(records: Records) -> float:
     """Official: per-row 1/rank rounded to 6 places, summed over ``parsed`` rows, / #parsed rows, rounded to 6.
 
     Officially a row is ``parsed`` with a valid ranking *or* any answer letter (then its 1/rank is 0)."""
@@ -202,12 +214,13 @@ def t2_mrr_official(records) -> float:  # type: ignore[no-untyped-def]
     return round(total / len(rows), 6) if rows else 0.0
 
 
-def t2_kendall(records) -> float:  # type: ignore[no-untyped-def]
+def t2_kendall(records: Records) -> float:
+    """Mean Kendall tau between parsed rankings and the full gold ranking, over rows that have both."""
     rows = [r for r in _rank_rows(records) if r["ranking"] and len(r["gold_ranking"]) == 4]
     return metrics.safe_div(sum(metrics.kendall_tau(r["ranking"], r["gold_ranking"]) for r in rows), len(rows))
 
 
-def t2_valid_rate(records, kind: str = "rank") -> float:  # type: ignore[no-untyped-def]
+def t2_valid_rate(records: Records, kind: str = "rank") -> float:
     """Share of rows with a valid permutation (rank) / four valid option decisions (decision)."""
     rows = evaluated(records, kind)
     if kind == "rank":
@@ -217,14 +230,15 @@ def t2_valid_rate(records, kind: str = "rank") -> float:  # type: ignore[no-unty
     return metrics.safe_div(sum(ok), len(rows))
 
 
-def t2_answer_rate_official(records, kind: str = "rank") -> float:  # type: ignore[no-untyped-def]
+def t2_answer_rate_official(records: Records, kind: str = "rank") -> float:
     """The official ``accuracy.answer_rate_pct``: ``parsed`` rows (a ranking / four decisions, or any
     answer letter) in percent of evaluated rows, rounded to 2 places as officially."""
     rows = evaluated(records, kind)
     return pct_official(sum(bool(r["parsed_official"]) for r in rows), len(rows))
 
 
-def t2_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
+def t2_per_condition(records: Records) -> dict[str, dict[str, float]]:
+    """Per condition prompt: n and top-1 accuracy (%) of the ranking rows."""
     rows = _rank_rows(records)
     table = {}
     for condition in sorted({r["condition"] for r in rows}):
@@ -233,30 +247,34 @@ def t2_per_condition(records) -> dict[str, dict[str, float]]:  # type: ignore[no
     return table
 
 
-def _option_rows(records, official: bool):  # type: ignore[no-untyped-def]
+def _option_rows(records: Records, official: bool) -> Iterator[tuple[Mapping[str, Any], list[tuple[Any, Any]]]]:
     """(predicted, gold) per option with a gold label; an unparsed official payload predicts nothing."""
     for r in evaluated(records, "decision"):
         decisions = (r["decisions_official"] or {}) if official else r["decisions"]
         yield r, [(decisions.get(x), r["gold_labels"][x]) for x in LETTERS if r["gold_labels"].get(x)]
 
 
-def t2_option_acc(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t2_option_acc(records: Records, official: bool = False) -> float:
+    """Per-option decision accuracy in percent over options with a gold label."""
     pairs = [p for _, options in _option_rows(records, official) for p in options]
     return (pct_official if official else pct)(sum(pred == gold for pred, gold in pairs), len(pairs))
 
 
-def t2_exact_match(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t2_exact_match(records: Records, official: bool = False) -> float:
+    """Share (%) of decision rows whose every labelled option is decided as gold."""
     rows = list(_option_rows(records, official))
     hits = sum(bool(options) and all(pred == gold for pred, gold in options) for _, options in rows)
     return (pct_official if official else pct)(hits, len(rows))
 
 
-def t2_false_recommend(records, official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def t2_false_recommend(records: Records, official: bool = False) -> float:
+    """Share (%) of labelled options recommended although gold says not to."""
     pairs = [p for _, options in _option_rows(records, official) for p in options]
     return (pct_official if official else pct)(sum(p == "recommend" and g == "not_recommend" for p, g in pairs), len(pairs))
 
 
-def ctc_table(records, modes: Sequence[str], official: bool = False) -> tuple[dict[str, float], int, dict[str, int]]:  # type: ignore[no-untyped-def]
+def ctc_table(records: Records, modes: Sequence[str],
+              official: bool = False) -> tuple[dict[str, float], int, dict[str, int]]:
     """CTC per mode over the pool of questions with a valid ranking and four valid decisions in *every*
     mode of ``modes`` (one mode: the paper's rule restricted to that mode). Returns (ctc by mode, pool
     size, discriminating pairs by mode)."""
@@ -268,7 +286,8 @@ def ctc_table(records, modes: Sequence[str], official: bool = False) -> tuple[di
     return values, len(pool), pairs
 
 
-def ctc_questions(records, modes: Sequence[str], official: bool = False) -> dict[str, tuple[int, list[tuple[int, int]]]]:  # type: ignore[no-untyped-def]
+def ctc_questions(records: Records, modes: Sequence[str],
+                  official: bool = False) -> dict[str, tuple[int, list[tuple[int, int]]]]:
     """The CTC pool (questions valid in every mode of ``modes``): question id -> (position in ``records`` of
     its rank document of the first mode, (agreeing, discriminating) pairs per mode)."""
     by_q: dict[str, dict[tuple[str, str], tuple[int, Mapping]]] = {}
@@ -295,14 +314,14 @@ def ctc_questions(records, modes: Sequence[str], official: bool = False) -> dict
     return pool
 
 
-def _ctc_modes(records, modes: Sequence[str] | None, mode: str | None) -> tuple[tuple[str, ...], str | None]:  # type: ignore[no-untyped-def]
+def _ctc_modes(records: Records, modes: Sequence[str] | None, mode: str | None) -> tuple[tuple[str, ...], str | None]:
     """``modes=None``: the modes present in the records (a single-mode CTC task); ``mode=None``: the first."""
     modes = tuple(modes) if modes else tuple(sorted({r["mode"] for r in records}))
     return modes, (mode or modes[0]) if modes else None
 
 
-def ctc_value(records, modes: Sequence[str] | None = None, mode: str | None = None, field: str = "ctc",
-              official: bool = False) -> float:  # type: ignore[no-untyped-def]
+def ctc_value(records: Records, modes: Sequence[str] | None = None, mode: str | None = None, field: str = "ctc",
+              official: bool = False) -> float:
     """One number of :func:`ctc_table`: ``ctc`` of ``mode``, the ``pool`` size or the ``pairs`` count.
 
     ``modes=None``: the modes present in the records (a single-mode CTC task)."""

@@ -25,10 +25,14 @@ import json
 import os
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from food_tasks import images, remote
 from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+    from PIL import Image as PILImage
 
 REPO = "aaronma2020/Food500-Cap"
 COMMIT = "a32dfe90c01801231aad92c59f6bebe8a8e0dfe6"  # 2023-08-14, the only data commit
@@ -43,10 +47,12 @@ SPLITS = {"test": (TEST_FILE,), "all": (TEST_FILE, TRAIN_FILE)}
 
 
 def repo_and_commit() -> tuple[str, str]:
+    """The official repository and commit of the caption files (``$FOOD_TASKS_FOOD500CAP_*`` override them)."""
     return os.environ.get(REPO_ENV, "").strip() or REPO, os.environ.get(COMMIT_ENV, "").strip() or COMMIT
 
 
 def nfc(text: str) -> str:
+    """``text`` in Unicode normal form C (file names and categories are compared in it)."""
     return unicodedata.normalize("NFC", text)
 
 
@@ -237,7 +243,7 @@ def build_docs(split: str, root: Path | None = None) -> list[dict[str, Any]]:
     return docs
 
 
-def _dataset(rows: list[dict]):  # type: ignore[no-untyped-def]
+def _dataset(rows: list[dict]) -> datasets.Dataset:
     import datasets
 
     return datasets.Dataset.from_list(rows)
@@ -249,11 +255,11 @@ def _stamp() -> tuple:
 
 
 @functools.lru_cache(maxsize=16)
-def _prepared(split: str, root: Path | None, stamp: tuple):  # type: ignore[no-untyped-def]
+def _prepared(split: str, root: Path | None, stamp: tuple) -> datasets.Dataset:
     return _dataset(build_docs(split, root))
 
 
-def prepare_docs(split: str, root: Path | None = None):  # type: ignore[no-untyped-def]
+def prepare_docs(split: str, root: Path | None = None) -> datasets.Dataset:
     """Documents of a split as a ``datasets.Dataset`` (built once per process and configuration)."""
     return _prepared(split, root, _stamp())
 
@@ -261,11 +267,11 @@ def prepare_docs(split: str, root: Path | None = None):  # type: ignore[no-untyp
 LABEL = "Food-500 Cap"
 
 
-def _decoded(path: str):  # type: ignore[no-untyped-def]
+def _decoded(path: str) -> PILImage.Image:
     return images.rgb(images.decode_file(path))
 
 
-def load_image(doc: dict[str, Any]):  # type: ignore[no-untyped-def]
+def load_image(doc: dict[str, Any]) -> PILImage.Image | None:
     """The document's image as RGB, or None when it is missing or cannot be decoded (a truncated file included,
     whatever lmms-eval's Pillow setting: :mod:`food_tasks.images`); either way the document counts as missing."""
     path = doc.get("image_path") or ""

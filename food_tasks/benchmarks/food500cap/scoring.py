@@ -22,7 +22,7 @@ import functools
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from food_tasks import cocoeval, stats
 from food_tasks.benchmarks.food500cap import data, parsing
 from food_tasks.metrics import mean
 from food_tasks.outputs import NoAnswer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from transformers import CLIPModel, CLIPProcessor
 
 Record = Mapping[str, Any]
 CLIP_ENV = "FOOD_TASKS_CLIP_MODEL"
@@ -44,6 +47,7 @@ SLA_FIELDS = ("accurate", "relaxed", "relaxed_nostop", "accurate_unaccented", "r
 
 
 def absent(reason: str) -> str:
+    """The value of a metric that could not be computed: ``"absent: <reason>"`` (a string, never a number)."""
     return f"absent: {reason}"
 
 
@@ -63,10 +67,12 @@ def score_caption(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
 
 
 def scored(records: Sequence[Record]) -> list[Record]:
+    """The records every caption metric counts: those whose image reached the model."""
     return [r for r in records if not r["image_missing"]]
 
 
 def image_missing(records: Sequence[Record]) -> int:
+    """Images that were missing or could not be decoded (left out of every other metric)."""
     return sum(1 for r in records if r["image_missing"])
 
 
@@ -117,6 +123,7 @@ def sla_metric(records: Sequence[Record], field: str) -> float:
 
 
 def mean_words(records: Sequence[Record], which: str = "pred") -> float:
+    """Mean words per caption of the scored images: the model's (``pred``) or the reference's (``ref``)."""
     rows = scored(records)
     return mean([r["words"] if which == "pred" else len(r["ref"].split()) for r in rows])
 
@@ -201,6 +208,7 @@ class CocoMean(stats.Ratio):
         self.toolkit, self.to_corpus = toolkit, to_corpus
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(score, 1)`` per scored image (METEOR: rescaled so that the rows' mean is the corpus score)."""
         out = np.zeros((len(records), 2))
         if not scored(records):
             return out
@@ -217,7 +225,8 @@ class CocoMean(stats.Ratio):
         return out
 
     def score(self, record: Record) -> float | None:
-        return None  # an image's score exists only once the whole split is scored
+        """None: an image's score exists only once the whole split is scored."""
+        return None
 
 
 class CocoBleu(stats.Estimator):
@@ -229,6 +238,7 @@ class CocoBleu(stats.Estimator):
         self.n, self.suffix = n, suffix
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """Each scored image's BLEU statistics, then 1 in the last column (0 everywhere for the others)."""
         out = np.zeros((len(records), cocoeval.BLEU_COLUMNS + 1))  # the last column: 1 for a counted image
         if not scored(records):
             return out
@@ -243,11 +253,13 @@ class CocoBleu(stats.Estimator):
         return out
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
+        """Corpus BLEU-n x 100 from summed rows (NaN where no image counted)."""
         sums = np.asarray(sums, dtype=float)
         value = 100.0 * cocoeval.bleu_from_statistics(sums[..., :-1], self.n)
         return np.where(sums[..., -1] > 0, value, np.nan)
 
     def counted(self, rows: np.ndarray) -> np.ndarray:
+        """The rows of images that count (last column 1)."""
         return rows[:, -1] != 0
 
 
@@ -259,6 +271,7 @@ class ClipMean(stats.Ratio):
         super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(CLIP-S, 1)`` per image that could be decoded (:func:`clip_values`); zeros without a CLIP model."""
         out = np.zeros((len(records), 2))
         values = clip_values(records)
         if isinstance(values, str):
@@ -270,6 +283,7 @@ class ClipMean(stats.Ratio):
         return out
 
     def score(self, record: Record) -> float | None:
+        """None: CLIP-S is computed at aggregation time."""
         return None
 
 
@@ -282,7 +296,7 @@ def reference_words(record: Record) -> float | None:
 
 
 @functools.lru_cache(maxsize=2)
-def _clip(path: str):  # type: ignore[no-untyped-def]
+def _clip(path: str) -> tuple[CLIPModel, CLIPProcessor, str]:
     import torch
     from transformers import CLIPModel, CLIPProcessor
 

@@ -14,6 +14,7 @@ ZIP_DATE = (2024, 6, 1, 0, 0, 0)  # fixed member timestamps: byte-identical zips
 
 
 def mivqa_row(qid: str, question: str, question_en: str, images: Sequence[str], answer: int, question_type: str, ann_group: str) -> dict:
+    """A multi-image question record with the fields of ``mivqa_tidy.json``."""
     return {"question_id": qid, "question": question, "question_en": question_en, "images": list(images),
             "answer": str(answer), "question_type": question_type, "ann_group": ann_group}  # fmt: skip
 
@@ -30,6 +31,7 @@ def sivqa_row(qid: str, question: str, choices: Sequence[str], question_en: str,
 
 
 def textqa_row(qid: str, question: str, choices: Sequence[str], answer: int, question_type: str) -> dict:
+    """A text-only question record with the fields of ``textqa_tidy.json``."""
     return {"qid": qid, "question": question, "choices": list(choices), "answer": str(answer), "question_type": question_type}
 
 
@@ -66,6 +68,7 @@ SAMPLE_COLOURS = {"kebab": (170, 90, 40), "mapo": (200, 40, 30), "duck": (150, 7
 
 
 def sample_tables() -> dict[str, list]:
+    """The packaged sample's records per task (mivqa, sivqa, textqa)."""
     img = "images/sample/{}.png".format
     return {
         "mivqa": [
@@ -90,6 +93,7 @@ def sample_tables() -> dict[str, list]:
 
 
 def sample_images() -> dict[str, bytes]:
+    """The packaged sample's images: plain-colour PNG bytes by their path in the data folder."""
     from food_tasks import mirror
 
     return {f"images/sample/{name}.png": mirror.png_bytes(colour, 48) for name, colour in SAMPLE_COLOURS.items()}

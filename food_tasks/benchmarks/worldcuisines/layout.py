@@ -21,6 +21,7 @@ def wc_mcq_prompt(question: str, options: Sequence[str]) -> str:
 
 
 def wc_oeq_prompt(question: str) -> str:
+    """Render an open-ended prompt: the question, a blank line, then the official instruction."""
     return f"{question}\n\n{WC_OEQ_INSTRUCTION}"
 
 

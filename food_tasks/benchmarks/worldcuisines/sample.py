@@ -48,6 +48,7 @@ def _country(name: str, lang: str) -> str:
 
 
 def rows() -> list[dict]:
+    """The sample's ``hf_prompt`` records: every dish, subtask and sample language."""
     out = []
     for prompt_type, (prompt_id, templates) in QUESTIONS.items():
         for k, (food_id, _, country, options, gold, context, _) in enumerate(DISHES):
@@ -67,6 +68,7 @@ def rows() -> list[dict]:
 
 
 def kb() -> list[dict]:
+    """The sample's food-kb rows: each dish with one image (URL and PNG bytes)."""
     return [
         {"food_id": food_id, "name": name,
          "images": [(f"https://example.org/food-tasks-sample/{food_id}.png?download", mirror.png_bytes(colour, 48))]}

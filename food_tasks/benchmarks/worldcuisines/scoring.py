@@ -105,6 +105,7 @@ def invalid_rate(items: Sequence[dict]) -> float:
 
 
 def per_language_mcq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
+    """Per language: robust and official accuracy and the invalid rate, in percent."""
     return metrics.per_group_table(_scored(items), "lang", {
         "acc": lambda rs: metrics.percent_true(rs, "correct"),
         "acc_official": lambda rs: round(metrics.percent_true(rs, "correct_official"), 2),
@@ -113,6 +114,7 @@ def per_language_mcq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
 
 
 def per_language_oeq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
+    """Per language: accuracy (%) under each reference mode, robust and official."""
     columns = {f"acc_{m}": functools.partial(metrics.percent_true, field=m) for m in ("multi", "single", "dual", "multi_strict")}
     columns |= {
         f"acc_{m}_official": (lambda rs, f=f"{m}_official": metrics.round_numpy(metrics.percent_true(rs, f), 2)) for m in ("multi", "single", "dual")
@@ -136,6 +138,7 @@ def bertscore_f1(items: Sequence[dict]) -> float:
 
 
 def per_language_bertscore(items: Sequence[dict]) -> dict[str, float]:
+    """BERTScore F1 x 100 per language; empty when BERTScore is off or unavailable."""
     cells = _bertscore_cells(items)
     return {str(k): v for k, v in sorted(cells.items())} if cells is not None else {}
 
