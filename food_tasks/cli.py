@@ -180,10 +180,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
     print(compare.EXPLANATION)
     table = compare.table_rows(rows)
-    if not table:
+    from food_tasks import beyond  # image gain (a task against its image-free twin) and the beyond-accuracy measures
+
+    extra = beyond.compare_text(*runs, iters=iters, skip={(r.name, r.metric) for r in rows})
+    if not table and not extra:
         print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
         return 1
-    for line in compare.lines(table):
+    for line in compare.lines(table) if table else []:
+        print(line)
+    for line in extra:
         print(line)
     return 0
 

@@ -23,6 +23,7 @@ from food_tasks.report.cells import (
     tasks_of,
     with_interval,
 )
+from food_tasks.report.beyond import beyond_blocks
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
 from food_tasks.report.runs import Run, comparability_problems, flagged_tasks, load_runs
@@ -546,6 +547,7 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, 
     blocks += heatmap_blocks(runs, charts, others)
     for spec in specs.registry():
         blocks += benchmark_blocks(spec, runs, charts)
+        blocks += beyond_blocks(spec, runs, charts)
     blocks += generic_blocks(others, runs, charts)
     md_path, html_path = out / "report.md", out / "report.html"
     md_path.write_text(to_markdown(blocks), encoding="utf-8")

@@ -59,6 +59,8 @@ LAYERS = {
     "food_tasks.replay_model": IN_RUN,
     # offline: runs read back from their files
     "food_tasks.compare": OFFLINE,
+    "food_tasks.beyond": OFFLINE,
+    "food_tasks.report.beyond": OFFLINE,
     "food_tasks.regional_check": OFFLINE,
     "food_tasks.report": OFFLINE,
     "food_tasks.report.spec": OFFLINE,

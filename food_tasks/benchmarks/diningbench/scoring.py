@@ -93,7 +93,7 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
     }
 
 
-# Cross-lingual consistency (README "Beyond accuracy"): a Chinese and an English classification row are one item
+# Cross-lingual consistency (docs/beyond_accuracy.md): a Chinese and an English classification row are one item
 # when they have the same id, show the same image files and have the same gold letter (the options in one order);
 # rows that do not match in all three are left out (an item in one language does not count).
 CONSISTENCY = consistency.View(
