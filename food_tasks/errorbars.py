@@ -100,7 +100,8 @@ def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence
             continue
         if data is None:
             table = items[0].table
-            records = table.in_order([p.record for p in items])  # canonical: same documents, same numbers
+            # canonical: same documents, same numbers
+            records = table.in_order([p.record for p in items], [p.key for p in items])
             data = TaskData(table, records, [table.cluster_of(r) for r in records], failed=sum(p.failed for p in items))
         if items[0].metric.estimator is not None:
             wanted.append((name, filter_key, items[0].metric))

@@ -131,7 +131,7 @@ class column:  # noqa: N801  (used like a function: column("lang"), column("qa_i
     def __call__(self, record: Record) -> Hashable:
         if len(self.names) == 1:
             return record.get(self.names[0])
-        return tuple(record.get(n) for n in self.names)
+        return tuple([record.get(n) for n in self.names])  # a list comprehension: faster than a generator
 
 
 def mean(value: Callable[[Record], float | bool | None], scale: float = 1.0, binary: bool = False) -> Ratio:
