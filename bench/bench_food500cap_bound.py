@@ -32,13 +32,17 @@ import time
 
 REFERENCE = "A bowl of pho with thin beef slices, rice noodles, fresh basil, bean sprouts and a lime wedge."
 RUNAWAY = "Pho with beef slices, rice noodles, basil and lime in a white bowl. "
-FOOD = ("bowl plate pho beef slices rice noodles fresh basil bean sprouts lime wedge soup broth herbs chili "
-        "sauce white green red brown fried grilled steamed pork chicken egg onion garlic served with on in and a "
-        "of the").split()
+FOOD = (
+    "bowl plate pho beef slices rice noodles fresh basil bean sprouts lime wedge soup broth herbs chili "
+    "sauce white green red brown fried grilled steamed pork chicken egg onion garlic served with on in and a "
+    "of the"
+).split()
 SYLLABLES = ("ka ro mi tu se na po li ve do ga ri zu be ko sa te mo fu ha ji ne bu ra wi yo pe chi to").split()
-CORPUS = [("A plate of fried rice with egg and green onion number {i}.", "Fried rice with egg on a plate."),
-          ("Grilled chicken skewers with peanut sauce, item {i}.", "Chicken skewers and a sauce."),
-          ("A slice of chocolate cake with cream on a white plate {i}.", "A piece of cake on a plate.")]
+CORPUS = [
+    ("A plate of fried rice with egg and green onion number {i}.", "Fried rice with egg on a plate."),
+    ("Grilled chicken skewers with peanut sauce, item {i}.", "Chicken skewers and a sauce."),
+    ("A slice of chocolate cake with cream on a white plate {i}.", "A piece of cake on a plate."),
+]
 
 
 def hypothesis(kind: str, chars: int, rng: random.Random) -> str:
@@ -129,8 +133,10 @@ def main() -> int:
         print(problem)
         return 1
     rows = []
-    print(f"{'kind':8} {'KiB':>5} {'tokens':>7} {'PTB s':>6} {'BLEU s':>7} {'ROUGE s':>8} {'CIDEr s':>8} "
-          f"{'METEOR s':>9} {'RSS MiB':>8}  METEOR")
+    print(
+        f"{'kind':8} {'KiB':>5} {'tokens':>7} {'PTB s':>6} {'BLEU s':>7} {'ROUGE s':>8} {'CIDEr s':>8} "
+        f"{'METEOR s':>9} {'RSS MiB':>8}  METEOR"
+    )
     for kind in args.kinds.split(","):
         # One jar per kind, as a run keeps one (start-up is not in the figures); its peak memory is the
         # peak over this kind's lengths so far, which grow.
@@ -146,10 +152,13 @@ def main() -> int:
         if meteor is not None:
             meteor.close()
             rss = row.get("meteor_rss_mib")
-            print(f"{kind:8} {kib:>5} {row['tokens']:>7} {row['ptb_s']:>6.2f} {row['bleu_s']:>7.2f} "
-                  f"{row['rouge_l_s']:>8.2f} {row['cider_s']:>8.2f} "
-                  f"{meteor_s if meteor_s is None else format(meteor_s, '.2f'):>9} "
-                  f"{'-' if rss is None else format(rss, '.0f'):>8}  {row['meteor'][:90]}", flush=True)
+            print(
+                f"{kind:8} {kib:>5} {row['tokens']:>7} {row['ptb_s']:>6.2f} {row['bleu_s']:>7.2f} "
+                f"{row['rouge_l_s']:>8.2f} {row['cider_s']:>8.2f} "
+                f"{meteor_s if meteor_s is None else format(meteor_s, '.2f'):>9} "
+                f"{'-' if rss is None else format(rss, '.0f'):>8}  {row['meteor'][:90]}",
+                flush=True,
+            )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

@@ -42,8 +42,9 @@ class _SourceTreeFinder(_abc.MetaPathFinder):
     def __init__(self, root: _Path) -> None:
         self.root = root
 
-    def find_spec(self, fullname: str, path: _Sequence[str] | None = None,
-                  target: _types.ModuleType | None = None) -> _ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: _Sequence[str] | None = None, target: _types.ModuleType | None = None
+    ) -> _ModuleSpec | None:
         """A ModuleSpec loading ``food_tasks.utils`` or ``food_tasks.yaml_tasks`` from the clone's folder; else None."""
         package, _, name = fullname.partition(".")
         if package != __name__ or name not in _SUBPACKAGES:
@@ -57,7 +58,9 @@ def _map_source_tree() -> None:
     root = here.parent
     if all((here / name).is_dir() for name in _SUBPACKAGES):
         return  # installed layout: nothing to map
-    if not (root / "pyproject.toml").is_file() or not all((root / name / "__init__.py").is_file() for name in _SUBPACKAGES):
+    if not (root / "pyproject.toml").is_file() or not all(
+        (root / name / "__init__.py").is_file() for name in _SUBPACKAGES
+    ):
         return
     if not any(isinstance(f, _SourceTreeFinder) and f.root == root for f in _sys.meta_path):
         # Appended: the import system's own finders (and an editable install's, which maps the same folders) go first.

@@ -35,7 +35,9 @@ def _extract(archive: Path, into: Path, label: str) -> None:
             for name in zf.namelist():
                 parts = Path(name).parts
                 if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
-                    raise DataAccessError(f"{label}: {archive} holds an unsafe member path {name!r}; refusing to extract")
+                    raise DataAccessError(
+                        f"{label}: {archive} holds an unsafe member path {name!r}; refusing to extract"
+                    )
             zf.extractall(into)
     else:
         with tarfile.open(archive, "r:*") as tar:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from loguru import logger
 
@@ -47,7 +48,9 @@ def enabled() -> bool:
 def _scorer(model: str, layers: int) -> BERTScorer:
     from bert_score import BERTScorer
 
-    scorer = BERTScorer(model_type=model, num_layers=layers, idf=False, rescale_with_baseline=False, batch_size=BATCH_SIZE)
+    scorer = BERTScorer(
+        model_type=model, num_layers=layers, idf=False, rescale_with_baseline=False, batch_size=BATCH_SIZE
+    )
     tokenizer = scorer._tokenizer
     if not hasattr(tokenizer, "build_inputs_with_special_tokens"):
         # bert-score 0.3.13 encodes an empty candidate with this method, which transformers 5

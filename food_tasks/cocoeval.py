@@ -27,18 +27,37 @@ import re
 import shutil  # noqa: F401 - tests reach shutil.which through this module
 import subprocess
 import threading
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from food_tasks.cocojava import (JAVA_INSTALL_HINT, JAVA_TIMEOUT_S, METEOR, MeteorError, MeteorProcess, _clean,
-                                 java_problem, ptb_tokenize)  # fmt: skip
+from food_tasks.cocojava import (
+    JAVA_INSTALL_HINT,
+    JAVA_TIMEOUT_S,
+    METEOR,
+    MeteorError,
+    MeteorProcess,
+    _clean,
+    java_problem,
+    ptb_tokenize,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from numpy.typing import ArrayLike
 
-__all__ = ["CocoScores", "JAVA_INSTALL_HINT", "JAVA_TIMEOUT_S", "METEOR", "MeteorError", "MeteorProcess", "coco_scores",
-           "java_problem", "ptb_tokenize", "py_tokenize"]  # fmt: skip
+__all__ = [
+    "CocoScores",
+    "JAVA_INSTALL_HINT",
+    "JAVA_TIMEOUT_S",
+    "METEOR",
+    "MeteorError",
+    "MeteorProcess",
+    "coco_scores",
+    "java_problem",
+    "ptb_tokenize",
+    "py_tokenize",
+]
 
 METRICS = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4", "METEOR", "ROUGE_L", "CIDEr")
 PYTOK_METRICS = ("Bleu_4", "ROUGE_L", "CIDEr")  # the pure-Python-tokenised variants (METEOR needs Java anyway)
@@ -56,8 +75,19 @@ MAX_HYP_TOKENS = 4_096  # tokens of a tokenised hypothesis handed to the scorers
 
 # --------------------------------------------------------------------------- pure-Python approximation
 
-_PY_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u200b": " ",
-                                "\u200c": " ", "\u200d": " ", "\ufeff": " "})
+_PY_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u00a0": " ",
+        "\u200b": " ",
+        "\u200c": " ",
+        "\u200d": " ",
+        "\ufeff": " ",
+    }
+)
 _PY_BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
 _PY_LEAD = set("\"'`([{$#")  # split off the front of a whitespace chunk
 _PY_TRAIL = set("\"'`)]}.,;:!?%-_")  # split off the back
@@ -106,7 +136,9 @@ def py_tokenize(caption: str) -> str:
             raw.append(chunk)
         else:
             _py_chunk(chunk, raw)
-    return " ".join(_PY_BRACKETS.get(t, t) for t in raw if t not in _PY_DROP and not (len(t) > 2 and set(t) <= {".", "-"}))
+    return " ".join(
+        _PY_BRACKETS.get(t, t) for t in raw if t not in _PY_DROP and not (len(t) > 2 and set(t) <= {".", "-"})
+    )
 
 
 # --------------------------------------------------------------------------- scoring
@@ -237,7 +269,9 @@ def _meteor_in_background(gts: dict, res: dict, out: CocoScores) -> threading.Th
             score, items = METEOR.score(gts, res)
             out.corpus["METEOR"], out.per_item["METEOR"] = float(score), [float(x) for x in items]
         except Exception as err:  # noqa: BLE001 - a failed jar is reported as the metric's absence, with the error
-            out.absent["METEOR"] = str(err) if isinstance(err, MeteorError) else f"METEOR failed: {type(err).__name__}: {err}"
+            out.absent["METEOR"] = (
+                str(err) if isinstance(err, MeteorError) else f"METEOR failed: {type(err).__name__}: {err}"
+            )
 
     thread = threading.Thread(target=run, name="food-tasks-meteor", daemon=True)
     thread.start()
@@ -272,8 +306,13 @@ def _first_tokens(tokens: str) -> tuple[str, bool]:
     return " ".join(parts[:MAX_HYP_TOKENS]), True
 
 
-def coco_scores(refs: Mapping[Hashable, Sequence[str]], hyps: Mapping[Hashable, str], *, meteor: bool = True,
-                pytok: bool | None = True) -> CocoScores:  # fmt: skip
+def coco_scores(
+    refs: Mapping[Hashable, Sequence[str]],
+    hyps: Mapping[Hashable, str],
+    *,
+    meteor: bool = True,
+    pytok: bool | None = True,
+) -> CocoScores:
     """Score hypotheses against references with the COCO caption toolkit.
 
     Hypotheses are bounded first (:data:`MAX_HYP_CHARS` characters before tokenisation, then
@@ -344,7 +383,10 @@ def coco_scores(refs: Mapping[Hashable, Sequence[str]], hyps: Mapping[Hashable, 
         out.tokenised_pytok = {k: (gts[k], res[k][0]) for k in keys}
         _score_tokenised(keys, gts, res, out, "_pytok")
     else:
-        out.absent.update(dict.fromkeys((f"{name}_pytok" for name in PYTOK_METRICS),
-                                        "not computed: the toolkit's own tokenisation ran"))  # fmt: skip
+        out.absent.update(
+            dict.fromkeys(
+                (f"{name}_pytok" for name in PYTOK_METRICS), "not computed: the toolkit's own tokenisation ran"
+            )
+        )
     out.cut = [k for k in keys if k in cut]
     return out

@@ -39,11 +39,19 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Hashable, Mapping, Sequence
+from typing import IO
 
-__all__ = ["JAVA_INSTALL_HINT", "JAVA_TIMEOUT_S", "METEOR", "MeteorError", "MeteorProcess", "java_problem",
-           "ptb_tokenize"]  # fmt: skip
+__all__ = [
+    "JAVA_INSTALL_HINT",
+    "JAVA_TIMEOUT_S",
+    "METEOR",
+    "MeteorError",
+    "MeteorProcess",
+    "java_problem",
+    "ptb_tokenize",
+]
 
 JAVA_INSTALL_HINT = (
     "install a Java runtime (8 or newer) and put `java` on PATH, e.g. `apt-get install default-jre-headless`, "
@@ -101,14 +109,24 @@ def ptb_tokenize(captions: Sequence[str]) -> list[str]:
         src = Path(tmp) / "captions.txt"
         # "replace": a lone surrogate in a model output must not abort the whole split's scoring.
         src.write_bytes("\n".join(_clean(c) for c in captions).encode("utf-8", "replace"))
-        cmd = [shutil.which("java") or "java", "-Dfile.encoding=UTF-8", "-cp", str(jar),
-               "edu.stanford.nlp.process.PTBTokenizer", "-preserveLines", "-lowerCase", str(src)]  # fmt: skip
+        cmd = [
+            shutil.which("java") or "java",
+            "-Dfile.encoding=UTF-8",
+            "-cp",
+            str(jar),
+            "edu.stanford.nlp.process.PTBTokenizer",
+            "-preserveLines",
+            "-lowerCase",
+            str(src),
+        ]
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=JAVA_TIMEOUT_S)  # run() kills it on time-out
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"PTBTokenizer did not finish within {JAVA_TIMEOUT_S:g} s and was stopped") from None
     if proc.returncode != 0:
-        raise RuntimeError(f"PTBTokenizer failed (exit {proc.returncode}): {proc.stderr.decode(errors='replace')[-500:]}")
+        raise RuntimeError(
+            f"PTBTokenizer failed (exit {proc.returncode}): {proc.stderr.decode(errors='replace')[-500:]}"
+        )
     lines = proc.stdout.decode("utf-8").split("\n")
     if len(lines) < len(captions):
         raise RuntimeError(f"PTBTokenizer returned {len(lines)} lines for {len(captions)} captions")
@@ -150,8 +168,18 @@ class MeteorProcess:
         from pycocoevalcap.meteor import meteor as toolkit
 
         folder = Path(toolkit.__file__).resolve().parent
-        return [shutil.which("java") or "java", "-jar", "-Xmx2G", toolkit.METEOR_JAR, "-", "-", "-stdio", "-l", "en",
-                "-norm"], folder  # fmt: skip
+        return [
+            shutil.which("java") or "java",
+            "-jar",
+            "-Xmx2G",
+            toolkit.METEOR_JAR,
+            "-",
+            "-",
+            "-stdio",
+            "-l",
+            "en",
+            "-norm",
+        ], folder
 
     def start(self) -> None:
         """Start the jar now if none is running (its start-up then overlaps with the caller's other work).
@@ -229,7 +257,9 @@ class MeteorProcess:
                 proc.kill()
                 return
 
-    def score(self, gts: Mapping[Hashable, Sequence[str]], res: Mapping[Hashable, Sequence[str]]) -> tuple[float, list[float]]:
+    def score(
+        self, gts: Mapping[Hashable, Sequence[str]], res: Mapping[Hashable, Sequence[str]]
+    ) -> tuple[float, list[float]]:
         """``(corpus score, per-item scores)`` as ``Meteor().compute_score(gts, res)`` returns them.
 
         A kept jar that has exited since the last call is replaced by a new one; a jar that fails during
@@ -245,7 +275,9 @@ class MeteorProcess:
         finally:
             self._lock.release()
 
-    def _score(self, gts: Mapping[Hashable, Sequence[str]], res: Mapping[Hashable, Sequence[str]]) -> tuple[float, list[float]]:
+    def _score(
+        self, gts: Mapping[Hashable, Sequence[str]], res: Mapping[Hashable, Sequence[str]]
+    ) -> tuple[float, list[float]]:
         keys = list(gts)
         for key in keys:
             if len(res[key]) != 1:
@@ -253,8 +285,13 @@ class MeteorProcess:
         # The protocol's field separator cannot occur in a hypothesis (the toolkit removes it, then halves runs
         # of spaces). Encoded here, before anything is sent: a caption that cannot be encoded fails at once.
         try:
-            lines = [(" ||| ".join(("SCORE", " ||| ".join(gts[k]), res[k][0].replace("|||", "").replace("  ", " "))) + "\n").encode()
-                     for k in keys]  # fmt: skip
+            lines = [
+                (
+                    " ||| ".join(("SCORE", " ||| ".join(gts[k]), res[k][0].replace("|||", "").replace("  ", " ")))
+                    + "\n"
+                ).encode()
+                for k in keys
+            ]
         except UnicodeEncodeError as err:
             raise MeteorError(f"a caption cannot be sent to the METEOR 1.5 jar: {err}") from None
         try:

@@ -91,8 +91,14 @@ class Stat:
     def as_dict(self) -> dict[str, Any]:
         """``value``, ``se``, the 95 % interval (``low``, ``high``), ``n`` and ``clusters`` (for a breakdown)."""
         ci = stats.interval(self.value, self.se)
-        return {"value": self.value, "se": self.se, "low": ci[0] if ci else None, "high": ci[1] if ci else None,
-                "n": self.n, "clusters": self.clusters}  # fmt: skip
+        return {
+            "value": self.value,
+            "se": self.se,
+            "low": ci[0] if ci else None,
+            "high": ci[1] if ci else None,
+            "n": self.n,
+            "clusters": self.clusters,
+        }
 
 
 def _sort_key(value: Hashable) -> tuple[str, str]:
@@ -176,7 +182,9 @@ def agreement(records: Sequence[Record], view: View, scale: float = 100.0) -> fl
 def _paired(rows: list[tuple[Hashable, Hashable, float, float]], scale: float) -> dict[str, Any]:
     """``(key, cluster, right in the language, right in the reference)`` rows: the difference and both accuracies."""
     stat = mean_stat(((k, c, x - b) for k, c, x, b in rows), scale)
-    acc, reference = (scale * math.fsum(col) / len(rows) for col in ([x for _, _, x, _ in rows], [b for _, _, _, b in rows]))
+    acc, reference = (
+        scale * math.fsum(col) / len(rows) for col in ([x for _, _, x, _ in rows], [b for _, _, _, b in rows])
+    )
     return stat.as_dict() | {"acc": acc, "acc_reference": reference}
 
 
@@ -213,8 +221,9 @@ def gap_by_status(records: Sequence[Record], view: View, scale: float = 100.0) -
             if lang == view.reference:
                 continue
             for record in docs:
-                pooled.setdefault(str(view.status(record)), []).append(((it.key, lang), it.cluster,
-                                                                        float(view.correct(record)), base))  # fmt: skip
+                pooled.setdefault(str(view.status(record)), []).append(
+                    ((it.key, lang), it.cluster, float(view.correct(record)), base)
+                )
     out = {}
     for status in sorted(pooled):
         out[status] = _paired(pooled[status], scale)

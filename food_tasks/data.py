@@ -53,7 +53,7 @@ _R = TypeVar("_R")
 
 
 def stop_run_on_data_error(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Decorate an lmms-eval hook: a :class:`DataAccessError` or :class:`SetupError` stops the run (:class:`RunStopped`)."""
+    """Decorate an lmms-eval hook so a :class:`DataAccessError` or :class:`SetupError` stops the run (RunStopped)."""
 
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -132,11 +132,20 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
                     try:
                         value = json.loads(raw.rstrip(b"\r\n"))
                     except json.JSONDecodeError as err:
-                        return f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is not valid JSON ({err.msg}, column {err.colno}); the file must "
+                            "be JSON Lines, one object per line"
+                        )
                     except ValueError as err:  # UnicodeDecodeError
-                        return f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is not valid UTF-8 JSON ({err}); the file must be JSON Lines, one "
+                            "object per line"
+                        )
                     if not isinstance(value, dict):
-                        return f"{path} line {number} is a JSON {type(value).__name__}, not an object; the file must be JSON Lines, one object per line"
+                        return (
+                            f"{path} line {number} is a JSON {type(value).__name__}, not an object; the file must be "
+                            "JSON Lines, one object per line"
+                        )
         elif suffix == ".json":
             try:
                 with open(path, "rb") as fh:
@@ -153,7 +162,9 @@ def find_damaged_file(paths: Iterable[Path]) -> str | None:
     return None
 
 
-def _mirror_load_error(repo_id: str, config: str | None, split: str, local: Path, err: Exception, files: Iterable[Path]) -> DataAccessError:
+def _mirror_load_error(
+    repo_id: str, config: str | None, split: str, local: Path, err: Exception, files: Iterable[Path]
+) -> DataAccessError:
     damaged = find_damaged_file(files)
     if damaged is not None:
         return DataAccessError(
@@ -201,7 +212,7 @@ def load_hub_split(
     revision: str | None = None,
     data_files: str | None = None,
     root: Path | None = None,
-) -> "datasets.Dataset":
+) -> datasets.Dataset:
     """Load one split of a hub dataset, from the mirror when one is configured.
 
     The dataset card decides how files map to configs and splits. If the card
@@ -237,7 +248,9 @@ def load_hub_split(
         fallback = data_files is not None and (_is_missing_config(err, config) or local is not None)
         if not fallback:
             if local is not None:
-                raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
+                raise _mirror_load_error(
+                    repo_id, config, split, local, err, _mirror_data_files(local, data_files)
+                ) from err
             raise _explain_hub_error(err, repo_id) from err
         first_error = err
     except Exception as err:  # network, auth, corrupt cache, damaged mirror file
@@ -256,7 +269,12 @@ def load_hub_split(
     else:
         pattern = f"hf://datasets/{repo_id}@{revision or 'main'}/{data_files}"
     try:
-        return datasets.load_dataset("json", data_files=pattern, split="train", **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}))
+        return datasets.load_dataset(
+            "json",
+            data_files=pattern,
+            split="train",
+            **({"cache_dir": kwargs["cache_dir"]} if local is not None else {}),
+        )
     except Exception as err:
         if local is not None:
             raise _mirror_load_error(repo_id, config, split, local, err, _mirror_data_files(local, data_files)) from err
@@ -275,12 +293,12 @@ class ImageStore:
         source: a human-readable name of the dataset, used in error messages.
     """
 
-    def __init__(self, dataset: "datasets.Dataset", pairs: Iterable[tuple[str, str]], source: str) -> None:
+    def __init__(self, dataset: datasets.Dataset, pairs: Iterable[tuple[str, str]], source: str) -> None:
         import datasets
 
         self.source = source
         self._index: dict[str, tuple[int, str]] = {}
-        self._columns: dict[str, "datasets.Dataset"] = {}
+        self._columns: dict[str, datasets.Dataset] = {}
         present = set(dataset.column_names)
         for url_col, image_col in pairs:
             if url_col not in present or image_col not in present:
@@ -326,7 +344,7 @@ class ImageStore:
             return f"{self.source}: cannot read the image at row {row}, column {column!r} (URL {url!r}): {err}"
         return None
 
-    def get(self, url: str) -> "PILImage.Image":
+    def get(self, url: str) -> PILImage.Image:
         """Decode the image stored for ``url`` as RGB.
 
         Raises:

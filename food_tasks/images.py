@@ -80,7 +80,7 @@ def decode(data: bytes, what: str) -> PILImage.Image:
         source.ran_out = False  # identifying the format may probe past the end of a small file
         image.load()
     except Exception as err:  # noqa: BLE001 - any decoder error means "cannot be decoded"
-        raise _corrupt(what, str(err).split(' <')[0] or type(err).__name__) from err
+        raise _corrupt(what, str(err).split(" <")[0] or type(err).__name__) from err
     if source.ran_out:
         raise _corrupt(what, "truncated: the data ends before the image does")
     return image
@@ -140,10 +140,14 @@ def _record(key: str, reason: str | None, label: str) -> None:
         _warned += 1
         count = _warned
     if count <= WARN_LIMIT:
-        logger.warning(f"{label}: an image cannot be used; the model gets its documents without it and they are counted "
-                       f"in image_missing (README: Failure accounting): {reason}")  # fmt: skip
+        logger.warning(
+            f"{label}: an image cannot be used; the model gets its documents without it and they are counted "
+            f"in image_missing (README: Failure accounting): {reason}"
+        )
     if count == WARN_LIMIT:
-        logger.warning(f"{label}: {WARN_LIMIT} undecodable images named above; further ones are counted in image_missing only")
+        logger.warning(
+            f"{label}: {WARN_LIMIT} undecodable images named above; further ones are counted in image_missing only"
+        )
 
 
 def load(key: str, loader: Callable[[], PILImage.Image], label: str) -> PILImage.Image | None:

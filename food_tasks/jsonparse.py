@@ -18,7 +18,8 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 # Possessive prefix: the language tag and the whitespace around it never give characters back, so an
 # unclosed fence costs one scan to the end, not one per split of a whitespace run (same matches: none of

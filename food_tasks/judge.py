@@ -21,9 +21,10 @@ Configured the way lmms-eval configures its own judges, plus one variable for th
 
 Every successful completion is cached on disk, keyed by the SHA-256 of the full request body (model,
 messages, temperature, max_tokens), so a re-run or a resumed run makes no request for what it already
-judged (failed requests are remembered for the rest of the process and retried by the next run). Timeouts, connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a
-request that still fails yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never
-raised). Client errors (HTTP 4xx other than 429) are not retried.
+judged (failed requests are remembered for the rest of the process and retried by the next run). Timeouts,
+connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a request that still fails
+yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never raised).
+Client errors (HTTP 4xx other than 429) are not retried.
 
 Any text is accepted: lone UTF-16 surrogates (which a model's byte-level tokenizer can produce, and no UTF-8
 encoder takes) in a request or in the judge's reply become U+FFFD before anything is hashed, sent or cached
@@ -41,10 +42,11 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import requests
 from loguru import logger
@@ -93,7 +95,7 @@ class JudgeConfig:
 
     @property
     def endpoint_host(self) -> str:
-        """``host[:port]`` of the endpoint: what results may show (never the URL's ``user:password@``, path or query)."""
+        """``host[:port]`` of the endpoint, what results may show (never the URL's ``user:password@``, path, query)."""
         return host_port(self.url)
 
     @property
@@ -111,7 +113,7 @@ class JudgeConfig:
         return mask(text, self.secrets)
 
     @classmethod
-    def from_env(cls, purpose: str = "this task") -> "JudgeConfig | None":
+    def from_env(cls, purpose: str = "this task") -> JudgeConfig | None:
         """The configuration from the environment; None when judging is explicitly off.
 
         Raises:
@@ -208,10 +210,18 @@ class JudgeStats:
     by_reason: dict[str, int] = field(default_factory=dict)
 
 
-def request_body(config: JudgeConfig, prompt: str, *, temperature: float = 0.0, max_tokens: int = 100) -> dict[str, Any]:
+def request_body(
+    config: JudgeConfig, prompt: str, *, temperature: float = 0.0, max_tokens: int = 100
+) -> dict[str, Any]:
     """The chat-completions body of one single-turn judge request (text made UTF-8 safe)."""
-    return clean_body({"model": config.model, "messages": [{"role": "user", "content": prompt}],
-                       "temperature": temperature, "max_tokens": max_tokens})  # fmt: skip
+    return clean_body(
+        {
+            "model": config.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+        }
+    )
 
 
 def clean_body(value: Any) -> Any:
@@ -245,10 +255,16 @@ def summarize(config: JudgeConfig, results: Sequence[JudgeResult]) -> dict[str, 
     for r in distinct:
         for reason in r.reasons:
             reasons[reason] = reasons.get(reason, 0) + 1
-    return {"model": config.model, "endpoint": config.endpoint_host,
-            "http_requests": sum(r.attempts for r in distinct), "failed_attempts": sum(len(r.reasons) for r in distinct),
-            "failures": sum(r.text is None for r in distinct), "cache_hits": sum(r.cached for r in distinct),
-            "completions": sum(r.text is not None and not r.cached for r in distinct), "failure_reasons": reasons}  # fmt: skip
+    return {
+        "model": config.model,
+        "endpoint": config.endpoint_host,
+        "http_requests": sum(r.attempts for r in distinct),
+        "failed_attempts": sum(len(r.reasons) for r in distinct),
+        "failures": sum(r.text is None for r in distinct),
+        "cache_hits": sum(r.cached for r in distinct),
+        "completions": sum(r.text is not None and not r.cached for r in distinct),
+        "failure_reasons": reasons,
+    }
 
 
 class JudgeClient:
@@ -291,8 +307,10 @@ class JudgeClient:
         except OSError as err:  # a full or read-only disk: the verdict stands, only the cache entry is lost
             if not self._cache_warned:
                 self._cache_warned = True
-                logger.warning(f"food-tasks judge: cannot write the cache under {self._cache} ({type(err).__name__}: {err}); "
-                               "verdicts are not cached.")  # fmt: skip
+                logger.warning(
+                    f"food-tasks judge: cannot write the cache under {self._cache} ({type(err).__name__}: {err}); "
+                    "verdicts are not cached."
+                )
         finally:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
@@ -320,8 +338,14 @@ class JudgeClient:
         self._count(requests=1)
         try:
             if getattr(self._local, "provider", None) is None:
-                config = ServerConfig(model_name=body["model"], temperature=body["temperature"], max_tokens=body["max_tokens"],
-                                      timeout=int(self.config.timeout), num_retries=1, retry_delay=0)  # fmt: skip
+                config = ServerConfig(
+                    model_name=body["model"],
+                    temperature=body["temperature"],
+                    max_tokens=body["max_tokens"],
+                    timeout=int(self.config.timeout),
+                    num_retries=1,
+                    retry_delay=0,
+                )
                 self._local.provider = get_server(self.config.api_type, config)
             response = self._local.provider.evaluate(Request(messages=body["messages"]))
         except Exception as err:  # noqa: BLE001 - provider errors are counted like HTTP errors
@@ -406,9 +430,16 @@ class JudgeClient:
         """The counters of this client over the whole process (every task that used it); a task's own
         diagnostics are :func:`summarize` of its results."""
         s = self.stats
-        return {"model": self.config.model, "endpoint": self.config.endpoint_host,
-                "http_requests": s.requests, "failed_attempts": s.failed_attempts, "failures": s.failures,
-                "cache_hits": s.cache_hits, "completions": s.completions, "failure_reasons": dict(s.by_reason)}  # fmt: skip
+        return {
+            "model": self.config.model,
+            "endpoint": self.config.endpoint_host,
+            "http_requests": s.requests,
+            "failed_attempts": s.failed_attempts,
+            "failures": s.failures,
+            "cache_hits": s.cache_hits,
+            "completions": s.completions,
+            "failure_reasons": dict(s.by_reason),
+        }
 
 
 @functools.lru_cache(maxsize=8)

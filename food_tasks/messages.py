@@ -6,10 +6,13 @@ that lmms-eval's simple models use, so the chat and simple paths cannot diverge.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
-def build_messages(images: Sequence[Any], text: str, *, images_first: bool = True, system: str | None = None) -> list[dict]:
+def build_messages(
+    images: Sequence[Any], text: str, *, images_first: bool = True, system: str | None = None
+) -> list[dict]:
     """One user turn holding ``images`` and ``text`` (images first by default), optionally after a system turn."""
     parts: list[dict] = [{"type": "image", "url": image} for image in images]
     text_part = {"type": "text", "text": text}

@@ -13,7 +13,8 @@ are in [0, 1] (as the benchmarks' papers print them). Empty input gives 0.0.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from food_tasks.stats import canonical
 
@@ -49,6 +50,11 @@ def macro_percent(records: Sequence[Record], field: str, by: str) -> tuple[float
     return mean(list(cells.values())), cells
 
 
+def percent_of(reduce: Callable[[Sequence[Record]], float], records: Sequence[Record]) -> float:
+    """``reduce(records)`` (a fraction) in percent: our diagnostic rates read 0-100 in every benchmark."""
+    return 100.0 * reduce(records)
+
+
 def round_numpy(value: float, ndigits: int = 2) -> float:
     """``numpy.round`` semantics: scale, round half to even on the scaled float, unscale.
 
@@ -67,7 +73,9 @@ def macro_percent_official(
     return (rounding(mean(list(cells.values())), 2) if cells else 0.0), cells
 
 
-def macro_mean(records: Sequence[Record], field: str, by: str, rounding: int | None = None) -> tuple[float, dict[Any, float]]:
+def macro_mean(
+    records: Sequence[Record], field: str, by: str, rounding: int | None = None
+) -> tuple[float, dict[Any, float]]:
     """Macro average of a numeric ``field``: mean per group, then the unweighted mean of groups."""
     cells = {g: mean([float(r[field]) for r in rs]) for g, rs in group_records(records, by).items()}
     if rounding is not None:
@@ -122,8 +130,14 @@ def set_prf(predicted: set, gold: set) -> dict[str, float]:
     Note that an empty prediction against an empty gold set scores F1 = 0, not 1."""
     tp, fp, fn = len(predicted & gold), len(predicted - gold), len(gold - predicted)
     precision, recall = safe_div(tp, tp + fp), safe_div(tp, tp + fn)
-    return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall,
-            "f1": safe_div(2 * precision * recall, precision + recall)}  # fmt: skip
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "precision": precision,
+        "recall": recall,
+        "f1": safe_div(2 * precision * recall, precision + recall),
+    }
 
 
 def micro_prf(rows: Iterable[Record]) -> tuple[float, float, float]:

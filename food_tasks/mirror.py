@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 
 def png_bytes(color: tuple[int, int, int], size: int = 32, label: str = "") -> bytes:

@@ -44,7 +44,9 @@ def model_output(results: Sequence[Any]) -> Any:
     """``results[0]``, or :class:`NoAnswer` (``""``) when the backend reports that the request failed."""
     output = results[0] if results else None
     if backend_failure(output):
-        logger.debug(f"food-tasks: the backend returned no answer for a request, scored as unparseable: {output[:200]!r}")
+        logger.debug(
+            f"food-tasks: the backend returned no answer for a request, scored as unparseable: {output[:200]!r}"
+        )
         return NoAnswer(output[:500])
     return output
 

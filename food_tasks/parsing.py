@@ -212,7 +212,9 @@ def alternation(words: Iterable[str]) -> str:
 
 # Chinese ordinals for "第二张" (the second image) style answers.
 CJK_ORDINALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_CJK_ORDINAL_RE = re.compile(r"第\s*([一二两三四五六七八九十]|[1-9][0-9]?)\s*(?:张|張|个|個|幅|项|項|幅图|个选项|選項|选项|图|圖)")
+_CJK_ORDINAL_RE = re.compile(
+    r"第\s*([一二两三四五六七八九十]|[1-9][0-9]?)\s*(?:张|張|个|個|幅|项|項|幅图|个选项|選項|选项|图|圖)"
+)
 _BOXED_RE = re.compile(r"\\boxed\s*\{\s*(?:\\text\s*\{\s*)?([^{}]{0,40}?)\s*\}")
 # "A" and "I" followed by a lower-case word are English words, not labels ("A bowl of noodles").
 _ARTICLE_RE = re.compile(r"\s+[a-z]")
@@ -248,7 +250,9 @@ class _LabelSet:
         # Labels must not touch ASCII letters or digits ("BA", "B2"), but may touch CJK ("图B", "B项").
         token = rf"(?<![0-9A-Za-z])({label_alt})(?![0-9A-Za-z])"
         self.whole = re.compile(rf"^\s*[\(\[【]?\s*({label_alt})\s*[\)\]】]?\s*[.:：、。,]?\s*$", re.IGNORECASE)
-        self.leading = re.compile(rf"^\s*(?:[\(\[【]({label_alt})[\)\]】]|({label_alt})[\).:：、。])(?:\s|$)", re.IGNORECASE)
+        self.leading = re.compile(
+            rf"^\s*(?:[\(\[【]({label_alt})[\)\]】]|({label_alt})[\).:：、。])(?:\s|$)", re.IGNORECASE
+        )
         self.statement = re.compile(rf"{_STATEMENT_HEAD}\s*[\(\[【]?\s*({label_alt})(?![0-9A-Za-z])", re.IGNORECASE)
         self.standalone = re.compile(token)
 

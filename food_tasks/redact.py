@@ -20,8 +20,14 @@ from urllib.parse import unquote, urlsplit
 
 from food_tasks.outputs import utf8_safe
 
-SECRET_VARIABLES = ("OPENAI_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "AZURE_API_KEY", "AZURE_OPENAI_API_KEY",
-                    "ANTHROPIC_API_KEY")  # fmt: skip
+SECRET_VARIABLES = (
+    "OPENAI_API_KEY",
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "AZURE_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+)
 URL_VARIABLES = ("OPENAI_API_URL",)
 MASK = "***"
 MIN_LENGTH = 4  # shorter values would mask ordinary text at random
@@ -50,7 +56,9 @@ def secrets_of(values: Iterable[str], urls: Iterable[str] = ()) -> tuple[str, ..
 
 def configured_secrets() -> tuple[str, ...]:
     """The secrets configured in the environment now."""
-    return _configured(tuple(os.environ.get(n, "") for n in SECRET_VARIABLES), tuple(os.environ.get(n, "") for n in URL_VARIABLES))
+    return _configured(
+        tuple(os.environ.get(n, "") for n in SECRET_VARIABLES), tuple(os.environ.get(n, "") for n in URL_VARIABLES)
+    )
 
 
 @functools.lru_cache(maxsize=8)

@@ -63,8 +63,10 @@ class Validation:
         images = "images not opened (--no-images)" if self.images is None else f"{self.images} image(s) opened"
         slices = ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in self.slices.items()) or "none"
         fields = "question, options and answer" if self.format == "mcq" else "question and answer"
-        return (f"task {self.task}: {self.rows} row(s) of {self.data} (split {self.split!r}), format {self.format}, every row "
-                f"has its {fields}; {images}; slices: {slices}")  # fmt: skip
+        return (
+            f"task {self.task}: {self.rows} row(s) of {self.data} (split {self.split!r}), format {self.format}, every "
+            f"row has its {fields}; {images}; slices: {slices}"
+        )
 
 
 def report(yaml_path: str | os.PathLike, result: Validation, width: int = 120) -> list[str]:
@@ -112,20 +114,27 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
     if not isinstance(config.get("task"), str) or not config["task"]:
         problems.append(f"{where}: task: give the task a name (lower_snake_case)")
     else:
-        others = [p for p in task_files([path.parent], [config["task"]]).get(config["task"], [])
-                  if not os.path.samefile(p, path)]  # fmt: skip
+        others = [
+            p
+            for p in task_files([path.parent], [config["task"]]).get(config["task"], [])
+            if not os.path.samefile(p, path)
+        ]
         if others:
-            problems.append(f"{where}: task: {config['task']!r} is also the name of {', '.join(map(shown, others))}: "
-                            f"lmms-eval would run one of them without a word (--include_path {shown(path.parent)}); "
-                            f"rename one")  # fmt: skip
+            problems.append(
+                f"{where}: task: {config['task']!r} is also the name of {', '.join(map(shown, others))}: "
+                f"lmms-eval would run one of them without a word (--include_path {shown(path.parent)}); "
+                f"rename one"
+            )
     if config.get("class") != f"!function {TASK_CLASS}":
         problems.append(f"{where}: class: must be `!function {TASK_CLASS}`")
     if not config.get("dataset_path"):
         problems.append(f"{where}: dataset_path: json, csv, parquet or a Hugging Face dataset id")
     problems += [f"{where}: {p}" for p in settings_problems(config.get("metadata"))]
     if "process_docs" in config:
-        warnings.append(f"{where}: process_docs: lmms-eval applies it when it runs the task; validate checks the rows "
-                        "as the data file holds them")  # fmt: skip
+        warnings.append(
+            f"{where}: process_docs: lmms-eval applies it when it runs the task; validate checks the rows "
+            "as the data file holds them"
+        )
     if problems:
         return Validation(problems, warnings)
     split = str(config.get("test_split") or "test")
@@ -156,18 +165,31 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
     columns = set(rows[0])
     absent = [c for c in settings.columns_used if c not in columns]
     if absent:
-        return Validation([f"{data_name}: column '{c}' named in metadata.regional is not in the data "
-                           f"(columns: {', '.join(sorted(columns))})" for c in absent], warnings)  # fmt: skip
+        return Validation(
+            [
+                f"{data_name}: column '{c}' named in metadata.regional is not in the data "
+                f"(columns: {', '.join(sorted(columns))})"
+                for c in absent
+            ],
+            warnings,
+        )
     try:
         doc_text(settings, rows[0])
     except (ValueError, IndexError) as err:  # RegionalConfigError is a ValueError naming the key itself
         reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
         return Validation([f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"], warnings)
     problems, images = _row_problems(settings, rows, data_name, check_images)
-    return Validation(problems, warnings, task=str(config["task"]), data=data_name, split=split, rows=len(rows),
-                      format=settings.format,
-                      images=images if check_images else None,
-                      slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices})  # fmt: skip
+    return Validation(
+        problems,
+        warnings,
+        task=str(config["task"]),
+        data=data_name,
+        split=split,
+        rows=len(rows),
+        format=settings.format,
+        images=images if check_images else None,
+        slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices},
+    )
 
 
 def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: str) -> list[dict]:
@@ -211,7 +233,9 @@ def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_im
             if len(options) < 2:
                 problems.append(f"{at}, column '{column}': {len(options)} option(s); need at least 2")
             elif len(options) > len(settings.labels):
-                problems.append(f"{at}, column '{column}': {len(options)} options but only {len(settings.labels)} labels")
+                problems.append(
+                    f"{at}, column '{column}': {len(options)} options but only {len(settings.labels)} labels"
+                )
             elif len({o.strip() for o in options}) != len(options):
                 problems.append(f"{at}, column '{column}': duplicate option texts")
             elif problem := answer_problem(settings, row):

@@ -18,10 +18,30 @@ from typing import Any
 TASK_CLASS = "food_tasks.regional.RegionalTask"
 
 # lmms-eval task keys the regional task honours as lmms-eval does (TaskConfig fields, plus `class` and `include`).
-HONOURED = ("task", "class", "include", "task_alias", "tag", "group", "group_alias", "dataset_path", "dataset_name",
-            "dataset_kwargs", "test_split", "generation_kwargs", "model_specific_generation_kwargs", "repeats",
-            "filter_list", "reasoning_tags", "auto_strip_thinking", "process_docs", "full_docs",
-            "process_results_use_image", "output_type", "metadata")  # fmt: skip
+HONOURED = (
+    "task",
+    "class",
+    "include",
+    "task_alias",
+    "tag",
+    "group",
+    "group_alias",
+    "dataset_path",
+    "dataset_name",
+    "dataset_kwargs",
+    "test_split",
+    "generation_kwargs",
+    "model_specific_generation_kwargs",
+    "repeats",
+    "filter_list",
+    "reasoning_tags",
+    "auto_strip_thinking",
+    "process_docs",
+    "full_docs",
+    "process_results_use_image",
+    "output_type",
+    "metadata",
+)
 
 _PROMPT = "the regional task builds the prompt from metadata.regional (prompt, option_format, system)"
 _METRICS = "the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics)"

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 import os
 import threading
 import time
@@ -46,8 +45,9 @@ GITHUB_MEDIA = "https://media.githubusercontent.com/media"  # serves the content
 GITHUB_RAW = "https://raw.githubusercontent.com"
 GITHUB_TIMEOUT = (10, 60)  # (connect, read) seconds
 GITHUB_ATTEMPTS = 4
-USER_AGENT = ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
-              "Chrome/124.0 Safari/537.36 food-tasks/0.1")  # fmt: skip
+USER_AGENT = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36 food-tasks/0.1"
+)
 _RETRYABLE = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 _sleep = time.sleep  # github_file's back-off; tests replace it
 
@@ -92,8 +92,16 @@ def _atomic_write(dest: Path, data: bytes) -> None:
             _replace_write(dest, data)
 
 
-def _http_get(session: Any, url: str, *, attempts: int, first_delay: float, sleep: Callable[[float], Any],
-              max_bytes: int | None = None, **kwargs: Any) -> tuple[bytes | None, int, str]:  # fmt: skip
+def _http_get(
+    session: Any,
+    url: str,
+    *,
+    attempts: int,
+    first_delay: float,
+    sleep: Callable[[float], Any],
+    max_bytes: int | None = None,
+    **kwargs: Any,
+) -> tuple[bytes | None, int, str]:
     """GET ``url``, retrying timeouts, connection errors, 5xx and 429 with exponential back-off.
 
     Returns:
@@ -165,8 +173,14 @@ def _github_get(session: Any, url: str) -> tuple[bytes | None, int, str]:
     """``_http_get`` with the GitHub retry policy, on ``session`` or a short-lived one."""
     own = requests.Session() if session is None else None
     try:
-        return _http_get(session if session is not None else own, url, attempts=GITHUB_ATTEMPTS, first_delay=1,
-                         sleep=_sleep, timeout=GITHUB_TIMEOUT)  # fmt: skip
+        return _http_get(
+            session if session is not None else own,
+            url,
+            attempts=GITHUB_ATTEMPTS,
+            first_delay=1,
+            sleep=_sleep,
+            timeout=GITHUB_TIMEOUT,
+        )
     finally:
         if own is not None:
             own.close()
@@ -204,19 +218,24 @@ def github_file(repo: str, commit: str, path: str, *, root: Path | None = None, 
     if dest.is_file():
         return dest
     url = f"{GITHUB_RAW}/{repo}/{commit}/{path}"
-    mirror_hint = (f"copy the repository to <dir>/github/{repo} with its own relative paths (checked out at "
-                   f"{commit}) and set {DATA_DIR_ENV}=<dir>")  # fmt: skip
+    mirror_hint = (
+        f"copy the repository to <dir>/github/{repo} with its own relative paths (checked out at "
+        f"{commit}) and set {DATA_DIR_ENV}=<dir>"
+    )
     if offline():
-        raise DataAccessError(f"{url} is needed but the network is off ({'/'.join(OFFLINE_ENVS)}) and it is not "
-                              f"cached at {dest}. Go online once, or {mirror_hint}.")  # fmt: skip
+        raise DataAccessError(
+            f"{url} is needed but the network is off ({'/'.join(OFFLINE_ENVS)}) and it is not "
+            f"cached at {dest}. Go online once, or {mirror_hint}."
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(f"{dest}.lock"):
         if dest.is_file():  # another rank finished while we waited
             return dest
         reason = unreachable(url) if session is None else None
         if reason is not None:
-            raise DataAccessError(f"{url}: cannot reach {urlsplit(url).netloc} ({reason}). Check the network, or "
-                                  f"{mirror_hint}.")  # fmt: skip
+            raise DataAccessError(
+                f"{url}: cannot reach {urlsplit(url).netloc} ({reason}). Check the network, or {mirror_hint}."
+            )
         body, status, reason = _github_get(session, url)
         if body is None and 400 <= status < 500 and status != 429:
             raise DataAccessError(
@@ -303,12 +322,22 @@ class UrlImageStore:
         failures: URL -> short reason for each URL that could not be provided.
     """
 
-    MAX_DECODED = 64  # decoded images kept in memory (for documents that share them, such as two prompts of one question)
+    MAX_DECODED = (
+        64  # decoded images kept in memory (for documents that share them, such as two prompts of one question)
+    )
     MAX_DECODED_BYTES = 256 * 1024 * 1024  # and at most this many bytes of pixels, whatever the images' size
 
-    def __init__(self, *, cache_dir: Path | None = None, mirror: Path | None = None, timeout: float = 20.0,
-                 retries: int = 3, max_bytes: int = 10 * 1024 * 1024, allow_network: bool | None = None,
-                 session: Any = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        cache_dir: Path | None = None,
+        mirror: Path | None = None,
+        timeout: float = 20.0,
+        retries: int = 3,
+        max_bytes: int = 10 * 1024 * 1024,
+        allow_network: bool | None = None,
+        session: Any = None,
+    ) -> None:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else cache_root() / "urls"
         root = mirror_root() if mirror is None else None
         self.mirror = Path(mirror) if mirror is not None else (root / "urls" if root is not None else None)
@@ -428,9 +457,16 @@ class UrlImageStore:
     def _download(self, url: str) -> tuple[bytes | None, PILImage.Image | None, str]:
         """Fetch ``url``; return ``(data, image, "")`` or ``(None, None, reason)``."""
         headers = {"User-Agent": USER_AGENT, "Accept": "image/avif,image/webp,image/*,*/*;q=0.8"}
-        body, _, reason = _http_get(self._get_session(), url, attempts=self.retries + 1, first_delay=0.5,
-                                    sleep=self._sleep, max_bytes=self.max_bytes, timeout=self.timeout,
-                                    headers=headers)  # fmt: skip
+        body, _, reason = _http_get(
+            self._get_session(),
+            url,
+            attempts=self.retries + 1,
+            first_delay=0.5,
+            sleep=self._sleep,
+            max_bytes=self.max_bytes,
+            timeout=self.timeout,
+            headers=headers,
+        )
         if body is None:
             return None, None, reason
         img, error = _decode(body)

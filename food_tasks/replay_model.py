@@ -41,9 +41,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
-from loguru import logger
-
 from lmms_eval.api.model import lmms
+from loguru import logger
 
 from food_tasks.errors import RunStopped
 
@@ -51,8 +50,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from lmms_eval.api.instance import Instance
 
 
-JSONL_HELP = ('responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '
-              "(the document fields named by keys=, and the answer under 'response' or 'prediction')")
+JSONL_HELP = (
+    'responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '
+    "(the document fields named by keys=, and the answer under 'response' or 'prediction')"
+)
 MODEL_ID = "food_tasks_replay"
 
 
@@ -79,26 +80,38 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as err:
-                raise _fail(path, f"line {number} is not UTF-8 text ({err.reason} at byte {err.start + 1} of the line)") from None
+                raise _fail(
+                    path, f"line {number} is not UTF-8 text ({err.reason} at byte {err.start + 1} of the line)"
+                ) from None
             stripped = line.strip()
             if not stripped:
                 continue
             if not seen_content and stripped.startswith("["):
-                raise _fail(path, "is a JSON array, not JSON Lines; convert it with "
-                                  'python -c "import json,sys; [print(json.dumps(r, ensure_ascii=False)) for r in json.load(open(sys.argv[1]))]" '
-                                  f"{shlex.quote(str(path))} > {shlex.quote(str(path.with_suffix('.jsonl')))}")  # fmt: skip
+                raise _fail(
+                    path,
+                    "is a JSON array, not JSON Lines; convert it with "
+                    'python -c "import json,sys; [print(json.dumps(r, ensure_ascii=False)) for r in '
+                    'json.load(open(sys.argv[1]))]" '
+                    f"{shlex.quote(str(path))} > {shlex.quote(str(path.with_suffix('.jsonl')))}",
+                )
             seen_content = True
             try:
                 row = json.loads(stripped)
             except ValueError as err:
-                raise _fail(path, f"line {number} is not valid JSON ({getattr(err, 'msg', err)}, column {getattr(err, 'colno', '?')})") from None
+                raise _fail(
+                    path,
+                    f"line {number} is not valid JSON ({getattr(err, 'msg', err)}, column "
+                    f"{getattr(err, 'colno', '?')})",
+                ) from None
             if not isinstance(row, dict):
                 raise _fail(path, f"line {number} is a JSON {type(row).__name__}, not an object")
             if "response" not in row and "prediction" not in row:
                 raise _fail(path, f"line {number} has no 'response' (or 'prediction') field")
             missing_keys = [k for k in keys if k not in row]
             if missing_keys:
-                raise _fail(path, f"line {number} lacks {', '.join(map(repr, missing_keys))}, named by keys={'+'.join(keys)}")
+                raise _fail(
+                    path, f"line {number} lacks {', '.join(map(repr, missing_keys))}, named by keys={'+'.join(keys)}"
+                )
             text = row["response"] if "response" in row else row["prediction"]
             # null or NaN (pandas writes missing outputs as NaN) is no answer, not the text "nan".
             missing = text is None or (isinstance(text, float) and math.isnan(text))
@@ -106,9 +119,12 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
             answer = "" if missing else str(text)
             if key in answers and answers[key] != answer:
                 named = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key[1])) + (f", task={key[0]!r}" if key[0] else "")
-                raise _fail(path, f"line {number} repeats the key of line {first_line[key]} ({named}) with a different answer: "
-                                  f"keys={'+'.join(keys)} does not identify one document; name more fields in keys= "
-                                  f"(for example keys=qa_id+lang) or add a 'task' field")  # fmt: skip
+                raise _fail(
+                    path,
+                    f"line {number} repeats the key of line {first_line[key]} ({named}) with a different answer: "
+                    f"keys={'+'.join(keys)} does not identify one document; name more fields in keys= "
+                    f"(for example keys=qa_id+lang) or add a 'task' field",
+                )
             answers[key] = answer
             first_line.setdefault(key, number)
     return answers
@@ -117,8 +133,15 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
 class ReplayModel(lmms):
     """Answer each document with the response recorded for it."""
 
-    def __init__(self, responses: str, keys: str = "doc_id", default: str = "", model_name: str = "", load_images: bool | str = False,
-                 **kwargs) -> None:  # fmt: skip
+    def __init__(
+        self,
+        responses: str,
+        keys: str = "doc_id",
+        default: str = "",
+        model_name: str = "",
+        load_images: bool | str = False,
+        **kwargs,
+    ) -> None:
         super().__init__()
         self._keys = tuple(k for k in str(keys).split("+") if k)
         self._default = str(default)
@@ -130,8 +153,10 @@ class ReplayModel(lmms):
             # lmms-eval catches every Exception of model construction, prints it and exits 0.
             raise RunStopped(f"food-tasks: replay model error, the run stops before generation:\n{err}") from None
         if not model_name:
-            logger.info("food_tasks_replay: add model_name=<name> to --model_args to get results/<name>/ "
-                        "(lmms-eval's own option); without it the files go into --output_path itself")  # fmt: skip
+            logger.info(
+                "food_tasks_replay: add model_name=<name> to --model_args to get results/<name>/ "
+                "(lmms-eval's own option); without it the files go into --output_path itself"
+            )
 
     @property
     def device(self) -> torch.device:
@@ -159,7 +184,9 @@ class ReplayModel(lmms):
                 doc_to_visual(doc)  # decoded and dropped, as a model's input would be after use
             out.append(self._lookup(task, doc_id, doc))
         if self.missing:
-            logger.warning(f"food_tasks_replay: {self.missing} document(s) had no recorded response; answered {self._default!r}")
+            logger.warning(
+                f"food_tasks_replay: {self.missing} document(s) had no recorded response; answered {self._default!r}"
+            )
         return out
 
     def generate_until_multi_round(self, requests: list[Instance]) -> list[str]:

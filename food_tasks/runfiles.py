@@ -90,7 +90,9 @@ def read_records(path: Path, table: MetricTable) -> list[Mapping[str, Any]]:
             sample = json.loads(line)
             record = sample.get(first)
             if not isinstance(record, dict) or not record:
-                raise ValueError(f"{path}: line {number} has no per-document record under {first!r} (a samples file written "
-                                 "by another version of this task?)")  # fmt: skip
+                raise ValueError(
+                    f"{path}: line {number} has no per-document record under {first!r} (a samples file written "
+                    "by another version of this task?)"
+                )
             records.append(record)
     return records

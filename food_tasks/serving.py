@@ -34,21 +34,22 @@ def parse_model_args(text: str) -> dict[str, str]:
 
 
 def backend_notes(model: str, model_args: str = "") -> list[str]:
-    """The notes for ``--model model --model_args model_args`` (empty when the backend carries our requests as they are)."""
+    """The notes for ``--model model --model_args model_args`` (empty when the backend carries our requests as is)."""
     args = parse_model_args(model_args)
     notes = []
     if model in VLLM_MODELS:
         floor = args.get("max_new_tokens", "4096 (its default)")
         if floor.strip() not in {"0", "1"}:
             notes.append(
-                f"lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, model_args max_new_tokens = {floor}): "
-                "our tasks' generation budgets (as small as 50 tokens, as the official runners set them) are replaced by the larger "
-                "value. Pass max_new_tokens=1 in --model_args to keep each task's budget."
+                "lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, model_args max_new_tokens = "
+                f"{floor}): our tasks' generation budgets (as small as 50 tokens, as the official runners set them) "
+                "are replaced by the larger value. Pass max_new_tokens=1 in --model_args to keep each task's budget."
             )
     if model in OPENAI_MODELS and "timeout" in args:
         notes.append(
-            f"lmms-eval's openai backend does not pass timeout={args['timeout']} to the OpenAI client: a request that hangs "
-            "waits the client's default 600 s per try. Put a timeout on the server side (e.g. the proxy in front of it)."
+            f"lmms-eval's openai backend does not pass timeout={args['timeout']} to the OpenAI client: a request that "
+            "hangs waits the client's default 600 s per try. Put a timeout on the server side (e.g. the proxy in "
+            "front of it)."
         )
     return notes
 

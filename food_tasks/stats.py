@@ -18,7 +18,9 @@ column sums), vectorised over leading axes so that a bootstrap evaluates thousan
 
 The reported value always comes from the benchmark's own reducer (its official rounding and summation
 order); the estimator's ``combine`` of the full sums equals it (tests check every metric), and gives the
-standard error, intervals and paired differences. Intervals are normal: value +- 1.96 SE.
+standard error, intervals and paired differences. Intervals are normal: value +- 1.96 SE; a binomial interval
+(a rate over n independent units, as in the report's breakdowns) is Wilson's (:func:`wilson`), which behaves at 0/n
+and n/n.
 
 Same documents, same numbers: every figure here is a function of the *set* of documents, never of their
 order or of how many processes scored them. Clusters are numbered in one canonical order (:func:`canonical`,
@@ -37,7 +39,7 @@ from dataclasses import field as _field
 
 import numpy as np
 
-from food_tasks.confidence import DEFAULT_ITERS, MIN_UNITS, Z80, Z95  # noqa: F401  (public here too)
+from food_tasks.confidence import DEFAULT_ITERS, MIN_UNITS, Z80, Z95, wilson  # noqa: F401  (public here too)
 from food_tasks.estimators import (  # noqa: F401  (public here too: callers import them from food_tasks.stats)
     Custom,
     Estimator,

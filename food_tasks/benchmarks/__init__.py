@@ -19,7 +19,9 @@ PACKAGES = (
     "food500cap",
 )
 
-BENCHMARKS: tuple[Benchmark, ...] = tuple(importlib.import_module(f"{__name__}.{package}").BENCHMARK for package in PACKAGES)
+BENCHMARKS: tuple[Benchmark, ...] = tuple(
+    importlib.import_module(f"{__name__}.{package}").BENCHMARK for package in PACKAGES
+)
 
 
 def get(name: str) -> Benchmark | None:

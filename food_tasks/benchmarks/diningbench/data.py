@@ -24,9 +24,9 @@ import functools
 import json
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
-
+from typing import TYPE_CHECKING, Any
 
 from food_tasks import images
 from food_tasks.archive import archive_key, extract_once
@@ -98,7 +98,8 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
             try:
                 from huggingface_hub import HfApi
 
-                listing = f" The repository holds: {sorted(HfApi().list_repo_files(REPO_ID, repo_type='dataset', revision=revision))[:20]}."
+                files = HfApi().list_repo_files(REPO_ID, repo_type="dataset", revision=revision)
+                listing = f" The repository holds: {sorted(files)[:20]}."
             except Exception:  # noqa: BLE001
                 pass
         raise DataAccessError(
@@ -205,7 +206,9 @@ def resolve(path: str, base: Path) -> Path:
     return p if p.is_absolute() else base / p
 
 
-def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None) -> list[dict]:
+def build_docs(
+    kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None
+) -> list[dict]:
     """One document per record, in file order, with the selected image paths resolved and checked."""
     from food_tasks.benchmarks.diningbench import prompts
 
@@ -225,23 +228,27 @@ def build_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = Fa
         paths = [resolve(p, base) for p in rel]
         missing += [f"{jsonl.name}:{row['_line']}: {p}" for p in paths if not p.is_file()]
         gold = row["ground_truth"]
-        docs.append({
-            "idx": idx,
-            "id": str(row.get("id", idx)),
-            "lang": lang,
-            "prompt": prompt,
-            "text": prompts.with_cot(prompt) if cot else prompt,
-            "cot": cot,
-            "images": [str(p) for p in paths],
-            "views": len(paths),
-            "setting": f"{kind}_v{len(views)}{'_cot' if cot else ''}",  # the task's, whatever views a row has
-            "gold_json": json.dumps(gold, ensure_ascii=False),
-            "model_name": official_model_name(),
-        })  # fmt: skip
+        docs.append(
+            {
+                "idx": idx,
+                "id": str(row.get("id", idx)),
+                "lang": lang,
+                "prompt": prompt,
+                "text": prompts.with_cot(prompt) if cot else prompt,
+                "cot": cot,
+                "images": [str(p) for p in paths],
+                "views": len(paths),
+                "setting": f"{kind}_v{len(views)}{'_cot' if cot else ''}",  # the task's, whatever views a row has
+                "gold_json": json.dumps(gold, ensure_ascii=False),
+                "model_name": official_model_name(),
+            }
+        )
     short = sum(d["views"] < len(views) for d in docs) if kind != "vqa" else 0
     if short:
-        logger.warning(f"{REPO_ID} {jsonl.name}: {short} of {len(docs)} rows have fewer than {len(views)} views; "
-                       "the missing indices are dropped, as the official code drops them")  # fmt: skip
+        logger.warning(
+            f"{REPO_ID} {jsonl.name}: {short} of {len(docs)} rows have fewer than {len(views)} views; "
+            "the missing indices are dropped, as the official code drops them"
+        )
     if missing:
         raise DataAccessError(
             f"{REPO_ID}: {len(missing)} selected image(s) do not exist under {base}, e.g. {missing[:3]}. "
@@ -268,10 +275,13 @@ def _prepared(kind: str, lang: str, views: tuple, cot: bool, root: Path | None, 
     return datasets.Dataset.from_list(build_docs(kind, lang, views, cot, root))
 
 
-def prepare_docs(kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False,
-                 root: Path | None = None) -> datasets.Dataset:
+def prepare_docs(
+    kind: str, lang: str, views: Sequence[int] = (0,), cot: bool = False, root: Path | None = None
+) -> datasets.Dataset:
     """Documents of one task as a ``datasets.Dataset`` (built once per process and data source)."""
-    stamp = tuple(os.environ.get(k, "") for k in ("FOOD_TASKS_DATA_DIR", "FOOD_TASKS_CACHE_DIR", REVISION_ENV, MODEL_NAME_ENV))
+    stamp = tuple(
+        os.environ.get(k, "") for k in ("FOOD_TASKS_DATA_DIR", "FOOD_TASKS_CACHE_DIR", REVISION_ENV, MODEL_NAME_ENV)
+    )
     return _prepared(kind, lang, tuple(views), cot, root, stamp)
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 import json
 import tarfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from food_tasks.benchmarks.diningbench.data import ARCHIVE, REPO_ID
 
@@ -40,7 +40,9 @@ def write_archive(path: Path, images: Mapping[str, bytes]) -> None:
     path.write_bytes(raw)
 
 
-def write_mirror(root: Path, files: Mapping[str, Iterable[Mapping]], images: Mapping[str, bytes], *, extracted: bool = False) -> Path:
+def write_mirror(
+    root: Path, files: Mapping[str, Iterable[Mapping]], images: Mapping[str, bytes], *, extracted: bool = False
+) -> Path:
     """``root/meituan/DiningBench/`` with the JSONL ``files`` and ``images.tar.gz`` (or, with
     ``extracted``, the ``images/`` tree next to the JSONL files instead)."""
     base = root / REPO_ID

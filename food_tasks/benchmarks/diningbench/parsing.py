@@ -18,7 +18,8 @@ import json
 import math
 import re
 import unicodedata
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from food_tasks.jsonparse import json_objects
 from food_tasks.outputs import safe_str
@@ -222,17 +223,42 @@ def letter_robust(raw: object, letters: Sequence[str], options: Sequence[str] | 
 # --------------------------------------------------------------------------- nutrition
 
 COMPONENTS = ("calories", "protein", "carbohydrates", "fat")
-KEY_MAP = {"calories": "calories", "protein": "protein", "carbohydrates": "carbohydrates", "fat": "fat",
-           "卡路里": "calories", "蛋白质": "protein", "碳水化合物": "carbohydrates", "脂肪": "fat"}  # fmt: skip
+KEY_MAP = {
+    "calories": "calories",
+    "protein": "protein",
+    "carbohydrates": "carbohydrates",
+    "fat": "fat",
+    "卡路里": "calories",
+    "蛋白质": "protein",
+    "碳水化合物": "carbohydrates",
+    "脂肪": "fat",
+}
 # Robust key aliases (matched after NFKC, case-folding and removing spaces, "_" and "-").
 ROBUST_KEYS = {
     **{k: v for k, v in KEY_MAP.items()},
-    "calorie": "calories", "kcal": "calories", "energy": "calories", "热量": "calories", "能量": "calories",
-    "卡路里kcal": "calories", "热量kcal": "calories", "proteins": "protein", "carbohydrate": "carbohydrates",
-    "carbs": "carbohydrates", "carb": "carbohydrates", "碳水": "carbohydrates", "碳水化合物g": "carbohydrates",
-    "fats": "fat", "totalfat": "fat", "蛋白质g": "protein", "脂肪g": "fat", "caloriekcal": "calories",
-    "calorieskcal": "calories", "proteing": "protein", "carbohydratesg": "carbohydrates", "fatg": "fat",
-}  # fmt: skip
+    "calorie": "calories",
+    "kcal": "calories",
+    "energy": "calories",
+    "热量": "calories",
+    "能量": "calories",
+    "卡路里kcal": "calories",
+    "热量kcal": "calories",
+    "proteins": "protein",
+    "carbohydrate": "carbohydrates",
+    "carbs": "carbohydrates",
+    "carb": "carbohydrates",
+    "碳水": "carbohydrates",
+    "碳水化合物g": "carbohydrates",
+    "fats": "fat",
+    "totalfat": "fat",
+    "蛋白质g": "protein",
+    "脂肪g": "fat",
+    "caloriekcal": "calories",
+    "calorieskcal": "calories",
+    "proteing": "protein",
+    "carbohydratesg": "carbohydrates",
+    "fatg": "fat",
+}
 
 
 def normalize_keys_official(values: Mapping[str, Any]) -> dict[str, Any]:

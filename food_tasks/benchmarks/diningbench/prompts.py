@@ -13,9 +13,12 @@ import re
 # Paper Table 5, verbatim.
 COT_TEMPLATE = (
     "Please strictly follow the Chain of Thought steps below for the analysis:\n\n"
-    "1. Visual Observation: Describe the food's color, shape, texture, plating characteristics, and inferred cooking state.\n\n"
-    "2. Ingredient Breakdown: Identify and list the main ingredients, auxiliary ingredients, seasonings, and sauce components in detail.\n\n"
-    "3. Comprehensive Answer: Answer the question based on the original image content and the observations and breakdown above."
+    "1. Visual Observation: Describe the food's color, shape, texture, plating characteristics, and inferred cooking "
+    "state.\n\n"
+    "2. Ingredient Breakdown: Identify and list the main ingredients, auxiliary ingredients, seasonings, and sauce "
+    "components in detail.\n\n"
+    "3. Comprehensive Answer: Answer the question based on the original image content and the observations and "
+    "breakdown above."
 )
 
 
@@ -25,12 +28,13 @@ def with_cot(prompt: str) -> str:
     return f"{prompt}\n\n{COT_TEMPLATE}"
 
 
-# eval_vqa.py::evaluate_api_call, ``prompt`` (sent), verbatim.
+# eval_vqa.py::evaluate_api_call, ``prompt`` (sent), verbatim (a backslash at a line end only wraps the source line).
 JUDGE_PROMPT_ZH = """你是一个智能评估助手。请根据【问题】和【标准答案】，判断【预测答案】是否正确。
 
 ### 判定规则
 1. **语义等价**：只要预测答案表达的核心含义与标准答案一致，即为正确。
-2. **是非题兼容**：对于是非类问题，如果标准答案是“是”或“否”，而预测答案是完整的陈述句（例如确认了问题中的事实），只要逻辑一致，必须判定为“是”。
+2. **是非题兼容**：对于是非类问题，如果标准答案是“是”或“否”，而预测答案是完整的陈述句（例如确认了问题中的事实），\
+只要逻辑一致，必须判定为“是”。
    - *示例*：问题“是否油炸？”，标准答案“是”，预测答案“经历了油炸” -> 判定为“是”。
    - *示例*：问题“是否有毒？”，标准答案“没有”，预测答案“无毒” -> 判定为“是”。
 3. **忽略冗余**：忽略预测答案中多余的语气词、标点或无关的解释性文字。
@@ -49,14 +53,19 @@ JUDGE_PROMPT_ZH = """你是一个智能评估助手。请根据【问题】和�
 请只回答一个字：“是” 或 “否”。"""
 
 # ``prompt_en`` of the same function: defined there, never sent. Kept for reference only.
-JUDGE_PROMPT_EN_UNUSED = """You are an intelligent evaluation assistant. Please judge whether the predicted answer is correct based on the [Question] and [Ground Truth].
+JUDGE_PROMPT_EN_UNUSED = """You are an intelligent evaluation assistant. Please judge whether the predicted answer is \
+correct based on the [Question] and [Ground Truth].
 
 ### Evaluation Rules
-1. **Semantic Equivalence**: As long as the core meaning expressed by the predicted answer is consistent with the ground truth, it is considered correct.
-2. **Yes/No Question Compatibility**: For yes/no questions, if the ground truth is "Yes" or "No", and the predicted answer is a complete statement (e.g., confirming a fact in the question), as long as the logic is consistent, it must be judged as "Yes".
+1. **Semantic Equivalence**: As long as the core meaning expressed by the predicted answer is consistent with the \
+ground truth, it is considered correct.
+2. **Yes/No Question Compatibility**: For yes/no questions, if the ground truth is "Yes" or "No", and the predicted \
+answer is a complete statement (e.g., confirming a fact in the question), as long as the logic is consistent, it must \
+be judged as "Yes".
    - *Example*: Question "Is it fried?", Ground truth "Yes", Predicted answer "It has been fried" -> Judge as "Yes".
    - *Example*: Question "Is it toxic?", Ground truth "No", Predicted answer "Non-toxic" -> Judge as "Yes".
-3. **Ignore Redundancy**: Ignore redundant modal particles, punctuation, or irrelevant explanatory text in the predicted answer.
+3. **Ignore Redundancy**: Ignore redundant modal particles, punctuation, or irrelevant explanatory text in the \
+predicted answer.
 
 ### Data to Evaluate
 [Question]:

@@ -23,11 +23,12 @@ import functools
 import json
 import logging
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from food_tasks import consistency, stats
+from food_tasks import consistency, metrics, stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 from food_tasks.hooks import Metric
@@ -76,23 +77,34 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
     official_pred = parsing.official_prediction(_official_output(output, image_missing), _model_name(doc))
     official = parsing.letter_official(official_pred)
     return {
-        "idx": doc["idx"], "views": doc.get("views"), "gold": gold, "pred": robust, "pred_official": official,
+        "idx": doc["idx"],
+        "views": doc.get("views"),
+        "gold": gold,
+        "pred": robust,
+        "pred_official": official,
         "correct": robust is not None and robust == gold,
         "correct_official": official != "" and official == gold,
-        "unreadable_official": official == "" or official not in parsing.LETTERS, "image_missing": bool(image_missing),
-        "lang": doc.get("lang"), "id": doc.get("id"),
+        "unreadable_official": official == "" or official not in parsing.LETTERS,
+        "image_missing": bool(image_missing),
+        "lang": doc.get("lang"),
+        "id": doc.get("id"),
         "images_key": "|".join(doc.get("images") or []),  # both files' paths resolve against one image folder
         "setting": doc.get("setting"),
-    }  # fmt: skip
+    }
 
 
 # Cross-lingual consistency (README "Beyond accuracy"): a Chinese and an English classification row are one item
 # when they have the same id, show the same image files and have the same gold letter (the options in one order);
 # rows that do not match in all three are left out (an item in one language does not count).
-CONSISTENCY = consistency.View(item=stats.column("id", "images_key", "gold"), lang=stats.column("lang"),
-                               correct=stats.field("correct", unless="image_missing"),
-                               cluster=stats.column("id", "images_key"), choice=stats.column("pred"), reference="en",
-                               family=stats.column("setting"))  # fmt: skip
+CONSISTENCY = consistency.View(
+    item=stats.column("id", "images_key", "gold"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct", unless="image_missing"),
+    cluster=stats.column("id", "images_key"),
+    choice=stats.column("pred"),
+    reference="en",
+    family=stats.column("setting"),
+)
 
 
 def _rate(records: Sequence[Record], field: str) -> float:
@@ -121,9 +133,17 @@ def cls_unreadable_official(records: Sequence[Record]) -> float:
 def score_nutrition(doc: Mapping[str, Any], output: object, image_missing: bool = False) -> dict[str, Any]:
     """Nutrition record: gold per component (None: skipped), robust and official predictions, image status."""
     robust, ranges = parsing.nutrition_robust(_robust_input(doc, output))
-    official = parsing.nutrition_official(parsing.official_prediction(_official_output(output, image_missing), _model_name(doc)))
-    return {"idx": doc["idx"], "gold": parsing.gold_nutrition_official(doc_gold(doc)), "pred": robust,
-            "pred_official": official, "ranges": ranges, "image_missing": bool(image_missing)}  # fmt: skip
+    official = parsing.nutrition_official(
+        parsing.official_prediction(_official_output(output, image_missing), _model_name(doc))
+    )
+    return {
+        "idx": doc["idx"],
+        "gold": parsing.gold_nutrition_official(doc_gold(doc)),
+        "pred": robust,
+        "pred_official": official,
+        "ranges": ranges,
+        "image_missing": bool(image_missing),
+    }
 
 
 def _sorted(records: Sequence[Record]) -> list[Record]:
@@ -137,7 +157,9 @@ def _square(value: float) -> float:
         return math.inf
 
 
-def component_errors(records: Sequence[Record], key: str, official: bool = False) -> tuple[list[float], list[float], list[float]]:
+def component_errors(
+    records: Sequence[Record], key: str, official: bool = False
+) -> tuple[list[float], list[float], list[float]]:
     """Absolute errors, squared errors and APEs (%) of one component, in row order.
 
     Official semantics: rows without a readable gold value are skipped; a parse failure scores as a
@@ -253,11 +275,16 @@ def score_vqa(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
     robust = parsing.clean_robust(_robust_input(doc, output))
     robust = robust.strip() if robust is not None else None
     return {
-        "idx": doc["idx"], "views": doc.get("views"), "question": parsing.vqa_question(doc["prompt"]), "gold": gold,
-        "pred": robust, "pred_official": official,
+        "idx": doc["idx"],
+        "views": doc.get("views"),
+        "question": parsing.vqa_question(doc["prompt"]),
+        "gold": gold,
+        "pred": robust,
+        "pred_official": official,
         "error_official": not official or parsing.INFER_ERROR in official,
-        "rouge": rouge_f(robust or "", gold) if gold else None, "image_missing": bool(image_missing),
-    }  # fmt: skip
+        "rouge": rouge_f(robust or "", gold) if gold else None,
+        "image_missing": bool(image_missing),
+    }
 
 
 def rouge_mean(records: Sequence[Record], name: str) -> float:
@@ -280,13 +307,19 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
 
     verdicts, answers = _judge(records, client)
     verdicts = [v for v in verdicts if v is not None]
-    correct_official, correct, judged, errors, unparsed = (sum(v[k] for v in verdicts) for k in
-                                                           ("correct_official", "correct", "judged", "failed", "unparsed"))  # fmt: skip
+    correct_official, correct, judged, errors, unparsed = (
+        sum(v[k] for v in verdicts) for k in ("correct_official", "correct", "judged", "failed", "unparsed")
+    )
     n = len(verdicts)
     # Nothing judged because every call failed: no accuracy (NaN), rather than a 0 that looks like a score.
-    return {"judge_acc": correct / judged if judged else (math.nan if n else 0.0), "judge_acc_official": correct_official / n if n else 0.0,
-            "judge_error_rate": errors / n if n else 0.0, "judge_unparsed_rate": unparsed / judged if judged else 0.0,
-            "evaluated": n, "info": summarize(client.config, answers)}  # fmt: skip
+    return {
+        "judge_acc": correct / judged if judged else (math.nan if n else 0.0),
+        "judge_acc_official": correct_official / n if n else 0.0,
+        "judge_error_rate": errors / n if n else 0.0,
+        "judge_unparsed_rate": unparsed / judged if judged else 0.0,
+        "evaluated": n,
+        "info": summarize(client.config, answers),
+    }
 
 
 def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, bool] | None]:
@@ -304,7 +337,9 @@ def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool]
     bodies, slots = [], []
     for i in rows:
         r = records[i]
-        robust_pred = None if r.get("image_missing") else r["pred"] or None  # an undecodable image is not judged robustly
+        robust_pred = (
+            None if r.get("image_missing") else r["pred"] or None
+        )  # an undecodable image is not judged robustly
         for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", robust_pred)):
             if pred is not None:
                 prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
@@ -320,19 +355,23 @@ def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool]
         verdict = parsing.verdict_robust(robust.text) if robust is not None and not robust_failed else None
         out[i] = {
             "evaluated": True,
-            "correct_official": bool(official is not None and official.text is not None and parsing.verdict_official(official.text)),
+            "correct_official": bool(
+                official is not None and official.text is not None and parsing.verdict_official(official.text)
+            ),
             "failed": (official is not None and official.text is None) or robust_failed,
             "judged": not robust_failed and not missing,
             "correct": verdict is True,
             "unparsed": robust is not None and not robust_failed and verdict is None,
-        }  # fmt: skip
+        }
     return out, answers
 
 
 def _body(client: Any, prompt: str) -> dict:
     from food_tasks.judge import request_body
 
-    return request_body(client.config, prompt, temperature=prompts.JUDGE_TEMPERATURE, max_tokens=prompts.JUDGE_MAX_TOKENS)
+    return request_body(
+        client.config, prompt, temperature=prompts.JUDGE_TEMPERATURE, max_tokens=prompts.JUDGE_MAX_TOKENS
+    )
 
 
 def judge_metric(records: Sequence[Record], name: str) -> Any:
@@ -341,7 +380,11 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
 
     config = JudgeConfig.from_env("DiningBench VQA")
     if config is None:
-        return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none)"} if name == "judge_info" else math.nan
+        return (
+            {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none)"}
+            if name == "judge_info"
+            else math.nan
+        )
     client = client_for(config)
     outcome = judge_outcomes(records, client)
     # Diagnostics of this task's own requests (the client, shared by the tasks of a process, counts them all).
@@ -349,7 +392,8 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
         logging.getLogger(__name__).warning(
             f"DiningBench VQA: the judge failed on {outcome[name]:.1%} of {outcome['evaluated']} rows after retries "
             f"({outcome['info']['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
-            "Re-run to retry them (judged rows come from the cache).")  # fmt: skip
+            "Re-run to retry them (judged rows come from the cache)."
+        )
     if name == "judge_info":
         return {**outcome["info"], "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
     return outcome[name]
@@ -402,13 +446,17 @@ def nutrition_parse_fail(record: Record, official: bool = False) -> float | None
 
 
 def rouge_value(record: Record, name: str) -> float | None:
-    """The row's ROUGE F (:func:`rouge_mean`; None for a row without a reference answer or with an undecodable image)."""
+    """The row's ROUGE F (:func:`rouge_mean`); None for a row without a reference answer or with an unreadable image."""
     return None if record["rouge"] is None or record.get("image_missing") else record["rouge"][name]
 
 
 # num, den of each judge rate in judge_verdicts' per-row outcome (judge_outcomes divides their sums)
-JUDGE_RATES = {"judge_acc": ("correct", "judged"), "judge_acc_official": ("correct_official", "evaluated"),
-               "judge_error_rate": ("failed", "evaluated"), "judge_unparsed_rate": ("unparsed", "judged")}  # fmt: skip
+JUDGE_RATES = {
+    "judge_acc": ("correct", "judged"),
+    "judge_acc_official": ("correct_official", "evaluated"),
+    "judge_error_rate": ("failed", "evaluated"),
+    "judge_unparsed_rate": ("unparsed", "judged"),
+}
 
 
 class JudgeRatio(stats.Ratio):
@@ -422,8 +470,8 @@ class JudgeRatio(stats.Ratio):
     other metrics are still compared).
     """
 
-    def __init__(self, name: str) -> None:
-        super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
+    def __init__(self, name: str, scale: float = 1.0) -> None:
+        super().__init__(num=None, den=None, scale=scale)  # type: ignore[arg-type]
         self.name = name
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
@@ -464,8 +512,10 @@ def dumps(record: Record) -> str:  # pragma: no cover - debugging aid
 
 def _component(key: str, stat: str, official: bool) -> stats.Estimator:
     if stat == "rmse":
-        return stats.Custom(functools.partial(nutrition_rows, keys=(key,), stat=stat, official=official),
-                            functools.partial(nutrition_combine, stat=stat))  # fmt: skip
+        return stats.Custom(
+            functools.partial(nutrition_rows, keys=(key,), stat=stat, official=official),
+            functools.partial(nutrition_combine, stat=stat),
+        )
     # keep_nonfinite: an official NaN or infinite error reaches the estimator's value as it reaches the reported
     # one (a mean drops non-finite values).
     return stats.Ratio(functools.partial(nutrition_error, key=key, stat=stat, official=official), keep_nonfinite=True)
@@ -475,18 +525,41 @@ def nutrition_metrics(official: bool) -> list[Metric]:
     """The nutrition table's error metrics (``_official`` ones with ``official``): per component and averaged, each
     MAE, RMSE and MAPE, and the parse-failure rate (``food_tasks.utils.diningbench.TABLES``)."""
     tail = "_official" if official else ""
-    out = [Metric(f"{key}_{stat}{tail}", functools.partial(component_metric, key=key, stat=stat, official=official),
-                  higher_is_better=False, scale="percent" if stat == "mape" else "native",
-                  estimator=_component(key, stat, official))
-           for key in parsing.COMPONENTS for stat in ("mae", "rmse", "mape")]  # fmt: skip
-    out += [Metric(f"avg_{stat}{tail}", functools.partial(avg_metric, stat=stat, official=official),
-                   higher_is_better=False, scale="percent" if stat == "mape" else "native",
-                   estimator=stats.Custom(
-                       functools.partial(nutrition_rows, keys=parsing.COMPONENTS, stat=stat, official=official),
-                       functools.partial(nutrition_combine, stat=stat)))
-            for stat in ("mae", "rmse", "mape")]  # fmt: skip
-    out.append(Metric(f"parse_fail_rate{tail}", functools.partial(nutrition_parse_fail_rate, official=official),
-                      higher_is_better=False, scale="fraction",
-                      estimator=stats.mean(functools.partial(nutrition_parse_fail, official=official),
-                                           binary=True)))  # fmt: skip
+    out = [
+        Metric(
+            f"{key}_{stat}{tail}",
+            functools.partial(component_metric, key=key, stat=stat, official=official),
+            higher_is_better=False,
+            scale="percent" if stat == "mape" else "native",
+            estimator=_component(key, stat, official),
+        )
+        for key in parsing.COMPONENTS
+        for stat in ("mae", "rmse", "mape")
+    ]
+    out += [
+        Metric(
+            f"avg_{stat}{tail}",
+            functools.partial(avg_metric, stat=stat, official=official),
+            higher_is_better=False,
+            scale="percent" if stat == "mape" else "native",
+            estimator=stats.Custom(
+                functools.partial(nutrition_rows, keys=parsing.COMPONENTS, stat=stat, official=official),
+                functools.partial(nutrition_combine, stat=stat),
+            ),
+        )
+        for stat in ("mae", "rmse", "mape")
+    ]
+    # Ours in percent (a diagnostic rate, 0-100 in every benchmark); the official scorer's as it prints it (0-1).
+    rate = functools.partial(nutrition_parse_fail_rate, official=official)
+    out.append(
+        Metric(
+            f"parse_fail_rate{tail}",
+            rate if official else functools.partial(metrics.percent_of, rate),
+            higher_is_better=False,
+            scale="fraction" if official else "percent",
+            estimator=stats.mean(
+                functools.partial(nutrition_parse_fail, official=official), 1.0 if official else 100.0, binary=True
+            ),
+        )
+    )
     return out

@@ -18,8 +18,9 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from food_tasks import remote
 from food_tasks.benchmarks.fambench import parsing, prompts
@@ -112,7 +113,9 @@ def _need(record: Mapping, field: str, kind: type | tuple, local: Path, where: s
         raise _fail(local, where, f"missing field {field!r}")
     value = record[field]
     if not isinstance(value, kind) or (not empty_ok and not value):
-        raise _fail(local, where, f"field {field!r} must be a non-empty {getattr(kind, '__name__', kind)}, got {value!r:.80}")
+        raise _fail(
+            local, where, f"field {field!r} must be a non-empty {getattr(kind, '__name__', kind)}, got {value!r:.80}"
+        )
     return value
 
 
@@ -128,9 +131,13 @@ def load_task1(root: Path | None = None) -> list[dict[str, Any]]:
         _need(row, "question", str, local, where, empty_ok=True)
         gold = row.get("standard answer", row.get("standard_answer"))
         if not isinstance(gold, dict):
-            raise _fail(local, where, "missing field 'standard answer' (a dict with 'decision' and 'rationale_ingredients')")
+            raise _fail(
+                local, where, "missing field 'standard answer' (a dict with 'decision' and 'rationale_ingredients')"
+            )
         if parsing.decision_robust(gold.get("decision")) is None:
-            raise _fail(local, where, f"'standard answer'.decision {gold.get('decision')!r} is not recommend / not recommend")
+            raise _fail(
+                local, where, f"'standard answer'.decision {gold.get('decision')!r} is not recommend / not recommend"
+            )
         if not isinstance(gold.get("rationale_ingredients", []), list):
             raise _fail(local, where, "'standard answer'.rationale_ingredients must be a list")
         rows.append({**row, "index": index, "standard answer": gold})
@@ -155,7 +162,9 @@ def load_task2(root: Path | None = None) -> list[dict[str, Any]]:
             raise _fail(local, where, "duplicate question_id")
         seen.add(qid)
         _need(q, "prompt", dict, local, where)
-        options = [o for o in _need(q, "options", list, local, where) if isinstance(o, dict) and not o.get("is_abstention")]
+        options = [
+            o for o in _need(q, "options", list, local, where) if isinstance(o, dict) and not o.get("is_abstention")
+        ]
         letters = [parsing.clean(o.get("letter")).upper() for o in options]
         if sorted(letters) != list(parsing.LETTERS):
             raise _fail(local, where, f"options must be lettered A-D once each, got {letters}")
@@ -174,8 +183,10 @@ def _kb_conditions(data: Any, local: Path) -> dict[str, dict[str, list[str]]]:
     out = {}
     for name, entry in raw.items():
         if isinstance(entry, dict):
-            out[str(name)] = {k: [str(i) for i in entry.get(k) or [] if str(i).strip()] if isinstance(entry.get(k), list) else []
-                              for k in ("recommend", "not_recommend")}  # fmt: skip
+            out[str(name)] = {
+                k: [str(i) for i in entry.get(k) or [] if str(i).strip()] if isinstance(entry.get(k), list) else []
+                for k in ("recommend", "not_recommend")
+            }
     return out
 
 
@@ -226,28 +237,34 @@ def task1_docs(mode: str, input_name: str, root: Path | None = None) -> list[dic
     for row in load_task1(root):
         gold = row["standard answer"]
         rationale = parsing.norm_rationale(gold.get("rationale_ingredients", []))
-        focal = sorted({c for e in rationale for c in map_conditions(e["condition"])}) or map_conditions(row["question"])
-        docs.append({
-            "replay_key": str(row["index"]),
-            "index": row["index"],
-            "title": row["title"],
-            "dish": dish_identity(row),
-            "question": row["question"],
-            "mode": mode,
-            "input": input_name,
-            "system": system,
-            "user": prompts.task1_user_payload(row, mode, input_name, kb),
-            "image_urls": [] if input_name == "textonly" else [str(row.get("image_url") or "")],
-            "image_root": str(root or ""),
-            "gold_decision": parsing.decision_robust(gold.get("decision")),
-            "gold_decision_official": parsing.decision_official(gold.get("decision", "")) or "",
-            "gold_rationale": json.dumps(rationale, ensure_ascii=False),
-            "focal": focal,
-        })  # fmt: skip
+        focal = sorted({c for e in rationale for c in map_conditions(e["condition"])}) or map_conditions(
+            row["question"]
+        )
+        docs.append(
+            {
+                "replay_key": str(row["index"]),
+                "index": row["index"],
+                "title": row["title"],
+                "dish": dish_identity(row),
+                "question": row["question"],
+                "mode": mode,
+                "input": input_name,
+                "system": system,
+                "user": prompts.task1_user_payload(row, mode, input_name, kb),
+                "image_urls": [] if input_name == "textonly" else [str(row.get("image_url") or "")],
+                "image_root": str(root or ""),
+                "gold_decision": parsing.decision_robust(gold.get("decision")),
+                "gold_decision_official": parsing.decision_official(gold.get("decision", "")) or "",
+                "gold_rationale": json.dumps(rationale, ensure_ascii=False),
+                "focal": focal,
+            }
+        )
     return docs
 
 
-def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root: Path | None = None) -> list[dict[str, Any]]:
+def task2_docs(
+    kinds: Sequence[str], modes: Sequence[str], input_name: str, root: Path | None = None
+) -> list[dict[str, Any]]:
     """Task 2 documents: for every question, one per (mode, kind) in that order (CTC tasks use both kinds)."""
     rules = task2_rules(root) if any(m.endswith("ki") for m in modes) else None
     docs = []
@@ -255,7 +272,9 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root
         options = [o for o in q["options"] if not o.get("is_abstention")]
         gold = q.get("gold") if isinstance(q.get("gold"), dict) else {}
         ranking = [parsing.clean(x).upper() for x in gold.get("ranking") or []]
-        labels = {parsing.clean(k).upper(): parsing.clean(v).lower() for k, v in (gold.get("decision_labels") or {}).items()}
+        labels = {
+            parsing.clean(k).upper(): parsing.clean(v).lower() for k, v in (gold.get("decision_labels") or {}).items()
+        }
         base = {
             "question_id": parsing.clean(q["question_id"]).upper(),
             "input": input_name,
@@ -265,18 +284,28 @@ def task2_docs(kinds: Sequence[str], modes: Sequence[str], input_name: str, root
             "gold_letter": parsing.clean(q["answer"]["letter"]).upper(),
             "gold_ranking": [x for x in ranking if x in parsing.LETTERS],
             "gold_labels": json.dumps(labels, sort_keys=True),
-            "condition_prompt": " + ".join(parsing.clean(c) for c in (q["prompt"].get("condition_labels") or []) if parsing.clean(c)),
-        }  # fmt: skip
+            "condition_prompt": " + ".join(
+                parsing.clean(c) for c in (q["prompt"].get("condition_labels") or []) if parsing.clean(c)
+            ),
+        }
         for mode in modes:
             for kind in kinds:
-                docs.append({**base, "kind": kind, "mode": mode, "replay_key": f"{base['question_id']}:{kind}:{mode}",
-                             "prompt": prompts.task2_prompt(q, kind, mode, input_name, rules)})  # fmt: skip
+                docs.append(
+                    {
+                        **base,
+                        "kind": kind,
+                        "mode": mode,
+                        "replay_key": f"{base['question_id']}:{kind}:{mode}",
+                        "prompt": prompts.task2_prompt(q, kind, mode, input_name, rules),
+                    }
+                )
     return docs
 
 
 @functools.lru_cache(maxsize=64)
-def _prepared(task: str, modes: tuple, input_name: str, kinds: tuple, root: Path | None,
-              stamp: tuple) -> datasets.Dataset:
+def _prepared(
+    task: str, modes: tuple, input_name: str, kinds: tuple, root: Path | None, stamp: tuple
+) -> datasets.Dataset:
     if task == "task1":
         return _dataset(task1_docs(modes[0], input_name, root))
     return _dataset(task2_docs(kinds, modes, input_name, root))
@@ -286,8 +315,9 @@ def _stamp() -> tuple:
     return repo_and_commit() + (os.environ.get("FOOD_TASKS_DATA_DIR", ""), os.environ.get("FOOD_TASKS_CACHE_DIR", ""))
 
 
-def prepare_docs(task: str, modes: Sequence[str], input_name: str, kinds: Sequence[str] = ("rank",),
-                 root: Path | None = None) -> datasets.Dataset:
+def prepare_docs(
+    task: str, modes: Sequence[str], input_name: str, kinds: Sequence[str] = ("rank",), root: Path | None = None
+) -> datasets.Dataset:
     """Documents of one task variant as a ``datasets.Dataset`` (built once per process and data source)."""
     return _prepared(task, tuple(modes), input_name, tuple(kinds), root, _stamp())
 

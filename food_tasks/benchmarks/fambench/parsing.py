@@ -1,4 +1,6 @@
-"""FAM-Bench answer parsing and normalisation (official v1.0 code: code/task1/run_task1.py::_parse_output, code/task2/evaluate.py::_parse_json_ranking, _parse_ranking, _parse_decision_payload, _parse_letter; the robust parsers are our design, README fidelity note 4).
+"""FAM-Bench answer parsing and normalisation (official v1.0 code: code/task1/run_task1.py::_parse_output,
+code/task2/evaluate.py::_parse_json_ranking, _parse_ranking, _parse_decision_payload, _parse_letter; the robust
+parsers are our design, README fidelity note 4).
 
 Two parsers per output kind:
 
@@ -29,7 +31,8 @@ import re
 import string
 import sys
 import unicodedata
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from food_tasks.jsonparse import (
     balanced_end,
@@ -99,8 +102,18 @@ def decision_official(value: Any) -> str | None:
 
 
 _ROBUST_REC = {"recommend", "recommended", "suitable", "yes", "recommend it"}
-_ROBUST_NOT = {"not recommend", "not recommended", "do not recommend", "dont recommend", "not suitable",
-               "unsuitable", "avoid", "no", "not recommend it", "do not recommend it"}  # fmt: skip
+_ROBUST_NOT = {
+    "not recommend",
+    "not recommended",
+    "do not recommend",
+    "dont recommend",
+    "not suitable",
+    "unsuitable",
+    "avoid",
+    "no",
+    "not recommend it",
+    "do not recommend it",
+}
 _ALL_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 
 
@@ -120,7 +133,9 @@ _DECISION_FIELD = re.compile(r'"decision"\s*+:\s*+"([^"]+)"', re.IGNORECASE)
 _DECISION_WORD = re.compile(r"\b(not\s+recommend|recommend(?:ed)?)\b", re.IGNORECASE)
 # Possessive: "decision:" followed by 16 KB of spaces must not try every split of the run between the
 # whitespace quantifiers (none of the runs can give back a character the answer word could start with).
-_FINAL_STATEMENT = re.compile(r"decision\s*+[:：]\s*+\**+\s*+(not\s+recommend(?:ed)?|recommend(?:ed)?)\b", re.IGNORECASE)
+_FINAL_STATEMENT = re.compile(
+    r"decision\s*+[:：]\s*+\**+\s*+(not\s+recommend(?:ed)?|recommend(?:ed)?)\b", re.IGNORECASE
+)
 
 
 def _text(raw: Any) -> str:
@@ -248,7 +263,7 @@ def _settle_nested(text: str, start: int, fail: int, ends: dict[int, int | None]
 
 
 def parse_task1_official(raw: Any) -> dict[str, Any]:
-    """The official Task 1 parse: ``{"decision", "rationale", "strict_json"}`` (code/task1/run_task1.py::_parse_output)."""
+    """The official Task 1 parse, ``{"decision", "rationale", "strict_json"}`` (run_task1.py::_parse_output)."""
     raw = _text(raw)
     cleaned = _strip_fence_official(raw)
     candidates = [cleaned] if cleaned else []
@@ -263,8 +278,11 @@ def parse_task1_official(raw: Any) -> dict[str, Any]:
         if isinstance(payload, dict):
             decision = decision_official(payload.get("decision", ""))
             if decision:
-                return {"decision": decision, "rationale": norm_rationale(payload.get("rationale_ingredients", [])),
-                        "strict_json": True}  # fmt: skip
+                return {
+                    "decision": decision,
+                    "rationale": norm_rationale(payload.get("rationale_ingredients", [])),
+                    "strict_json": True,
+                }
     decision = None
     for regex in (_DECISION_FIELD, _DECISION_WORD):
         match = regex.search(raw)
@@ -275,14 +293,19 @@ def parse_task1_official(raw: Any) -> dict[str, Any]:
 
 
 def parse_task1(raw: str) -> dict[str, Any]:
-    """Robust Task 1 parse: ``{"decision", "rationale", "json"}``; decision None means invalid (our design: README fidelity note 4)."""
+    """Robust Task 1 parse: ``{"decision", "rationale", "json"}``; decision None means invalid (README fidelity note 4).
+
+    Our design, not the official parser."""
     text = strip_reasoning(raw or "")
     if text is None:
         return {"decision": None, "rationale": [], "json": False}
     payload = find_json_with(text, "decision")
     if payload is not None:
-        return {"decision": decision_robust(payload.get("decision")),
-                "rationale": norm_rationale(payload.get("rationale_ingredients", [])), "json": True}  # fmt: skip
+        return {
+            "decision": decision_robust(payload.get("decision")),
+            "rationale": norm_rationale(payload.get("rationale_ingredients", [])),
+            "json": True,
+        }
     finals = _FINAL_STATEMENT.findall(text)
     decision = decision_robust(finals[-1]) if finals else None
     return {"decision": decision, "rationale": [], "json": False}
@@ -394,13 +417,18 @@ def official_task2(raw: Any, kind: str) -> dict[str, Any]:
     except Exception:  # noqa: BLE001  (officially: except Exception -> failed request)
         return {"ranking": [], "decisions": None, "letter": "", "answered": False, "request_error": True}
     answered = bool(ranking) or len(decisions) == 4 or letter in LETTERS
-    return {"ranking": ranking, "decisions": decisions or None, "letter": letter, "answered": answered,
-            "request_error": False}  # fmt: skip
+    return {
+        "ranking": ranking,
+        "decisions": decisions or None,
+        "letter": letter,
+        "answered": answered,
+        "request_error": False,
+    }
 
 
 def parse_ranking_official(raw: Any) -> list[str]:
-    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text (code/task2/evaluate.py::_parse_ranking);
-    ``[]`` when nothing is found or the official request would fail."""
+    """Official ranking: a JSON permutation, else every A-D character of the upper-cased text
+    (code/task2/evaluate.py::_parse_ranking); ``[]`` when nothing is found or the official request would fail."""
     return official_task2(raw, "rank")["ranking"]
 
 
@@ -441,8 +469,8 @@ def _permutation(items: Sequence[str | None]) -> list[str] | None:
 
 
 def parse_ranking(raw: str) -> list[str] | None:
-    """Robust ranking (our design: README fidelity note 4): the last JSON ``ranking`` permutation, else an explicit sequence
-    ``B > A > D > C`` / ``B, A, D, C`` or four numbered lines; letters are never harvested from words."""
+    """Robust ranking (our design: README fidelity note 4): the last JSON ``ranking`` permutation, else an explicit
+    sequence ``B > A > D > C`` / ``B, A, D, C`` or four numbered lines; letters are never harvested from words."""
     text = strip_reasoning(raw or "")
     if text is None:
         return None
@@ -461,7 +489,9 @@ def parse_ranking(raw: str) -> list[str] | None:
 
 
 def parse_decisions(raw: str) -> dict[str, str | None]:
-    """Robust option decisions (our design: README fidelity note 4): per option ``recommend``/``not_recommend`` or None (invalid)."""
+    """Robust option decisions (our design: README fidelity note 4).
+
+    Per option ``recommend``/``not_recommend``, or None (invalid)."""
     text = strip_reasoning(raw or "")
     payload = find_json_with(text, "option_decisions") if text is not None else None
     decisions = payload.get("option_decisions") if payload else None

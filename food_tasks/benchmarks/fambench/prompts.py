@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from food_tasks.benchmarks.fambench.parsing import clean, norm_condition
 
@@ -156,10 +157,15 @@ REFERENCE_ALIASES: dict[str, tuple[str, ...]] = {
     "lactose_intolerance": ("lactose intolerance", "lactose intolerant"),
     "metabolic syndrome": ("metabolic health",),
     "milk_allergy": ("dairy allergy", "milk allergy"),
-    "obesity weight management": ("obesity", "obesity or weight management", "obesity or weight-management",
-                                  "obesity weight management", "weight management"),
+    "obesity weight management": (
+        "obesity",
+        "obesity or weight management",
+        "obesity or weight-management",
+        "obesity weight management",
+        "weight management",
+    ),
     "type 2 diabetes": ("diabetes", "type two diabetes"),
-}  # fmt: skip
+}
 # Phrases that add several knowledge-base conditions at once (only those present in the KB).
 COMPOSITE_ALIASES: dict[str, tuple[str, ...]] = {
     "celiac disease": ("gluten_celiac_disease", "gluten_intolerance"),
@@ -331,9 +337,10 @@ def task2_ki_context(prompt: Mapping[str, Any], rules: Mapping[str, Any]) -> str
             lines.append(f"  Nutrient targets: {'; '.join(_guideline_text(r) for r in rows)}.")
     age = clean(prompt.get("age_group")).replace("-", "")
     general = [
-        row for row in rules["guidelines"].get("general", [])
+        row
+        for row in rules["guidelines"].get("general", [])
         if not age or age in clean(row.get("population_key")).replace("_", "")
-    ][:4]  # fmt: skip
+    ][:4]
     if general:
         lines.append(f"- General age-context targets: {'; '.join(_guideline_text(r) for r in general)}.")
     return "\n".join(lines)
@@ -341,10 +348,16 @@ def task2_ki_context(prompt: Mapping[str, Any], rules: Mapping[str, Any]) -> str
 
 def task2_rule_index(condition_rules: Mapping[str, Any], guidelines: Mapping[str, Any]) -> dict[str, Any]:
     """Index ``condition_rules.json`` and ``nutrition_guidelines.json`` by official condition key."""
-    conditions = {condition_key(item.get("value")): item for item in condition_rules.get("conditions") or []
-                  if isinstance(item, dict) and condition_key(item.get("value"))}  # fmt: skip
-    alias_map = {condition_key(a): condition_key(t) for a, t in (condition_rules.get("alias_map") or {}).items()
-                 if condition_key(a) and condition_key(t)}  # fmt: skip
+    conditions = {
+        condition_key(item.get("value")): item
+        for item in condition_rules.get("conditions") or []
+        if isinstance(item, dict) and condition_key(item.get("value"))
+    }
+    alias_map = {
+        condition_key(a): condition_key(t)
+        for a, t in (condition_rules.get("alias_map") or {}).items()
+        if condition_key(a) and condition_key(t)
+    }
     by_key: dict[str, list] = {}
     for row in guidelines.get("rules") or []:
         if isinstance(row, dict):
@@ -371,7 +384,8 @@ def task2_prompt(question: Mapping[str, Any], kind: str, mode: str, input_name: 
     text = (
         f"You are evaluating {evidence} for a food-as-medicine benchmark.\n"
         f"Judge only from the provided prompt, {evidence}, and any supplied reference rules.\n"
-        "Prioritize clinical safety: avoiding clearly harmful foods is more important than selecting an appealing dish.\n"
+        "Prioritize clinical safety: avoiding clearly harmful foods is more important than selecting an appealing "
+        "dish.\n"
         "When citing ingredients, cite only ingredients that are present in the provided prompt evidence.\n\n"
         f"Health condition(s): {labels}\n"
         f"Available ingredient(s): {have}\n\n"
@@ -388,7 +402,10 @@ def task2_prompt(question: Mapping[str, Any], kind: str, mode: str, input_name: 
     if kind == "rank":
         return (
             text
-            + f"Rank all four recipe {shown} from best to worst for the health condition(s) and available ingredients.\n\n"
+            + (
+                f"Rank all four recipe {shown} from best to worst for the health condition(s) and available "
+                "ingredients.\n\n"
+            )
             + (COT_LINE if cot else "")
             + JSON_LINE
             + "Use this exact schema:\n"
@@ -410,7 +427,10 @@ def task2_prompt(question: Mapping[str, Any], kind: str, mode: str, input_name: 
         )
     return (
         text
-        + f"Choose the one {'recipe option' if text_only else 'image'} that best fits the health condition(s) and available ingredients.\n\n"
+        + (
+            f"Choose the one {'recipe option' if text_only else 'image'} that best fits the health condition(s) and "
+            "available ingredients.\n\n"
+        )
         + (SILENT_LINE if cot else "")
         + "Output requirement:\n- Return exactly one capital letter\n- Allowed outputs: A, B, C, D\n"
         + "- Do not output words, punctuation, or explanation"

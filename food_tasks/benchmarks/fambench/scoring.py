@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,9 @@ def rationale_counts(pred: Sequence[Mapping], gold: Sequence[Mapping]) -> dict[s
     return set_prf(pair_set(pred), pair_set(gold))
 
 
-def macro_f1_by_condition(rows: Iterable[Mapping[str, Any]], conditions: Sequence[str]) -> tuple[float, dict[str, float]]:
+def macro_f1_by_condition(
+    rows: Iterable[Mapping[str, Any]], conditions: Sequence[str]
+) -> tuple[float, dict[str, float]]:
     """The paper's macro-F1: micro F1 within each focal condition, averaged with equal weight over the
     conditions that have instances (an instance with several focal conditions counts in each)."""
     rows = list(rows)
@@ -90,9 +93,15 @@ def score_task1(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
 
 def score_task2(doc: Mapping[str, Any], output: str) -> dict[str, Any]:
     """The record of one Task 2 answer: the ranking (rank) or per-option decisions (decision), robust and official."""
-    record = {"question_id": doc["question_id"], "kind": doc["kind"], "mode": doc["mode"],
-              "image_missing": images_missing(doc), "gold_letter": doc["gold_letter"],
-              "gold_ranking": list(doc["gold_ranking"]), "condition": doc["condition_prompt"]}  # fmt: skip
+    record = {
+        "question_id": doc["question_id"],
+        "kind": doc["kind"],
+        "mode": doc["mode"],
+        "image_missing": images_missing(doc),
+        "gold_letter": doc["gold_letter"],
+        "gold_ranking": list(doc["gold_ranking"]),
+        "condition": doc["condition_prompt"],
+    }
     official = parsing.official_task2(output, doc["kind"])
     # Officially a row is "parsed" (answer_rate_pct; rank: also valid_rankings and the MRR denominator)
     # with a full ranking / four decisions, or else any answer letter; a failed request never is.
@@ -153,8 +162,10 @@ def t1_invalid_rate(records: Records) -> float:
 
 def _counts(records: Records, official: bool) -> list[dict]:
     suffix = "_official" if official else ""
-    return [{k: r[k + suffix] for k in ("tp", "fp", "fn", "precision", "recall", "f1")} | {"focal": r["focal"]}
-            for r in evaluated(records)]  # fmt: skip
+    return [
+        {k: r[k + suffix] for k in ("tp", "fp", "fn", "precision", "recall", "f1")} | {"focal": r["focal"]}
+        for r in evaluated(records)
+    ]
 
 
 def t1_macro(records: Records, field: str = "f1", official: bool = False) -> float:
@@ -180,8 +191,11 @@ def t1_per_condition(records: Records) -> dict[str, dict[str, float]]:
     for condition in list(CONDITIONS) + ["unmapped"]:
         group = [r for r in rows if condition in r["focal"] or (condition == "unmapped" and not r["focal"])]
         if group:
-            table[condition] = {"n": len(group), "decision_acc": pct(sum(r["correct"] for r in group), len(group)),
-                                "rationale_micro_f1": metrics.micro_prf(group)[2]}  # fmt: skip
+            table[condition] = {
+                "n": len(group),
+                "decision_acc": pct(sum(r["correct"] for r in group), len(group)),
+                "rationale_micro_f1": metrics.micro_prf(group)[2],
+            }
     return table
 
 
@@ -270,11 +284,14 @@ def t2_exact_match(records: Records, official: bool = False) -> float:
 def t2_false_recommend(records: Records, official: bool = False) -> float:
     """Share (%) of labelled options recommended although gold says not to."""
     pairs = [p for _, options in _option_rows(records, official) for p in options]
-    return (pct_official if official else pct)(sum(p == "recommend" and g == "not_recommend" for p, g in pairs), len(pairs))
+    return (pct_official if official else pct)(
+        sum(p == "recommend" and g == "not_recommend" for p, g in pairs), len(pairs)
+    )
 
 
-def ctc_table(records: Records, modes: Sequence[str],
-              official: bool = False) -> tuple[dict[str, float], int, dict[str, int]]:
+def ctc_table(
+    records: Records, modes: Sequence[str], official: bool = False
+) -> tuple[dict[str, float], int, dict[str, int]]:
     """CTC per mode over the pool of questions with a valid ranking and four valid decisions in *every*
     mode of ``modes`` (one mode: the paper's rule restricted to that mode). Returns (ctc by mode, pool
     size, discriminating pairs by mode)."""
@@ -286,8 +303,9 @@ def ctc_table(records: Records, modes: Sequence[str],
     return values, len(pool), pairs
 
 
-def ctc_questions(records: Records, modes: Sequence[str],
-                  official: bool = False) -> dict[str, tuple[int, list[tuple[int, int]]]]:
+def ctc_questions(
+    records: Records, modes: Sequence[str], official: bool = False
+) -> dict[str, tuple[int, list[tuple[int, int]]]]:
     """The CTC pool (questions valid in every mode of ``modes``): question id -> (position in ``records`` of
     its rank document of the first mode, (agreeing, discriminating) pairs per mode)."""
     by_q: dict[str, dict[tuple[str, str], tuple[int, Mapping]]] = {}
@@ -320,8 +338,13 @@ def _ctc_modes(records: Records, modes: Sequence[str] | None, mode: str | None) 
     return modes, (mode or modes[0]) if modes else None
 
 
-def ctc_value(records: Records, modes: Sequence[str] | None = None, mode: str | None = None, field: str = "ctc",
-              official: bool = False) -> float:
+def ctc_value(
+    records: Records,
+    modes: Sequence[str] | None = None,
+    mode: str | None = None,
+    field: str = "ctc",
+    official: bool = False,
+) -> float:
     """One number of :func:`ctc_table`: ``ctc`` of ``mode``, the ``pool`` size or the ``pairs`` count.
 
     ``modes=None``: the modes present in the records (a single-mode CTC task)."""
@@ -339,7 +362,11 @@ def ctc_value(records: Records, modes: Sequence[str] | None = None, mode: str | 
 
 
 def _rank_doc(record: Mapping[str, Any], mode: str | None = None) -> bool:
-    return not record["image_missing"] and record.get("kind", "rank") == "rank" and (mode is None or record["mode"] == mode)
+    return (
+        not record["image_missing"]
+        and record.get("kind", "rank") == "rank"
+        and (mode is None or record["mode"] == mode)
+    )
 
 
 def topk_hit(record: Mapping[str, Any], k: int = 1, official: bool = False, mode: str | None = None) -> float | None:
@@ -472,8 +499,12 @@ def condition_macro_combine(sums: np.ndarray) -> np.ndarray:
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
-def ctc_rows(records: Sequence[Mapping[str, Any]], modes: Sequence[str] | None = None, mode: str | None = None,
-             official: bool = False) -> np.ndarray:  # fmt: skip
+def ctc_rows(
+    records: Sequence[Mapping[str, Any]],
+    modes: Sequence[str] | None = None,
+    mode: str | None = None,
+    official: bool = False,
+) -> np.ndarray:
     """``(n, 3)``: (agreeing pairs, discriminating pairs, 1) of ``mode`` for each question of the CTC pool,
     on the question's rank document (zeros on its other documents and outside the pool). CTC is the ratio
     of the first two column sums; with the question as cluster, a resample keeps or drops whole questions."""

@@ -88,7 +88,11 @@ def _load(local: str, stamp: float) -> tuple[dict[str, str], ...]:
         for field in ("cat", "filename", "caption"):
             value = row.get(field)
             if not isinstance(value, str) or not value.strip():
-                raise _fail(path, f"record {number} ({str(row.get('filename'))[:60]!r})", f"field {field!r} must be a non-empty string, got {value!r:.60}")
+                raise _fail(
+                    path,
+                    f"record {number} ({str(row.get('filename'))[:60]!r})",
+                    f"field {field!r} must be a non-empty string, got {value!r:.60}",
+                )
         key = nfc(row["filename"])
         if key in seen:
             raise _fail(path, f"record {number}", f"duplicate filename {row['filename']!r}")
@@ -183,13 +187,17 @@ def _regions(path: str, stamp: float) -> dict[str, str]:
     else:
         reader = csv.DictReader(text.splitlines(), dialect="excel-tab" if file.suffix.lower() == ".tsv" else "excel")
         if not reader.fieldnames or not {"category", "region"} <= {f.strip().lower() for f in reader.fieldnames}:
-            raise _region_error(file, f"the header row must name the columns category and region, got {reader.fieldnames}")
+            raise _region_error(
+                file, f"the header row must name the columns category and region, got {reader.fieldnames}"
+            )
         names = {f.strip().lower(): f for f in reader.fieldnames}
         pairs = [(r.get(names["category"]), r.get(names["region"]), f"line {n}") for n, r in enumerate(reader, start=2)]
     out: dict[str, str] = {}
     for cat, region, where in pairs:
         if not isinstance(cat, str) or not isinstance(region, str) or not cat.strip() or not region.strip():
-            raise _region_error(file, f"{where}: category and region must be non-empty strings, got {cat!r} -> {region!r}")
+            raise _region_error(
+                file, f"{where}: category and region must be non-empty strings, got {cat!r} -> {region!r}"
+            )
         key = category_key(cat)
         if key in out and out[key] != region.strip():
             raise _region_error(file, f"{where}: category {cat!r} is mapped twice ({out[key]!r}, {region.strip()!r})")
@@ -223,15 +231,17 @@ def build_docs(split: str, root: Path | None = None) -> list[dict[str, Any]]:
     regions = region_mapping()
     docs = []
     for row in rows:
-        docs.append({
-            "replay_key": nfc(row["filename"]),
-            "filename": row["filename"],
-            "cat": row["cat"],
-            "caption": row["caption"],
-            "source": row["source"],
-            "image_path": find_image(base, row["filename"]),
-            "region": (regions.get(category_key(row["cat"]), UNMAPPED) if regions is not None else ""),
-        })  # fmt: skip
+        docs.append(
+            {
+                "replay_key": nfc(row["filename"]),
+                "filename": row["filename"],
+                "cat": row["cat"],
+                "caption": row["caption"],
+                "source": row["source"],
+                "image_path": find_image(base, row["filename"]),
+                "region": (regions.get(category_key(row["cat"]), UNMAPPED) if regions is not None else ""),
+            }
+        )
     if not any(d["image_path"] for d in docs):
         example = docs[0]["filename"]
         nested = [p.name for p in sorted(base.iterdir())[:5] if p.is_dir()] if base.is_dir() else []

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from food_tasks import mirror
 from food_tasks.benchmarks.food500cap.data import MIRROR_IMAGES, REPO

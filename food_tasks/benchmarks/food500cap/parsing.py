@@ -1,14 +1,14 @@
 """Food-500 Cap output clean-up and Semantic Label Accuracy (SLA) matching.
 
 No official post-processing exists (the paper's captioners emit plain captions). Our design choice
-(yaml_tasks/food500cap/README.md, "Caption clean-up"): reasoning blocks are removed (unterminated reasoning is an empty caption and a parse failure), a leading
-role or label prefix, surrounding quotes and markdown emphasis are removed, whitespace is collapsed; the
-caption is never truncated to its first sentence.
+(yaml_tasks/food500cap/README.md, "Caption clean-up"): reasoning blocks are removed (unterminated reasoning is an
+empty caption and a parse failure), a leading role or label prefix, surrounding quotes and markdown emphasis
+are removed, whitespace is collapsed; the caption is never truncated to its first sentence.
 
-SLA (paper section 4.2.2 and Table 3 caption: "Accurate: the generated caption exactly contains the whole food category label. Relaxed:
-the generated caption contains some word from the food label"): tokenisation, case and stop words are
-not specified by the paper; the normalisation below is our design choice (README, "SLA rules"). Everything is linear
-in the caption length; anything that is not a string is an unparseable caption.
+SLA (paper section 4.2.2 and Table 3 caption: "Accurate: the generated caption exactly contains the whole food
+category label. Relaxed: the generated caption contains some word from the food label"): tokenisation, case
+and stop words are not specified by the paper; the normalisation below is our design choice (README, "SLA
+rules"). Everything is linear in the caption length; anything that is not a string is an unparseable caption.
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ def normalize_label(cat: str) -> str:
 
 def strip_accents(text: str) -> str:
     """Remove combining marks (``çiğ köfte`` -> ``cig kofte``); used by the ``_unaccented`` variants only."""
-    return unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)))
+    return unicodedata.normalize(
+        "NFC", "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    )
 
 
 def relaxed_tokens(label: str, stop_words: bool = True) -> list[str]:

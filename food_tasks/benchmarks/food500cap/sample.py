@@ -14,18 +14,31 @@ from food_tasks.benchmarks.food500cap import layout as fc_layout
 FOOD500CAP_TEST = [  # (cat, image number, caption, colour)
     ("Abalone", 81, "Two steamed abalones in their shells on crushed ice on a white plate.", (200, 190, 170)),
     ("Abalone", 83, "Sliced abalone on rice with green onions in a black bowl.", (180, 170, 150)),
-    ("Agedashi_tofu", 12, "Golden agedashi tofu cubes in a light broth with scallions in a round bowl.", (230, 190, 90)),
-    ("Chicken_and_waffles", 89, "Crispy fried chicken on a waffle with syrup and cream on a white plate.", (190, 120, 50)),
+    (
+        "Agedashi_tofu",
+        12,
+        "Golden agedashi tofu cubes in a light broth with scallions in a round bowl.",
+        (230, 190, 90),
+    ),
+    (
+        "Chicken_and_waffles",
+        89,
+        "Crispy fried chicken on a waffle with syrup and cream on a white plate.",
+        (190, 120, 50),
+    ),
     ("B\u00fan_ri\u00eau", 7, "A bowl of red crab noodle soup with tomatoes and herbs.", (210, 80, 60)),
-]  # fmt: skip
+]
 FOOD500CAP_TRAIN = [("Abalone", 90, "Grilled abalones with garlic butter on a slate board.", (150, 140, 120))]
 
 
 def caption_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
-    """The test and train caption files (``data.TEST_FILE``, ``data.TRAIN_FILE``) and the images by relative path (NFC)."""
+    """The test and train caption files (``data.TEST_FILE``, ``data.TRAIN_FILE``) and the images by path (NFC)."""
     files: dict[str, list[dict]] = {}
     images: dict[str, bytes] = {}
-    for name, rows, form in ((fc_data.TEST_FILE, FOOD500CAP_TEST, "NFD"), (fc_data.TRAIN_FILE, FOOD500CAP_TRAIN, "NFC")):
+    for name, rows, form in (
+        (fc_data.TEST_FILE, FOOD500CAP_TEST, "NFD"),
+        (fc_data.TRAIN_FILE, FOOD500CAP_TRAIN, "NFC"),
+    ):
         records = []
         for cat, number, caption, colour in rows:
             cat_form = unicodedata.normalize(form, cat)

@@ -40,9 +40,18 @@ PYTOK_ENV = "FOOD_TASKS_FOOD500CAP_PYTOK"
 CLIP_PREFIX = "A photo depicts "  # Hessel et al. (2021), as in their reference implementation
 CLIP_W = 2.5
 # Our metric name -> the toolkit's metric name.
-COCO = {"bleu1": "Bleu_1", "bleu2": "Bleu_2", "bleu3": "Bleu_3", "bleu4": "Bleu_4", "meteor": "METEOR",
-        "rouge_l": "ROUGE_L", "cider": "CIDEr", "bleu4_pytok": "Bleu_4_pytok", "rouge_l_pytok": "ROUGE_L_pytok",
-        "cider_pytok": "CIDEr_pytok"}  # fmt: skip
+COCO = {
+    "bleu1": "Bleu_1",
+    "bleu2": "Bleu_2",
+    "bleu3": "Bleu_3",
+    "bleu4": "Bleu_4",
+    "meteor": "METEOR",
+    "rouge_l": "ROUGE_L",
+    "cider": "CIDEr",
+    "bleu4_pytok": "Bleu_4_pytok",
+    "rouge_l_pytok": "ROUGE_L_pytok",
+    "cider_pytok": "CIDEr_pytok",
+}
 SLA_FIELDS = ("accurate", "relaxed", "relaxed_nostop", "accurate_unaccented", "relaxed_unaccented")
 
 
@@ -58,10 +67,16 @@ def score_caption(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
     """
     caption, failed = ("", True) if isinstance(output, NoAnswer) else parsing.clean_caption(output)
     record = {
-        "key": doc["replay_key"], "cat": doc["cat"], "region": doc.get("region", ""), "ref": doc["caption"],
-        "pred": caption, "parse_fail": failed, "image_missing": data.image_missing(dict(doc)),
-        "image_path": doc.get("image_path", ""), "words": len(caption.split()),
-    }  # fmt: skip
+        "key": doc["replay_key"],
+        "cat": doc["cat"],
+        "region": doc.get("region", ""),
+        "ref": doc["caption"],
+        "pred": caption,
+        "parse_fail": failed,
+        "image_missing": data.image_missing(dict(doc)),
+        "image_path": doc.get("image_path", ""),
+        "words": len(caption.split()),
+    }
     record.update({f"sla_{k}": v for k, v in parsing.sla(caption, doc["cat"]).items()})
     return record
 
@@ -145,8 +160,10 @@ def per_category(records: Sequence[Record]) -> dict[str, dict[str, float]]:
     groups: dict[str, list[Record]] = {}
     for r in scored(records):
         groups.setdefault(data.category_key(r["cat"]), []).append(r)
-    return {cat: {"n": len(rows), "sla_accurate": sla_metric(rows, "accurate"), "sla_relaxed": sla_metric(rows, "relaxed")}
-            for cat, rows in sorted(groups.items())}  # fmt: skip
+    return {
+        cat: {"n": len(rows), "sla_accurate": sla_metric(rows, "accurate"), "sla_relaxed": sla_metric(rows, "relaxed")}
+        for cat, rows in sorted(groups.items())
+    }
 
 
 def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
@@ -157,8 +174,10 @@ def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
     """
     rows = scored(records)
     if not rows or not rows[0]["region"]:
-        return absent(f"no category-to-region mapping given (the paper's taxonomy is not released; set "
-                      f"{data.REGIONS_ENV} to a JSON or CSV mapping file)")  # fmt: skip
+        return absent(
+            f"no category-to-region mapping given (the paper's taxonomy is not released; set "
+            f"{data.REGIONS_ENV} to a JSON or CSV mapping file)"
+        )
     scores = coco(records)
     index = {k: i for i, k in enumerate(scores.keys)}
     groups: dict[str, list[Record]] = {}
@@ -166,8 +185,11 @@ def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
         groups.setdefault(r["region"], []).append(r)
     out: dict[str, dict[str, Any]] = {}
     for region, members in sorted(groups.items()):
-        entry: dict[str, Any] = {"n": len(members), "sla_accurate": sla_metric(members, "accurate"),
-                                 "sla_relaxed": sla_metric(members, "relaxed")}  # fmt: skip
+        entry: dict[str, Any] = {
+            "n": len(members),
+            "sla_accurate": sla_metric(members, "accurate"),
+            "sla_relaxed": sla_metric(members, "relaxed"),
+        }
         for name, toolkit in (("meteor", "METEOR"), ("rouge_l", "ROUGE_L"), ("cider", "CIDEr")):
             if toolkit in scores.per_item:
                 entry[name] = 100.0 * mean([scores.per_item[toolkit][index[r["key"]]] for r in members])
@@ -313,8 +335,14 @@ def clip_scores(images: Sequence[Any], captions: Sequence[str], path: str, batch
     out: list[float] = []
     for start in range(0, len(images), batch_size):
         texts = [CLIP_PREFIX + c for c in captions[start : start + batch_size]]
-        batch = processor(text=texts, images=list(images[start : start + batch_size]), return_tensors="pt",
-                          padding=True, truncation=True, max_length=77)  # fmt: skip
+        batch = processor(
+            text=texts,
+            images=list(images[start : start + batch_size]),
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=77,
+        )
         batch = {k: v.to(device) for k, v in batch.items()}
         with torch.no_grad():  # the forward pass returns L2-normalised projected embeddings (all versions)
             result = model(**batch)
@@ -328,21 +356,27 @@ def clip_values(records: Sequence[Record], which: str = "pred") -> dict[str, flo
     ``"absent: <reason>"``."""
     path = os.environ.get(CLIP_ENV, "").strip()
     if not path:
-        return absent(f"no CLIP model given (set {CLIP_ENV} to a local CLIP directory, e.g. a download of "
-                      f"openai/clip-vit-base-patch32)")  # fmt: skip
+        return absent(
+            f"no CLIP model given (set {CLIP_ENV} to a local CLIP directory, e.g. a download of "
+            f"openai/clip-vit-base-patch32)"
+        )
     if not os.path.isdir(path):
         return absent(f"{CLIP_ENV}={path} is not a directory")
     rows = scored(records)
     if not rows:
         return absent("no image of the split was found, nothing was scored")
-    return _clip_values(tuple((r["key"], r["image_path"], r["pred"] if which == "pred" else r["ref"]) for r in rows), path)
+    return _clip_values(
+        tuple((r["key"], r["image_path"], r["pred"] if which == "pred" else r["ref"]) for r in rows), path
+    )
 
 
 @functools.lru_cache(maxsize=4)
 def _clip_values(rows: tuple, path: str) -> dict[str, float]:
     values: dict[str, float] = {}
     for start in range(0, len(rows), 256):  # decode a slice at a time: the full split does not fit in memory
-        pairs = [(key, data.load_image({"image_path": image}), caption) for key, image, caption in rows[start : start + 256]]
+        pairs = [
+            (key, data.load_image({"image_path": image}), caption) for key, image, caption in rows[start : start + 256]
+        ]
         pairs = [p for p in pairs if p[1] is not None]
         if pairs:
             values.update(zip([p[0] for p in pairs], clip_scores([p[1] for p in pairs], [p[2] for p in pairs], path)))

@@ -70,8 +70,9 @@ def _download_zip() -> Path:
     if offline:
         raise data.DataAccessError(
             f"FoodieQA ({REPO}): {ZIP_NAME} is not in the Hugging Face cache and HF_HUB_OFFLINE is set. The dataset is "
-            f"gated: request access at {ACCESS_URL}, then run once online with that account's token (`{data.HF_LOGIN_COMMAND}` "
-            f"or `export HF_TOKEN=hf_...`), or copy {ZIP_NAME} (or its unpacked contents) to ${data.DATA_DIR_ENV}/{REPO}/."
+            f"gated: request access at {ACCESS_URL}, then run once online with that account's token "
+            f"(`{data.HF_LOGIN_COMMAND}` or `export HF_TOKEN=hf_...`), or copy {ZIP_NAME} (or its unpacked contents) "
+            f"to ${data.DATA_DIR_ENV}/{REPO}/."
         )
     if not get_token():
         raise _access_error("no Hugging Face token was found on this machine")
@@ -91,7 +92,9 @@ def _download_zip() -> Path:
     except GatedRepoError as err:
         raise _access_error(f"the token's account has not been granted access ({err.__class__.__name__})") from err
     except RepositoryNotFoundError as err:
-        raise _access_error(f"the Hub refused the token or the repository is not visible to it ({err.__class__.__name__})") from err
+        raise _access_error(
+            f"the Hub refused the token or the repository is not visible to it ({err.__class__.__name__})"
+        ) from err
     except HfHubHTTPError as err:
         status = getattr(getattr(err, "response", None), "status_code", None)
         if status in (401, 403):
@@ -109,13 +112,19 @@ def cache_root() -> Path:
     from huggingface_hub import constants
 
     home = os.environ.get("HF_HOME", "").strip()
-    return Path(home).expanduser() / "food_tasks" / "foodieqa" if home else Path(constants.HF_HOME) / "food_tasks" / "foodieqa"
+    return (
+        Path(home).expanduser() / "food_tasks" / "foodieqa"
+        if home
+        else Path(constants.HF_HOME) / "food_tasks" / "foodieqa"
+    )
 
 
 def extract_zip(zip_path: Path, cache: Path | None = None) -> Path:
     """Extract ``zip_path`` once (per path, size and mtime) and return the extraction folder
     (:func:`food_tasks.archive.extract_once`: concurrency-safe, unsafe member paths refused)."""
-    return extract_once(zip_path, (cache if cache is not None else cache_root()) / archive_key(zip_path, 20), "FoodieQA")
+    return extract_once(
+        zip_path, (cache if cache is not None else cache_root()) / archive_key(zip_path, 20), "FoodieQA"
+    )
 
 
 def _find_data_folder(base: Path, origin: str) -> Path:
@@ -157,7 +166,9 @@ _REQUIRED = {
 
 
 def _fail(path: Path, index: int, what: str) -> data.DataAccessError:
-    return data.DataAccessError(f"FoodieQA: {path}, record {index}: {what}. The file should be the published {path.name}; re-download it.")
+    return data.DataAccessError(
+        f"FoodieQA: {path}, record {index}: {what}. The file should be the published {path.name}; re-download it."
+    )
 
 
 def _doc(task: str, index: int, row: Any, path: Path, folder: Path) -> dict:
@@ -268,7 +279,12 @@ def parse_spec(spec: str) -> dict:
     """``"sivqa_zh_p0"`` / ``"sivqa_zh_dishname_p2"`` / ``"mivqa_en_sample_p1"`` -> its parts."""
     task, lang, *middle, template = spec.split("_")
     variant = "_".join(middle)
-    if task not in FILES or lang not in ("zh", "en") or variant not in VARIANTS or template not in ("p0", "p1", "p2", "p3"):
+    if (
+        task not in FILES
+        or lang not in ("zh", "en")
+        or variant not in VARIANTS
+        or template not in ("p0", "p1", "p2", "p3")
+    ):
         raise ValueError(f"FoodieQA: unknown task variant {spec!r}")
     return {"fq_task": task, "fq_lang": lang, "fq_variant": variant, "fq_template": int(template[1])}
 

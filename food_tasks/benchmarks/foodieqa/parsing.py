@@ -16,8 +16,8 @@ option index as the official string ``"0"``-``"3"`` or ``None`` where the offici
 ========================== ======================================================================
 ``first_letter``           ``get_accuracy.parse_yi_res`` / ``parse_phi3v_res``: first ``[A-D]`` anywhere
 ``after_assistant``        ``get_accuracy.parse_res``: text after the last ``"\\nAssistant:"``, first ``[A-D]``
-``textqa``                 ``get_accuracy.parse_textqa_res``: after ``选择一个正确答案`` (t0/t1) or ``我选择``
-                           (t2/t3) when present, first ``[A-D]``
+``textqa``                 ``get_accuracy.parse_textqa_res``: after ``选择一个正确答案`` (p0/p1) or ``我选择``
+                           (p2/p3) when present, first ``[A-D]``
 ``qwen_en``                ``get_accuracy.parse_qwen_res``: after the template's English marker, first ``[A-D]``
 ``mantis``                 ``utils.parse_mantis``: the whole generated string must be ``A``-``D``
 ``idefics``                ``utils.parse_idefics``: after ``"\\nAssistant: "`` then after ``图``, first character
@@ -43,7 +43,9 @@ _FIRST_UPPER_AD = re.compile(r"[A-D]")
 _BRACKETED = re.compile(r"(?<![0-9A-Za-z])[\(（\[]\s*([A-Da-d])\s*[\)）\]](?![0-9A-Za-z])")
 
 
-def parse_robust(output: object, opener: str = "", options: list[str] | None = None, *, numbers: bool = False) -> int | None:
+def parse_robust(
+    output: object, opener: str = "", options: list[str] | None = None, *, numbers: bool = False
+) -> int | None:
     """Option index 0-3 read from a model output, or None (unparseable or ambiguous).
 
     Args:
@@ -92,8 +94,12 @@ def textqa(response: str, template: int = 0) -> str | None:
     return _first(pieces[1] if len(pieces) > 1 else response)
 
 
-QWEN_EN_MARKERS = {0: "my answer would be", 1: "Please select one of the options as your answer", 2: "my answer would be",
-                   3: "Assistant: I would select"}  # fmt: skip
+QWEN_EN_MARKERS = {
+    0: "my answer would be",
+    1: "Please select one of the options as your answer",
+    2: "my answer would be",
+    3: "Assistant: I would select",
+}
 
 
 def qwen_en(response: str, template: int = 0) -> str | None:
@@ -131,9 +137,15 @@ def qwen_sivqa(response: str, template: int = 0) -> str | None:
 
 
 OFFICIAL: dict[str, Callable[[str, int], str | None]] = {
-    "first_letter": first_letter, "after_assistant": after_assistant, "textqa": textqa, "qwen_en": qwen_en,
-    "mantis": mantis, "idefics": idefics, "idefics_sivqa": idefics_sivqa, "qwen_sivqa": qwen_sivqa,
-}  # fmt: skip
+    "first_letter": first_letter,
+    "after_assistant": after_assistant,
+    "textqa": textqa,
+    "qwen_en": qwen_en,
+    "mantis": mantis,
+    "idefics": idefics,
+    "idefics_sivqa": idefics_sivqa,
+    "qwen_sivqa": qwen_sivqa,
+}
 
 
 def parse_paper(output: object, task: str, template: int) -> int | None:

@@ -1,8 +1,8 @@
 """FoodieQA prompt templates, kept verbatim from the official code (lyan62/FoodieQA @4d726407).
 
 * mivqa: ``model-eval/scripts/eval_mivqa_en.py::get_prompt_phi`` (the README's canonical text); the
-  ``<imgN>`` markers stand where that code puts ``<|image_N|>``: image lists before the text (t0) or
-  images interleaved with their option labels (t1-t3).
+  ``<imgN>`` markers stand where that code puts ``<|image_N|>``: image lists before the text (p0) or
+  images interleaved with their option labels (p1-p3).
 * sivqa: ``sivqa_utils.py::format_text_prompt``, image first, then the text.
 * textqa: ``textqa_utils.py::format_text_prompt`` (Chinese), with the ``get_prompt_qwen`` wrapping for
   chat models: system ``你是一个智能助手。`` and the template without ``你是一个智能助手，`` as user turn.
@@ -23,20 +23,53 @@ from dataclasses import dataclass, field, replace
 
 MIVQA = {
     "zh": {
-        0: ("<img1>\n<img2>\n<img3>\n<img4>\n根据以上四张图回答问题，他们分别为图A, 图B, 图C, 图D, 请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图", None),
-        1: ("<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n根据以上四张图回答问题, 请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图", None),
-        2: ("根据以下四张图回答问题,请从给定选项ABCD中选择一个最合适的答案。<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n问题：{q}, 答案为：图", None),
-        3: ("问题{q}，选项有: <img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n", "如果从给定选项ABCD中选择一个最合适的答案， 答案为：图"),
+        0: (
+            "<img1>\n<img2>\n<img3>\n<img4>\n根据以上四张图回答问题，他们分别为图A, 图B, 图C, 图D, "
+            "请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图",
+            None,
+        ),
+        1: (
+            "<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n根据以上四张图回答问题, "
+            "请从给定选项ABCD中选择一个最合适的答案。问题：{q}, 答案为：图",
+            None,
+        ),
+        2: (
+            "根据以下四张图回答问题,请从给定选项ABCD中选择一个最合适的答案。"
+            "<img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n问题：{q}, 答案为：图",
+            None,
+        ),
+        3: (
+            "问题{q}，选项有: <img1>图A\n<img2>图B\n<img3>图C\n<img4>图D\n",
+            "如果从给定选项ABCD中选择一个最合适的答案， 答案为：图",
+        ),
     },
     "en": {
-        0: ("<img1>\n<img2>\n<img3>\n<img4>\nAnswer the following question according to the provided four images which corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. Question: {q}, your answer is: Option (", None),
-        1: ("Answer the following question according to the provided four images, which corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. <img1>Option (A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, your answer is: Option (", None),
-        2: ("Answer the following question according to the provided four images, and choose one best answer from the given options. <img1>Option (A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, your answer is: Option (", None),
-        3: ("Question{q} The options are: Option (A)<img1>\nOption (B)<img2>\nOption (C)<img3>\nOption (D)<img4>\n", "If I have to choose one best answer from the given options， the answer is：Option ("),
+        0: (
+            "<img1>\n<img2>\n<img3>\n<img4>\nAnswer the following question according to the provided four images which "
+            "corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given "
+            "options. Question: {q}, your answer is: Option (",
+            None,
+        ),
+        1: (
+            "Answer the following question according to the provided four images, which corresponds to Option (A), "
+            "Option (B), Option (C), Option (D). Choose one best answer from the given options. <img1>Option "
+            "(A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, your answer is: Option (",
+            None,
+        ),
+        2: (
+            "Answer the following question according to the provided four images, and choose one best answer from the "
+            "given options. <img1>Option (A)\n<img2>Option (B)\n<img3>Option (C)\n<img4>Option (D)\nQuestion: {q}, "
+            "your answer is: Option (",
+            None,
+        ),
+        3: (
+            "Question{q} The options are: Option (A)<img1>\nOption (B)<img2>\nOption (C)<img3>\nOption (D)<img4>\n",
+            "If I have to choose one best answer from the given options， the answer is：Option (",
+        ),
     },
-}  # fmt: skip
+}
 # Chinese mivqa questions say 以下 ("below") or 以上 ("above"); the official code rewrites them to match
-# where the images are: t0-t2 replace 以下 by 以上, t3 replaces 以上 by 以下. English: no replacement.
+# where the images are: p0-p2 replace 以下 by 以上, p3 replaces 以上 by 以下. English: no replacement.
 MIVQA_ZH_REPLACE = {0: ("以下", "以上"), 1: ("以下", "以上"), 2: ("以下", "以上"), 3: ("以上", "以下")}
 
 SIVQA = {
@@ -48,18 +81,25 @@ SIVQA = {
     },
     "en": {  # "If had" (sic) is the official text
         0: ("{q} Here are the options: {c} If had to select one of the options, my answer would be (", None),
-        1: ("You are an AI assistant. Please answer the following multiple choice question based on the image: {q} Here are the options: {c} Please select one of the options as your answer (", None),
+        1: (
+            "You are an AI assistant. Please answer the following multiple choice question based on the image: {q} "
+            "Here are the options: {c} Please select one of the options as your answer (",
+            None,
+        ),
         2: ("{q} Here are the options: {c}", "If had to select one of the options, my answer would be ("),
         3: ("{q} These are the options: {c} Please select one of the options as your answer.", "I would select ("),
     },
-}  # fmt: skip
+}
 
 TEXTQA = {
     0: "{q} 选项有: {c}, 请根据从所提供的选项中选择一个正确答案，为（",
     1: "你是一个智能助手，请你回答以下选择题：{q} 选项有: {c}, 请从中选择一个正确答案，为（",
     2: "你是一个智能助手，现在回答以下选择题：{q} 选项有: {c}\n智能助手：我从所提供的选项中选择一个正确答案，为（",
-    3: "{q} 这是选项: {c} 请从所提供的选项中选择一个正确答案。请保证你的答案清晰简洁并输出字母选项。\n智能助手：我选择（",
-}  # fmt: skip
+    3: (
+        "{q} 这是选项: {c} 请从所提供的选项中选择一个正确答案。请保证你的答案清晰简洁并输出字母选项。"
+        "\n智能助手：我选择（"
+    ),
+}
 TEXTQA_SYSTEM = "你是一个智能助手。"
 TEXTQA_SYSTEM_PHRASE = "你是一个智能助手，"  # removed from the user turn (get_prompt_qwen: "avoid repeating")
 

@@ -38,7 +38,9 @@ NO_QUESTION_TYPE = "other"
 NO_CATEGORY = "其他"
 
 
-def score(doc: dict, response: object, task: str, lang: str, template: int, opener: str, image_missing: bool = False) -> dict[str, Any]:
+def score(
+    doc: dict, response: object, task: str, lang: str, template: int, opener: str, image_missing: bool = False
+) -> dict[str, Any]:
     """One record: robust parse (``parsed``, ``correct``, ``invalid``), the official parse (``paper``), image status."""
     options = None if task == "mivqa" else (doc["choices_en"] if lang == "en" else doc["choices"])
     parsed = parsing.parse_robust(response, opener, options, numbers=task == "mivqa")
@@ -68,10 +70,15 @@ def setting(task: str, variant: str, template: int) -> str:
 
 # Cross-lingual consistency (README "Beyond accuracy"): the Chinese and English tasks of one setting read the
 # same published file, so a question is its position there (index) in both, its options in the same A-D order.
-CONSISTENCY = consistency.View(item=stats.column("setting", "index"), lang=stats.column("lang"),
-                               correct=stats.field("correct", unless="image_missing"), cluster=stats.column("qid"),
-                               choice=stats.column("parsed"), reference="en",
-                               family=stats.column("setting"))  # fmt: skip
+CONSISTENCY = consistency.View(
+    item=stats.column("setting", "index"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct", unless="image_missing"),
+    cluster=stats.column("qid"),
+    choice=stats.column("parsed"),
+    reference="en",
+    family=stats.column("setting"),
+)
 
 
 def _scored(items: Sequence[dict]) -> list[dict]:
@@ -131,7 +138,9 @@ def paper_fallback_rate(items: Sequence[dict]) -> float:
 
 
 def _table(items: Sequence[dict], by: str) -> dict[str, dict[str, float]]:
-    return metrics.per_group_table([r for r in _scored(items) if r[by] is not None], by, {"acc": acc, "invalid_rate": invalid_rate})
+    return metrics.per_group_table(
+        [r for r in _scored(items) if r[by] is not None], by, {"acc": acc, "invalid_rate": invalid_rate}
+    )
 
 
 def per_question_type(items: Sequence[dict]) -> dict[str, dict[str, float]]:
@@ -146,9 +155,14 @@ def per_question_type_paper_protocol(items: Sequence[dict]) -> dict[str, dict[st
     groups: dict[str, list[tuple[dict, int]]] = {}
     for record, pred in paper_predictions(items):
         groups.setdefault(str(record["question_type"]), []).append((record, pred))
-    return {qtype: {"n": len(pairs), "acc": 100.0 * sum(pred == r["gold"] for r, pred in pairs) / len(pairs),
-                    "fallback_rate": 100.0 * sum(r["paper"] is None for r, _ in pairs) / len(pairs)}
-            for qtype, pairs in sorted(groups.items())}  # fmt: skip
+    return {
+        qtype: {
+            "n": len(pairs),
+            "acc": 100.0 * sum(pred == r["gold"] for r, pred in pairs) / len(pairs),
+            "fallback_rate": 100.0 * sum(r["paper"] is None for r, _ in pairs) / len(pairs),
+        }
+        for qtype, pairs in sorted(groups.items())
+    }
 
 
 def per_category(items: Sequence[dict]) -> dict[str, dict[str, float]]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
@@ -34,10 +35,37 @@ LANGS_ENV = "FOOD_TASKS_WORLDCUISINES_LANGS"
 # worldcuisines/worldcuisines@d4d1c44 ``generate_vqa/generate_prompts.py``).
 # "nan" is Hokkien (written), not a missing value.
 LANGUAGES = (
-    "en", "id_formal", "id_casual", "zh_cn", "ko_formal", "ko_casual", "ja_formal", "ja_casual", "su_loma",
-    "jv_krama", "jv_ngoko", "cs", "es", "fr", "ar", "hi", "bn", "mr", "si_formal_spoken", "yo", "yue", "nan",
-    "nan_spoken", "tl", "th", "az", "ru_formal", "ru_casual", "it", "sc",
-)  # fmt: skip
+    "en",
+    "id_formal",
+    "id_casual",
+    "zh_cn",
+    "ko_formal",
+    "ko_casual",
+    "ja_formal",
+    "ja_casual",
+    "su_loma",
+    "jv_krama",
+    "jv_ngoko",
+    "cs",
+    "es",
+    "fr",
+    "ar",
+    "hi",
+    "bn",
+    "mr",
+    "si_formal_spoken",
+    "yo",
+    "yue",
+    "nan",
+    "nan_spoken",
+    "tl",
+    "th",
+    "az",
+    "ru_formal",
+    "ru_casual",
+    "it",
+    "sc",
+)
 
 # subtask name -> (dataset config, prompt_type)
 SUBTASKS = {
@@ -58,8 +86,12 @@ STRING_FIELDS = ("qa_id", "lang", "food_id", "prompt_id", "prompt_type")
 # Items (qa_ids) per (subtask, language) cell, counted in the published ``worldcuisines/vqa`` files.
 PUBLISHED_ITEMS = {"large": 500, "small": 100, "smallref": 100}
 # qa_id ranges per (config, split), read from the published ``worldcuisines/vqa`` files.
-PUBLISHED_QA_RANGES = {("task1", "test_large"): (400, 1899), ("task2", "test_large"): (1900, 2399),
-                       ("task1", "test_small"): (0, 299), ("task2", "test_small"): (300, 399)}  # fmt: skip
+PUBLISHED_QA_RANGES = {
+    ("task1", "test_large"): (400, 1899),
+    ("task2", "test_large"): (1900, 2399),
+    ("task1", "test_small"): (0, 299),
+    ("task2", "test_small"): (300, 399),
+}
 
 
 def revision() -> str:
@@ -75,16 +107,30 @@ def selected_languages() -> tuple[str, ...] | None:
     langs = tuple(x.strip() for x in value.split(",") if x.strip())
     unknown = sorted(set(langs) - set(LANGUAGES))
     if unknown:
-        raise data.DataSettingError(f"{LANGS_ENV}: unknown language code(s) {unknown}; valid codes: {', '.join(LANGUAGES)}")
+        raise data.DataSettingError(
+            f"{LANGS_ENV}: unknown language code(s) {unknown}; valid codes: {', '.join(LANGUAGES)}"
+        )
     return langs
 
 
 @functools.lru_cache(maxsize=8)
-def load_split(config: str, split: str, root: Path | None = None) -> "datasets.Dataset":
+def load_split(config: str, split: str, root: Path | None = None) -> datasets.Dataset:
     """Load one config/split of ``worldcuisines/vqa`` (hub or mirror), checked and cached per process."""
-    ds = data.load_hub_split(VQA_REPO, config, split, revision=revision(), data_files=SPLIT_FILES[(config, split)], root=root)
-    required = {"qa_id", "lang", "food_id", "prompt_id", "prompt_type", "multi_choice_prompt", "open_ended_prompt",
-                "image_url", "answer", "multi_choice_answer"}  # fmt: skip
+    ds = data.load_hub_split(
+        VQA_REPO, config, split, revision=revision(), data_files=SPLIT_FILES[(config, split)], root=root
+    )
+    required = {
+        "qa_id",
+        "lang",
+        "food_id",
+        "prompt_id",
+        "prompt_type",
+        "multi_choice_prompt",
+        "open_ended_prompt",
+        "image_url",
+        "answer",
+        "multi_choice_answer",
+    }
     missing = sorted(required - set(ds.column_names))
     if missing:
         raise data.DataAccessError(f"{VQA_REPO} {config}/{split}: missing column(s) {missing}; found {ds.column_names}")
@@ -121,8 +167,10 @@ def check_mirror_files(config: str, split: str, root: Path | None, languages: Se
     if local is None:
         return
     folder = _split_folder(config, split)
-    fix = (f"Copy them from the dataset repository, e.g. `{data.hf_download_command(VQA_REPO, local)} --include '{folder}/*'`, "
-           f"or evaluate a subset of languages on purpose with {LANGS_ENV}=<codes>.")  # fmt: skip
+    fix = (
+        f"Copy them from the dataset repository, e.g. `{data.hf_download_command(VQA_REPO, local)} "
+        f"--include '{folder}/*'`, or evaluate a subset of languages on purpose with {LANGS_ENV}=<codes>."
+    )
     if not (local / folder).is_dir():
         raise data.DataAccessError(
             f"{VQA_REPO} {config}/{split}: the split folder {local / folder} is missing from the mirror "
@@ -137,7 +185,9 @@ def check_mirror_files(config: str, split: str, root: Path | None, languages: Se
         )
 
 
-def check_documents(ds: "datasets.Dataset", split_kind: str, subtask: str, languages: Sequence[str], *, from_hub: bool) -> None:
+def check_documents(
+    ds: datasets.Dataset, split_kind: str, subtask: str, languages: Sequence[str], *, from_hub: bool
+) -> None:
     """Every expected language holds the same items (qa_ids), once each, as the benchmark defines them.
 
     On hub data the number of items must also be the published one (500 per cell in test_large, 100
@@ -161,15 +211,16 @@ def check_documents(ds: "datasets.Dataset", split_kind: str, subtask: str, langu
     if unknown:
         raise data.DataAccessError(
             f"{VQA_REPO} {config}/{split} subtask {subtask}: rows in language(s) {unknown} that the benchmark does not "
-            f"have (files {', '.join(language_file(config, split, str(lang)) for lang in unknown)}?); they would enter the "
-            f"average over languages. Remove them; the {len(LANGUAGES)} codes are: {', '.join(LANGUAGES)}."
+            f"have (files {', '.join(language_file(config, split, str(lang)) for lang in unknown)}?); they would enter "
+            f"the average over languages. Remove them; the {len(LANGUAGES)} codes are: {', '.join(LANGUAGES)}."
         )
     absent = [lang for lang in languages if lang not in by_lang]
     if absent:
         raise data.DataAccessError(
             f"{VQA_REPO} {config}/{split} subtask {subtask}: no rows for language(s) {', '.join(absent)} "
             f"(files {', '.join(language_file(config, split, lang) for lang in absent)}); the benchmark has all "
-            f"{len(LANGUAGES)} languages in every subtask. Restore the files, or select languages with {LANGS_ENV}=<codes>."
+            f"{len(LANGUAGES)} languages in every subtask. Restore the files, or select languages with "
+            f"{LANGS_ENV}=<codes>."
         )
     items = set().union(*(by_lang[lang] for lang in languages))
     for lang in languages:
@@ -177,32 +228,35 @@ def check_documents(ds: "datasets.Dataset", split_kind: str, subtask: str, langu
         if lacking:
             first = ", ".join(sorted(lacking, key=lambda q: (len(q), q))[:5])
             raise data.DataAccessError(
-                f"{VQA_REPO} {config}/{split} subtask {subtask}: language {lang!r} lacks {len(lacking)} of the {len(items)} "
-                f"items the other languages have (qa_id {first}{', ...' if len(lacking) > 5 else ''}): its file "
-                f"{language_file(config, split, lang)} is truncated or damaged."
+                f"{VQA_REPO} {config}/{split} subtask {subtask}: language {lang!r} lacks {len(lacking)} of the "
+                f"{len(items)} items the other languages have (qa_id {first}{', ...' if len(lacking) > 5 else ''}): "
+                f"its file {language_file(config, split, lang)} is truncated or damaged."
             )
     if from_hub:
         low, high = PUBLISHED_QA_RANGES[(config, split)]
         outside = sorted(q for q in items if not (q.isdigit() and low <= int(q) <= high))
         if len(items) != PUBLISHED_ITEMS[split_kind] or outside:
             raise data.DataAccessError(
-                f"{VQA_REPO} {config}/{split} subtask {subtask} (revision {revision()}): {len(items)} items per language"
+                f"{VQA_REPO} {config}/{split} subtask {subtask} (revision {revision()}): {len(items)} items "
+                "per language"
                 + (f", {len(outside)} qa_id(s) outside {low}-{high} (first: {outside[0]})" if outside else "")
-                + f"; the published benchmark has {PUBLISHED_ITEMS[split_kind]} per language with qa_ids {low}-{high}. "
-                f"Pin the published revision with {REVISION_ENV}."
+                + f"; the published benchmark has {PUBLISHED_ITEMS[split_kind]} per language with qa_ids "
+                f"{low}-{high}. Pin the published revision with {REVISION_ENV}."
             )
 
 
-def _col(ds: "datasets.Dataset", name: str) -> list:
+def _col(ds: datasets.Dataset, name: str) -> list:
     """One column as a Python list, read through Arrow (datasets 5.x row-wise column reads are ~100x slower)."""
     return ds.with_format("arrow")[name].to_pylist()
 
 
-def _select(ds: "datasets.Dataset", column: str, keep: Any) -> "datasets.Dataset":
+def _select(ds: datasets.Dataset, column: str, keep: Any) -> datasets.Dataset:
     return ds.select([i for i, v in enumerate(_col(ds, column)) if keep(v)])
 
 
-def prepare_docs(split_kind: str, subtask: str, root: Path | None = None, languages: Sequence[str] | None = None) -> "datasets.Dataset":
+def prepare_docs(
+    split_kind: str, subtask: str, root: Path | None = None, languages: Sequence[str] | None = None
+) -> datasets.Dataset:
     """Documents of one subtask (see :func:`_prepare_docs`), built once per process: the MCQ and
     OEQ tasks of a subtask share them. ``root`` defaults to ``$FOOD_TASKS_DATA_DIR``, ``languages``
     to ``$FOOD_TASKS_WORLDCUISINES_LANGS`` (all 30 when unset). The data must hold every one of
@@ -213,7 +267,9 @@ def prepare_docs(split_kind: str, subtask: str, root: Path | None = None, langua
 
 
 @functools.lru_cache(maxsize=16)
-def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: tuple[str, ...] | None) -> "datasets.Dataset":
+def _prepare_docs(
+    split_kind: str, subtask: str, root: Path | None, languages: tuple[str, ...] | None
+) -> datasets.Dataset:
     """Build and check the documents of one subtask; load the food-kb images' index.
 
     Args:
@@ -239,7 +295,9 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
         small_keys = zip(_col(small, "food_id"), _col(small, "prompt_id"), _col(small, "image_url"))
         keys = {k for k, p in zip(small_keys, _col(small, "prompt_type")) if p == prompt_type}
         triples = zip(_col(ds, "food_id"), _col(ds, "prompt_id"), _col(ds, "image_url"))
-        ds = ds.select([i for i, (k, p) in enumerate(zip(triples, _col(ds, "prompt_type"))) if p == prompt_type and k in keys])
+        ds = ds.select(
+            [i for i, (k, p) in enumerate(zip(triples, _col(ds, "prompt_type"))) if p == prompt_type and k in keys]
+        )
     else:
         ds = _select(load_split(config, SPLITS[split_kind], root), "prompt_type", prompt_type.__eq__)
     check_documents(ds, split_kind, subtask, expected, from_hub=data.hub_mirror_dir(VQA_REPO, root) is None)
@@ -272,8 +330,10 @@ def _prepare_docs(split_kind: str, subtask: str, root: Path | None, languages: t
         )
     options = [parsing.parse_mcq_options(p) for p in _col(ds, "multi_choice_prompt")]
     ds = ds.add_column("options", options)
-    ds = ds.add_column("options_status", [options_status(o, english_options.get(q), lang)
-                                          for o, q, lang in zip(options, qa_ids, _col(ds, "lang"))])  # fmt: skip
+    ds = ds.add_column(
+        "options_status",
+        [options_status(o, english_options.get(q), lang) for o, q, lang in zip(options, qa_ids, _col(ds, "lang"))],
+    )
     ds = ds.add_column("answers_all", [answers[q] for q in qa_ids])
     ds = ds.add_column("answer_en", [english.get(q, "") for q in qa_ids])
     return ds.add_column("kb_root", [str(root) if root is not None else ""] * len(ds))
@@ -297,7 +357,7 @@ def kb_store(root: Path | None = None) -> data.ImageStore:
     return data.hub_image_store(KB_REPO, KB_SPLIT, KB_IMAGE_COLUMNS, revision(), root)
 
 
-def kb_image(url: str, root: Path | None = None) -> "Image.Image":
+def kb_image(url: str, root: Path | None = None) -> Image.Image:
     """The food-kb image stored for ``url`` (exact match, including ``?download``), as RGB.
 
     Raises:

@@ -4,8 +4,8 @@ parquet), for the test fixtures and the packaged sample data (the ``FOOD_TASKS_D
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from food_tasks.benchmarks.worldcuisines.data import KB_REPO, VQA_REPO
 
@@ -25,15 +25,34 @@ def wc_oeq_prompt(question: str) -> str:
     return f"{question}\n\n{WC_OEQ_INSTRUCTION}"
 
 
-def wc_row(*, qa_id: str, lang: str, food_id: str, prompt_id: str, prompt_type: str, question: str,
-           options: Sequence[str], answer_id: int, image_url: str, task: str) -> dict:  # fmt: skip
+def wc_row(
+    *,
+    qa_id: str,
+    lang: str,
+    food_id: str,
+    prompt_id: str,
+    prompt_type: str,
+    question: str,
+    options: Sequence[str],
+    answer_id: int,
+    image_url: str,
+    task: str,
+) -> dict:
     """One record of ``hf_prompt/*.jsonl`` with the official field order."""
     return {
-        "qa_id": qa_id, "lang": lang, "food_id": food_id, "prompt_id": prompt_id, "prompt_type": prompt_type,
-        "multi_choice_prompt": wc_mcq_prompt(question, options), "open_ended_prompt": wc_oeq_prompt(question),
-        "image_url": image_url, "answer": options[answer_id - 1], "multi_choice_answer": answer_id, "task": task,
+        "qa_id": qa_id,
+        "lang": lang,
+        "food_id": food_id,
+        "prompt_id": prompt_id,
+        "prompt_type": prompt_type,
+        "multi_choice_prompt": wc_mcq_prompt(question, options),
+        "open_ended_prompt": wc_oeq_prompt(question),
+        "image_url": image_url,
+        "answer": options[answer_id - 1],
+        "multi_choice_answer": answer_id,
+        "task": task,
         "lang_status": "full" if prompt_type == "2" else "mixed",
-    }  # fmt: skip
+    }
 
 
 def wc_vqa_card(splits: Iterable[tuple[str, str]]) -> str:
@@ -109,6 +128,8 @@ def write_wc_kb(root: Path, dishes: Sequence[Mapping]) -> Path:
     )
     repo = Path(root) / KB_REPO
     (repo / "data").mkdir(parents=True, exist_ok=True)
-    datasets.Dataset.from_dict(columns, features=features).to_parquet(str(repo / "data" / "main-00000-of-00001.parquet"))
+    datasets.Dataset.from_dict(columns, features=features).to_parquet(
+        str(repo / "data" / "main-00000-of-00001.parquet")
+    )
     (repo / "README.md").write_text(KB_CARD, encoding="utf-8")
     return repo

@@ -21,24 +21,74 @@ COUNTRIES = {
     "Netherlands": {"id_formal": "Belanda", "ja_formal": "オランダ"},
 }
 QUESTIONS = {  # prompt_type -> (prompt_id, {lang: template})
-    "1": ("9", {"en": "What is this culinary dish called?", "id_formal": "Apa nama hidangan kuliner ini?",
-                "ja_formal": "この料理は何と呼ばれていますか？"}),
-    "3": ("46", {"en": "How do people in {c} identify this dish?", "id_formal": "Bagaimana orang di {c} menyebut hidangan ini?",
-                 "ja_formal": "{c}の人々はこの料理を何と呼びますか？"}),
-    "4": ("79", {"en": "My friend went to {c} and sent me this photo. What is the name of this food?",
-                 "id_formal": "Teman saya pergi ke {c} dan mengirimi saya foto ini. Apa nama makanan ini?",
-                 "ja_formal": "友人が{c}に行って、この写真を私に送ってくれました。この食べ物の名前は何ですか?"}),
-    "2": ("23", {"en": "Which country is this dish associated with?", "id_formal": "Hidangan ini berasal dari negara mana?",
-                 "ja_formal": "この料理はどの国と関係がありますか？"}),
-}  # fmt: skip
+    "1": (
+        "9",
+        {
+            "en": "What is this culinary dish called?",
+            "id_formal": "Apa nama hidangan kuliner ini?",
+            "ja_formal": "この料理は何と呼ばれていますか？",
+        },
+    ),
+    "3": (
+        "46",
+        {
+            "en": "How do people in {c} identify this dish?",
+            "id_formal": "Bagaimana orang di {c} menyebut hidangan ini?",
+            "ja_formal": "{c}の人々はこの料理を何と呼びますか？",
+        },
+    ),
+    "4": (
+        "79",
+        {
+            "en": "My friend went to {c} and sent me this photo. What is the name of this food?",
+            "id_formal": "Teman saya pergi ke {c} dan mengirimi saya foto ini. Apa nama makanan ini?",
+            "ja_formal": "友人が{c}に行って、この写真を私に送ってくれました。この食べ物の名前は何ですか?",
+        },
+    ),
+    "2": (
+        "23",
+        {
+            "en": "Which country is this dish associated with?",
+            "id_formal": "Hidangan ini berasal dari negara mana?",
+            "ja_formal": "この料理はどの国と関係がありますか？",
+        },
+    ),
+}
 # food_id, dish, country, options (dish names), gold option id, context country for 1b/1c, colour
 DISHES = [
-    ("422", "Serabi", "Indonesia", ["Serabi", "Terang Bulan", "Syrniki", "Murtabak", "Sapin-sapin"], 1, "Netherlands", (200, 150, 60)),
-    ("1614", "Kenchin-jiru", "Japan", ["Sayur asem", "Draw soup", "Egg drop soup", "Agedashi dōfu", "Kenchin-jiru"], 5, "Japan", (120, 80, 40)),
-    ("949", "Melktert", "South Africa", ["Pastel de nata", "Melktert", "Custard tart", "Bougatsa"], 2, "Canada", (240, 220, 150)),
+    (
+        "422",
+        "Serabi",
+        "Indonesia",
+        ["Serabi", "Terang Bulan", "Syrniki", "Murtabak", "Sapin-sapin"],
+        1,
+        "Netherlands",
+        (200, 150, 60),
+    ),
+    (
+        "1614",
+        "Kenchin-jiru",
+        "Japan",
+        ["Sayur asem", "Draw soup", "Egg drop soup", "Agedashi dōfu", "Kenchin-jiru"],
+        5,
+        "Japan",
+        (120, 80, 40),
+    ),
+    (
+        "949",
+        "Melktert",
+        "South Africa",
+        ["Pastel de nata", "Melktert", "Custard tart", "Bougatsa"],
+        2,
+        "Canada",
+        (240, 220, 150),
+    ),
 ]
-COUNTRY_OPTIONS = [["Thailand", "South Africa", "Canada", "Brazil", "Indonesia"], ["Japan", "Italy", "Brazil", "Thailand", "Canada"],
-                   ["Italy", "Canada", "South Africa", "Netherlands", "Brazil"]]  # fmt: skip
+COUNTRY_OPTIONS = [
+    ["Thailand", "South Africa", "Canada", "Brazil", "Indonesia"],
+    ["Japan", "Italy", "Brazil", "Thailand", "Canada"],
+    ["Italy", "Canada", "South Africa", "Netherlands", "Brazil"],
+]
 LANGS = ("en", "id_formal", "ja_formal")
 QA_BASE = {"1": 400, "3": 410, "4": 420, "2": 1900}
 
@@ -62,18 +112,33 @@ def rows() -> list[dict]:
                     opts, answer_id, task = options, gold, "large_task1"
                 question = templates[lang].format(c=_country(context, lang))
                 url = f"https://example.org/food-tasks-sample/{food_id}.png?download"
-                out.append(wc_layout.wc_row(qa_id=qa_id, lang=lang, food_id=food_id, prompt_id=prompt_id, prompt_type=prompt_type,
-                                         question=question, options=opts, answer_id=answer_id, image_url=url, task=task))  # fmt: skip
+                out.append(
+                    wc_layout.wc_row(
+                        qa_id=qa_id,
+                        lang=lang,
+                        food_id=food_id,
+                        prompt_id=prompt_id,
+                        prompt_type=prompt_type,
+                        question=question,
+                        options=opts,
+                        answer_id=answer_id,
+                        image_url=url,
+                        task=task,
+                    )
+                )
     return out
 
 
 def kb() -> list[dict]:
     """The sample's food-kb rows: each dish with one image (URL and PNG bytes)."""
     return [
-        {"food_id": food_id, "name": name,
-         "images": [(f"https://example.org/food-tasks-sample/{food_id}.png?download", mirror.png_bytes(colour, 48))]}
+        {
+            "food_id": food_id,
+            "name": name,
+            "images": [(f"https://example.org/food-tasks-sample/{food_id}.png?download", mirror.png_bytes(colour, 48))],
+        }
         for food_id, name, _, _, _, _, colour in DISHES
-    ]  # fmt: skip
+    ]
 
 
 def write(root: Path) -> None:

@@ -12,7 +12,8 @@ runner would stop at them), and counted by the ``image_missing`` metric.
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from food_tasks import bertscore, consistency, metrics, stats
 from food_tasks.benchmarks.worldcuisines import parsing
@@ -42,8 +43,12 @@ def score_mcq(doc: dict, response: str, image_missing: bool = False) -> dict[str
 
 def _pairing(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What the consistency measures read besides correctness (README "Beyond accuracy")."""
-    return {"prompt_type": doc.get("prompt_type"), "image": doc.get("image_url"), "lang_status": doc.get("lang_status"),
-            "options_status": doc.get("options_status")}  # fmt: skip
+    return {
+        "prompt_type": doc.get("prompt_type"),
+        "image": doc.get("image_url"),
+        "lang_status": doc.get("lang_status"),
+        "options_status": doc.get("options_status"),
+    }
 
 
 def score_oeq(doc: dict, response: str, image_missing: bool = False) -> dict[str, Any]:
@@ -106,18 +111,26 @@ def invalid_rate(items: Sequence[dict]) -> float:
 
 def per_language_mcq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
     """Per language: robust and official accuracy and the invalid rate, in percent."""
-    return metrics.per_group_table(_scored(items), "lang", {
-        "acc": lambda rs: metrics.percent_true(rs, "correct"),
-        "acc_official": lambda rs: round(metrics.percent_true(rs, "correct_official"), 2),
-        "invalid_rate": lambda rs: metrics.percent_true(rs, "invalid"),
-    })  # fmt: skip
+    return metrics.per_group_table(
+        _scored(items),
+        "lang",
+        {
+            "acc": lambda rs: metrics.percent_true(rs, "correct"),
+            "acc_official": lambda rs: round(metrics.percent_true(rs, "correct_official"), 2),
+            "invalid_rate": lambda rs: metrics.percent_true(rs, "invalid"),
+        },
+    )
 
 
 def per_language_oeq(items: Sequence[dict]) -> dict[str, dict[str, float]]:
     """Per language: accuracy (%) under each reference mode, robust and official."""
-    columns = {f"acc_{m}": functools.partial(metrics.percent_true, field=m) for m in ("multi", "single", "dual", "multi_strict")}
+    columns = {
+        f"acc_{m}": functools.partial(metrics.percent_true, field=m)
+        for m in ("multi", "single", "dual", "multi_strict")
+    }
     columns |= {
-        f"acc_{m}_official": (lambda rs, f=f"{m}_official": metrics.round_numpy(metrics.percent_true(rs, f), 2)) for m in ("multi", "single", "dual")
+        f"acc_{m}_official": (lambda rs, f=f"{m}_official": metrics.round_numpy(metrics.percent_true(rs, f), 2))
+        for m in ("multi", "single", "dual")
     }
     return metrics.per_group_table(_scored(items), "lang", columns)
 
@@ -162,19 +175,39 @@ def status(record: Mapping[str, Any]) -> str:
 def view(field: str, multiple_choice: bool) -> consistency.View:
     """Items are qa_ids (one image, one gold option in all 30 languages); a dish (food_id) is the cluster and,
     in one language, the unit that 1a, 1b and 1c share; ``image`` tells the pairs that show the same photo."""
-    return consistency.View(item=stats.column("qa_id"), lang=stats.column("lang"),
-                            correct=stats.field(field, unless="image_missing"), cluster=stats.column("food_id"),
-                            choice=stats.column("parsed") if multiple_choice else None, status=status,
-                            reference="en", context=context_role, unit=stats.column("food_id"),
-                            image=stats.column("image"))  # fmt: skip
+    return consistency.View(
+        item=stats.column("qa_id"),
+        lang=stats.column("lang"),
+        correct=stats.field(field, unless="image_missing"),
+        cluster=stats.column("food_id"),
+        choice=stats.column("parsed") if multiple_choice else None,
+        status=status,
+        reference="en",
+        context=context_role,
+        unit=stats.column("food_id"),
+        image=stats.column("image"),
+    )
 
 
 def consistency_metrics(v: consistency.View) -> tuple[Metric, ...]:
     """The task-level cross-lingual metrics (every language of an item is in the task)."""
-    out = [Metric("xling_all_correct", functools.partial(consistency.all_correct, view=v),
-                  estimator=consistency.ItemRatio(v, "all_correct"))]  # fmt: skip
+    out = [
+        Metric(
+            "xling_all_correct",
+            functools.partial(consistency.all_correct, view=v),
+            estimator=consistency.ItemRatio(v, "all_correct"),
+        )
+    ]
     if v.choice is not None:
-        out.append(Metric("xling_agreement", functools.partial(consistency.agreement, view=v),
-                          estimator=consistency.ItemRatio(v, "agreement")))  # fmt: skip
-    return (*out, Metric("xling_gap_to_en", functools.partial(consistency.gap_to_reference, view=v), scale="breakdown"),
-            Metric("xling_by_lang_status", functools.partial(consistency.gap_by_status, view=v), scale="breakdown"))
+        out.append(
+            Metric(
+                "xling_agreement",
+                functools.partial(consistency.agreement, view=v),
+                estimator=consistency.ItemRatio(v, "agreement"),
+            )
+        )
+    return (
+        *out,
+        Metric("xling_gap_to_en", functools.partial(consistency.gap_to_reference, view=v), scale="breakdown"),
+        Metric("xling_by_lang_status", functools.partial(consistency.gap_by_status, view=v), scale="breakdown"),
+    )
