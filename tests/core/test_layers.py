@@ -48,7 +48,6 @@ LAYERS = {
     "food_tasks.noimage": LEAVES,
     "food_tasks.registry": LEAVES,
     "food_tasks.taskgen": LEAVES,
-    "food_tasks.results_table": LEAVES,
     "food_tasks.serving": LEAVES,
     "food_tasks.tiny_model": LEAVES,
     "food_tasks.regional_scoring": LEAVES,
@@ -56,6 +55,7 @@ LAYERS = {
     # in-run: called by lmms-eval during a run
     "food_tasks.harness": IN_RUN,
     "food_tasks.errorbars": IN_RUN,
+    "food_tasks.results_table": IN_RUN,  # the printed table of a run: reads the metrics' declared scales
     "food_tasks.regional": IN_RUN,
     "food_tasks.replay_model": IN_RUN,
     # offline: runs read back from their files
