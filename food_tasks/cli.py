@@ -18,6 +18,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from food_tasks.benchmarks import BENCHMARKS, get
@@ -32,6 +33,7 @@ def demo_tasks() -> str:
     return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
 
 
+WIDTH = 120  # the widest line any command prints by default (full texts are in the files it writes)
 SAMPLE_SOURCE = "packaged sample (installed with food-tasks; offline, no account needed)"
 
 
@@ -74,15 +76,29 @@ def cmd_list(_: argparse.Namespace) -> int:
     entries = yaml_entries()
     sizes, samples = _sizes(entries), _samples(entries)
     width = max(len(name) for name, *_ in entries)
-    print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  source")
+    # The data column says which source a row reads (each benchmark's is spelled out once, below the table):
+    # a source repeated on every row made the listing 167 columns wide.
+    print(f"{'name':<{width}}  {'kind':<5}  {'benchmark':<13}  {'docs':>6}  data")
     for name, kind, bench, _ in entries:
-        record = get(bench)
-        source = SAMPLE_SOURCE if name in samples else record.source if record else ""
         size = sizes.get(name)
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {source}")
-    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once); "
-          "?: known only from the data (rotations per question vary).")
+        record = get(bench)
+        data = "sample" if name in samples else bench if record else ""
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {data}")
+    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once);\n"
+          "      ?: known only from the data (rotations per question vary).")
+    print("data: where a row's documents come from:")
+    for line in list_sources(entries):
+        print(line)
     return 0
+
+
+def list_sources(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> list[str]:
+    """The legend of ``food-tasks list``'s data column, wrapped to :data:`WIDTH` columns."""
+    rows = [("sample", SAMPLE_SOURCE)] + [(b, get(b).source) for b in dict.fromkeys(e[2] for e in entries) if get(b)]
+    key = max(len(k) for k, _ in rows)
+    return [line for k, source in rows
+            for line in textwrap.wrap(source, WIDTH, initial_indent=f"  {k + ':':<{key + 1}} ",
+                                      subsequent_indent=" " * (key + 4))]  # fmt: skip
 
 
 def cmd_path(_: argparse.Namespace) -> int:
@@ -118,7 +134,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     tasks = args.tasks or demo_tasks()
     model = cache_root() / "tiny-qwen2-vl"
     out_dir = Path(args.output_path or DEMO_OUTPUT)
+    from food_tasks.results_table import TABLE_ENV
+
+    # The printed table: groups and headline metrics (a screen, not 216 lines); every metric is in the results JSON.
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.setdefault(TABLE_ENV, "headline")
     command = [
         sys.executable, "-m", "lmms_eval", "--model", "qwen2_vl",
         "--model_args", f"pretrained={model},device=cpu,device_map=cpu,max_pixels=12544,min_pixels=3136",
@@ -160,10 +180,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
     print(compare.EXPLANATION)
     table = compare.table_rows(rows)
-    if not table:
+    from food_tasks import beyond  # image gain (a task against its image-free twin) and the beyond-accuracy measures
+
+    extra = beyond.compare_text(*runs, iters=iters, skip={(r.name, r.metric) for r in rows})
+    if not table and not extra:
         print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
         return 1
-    for line in compare.aligned(compare.HEADER, table):
+    for line in compare.lines(table) if table else []:
+        print(line)
+    for line in extra:
         print(line)
     return 0
 
@@ -174,7 +199,8 @@ def demo_epilogue(results: Path, tasks: str) -> str:
         "",
         "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly",
         "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers wired together.",
-        f"Results: {_shown(results)} (samples beside it)",
+        f"Results: {_shown(results)} (samples beside it; the table above shows groups and headline metrics,",
+        "  the results JSON every metric: FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
         "Next:",
         f"  food-tasks report {_shown(results)}",
         "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",
@@ -221,6 +247,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _formatter(base: type) -> Callable[[str], argparse.HelpFormatter]:
+    """``base`` wrapping help at the terminal's width, at most :data:`WIDTH` columns."""
+    import shutil
+
+    return lambda prog: base(prog, width=min(shutil.get_terminal_size().columns, WIDTH) - 2)
+
+
 def main(argv: list[str] | None = None) -> int:
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
     line = "    food-tasks prefetch BENCH      "
@@ -228,8 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     wrapped = textwrap.fill(f"fetch a benchmark's remote files once into the cache ({what})", width=110,
                             initial_indent=line, subsequent_indent=" " * len(line))
     description = __doc__.replace(line + "fetch a benchmark's remote files once into the cache ({prefetch})", wrapped)
-    parser = argparse.ArgumentParser(prog="food-tasks", description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="food-tasks", description=description, formatter_class=_formatter(argparse.RawDescriptionHelpFormatter))
     sub = parser.add_subparsers(dest="command", required=True)
+    add_parser = sub.add_parser
+    sub.add_parser = lambda *a, **k: add_parser(*a, **{"formatter_class": _formatter(argparse.HelpFormatter), **k})  # type: ignore[method-assign]
     sub.add_parser("path", help="print the installed task directory").set_defaults(func=cmd_path)
     sub.add_parser("list", help="list our tasks and groups").set_defaults(func=cmd_list)
     demo = sub.add_parser("demo", help="run the packaged sample tasks on a tiny local model (offline, CPU)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,7 +245,8 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
 
 # --------------------------------------------------------------------------- the table `food-tasks compare` prints
 
-HEADER = ("task or group", "metric", "A", "B", "A - B", "95% interval", "p", "docs (units)", "verdict")
+HEADER = ("metric", "A", "B", "A - B", "95% interval", "p", "docs (units)", "verdict")
+WIDTH = 120  # the widest line `food-tasks compare` prints: each task or group heads its rows, long notes wrap
 EXPLANATION = (
     "Differences A - B on the documents both runs scored, 95% intervals (clustered; paired bootstrap for\n"
     "statistics that are not means); 'no detectable difference' when the interval contains 0; units are the\n"
@@ -253,7 +255,8 @@ EXPLANATION = (
 
 
 def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
-    """One line of cells per comparison row (a row without a comparison says why in its last cell)."""
+    """One line of cells per comparison row, the task or group name first (a row without a comparison says why
+    in its last cell). The verdict does not repeat the unit count of the cell before it."""
     table = []
     for row in rows:
         c = row.comparison
@@ -264,6 +267,8 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
         if verdict in ("A > B", "A < B"):
             better = (c.diff > 0) == row.higher_is_better
             verdict += f" ({'A' if better else 'B'} better)"
+        elif c.clusters < stats.MIN_UNITS and verdict.startswith("too few"):
+            verdict = "too few units to tell"
         defined = math.isfinite(c.diff)
         interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and defined else "n/a"
         table.append((row.name, row.metric, value_text(row.a), value_text(row.b), f"{c.diff:+.2f}" if defined else "n/a", interval,
@@ -277,6 +282,36 @@ def aligned(header: tuple[str, ...], table: list[tuple[str, ...]]) -> list[str]:
     return ["  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip() for line in (header, *table)]
 
 
+def lines(table: list[tuple[str, ...]], width: int = WIDTH) -> list[str]:
+    """What ``food-tasks compare`` prints: the header, then each task or group on a line of its own followed by
+    its metrics (indented, columns aligned over the whole table); a cell that would pass ``width`` (a note: why
+    a row has no comparison) wraps at word boundaries under the column it starts in."""
+    indent = "  "
+    body = aligned(HEADER, [row[1:] for row in table])
+    start = len(body[0]) - len(HEADER[-1])  # where the verdict column starts
+    out = [indent + body[0]]
+    previous = None
+    for row, line in zip(table, body[1:]):
+        if row[0] != previous:
+            out.append(row[0])
+            previous = row[0]
+        line = indent + line
+        if len(line) > width:
+            head, tail = line[: len(indent) + start], line[len(indent) + start :]
+            wrapped = textwrap.wrap(tail, max(20, width - len(head)), break_long_words=False, break_on_hyphens=False)
+            line = head + "\n".join([wrapped[0], *(" " * len(head) + w for w in wrapped[1:])])
+        out += line.split("\n")
+    return out
+
+
 def value_text(value: object) -> str:
-    """A run's value in the table: a number with two decimals, nothing for None, other values cut to 20 characters."""
-    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "" if value is None else str(value)[:20]
+    """A run's value in the table: a number with two decimals, nothing for None, an absent metric as ``absent``
+    (its reason is in the results JSON), other values cut to 20 characters at a word boundary."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:.2f}"
+    if value is None:
+        return ""
+    text = str(value)
+    if text.startswith("absent:"):
+        return "absent"
+    return text if len(text) <= 20 else textwrap.shorten(text, 20, placeholder="...")

@@ -4,7 +4,29 @@ compares runs)."""
 
 from __future__ import annotations
 
+import math
+
 Z95 = 1.959963984540054  # two-sided 95 %
 Z80 = 0.8416212335729143  # one-sided 80 % power
 DEFAULT_ITERS = 1000  # bootstrap resamples when lmms-eval asks for its default (100,000 is far more than an SE needs)
 MIN_UNITS = 30  # fewer independent units (clusters) than this: the normal approximation is not trusted
+
+
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion ``successes / n`` (fractions; ``successes`` may be a rate times n).
+
+    Unlike the normal interval it behaves at the bounds: 0 of n gives ``[0, z^2 / (n + z^2)]``, n of n its
+    mirror, never a zero-width interval; it never leaves [0, 1]. None when ``n`` is not a positive number.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not isinstance(successes, (int, float)):
+        return None
+    if not math.isfinite(n) or n <= 0 or not math.isfinite(successes):
+        return None
+    p = min(max(successes / n, 0.0), 1.0)
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    low = 0.0 if p == 0.0 else max(0.0, centre - half)
+    high = 1.0 if p == 1.0 else min(1.0, centre + half)
+    return low, high

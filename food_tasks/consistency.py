@@ -262,9 +262,9 @@ class ItemRatio(stats.Ratio):
 # --------------------------------------------------------------------------- context sensitivity
 
 
-def context_sensitivity(records: Sequence[Record], view: View, scale: float = 100.0) -> dict[str, Stat]:
-    """``misled_rate`` and ``hint_gain`` (and ``_same_image`` variants) over units asked without context and
-    with a misleading / correct hint; a unit is ``(view.unit, view.lang)``. Absent measures are left out."""
+def context_rows(records: Sequence[Record], view: View) -> dict[str, list[tuple[Hashable, Hashable, float]]]:
+    """The ``(unit, cluster, value)`` rows behind :func:`context_sensitivity`, by measure name (a paired
+    comparison of two runs pairs them by unit); absent measures are left out."""
     if view.context is None or view.unit is None:
         return {}
     by_role: dict[str, dict[Hashable, list[Record]]] = {}
@@ -273,7 +273,7 @@ def context_sensitivity(records: Sequence[Record], view: View, scale: float = 10
         if role is not None and view.correct(record) is not None:
             by_role.setdefault(role, {}).setdefault((view.unit(record), view.lang(record)), []).append(record)
     base = by_role.get(NO_CONTEXT, {})
-    out: dict[str, Stat] = {}
+    out: dict[str, list[tuple[Hashable, Hashable, float]]] = {}
     for name, role, right_first in (("misled_rate", MISLEADING, 1.0), ("hint_gain", HINT, 0.0)):
         other = by_role.get(role)
         if not base or not other:
@@ -290,8 +290,14 @@ def context_sensitivity(records: Sequence[Record], view: View, scale: float = 10
                     continue
                 right = _right(view, then)
                 rows.append((unit, view.cluster(first[0]), 1.0 - right if role == MISLEADING else right))
-            out[name + suffix] = mean_stat(rows, scale)
+            out[name + suffix] = rows
     return out
+
+
+def context_sensitivity(records: Sequence[Record], view: View, scale: float = 100.0) -> dict[str, Stat]:
+    """``misled_rate`` and ``hint_gain`` (and ``_same_image`` variants) over units asked without context and
+    with a misleading / correct hint; a unit is ``(view.unit, view.lang)``. Absent measures are left out."""
+    return {name: mean_stat(rows, scale) for name, rows in context_rows(records, view).items()}
 
 
 # --------------------------------------------------------------------------- runs

@@ -100,7 +100,8 @@ def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence
             continue
         if data is None:
             table = items[0].table
-            records = table.in_order([p.record for p in items])  # canonical: same documents, same numbers
+            # canonical: same documents, same numbers
+            records = table.in_order([p.record for p in items], [p.key for p in items])
             data = TaskData(table, records, [table.cluster_of(r) for r in records], failed=sum(p.failed for p in items))
         if items[0].metric.estimator is not None:
             wanted.append((name, filter_key, items[0].metric))
@@ -167,6 +168,7 @@ def set_aside_stability(results: dict) -> dict:
 
 
 def restore(results: dict, aside: dict) -> None:
+    """Put the stability metrics :func:`set_aside_stability` took out back into ``results``."""
     for task, values in aside.items():
         results.setdefault(task, {}).update(values)
 
@@ -303,6 +305,7 @@ class RunTask:
         self.records = self.table.in_order(self.records)  # whatever order the samples file holds them in
 
     def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
+        """The task's records by document identity (the table's ``doc_key``)."""
         return {self.table.doc_key(r): r for r in self.records}
 
 
@@ -352,6 +355,7 @@ def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -
 
 
 def finite(value: Any) -> bool:
+    """True for a finite int or float (a bool is no number here)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

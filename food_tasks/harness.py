@@ -111,7 +111,7 @@ def install_task_index(task_dir: str) -> bool:
     resolve("lmms_eval.tasks", "TaskManager.initialize_tasks")
 
     def make(original: Callable) -> Callable:
-        def initialize_tasks(self, include_path=None, include_defaults=True):  # type: ignore[no-untyped-def]
+        def initialize_tasks(self: Any, include_path: str | list[str] | None = None, include_defaults: bool = True) -> Any:
             index = original(self, include_path=with_dir(include_path, task_dir), include_defaults=include_defaults)
             try:
                 ours = os.path.realpath(task_dir)
@@ -187,7 +187,7 @@ def install_task_type() -> bool:
     resolve("lmms_eval.tasks", "TaskManager.load_task_or_group")
 
     def make(original: Callable) -> Callable:
-        def load_task_or_group(self, task_list=None, task_type="simple"):  # type: ignore[no-untyped-def]
+        def load_task_or_group(self: Any, task_list: Any = None, task_type: str = "simple") -> Any:
             token, manager = TASK_TYPE.set(str(task_type)), TASK_MANAGER.set(self)
             try:
                 return original(self, task_list, task_type)
@@ -210,7 +210,7 @@ def install_table(ours: Callable[[], Collection[str]]) -> bool:
     names = functools.lru_cache(maxsize=1)(lambda: frozenset(ours()))
 
     def make(original: Callable) -> Callable:
-        def make_table(result_dict, column: str = "results", sort_results: bool = False):  # type: ignore[no-untyped-def]
+        def make_table(result_dict: dict[str, Any], column: str = "results", sort_results: bool = False) -> str:
             return render(original, result_dict, column, sort_results, names())
 
         return make_table
@@ -235,22 +235,23 @@ def install_error_bars() -> bool:
     group_class = resolve("lmms_eval.api.group", "ConfigurableGroup")
 
     def make_aggregate(original: Callable) -> Callable:
-        def calculate_aggregate_metric(self, bootstrap_iters=errorbars.LMMS_EVAL_DEFAULT_ITERS):  # type: ignore[no-untyped-def]
+        def calculate_aggregate_metric(self: Any, bootstrap_iters: int | None = errorbars.LMMS_EVAL_DEFAULT_ITERS) -> None:
             original(self, bootstrap_iters=bootstrap_iters)
             errorbars.task_statistics(self.task_name, self.sample_metrics, self.agg_metrics, errorbars.bootstrap_iters(bootstrap_iters))
 
         return calculate_aggregate_metric
 
     def make_clt(original: Callable) -> Callable:
-        def calculate_clt_aggregate_metric(self):  # type: ignore[no-untyped-def]
+        def calculate_clt_aggregate_metric(self: Any) -> None:
             original(self)
             errorbars.clustered_errors(self.task_name, self.agg_metrics)
 
         return calculate_clt_aggregate_metric
 
     def make_groups(original: Callable) -> Callable:
-        def consolidate_group_results(results, versions, task_dict, task_root=None, show_group_table=False,
-                                      task_aggregation_list=None):  # type: ignore[no-untyped-def]  # fmt: skip
+        def consolidate_group_results(results: dict[str, Any], versions: dict[str, Any], task_dict: dict[Any, Any],
+                                      task_root: str | None = None, show_group_table: bool = False,
+                                      task_aggregation_list: dict[str, Any] | None = None) -> Any:  # fmt: skip
             stability = errorbars.set_aside_stability(results) if task_root is None else {}
             try:
                 out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
@@ -300,7 +301,7 @@ def install_repeats() -> bool:
     classes = [resolve("lmms_eval.api.task", name) for name in ("ConfigurableTask", "ConfigurableMessagesTask")]
 
     def make(original: Callable) -> Callable:
-        def construct_requests(self, doc_id, ctx, **kwargs):  # type: ignore[no-untyped-def]
+        def construct_requests(self: Any, doc_id: int, ctx: Any, **kwargs: Any) -> Any:
             out = original(self, doc_id, ctx, **kwargs)
             repeats = int(getattr(self.config, "repeats", 1) or 1)
             ours = getattr(getattr(self.config, "process_results", None), "tables", None) is not None

@@ -39,6 +39,7 @@ Scorer = Callable[[Mapping[str, Any], Any], Record]
 GROUP_REDUCTIONS = ("mean", "max", "official", "official_numpy")
 # What a metric's number is, for the README tables and the report (one truth per unit).
 SCALES = ("percent", "fraction", "score", "native", "count", "breakdown", "info")
+_UNSET: Any = object()  # a Payload built without its document's key computes it
 
 
 @dataclass(frozen=True)
@@ -152,15 +153,20 @@ class MetricTable(Mapping[str, Metric]):
         names = getattr(self.cluster, "names", ())
         return f"clusters ({'+'.join(names)})" if names else "clusters"
 
-    def in_order(self, records: Sequence[Record]) -> list[Record]:
+    def in_order(self, records: Sequence[Record], keys: Sequence[Hashable] | None = None) -> list[Record]:
         """The records in canonical order: by document key, documents with the same key by their content.
 
         Reducers sum floating-point numbers in the order they get the records; in this order the value is a
-        function of the set of documents, whatever order (and number of processes) they were scored in."""
-        keyed = sorted(((canonical(self.doc_key(r)), i) for i, r in enumerate(records)))
-        if any(a[0] == b[0] for a, b in zip(keyed, keyed[1:])):  # the same key twice (or no key): content decides
-            keyed = sorted(((canonical(self.doc_key(r)), _content(r), i) for i, r in enumerate(records)))
-        return [records[k[-1]] for k in keyed]
+        function of the set of documents, whatever order (and number of processes) they were scored in.
+        ``keys``: the records' :meth:`doc_key`, where already at hand (each :class:`Payload` carries its own)."""
+        keys = [self.doc_key(r) for r in records] if keys is None else list(keys)
+        if not _plain(keys):  # mixed types, floats, None ...: the canonical key of each (exact but slower)
+            keys = [canonical(k) for k in keys]
+        order = sorted(range(len(records)), key=keys.__getitem__)  # stable: ties stay in input order
+        if any(keys[a] == keys[b] for a, b in zip(order, order[1:])):  # the same key twice (or no key): content decides
+            content = [_content(r) for r in records]
+            order = sorted(range(len(records)), key=lambda i: (keys[i], content[i]))
+        return [records[i] for i in order]
 
     def payloads(self, record: Record, failed: bool = False) -> dict[str, Payload]:
         """What ``process_results`` returns for one document: one :class:`Payload` per metric.
@@ -171,6 +177,7 @@ class MetricTable(Mapping[str, Metric]):
         Every payload carries the record for its aggregation; nothing is copied per metric.
         """
         out = {}
+        key = self.doc_key(record)  # once per document: every metric's aggregation sorts by it
         for i, (name, metric) in enumerate(self._metrics.items()):
             score = metric.estimator.score(record) if metric.estimator is not None else None
             shown: Mapping[str, Any] = {"score": score} if score is not None else {}
@@ -179,7 +186,7 @@ class MetricTable(Mapping[str, Metric]):
                     raise ValueError("a per-document record may not hold a 'score' field (the samples file shows the "
                                      "document's score under that name)")  # fmt: skip
                 shown = {**record, **shown}
-            out[name] = Payload(shown, record, self, name, failed)
+            out[name] = Payload(shown, record, self, name, failed, key)
         return out
 
 
@@ -193,14 +200,16 @@ class Payload(dict):
     table and the name of the :class:`Metric` that reduces it, so :func:`aggregate` needs no per-metric hook.
     """
 
-    __slots__ = ("record", "table", "name", "failed")
+    __slots__ = ("record", "table", "name", "failed", "key")
 
-    def __init__(self, shown: Mapping[str, Any], record: Record, table: MetricTable, name: str, failed: bool = False) -> None:
+    def __init__(self, shown: Mapping[str, Any], record: Record, table: MetricTable, name: str, failed: bool = False,
+                 key: Hashable = _UNSET) -> None:  # fmt: skip
         super().__init__(shown)
         self.record = record
         self.table = table
         self.name = name
         self.failed = failed  # the backend gave no answer (food_tasks.outputs.NoAnswer)
+        self.key = table.doc_key(record) if key is _UNSET else key  # the document's key (MetricTable.doc_key)
 
     @property
     def metric(self) -> Metric:
@@ -208,7 +217,7 @@ class Payload(dict):
         return self.table[self.name]
 
     def __reduce__(self) -> tuple[type[Payload], tuple[Any, ...]]:
-        return (Payload, (dict(self), self.record, self.table, self.name, self.failed))
+        return (Payload, (dict(self), self.record, self.table, self.name, self.failed, self.key))
 
 
 def aggregate(items: Sequence[Any]) -> Any:
@@ -227,7 +236,21 @@ def aggregate(items: Sequence[Any]) -> Any:
             "food_tasks.hooks.aggregate: the per-document values were not produced by a food_tasks process_results "
             f"(got {type(first).__name__}); each task's metric_list must come from its own hook module's table"
         )
-    return first.metric.reduce(first.table.in_order([item.record for item in items]))
+    return first.metric.reduce(first.table.in_order([item.record for item in items], [item.key for item in items]))
+
+
+def _plain(keys: Sequence[Hashable]) -> bool:
+    """True when the keys sort among themselves exactly as their :func:`food_tasks.stats.canonical` keys do, and are
+    equal exactly when those are: all ``str``, all ``int``, or tuples of one length whose every position holds only
+    ``str`` or only ``int`` (document keys such as ``(qa_id, lang)``). Exact types only: ``True``, ``1.0`` and
+    numpy scalars go through :func:`canonical`. Sorting these directly saves a canonical key per record per metric.
+    """
+    kinds = set(map(type, keys))
+    if kinds == {str} or kinds == {int}:
+        return True
+    if kinds != {tuple} or len(set(map(len, keys))) != 1:
+        return False
+    return all(set(map(type, position)) in ({str}, {int}) for position in zip(*keys))
 
 
 def _content(record: Record) -> str:

@@ -50,6 +50,11 @@ def macro_percent(records: Sequence[Record], field: str, by: str) -> tuple[float
     return mean(list(cells.values())), cells
 
 
+def percent_of(reduce: Callable[[Sequence[Record]], float], records: Sequence[Record]) -> float:
+    """``reduce(records)`` (a fraction) in percent: our diagnostic rates read 0-100 in every benchmark."""
+    return 100.0 * reduce(records)
+
+
 def round_numpy(value: float, ndigits: int = 2) -> float:
     """``numpy.round`` semantics: scale, round half to even on the scaled float, unscale.
 

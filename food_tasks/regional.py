@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
 
@@ -40,6 +40,11 @@ from food_tasks.regional_scoring import (
     undecoded_images,
 )
 from food_tasks.regional_yaml import key_problems, shown
+
+if TYPE_CHECKING:
+    import datasets
+
+    from food_tasks.data import RunStopped
 
 TASK_CLASS = "food_tasks.regional.RegionalTask"  # the same as food_tasks.regional_yaml.TASK_CLASS
 
@@ -78,13 +83,13 @@ def _bind(config: dict, where: str | None = None) -> dict:
         command = f"food-tasks validate {where or '<task yaml>'}"
         raise RegionalConfigError(f"{err} (task {task}; check the YAML with `{command}`)") from None
 
-    def visual(doc):  # type: ignore[no-untyped-def]
+    def visual(doc: Mapping[str, Any]) -> list:
         return doc_images(settings, doc, task)  # an image that cannot be loaded is left out, the row counted in image_missing
 
-    def text(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    def text(doc: Mapping[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
         return doc_text(settings, doc)
 
-    def messages(doc, lmms_eval_specific_kwargs=None):  # type: ignore[no-untyped-def]
+    def messages(doc: Mapping[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
         return build_messages(visual(doc), doc_text(settings, doc), system=settings.system)
 
     split = str(config.get("test_split") or "test")
@@ -96,7 +101,7 @@ def _bind(config: dict, where: str | None = None) -> dict:
             raise RegionalDataError("\n".join(problems))
         data_name = ", ".join(shown(p) for p in files)
 
-    def checked_docs(dataset):  # type: ignore[no-untyped-def]
+    def checked_docs(dataset: datasets.Dataset) -> datasets.Dataset:
         # A row whose answer cannot be scored would stop the run after generation (in process_results).
         problems = answer_problems(settings, dataset, data_name)
         if problems:
@@ -105,7 +110,7 @@ def _bind(config: dict, where: str | None = None) -> dict:
 
     theirs = config.get("process_docs")  # the YAML's own, applied first: our checks see the rows it gives
 
-    def process_docs(dataset):  # type: ignore[no-untyped-def]
+    def process_docs(dataset: datasets.Dataset) -> datasets.Dataset:
         dataset = checked_docs(theirs(dataset) if theirs else dataset)
         # hub Image columns stay undecoded until the model asks (undecoded_images)
         return undecoded_images(settings.image, dataset) if settings.image else dataset
@@ -144,7 +149,7 @@ def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int
     return problems
 
 
-def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None = None):  # type: ignore[no-untyped-def]
+def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None = None) -> RunStopped:
     """The error that ends the run, naming the task, its YAML (``where``, when lmms-eval's index says), what to do."""
     from food_tasks.data import RunStopped
 
@@ -158,11 +163,11 @@ def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None =
 class RegionalTask(ConfigurableTask):
     """lmms-eval task class of a regional YAML (``class: !function food_tasks.regional.RegionalTask``)."""
 
-    def __new__(cls, config=None, **kwargs):  # type: ignore[no-untyped-def]
+    def __new__(cls, config: Mapping[str, Any] | None = None, **kwargs: Any) -> RegionalTask:
         chosen = RegionalChatTask if cls is RegionalTask and requested_task_type() == "chat" else cls
         return super().__new__(chosen)
 
-    def __init__(self, config=None, **kwargs):  # type: ignore[no-untyped-def]
+    def __init__(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         # lmms-eval catches every Exception of task loading (retrying the data download 5 times first),
         # prints it and exits 0: a regional task that cannot be built stops the run (exit status 1).
         config = dict(config or {})

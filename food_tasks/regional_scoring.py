@@ -42,12 +42,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from food_tasks import images, metrics, stats
 from food_tasks.hooks import Metric, MetricTable
 from food_tasks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
 from food_tasks.regional_yaml import shown
+
+if TYPE_CHECKING:  # PIL, datasets and the URL store load only when a task needs them
+    import datasets
+    from PIL.Image import Image
+
+    from food_tasks.remote import UrlImageStore
 
 FORMATS = ("mcq", "open")
 DEFAULT_LABELS = tuple("ABCDEFGHIJ")
@@ -253,7 +259,7 @@ def image_refs(settings: Settings, doc: Mapping[str, Any]) -> list[Any]:
     return [v for v in values if v is not None and v != ""]
 
 
-def load_image(ref: Any, base_dir: str, store: Any = None):  # type: ignore[no-untyped-def]
+def load_image(ref: Any, base_dir: str, store: UrlImageStore | None = None) -> Image:
     """One image as RGB PIL: a PIL image, a hub Image dict, a URL, or a path (relative to ``base_dir``).
     Decoded strictly: a file cut short fails (:func:`food_tasks.images.decode`).
 
@@ -343,7 +349,7 @@ def doc_image_missing(settings: Settings, doc: Mapping[str, Any], label: str = "
     return images.missing(list(refs), lambda key: _probe(refs[key], settings.base_dir), label)
 
 
-def undecoded_images(column: str, dataset):  # type: ignore[no-untyped-def]
+def undecoded_images(column: str, dataset: datasets.Dataset) -> datasets.Dataset:
     """``process_docs`` of a task whose image column is a hub ``Image`` feature (or a list of them): the
     images stay undecoded bytes until the model asks for them, so that one that cannot be decoded is found
     by our strict decoding there (``datasets`` would decode it on every row access, leniently under lmms-eval,
@@ -364,7 +370,7 @@ def undecoded_images(column: str, dataset):  # type: ignore[no-untyped-def]
 
 
 @lru_cache(maxsize=1)
-def url_store():  # type: ignore[no-untyped-def]
+def url_store() -> UrlImageStore:
     """One image store per process: URLs are fetched once into the shared cache."""
     from food_tasks import remote
 
@@ -470,6 +476,7 @@ LOCAL_BUILDERS = ("json", "csv", "parquet")
 
 
 def local_files(config: dict, yaml_dir: Path) -> dict[str, list[Path]]:
+    """The config's local ``data_files`` per split, relative paths anchored at ``yaml_dir`` (one string: split ``train``)."""
     files = (config.get("dataset_kwargs") or {}).get("data_files")
     if isinstance(files, (str, list)):
         files = {"train": files}

@@ -23,16 +23,19 @@ ours are printed as lmms-eval prints them.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, Callable, Collection, Mapping
 
 # The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
 # name, a value or note, stderr) a row stays within 120 characters. A longer alias gives way to the
 # task or group name, which is short, unique, and what --tasks and the results JSON use.
-LABEL_WIDTH = 40
+LABEL_WIDTH = 40  # food_tasks.taskgen.ALIAS_WIDTH: every alias we ship fits; the rule is for regional tasks
 NOTE_WIDTH = 24  # a string metric value longer than this is a note too ("absent: <reason>")
 LEGEND = ("[N keys]: a breakdown (per language, per slice ...), [absent]: a metric that could not be computed,\n"
           "[text]: a long value; each is in the results JSON (an absent metric with its reason).")
+HEADLINE_NOTE = ("FOOD_TASKS_TABLE=headline: groups and each task's headline metric only; every task and metric is in "
+                 "the results JSON.")
 _TREE = re.compile(r"^ *- ")  # lmms-eval's mark for a task inside a group (" - ", "  - " ...)
 
 
@@ -78,18 +81,82 @@ def ours_in(result_dict: Mapping, names: Collection[str]) -> set[str]:
     return ours
 
 
-def compact(result_dict: Mapping, column: str, names: Collection[str]) -> dict:
+# lmms-eval prints an arrow from each metric's higher_is_better; a count, a breakdown or a diagnostic note is
+# not a score (more documents or more words are not better): its arrow is left out (Metric.scale says which).
+NO_ARROW = frozenset({"count", "breakdown", "info"})
+# FOOD_TASKS_TABLE=headline: our rows print groups and each task's headline metric only (`food-tasks demo`
+# passes it; every metric stays in the results JSON). Unset or "full": every metric.
+TABLE_ENV = "FOOD_TASKS_TABLE"
+
+
+def headline_only() -> bool:
+    """Whether :data:`TABLE_ENV` asks for groups and headline metrics only (any other value than ``headline``:
+    the full table)."""
+    return os.environ.get(TABLE_ENV, "").strip().lower() == "headline"
+
+
+def metric_scales(task: str, config: Any) -> dict[str, str]:
+    """``metric -> scale`` of one of our tasks (its tables' :class:`food_tasks.hooks.Metric` declarations);
+    ``{}`` when unknown (a task that is not ours, or a table that cannot be imported)."""
+    from food_tasks.errorbars import tables_for
+
+    try:
+        tables = tables_for(task, config if isinstance(config, Mapping) else None)
+    except Exception:  # noqa: BLE001 - the table must print even if a hook module cannot be imported
+        return {}
+    return {name: metric.scale for table in tables for name, metric in table.items()}
+
+
+def headline(task: str, config: Any) -> str | None:
+    """A task's headline metric: the first metric of its table with a standard error that repeats no other
+    (what ``food-tasks compare`` compares by default); None when unknown."""
+    from food_tasks.errorbars import tables_for
+
+    try:
+        tables = tables_for(task, config if isinstance(config, Mapping) else None)
+    except Exception:  # noqa: BLE001
+        return None
+    return next((m.name for t in tables[:1] for m in t.values() if m.estimator is not None and m.alias_of is None), None)
+
+
+def compact(result_dict: Mapping, column: str, names: Collection[str], only_headline: bool = False) -> dict:
     """A copy of ``result_dict`` in which our rows of ``column`` (:func:`ours_in`) have their breakdowns
-    replaced by :func:`note` and their alias by :func:`label`. The input is not modified (``make_table``
+    replaced by :func:`note`, their alias by :func:`label` and no arrow on counts, breakdowns and diagnostics
+    (:data:`NO_ARROW`). ``only_headline``: of our rows, groups and tasks outside any group only, each with its
+    headline metric (:func:`headline`; a group: its first metric). The input is not modified (``make_table``
     pops ``alias`` from the rows it prints)."""
     rows = result_dict.get(column)
     if not isinstance(rows, Mapping):
         return dict(result_dict)
     ours = ours_in(result_dict, names)
+    configs = result_dict.get("configs") or {}
+    subtasks = result_dict.get("group_subtasks") or {}
     out = dict(result_dict)
     out[column] = {name: _row(name, row) if name in ours and isinstance(row, Mapping) else dict(row) if isinstance(row, Mapping) else row
                    for name, row in rows.items()}  # fmt: skip
+    arrows = dict(result_dict.get("higher_is_better") or {})
+    for name in ours & set(rows):
+        if name in configs and isinstance(arrows.get(name), Mapping):
+            scales = metric_scales(name, configs[name])
+            arrows[name] = {m: v for m, v in arrows[name].items() if scales.get(m) not in NO_ARROW}
+    out["higher_is_better"] = arrows
+    if only_headline:
+        members = {m for group, children in subtasks.items() if group in ours and isinstance(children, (list, tuple)) for m in children}
+        kept = {}
+        for name, row in out[column].items():
+            if name not in ours or not isinstance(row, Mapping):
+                kept[name] = row
+            elif name not in members or name in subtasks:
+                kept[name] = _headline_row(row, headline(name, configs[name]) if name in configs else None)
+        out[column] = kept
     return out
+
+
+def _headline_row(row: Mapping, metric: str | None) -> dict:
+    """``row`` with one metric (``metric``, else the row's first), its standard error and the row's other keys."""
+    names = [str(k).partition(",")[0] for k in row if "," in str(k) and not str(k).partition(",")[0].endswith("_stderr")]
+    keep = metric if metric in names else (names[0] if names else None)
+    return {k: v for k, v in row.items() if "," not in str(k) or str(k).partition(",")[0] in (keep, f"{keep}_stderr")}
 
 
 # food_tasks.errorbars: documents and clusters behind a metric, the two variants of its standard error
@@ -111,8 +178,10 @@ def render(make_table: Callable[..., str], result_dict: Any, column: str, sort_r
     """``make_table`` (lmms-eval's) on :func:`compact`'s copy, followed by :data:`LEGEND` when a note was printed."""
     if not isinstance(result_dict, Mapping):
         return make_table(result_dict, column, sort_results)
-    shown = compact(result_dict, column, names)
+    shown = compact(result_dict, column, names, only_headline=headline_only())
     table = make_table(shown, column, sort_results)
+    if headline_only() and shown.get(column) != result_dict.get(column):
+        table += f"\n{HEADLINE_NOTE}"
     noted = any(_is_note(v) and not _is_note(result_dict[column][name].get(k))
                 for name, row in (shown.get(column) or {}).items() if isinstance(row, Mapping)
                 for k, v in row.items() if k != "alias")  # fmt: skip

@@ -26,7 +26,7 @@ PHRASES: tuple[tuple[str, frozenset[str]], ...] = (
     ("[0, 1]", frozenset({"fraction", "score"})),
     ("fraction", frozenset({"fraction"})),
     ("kcal", frozenset({"native"})),
-    ("words", frozenset({"native"})),
+    ("words", frozenset({"native", "count"})),  # mean words per caption: a count, no arrow in the table
 )
 # Scales whose name does not give the range: every such metric must be named in the sentence.
 AMBIGUOUS = frozenset({"score"})

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from food_tasks import stats
+from food_tasks import metrics, stats
 from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
@@ -98,8 +98,8 @@ def _with_images(score: Callable[..., Record]) -> Scorer:
     return scored
 
 
-_INVALID = Metric("invalid_rate", db_scoring.cls_invalid_rate, higher_is_better=False, scale="fraction",
-                  estimator=stats.mean(stats.field("pred", test="none", unless="image_missing"), binary=True))  # fmt: skip
+_INVALID = Metric("invalid_rate", partial(metrics.percent_of, db_scoring.cls_invalid_rate), higher_is_better=False, scale="percent",
+                  estimator=stats.mean(stats.field("pred", test="none", unless="image_missing"), 100.0, binary=True))  # fmt: skip
 _CANNOT_READ = Metric("cannot_read_rate_official", db_scoring.cls_unreadable_official, higher_is_better=False, scale="fraction",
                       estimator=stats.mean(stats.field("unreadable_official"), binary=True))  # fmt: skip
 _IMAGE_MISSING = Metric("image_missing", db_scoring.image_missing, higher_is_better=False, scale="count")
@@ -114,7 +114,7 @@ TABLES = {
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
         *db_circular.POSITIONS,
-        version=1.1, key=KEY, consistency=db_scoring.CONSISTENCY,
+        version=1.2, key=KEY, consistency=db_scoring.CONSISTENCY,
     ),
     "nutrition": MetricTable(
         *db_scoring.nutrition_metrics(False),
@@ -122,18 +122,21 @@ TABLES = {
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
         _IMAGE_MISSING,
-        version=1.1, key=KEY,
+        version=1.2, key=KEY,
     ),
     "vqa": MetricTable(
-        *(Metric(name, partial(db_scoring.judge_metric, name=name), higher_is_better=name.startswith("judge_acc"),
-                 scale="fraction", estimator=db_scoring.JudgeRatio(name))
-          for name in ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate")),
+        *(Metric(name, partial(db_scoring.judge_metric, name=name), scale="fraction", estimator=db_scoring.JudgeRatio(name))
+          for name in ("judge_acc", "judge_acc_official")),
+        # Our diagnostic rates, in percent as in every benchmark.
+        *(Metric(name, partial(metrics.percent_of, partial(db_scoring.judge_metric, name=name)), higher_is_better=False,
+                 scale="percent", estimator=db_scoring.JudgeRatio(name, 100.0))
+          for name in ("judge_error_rate", "judge_unparsed_rate")),
         *(Metric(f"{name}_f", partial(db_scoring.rouge_mean, name=name), scale="score",
                  estimator=stats.mean(partial(db_scoring.rouge_value, name=name)))
           for name in ("rouge1", "rouge2", "rougeL")),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
-        version=1.1, key=KEY,
+        version=1.2, key=KEY,
     ),
 }  # fmt: skip
 

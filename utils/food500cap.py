@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import stats
+from food_tasks import metrics, stats
 from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import prompts as fc_prompts
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
@@ -75,27 +75,27 @@ def _coco(name: str) -> Metric:
     return Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score", estimator=estimator)
 
 
-_PARSE_FAIL = Metric("parse_fail_rate", fc_scoring.parse_fail_rate, higher_is_better=False, scale="fraction",
-                     estimator=_scored("parse_fail"))  # fmt: skip
+_PARSE_FAIL = Metric("parse_fail_rate", partial(metrics.percent_of, fc_scoring.parse_fail_rate), higher_is_better=False,
+                     scale="percent", estimator=_scored("parse_fail", scale=100.0))  # fmt: skip
 TABLES = {
     "caption": MetricTable(
         *(_coco(name) for name in _COCO_NAMES),
         *(Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f), estimator=_scored(f"sla_{f}", scale=100.0))
           for f in fc_scoring.SLA_FIELDS),
         Metric("clipscore", fc_scoring.clipscore, scale="score", estimator=fc_scoring.ClipMean()),
-        Metric("mean_caption_words", fc_scoring.mean_words, scale="native", estimator=_scored("words", binary=False)),
-        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="native",
+        Metric("mean_caption_words", fc_scoring.mean_words, scale="count", estimator=_scored("words", binary=False)),
+        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="count",
                estimator=stats.mean(fc_scoring.reference_words)),
         *(_coco(name) for name in ("bleu1", "bleu2", "bleu3")),
         *(_coco(name) for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")),
         _PARSE_FAIL,
-        Metric("empty_rate", fc_scoring.empty_rate, higher_is_better=False, scale="fraction",
-               estimator=_scored("pred", test="not")),
+        Metric("empty_rate", partial(metrics.percent_of, fc_scoring.empty_rate), higher_is_better=False, scale="percent",
+               estimator=_scored("pred", scale=100.0, test="not")),
         Metric("captions_cut", fc_scoring.captions_cut, higher_is_better=False, scale="count"),
         Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
         Metric("per_category", fc_scoring.per_category, scale="breakdown"),
         Metric("per_region", fc_scoring.per_region, scale="breakdown"),
-        version=1.2, key=KEY,
+        version=1.3, key=KEY,
     ),
 }  # fmt: skip
 

@@ -33,11 +33,12 @@ from food_tasks.report.build import (
     series_blocks,
     uncertainty_blocks,
 )
-from food_tasks.report.cells import absent_reason, binomial_half_width, fmt, mean_half_width
+from food_tasks.report.cells import absent_reason, binomial_interval, bounds_text, fmt, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
 from food_tasks.report.runs import Run, comparability_problems, find_results, load_runs, short_label
 from food_tasks.report.spec import (
+    BINOMIAL_NOTE,
     FEW_NOTE,
     INTERVAL_NOTE,
     BenchmarkSpec,
@@ -53,9 +54,9 @@ from food_tasks.report.spec import (
 )
 
 __all__ = [
-    "FEW_NOTE", "INTERVAL_NOTE", "PAIRED_NOTE", "POWER_NOTE", "BenchmarkSpec", "Block", "Charts", "Column", "CurveSpec",
-    "Partial", "ReportInputError", "Run", "Source", "TableSpec", "absent_reason", "benchmark_blocks", "binomial_half_width",
-    "build_report", "comparability_problems", "find_results", "fmt", "generic_blocks", "heatmap_blocks", "load_runs",
-    "mean_half_width", "reference_data", "registry", "series_blocks", "short_label", "spec_for", "to_html", "to_markdown",
-    "uncertainty_blocks",
+    "BINOMIAL_NOTE", "FEW_NOTE", "INTERVAL_NOTE", "PAIRED_NOTE", "POWER_NOTE", "BenchmarkSpec", "Block", "Charts",
+    "Column", "CurveSpec", "Partial", "ReportInputError", "Run", "Source", "TableSpec", "absent_reason",
+    "benchmark_blocks", "binomial_interval", "bounds_text", "build_report", "comparability_problems",
+    "find_results", "fmt", "generic_blocks", "heatmap_blocks", "load_runs", "reference_data", "registry",
+    "series_blocks", "short_label", "spec_for", "to_html", "to_markdown", "uncertainty_blocks", "with_interval",
 ]  # fmt: skip

@@ -9,22 +9,26 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, Z95
+from food_tasks.confidence import MIN_UNITS, Z80, Z95
 import food_tasks.report.spec as specs
 from food_tasks.report.cells import (
     absent_reason,
-    binomial_half_width,
+    binomial_interval,
+    bounds_text,
     cell,
     fmt,
     is_nan,
     number,
     source_cell,
     tasks_of,
+    with_interval,
 )
+from food_tasks.report.beyond import beyond_blocks
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
 from food_tasks.report.runs import Run, comparability_problems, flagged_tasks, load_runs
 from food_tasks.report.spec import (
+    BINOMIAL_NOTE,
     FEW,
     FEW_NOTE,
     INTERVAL_NOTE,
@@ -68,7 +72,10 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
             blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
         blocks += uncertainty_blocks(spec, present, suffix)
         if spec.breakdown is not None:
-            blocks += spec.breakdown(present, suffix, charts)
+            found = spec.breakdown(present, suffix, charts)
+            what = (spec.breakdown.__doc__ or "breakdown").split(":")[0].split("(")[0].strip()
+            blocks += found or [("p", f"*Not shown:* {what} breakdown: no run's results hold the per-group table "
+                                      "it draws.")]  # fmt: skip
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
@@ -76,10 +83,14 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
 
 # --------------------------------------------------------------------------- uncertainty
 
-POWER_NOTE = ("Smallest detectable difference: how far another model's score must lie from this one for a comparison of two "
-              "independent runs of this size to detect it with 80% power at 5% significance (2.80 x sqrt(2) x the standard "
-              "error, clustered as the README says). A paired comparison on the same documents (below) usually detects less: "
-              "the two models' errors on a question are correlated.")  # fmt: skip
+POWER_NOTE = (
+    "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
+    "power at 5% significance. *Paired* (two or more models): 2.80 x the standard error of the paired difference "
+    "A - B over the documents both runs scored (clustered as the README says), per other model; the models' "
+    "errors on a question are correlated, so it is usually smaller. *Single run* (one model, or no samples files "
+    "to pair on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent run of the "
+    "same size."
+)
 PAIRED_NOTE = ("A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
                "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
                "\"No detectable difference\" when the interval contains 0; units are the independent clusters (dishes, "
@@ -101,30 +112,63 @@ def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, 
 
 
 def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
-    """Standard errors and the smallest detectable difference of the headline numbers; with two or more runs, paired
-    differences and verdicts; for a best-of-templates group, the selection bias of its max."""
-    power = []
+    """Standard errors and the smallest detectable difference of the headline numbers (paired over the shared documents
+    with two or more runs, single-run otherwise); with two or more runs, paired differences and verdicts; for a
+    best-of-templates group, the selection bias of its max. A section that cannot be built says why in one line."""
+    cache: dict = {}  # one read of each run's files (and samples) for every section below
+    pairs = _pair_results(spec, runs, suffix, cache) if len(runs) >= 2 else []
+    power, without = [], []
     for run in runs:
         for column, value, task, metric in _headline(spec, run, suffix):
             se = run.se(task, metric)
             if se is None:
+                why = "undefined on this run (its table says why)" if is_nan(value) else "no standard error in the results file"
+                without.append(f"`{task}` {metric} ({run.label}): {why}")
                 continue
-            scaled = se * column.scale
+            scaled, d = se * column.scale, column.decimals
             mark = FEW if run.few(task, metric) else ""
             units = run.units.get(task, {}).get(metric)
-            power.append([f"**{run.label}**", column.label, f"{fmt(value, column.decimals)} ± {fmt(Z95 * scaled, column.decimals)}{mark}",
-                          fmt(scaled, column.decimals), fmt(units, 0) if isinstance(units, (int, float)) else MISSING,
-                          fmt(2.8016 * math.sqrt(2) * scaled, column.decimals) + mark])  # fmt: skip
-    if not power:
-        return []
-    blocks: list[Block] = [("h", 3, "Uncertainty"), ("table", ["Model", "Metric", "Value ± 95%", "Std. error", "Independent units",
-                                                               "Smallest detectable difference"], power), ("p", POWER_NOTE)]  # fmt: skip
-    if any(FEW in row[2] for row in power):
-        blocks.append(("p", FEW_NOTE))
-    cache: dict = {}  # one read of each run's files (and samples) for both sections below
+            paired = [
+                (b if a is run else a, row.comparison.mde)
+                for a, b, c, t, row in pairs
+                if (a is run or b is run) and t == task and c == column and row is not None
+                and row.comparison is not None and row.comparison.mde is not None
+            ]
+            if paired:
+                figure = "; ".join(f"{fmt(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
+                basis = "paired: 2.80 x SE of A - B on the shared documents"
+            else:
+                figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
+                mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
+                why = "" if len(runs) < 2 else " (no samples files to pair on)" if None in mine \
+                    else " (no other model has it)" if not mine else " (no paired standard error)"  # fmt: skip
+                basis = "single run: 2.80 x sqrt(2) x SE" + why
+            shown = with_interval(value, se, run.unit_count(task, metric), d, column.scale, not column.lower_is_better) + mark
+            count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
+            power.append([f"**{run.label}**", column.label, shown, fmt(scaled, d), count,
+                          figure if paired else figure + mark, basis])  # fmt: skip
+    blocks: list[Block] = []
+    if power:
+        header = ["Model", "Metric", "Value ± 95%", "Std. error", "Independent units",
+                  "Smallest detectable difference", "Basis"]  # fmt: skip
+        blocks += [("h", 3, "Uncertainty"), ("table", header, power), ("p", POWER_NOTE)]
+        if any(FEW in row[2] for row in power):
+            blocks.append(("p", FEW_NOTE))
+    if not power and not without and runs:
+        names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
+        blocks.append(("p", f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers "
+                            f"({names}), and no run has one here; run their tasks (the groups, not only subtasks) "
+                            "to see them."))  # fmt: skip
+        return blocks
+    if without:
+        blocks.append(("p", "*Not shown:* no Uncertainty row for " + "; ".join(without) + " (a standard error needs "
+                            "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value)."))  # fmt: skip
     blocks += _best_of_blocks(spec, runs, suffix, cache)
     if len(runs) >= 2:
-        blocks += _paired_blocks(spec, runs, suffix, cache)
+        blocks += _paired_blocks(pairs)
+    elif runs and _headline(spec, runs[0], suffix):
+        blocks.append(("p", "*Not shown:* Paired differences: one model only; pass two or more runs of these tasks "
+                            "(with `--log_samples`) to compare them on their shared documents."))  # fmt: skip
     return blocks
 
 
@@ -141,10 +185,14 @@ def _error_run(run: Run, task: str, cache: dict) -> Any:
     return cache[path]
 
 
-def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
+def _pair_results(
+    spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict
+) -> list[tuple[Run, Run, Column, str, Any]]:
+    """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and headline
+    column both have; the row is None when a run (or a task of the group) has no samples file."""
     from food_tasks import compare
 
-    rows, missing, few = [], set(), []
+    out = []
     pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
     for a, b in pairs:
         targets = {(task, metric): column for column, _, task, metric in _headline(spec, a, suffix)}
@@ -152,24 +200,35 @@ def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache:
             if (task, metric) not in targets:
                 continue
             ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
-            row = compare.compare_one(ra, rb, task, metric) if ra is not None and rb is not None else None
-            c = row.comparison if row is not None else None
             if ra is None or rb is None or any(r.task(leaf) is None for r in (ra, rb) for leaf in r.leaves(task)):
-                missing.add(task)  # a task (or a task of the group) without its samples file
+                out.append((a, b, column, task, None))  # a task (or a task of the group) without its samples file
                 continue
-            if c is None:
-                continue
-            scale, d = column.scale, column.decimals
-            verdict = c.verdict(not column.lower_is_better, a.label, b.label)
-            if row.note:
-                few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
-            if c.se is None or not math.isfinite(c.diff):  # undefined on these documents (no pair for CTC ...)
-                rows.append([f"{a.label} vs {b.label}", column.label, "n/a", "n/a", "n/a", f"{c.n} ({c.clusters})", "n/a",
-                             verdict if not math.isfinite(c.diff) else "no standard error"])  # fmt: skip
-                continue
-            rows.append([f"{a.label} vs {b.label}", column.label, f"{c.diff * scale:+.{d}f}",
-                         f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]", f"{c.p:.3g}", f"{c.n} ({c.clusters})",
-                         fmt(c.mde * scale, d), verdict])  # fmt: skip
+            row = compare.compare_one(ra, rb, task, metric)
+            if row is not None:  # None: no per-document estimator to pair on
+                out.append((a, b, column, task, row))
+    return out
+
+
+def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]]) -> list[Block]:
+    rows, missing, few = [], set(), []
+    for a, b, column, task, row in pairs:
+        if row is None:
+            missing.add(task)
+            continue
+        c = row.comparison
+        if c is None:
+            continue
+        scale, d = column.scale, column.decimals
+        verdict = c.verdict(not column.lower_is_better, a.label, b.label)
+        if row.note:
+            few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
+        if c.se is None or not math.isfinite(c.diff):  # undefined on these documents (no pair for CTC ...)
+            rows.append([f"{a.label} vs {b.label}", column.label, "n/a", "n/a", "n/a", f"{c.n} ({c.clusters})", "n/a",
+                         verdict if not math.isfinite(c.diff) else "no standard error"])  # fmt: skip
+            continue
+        rows.append([f"{a.label} vs {b.label}", column.label, f"{c.diff * scale:+.{d}f}",
+                     f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]", f"{c.p:.3g}", f"{c.n} ({c.clusters})",
+                     fmt(c.mde * scale, d), verdict])  # fmt: skip
     blocks: list[Block] = []
     if rows:
         blocks += [("h", 3, "Paired differences"), ("table", ["A vs B", "Metric", "A - B", "95% interval", "p", "Shared documents (units)",
@@ -186,20 +245,28 @@ def _paired_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache:
 def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
     from food_tasks import compare
 
-    rows = []
+    rows, missing = [], []
     for run in runs:
         for column, value, task, metric in _headline(spec, run, suffix):
             loaded = _error_run(run, task, cache)
             if loaded is None or task not in loaded.groups:
                 continue
-            found = compare.best_of_bias(loaded, task, metric)
+            entries = [e for e in compare.group_entries(task) if str(e.get("metric")) == metric]
+            best_of = bool(entries) and getattr(entries[-1].get("aggregation"), "__name__", "") == "group_max"
+            found = compare.best_of_bias(loaded, task, metric) if best_of else None
+            if best_of and found is None:
+                missing.append(f"`{task}` ({run.label})")
             if found is None or math.isnan(found.bias):
                 continue
             s, d = column.scale, column.decimals
             rows.append([f"**{run.label}**", column.label, fmt(found.best * s, d), fmt(found.mean * s, d), f"{found.bias * s:+.{d}f}"])
+    note: list[Block] = []
+    if missing:
+        note.append(("p", "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
+                          "needs the samples files of every template (lmms-eval `--log_samples`)."))  # fmt: skip
     if not rows:
-        return []
-    return [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
+        return note
+    return note + [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
             ("p", "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
                   "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
                   "resampled jointly in every template). The mean of the k templates has no selection bias; compare models on it.")]  # fmt: skip
@@ -225,7 +292,12 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
     errors = {r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points]
               for r in runs if r.label in series}  # fmt: skip
     if not series:
-        return []
+        ran = sorted({x for r in runs for x, t in curve.points
+                      if number(r.value(t.format(v=suffix), curve.metric)) is not None})  # fmt: skip
+        if not ran:
+            return []
+        return [("p", f"*Not shown:* {curve.title}: a curve needs two or more of its points ({', '.join(xs)}) in "
+                      f"one run; these runs have {', '.join(ran)}.")]  # fmt: skip
     blocks: list[Block] = [("h", 3, curve.title)]
     image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
                          re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"), errors)  # fmt: skip
@@ -255,7 +327,7 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
 
     intervals = few = False
 
-    def cell_text(value: Any, column: Column, error: tuple[float | None, bool] = (None, False)) -> str:
+    def cell_text(value: Any, column: Column, error: tuple[Any, ...] = (None, False, None)) -> str:
         nonlocal partial, intervals, few
         partial |= isinstance(value, Partial)
         reason = absent_reason(value)
@@ -263,15 +335,26 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             return numbered("absent", reason)
         if isinstance(value, float) and math.isnan(value):
             return numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
-        se, thin = error
+        se, thin, units = error
         if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
             intervals, few = True, few or thin
-            return f"{fmt(value, column.decimals)} ± {fmt(Z95 * se * column.scale, column.decimals)}{FEW if thin else ''}"
+            shown = with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better)
+            return shown + (FEW if thin else "")
         return fmt(value, column.decimals)
 
-    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, tuple[float | None, bool]]:
+    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, Any, tuple]:
         value, task, metric = source_cell(run, column, suffix, mode, official)
-        return value, task, (run.se(task, metric), run.few(task, metric)) if task and metric else (None, False)
+        if not (task and metric):
+            return value, task, (None, False, None)
+        se = run.se(task, metric)
+        # cell_text scales errors by the column's factor; an official metric with a factor of its own (a fraction
+        # beside our percent) gets its error in that factor.
+        fill = {"v": suffix, "m": mode[1], "mode": mode[2]}
+        own = [s.official_scale for s in column.sources if official and not column.rate and s.official_scale is not None
+               and s.official and s.official.format(**fill) == metric and s.task.format(**fill) == task]  # fmt: skip
+        if own and se is not None and column.scale:
+            se = se * own[0] / column.scale
+        return value, task, (se, run.few(task, metric), run.unit_count(task, metric))
 
     for run in runs:
         for mode in table.modes:
@@ -318,15 +401,24 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
 
 
 def series_blocks(heading: str, image: Any, alt: str, first: str, series: Mapping[str, Mapping[str, Any]],
-                   counts: Mapping[str, Mapping[str, Any]], column: Callable[[str], str]) -> list[Block]:
-    """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value
-    per group with the group's size in brackets."""
+                   counts: Mapping[str, Mapping[str, Any]], column: Callable[[str], str],
+                   errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None,
+                   ) -> list[Block]:  # fmt: skip
+    """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value per group,
+    its 95% interval (``errors``: Wilson bounds, :func:`binomial_interval`) and the group's size in brackets."""
     blocks: list[Block] = [("h", 3, heading)]
     if image:
         blocks.append(("img", image, alt))
     groups = sorted({g for values in series.values() for g in values})
-    rows = [[g] + [f"{fmt(series[r].get(g), 2)} ({counts.get(r, {}).get(g, MISSING)})" for r in series] for g in groups]
+
+    def text(r: str, g: str) -> str:
+        bounds = (errors or {}).get(r, {}).get(g)
+        return f"{fmt(series[r].get(g), 2)}{bounds_text(bounds, 1)} ({counts.get(r, {}).get(g, MISSING)})"
+
+    rows = [[g] + [text(r, g) for r in series] for g in groups]
     blocks.append(("table", [first] + [column(r) for r in series], rows))
+    if errors and any(b is not None for e in errors.values() for b in e.values()):
+        blocks.append(("p", BINOMIAL_NOTE))
     return blocks
 
 
@@ -362,11 +454,11 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             if not any(flat.values()):
                 continue
             counts = {r.label: r.value(task, sizes) for r in have if isinstance(r.value(task, sizes), dict)}
-            errors = {k: {g: binomial_half_width(v, (counts.get(k) or {}).get(g)) for g, v in s.items()} for k, s in flat.items()} \
+            errors = {k: {g: binomial_interval(v, (counts.get(k) or {}).get(g)) for g, v in s.items()} for k, s in flat.items()} \
                 if counts and metric.startswith("acc_by_") else None  # fmt: skip
             image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}", errors)
             if counts and metric != sizes:
-                blocks += series_blocks(f"`{metric}`", image, metric, column, flat, counts, lambda r: f"{r} (n)")
+                blocks += series_blocks(f"`{metric}`", image, metric, column, flat, counts, lambda r: f"{r} (n)", errors)
                 continue
             blocks.append(("h", 3, f"`{metric}`"))
             if image:
@@ -380,7 +472,8 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     """Models x benchmark headline numbers (robust scorer), when several runs are given; other tasks
     contribute their ``acc``."""
     if len(runs) < 2:
-        return []
+        return [("p", "*Not shown:* Models by benchmark (heat map): one model only; pass the results of two or more "
+                      "models to see their headline numbers side by side.")]  # fmt: skip
     columns: list[tuple[str, Column, str, tuple[str, str, str]]] = []
     for spec in specs.registry():
         table = spec.tables[0]
@@ -399,22 +492,36 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     keep = [i for i, row in enumerate(matrix) if any(v is not None for v in row)]
     runs, matrix = [runs[i] for i in keep], [matrix[i] for i in keep]
     if len(runs) < 2 or not columns:
-        return []
+        return [("p", "*Not shown:* Models by benchmark (heat map): fewer than two models have a headline number "
+                      "(a benchmark's group average, or a task's `acc`); run the groups to see it.")]  # fmt: skip
     labels = [name for name, *_ in columns]
     blocks: list[Block] = [("h", 2, "Models by benchmark (headline numbers, robust scorer)")]
     image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
     if image:
         blocks.append(("img", image, "models by benchmark"))
-    rows = [[r.label] + [UNDEFINED if is_nan(v) else fmt(v, c.decimals) for v, (_, c, _, _) in zip(row, columns)]
+    def text(run: Run, value: Any, column: Column, suffix: str, mode: tuple[str, str, str]) -> str:
+        if is_nan(value):
+            return UNDEFINED
+        _, task, metric = source_cell(run, column, suffix, mode, False)
+        if value is None or not task or not metric:
+            return fmt(value, column.decimals)
+        few = FEW if run.se(task, metric) is not None and run.few(task, metric) else ""
+        se, units = run.se(task, metric), run.unit_count(task, metric)
+        return with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better) + few
+
+    rows = [[r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
             for r, row in zip(runs, matrix)]  # fmt: skip
     blocks.append(("table", ["Model"] + labels, rows))
+    if any(" ± " in c or " [" in c for row in rows for c in row[1:]):
+        blocks.append(("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else "")))
     if any(is_nan(v) for row in matrix for v in row):
         blocks.append(("p", f"{UNDEFINED}: the metric has no value on this run; the benchmark's table below says why."))
     return blocks
 
 
 def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, Any]:
-    """Writes ``report.md``, ``report.html`` and ``charts/*.png`` into ``out_dir``.
+    """Writes ``report.md`` (linking ``charts/*.png``), ``report.html`` (one file: the charts embedded) and
+    ``charts/*.png`` (for papers) into ``out_dir``.
 
     Returns:
         ``{"markdown", "html", "charts", "runs"}`` (paths and run labels).
@@ -440,8 +547,9 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, 
     blocks += heatmap_blocks(runs, charts, others)
     for spec in specs.registry():
         blocks += benchmark_blocks(spec, runs, charts)
+        blocks += beyond_blocks(spec, runs, charts)
     blocks += generic_blocks(others, runs, charts)
     md_path, html_path = out / "report.md", out / "report.html"
     md_path.write_text(to_markdown(blocks), encoding="utf-8")
-    html_path.write_text(to_html(blocks, "food-tasks report"), encoding="utf-8")
+    html_path.write_text(to_html(blocks, "food-tasks report", out), encoding="utf-8")
     return {"markdown": md_path, "html": html_path, "charts": charts.files, "runs": [r.label for r in runs]}

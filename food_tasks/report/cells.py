@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from food_tasks.confidence import Z95
+from food_tasks.confidence import Z95, wilson
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import MISSING, BenchmarkSpec, Column, Partial
 
@@ -42,8 +42,9 @@ def source_cell(run: Run, column: Column, variant: str, mode: tuple[str, str, st
             continue
         metric = (source.official if official and not column.rate else source.metric).format(**fill)
         value = lookup(run.metrics[task], metric)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and column.scale != 1.0:
-            value = value * column.scale
+        scale = source.official_scale if official and not column.rate and source.official_scale is not None else column.scale
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and scale != 1.0:
+            value = value * scale
         if value is not None:
             return value, task, metric
     return (*parts(run, column, variant, mode, official), None)
@@ -95,19 +96,38 @@ def tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
     return out
 
 
-def binomial_half_width(percent: Any, n: Any) -> float | None:
-    """The 95% half-width (percentage points) of a proportion given in percent over ``n`` independent documents."""
-    if not isinstance(percent, (int, float)) or not isinstance(n, (int, float)) or n <= 0 or math.isnan(percent):
+def binomial_interval(percent: Any, n: Any) -> tuple[float, float] | None:
+    """The 95% Wilson interval (percent) of a proportion given in percent over ``n`` independent units
+    (:func:`food_tasks.confidence.wilson`: never zero-wide at 0/n or n/n, never outside [0, 100])."""
+    if not isinstance(percent, (int, float)) or isinstance(percent, bool) or math.isnan(percent):
         return None
-    p = min(max(percent / 100.0, 0.0), 1.0)
-    return Z95 * 100.0 * math.sqrt(p * (1 - p) / n)
+    found = wilson(percent / 100.0 * n, n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None
+    return (100.0 * found[0], 100.0 * found[1]) if found is not None else None
 
 
-def mean_half_width(widths: Sequence[float | None]) -> float | None:
-    """The half-width of the mean of independent cells (None if any cell has none)."""
-    if not widths or any(w is None for w in widths):
-        return None
-    return math.sqrt(sum(w * w for w in widths)) / len(widths)  # type: ignore[operator]
+def bounds_text(bounds: tuple[float, float] | None, decimals: int) -> str:
+    """`` [low, high]`` of an interval (empty without one)."""
+    return f" [{fmt(bounds[0], decimals)}, {fmt(bounds[1], decimals)}]" if bounds is not None else ""
+
+
+def with_interval(value: Any, se: float | None, units: Any, decimals: int, scale: float = 1.0,
+                  proportion: bool = True) -> str:  # fmt: skip
+    """A value and its 95% interval: ``v ± 1.96 se`` (``se`` on the metric's scale, times ``scale``); where that
+    interval would be 0 wide (every independent unit scored alike), a proportion at its bound (0 or 100 %, 0 or 1)
+    gets the Wilson interval over its ``units`` instead, and any other value (``proportion=False``: an error score,
+    a count shown without decimals) says it has no interval."""
+    text = fmt(value, decimals)
+    if se is None or number(value) is None or math.isnan(value):
+        return text
+    half = Z95 * se * scale
+    if half > 0:
+        return f"{text} ± {fmt(half, decimals)}"
+    top = 100.0 if value in (0, 100) and decimals <= 2 else 1.0 if value in (0, 1) and decimals >= 3 else None
+    top = top if proportion and decimals >= 1 else None
+    bounds = wilson(value / top * units, units) if top is not None and number(units) else None
+    if bounds is not None:
+        return text + bounds_text((bounds[0] * top, bounds[1] * top), decimals)
+    return f"{text} (no interval: all units alike)"
 
 
 def is_nan(value: Any) -> bool:

@@ -37,9 +37,9 @@ class Charts:
         return f"charts/{path.name}"
 
     def language_bars(self, series: Mapping[str, Mapping[str, float]], title: str, name: str,
-                      errors: Mapping[str, Mapping[str, float | None]] | None = None) -> str | None:  # fmt: skip
+                      errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None) -> str | None:  # fmt: skip
         """Horizontal grouped bars: one group per language (or slice value), one bar per run; ``errors``: the
-        95% half-width of each bar (drawn as an interval; the title says how it was computed)."""
+        95% interval (low, high) of each bar (Wilson, drawn around the bar; the title says how it was computed)."""
         if self.plt is None or not series:
             return None
         groups = sorted({g for s in series.values() for g in s})
@@ -49,8 +49,11 @@ class Charts:
         for i, (label, values) in enumerate(series.items()):
             ys = [j + i * height for j in range(len(groups))]
             shown = [number(values.get(g)) for g in groups]
-            widths = [number((errors or {}).get(label, {}).get(g)) for g in groups]
-            xerr = [w or 0.0 for w in widths] if any(w for w in widths) else None
+            bounds = [(errors or {}).get(label, {}).get(g) for g in groups]
+            xerr = None
+            if any(b is not None for b in bounds):  # asymmetric: [value - low], [high - value]
+                xerr = [[max(0.0, (v or 0.0) - b[0]) if b else 0.0 for v, b in zip(shown, bounds)],
+                        [max(0.0, b[1] - (v or 0.0)) if b else 0.0 for v, b in zip(shown, bounds)]]  # fmt: skip
             bars = ax.barh(ys, [v or 0.0 for v in shown], height=height, label=label, xerr=xerr,
                            error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"})  # fmt: skip
             # Every bar says its value: a zero-length bar (or a missing value) is not an empty axis.
@@ -58,7 +61,7 @@ class Charts:
         ax.set_yticks([j + height * (n - 1) / 2 for j in range(len(groups))], groups)
         ax.invert_yaxis()
         ax.set_xlim(0, 105)
-        ax.set_title(f"{title} (%)" + ("\nbars: 95% intervals, binomial within each group" if errors else ""))
+        ax.set_title(f"{title} (%)" + ("\nbars: 95% Wilson intervals within each group" if errors else ""))
         all_zero_note(ax, [v for values in series.values() for v in values.values()])
         ax.grid(axis="x", alpha=0.3)
         if n > 1:  # below the tick labels (about 0.3 inch), whatever the figure height

@@ -3,9 +3,11 @@ Markdown (:func:`to_markdown`) and as HTML (:func:`to_html`)."""
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from food_tasks.report.spec import Block
 
@@ -19,6 +21,7 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:
+    """The document as Markdown (charts linked as ``charts/*.png``, the files beside it)."""
     out = []
     for block in blocks:
         kind = block[0]
@@ -82,7 +85,18 @@ STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto
          "img{max-width:100%}")  # fmt: skip
 
 
-def to_html(blocks: Sequence[Block], title: str) -> str:
+def _image_src(path: str, base: Path | None) -> str:
+    """A chart embedded as a ``data:`` URI (base64 PNG) when its file is found under ``base``, so that the HTML file
+    alone carries its charts; else the path as it is."""
+    file = base / path if base is not None else None
+    if file is None or not file.is_file():
+        return path
+    return "data:image/png;base64," + base64.b64encode(file.read_bytes()).decode("ascii")
+
+
+def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None) -> str:
+    """The document as one HTML file; ``base``: the folder the charts' paths are relative to (they are embedded)."""
+    base = Path(base) if base is not None else None
     out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"]
     for block in blocks:
         kind = block[0]
@@ -99,7 +113,7 @@ def to_html(blocks: Sequence[Block], title: str) -> str:
         elif kind == "details":
             out.append(f"<details><summary>{html.escape(block[1])}</summary>{_html_table(block[2], block[3])}</details>")
         elif kind == "img":
-            out.append(f"<p><img src='{html.escape(block[1])}' alt='{html.escape(block[2])}'></p>")
+            out.append(f"<p><img src='{html.escape(_image_src(block[1], base))}' alt='{html.escape(block[2])}'></p>")
     return "\n".join(out) + "</body></html>\n"
 
 

@@ -34,6 +34,7 @@ class Run:
     stderr: dict[str, dict[str, float]] = field(default_factory=dict)  # task or group -> {metric: standard error}
     files: dict[str, Path] = field(default_factory=dict)  # task or group -> its results file
     units: dict[str, dict[str, Any]] = field(default_factory=dict)  # task or group -> {metric: independent units (clusters)}
+    counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # task or group -> {metric: documents behind it}
 
     def value(self, task: str, metric: str) -> Any:
         return self.metrics.get(task, {}).get(metric)
@@ -42,6 +43,14 @@ class Run:
         """True when fewer than :data:`MIN_UNITS` independent units (clusters) are behind the metric's error."""
         value = self.units.get(task, {}).get(metric)
         return isinstance(value, (int, float)) and value < MIN_UNITS
+
+    def unit_count(self, task: str, metric: str) -> int | None:
+        """The independent units (clusters) behind the metric's error, else its documents, else None."""
+        for source in (self.units, self.counts):
+            value = source.get(task, {}).get(metric)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                return int(value)
+        return None
 
     def se(self, task: str, metric: str) -> float | None:
         """The metric's standard error (food_tasks.errorbars), or None (none computed, or not a number)."""
@@ -100,12 +109,14 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
         metrics: dict[str, dict[str, Any]] = {}
         stderr: dict[str, dict[str, float]] = {}
         units: dict[str, dict[str, Any]] = {}
+        n_docs: dict[str, dict[str, Any]] = {}
         for section in ("results", "groups"):
             for task, values in (data.get(section) or {}).items():
                 clean = {k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k}
                 # <metric>_n and <metric>_clusters (food_tasks.errorbars) describe a metric, they are not metrics
                 described = {m for m in clean if m.endswith(("_n", "_clusters")) and m.rsplit("_", 1)[0] in clean}
                 units.setdefault(task, {}).update({m.removesuffix("_clusters"): clean[m] for m in described if m.endswith("_clusters")})
+                n_docs.setdefault(task, {}).update({m.removesuffix("_n"): clean[m] for m in described if m.endswith("_n")})
                 clean = {m: v for m, v in clean.items() if m not in described}
                 metrics.setdefault(task, {}).update(clean)
                 stderr.setdefault(task, {}).update({k.rsplit(",", 1)[0].removesuffix("_stderr"): v for k, v in values.items()
@@ -117,7 +128,7 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
                    and int(c["effective"]) < int(c["original"])}  # fmt: skip
         model = _model_label(data)
         run = Run(short_label(model), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial, model, stderr,
-                  dict.fromkeys(metrics, path), units)  # fmt: skip
+                  dict.fromkeys(metrics, path), units, n_docs)  # fmt: skip
         same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
@@ -126,6 +137,7 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
             same.partial.update(run.partial)
             same.stderr.update(run.stderr)
             same.units.update(run.units)
+            same.counts.update(run.counts)
             same.files.update(run.files)
             continue
         taken = sum(r.label == run.label or r.label.startswith(run.label + " #") for r in runs)

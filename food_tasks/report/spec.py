@@ -17,8 +17,16 @@ UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table say
 FEW = "†"
 FEW_NOTE = (f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
             "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds).")  # fmt: skip
-INTERVAL_NOTE = ("± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
-                 "README \"Error bars\"); the paper's numbers come without one.")  # fmt: skip
+INTERVAL_NOTE = (
+    "± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
+    "README \"Error bars\"); the paper's numbers come without one. Where every independent unit scored alike "
+    "(a 0 wide normal interval), a rate at 0 or 100% shows its Wilson interval over those units in brackets."
+)
+BINOMIAL_NOTE = (
+    "[low, high]: the 95% Wilson interval of each group's rate over its n documents taken as independent "
+    "(documents of one dish or question in a group make it somewhat too narrow); unlike the normal "
+    "interval it is never 0 wide at 0 of n or n of n and stays within 0-100%. Charts draw the same intervals."
+)
 
 
 
@@ -38,6 +46,7 @@ class Source:
     task: str
     metric: str
     official: str | None = None
+    official_scale: float | None = None  # display factor of the official metric, where its scale is not the column's
 
 
 @dataclass(frozen=True)

@@ -203,3 +203,14 @@ def test_food_tasks_help_has_no_markup(capsys):
             cli.main(argv)
         out = capsys.readouterr().out
         assert "``" not in out and "food-tasks" in out
+
+
+def test_help_fits_120_columns_on_a_wide_terminal(capsys, monkeypatch):
+    """Issue 29.3: no help line over 120 columns, even where the terminal is wider."""
+    from food_tasks import cli
+
+    monkeypatch.setenv("COLUMNS", "250")
+    for argv in (["--help"], ["prefetch", "--help"], ["validate", "--help"], ["compare", "--help"], ["list", "--help"]):
+        with pytest.raises(SystemExit):
+            cli.main(argv)
+        assert max(map(len, capsys.readouterr().out.splitlines())) <= 120, argv

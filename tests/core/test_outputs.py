@@ -59,7 +59,7 @@ _FAILED = "[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500 - {'error'
 _UNPARSED = [
     pytest.param(wc.docs_sample_1a, None, wc.process_results_mcq, {"parse_fail_rate": 100.0, "invalid_rate": 100.0},
                  id="worldcuisines_mcq"),
-    pytest.param(fb.docs_sample_task1, None, fb.process_results_task1, {"parse_fail_rate": 1.0, "json_parse_rate_official": 0.0},
+    pytest.param(fb.docs_sample_task1, None, fb.process_results_task1, {"parse_fail_rate": 100.0, "json_parse_rate_official": 0.0},
                  id="fambench_task1"),
     pytest.param(fb.docs_sample_ctc, "rank", fb.process_results_rank, {"valid_ranking_rate": 0.0, "answer_rate_official": 0.0},
                  id="fambench_rank"),
@@ -68,11 +68,11 @@ _UNPARSED = [
     pytest.param(fq.docs_mivqa_zh_sample_p1, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_mivqa"),
     pytest.param(fq.docs_sivqa_en_sample_p3, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_sivqa"),
     pytest.param(fq.docs_textqa_zh_sample_p2, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_textqa"),
-    pytest.param(db.docs_sample_cls, None, db.process_results_cls, {"parse_fail_rate": 1.0, "parse_fail_rate_official": 1.0},
+    pytest.param(db.docs_sample_cls, None, db.process_results_cls, {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0},
                  id="diningbench_cls"),
     pytest.param(db.docs_sample_nutrition, None, db.process_results_nutrition,
-                 {"parse_fail_rate": 1.0, "parse_fail_rate_official": 1.0}, id="diningbench_nutrition"),
-    pytest.param(fc.docs_sample, None, fc.process_results, {"parse_fail_rate": 1.0, "empty_rate": 1.0}, id="food500cap_caption"),
+                 {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0}, id="diningbench_nutrition"),
+    pytest.param(fc.docs_sample, None, fc.process_results, {"parse_fail_rate": 100.0, "empty_rate": 100.0}, id="food500cap_caption"),
 ]  # fmt: skip
 
 

@@ -380,7 +380,7 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
     rows = {(line.split("|")[1].strip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table if line.count("|") > 6}
     assert rows[("regional_example_mcq", "acc_by_language")] == "[4 keys]" and rows[("regional_example_mcq", "acc_by_region")] == "[3 keys]"
-    assert rows[("regional_example_open", "acc_by_region")] == "[3 keys]" and ("FAM-Bench Task 1 (packaged sample)", "decision_acc") in rows
+    assert rows[("regional_example_open", "acc_by_region")] == "[3 keys]" and ("FAM-Bench T1 (sample)", "decision_acc") in rows
     assert max(map(len, table)) <= 120, "\n".join(table)
 
     assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0

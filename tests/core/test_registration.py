@@ -105,26 +105,33 @@ def test_food_tasks_cli_path_and_list(capsys):
     assert cli.main(["list"]) == 0
     listing = capsys.readouterr().out.splitlines()
     rows = yaml_names()
-    assert len(listing) == 2 + len(rows) and listing[-1].startswith("docs: ")
+    assert len(listing) == 5 + len(rows) + len(BENCHMARKS) and listing[len(rows) + 1].startswith("docs: ")
     samples = cli._samples(catalogue.entries())
     groups = {name: members for name, kind, _, members in catalogue.entries() if kind == "group"}
     sizes = {}
+    sources = listing[len(rows) + 4:]
     for (name, kind, bench), line in zip(rows, listing[1:]):
         assert line.split()[:3] == [name, kind, bench], line
         record = next((b for b in BENCHMARKS if b.name == bench), None)
         if record is not None:  # each task's size and every row's source come from its benchmark's record
             # Issue 19.6: packaged samples need neither network nor access; they do not show the remote source.
-            assert line.rstrip().endswith(cli.SAMPLE_SOURCE if name in samples else record.source), line
+            # Issue 29.3: the source is named once, in the legend below the table (the rows fit 120 columns).
+            assert line.split()[-1] == ("sample" if name in samples else bench), line
             shown = line.split()[3]
             sizes[name] = None if shown == "?" else int(shown)  # "?": the record cannot count it without the data
             if kind == "task":
                 assert sizes[name] == record.documents(name), line
                 assert sizes[name] is not None or name.endswith(tuple(f"_circular_{s}" for s in SUBTASKS)), line
+    assert any(line.split()[:1] == ["sample:"] and cli.SAMPLE_SOURCE.startswith(" ".join(line.split()[1:])) for line in sources)
+    legend = " ".join(sources)
+    assert all(" ".join(b.source.split()) in " ".join(legend.split()) for b in BENCHMARKS), sources
+    assert max(map(len, listing)) <= 120
     assert {t for b in BENCHMARKS for t in b.sample_tasks} < samples and "foodieqa_textqa_zh_sample_p2" in samples
     assert not any(s in samples for s in ("worldcuisines_mcq", "foodieqa_textqa_zh_p2", "fambench_task1"))
     for group, members in groups.items():  # issue 19.6: a group's documents are its tasks' (an empty column before)
         known = [sizes[m] for m in members]
         assert sizes[group] == (None if None in known else sum(known)), group
+    assert "foodieqa_sivqa_en_sample_circular_p3" in samples and "worldcuisines_mcq_sample_circular" in samples
 
 
 @pytest.mark.parametrize("bench", NAMES)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -61,7 +64,7 @@ def fb_tasks(base: float) -> dict:
         per_condition = {c: {"n": 100, "decision_acc": base + 3 * j - k, "rationale_micro_f1": 0.1} for j, c in enumerate(CONDITIONS)}
         tasks[f"fambench_task1{suffix}"] = {"decision_acc": base + k, "decision_acc_official": base + k, "rationale_macro_f1": 0.11,
                                             "rationale_macro_f1_official": 0.1073, "rationale_micro_f1": 0.12,
-                                            "rationale_micro_f1_official": 0.1046, "invalid_rate": 0.02, "image_missing": 3,
+                                            "rationale_micro_f1_official": 0.1046, "invalid_rate": 2.0, "image_missing": 3,
                                             "per_condition": per_condition}  # fmt: skip
     ctc = {}
     for mode in ("baseline", "cot", "ki", "cot_ki"):
@@ -118,8 +121,12 @@ def test_report_tables_reference_rows_and_flags(two_runs, tmp_path):
     assert ("Partial runs, not comparable with the paper:\n> - Qwen/Qwen2-VL-2B-Instruct evaluated 40 of 100 documents "
             "of `fambench_task1_ki` (--limit or missing data)") in md  # fmt: skip
     # Breakdowns: per-language table with unparsed rate, per-condition table; regional task generically.
-    assert "| en | 65.00 | 66.00 | 67.00 | 68.00 | 66.50 | 6.00 |" in md
-    assert "| type 2 diabetes | 60.00 (100) | 70.00 (100) |" in md
+    # every rate beside its 95% Wilson interval (scipy's binomtest(k, n).proportion_ci("wilson") gives the same
+    # bounds: 325 of 500 -> [60.72, 69.05]; the mean over subtasks as one rate: 1330 of 2000 -> [64.40, 68.54])
+    assert ("| en | 65.00 [60.7, 69.1] | 66.00 [61.7, 70.0] | 67.00 [62.8, 71.0] | 68.00 [63.8, 71.9] | 66.50 [64.4, 68.5] "
+            "| 6.00 |") in md  # fmt: skip
+    assert "| type 2 diabetes | 60.00 [50.2, 69.1] (100) | 70.00 [60.4, 78.1] (100) |" in md
+    assert report.BINOMIAL_NOTE in md
     assert "## Task `regional_example_mcq`" in md and "| EA | 40.00 |" in md
     # Heat map table: both models x headline numbers; the regional acc only for the model that ran it.
     assert "| Qwen/Qwen2-VL-7B-Instruct | 61.50 | 15.38 | 70.00 | 31.30 | 0.9000 | 50.00 |" in md
@@ -137,7 +144,12 @@ def test_report_charts_are_pngs_the_pages_embed(two_runs, tmp_path):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, path
     md, page = made["markdown"].read_text(), made["html"].read_text()
     for path in made["charts"]:
-        assert f"](charts/{path.name})" in md and f"src='charts/{path.name}'" in page
+        # Markdown links the PNGs (kept for papers); the HTML carries each one itself, base64 in a data: URI
+        assert f"](charts/{path.name})" in md and f"src='charts/{path.name}'" not in page
+        assert "src='data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii") + "'" in page
+    # the HTML alone is the report: it references no other file (no src, href or url() outside data: URIs)
+    refs = re.findall(r"""(?:src|href)\s*=\s*['"]([^'"]*)['"]|url\(\s*['"]?([^'")]*)""", page)
+    assert refs and all(r.startswith("data:") for pair in refs for r in pair if r), [r for p in refs for r in p][:5]
     assert page.count("<table>") == md.count("\n|---|") and "<div class='warn'>" in page
 
 
@@ -265,7 +277,8 @@ def test_partial_run_headline_rate_is_computed_from_what_ran(tmp_path):
     md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
     assert "| **m/a** | official = robust | 0.00 | – | – | – | – | – | – | – | – | – | 100.00 (1 of 4) |" in md
     assert "(k of n): computed from the k of the n subtasks that ran" in md
-    assert "| en | 0.00 | – | – | – | 0.00 | 100.00 |" in md  # the per-language table agrees
+    # the per-language table agrees; 0 of 3 gets Wilson's [0, z^2 / (3 + z^2)] = [0, 56.15], never a 0 wide interval
+    assert "| en | 0.00 [0.0, 56.1] | – | – | – | 0.00 [0.0, 56.1] | 100.00 |" in md
 
 
 def test_html_lists_are_lists(two_runs, tmp_path):
@@ -296,7 +309,8 @@ def test_regional_slice_tables_give_group_sizes(tmp_path):
                   {"regional_x": {"acc": 50.0, "acc_by_region": {"EA": 40.0, "WA": 60.0}, "n_by_region": {"EA": 5, "WA": 10}}})
     made = report.build_report([tmp_path / "r"], tmp_path / "rep")
     md = made["markdown"].read_text()
-    assert "| region | m/a (n) |\n|---|---|\n| EA | 40.00 (5) |\n| WA | 60.00 (10) |" in md
+    # 2 of 5 -> Wilson [11.76, 76.93]; 6 of 10 -> [31.27, 83.18] (scipy's binomtest(...).proportion_ci("wilson"))
+    assert "| region | m/a (n) |\n|---|---|\n| EA | 40.00 [11.8, 76.9] (5) |\n| WA | 60.00 [31.3, 83.2] (10) |" in md
     assert "n_by_region" not in md and [p.name for p in made["charts"]] == ["regional_x_acc_by_region.png"]
 
 
@@ -304,7 +318,7 @@ def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explaine
     from food_tasks.benchmarks.diningbench.report import CLS_UNPARSED
     from food_tasks.benchmarks.fambench.report import CTC_UNDEFINED
 
-    tasks = {"diningbench_cls_sample": {"acc": 0.0, "acc_official": 0.0, "invalid_rate": 1.0, "cannot_read_rate_official": 0.0},
+    tasks = {"diningbench_cls_sample": {"acc": 0.0, "acc_official": 0.0, "invalid_rate": 100.0, "cannot_read_rate_official": 0.0},
              "fambench_task2_ctc_sample": {"ctc": float("nan"), "top1_acc": 0.0, "mrr": 0.0, "image_missing": 0}}  # fmt: skip
     write_results(tmp_path / "r" / "x_results.json", "pretrained=m/a", tasks)
     write_results(tmp_path / "r" / "y_results.json", "pretrained=m/b", tasks)  # two runs: a heat map too

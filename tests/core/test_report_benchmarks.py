@@ -23,13 +23,13 @@ def db_tasks(lang: str, acc: float) -> dict:
     for stat, base in (("mae", 11.5), ("rmse", 21.5), ("mape", 31.5)):  # the means of the four values above
         nutrition[f"avg_{stat}"] = base
         nutrition[f"avg_{stat}_official"] = base + 0.5
-    nutrition |= {"parse_fail_rate": 0.02, "parse_fail_rate_official": 0.1, "range_values": 3, "gold_missing": 0}
+    nutrition |= {"parse_fail_rate": 2.0, "parse_fail_rate_official": 0.1, "range_values": 3, "gold_missing": 0}
     return {
-        f"diningbench_cls_{lang}": {"acc": acc, "acc_official": acc - 0.1, "invalid_rate": 0.05, "cannot_read_rate_official": 0.125},
+        f"diningbench_cls_{lang}": {"acc": acc, "acc_official": acc - 0.1, "invalid_rate": 5.0, "cannot_read_rate_official": 0.125},
         f"diningbench_cls_{lang}_v2": {"acc": acc + 0.05}, f"diningbench_cls_{lang}_v4": {"acc": acc + 0.1},
         f"diningbench_nutrition_{lang}": nutrition,
         f"diningbench_nutrition_{lang}_v2": {"avg_mape": 29.0},
-        f"diningbench_vqa_{lang}": {"judge_acc": 0.8, "judge_acc_official": 0.76, "judge_error_rate": 0.05,
+        f"diningbench_vqa_{lang}": {"judge_acc": 0.8, "judge_acc_official": 0.76, "judge_error_rate": 5.0,
                                     "judge_unparsed_rate": 0.0, "judge_info": {"model": "judge-a", "endpoint": "x"}},
     }  # fmt: skip
 
@@ -108,7 +108,9 @@ def test_foodieqa_table3_templates_and_question_types(tmp_path):
     assert "| Idefics2-8B * | Multi-image ZH | paper | 35.98 | 49.38 | 50.87 | 40.45 | 44.17 | 50.87 | – | – |" in md
     assert "| Yi-VL-6B * | Single-image ZH + dish name | paper | 73.83 | 74.61 | 76.17 | 62.50 | 71.78 | 76.17 | – | – |" in md
     # Per question type: mean over the four templates (41.5 + 5 for mivqa ZH), n beside.
-    assert "| Question type | Qwen/Qwen2-VL-7B-Instruct (n; 4 templates) |\n|---|---|\n| cuisine_type | 46.50 (10) |\n| flavor | 36.50 (20) |" in md
+    # Wilson bounds by hand: the roots of (0.465 - p)^2 = 1.96^2 p (1 - p) / 10 are 21.18% and 73.77%
+    assert ("| Question type | Qwen/Qwen2-VL-7B-Instruct (n; 4 templates) |\n|---|---|\n| cuisine_type | 46.50 [21.2, 73.8] (10) |\n"
+            "| flavor | 36.50 [19.2, 58.1] (20) |") in md  # fmt: skip
     assert sorted(p.name for p in made["charts"]) == sorted(
         f"foodieqa_{s}_question_types.png" for s in ("mivqa_zh", "mivqa_en", "sivqa_zh", "sivqa_en", "textqa_zh"))
 
@@ -128,7 +130,7 @@ REGION_ABSENT = "absent: no category-to-region mapping given"
 
 def f5_metrics(regions: dict | str) -> dict:
     return {"mean_caption_words": 15.25, "bleu4": 3.5, "meteor": 10.125, "rouge_l": 25.0, "cider": 20.0, "clipscore": F5_ABSENT,
-            "sla_accurate": 40.0, "sla_relaxed": 60.0, "parse_fail_rate": 0.01, "image_missing": 2, "per_region": regions}  # fmt: skip
+            "sla_accurate": 40.0, "sla_relaxed": 60.0, "parse_fail_rate": 1.0, "image_missing": 2, "per_region": regions}  # fmt: skip
 
 
 def test_food500cap_absent_metrics_and_regions(tmp_path):
@@ -151,7 +153,9 @@ def test_food500cap_absent_metrics_and_regions(tmp_path):
     assert "| **m/b** | Relaxed | official = robust | 60.00 | 66.00 | – | – | – | – | – | – |" in md
     assert "| OFA | Relaxed | paper | 29.51 | 30.70 | 39.32 | 3.82 | 35.74 | 20.74 | 12.58 | 7.07 |" in md
     # The user's regions: a chart and a table (an absent cell says absent).
-    assert "| Chinese | 3 | 33.00 | 66.00 | 1.00 | 2.00 | 3.00 | absent |" in md and "| Nordic | 1 | 100.00 |" in md
+    # SLA rates beside their Wilson intervals: roots of (0.33 - p)^2 = 1.96^2 p (1 - p) / 3 are 6.04% and 79.05%
+    assert "| Chinese | 3 | 33.00 [6.0, 79.1] | 66.00 [20.4, 93.6] | 1.00 | 2.00 | 3.00 | absent |" in md
+    assert "| Nordic | 1 | 100.00 [20.7, 100.0] |" in md  # 1 of 1: never a 0 wide interval
     assert sorted(p.name for p in made["charts"]) == ["food500cap_caption_food_regions.png", "food_tasks_heatmap.png"]
 
 
@@ -183,7 +187,7 @@ def test_reference_data_of_the_new_benchmarks_is_consistent():
     fq = report.reference_data("foodieqa")
     for row in fq["tables"]["templates"]["rows"]:
         v = row["values"]
-        assert v["best"] == max(v[f"t{k}"] for k in range(4)), row
+        assert v["best"] == max(v[f"p{k}"] for k in range(4)), row
     f5 = report.reference_data("food500cap")
     overall = {(r["model"], r["mode"]): r["values"]["overall"] for r in f5["tables"]["table3"]["rows"]}
     for row in f5["tables"]["table4"]["rows"]:
@@ -227,7 +231,9 @@ def test_report_on_real_sample_runs(tmp_path):
     # Cells carry "value ± half-width" where the run has a standard error; the values are checked without them
     # here, the intervals in tests/core/test_report_uncertainty.py.
     assert "| **demo/replay** | official | 0.5000 ± 0.9800† |" in with_intervals  # two documents: the dagger
-    md = re.sub(r" ± [0-9.]+†?", "", with_intervals)
+    # at 0 % a rate over 2 independent units gets Wilson's [0, 1.96^2 / (2 + 1.96^2)] = [0, 65.76], not 0 ± 0
+    assert "| **demo/replay** | robust | 0.0000 [0.0000, 0.6576]† | 0.00 [0.00, 65.76]† |" in with_intervals
+    md = re.sub(r"( ± [0-9.]+| \[[0-9.]+, [0-9.]+\]| \(no interval: [^)]*\))†?", "", with_intervals)
     assert "## Task `" not in md  # nothing falls into the generic section any more
     for heading in ("## DiningBench — packaged sample (2 views)", "## FoodieQA — packaged sample", "## Food-500 Cap — packaged sample"):
         assert heading in md
@@ -236,7 +242,7 @@ def test_report_on_real_sample_runs(tmp_path):
     # "Answer: B": the official parsers read the first letter (A), the robust ones B: both rows, from the JSON.
     for scorer, tail in (("official", "_official"), ("robust", "")):
         assert (f"| **demo/replay** | {scorer} | {cls[f'acc{tail},none']:.4f} | "
-                f"{100 * cls['cannot_read_rate_official,none' if tail else 'invalid_rate,none']:.2f} | "
+                f"{100 * cls['cannot_read_rate_official,none'] if tail else cls['invalid_rate,none']:.2f} | "
                 f"{nut[f'calories_mape{tail},none']:.2f} |") in md  # fmt: skip
         value = r["foodieqa_mivqa_zh_sample_p1"]["acc_paper_protocol,none" if tail else "acc,none"]
         assert f"| **demo/replay** | Multi-image ZH | {scorer} | – | {value:.2f} | – | – | – | – |" in md

@@ -57,7 +57,8 @@ def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_run
     assert (f"| {group['acc,none']:.2f} ± {1.959963984540054 * gse:.2f}† | {gse:.2f} | 3 | {2.8016 * 2 ** 0.5 * gse:.2f}† |"
             in md) and report.FEW_NOTE in md  # fmt: skip
     assert f"{acc:.2f} ± {1.959963984540054 * se:.2f}†" in md
-    assert "### Paired differences" not in md  # one run: nothing to compare
+    assert "### Paired differences" not in md  # one run: nothing to compare, and the page says so
+    assert "| single run: 2.80 x sqrt(2) x SE |" in md and "*Not shown:* Paired differences: one model only" in md
 
 
 def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path):
@@ -77,6 +78,13 @@ def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path
     # three dishes are three independent units: the interval is shown, no verdict is given, and the page says why
     assert cells[7] == "too few independent units to tell (3)"
     assert "Too few independent units (clusters) to compare" in md and "36 shared documents in 3 independent units" in md
+    # two models: the Uncertainty table shows the paired figure over the shared documents (the Paired differences
+    # table's "Detectable (paired)", 2.80 x SE of A - B), against the other model, and says so
+    paired = cells[6]
+    for model, other in (("demo/better", "demo/base"), ("demo/base", "demo/better")):
+        row = next(line for line in md.splitlines() if line.startswith(f"| **{model}** | ") and " vs " in line)
+        assert f"| {paired}† vs {other} | paired: 2.80 x SE of A - B on the shared documents |" in row, row
+    assert "single run: 2.80 x sqrt(2) x SE" not in md
 
 
 def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
@@ -91,18 +99,31 @@ def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
     assert "No paired comparison for" in md and "--log_samples" in md
 
 
-@pytest.mark.parametrize(("percent", "n", "expected"), [(50.0, 100, 1.959963984540054 * 5.0), (0.0, 10, 0.0), (100.0, 4, 0.0),
-                                                       (50.0, 0, None), (None, 10, None), (float("nan"), 10, None)])  # fmt: skip
-def test_binomial_half_width_by_hand(percent, n, expected):
-    # 50% of 100: sqrt(0.25 / 100) = 0.05, in points 5, times 1.96
-    got = report.binomial_half_width(percent, n)
-    assert got == (pytest.approx(expected) if expected is not None else None)
+Z = 1.959963984540054
 
 
-def test_mean_half_width_by_hand():
-    # independent cells 3 and 4: sqrt(9 + 16) / 2 = 2.5
-    assert report.mean_half_width([3.0, 4.0]) == pytest.approx(2.5)
-    assert report.mean_half_width([3.0, None]) is None and report.mean_half_width([]) is None
+@pytest.mark.parametrize(("percent", "n", "expected"), [
+    # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5; half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
+    (50.0, 100, (50 - 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100),
+                 50 + 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100))),
+    (0.0, 10, (0.0, 100 * Z * Z / (10 + Z * Z))),  # 0 of n: [0, z^2 / (n + z^2)], not 0 wide
+    (100.0, 4, (100 * 4 / (4 + Z * Z), 100.0)),  # n of n: its mirror
+    (0.0, 3, (0.0, 56.1497)), (100.0, 3, (43.8503, 100.0)),  # scipy binomtest(0 or 3, 3).proportion_ci("wilson")
+    (50.0, 0, None), (None, 10, None), (float("nan"), 10, None), (50.0, None, None)])  # fmt: skip
+def test_binomial_interval_is_wilson_by_hand(percent, n, expected):
+    got = report.binomial_interval(percent, n)
+    assert got == (pytest.approx(expected, abs=1e-4) if expected is not None else None)
+    if got is not None:
+        assert 0.0 <= got[0] < got[1] <= 100.0  # never 0 wide, never outside the bounds
+
+
+def test_a_zero_wide_normal_interval_becomes_the_wilson_interval_over_the_units():
+    # every one of 3 units scored 0: the standard error is 0, the cell shows Wilson's [0, 56.15] over the 3 units
+    assert report.with_interval(0.0, 0.0, 3, 2) == "0.00 [0.00, 56.15]"
+    assert report.with_interval(100.0, 0.0, 3, 2) == "100.00 [43.85, 100.00]"
+    assert report.with_interval(1.0, 0.0, 3, 4) == "1.0000 [0.4385, 1.0000]"  # a fraction metric (4 decimals)
+    assert report.with_interval(12.0, 0.0, 5, 2) == "12.00 (no interval: all units alike)"  # not a rate at a bound
+    assert report.with_interval(50.0, 2.0, 30, 2) == f"50.00 ± {Z * 2:.2f}"
 
 
 def test_compare_prints_documents_and_units_and_gives_no_verdict_on_three_dishes(two_runs, capsys):
@@ -110,6 +131,44 @@ def test_compare_prints_documents_and_units_and_gives_no_verdict_on_three_dishes
 
     tmp, _, _ = two_runs
     assert cli_main(["compare", str(tmp / "better"), str(tmp / "base")]) == 0
-    out = capsys.readouterr().out
-    line = next(line for line in out.splitlines() if line.startswith(GROUP + " ") and " acc " in line)
-    assert "36 (3)" in line and "too few independent units to tell (3)" in line and "better)" not in line
+    out = capsys.readouterr().out.splitlines()
+    line = out[out.index(GROUP) + 1]  # each task or group on a line of its own, its metrics below it (issue 29.3)
+    assert line.split()[0] == "acc" and "36 (3)" in line and "better)" not in line
+    assert line.endswith("too few units to tell")  # the count of units is in the column before, not repeated
+    assert max(map(len, out[2:])) <= 120  # the two paths above are the user's
+    assert cli_main(["compare", str(tmp / "better"), str(tmp / "base"), "--all", "--iters", "50"]) == 0
+    assert max(map(len, capsys.readouterr().out.splitlines()[2:])) <= 120
+
+
+# Sections the report builds, and the one line it prints instead when it cannot build one.
+SECTIONS = (("## Models by benchmark", "*Not shown:* Models by benchmark (heat map)"),
+            ("### Uncertainty", "*Not shown:* Uncertainty"),
+            ("### Paired differences", "*Not shown:* Uncertainty and Paired differences"),
+            ("### Per language: MCQ accuracy", "*Not shown:* Per language breakdown"))  # fmt: skip
+
+
+def _readme_replay(tmp_path, name: str):  # type: ignore[no-untyped-def]
+    """The README's replay command (subtask 1a of the sample, `--log_samples`), under its own model name."""
+    responses = task_dir() / "replay_example.jsonl"
+    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
+                                      f"responses={responses},keys=qa_id+lang,model_name={name}", "--tasks", TASK],
+                                     tmp_path / name)  # fmt: skip
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return tmp_path / name
+
+
+def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
+    one = _readme_replay(tmp_path, "replay_example")
+    two = _readme_replay(tmp_path, "replay_again")
+    for paths in ([one], [one, two]):
+        made = report.build_report(paths, tmp_path / f"rep{len(paths)}")
+        md = made["markdown"].read_text(encoding="utf-8")
+        for built, missing in SECTIONS:
+            assert (built in md) != (missing in md), (built, missing, md)
+        # a subtask alone has no headline (group) number: the page says why, and what to run
+        assert "*Not shown:* Uncertainty and Paired differences: they cover the headline numbers (Avg MCQ, Avg OEQ)" in md
+        assert "### Per language: MCQ accuracy" in md  # the subtask's own table is there
+        html = made["html"].read_text(encoding="utf-8")
+        assert "Not shown:" in html  # the same document model in both files
+    assert "one model only" in (tmp_path / "rep1" / "report.md").read_text(encoding="utf-8")
+    assert "fewer than two models have a headline number" in (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from food_tasks import results_table
+from food_tasks import results_table, taskgen
 from food_tasks.registration import task_dir
 from food_tasks.results_table import LABEL_WIDTH, compact, label, note, ours_in, render
 
@@ -140,9 +140,52 @@ def test_a_run_of_every_task_of_a_benchmark_names_each_row_and_fits_a_terminal(b
     assert not wide, "\n".join(wide[:5])
 
 
+def test_every_shipped_task_and_group_prints_its_alias():
+    """One naming rule for every row: each task and group we ship has an alias of at most LABEL_WIDTH characters,
+    so the table shows aliases only (a row under its raw name is a regional task's long alias)."""
+    rows = shipped()
+    assert LABEL_WIDTH == taskgen.ALIAS_WIDTH
+    missing = sorted(n for n, row in rows.items() if not row["alias"] or label(n, row["alias"]) != row["alias"])
+    assert not missing, missing[:10]
+
+
 def test_members_of_each_shipped_group_print_distinct_labels():
     """A group's rows are told apart by their labels (the Food-500 Cap group's two prompts, for example)."""
     rows = shipped()
     for group, row in rows.items():
         shown = [label(m, rows[m]["alias"] or m) for m in row["members"] if m in rows]
         assert len(set(shown)) == len(shown), (group, shown)
+
+
+GOLDEN_SAMPLE_RUN = Path(__file__).resolve().parents[1] / "pins" / "golden" / "A_results.json"
+
+
+def _sample_table(monkeypatch, mode: str) -> str:
+    import json
+
+    import lmms_eval.utils
+
+    from food_tasks.registration import our_names
+
+    monkeypatch.setenv(results_table.TABLE_ENV, mode)
+    data = json.loads(GOLDEN_SAMPLE_RUN.read_text(encoding="utf-8"))
+    return "\n".join(render(lmms_eval.utils.make_table, data, column, False, our_names()) for column in ("results", "groups"))
+
+
+def test_counts_breakdowns_and_diagnostics_print_no_arrow(monkeypatch):
+    """Issue 29.1: arrows on scores only (a Metric scale of count, breakdown or info prints none)."""
+    rows = {(c[1].strip(), c[4].strip()): c[5].strip() for c in (line.split("|") for line in _sample_table(monkeypatch, "full").splitlines())
+            if len(c) > 6}  # fmt: skip
+    metric = {m: arrow for (_, m), arrow in rows.items()}
+    for name in ("mean_caption_words", "reference_mean_words", "image_missing", "ctc_pairs", "per_condition", "per_language"):
+        assert metric[name] == "", name
+    assert metric["acc"] == "↑" and metric["calories_mae"] == "↓" and metric["parse_fail_rate"] == "↓"
+
+
+def test_the_demo_table_is_groups_and_headlines_within_a_screen(monkeypatch):
+    """Issue 29.3: FOOD_TASKS_TABLE=headline (what `food-tasks demo` passes) prints groups and each task's headline
+    metric: the packaged sample run in a screen, no line over 120 columns, and says where the rest is."""
+    full, short = _sample_table(monkeypatch, "full"), _sample_table(monkeypatch, "headline")
+    assert len(full.splitlines()) > 150 and len(short.splitlines()) <= 30, short
+    assert max(map(len, short.splitlines())) <= 120 and results_table.HEADLINE_NOTE in short
+    assert "| - " not in short and "calories_mae" in short and "acc_official" not in short

@@ -159,6 +159,56 @@ def test_95_percent_intervals_cover_the_truth_for_a_bootstrap_statistic():
     assert 0.93 <= _coverage(draw, macro, 0.4, sims=1000, iters=200) <= 0.97
 
 
+def test_wilson_interval_at_the_bounds_and_by_hand():
+    z = stats.Z95
+    # 0 of n and n of n: [0, z^2 / (n + z^2)] and its mirror, never 0 wide
+    assert stats.wilson(0, 3) == (0.0, pytest.approx(z * z / (3 + z * z)))
+    assert stats.wilson(3, 3) == (pytest.approx(3 / (3 + z * z)), 1.0)
+    # 50 of 100 by hand: centre 0.5, half z sqrt(0.25 / 100 + z^2 / 40000) / (1 + z^2 / 100) = 0.0962
+    half = z * math.sqrt(0.0025 + z * z / 40000) / (1 + z * z / 100)
+    assert stats.wilson(50, 100) == (pytest.approx(0.5 - half), pytest.approx(0.5 + half))
+    assert stats.wilson(50, 100) == (pytest.approx(0.40383, abs=1e-5), pytest.approx(0.59617, abs=1e-5))
+    # 1 of 10 (scipy binomtest(1, 10).proportion_ci("wilson")): 0.01787, 0.40415
+    assert stats.wilson(1, 10) == (pytest.approx(0.017876, abs=1e-5), pytest.approx(0.404150, abs=1e-5))
+    assert stats.wilson(1, 0) is None and stats.wilson(1, float("nan")) is None and stats.wilson(None, 3) is None
+
+
+def _paired_runs(rng: np.random.Generator, delta: float, clusters: int = 60, per: int = 5):  # type: ignore[no-untyped-def]
+    """Two models' scores on the same documents, clustered (dish effects shared by both models and dish effects on
+    their difference) and correlated within a document; B's expected score is A's plus ``delta``."""
+    shared = np.repeat(rng.normal(0, 1.0, clusters), per) + rng.normal(0, 1.0, clusters * per)  # both models see it
+    gap = np.repeat(rng.normal(0, 0.6, clusters), per)  # a model is better on some dishes: the difference is clustered
+    a = shared + rng.normal(0, 0.8, clusters * per)
+    b = shared + delta + gap + rng.normal(0, 0.8, clusters * per)
+    ids = [(c, k) for c in range(clusters) for k in range(per)]
+    return ([{"id": i, "score": float(x)} for i, x in zip(ids, a)], [{"id": i, "score": float(x)} for i, x in zip(ids, b)],
+            [c for c, _ in ids])  # fmt: skip
+
+
+def test_paired_smallest_detectable_difference_has_80_percent_power_in_simulation():
+    # The report's paired figure is Comparison.mde = 2.80 x the clustered SE of A - B. Take the figure the runs report
+    # (mean over 300 runs without a difference), make it the true difference of 2,000 more runs: the paired test at
+    # 5% must reject in 80% of them (a power of 0.80; the share's own simulation SD is 0.009).
+    rng = np.random.default_rng(20261125)
+    estimator = stats.mean(stats.field("score"), scale=100.0)
+    figures = []
+    for _ in range(300):
+        a, b, clusters = _paired_runs(rng, 0.0)
+        figures.append(stats.compare(estimator, b, a, clusters).mde / 100.0)
+    figure = float(np.mean(figures))
+    rejected = 0
+    for _ in range(2000):
+        a, b, clusters = _paired_runs(rng, figure)
+        found = stats.compare(estimator, b, a, clusters)
+        assert found.method == "clustered paired"
+        rejected += found.p < 0.05
+    assert abs(rejected / 2000 - 0.80) <= 0.04, rejected / 2000
+    # the single-run figure (2.80 x sqrt(2) x one run's SE) is far larger here: it ignores that the errors pair up
+    a, b, clusters = _paired_runs(rng, 0.0)
+    single = stats.mde(stats.estimate(estimator, a, clusters).se, paired=False)
+    assert single is not None and single / 100.0 > 1.2 * figure
+
+
 def test_each_estimate_carries_its_clt_figure_and_says_how_it_was_computed():
     # the clustered mean above: SE 100/3 over 3 dishes; the same formula with every document its own cluster is the
     # CLT error 100 * sqrt(12/45 / 6) (test_mean_iid_is_the_clt_standard_error)

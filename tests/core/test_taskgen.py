@@ -18,6 +18,16 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten ti
 _Loader.add_constructor("!function", lambda loader, node: "!function " + loader.construct_scalar(node))
 
 
+def test_aliases_are_short_and_present():
+    """Every generated task and group has a display alias of at most ALIAS_WIDTH characters (one naming rule)."""
+    assert "task_alias: \"short\"" in taskgen.task(include="_t_yaml", name="t", alias="short", docs="m.d")
+    for alias in ("", "  ", "x" * (taskgen.ALIAS_WIDTH + 1)):
+        with pytest.raises(ValueError, match="alias"):
+            taskgen.task(include="_t_yaml", name="t", alias=alias, docs="m.d")
+        with pytest.raises(ValueError, match="alias"):
+            taskgen.group("g", alias, ["t"])
+
+
 def test_template_writes_the_tables_metrics_and_version():
     text = taskgen.template(about=["About."], hooks="food_tasks.utils.x", visual="v", text_hook="t", messages="m", target="gold",
                             budget=64, reasoning_note=["Why."], process_results="process_results_k", table=TABLE,

@@ -35,16 +35,16 @@ VERDICTS = {"经历了油炸": "是", "不符合，含有奶酪": "是，虽然�
             "It has been fried": "是", "Chicken": "否", "Not vegan: has cheese": "是"}  # fmt: skip
 FAULTS = {"【预测答案】：\n经历了油炸": ["500", "timeout", "garbage"], "【预测答案】：\nNot vegan": ["down"]}
 EXPECTED = {
-    "diningbench_cls_zh": {"acc": 0.8, "acc_official": 0.4, "invalid_rate": 0.2, "cannot_read_rate_official": 0.2},
+    "diningbench_cls_zh": {"acc": 0.8, "acc_official": 0.4, "invalid_rate": 20.0, "cannot_read_rate_official": 0.2},
     # boxed F correct both ways; option text -> B robust, "R" officially
     "diningbench_cls_en_v4": {"acc": 1.0, "acc_official": 0.5, "invalid_rate": 0.0},
     "diningbench_cls_en": {"acc": 0.5, "acc_official": 0.5, "invalid_rate": 0.0},
     "diningbench_nutrition_zh": NUT_EXPECTED,
     # row 2 unparseable: errors |gt| (200, 5, 30, 6), APE 100 -> MAPE 50 per component
     "diningbench_nutrition_en_v2": {"calories_mae": 100.0, "fat_rmse": math.sqrt(18), "avg_mape": 50.0, "avg_mape_official": 50.0,
-                                    "parse_fail_rate": 0.5, "avg_mae": (100 + 2.5 + 15 + 3) / 4},
+                                    "parse_fail_rate": 50.0, "avg_mae": (100 + 2.5 + 15 + 3) / 4},
     "diningbench_vqa_zh": {"judge_acc": 2 / 3, "judge_acc_official": 1 / 3, "judge_error_rate": 0.0, "judge_unparsed_rate": 0.0},
-    "diningbench_vqa_en": {"judge_acc": 0.5, "judge_acc_official": 1 / 3, "judge_error_rate": 1 / 3, "rouge1_f": 0.4 / 3},
+    "diningbench_vqa_en": {"judge_acc": 0.5, "judge_acc_official": 1 / 3, "judge_error_rate": 100 / 3, "rouge1_f": 0.4 / 3},
 }  # fmt: skip
 
 

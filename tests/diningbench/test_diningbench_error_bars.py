@@ -181,8 +181,9 @@ def test_judge_estimators_reproduce_the_judge_metrics_without_new_requests(judge
     records = _vqa_records()
     table = TABLES["vqa"]
     reported = {name: table[name].reduce(records) for name in ("judge_acc", "judge_acc_official", "judge_error_rate")}
-    # robust: 1 of 2 judged (the failed row leaves the denominator); official: 1 of 3; errors: 1 of 3
-    assert reported == {"judge_acc": 0.5, "judge_acc_official": pytest.approx(1 / 3), "judge_error_rate": pytest.approx(1 / 3)}
+    # robust: 1 of 2 judged (the failed row leaves the denominator); official: 1 of 3; errors: 1 of 3 (a diagnostic
+    # rate: in percent, version 1.2)
+    assert reported == {"judge_acc": 0.5, "judge_acc_official": pytest.approx(1 / 3), "judge_error_rate": pytest.approx(100 / 3)}
     before = judged.requests
     checked = _reproduces(table, records)
     assert checked == ["judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate", "rouge1_f", "rouge2_f", "rougeL_f"]

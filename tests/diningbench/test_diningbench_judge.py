@@ -86,5 +86,5 @@ def test_judge_failure_warning_names_the_tasks_own_reasons(judge_env, caplog):
         _aggregate(zh, "judge_error_rate")
         en = [U.process_results_vqa(_doc(0, "What meat?", "Pork"), ["Chicken"])]
         caplog.clear()
-        assert _aggregate(en, "judge_error_rate") == 1.0
+        assert _aggregate(en, "judge_error_rate") == 100.0  # percent (version 1.2)
     assert "unreadable response body" in caplog.text and "http 500" not in caplog.text

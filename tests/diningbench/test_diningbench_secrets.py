@@ -50,7 +50,7 @@ def test_no_secret_in_results_samples_report_or_logs(tmp_path):
     assert results is not None and "diningbench_vqa_en" in results["results"], proc.stderr[-3000:]
     got = results["results"]["diningbench_vqa_en"]
     info = got["judge_info,none"]
-    assert info["endpoint"] == host and info["failures"] == 1 and got["judge_error_rate,none"] == pytest.approx(1 / 3)
+    assert info["endpoint"] == host and info["failures"] == 1 and got["judge_error_rate,none"] == pytest.approx(100 / 3)
     assert samples.get("diningbench_vqa_en")
     # The secrets were really in use: the judge got the URL credentials (requests sends them as Basic auth).
     basic = base64.b64encode(f"{URL_USER}:{URL_PASSWORD}".encode()).decode()

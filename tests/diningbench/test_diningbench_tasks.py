@@ -19,10 +19,10 @@ def test_diningbench_tasks_groups_and_list_rows(capsys):
                                                              "diningbench_cls_sample_circular"}  # fmt: skip
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
-    for row in (r"diningbench_cls_zh_v2 +task +diningbench +2884 +hf\.co/datasets/meituan/DiningBench",
+    for row in (r"diningbench_cls_zh_v2 +task +diningbench +2884 +diningbench\n.*\n  diningbench: +hf\.co/datasets/meituan/DiningBench",
                 r"diningbench_nutrition_en_cot +task +diningbench +1650 ", r"diningbench_vqa_en +task +diningbench +804 ",
                 r"diningbench_cls_sample +task +diningbench +2 ", r"diningbench_cls_en_circular +task +diningbench +23072 ",
                 r"diningbench_cls_sample_circular +task +diningbench +16 ", r"diningbench_vqa_zh_noimage +task +diningbench +804 ",
-                r"diningbench_cls_sample_noimage +task +diningbench +2 +packaged sample",
+                r"diningbench_cls_sample_noimage +task +diningbench +2 +sample$",
                 r"diningbench_noimage +group +diningbench +7376 "):
-        assert re.search(row, listing), row
+        assert re.search(row, listing, re.M | re.S), row

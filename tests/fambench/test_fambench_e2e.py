@@ -45,8 +45,8 @@ EXPECTED = {
         "rationale_micro_f1": 8 / 15, "rationale_micro_precision": 2 / 3, "rationale_micro_recall": 4 / 9,
         "rationale_macro_f1_by_condition": (2 / 3 + 2 / 3 + 4 / 7 + 0 + 0) / 5,
         "rationale_macro_f1_official": 0.5 / 6, "rationale_micro_f1_official": 2 / 11,
-        "json_parse_rate": 4 / 6, "json_parse_rate_official": 1 / 6, "invalid_rate": 1 / 6,
-        "empty_rationale_rate": 0.5, "image_missing": 0,
+        "json_parse_rate": 4 / 6, "json_parse_rate_official": 1 / 6, "invalid_rate": 100 / 6,
+        "empty_rationale_rate": 50.0, "image_missing": 0,
     },
     "fambench_task1": {
         "decision_acc": 100.0, "decision_acc_official": 40.0, "rationale_macro_f1": (0.5 + 2 / 3 + 0.8) / 5,
@@ -54,7 +54,7 @@ EXPECTED = {
     },
     "fambench_task2": {
         "top1_acc": 50.0, "top1_acc_official": 50.0, "mrr": 0.5, "mrr_parsed": 1.0, "mrr_official": 0.5625,
-        "top2_acc": 50.0, "top3_acc": 50.0, "kendall_tau": 4 / 6, "valid_ranking_rate": 0.5,
+        "top2_acc": 50.0, "top3_acc": 50.0, "kendall_tau": 4 / 6, "valid_ranking_rate": 50.0,
         # Official: Q5 "I think A is best." has no ranking but an answer letter, so it is a "parsed" row.
         "answer_rate_official": 100.0, "image_missing": 1,
     },
@@ -65,7 +65,7 @@ EXPECTED = {
     "fambench_task2_decision": {
         # robust 8/16 options (Q4 excluded); official: only Q2's payload survives (2/4), the rest predict nothing
         "option_decision_acc": 50.0, "option_decision_acc_official": 12.5, "all_options_exact_match": 0.0,
-        "false_recommend_rate": 12.5, "valid_decision_rate": 0.75,
+        "false_recommend_rate": 12.5, "valid_decision_rate": 75.0,
         # official answer_rate_pct: Q2's payload, and Q1/Q3 through the letter fallback (the JSON key "A")
         "answer_rate_official": 75.0,
     },

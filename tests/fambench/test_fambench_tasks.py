@@ -24,10 +24,10 @@ def test_fambench_tasks_groups_and_list_rows(capsys):
     assert len(names) == 41 + 2 + 8
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
-    for row in (r"fambench_task2_ctc_all +task +fambench +8000 +github\.com/anonymous-research-artifact123/Food-as-medicine@abfaf02",
+    for row in (r"fambench_task2_ctc_all +task +fambench +8000 +fambench\n.*\n  fambench: +github\.com/anonymous-research-artifact123/Food-as-medicine@abfaf02",
                 r"fambench_task1_cot_ki +task +fambench +1500 ", r"fambench_task2_ctc_cot +task +fambench +2000 ",
-                r"fambench_task1_sample +task +fambench +4 ", r"fambench_table1 +group +fambench +14000 +github"):
-        assert re.search(row, listing), row
+                r"fambench_task1_sample +task +fambench +4 ", r"fambench_table1 +group +fambench +14000 +fambench$"):
+        assert re.search(row, listing, re.M | re.S), row
 
 
 def test_every_fambench_hook_resolves():

@@ -162,5 +162,5 @@ def test_standard_errors_of_the_table(no_java):
     assert got["bleu4_pytok"].method == "bootstrap" and got["bleu4_pytok"].se > 0 and got["bleu4_pytok"].n == 6
     assert got["cider_pytok"].method == "iid" and got["cider_pytok"].se > 0
     assert got["meteor"].se is None and got["meteor"].n == 0  # absent without Java: no error either
-    # empty_rate 0, 0, 0, 0, 1, 0: residuals' squares 5 x (1/6)^2 + (5/6)^2 = 5/6; sqrt(6/5 x 5/6) / 6 = 1/6
-    assert got["empty_rate"].se == pytest.approx(1 / 6, rel=1e-12)
+    # empty_rate 0, 0, 0, 0, 1, 0: residuals' squares 5 x (1/6)^2 + (5/6)^2 = 5/6; sqrt(6/5 x 5/6) / 6 = 1/6, in percent
+    assert got["empty_rate"].se == pytest.approx(100 / 6, rel=1e-12)

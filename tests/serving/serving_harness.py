@@ -112,7 +112,7 @@ FAMBENCH = Family(
     expected={
         # rows: right with full rationale, right with 1 of 2 ingredients, wrong, empty output
         "fambench_task1_sample": {"decision_acc": 50.0, "rationale_macro_f1": (1 + 2 / 3 + 0 + 0) / 4,
-                                  "rationale_micro_f1": 6 / 11, "invalid_rate": 0.25, "image_missing": 0},
+                                  "rationale_micro_f1": 6 / 11, "invalid_rate": 25.0, "image_missing": 0},
         # Q1 ranked right, Q2 gold second; every option decision right
         "fambench_task2_ctc_sample": {"top1_acc": 50.0, "mrr": 0.75, "option_decision_acc": 100.0, "image_missing": 0},
     },

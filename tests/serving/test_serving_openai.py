@@ -100,7 +100,7 @@ def test_scores_and_failed_requests(openai_run):  # type: ignore[no-untyped-def]
     assert values[WC_1A]["acc"] == pytest.approx(600 / 9) and values[WC_1A]["invalid_rate"] == pytest.approx(200 / 9)
     # FAM-Bench: the failed row was the fully right one; now no decision and no rationale.
     t1 = values["fambench_task1_sample"]
-    assert t1["decision_acc"] == 25.0 and t1["invalid_rate"] == 0.5
+    assert t1["decision_acc"] == 25.0 and t1["invalid_rate"] == 50.0
     assert t1["rationale_macro_f1"] == pytest.approx((2 / 3) / 4)
     assert values["worldcuisines_mcq_sample"]["acc"] == pytest.approx((600 / 9 + 3 * 700 / 9) / 4)
     logged = {s["doc_id"]: s for s in samples[WC_1A]}

@@ -14,7 +14,9 @@ from food_tasks.utils import diningbench_circular as circular_hooks
 HOOKS = "food_tasks.utils.diningbench"
 KINDS = {"cls": "classification", "nutrition": "nutrition estimation", "vqa": "VQA"}
 LANGS = {"zh": "Chinese", "en": "English"}
-VIEW_LABELS = {"": "1 view: reference photo", "_v2": "2 views", "_v3": "3 views", "_v4": "4 views"}
+VIEW_LABELS = {"": "1 view", "_v2": "2 views", "_v3": "3 views", "_v4": "4 views"}  # 1 view: the reference photo
+# Display aliases (at most 40 characters: taskgen.ALIAS_WIDTH): kind and language as in the task names.
+ALIAS_KINDS = {"cls": "cls", "nutrition": "nutrition", "vqa": "VQA"}
 # Official generation budget: max_tokens = 16384 - 2048 (thinking models are evaluated too), temperature 0.
 BUDGET = 14336
 
@@ -45,9 +47,10 @@ def variants() -> list[tuple[str, str, str, bool]]:
 
 
 def task_alias(name: str, kind: str, lang: str, cot: bool) -> str:
-    """The task's display name: kind, language, views (all images for VQA) and CoT."""
-    detail = "all images" if kind == "vqa" else VIEW_LABELS["" if cot else name.removeprefix(f"diningbench_{kind}_{lang}")]
-    return f"DiningBench {KINDS[kind]} ({LANGS[lang]}, {detail}{', CoT (non-official)' if cot else ''})"
+    """The task's display name (at most 40 characters: taskgen.ALIAS_WIDTH): kind, language, views and CoT."""
+    # VQA shows every image; CoT (not an official setting) uses the reference photo.
+    detail = "CoT" if cot else "" if kind == "vqa" else VIEW_LABELS[name.removeprefix(f"diningbench_{kind}_{lang}")]
+    return f"DiningBench {ALIAS_KINDS[kind]} ({', '.join(x for x in (lang.upper(), detail) if x)})"
 
 
 def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
@@ -58,8 +61,8 @@ def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
 
 
 # Packaged sample tasks (run by `food-tasks demo`): short budget for the tiny model.
-SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench classification (packaged sample, 2 views)"),
-           "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (packaged sample, 2 views)")}  # fmt: skip
+SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cls (sample)"),
+           "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (sample)")}  # fmt: skip
 
 
 def sample_yaml(name: str) -> str:
@@ -112,7 +115,7 @@ def noimage_files() -> dict[str, str]:
         kind, _, alias = SAMPLES[twin]
         files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(sample_yaml(twin), f"{twin}_noimage", alias=f"{alias}, no image",
                                                              version=hooks.TABLES[kind].version)  # fmt: skip
-    files["_diningbench_noimage.yaml"] = taskgen.group("diningbench_noimage", "DiningBench classification and VQA, no image",
+    files["_diningbench_noimage.yaml"] = taskgen.group("diningbench_noimage", "DiningBench cls and VQA, no image",
                                                        [f"{twin}_noimage" for twin in NOIMAGE])  # fmt: skip
     return files
 
@@ -120,11 +123,11 @@ def noimage_files() -> dict[str, str]:
 # ------------------------------------------------------------------ _circular classification (options rotated)
 CIRCULAR_HOOKS = "food_tasks.utils.diningbench_circular"
 CIRCULAR = {  # task -> (process_docs hook, alias, extra lines)
-    "diningbench_cls_zh_circular": ("docs_cls_zh", "DiningBench classification (Chinese, 1 view, options rotated)", ()),
-    "diningbench_cls_en_circular": ("docs_cls_en", "DiningBench classification (English, 1 view, options rotated)", ()),
+    "diningbench_cls_zh_circular": ("docs_cls_zh", "DiningBench cls (ZH, 1 view, circular)", ()),
+    "diningbench_cls_en_circular": ("docs_cls_en", "DiningBench cls (EN, 1 view, circular)", ()),
     "diningbench_cls_sample_circular": (
         "docs_sample_cls",
-        "DiningBench classification (packaged sample, options rotated)",
+        "DiningBench cls (sample, circular)",
         tuple(taskgen.generation_kwargs(48)),
     ),
 }

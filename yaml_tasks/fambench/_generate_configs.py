@@ -50,9 +50,9 @@ def task_name(kind: str, mode: str, input_name: str = "textimage") -> str:
 
 def task_yaml(kind: str, mode: str, input_name: str) -> str:
     """One task's YAML; a text-only task also names its T+I task as its image twin."""
-    names = {"task1": "Task 1", "rank": "Task 2 rank", "decision": "Task 2 decisions", "ctc": "Task 2 CTC", "ctc_all": "Task 2 CTC"}
+    names = {"task1": "T1", "rank": "T2 rank", "decision": "T2 decision", "ctc": "T2 CTC"}  # aliases: <= 40 characters
     if kind == "ctc_all":
-        alias = "FAM-Bench Task 2 CTC (four modes, shared pool)"
+        alias = "FAM-Bench T2 CTC (4 modes, one pool)"
     else:
         alias = f"FAM-Bench {names[kind]} ({MODES[mode][1]}, {INPUTS[input_name][1]})"
     # The paper's text-only input mode is the image-free twin of its T+I task (food_tasks.noimage): same documents.
@@ -63,8 +63,8 @@ def task_yaml(kind: str, mode: str, input_name: str) -> str:
 
 # The packaged sample tasks (run by `food-tasks demo`): a short
 # generation budget, since the demo model is a tiny random one.
-SAMPLES = {"fambench_task1_sample": ("task1", "docs_sample_task1", "FAM-Bench Task 1 (packaged sample)"),
-           "fambench_task2_ctc_sample": ("ctc", "docs_sample_ctc", "FAM-Bench Task 2 CTC (packaged sample)")}  # fmt: skip
+SAMPLES = {"fambench_task1_sample": ("task1", "docs_sample_task1", "FAM-Bench T1 (sample)"),
+           "fambench_task2_ctc_sample": ("ctc", "docs_sample_ctc", "FAM-Bench T2 CTC (sample)")}  # fmt: skip
 
 
 def sample_yaml(name: str) -> str:
@@ -77,11 +77,11 @@ def sample_yaml(name: str) -> str:
 def groups() -> dict[str, tuple[str, list[str]]]:
     """``{group name: (alias, task names)}``: the paper's tables, each task over all modes, and each mode."""
     out = {
-        "fambench_task1_all": ("FAM-Bench Task 1, four prompting modes (T+I)", [task_name("task1", m) for m in MODES]),
-        "fambench_task2_all": ("FAM-Bench Task 2 ranking, four prompting modes (T+I)", [task_name("rank", m) for m in MODES]),
-        "fambench_table1": ("FAM-Bench paper Table 1 (Task 1, Task 2 ranking and CTC; T+I)",
+        "fambench_task1_all": ("FAM-Bench T1, four modes (T+I)", [task_name("task1", m) for m in MODES]),
+        "fambench_task2_all": ("FAM-Bench T2 rank, four modes (T+I)", [task_name("rank", m) for m in MODES]),
+        "fambench_table1": ("FAM-Bench Table 1 (T1, T2 rank, CTC)",
                             [task_name("task1", m) for m in MODES] + [task_name("ctc_all", "all")]),
-        "fambench_table2": ("FAM-Bench paper Table 2 (input-modality ablation)",
+        "fambench_table2": ("FAM-Bench Table 2 (input ablation)",
                             [task_name(k, m, i) for k in ("task1", "rank") for i in INPUTS for m in MODES]),
     }  # fmt: skip
     for mode, (_, label) in MODES.items():

@@ -17,14 +17,14 @@ from food_tasks.utils import food500cap as hooks
 HOOKS = "food_tasks.utils.food500cap"
 # task -> (process_docs hook, prompt, alias, max_new_tokens)
 TASKS = {
-    "food500cap_caption": ("docs_test", prompts.GENERIC, "Food-500 Cap captioning (test split, generic prompt)", 128),
-    "food500cap_caption_food": ("docs_test", prompts.FOOD, "Food-500 Cap captioning (test split, food-aware prompt)", 128),
-    "food500cap_caption_all": ("docs_all", prompts.GENERIC, "Food-500 Cap captioning (train+test union, generic prompt)", 128),
+    "food500cap_caption": ("docs_test", prompts.GENERIC, "Food-500 Cap (test, generic)", 128),
+    "food500cap_caption_food": ("docs_test", prompts.FOOD, "Food-500 Cap (test, food)", 128),
+    "food500cap_caption_all": ("docs_all", prompts.GENERIC, "Food-500 Cap (all, generic)", 128),
     # The packaged sample (the embedded default behind `food-tasks demo`).
-    "food500cap_caption_sample": ("docs_sample", prompts.GENERIC, "Food-500 Cap captioning (packaged sample)", 48),
+    "food500cap_caption_sample": ("docs_sample", prompts.GENERIC, "Food-500 Cap (sample)", 48),
 }  # fmt: skip
-GROUPS = {"food500cap": ("Food-500 Cap captioning, both prompts (test split)", ["food500cap_caption", "food500cap_caption_food"]),
-          "food500cap_noimage": ("Food-500 Cap captioning, both prompts (test split), no image",
+GROUPS = {"food500cap": ("Food-500 Cap (test, both prompts)", ["food500cap_caption", "food500cap_caption_food"]),
+          "food500cap_noimage": ("Food-500 Cap (test, both, no image)",
                                  ["food500cap_caption_noimage", "food500cap_caption_food_noimage"])}
 # Every task has an image-free twin, <task>_noimage (food_tasks.noimage), food500cap_noimage pairs with food500cap.
 

@@ -15,15 +15,15 @@ HOOKS = "food_tasks.utils.foodieqa"
 TEMPLATES = (0, 1, 2, 3)
 TASK_NAMES = {"mivqa": "Multi-image VQA", "sivqa": "Single-image VQA", "textqa": "Text QA"}
 LANG_NAMES = {"zh": "ZH", "en": "EN"}
-# (task, lang, variant) -> group alias suffix; the first five form the `foodieqa` group.
+# (task, lang, variant) -> group alias (default: task and language); the first five form the `foodieqa` group.
 GROUPS = {
     ("mivqa", "zh", ""): "",
     ("mivqa", "en", ""): "",
     ("sivqa", "zh", ""): "",
     ("sivqa", "en", ""): "",
     ("textqa", "zh", ""): "",
-    ("sivqa", "zh", "dishname"): " + dish name (ablation)",
-    ("sivqa", "zh", "dishname_noimage"): ": dish name only, no image (ablation)",
+    ("sivqa", "zh", "dishname"): "ablation: image + dish name",
+    ("sivqa", "zh", "dishname_noimage"): "ablation: dish name, no image",
 }
 SAMPLES = (("mivqa", "zh", 1), ("sivqa", "en", 3), ("textqa", "zh", 2))
 # Group reduction over the four templates. lmms-eval matches these names by substring and the last
@@ -59,20 +59,20 @@ def task_yaml(task: str, lang: str, variant: str, k: int, alias: str = "", extra
     """The task of one setting and template ``k`` (its metric list adds ``acc_p<k>``)."""
     # Each template's task adds acc_p<k> to the common metrics, so the metric list is per task.
     name = f"foodieqa_{stem(task, lang, variant)}_p{k}"
-    return taskgen.task(include="_foodieqa_yaml", name=name, alias=alias or f"prompt {k + 1} (p{k})", docs=f"{HOOKS}.docs_{stem(task, lang, variant)}_p{k}",
+    return taskgen.task(include="_foodieqa_yaml", name=name, alias=alias or f"p{k}", docs=f"{HOOKS}.docs_{stem(task, lang, variant)}_p{k}",
                         extra=[*taskgen.metric_list(hooks.TABLES[f"p{k}"]), *extra])  # fmt: skip
 
 
 def group_yaml(task: str, lang: str, variant: str, suffix: str) -> str:
     """The group of one setting over its four templates (mean, best and per-template accuracy)."""
     base = f"foodieqa_{stem(task, lang, variant)}"
-    return taskgen.group(base, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}){suffix}", [f"{base}_p{k}" for k in TEMPLATES],
+    return taskgen.group(base, f"FoodieQA {suffix or f'{TASK_NAMES[task]} ({LANG_NAMES[lang]})'}", [f"{base}_p{k}" for k in TEMPLATES],
                          metrics=GROUP_METRICS, version=hooks.TABLES["p0"].version, image_twin=noimage.image_twin(base))  # fmt: skip
 
 
 def top_group_yaml() -> str:
     """The ``foodieqa`` group: every setting's group except the packaged sample's."""
-    return taskgen.group("foodieqa", "FoodieQA (each group: acc_best = paper protocol, acc_mean, per template)",
+    return taskgen.group("foodieqa", "FoodieQA (acc_best = paper protocol)",
                          [f"foodieqa_{stem(*key)}" for key in GROUPS if not key[2]])  # fmt: skip
 
 
@@ -84,9 +84,9 @@ def sample_yamls() -> dict[str, str]:
         name = f"foodieqa_{task}_{lang}_sample_p{k}"
         names.append(name)
         # `food-tasks demo` runs a tiny random model that never stops early: keep its answers short.
-        files[f"{name}.yaml"] = task_yaml(task, lang, "sample", k, alias=f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k + 1} (p{k})",
+        files[f"{name}.yaml"] = task_yaml(task, lang, "sample", k, alias=f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) p{k}",
                                           extra=tuple(taskgen.generation_kwargs(32)))  # fmt: skip
-    files["_foodieqa_sample.yaml"] = taskgen.group("foodieqa_sample", "FoodieQA (packaged sample)", names, metrics=[("acc_mean", "mean")])
+    files["_foodieqa_sample.yaml"] = taskgen.group("foodieqa_sample", "FoodieQA (sample)", names, metrics=[("acc_mean", "mean")])
     return files
 
 
@@ -134,18 +134,18 @@ def noimage_files() -> dict[str, str]:
     for task, lang in NOIMAGE:
         group, twin = f"foodieqa_{stem(task, lang, 'noimage')}", f"foodieqa_{stem(task, lang, '')}"
         for k in TEMPLATES:
-            files[f"{group}_p{k}.yaml"] = noimage_task_yaml(task_yaml(task, lang, "", k), f"{group}_p{k}", f"prompt {k + 1} (p{k})")
+            files[f"{group}_p{k}.yaml"] = noimage_task_yaml(task_yaml(task, lang, "", k), f"{group}_p{k}", f"p{k}")
         files[f"_{group}.yaml"] = taskgen.group(group, f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}), no image",
                                                 [f"{group}_p{k}" for k in TEMPLATES], metrics=GROUP_METRICS,
                                                 version=hooks.TABLES["p0"].version, image_twin=twin)  # fmt: skip
-    files["_foodieqa_noimage.yaml"] = taskgen.group("foodieqa_noimage", "FoodieQA VQA settings, no image (image-free twins)",
+    files["_foodieqa_noimage.yaml"] = taskgen.group("foodieqa_noimage", "FoodieQA VQA, no image",
                                                     [f"foodieqa_{stem(t, lang, 'noimage')}" for t, lang in NOIMAGE])  # fmt: skip
     names = []
     for task, lang, k in NOIMAGE_SAMPLES:
         twin = sample_yamls()[f"foodieqa_{task}_{lang}_sample_p{k}.yaml"]
         names.append(f"foodieqa_{task}_{lang}_sample_noimage_p{k}")
-        files[f"{names[-1]}.yaml"] = noimage_task_yaml(twin, names[-1], f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k + 1} (p{k})")
-    files["_foodieqa_sample_noimage.yaml"] = taskgen.group("foodieqa_sample_noimage", "FoodieQA (packaged sample), no image",
+        files[f"{names[-1]}.yaml"] = noimage_task_yaml(twin, names[-1], f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) p{k}")
+    files["_foodieqa_sample_noimage.yaml"] = taskgen.group("foodieqa_sample_noimage", "FoodieQA (sample), no image",
                                                            names, metrics=[("acc_mean", "mean")])  # fmt: skip
     return files
 
@@ -178,23 +178,23 @@ def circular_files() -> dict[str, str]:
         base = f"foodieqa_{task}_{lang}_circular"
         groups.append(base)
         for k in TEMPLATES:
-            alias = f"prompt {k + 1} (p{k}), options rotated"
+            alias = f"p{k}, circular"
             files[f"{base}_p{k}.yaml"] = circular_task(f"{base}_p{k}", f"docs_{task}_{lang}_p{k}", alias)
-        title = f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}), options rotated"
+        title = f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}), circular"
         members = [f"{base}_p{k}" for k in TEMPLATES]
         files[f"_{base}.yaml"] = taskgen.group(
             base, title, members, metrics=CIRCULAR_GROUP_METRICS, version=circular_hooks.TABLE.version
         )
-    files["_foodieqa_circular.yaml"] = taskgen.group("foodieqa_circular", "FoodieQA VQA, options rotated", groups)
+    files["_foodieqa_circular.yaml"] = taskgen.group("foodieqa_circular", "FoodieQA VQA, circular", groups)
     names = []
     for task, lang, k in CIRCULAR_SAMPLES:
         name = f"foodieqa_{task}_{lang}_sample_circular_p{k}"
         names.append(name)
-        alias = f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) prompt {k + 1} (p{k}), options rotated"
+        alias = f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) p{k}, circular"
         budget = tuple(taskgen.generation_kwargs(32))
         files[f"{name}.yaml"] = circular_task(name, f"docs_{task}_{lang}_sample_p{k}", alias, budget)
     files["_foodieqa_sample_circular.yaml"] = taskgen.group(
-        "foodieqa_sample_circular", "FoodieQA (packaged sample, options rotated)", names, metrics=CIRCULAR_GROUP_METRICS
+        "foodieqa_sample_circular", "FoodieQA (sample, circular)", names, metrics=CIRCULAR_GROUP_METRICS
     )
     return files
 

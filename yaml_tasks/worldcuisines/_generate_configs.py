@@ -23,9 +23,9 @@ SUBTASKS = {  # name -> (process_docs suffix, display alias)
 # variant -> (task-name infix, process_docs prefix, group alias suffix)
 VARIANTS = {
     "large": ("", "docs_large", "test_large"),
-    "small": ("_small", "docs_small", "HF test_small"),
-    "smallref": ("_smallref", "docs_smallref", "published Test Small rows"),
-    "sample": ("_sample", "docs_sample", "packaged sample"),
+    "small": ("_small", "docs_small", "test_small"),
+    "smallref": ("_smallref", "docs_smallref", "smallref"),
+    "sample": ("_sample", "docs_sample", "sample"),
 }
 KINDS = {"mcq": ("MCQ", "multi_choice_answer", "multiple-choice"), "oeq": ("OEQ", "answer", "open-ended")}
 # Group aggregation. Plain means first: lmms-eval matches these names by
@@ -136,8 +136,8 @@ def noimage_files() -> dict[str, str]:
 # ------------------------------------------------------------------ _circular MCQ variants (options rotated)
 CIRCULAR_HOOKS = "food_tasks.utils.worldcuisines_circular"
 CIRCULAR = {
-    "large": ("_circular", "test_large, options rotated"),
-    "sample": ("_sample_circular", "packaged sample, options rotated"),
+    "large": ("_circular", "test_large, circular"),
+    "sample": ("_sample_circular", "sample, circular"),
 }
 CIRCULAR_GROUP_METRICS = [
     ("acc", "mean"),

@@ -54,9 +54,10 @@ BENCHMARK = Benchmark(
     source="hf.co/datasets/meituan/DiningBench (JSONL + images.tar.gz)",
     licence=("CC BY-NC-ND 4.0: non-commercial research use, no derivatives; the original files are loaded and "
              "extracted into the cache, nothing converted or shipped"),
-    units=("`acc*`, `judge_acc*`, `invalid_rate`, `cannot_read_rate_official`, `parse_fail_rate*`, `judge_error_rate` and "
-           "`judge_unparsed_rate` are fractions in [0, 1] (the paper prints 0.xx); `rouge{1,2,L}_f` in [0, 1]; `*_mape*` "
-           "in percent; `*_mae*` and `*_rmse*` in kcal and g."),
+    units=("`acc*`, `judge_acc*`, `cannot_read_rate_official` and `parse_fail_rate_official` are fractions in [0, 1] (the "
+           "paper prints 0.xx); `rouge{1,2,L}_f` in [0, 1]; `*_mape*` in percent; `*_mae*` and `*_rmse*` in kcal and g; "
+           "our diagnostic rates `invalid_rate`, `parse_fail_rate`, `judge_error_rate` and `judge_unparsed_rate` in percent "
+           "(0-100), as in every benchmark."),
     documents=documents,
     sample_tasks=("diningbench_cls_sample", "diningbench_nutrition_sample"),
     write_sample=Lazy("food_tasks.benchmarks.diningbench.sample:write"),

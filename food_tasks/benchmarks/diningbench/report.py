@@ -19,17 +19,18 @@ def _main_columns() -> tuple[Column, ...]:
     cls, nut, vqa = "diningbench_cls{v}", "diningbench_nutrition{v}", "diningbench_vqa{v}"
     return (
         Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),), 4),
-        Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official"),), scale=100.0,
+        # Ours in percent, the official scorer's a fraction (as it prints it).
+        Column("cls_unparsed", "Class unparsed %", (Source(cls, "invalid_rate", "cannot_read_rate_official", 100.0),),
                differs=CLS_UNPARSED),
         *(Column(f"{short}_mape", f"{label} MAPE", (Source(nut, f"{name}_mape", f"{name}_mape_official"),), lower_is_better=True)
           for short, label, name in (("cal", "Cal", "calories"), ("prot", "Prot", "protein"),
                                      ("carbs", "Carbs", "carbohydrates"), ("fat", "Fat", "fat"))),
         *(Column(f"avg_{stat}", f"Avg {stat.upper()}", (Source(nut, f"avg_{stat}", f"avg_{stat}_official"),), lower_is_better=True)
           for stat in ("mae", "rmse", "mape")),
-        Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),), scale=100.0,
+        Column("nut_unparsed", "Nutrition unparsed %", (Source(nut, "parse_fail_rate", "parse_fail_rate_official", 100.0),),
                differs=NUTRITION_UNPARSED),
         Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),), 4),
-        Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True, scale=100.0),
+        Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True),
     )  # fmt: skip
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from food_tasks import consistency, stats
+from food_tasks import consistency, metrics, stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 from food_tasks.hooks import Metric
@@ -93,7 +93,7 @@ def score_cls(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
     }
 
 
-# Cross-lingual consistency (README "Beyond accuracy"): a Chinese and an English classification row are one item
+# Cross-lingual consistency (docs/beyond_accuracy.md): a Chinese and an English classification row are one item
 # when they have the same id, show the same image files and have the same gold letter (the options in one order);
 # rows that do not match in all three are left out (an item in one language does not count).
 CONSISTENCY = consistency.View(
@@ -470,8 +470,8 @@ class JudgeRatio(stats.Ratio):
     other metrics are still compared).
     """
 
-    def __init__(self, name: str) -> None:
-        super().__init__(num=None, den=None, scale=1.0)  # type: ignore[arg-type]
+    def __init__(self, name: str, scale: float = 1.0) -> None:
+        super().__init__(num=None, den=None, scale=scale)  # type: ignore[arg-type]
         self.name = name
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
@@ -549,13 +549,17 @@ def nutrition_metrics(official: bool) -> list[Metric]:
         )
         for stat in ("mae", "rmse", "mape")
     ]
+    # Ours in percent (a diagnostic rate, 0-100 in every benchmark); the official scorer's as it prints it (0-1).
+    rate = functools.partial(nutrition_parse_fail_rate, official=official)
     out.append(
         Metric(
             f"parse_fail_rate{tail}",
-            functools.partial(nutrition_parse_fail_rate, official=official),
+            rate if official else functools.partial(metrics.percent_of, rate),
             higher_is_better=False,
-            scale="fraction",
-            estimator=stats.mean(functools.partial(nutrition_parse_fail, official=official), binary=True),
+            scale="fraction" if official else "percent",
+            estimator=stats.mean(
+                functools.partial(nutrition_parse_fail, official=official), 1.0 if official else 100.0, binary=True
+            ),
         )
     )
     return out

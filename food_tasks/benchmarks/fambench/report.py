@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, series_blocks
+from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, binomial_interval, series_blocks
 
 CTC_UNDEFINED = ("CTC has no pair to compare: no question had both a readable ranking (a permutation of A-D) and "
                  "four readable option decisions (`ctc_pool` and `ctc_pairs` are 0 in the results JSON), as when every "
@@ -20,16 +20,18 @@ def condition_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> lis
     for mode_label, msuffix, _ in MODES:
         series: dict[str, dict[str, float]] = {}
         counts: dict[str, dict[str, Any]] = {}
+        errors: dict[str, dict[str, tuple[float, float] | None]] = {}
         for run in runs:
             table = run.value(f"fambench_task1{msuffix}{suffix}", "per_condition")
             if isinstance(table, dict) and table:
                 series[run.label] = {c: row.get("decision_acc") for c, row in table.items() if isinstance(row, dict)}
                 counts[run.label] = {c: row.get("n") for c, row in table.items() if isinstance(row, dict)}
+                errors[run.label] = {c: binomial_interval(v, counts[run.label].get(c)) for c, v in series[run.label].items()}
         if not series:
             continue
         image = charts.radar(series, f"FAM-Bench Task 1 per-condition accuracy ({mode_label})", f"fambench_task1{msuffix}{suffix}_conditions")
         blocks += series_blocks(f"Per condition: Task 1 decision accuracy (%), {mode_label} (robust scorer)", image,
-                                f"per-condition accuracy, {mode_label}", "Condition", series, counts, lambda r: f"{r} (n)")
+                                f"per-condition accuracy, {mode_label}", "Condition", series, counts, lambda r: f"{r} (n)", errors)
     return blocks
 
 
@@ -51,7 +53,7 @@ SPEC = BenchmarkSpec(
                                         Source("fambench_task2_ctc{m}{v}", "mrr")), 4),
             Column("ctc", "CTC", (Source("fambench_task2_ctc_all{v}", "ctc_{mode}"),  # the official code has no CTC
                                   Source("fambench_task2_ctc{m}{v}", "ctc")), 4, undefined=CTC_UNDEFINED),
-            Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True, scale=100.0),
+            Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True),
             Column("t1_images_missing", "T1 images missing", (Source("fambench_task1{m}{v}", "image_missing"),), 0, rate=True),
             Column("t2_images_missing", "T2 images missing", (Source("fambench_task2{m}{v}", "image_missing"),
                                                               Source("fambench_task2_ctc_all{v}", "image_missing"),

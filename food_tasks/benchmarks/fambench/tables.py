@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import stats
+from food_tasks import metrics, stats
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.benchmarks.fambench.prompts import MODES
 from food_tasks.hooks import Metric, MetricTable
@@ -45,10 +45,10 @@ def _ctc(modes: tuple[str, ...] | None = None, mode: str | None = None, official
 _IMAGE_MISSING = Metric("image_missing", fb_scoring.image_missing, higher_is_better=False, scale="count")
 _T1_INVALID = Metric(
     "invalid_rate",
-    fb_scoring.t1_invalid_rate,
+    partial(metrics.percent_of, fb_scoring.t1_invalid_rate),
     higher_is_better=False,
-    scale="fraction",
-    estimator=_t1_mean("decision", test="none"),
+    scale="percent",
+    estimator=_t1_mean("decision", test="none", scale=100.0),
 )
 _TOP1 = Metric(
     "top1_acc", partial(fb_scoring.t2_topk, k=1), estimator=stats.mean(partial(fb_scoring.topk_hit, k=1), 100.0)
@@ -97,15 +97,15 @@ TABLES = {
         _T1_INVALID,
         Metric(
             "empty_rationale_rate",
-            partial(fb_scoring.t1_rate, field="empty_rationale"),
+            partial(metrics.percent_of, partial(fb_scoring.t1_rate, field="empty_rationale")),
             higher_is_better=False,
-            scale="fraction",
-            estimator=_t1_mean("empty_rationale"),
+            scale="percent",
+            estimator=_t1_mean("empty_rationale", scale=100.0),
         ),
         _IMAGE_MISSING,
         Metric("per_condition", fb_scoring.t1_per_condition, scale="breakdown"),
         _T1_INVALID.alias("parse_fail_rate"),
-        version=1.0,
+        version=1.1,
         key=T1_KEY,
         cluster=T1_CLUSTER,
     ),
@@ -133,9 +133,9 @@ TABLES = {
         Metric("kendall_tau", fb_scoring.t2_kendall, scale="score", estimator=stats.mean(fb_scoring.kendall_value)),
         Metric(
             "valid_ranking_rate",
-            fb_scoring.t2_valid_rate,
-            scale="fraction",
-            estimator=stats.mean(fb_scoring.valid_value),
+            partial(metrics.percent_of, fb_scoring.t2_valid_rate),
+            scale="percent",
+            estimator=stats.mean(fb_scoring.valid_value, 100.0),
         ),
         Metric(
             "answer_rate_official",
@@ -144,7 +144,7 @@ TABLES = {
         ),
         _IMAGE_MISSING,
         Metric("per_condition", fb_scoring.t2_per_condition, scale="breakdown"),
-        version=1.0,
+        version=1.1,
         key=T2_KEY,
         cluster=T2_CLUSTER,
     ),
@@ -177,9 +177,9 @@ TABLES = {
         ),
         Metric(
             "valid_decision_rate",
-            partial(fb_scoring.t2_valid_rate, kind="decision"),
-            scale="fraction",
-            estimator=stats.mean(partial(fb_scoring.valid_value, kind="decision")),
+            partial(metrics.percent_of, partial(fb_scoring.t2_valid_rate, kind="decision")),
+            scale="percent",
+            estimator=stats.mean(partial(fb_scoring.valid_value, kind="decision"), 100.0),
         ),
         Metric(
             "answer_rate_official",
@@ -187,7 +187,7 @@ TABLES = {
             estimator=stats.mean(partial(fb_scoring.answered_official, kind="decision"), 100.0),
         ),
         _IMAGE_MISSING,
-        version=1.0,
+        version=1.1,
         key=T2_KEY,
         cluster=T2_CLUSTER,
     ),

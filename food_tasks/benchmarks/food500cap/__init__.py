@@ -40,7 +40,8 @@ BENCHMARK = Benchmark(
     licence=("captions: the official repository has no licence file (downloaded, never shipped); images: ISIA Food-500, "
              "never redistributed (the user points us at a local copy)"),
     units=("`bleu*`, `meteor`, `rouge_l*` and `cider*` x 100 (paper Table 4); `clipscore` in [0, 1]; `sla_*` in percent "
-           "(Table 3); `parse_fail_rate` and `empty_rate` a fraction in [0, 1]; `*_mean_words` and `mean_caption_words` in words."),
+           "(Table 3); `*_mean_words` and `mean_caption_words` in words; our diagnostic rates `parse_fail_rate` and "
+           "`empty_rate` in percent (0-100), as in every benchmark."),
     documents=documents,
     sample_tasks=("food500cap_caption_sample",),
     write_sample=Lazy("food_tasks.benchmarks.food500cap.sample:write"),

@@ -5,7 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, absent_reason, fmt
+from food_tasks.benchmarks.food500cap.data import REGIONS_ENV
+from food_tasks.report import (
+    BINOMIAL_NOTE,
+    BenchmarkSpec,
+    Block,
+    Charts,
+    Column,
+    Run,
+    Source,
+    TableSpec,
+    absent_reason,
+    binomial_interval,
+    bounds_text,
+    fmt,
+)
 
 PAPER_REGIONS = ("Chinese", "Worldwide", "Japanese", "Western", "Latin-American", "Asian", "Indian")
 TASK = "food500cap_caption{v}"
@@ -15,12 +29,16 @@ def region_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[B
     """Per region of the user's category-to-region mapping (``per_region``)."""
     task = f"food500cap_caption{suffix}"
     tables = {r.label: r.value(task, "per_region") for r in runs if isinstance(r.value(task, "per_region"), dict)}
-    if not tables:
-        return []  # no mapping given: the region columns of the Table 3 rows say why
+    if not tables:  # no mapping given: the region columns of the Table 3 rows say why too
+        ran = any(task in r.metrics for r in runs)
+        return [("p", "*Not shown:* per-region breakdown: no category-to-region mapping was given "
+                      f"(`{REGIONS_ENV}`, the benchmark README).")] if ran else []  # fmt: skip
     blocks: list[Block] = [("h", 3, "Per region (your category-to-region mapping)")]
     series = {k: {g: row["sla_accurate"] for g, row in t.items() if isinstance(row, dict) and isinstance(row.get("sla_accurate"), (int, float))}
               for k, t in tables.items()}  # fmt: skip
-    image = charts.language_bars(series, "Food-500 Cap SLA-accurate by region", f"{task}_regions")
+    errors = {k: {g: binomial_interval(row.get("sla_accurate"), row.get("n")) for g, row in t.items() if isinstance(row, dict)}
+              for k, t in tables.items()}  # fmt: skip
+    image = charts.language_bars(series, "Food-500 Cap SLA-accurate by region", f"{task}_regions", errors)
     if image:
         blocks.append(("img", image, "SLA-accurate by region"))
     fields = (("n", "Images", 0), ("sla_accurate", "SLA acc.", 2), ("sla_relaxed", "SLA rel.", 2), ("bleu4", "BLEU-4", 2),
@@ -29,8 +47,11 @@ def region_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[B
         rows = []
         for region, row in sorted(table.items()):
             row = row if isinstance(row, dict) else {}
-            rows.append([region] + [("absent" if absent_reason(row.get(k)) is not None else fmt(row.get(k), d)) for k, _, d in fields])
+            rows.append([region] + [("absent" if absent_reason(row.get(k)) is not None else fmt(row.get(k), d)
+                                     + (bounds_text(binomial_interval(row.get(k), row.get("n")), 1) if k.startswith("sla") else ""))
+                                    for k, _, d in fields])  # fmt: skip
         blocks.append(("details", f"{label}: caption metrics per region", ["Region"] + [h for _, h, _ in fields], rows))
+    blocks.append(("p", BINOMIAL_NOTE.replace("dish or question", "image")))
     return blocks
 
 
@@ -47,7 +68,7 @@ SPEC = BenchmarkSpec(
                 Column("clipscore", "CLIP-S", (Source(TASK, "clipscore", "clipscore"),), 3),
                 Column("sla_accurate", "SLA accurate", (Source(TASK, "sla_accurate", "sla_accurate"),)),
                 Column("sla_relaxed", "SLA relaxed", (Source(TASK, "sla_relaxed", "sla_relaxed"),)),
-                Column("parse_fail", "Unparsed %", (Source(TASK, "parse_fail_rate"),), rate=True, scale=100.0),
+                Column("parse_fail", "Unparsed %", (Source(TASK, "parse_fail_rate"),), rate=True),
                 Column("image_missing", "Images missing", (Source(TASK, "image_missing"),), 0, rate=True))),
             TableSpec("SLA % per region (paper Table 3)", "table3", (
                 Column("overall", "Overall", (Source(TASK, "sla_{mode}", "sla_{mode}"),)),

@@ -16,8 +16,8 @@ option index as the official string ``"0"``-``"3"`` or ``None`` where the offici
 ========================== ======================================================================
 ``first_letter``           ``get_accuracy.parse_yi_res`` / ``parse_phi3v_res``: first ``[A-D]`` anywhere
 ``after_assistant``        ``get_accuracy.parse_res``: text after the last ``"\\nAssistant:"``, first ``[A-D]``
-``textqa``                 ``get_accuracy.parse_textqa_res``: after ``选择一个正确答案`` (t0/t1) or ``我选择``
-                           (t2/t3) when present, first ``[A-D]``
+``textqa``                 ``get_accuracy.parse_textqa_res``: after ``选择一个正确答案`` (p0/p1) or ``我选择``
+                           (p2/p3) when present, first ``[A-D]``
 ``qwen_en``                ``get_accuracy.parse_qwen_res``: after the template's English marker, first ``[A-D]``
 ``mantis``                 ``utils.parse_mantis``: the whole generated string must be ``A``-``D``
 ``idefics``                ``utils.parse_idefics``: after ``"\\nAssistant: "`` then after ``图``, first character

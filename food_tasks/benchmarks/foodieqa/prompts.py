@@ -1,8 +1,8 @@
 """FoodieQA prompt templates, kept verbatim from the official code (lyan62/FoodieQA @4d726407).
 
 * mivqa: ``model-eval/scripts/eval_mivqa_en.py::get_prompt_phi`` (the README's canonical text); the
-  ``<imgN>`` markers stand where that code puts ``<|image_N|>``: image lists before the text (t0) or
-  images interleaved with their option labels (t1-t3).
+  ``<imgN>`` markers stand where that code puts ``<|image_N|>``: image lists before the text (p0) or
+  images interleaved with their option labels (p1-p3).
 * sivqa: ``sivqa_utils.py::format_text_prompt``, image first, then the text.
 * textqa: ``textqa_utils.py::format_text_prompt`` (Chinese), with the ``get_prompt_qwen`` wrapping for
   chat models: system ``你是一个智能助手。`` and the template without ``你是一个智能助手，`` as user turn.
@@ -69,7 +69,7 @@ MIVQA = {
     },
 }
 # Chinese mivqa questions say 以下 ("below") or 以上 ("above"); the official code rewrites them to match
-# where the images are: t0-t2 replace 以下 by 以上, t3 replaces 以上 by 以下. English: no replacement.
+# where the images are: p0-p2 replace 以下 by 以上, p3 replaces 以上 by 以下. English: no replacement.
 MIVQA_ZH_REPLACE = {0: ("以下", "以上"), 1: ("以下", "以上"), 2: ("以下", "以上"), 3: ("以上", "以下")}
 
 SIVQA = {

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, binomial_half_width, series_blocks
+from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, binomial_interval, series_blocks
 
 
 def _template_columns() -> tuple[Column, ...]:
     group = "foodieqa_{mode}{v}"
     per_template = tuple(f"foodieqa_{{mode}}{{v}}_p{k}" for k in range(4))
     return (
-        *(Column(f"t{k}", f"t{k}", (Source(task, "acc", "acc_paper_protocol"),)) for k, task in enumerate(per_template)),
+        *(Column(f"p{k}", f"p{k}", (Source(task, "acc", "acc_paper_protocol"),)) for k, task in enumerate(per_template)),
         Column("mean", "Mean", (Source(group, "acc_mean", "acc_paper_protocol"),)),
         Column("best", "Best", (Source(group, "acc_best", "acc_paper_protocol_best"),)),
         Column("unparsed", "Unparsed % (robust parser)", tuple(Source(t, "invalid_rate") for t in (group,) + per_template), rate=True),
@@ -35,7 +35,7 @@ def question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) ->
     for label, setting in SETTINGS:
         series: dict[str, dict[str, float]] = {}
         counts: dict[str, dict[str, Any]] = {}
-        errors: dict[str, dict[str, float | None]] = {}
+        errors: dict[str, dict[str, tuple[float, float] | None]] = {}
         used: dict[str, int] = {}
         for run in runs:
             tables = [t for k in range(4) if isinstance(t := run.value(f"foodieqa_{setting}{suffix}_p{k}", "per_question_type"), dict)]
@@ -48,14 +48,14 @@ def question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) ->
             if cells:
                 series[run.label] = {q: sum(v) / len(v) for q, v in cells.items()}
                 # The templates ask the same questions: the interval of one template's n, not of the mean's.
-                errors[run.label] = {q: binomial_half_width(series[run.label][q], counts[run.label].get(q)) for q in cells}
+                errors[run.label] = {q: binomial_interval(series[run.label][q], counts[run.label].get(q)) for q in cells}
                 used[run.label] = len(tables)
         if not series:
             continue
         image = charts.language_bars(series, f"FoodieQA {label} by question type", f"foodieqa_{setting}{suffix}_question_types", errors)
         blocks += series_blocks(f"Per question type: {label}, accuracy % (robust scorer, mean over the templates run)", image,
                                 f"{label} by question type", "Question type", series, counts,
-                                lambda r: f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})")
+                                lambda r: f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})", errors)
     return blocks
 
 
@@ -68,7 +68,7 @@ SPEC = BenchmarkSpec(
                 Column(key, label, (Source(f"foodieqa_{key}{{v}}", "acc_best", "acc_paper_protocol_best"),)) for key, label in (
                     ("mivqa_zh", "Multi-image ZH"), ("mivqa_en", "Multi-image EN"), ("sivqa_zh", "Single-image ZH"),
                     ("sivqa_en", "Single-image EN"), ("textqa_zh", "Text QA ZH")))),
-            TableSpec("Per template (accuracy %; t0-t3 = the paper's p1-p4)", "templates", _template_columns(), TEMPLATE_MODES)),
+            TableSpec("Per template (accuracy %; p0-p3 = the paper's p1-p4)", "templates", _template_columns(), TEMPLATE_MODES)),
     headline=("mivqa_zh", "sivqa_zh"),
     breakdown=question_type_breakdown,
     notes=(("*official* = the official first-letter parser with its (here seeded) random fallback "

@@ -68,7 +68,7 @@ def setting(task: str, variant: str, template: int) -> str:
     return f"{task}_{variant + '_' if variant else ''}p{template}"
 
 
-# Cross-lingual consistency (README "Beyond accuracy"): the Chinese and English tasks of one setting read the
+# Cross-lingual consistency (docs/beyond_accuracy.md): the Chinese and English tasks of one setting read the
 # same published file, so a question is its position there (index) in both, its options in the same A-D order.
 CONSISTENCY = consistency.View(
     item=stats.column("setting", "index"),

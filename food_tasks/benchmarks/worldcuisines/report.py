@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from food_tasks.report import BenchmarkSpec, Block, Charts, Column, Run, Source, TableSpec, binomial_half_width, fmt, mean_half_width
+from food_tasks.report import (
+    BINOMIAL_NOTE,
+    BenchmarkSpec,
+    Block,
+    Charts,
+    Column,
+    Run,
+    Source,
+    TableSpec,
+    binomial_interval,
+    bounds_text,
+    fmt,
+)
 
 SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
 
@@ -30,30 +42,35 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
     blocks: list[Block] = []
     for kind, metric, label in (("mcq", "acc", "MCQ accuracy"), ("oeq", "acc_multi", "OEQ accuracy (multi-reference)")):
         per_run: dict[str, dict[str, float]] = {}
-        errors: dict[str, dict[str, float | None]] = {}
+        errors: dict[str, dict[str, tuple[float, float] | None]] = {}
         tables = []
         for run in runs:
             cells: dict[str, dict[str, float]] = {}
-            widths: dict[str, list[float | None]] = {}
+            sizes: dict[str, dict[str, float]] = {}
             for short, sub in SUBTASKS:
                 table = run.value(f"worldcuisines_{kind}{suffix}_{sub}", "per_language")
                 for lang, row in (table or {}).items():
                     if isinstance(row, dict) and metric in row:
                         cells.setdefault(lang, {})[short] = row[metric]
-                        widths.setdefault(lang, []).append(binomial_half_width(row[metric], row.get("n")))
+                        if isinstance(row.get("n"), (int, float)):
+                            sizes.setdefault(lang, {})[short] = row["n"]
                         if "invalid_rate" in row:
                             cells[lang].setdefault("_inv", []).append(row["invalid_rate"])  # type: ignore[union-attr]
             if not cells:
                 continue
             per_run[run.label] = {lang: sum(v for k, v in c.items() if k != "_inv") / max(1, sum(k != "_inv" for k in c)) for lang, c in cells.items()}
-            # Per language the dishes are independent within a subtask; the mean over subtasks treats the subtasks as
-            # independent too (the same dishes recur in them: the bars are a lower bound on the uncertainty).
-            errors[run.label] = {lang: mean_half_width(w) for lang, w in widths.items()}
+            # Per language the dishes are independent within a subtask; the mean over subtasks is taken as a rate over
+            # all their documents (the same dishes recur in the subtasks: the interval is a lower bound).
+            errors[run.label] = {lang: binomial_interval(per_run[run.label][lang], sum(sizes[lang].values()))
+                                 if lang in sizes and len(sizes[lang]) == len(cells[lang]) - ("_inv" in cells[lang]) else None
+                                 for lang in cells}  # fmt: skip
             header = ["Language"] + [s for s, _ in SUBTASKS] + ["Mean"] + (["Unparsed %"] if kind == "mcq" else [])
             rows = []
             for lang in sorted(cells):
                 c = cells[lang]
-                row = [lang] + [fmt(c.get(s), 2) for s, _ in SUBTASKS] + [fmt(per_run[run.label][lang], 2)]
+                n = sizes.get(lang, {})
+                row = [lang] + [fmt(c.get(s), 2) + bounds_text(binomial_interval(c.get(s), n.get(s)), 1) for s, _ in SUBTASKS]
+                row.append(fmt(per_run[run.label][lang], 2) + bounds_text(errors[run.label].get(lang), 1))
                 if kind == "mcq":
                     inv = c.get("_inv") or []
                     row.append(fmt(sum(inv) / len(inv) if inv else None, 2))
@@ -67,6 +84,7 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
             blocks.append(("img", image, f"{label} by language"))
         for run_label, header, rows in tables:
             blocks.append(("details", f"{run_label}: {label} per language and subtask", header, rows))
+        blocks.append(("p", BINOMIAL_NOTE + " The mean over subtasks is taken as one rate over all their documents."))
     return blocks
 
 

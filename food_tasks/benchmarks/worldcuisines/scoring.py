@@ -42,7 +42,7 @@ def score_mcq(doc: dict, response: str, image_missing: bool = False) -> dict[str
 
 
 def _pairing(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """What the consistency measures read besides correctness (README "Beyond accuracy")."""
+    """What the consistency measures read besides correctness (docs/beyond_accuracy.md)."""
     return {
         "prompt_type": doc.get("prompt_type"),
         "image": doc.get("image_url"),

@@ -1,0 +1,302 @@
+"""Beyond accuracy, read back from runs: the image gain of a task over its image-free twin, and paired comparisons of
+two runs on the measures that are not plain accuracy (``food-tasks compare``, ``food-tasks report``).
+
+* **Image gain** (MMStar's multi-modal gain, Chen et al. 2024, arXiv:2403.20330): a task and its image-free twin
+  (:func:`food_tasks.noimage.image_twin`) score the same documents (the twin reads them with the task's own
+  ``process_docs``), so they are paired by document identity; ``image_gain`` is the task's headline metric with
+  the image minus without it on the shared documents, clustered like the metric (:func:`food_tasks.stats.compare`),
+  and ``answerable_without_image`` the image-free score on those documents, with its clustered standard error.
+* **Measures of two runs** (:data:`MEASURES`): a measure its task's metric table declares with an estimator
+  (``circular_acc``, WorldCuisines' ``xling_*``) is compared like any metric (:func:`food_tasks.compare.compare_one`);
+  one computed across tasks (``xling_*`` pooled over a benchmark's language tasks, ``misled_rate`` / ``hint_gain``
+  of a group) is recomputed from both runs' records as a mean of per-unit values (an item, a dish in one language),
+  the two means compared on the same clusters (:func:`paired_means`). ``position_bias_p`` is a p-value: shown side
+  by side, never differenced.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from food_tasks import consistency, stats
+from food_tasks.compare import Row, Run, aligned, compare_one, value_text
+from food_tasks.errorbars import RunTask, compare_tasks, few_note
+from food_tasks.noimage import image_twin
+
+XLING = ("xling_all_correct", "xling_agreement")
+CONTEXT = ("misled_rate", "hint_gain", "misled_rate_same_image", "hint_gain_same_image")
+CIRCULAR = ("circular_acc", "rotation_mean_acc")
+MEASURES = (*XLING, *CONTEXT, *CIRCULAR, "position_bias_p")
+LOWER_IS_BETTER = {"misled_rate", "misled_rate_same_image"}
+Unit = tuple[Hashable, Hashable, float]  # (unit, cluster, value)
+
+
+# --------------------------------------------------------------------------- image gain
+
+
+@dataclass(frozen=True)
+class ImageGain:
+    """A task with images against its image-free twin on the documents both scored (values on the metric's scale)."""
+
+    task: str
+    twin: str
+    metric: str
+    with_image: float
+    without_image: float  # answerable_without_image
+    without_se: float | None
+    gain: stats.Comparison  # image_gain: with minus without, paired by document, clustered
+    higher_is_better: bool
+
+
+def twin_pairs(with_run: Run, without_run: Run) -> list[tuple[str, str]]:
+    """``(task, image-free twin)``: the image-free tasks of ``without_run`` whose image twin ``with_run`` holds."""
+    found = [(image_twin(t), t) for t in without_run.tasks]
+    return sorted((task, twin) for task, twin in found if task is not None and task in with_run.tasks)
+
+
+def headline_of(data: RunTask) -> str | None:
+    """The task's headline metric: the first of its table with an estimator (as ``food-tasks compare`` takes it)."""
+    return next((m.name for m in data.table.values() if m.estimator is not None and m.alias_of is None), None)
+
+
+def image_gain(
+    with_run: Run, without_run: Run, task: str, twin: str, iters: int = stats.DEFAULT_ITERS
+) -> ImageGain | None:
+    """The image gain of ``task`` (in ``with_run``) over ``twin`` (in ``without_run``); None without both samples
+    files, a headline metric, or a shared document."""
+    ta, tb = with_run.task(task), without_run.task(twin)
+    if ta is None or tb is None or (name := headline_of(ta)) is None:
+        return None
+    gain = compare_tasks(ta, tb, [name], iters, task).get(name)
+    if gain is None:
+        return None
+    keys_a = ta.by_key()
+    shared = [r for k, r in tb.by_key().items() if k in keys_a]
+    metric = tb.table.get(name) or ta.table[name]
+    estimator = metric.estimator
+    clusters = [tb.table.cluster_of(r) for r in shared]
+    inverse, c = stats.cluster_index(clusters)
+    without = float(estimator.combine(stats.cluster_sums(estimator.rows(shared), inverse, c).sum(0)))
+    se = stats.estimate(estimator, shared, clusters, iters, stats.seed_for(twin, name)).se
+    return ImageGain(task, twin, name, without + gain.diff, without, se, gain, metric.higher_is_better)
+
+
+# --------------------------------------------------------------------------- measures recomputed from records
+
+
+def paired_means(
+    a: Iterable[Unit], b: Iterable[Unit], scale: float, iters: int, seed: int, pair_units: bool
+) -> stats.Comparison:
+    """Mean of ``a``'s per-unit values minus ``b``'s (``scale`` x), clustered, the same clusters for both runs.
+
+    ``pair_units``: only the units both runs have count (an item answered in several languages by both); otherwise
+    each run keeps its own units (``misled_rate`` counts the dishes a run got right without context) and the two
+    ratios are compared over the union of their units, each unit in its cluster (the linearised paired ratio
+    difference of :func:`food_tasks.stats.compare`)."""
+    va = {u: (c, v) for u, c, v in a}
+    vb = {u: (c, v) for u, c, v in b}
+    units = sorted(va.keys() & vb.keys() if pair_units else va.keys() | vb.keys(), key=stats.canonical)
+    records_a = [{"v": va[u][1] if u in va else None} for u in units]
+    records_b = [{"v": vb[u][1] if u in vb else None} for u in units]
+    clusters = [(va.get(u) or vb[u])[0] for u in units]
+    return stats.compare(stats.mean(stats.field("v"), scale), records_a, records_b, clusters, iters, seed)
+
+
+def xling_units(run: Run, name: str, what: str) -> list[Unit] | None:
+    """Per item (asked in two languages at least): 1 when right in every language (``all_correct``) or when every
+    language chose the same option (``agreement``); the items of ``name``'s task, or of every task of its family
+    in the run (FoodieQA's and DiningBench's language tasks). None when the task declares no consistency view."""
+    data = run.task(name) if name in run.tasks else None
+    view = consistency.view_of(data.table) if data is not None else None
+    if data is None or view is None:
+        return None
+    records = list(data.records)
+    if view.family is not None:
+        families = {view.family(r) for r in records}
+        records = []
+        for task in run.tasks:
+            other = run.task(task)
+            if other is not None and consistency.view_of(other.table) == view:
+                records += [r for r in other.records if view.family(r) in families]
+    values = ((it.key, it.cluster, consistency.item_value(it, view, what)) for it in consistency.items(records, view))
+    return [(k, c, v) for k, c, v in values if v is not None]
+
+
+def context_units(run: Run, group: str, what: str) -> list[Unit] | None:
+    """The per-dish rows of a group's ``misled_rate`` / ``hint_gain`` (:func:`food_tasks.consistency.context_rows`)."""
+    members = [run.task(t) for t in run.leaves(group)]
+    if not members or any(m is None for m in members):
+        return None
+    views = {consistency.view_of(m.table) for m in members}  # type: ignore[union-attr]
+    if len(views) != 1 or None in views:
+        return None
+    records = [r for m in members for r in m.records]  # type: ignore[union-attr]
+    return consistency.context_rows(records, views.pop()).get(what)  # type: ignore[arg-type]  # type: ignore[union-attr, arg-type]
+
+
+def _scale(run: Run, name: str) -> float:
+    leaf = run.task(run.leaves(name)[0]) if run.leaves(name)[0] in run.tasks else None
+    return consistency._scale(leaf.table) if leaf is not None else 100.0
+
+
+def measure_row(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> Row | None:
+    """A minus B of one measure of :data:`MEASURES` for a task or group both runs report it for (None otherwise)."""
+    va, vb = a.value(name, metric), b.value(name, metric)
+    if va is None or vb is None:
+        return None
+    higher = metric not in LOWER_IS_BETTER
+    if metric == "position_bias_p":
+        return Row(name, metric, va, vb, None, higher, "a p-value: not differenced")
+    row = compare_one(a, b, name, metric, iters)
+    if row is not None and row.comparison is not None:
+        return row
+    units = (
+        (xling_units(a, name, metric.removeprefix("xling_")), xling_units(b, name, metric.removeprefix("xling_")))
+        if metric in XLING
+        else (context_units(a, name, metric), context_units(b, name, metric))
+        if metric in CONTEXT
+        else (None, None)
+    )
+    if units[0] is None or units[1] is None:
+        return Row(name, metric, va, vb, None, higher, "no samples files of its tasks (run with --log_samples)")
+    result = paired_means(units[0], units[1], _scale(a, name), iters, stats.seed_for(name, metric), metric in XLING)
+    return Row(name, metric, va, vb, result, higher, few_note(result))
+
+
+def measure_rows(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterable[tuple[str, str]] = ()) -> list[Row]:
+    """Every measure of :data:`MEASURES` both runs report, per task and group (``skip``: rows shown elsewhere)."""
+    done = set(skip)
+    names = [t for t in a.tasks if t in b.tasks] + [g for g in a.groups if g in b.groups]
+    rows = []
+    for name in names:
+        for metric in MEASURES:
+            if (name, metric) not in done and (row := measure_row(a, b, name, metric, iters)) is not None:
+                rows.append(row)
+    return rows
+
+
+# --------------------------------------------------------------------------- `food-tasks compare`
+
+GAIN_HEADER = ("task", "metric", "with", "without", "image gain", "95% interval", "units", "verdict")
+MEASURE_HEADER = ("task or group", "measure", "A", "B", "A - B", "95% interval", "units", "verdict")
+WIDTH = 120  # columns of a line of `food-tasks compare`
+
+
+def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple[str, ...]:
+    """Difference, interval, independent units and verdict of a comparison (no verdict below MIN_UNITS units)."""
+    defined = math.isfinite(c.diff)
+    if not defined:
+        verdict = "undefined"
+    elif c.clusters < stats.MIN_UNITS:
+        verdict = "too few units"
+    else:
+        verdict = c.verdict(higher_is_better, a, b)
+        if verdict in (f"{a} > {b}", f"{a} < {b}") and a == "A":
+            verdict += f" ({'A' if (c.diff > 0) == higher_is_better else 'B'} better)"
+    return (
+        f"{c.diff:+.2f}" if defined else "n/a",
+        f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and c.high is not None and defined else "n/a",
+        str(c.clusters),
+        verdict,
+    )
+
+
+def _short(text: str, width: int) -> str:
+    """A long name cut in its middle."""
+    return text if len(text) <= width else text[: (width - 1) // 2] + "…" + text[-(width - 1 - (width - 1) // 2) :]
+
+
+def fitted(header: tuple[str, ...], table: Sequence[tuple[str, ...]]) -> list[str]:
+    """The aligned lines, the first column's names cut in their middle until every line fits :data:`WIDTH`."""
+    width = max([len(header[0])] + [len(row[0]) for row in table])
+    while True:
+        lines = aligned(header, [(_short(row[0], width), *row[1:]) for row in table])
+        if max(len(line) for line in lines) <= WIDTH or width <= 12:
+            return lines
+        width -= max(1, max(len(line) for line in lines) - WIDTH)
+
+
+def gain_lines(gains: Sequence[tuple[str, ImageGain]]) -> list[str]:
+    """The image-gain tables of ``food-tasks compare``: per model, one line per task."""
+    lines: list[str] = []
+    for label in dict.fromkeys(label for label, _ in gains):
+        table = [
+            (
+                g.task,
+                g.metric,
+                value_text(g.with_image),
+                value_text(g.without_image),
+                *_cells(g.gain, g.higher_is_better, "with", "without"),
+            )
+            for m, g in gains
+            if m == label
+        ]
+        lines += [f"model: {label}", *fitted(GAIN_HEADER, table)]
+    return lines
+
+
+def measure_lines(rows: Sequence[Row]) -> list[str]:
+    """The measures table of ``food-tasks compare``: one line per task or group and measure."""
+    table = []
+    for row in rows:
+        values = (row.name, row.metric, value_text(row.a), value_text(row.b))
+        c = row.comparison
+        table.append(
+            (*values, "", "", "", row.note) if c is None else (*values, *_cells(c, row.higher_is_better, "A", "B"))
+        )
+    return fitted(MEASURE_HEADER, table)
+
+
+GAIN_NOTE = (
+    "Image gain: a task's headline score with the image minus its image-free twin's (`_noimage`, FAM-Bench\n"
+    "`_textonly`) on the documents both scored, paired by document, clustered; 'without' is\n"
+    f"answerable_without_image; units: independent clusters (no verdict below {stats.MIN_UNITS})."
+)
+
+
+def compare_text(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterable[tuple[str, str]] = ()) -> list[str]:
+    """The lines ``food-tasks compare`` prints after its main table: image gains (a task in one run, its twin in
+    the other or in the same run) and the beyond-accuracy measures both runs report ([] when there are none)."""
+    gains: list[tuple[str, ImageGain]] = []
+    if a.path != b.path:
+        gains += [(a.label, g) for t, tw in twin_pairs(a, b) if (g := image_gain(a, b, t, tw, iters))]
+        gains += [(b.label, g) for t, tw in twin_pairs(b, a) if (g := image_gain(b, a, t, tw, iters))]
+    for run in (a, b) if a.path != b.path else (a,):
+        gains += [(run.label, g) for t, tw in twin_pairs(run, run) if (g := image_gain(run, run, t, tw, iters))]
+    lines: list[str] = []
+    if gains:
+        lines += ["", "Image gain (with the image minus without it)", *gain_lines(gains), *GAIN_NOTE.splitlines()]
+    rows = measure_rows(a, b, iters, skip)
+    if rows:
+        lines += [
+            "",
+            "Beyond accuracy (consistency across languages and contexts, circular accuracy, position bias)",
+            *measure_lines(rows),
+        ]
+    return lines
+
+
+def shares(breakdown: Any) -> dict[str, tuple[float, float]]:
+    """``{position: (chosen share, gold share)}`` of a ``position_bias`` breakdown ({} for anything else)."""
+    if not isinstance(breakdown, dict):
+        return {}
+    return {
+        str(k): (float(v["chosen_share"]), float(v["gold_share"]))
+        for k, v in breakdown.items()
+        if isinstance(v, dict) and {"chosen_share", "gold_share"} <= v.keys()
+    }
+
+
+__all__ = [
+    "ImageGain",
+    "MEASURES",
+    "compare_text",
+    "image_gain",
+    "measure_rows",
+    "paired_means",
+    "shares",
+    "twin_pairs",
+]

@@ -1,0 +1,380 @@
+"""The report's "Beyond accuracy" section of a benchmark: image gain over the image-free twin, cross-lingual
+consistency (with a chart of each language's gap to the reference language), context sensitivity, circular accuracy
+next to plain accuracy, and position bias (a chart of chosen against gold shares per position).
+
+Every value comes from the results files (measures computed during the run, :mod:`food_tasks.consistency`,
+:mod:`food_tasks.rotation`), except the image gain, which pairs a task's and its twin's samples files by document
+(:mod:`food_tasks.beyond`). A part that cannot be built says so in one line with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from food_tasks.confidence import MIN_UNITS, Z95
+from food_tasks.noimage import image_twin
+from food_tasks.report.cells import fmt
+from food_tasks.report.charts import Charts
+from food_tasks.report.runs import Run
+from food_tasks.report.spec import FEW, BenchmarkSpec, Block, spec_for
+
+MAX_POSITION_CHARTS = 6  # per benchmark: the circular tasks first, then ordinary ones
+GAP = "xling_gap_to_"
+
+
+def _tasks(spec: BenchmarkSpec, run: Run) -> list[str]:
+    """The run's tasks and groups the benchmark claims, sorted."""
+    return sorted(t for t in run.metrics if (found := spec_for(t)) is not None and found.name == spec.name)
+
+
+def _with_error(run: Run, task: str, metric: str) -> str:
+    """``value ± 95% half-width`` (the few-units mark below :data:`MIN_UNITS`), or the value alone."""
+    value, se = run.value(task, metric), run.se(task, metric)
+    if se is None or not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+        return fmt(value, 2)
+    return f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}{FEW if run.few(task, metric) else ''}"
+
+
+def _pm(value: Any, se: Any) -> str:
+    """``value ± 95% half-width`` from a breakdown entry's value and standard error."""
+    return fmt(value, 2) + (f" ± {fmt(Z95 * se, 2)}" if isinstance(se, (int, float)) else "")
+
+
+def beyond_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
+    """The benchmark's "Beyond accuracy" section ([] when no run holds a task of it)."""
+    present = [(r, _tasks(spec, r)) for r in runs]
+    present = [(r, tasks) for r, tasks in present if tasks]
+    if not present:
+        return []
+    blocks: list[Block] = [("h", 2, f"{spec.title} — beyond accuracy")]
+    unbuilt: list[str] = []
+    for part in (_image_gain, _xling, _context, _circular, _positions):
+        found, reason = part(spec, present, charts)
+        blocks += found
+        if reason:
+            unbuilt.append(reason)
+    if unbuilt:
+        blocks.append(("p", "\n".join(unbuilt)))
+    return blocks
+
+
+def _image_gain(
+    spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts
+) -> tuple[list[Block], str]:
+    from food_tasks import beyond, compare
+
+    rows, missing = [], []
+    cache: dict[Any, Any] = {}
+
+    def loaded(path: Any) -> Any:
+        if path not in cache:
+            cache[path] = compare.load_run(path)
+        return cache[path]
+
+    for run, tasks in present:
+        for twin in tasks:
+            task = image_twin(twin)
+            if task is None or task not in run.metrics or twin not in run.files or task not in run.files:
+                continue
+            gain = beyond.image_gain(loaded(run.files[task]), loaded(run.files[twin]), task, twin)
+            if gain is None:
+                missing.append(f"`{task}`")
+                continue
+            c = gain.gain
+            few = FEW if c.clusters < MIN_UNITS else ""
+            interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and c.high is not None else "n/a"
+            without = fmt(gain.without_image, 2) + (
+                f" ± {fmt(Z95 * gain.without_se, 2)}" if gain.without_se is not None else ""
+            )
+            rows.append(
+                [
+                    f"**{run.label}**",
+                    f"`{task}`",
+                    gain.metric,
+                    fmt(gain.with_image, 2),
+                    without,
+                    f"{c.diff:+.2f}{few}",
+                    interval,
+                    f"{c.n} ({c.clusters})",
+                ]
+            )
+    if not rows:
+        why = (
+            f"their samples files are missing (--log_samples) for {', '.join(sorted(set(missing)))}"
+            if missing
+            else "no run holds a task together with its image-free twin (`_noimage`, or the paper's `_textonly` mode)"
+        )
+        return [], f"Image gain: not shown, {why}."
+    blocks: list[Block] = [
+        ("h", 3, "Image gain (does the model use the image?)"),
+        (
+            "table",
+            [
+                "Model",
+                "Task",
+                "Metric",
+                "With image",
+                "Without image",
+                "Image gain",
+                "95% interval",
+                "Documents (units)",
+            ],
+            rows,
+        ),
+        (
+            "p",
+            "Image gain: the task's headline score with the image minus its image-free twin's on the "
+            "documents both scored, paired by document and clustered like the metric (MMStar's "
+            "multi-modal gain); *Without image* (± 95%) is answerable_without_image, the score the "
+            "text alone earns. "
+            + (f"{FEW}: fewer than {MIN_UNITS} independent units." if any(FEW in r[5] for r in rows) else ""),
+        ),
+    ]
+    if missing:
+        blocks.append(
+            ("p", "No image gain for " + ", ".join(sorted(set(missing))) + ": samples files missing (--log_samples).")
+        )
+    return blocks, ""
+
+
+def _gap_chart(charts: Charts, gaps: dict[str, dict[str, Any]], title: str, name: str) -> str | None:
+    """Horizontal bars of each language's gap to the reference language, sorted, with 95% intervals."""
+    if charts.plt is None:
+        return None
+    items = sorted(
+        (
+            (k, v)
+            for k, v in gaps.items()
+            if isinstance(v, dict) and isinstance(v.get("value"), (int, float)) and math.isfinite(v["value"])
+        ),
+        key=lambda kv: (kv[1]["value"], kv[0]),
+    )
+    if not items:
+        return None
+    values = [v["value"] for _, v in items]
+    low = [v["value"] - v["low"] if isinstance(v.get("low"), (int, float)) else 0.0 for _, v in items]
+    high = [v["high"] - v["value"] if isinstance(v.get("high"), (int, float)) else 0.0 for _, v in items]
+    fig, ax = charts.plt.subplots(figsize=(7, max(2.0, 0.25 * len(items) + 1)))
+    ax.barh(
+        range(len(items)),
+        values,
+        xerr=[low, high],
+        color=["#c44" if v < 0 else "#4a4" for v in values],
+        error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"},
+    )
+    ax.set_yticks(range(len(items)), [k for k, _ in items])
+    ax.axvline(0, color="#333", linewidth=0.8)
+    ax.set_title(f"{title}\nbars: 95% intervals, paired by item, clustered", fontsize="medium")
+    ax.grid(axis="x", alpha=0.3)
+    return charts._save(fig, name)
+
+
+def _xling(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts) -> tuple[list[Block], str]:
+    rows, blocks = [], []
+    images: list[Block] = []
+    for run, tasks in present:
+        for task in tasks:
+            if run.value(task, "xling_all_correct") is None:
+                continue
+            rows.append(
+                [
+                    f"**{run.label}**",
+                    f"`{task}`",
+                    _with_error(run, task, "xling_all_correct"),
+                    _with_error(run, task, "xling_agreement"),
+                    fmt(run.units.get(task, {}).get("xling_all_correct"), 0),
+                ]
+            )
+            for metric in [
+                m for m in run.metrics[task] if m.startswith(GAP) and isinstance(run.metrics[task][m], dict)
+            ]:
+                reference = metric.removeprefix(GAP)
+                image = _gap_chart(
+                    charts,
+                    run.metrics[task][metric],
+                    f"{run.label}, {task}: accuracy minus {reference}",
+                    f"{task}_{run.label}_{metric}",
+                )
+                if image:
+                    images.append(("img", image, f"{task}: gap to {reference} by language"))
+            status = run.value(task, "xling_by_lang_status")
+            if isinstance(status, dict) and status:
+                images.append(
+                    (
+                        "table",
+                        [f"{run.label}, `{task}`: options", "Gap to English ± 95%", "Accuracy", "English"],
+                        [
+                            [
+                                k,
+                                _pm(v.get("value"), v.get("se")),
+                                fmt(v.get("acc"), 2),
+                                fmt(v.get("acc_reference"), 2),
+                            ]
+                            for k, v in sorted(status.items())
+                        ],
+                    )
+                )
+    if not rows:
+        return [], (
+            "Cross-lingual consistency: not shown, no task of these runs asks one item in several languages "
+            "(WorldCuisines; FoodieQA or DiningBench with both language tasks in one run)."
+        )
+    blocks += [
+        ("h", 3, "Cross-lingual consistency (is it the same model in every language?)"),
+        ("table", ["Model", "Task", "All languages right ± 95%", "Same option everywhere ± 95%", "Items"], rows),
+        (
+            "p",
+            "*All languages right* (xling_all_correct): share of items answered correctly in every language "
+            "present; *same option everywhere* (xling_agreement, multiple choice): share of items where every "
+            "language chose the same option, right or wrong. Items asked in fewer than two languages do not "
+            "count; intervals clustered like the headline metric.",
+        ),
+        *images,
+    ]
+    return blocks, ""
+
+
+def _context(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts) -> tuple[list[Block], str]:
+    names = ("misled_rate", "hint_gain", "misled_rate_same_image", "hint_gain_same_image")
+    rows = [
+        [f"**{run.label}**", f"`{task}`", *(_with_error(run, task, m) for m in names)]
+        for run, tasks in present
+        for task in tasks
+        if any(run.value(task, m) is not None for m in names)
+    ]
+    if not rows:
+        return [], (
+            "Context sensitivity: not shown, no run holds a question without context together with its "
+            "hinted or misleading version (WorldCuisines 1a with 1b or 1c)."
+        )
+    return [
+        ("h", 3, "Context sensitivity (does a hint help, does a misleading one flip it?)"),
+        (
+            "table",
+            ["Model", "Group", "Misled rate ± 95%", "Hint gain ± 95%", "Misled, same image", "Hint gain, same image"],
+            rows,
+        ),
+        (
+            "p",
+            "*Misled rate*: of the dishes answered right without context, the share answered wrong with the misleading "
+            "hint (lower is better); *hint gain*: of the dishes answered wrong without context, the share answered "
+            "right with the correct hint. A dish is paired with itself in the same language; *same image*: only the "
+            "pairs that show the same image.",
+        ),
+    ], ""
+
+
+def _circular(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts) -> tuple[list[Block], str]:
+    rows = []
+    for run, tasks in present:
+        for task in tasks:
+            if run.value(task, "circular_acc") is None:
+                continue
+            base = task.replace("_circular", "", 1)
+            rows.append(
+                [
+                    f"**{run.label}**",
+                    f"`{task}`",
+                    _with_error(run, base, "acc") if base in run.metrics else "–",
+                    _with_error(run, task, "acc"),
+                    _with_error(run, task, "rotation_mean_acc"),
+                    _with_error(run, task, "circular_acc"),
+                ]
+            )
+    if not rows:
+        return [], "Circular accuracy: not shown, no `_circular` task in these runs."
+    return [
+        ("h", 3, "Circular accuracy (right in every rotation of the options)"),
+        (
+            "table",
+            [
+                "Model",
+                "Task",
+                "Plain accuracy (base task)",
+                "Accuracy over rotations",
+                "Mean per question",
+                "Circular accuracy",
+            ],
+            rows,
+        ),
+        (
+            "p",
+            "*Circular accuracy* (CircularEval, MMBench): share of questions answered right in every rotation of "
+            "their options; the gap to plain accuracy measures luck and position preference. *Plain accuracy* comes "
+            "from the base task when the run holds it (– otherwise). Intervals resample questions.",
+        ),
+    ], ""
+
+
+def _position_chart(charts: Charts, breakdown: dict[str, Any], title: str, name: str) -> str | None:
+    """Grouped bars per option position: the share of answers that chose it and the share of gold answers there."""
+    from food_tasks.beyond import shares
+
+    found = shares(breakdown)
+    if charts.plt is None or not found:
+        return None
+    labels = list(found)
+    fig, ax = charts.plt.subplots(figsize=(max(4.0, 0.6 * len(labels) + 2), 3.2))
+    xs = range(len(labels))
+    ax.bar([x - 0.2 for x in xs], [found[k][0] for k in labels], width=0.4, label="chosen")
+    ax.bar([x + 0.2 for x in xs], [found[k][1] for k in labels], width=0.4, label="gold")
+    ax.set_xticks(list(xs), labels)
+    ax.set_ylabel("% of answers read")
+    ax.set_title(title, fontsize="medium")
+    ax.legend(fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return charts._save(fig, name)
+
+
+def _positions(
+    spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts
+) -> tuple[list[Block], str]:
+    rows, images = [], []
+    found = [
+        (run, task) for run, tasks in present for task in tasks if isinstance(run.value(task, "position_bias"), dict)
+    ]
+    found.sort(key=lambda rt: ("_circular" not in rt[1], rt[1], rt[0].label))
+    for i, (run, task) in enumerate(found):
+        p = run.value(task, "position_bias_p")
+        top = max(shares(run.value(task, "position_bias")).items(), key=lambda kv: kv[1][0] - kv[1][1], default=None)
+        rows.append(
+            [
+                f"**{run.label}**",
+                f"`{task}`",
+                fmt(p, 3),
+                f"{top[0]}: {fmt(top[1][0], 1)} vs {fmt(top[1][1], 1)}" if top else "–",
+            ]
+        )
+        if i < MAX_POSITION_CHARTS:
+            image = _position_chart(
+                charts,
+                run.value(task, "position_bias"),
+                f"{run.label}, {task}: answer positions",
+                f"{task}_{run.label}_position_bias",
+            )
+            if image:
+                images.append(("img", image, f"{task}: chosen vs gold position shares"))
+    if not rows:
+        return [], "Position bias: not shown, no multiple-choice task in these runs."
+    blocks: list[Block] = [
+        ("h", 3, "Position bias (does it prefer a letter?)"),
+        ("table", ["Model", "Task", "p (chi-square)", "Most over-chosen: chosen vs gold %"], rows),
+        (
+            "p",
+            "Chosen positions against the gold positions of the same documents (answers that could not "
+            "be read left out); the chi-square p-value treats documents as independent, so read it as a "
+            "screen and the shares as the finding."
+            + (f" Charts for the first {MAX_POSITION_CHARTS}." if len(found) > MAX_POSITION_CHARTS else ""),
+        ),
+        *images,
+    ]
+    return blocks, ""
+
+
+def shares(breakdown: Any) -> dict[str, tuple[float, float]]:
+    """``{position: (chosen %, gold %)}`` of a ``position_bias`` breakdown (:func:`food_tasks.beyond.shares`)."""
+    from food_tasks.beyond import shares as read
+
+    return read(breakdown)

@@ -1,0 +1,273 @@
+"""Beyond accuracy read back from runs (issue 28, offline part; :mod:`food_tasks.beyond`,
+:mod:`food_tasks.report.beyond`): hand-computed paired comparisons of the new measures, and one end-to-end run of a
+packaged task with its image-free and circular variants (replay model) read by ``food-tasks compare`` and
+``food-tasks report``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import run_lmms_eval
+
+from food_tasks import beyond, consistency, stats
+from food_tasks.consistency import HINT, MISLEADING, NO_CONTEXT
+
+VIEW = consistency.View(
+    item=stats.column("qa_id"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct"),
+    cluster=stats.column("qa_id"),
+    choice=stats.column("pred"),
+)
+
+
+def _records(table: dict[str, dict[str, tuple[int, str]]]) -> list[dict]:
+    return [
+        {"qa_id": q, "lang": lang, "correct": ok, "pred": pred}
+        for q, langs in table.items()
+        for lang, (ok, pred) in langs.items()
+    ]
+
+
+# 3 items x 3 languages. A: q1 right everywhere; q2 right in en and fr, wrong in yo; q3 wrong everywhere, always "C".
+RUN_A = _records(
+    {
+        "q1": {"en": (1, "A"), "fr": (1, "A"), "yo": (1, "A")},
+        "q2": {"en": (1, "B"), "fr": (1, "B"), "yo": (0, "D")},
+        "q3": {"en": (0, "C"), "fr": (0, "C"), "yo": (0, "C")},
+    }
+)
+# B: q1 and q2 right everywhere; q3 right in en only.
+RUN_B = _records(
+    {
+        "q1": {"en": (1, "A"), "fr": (1, "A"), "yo": (1, "A")},
+        "q2": {"en": (1, "B"), "fr": (1, "B"), "yo": (1, "B")},
+        "q3": {"en": (1, "A"), "fr": (0, "C"), "yo": (0, "D")},
+    }
+)
+
+
+def _units(records: list[dict], what: str) -> list[tuple]:
+    values = ((it.key, it.cluster, consistency.item_value(it, VIEW, what)) for it in consistency.items(records, VIEW))
+    return [(k, c, v) for k, c, v in values if v is not None]
+
+
+def test_xling_all_correct_compared_paired_by_item():
+    # All correct: A (1, 0, 0) = 33.33 %, B (1, 1, 0) = 66.67 %: A - B = -33.33.
+    # SE (linearised ratio difference, each item its own cluster): e_i = (a_i - 1/3)/3 - (b_i - 2/3)/3
+    # = (1/9, -2/9, 1/9); CR1: sqrt(3/2 * 6/81) = 1/3, on the percent scale 33.33.
+    c = beyond.paired_means(_units(RUN_A, "all_correct"), _units(RUN_B, "all_correct"), 100.0, 0, 1, pair_units=True)
+    assert c.diff == pytest.approx(-100 / 3)
+    assert c.se == pytest.approx(100 / 3)
+    assert (c.n, c.clusters) == (3, 3)
+    assert c.verdict() == "too few independent units to tell (3)"
+
+
+def test_xling_agreement_compared_paired_by_item():
+    # Same option everywhere: A (1, 0, 1), B (1, 1, 0): both 66.67 %, A - B = 0; e = (a - b)/3 = (0, -1/3, 1/3),
+    # sum of squares 2/9, CR1 sqrt(3/2 * 2/9) = 1/sqrt(3) = 57.74 %.
+    c = beyond.paired_means(_units(RUN_A, "agreement"), _units(RUN_B, "agreement"), 100.0, 0, 1, pair_units=True)
+    assert c.diff == pytest.approx(0.0)
+    assert c.se == pytest.approx(100 / 3**0.5)
+
+
+def test_items_only_one_run_answered_are_left_out_when_paired_by_item():
+    one_more = RUN_A + _records({"q4": {"en": (1, "A"), "fr": (1, "A")}})
+    c = beyond.paired_means(_units(one_more, "all_correct"), _units(RUN_B, "all_correct"), 100.0, 0, 1, pair_units=True)
+    assert c.n == 3 and c.diff == pytest.approx(-100 / 3)
+
+
+def _context(dishes: dict[str, dict[str, int]]) -> list[dict]:
+    role = {"1a": NO_CONTEXT, "1b": HINT, "1c": MISLEADING}
+    return [
+        {"dish": d, "lang": "en", "correct": ok, "subtask": role[s], "qa_id": f"{d}{s}"}
+        for d, by in dishes.items()
+        for s, ok in by.items()
+    ]
+
+
+CONTEXT_VIEW = consistency.View(
+    item=stats.column("qa_id"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct"),
+    cluster=stats.column("dish"),
+    context=stats.column("subtask"),
+    unit=stats.column("dish"),
+)
+
+
+def test_misled_rate_of_a_dish_right_in_1a_and_wrong_in_1c_and_its_paired_comparison():
+    # A: d1 right in 1a, wrong in 1c (misled); d2 right in both; d3 wrong in 1a (not counted), right with the hint.
+    a = consistency.context_rows(
+        _context({"d1": {"1a": 1, "1c": 0}, "d2": {"1a": 1, "1c": 1}, "d3": {"1a": 0, "1b": 1}}), CONTEXT_VIEW
+    )
+    assert sorted(a["misled_rate"]) == [(("d1", "en"), "d1", 1.0), (("d2", "en"), "d2", 0.0)]
+    assert a["hint_gain"] == [(("d3", "en"), "d3", 1.0)]
+    # B: d1 right in both, d2 wrong in 1a: misled 0 of 1 (d1). A - B = 50 - 0 over the union of units {d1, d2}:
+    # a = (1, 0), b = (0, -): ra = 1/2, rb = 0; e = ((1 - 1/2)/2 - 0, (0 - 1/2)/2) = (1/4, -1/4);
+    # CR1 sqrt(2 * 1/8) = 1/2.
+    b = consistency.context_rows(_context({"d1": {"1a": 1, "1c": 1}, "d2": {"1a": 0, "1c": 0}}), CONTEXT_VIEW)
+    c = beyond.paired_means(a["misled_rate"], b["misled_rate"], 100.0, 0, 1, pair_units=False)
+    assert c.diff == pytest.approx(50.0) and c.se == pytest.approx(50.0) and c.clusters == 2
+    assert consistency.context_sensitivity(
+        _context({"d1": {"1a": 1, "1c": 0}, "d2": {"1a": 1, "1c": 1}}), CONTEXT_VIEW
+    )["misled_rate"].value == pytest.approx(50.0)
+
+
+def test_fitted_tables_stay_within_120_columns():
+    rows = [
+        (
+            "worldcuisines_mcq_task1a_food_name_no_context_sample_circular",
+            "misled_rate_same_image",
+            "12.34",
+            "56.78",
+            "-44.44",
+            "[-50.00, -38.88]",
+            "1000",
+            "no detectable difference",
+        )
+    ]
+    lines = beyond.fitted(beyond.MEASURE_HEADER, rows)
+    assert max(map(len, lines)) <= 120 and "…" in lines[1]
+
+
+# --------------------------------------------------------------------------- end to end (one lmms-eval process)
+
+TASK, TWIN, CIRCULAR = "diningbench_cls_sample", "diningbench_cls_sample_noimage", "diningbench_cls_sample_circular"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    # The two sample questions' gold letters are A and E (8 options). With the image the model answers both right;
+    # without it, "A" twice (1 of 2 right); in the 8 rotations of each question, always "A".
+    tmp = tmp_path_factory.mktemp("beyond")
+    lines = [
+        {"task": TASK, "doc_id": 0, "response": "A"},
+        {"task": TASK, "doc_id": 1, "response": "E"},
+        {"task": TWIN, "doc_id": 0, "response": "A"},
+        {"task": TWIN, "doc_id": 1, "response": "A"},
+    ]
+    lines += [{"task": CIRCULAR, "doc_id": i, "response": "A"} for i in range(16)]
+    responses = tmp / "responses.jsonl"
+    responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses}",
+        "--tasks",
+        f"{TASK},{TWIN},{CIRCULAR}",
+    ]
+    proc, results, _ = run_lmms_eval(args, tmp / "out")
+    assert results is not None and set(results["results"]) >= {TASK, TWIN, CIRCULAR}, proc.stderr[-3000:]
+    return tmp / "out"
+
+
+@pytest.mark.e2e
+def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, tmp_path):
+    from food_tasks.compare import load_run
+
+    run = load_run(run_dir)
+    found = beyond.image_gain(run, run, TASK, TWIN)
+    # Paired by document: (1 - 1, 1 - 0) -> +0.5; without the image 1 of 2 right.
+    assert found is not None and found.gain.diff == pytest.approx(0.5) and found.without_image == pytest.approx(0.5)
+    assert found.with_image == pytest.approx(1.0) and (found.gain.n, found.gain.clusters) == (2, 2)
+    # The same task and twin in two runs (two results files): A holds the task, B its twin.
+    data = json.loads(run.path.read_text())
+    for name, keep in (("a", TASK), ("b", TWIN)):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copy(next(run_dir.rglob(f"*_samples_{keep}.jsonl")), folder / f"x_samples_{keep}.jsonl")
+        one = {**data, "results": {keep: data["results"][keep]}, "configs": {keep: data["configs"][keep]}}
+        (folder / "x_results.json").write_text(json.dumps(one))
+    lines = beyond.compare_text(load_run(tmp_path / "a"), load_run(tmp_path / "b"), iters=0)
+    gain = next(line for line in lines if line.startswith(TASK))
+    assert gain.split()[:5] == [TASK, "acc", "1.00", "0.50", "+0.50"] and "too few units" in gain
+    assert max(map(len, lines)) <= 120
+    # A run against itself: circular accuracy compared like a metric (paired), the p-value side by side.
+    lines = beyond.compare_text(run, run, iters=0)
+    assert any(line.startswith(CIRCULAR) and " circular_acc " in line for line in lines)
+    assert any(" position_bias_p " in line and "not differenced" in line for line in lines)
+
+
+@pytest.mark.e2e
+def test_report_beyond_accuracy_section(run_dir, tmp_path):
+    from food_tasks.report import build_report
+
+    out = build_report([run_dir], tmp_path / "report")
+    text = out["markdown"].read_text()
+    section = text[text.index("DiningBench — beyond accuracy") :]
+    row = next(line for line in section.splitlines() if line.startswith("| ") and f"`{TASK}`" in line and "acc" in line)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3] == "1.00" and cells[4].startswith("0.50 ± ") and cells[5] == "+0.50†"
+    # Circular: "A" in every rotation is right once per question: circular 0, mean per question 1/8.
+    circ = next(line for line in section.splitlines() if f"`{CIRCULAR}`" in line and "±" in line)
+    cells = [c.strip() for c in circ.strip("|").split("|")]
+    assert cells[2].startswith("1.00") and cells[4].startswith("0.12") and cells[5].startswith("0.00")
+    # Position bias: always "A" against gold spread evenly over the 8 positions.
+    assert f"| `{CIRCULAR}` |" in section and "A: 100.0 vs 12.5" in section
+    assert "Cross-lingual consistency: not shown" in section and "Context sensitivity: not shown" in section
+    assert any("position_bias" in p.name for p in out["charts"])
+    assert "beyond accuracy" in out["html"].read_text()
+
+
+def test_report_section_of_cross_lingual_and_context_measures(tmp_path):
+    # Values as a run writes them (results JSON, read by the report): the section shows them with 95% intervals,
+    # and charts the per-language gaps to English sorted.
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import Run
+    from food_tasks.report.spec import spec_for
+
+    task, group = "worldcuisines_mcq_task1a_sample", "worldcuisines_mcq_task1_sample"
+    gaps = {
+        "fr": {"value": -10.0, "se": 5.0, "low": -19.8, "high": -0.2},
+        "yo": {"value": -40.0, "se": 10.0, "low": -59.6, "high": -20.4},
+    }
+    metrics = {
+        task: {"xling_all_correct": 50.0, "xling_agreement": 75.0, "xling_gap_to_en": gaps},
+        group: {"misled_rate": 25.0, "hint_gain": 60.0},
+    }
+    stderr = {task: {"xling_all_correct": 10.0, "xling_agreement": 5.0}, group: {"misled_rate": 2.0}}
+    run = Run("m", [tmp_path], metrics, stderr=stderr, units={task: {"xling_all_correct": 40}})
+    charts = Charts(tmp_path)
+    blocks = beyond_blocks(spec_for(task), [run], charts)
+    tables = [b for b in blocks if b[0] == "table"]
+    assert ["**m**", f"`{task}`", "50.00 ± 19.60", "75.00 ± 9.80", "40"] in tables[0][2]
+    assert ["**m**", f"`{group}`", "25.00 ± 3.92", "60.00", "–", "–"] in tables[1][2]
+    if charts.plt is not None:
+        assert any(b[0] == "img" and "xling_gap_to_en" in b[1] for b in blocks)
+    lines = [b[1] for b in blocks if b[0] == "p"][-1].splitlines()
+    assert [line.split(":")[0] for line in lines] == ["Image gain", "Circular accuracy", "Position bias"]
+
+
+def test_xling_units_pool_the_language_tasks_of_one_family():
+    # FoodieQA / DiningBench keep each language in a task of its own: the items of a setting are pooled over the
+    # run's tasks of the same view (another setting's items stay out).
+    from types import SimpleNamespace
+
+    view = consistency.View(
+        item=stats.column("qa_id"),
+        lang=stats.column("lang"),
+        correct=stats.field("correct"),
+        cluster=stats.column("qa_id"),
+        choice=stats.column("pred"),
+        family=stats.column("setting"),
+    )
+    table = SimpleNamespace(consistency=view)
+    by_lang = {lang: [dict(r, setting="s") for r in RUN_A if r["lang"] == lang] for lang in ("en", "fr")}
+    other = [{"qa_id": "q9", "lang": "fr", "correct": 1, "pred": "A", "setting": "t"}]
+    tasks = {
+        "t_en": SimpleNamespace(table=table, records=by_lang["en"]),
+        "t_fr": SimpleNamespace(table=table, records=by_lang["fr"] + other),
+    }
+    run = SimpleNamespace(tasks=list(tasks), task=tasks.get)
+    # en + fr of A: q1 right in both, q2 right in both, q3 wrong in both.
+    assert sorted(beyond.xling_units(run, "t_fr", "all_correct")) == [
+        ("q1", "q1", 1.0),
+        ("q2", "q2", 1.0),
+        ("q3", "q3", 0.0),
+    ]
+    assert beyond.xling_units(run, "t_fr", "agreement") == [("q1", "q1", 1.0), ("q2", "q2", 1.0), ("q3", "q3", 1.0)]
