@@ -78,7 +78,8 @@ def doc_to_messages_oeq(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) 
 
 
 doc_to_visual_sample = doc_to_visual  # the packaged sample's documents carry their data root (kb_root)
-doc_to_messages_mcq_sample, doc_to_messages_oeq_sample = doc_to_messages_mcq, doc_to_messages_oeq  # likewise
+doc_to_messages_mcq_sample = doc_to_messages_mcq  # likewise
+doc_to_messages_oeq_sample = doc_to_messages_oeq
 
 
 # --------------------------------------------------------------------------- scoring
