@@ -7,7 +7,7 @@ two runs on the measures that are not plain accuracy (``food-tasks compare``, ``
   the image minus without it on the shared documents, clustered like the metric (:func:`food_tasks.stats.compare`),
   and ``answerable_without_image`` the image-free score on those documents, with its clustered standard error.
 * **Measures of two runs** (:data:`MEASURES`): a measure its task's metric table declares with an estimator
-  (``circular_acc``, WorldCuisines' ``xling_*``) is compared like any metric (:func:`food_tasks.compare.compare_one`);
+  (``circular_acc``, a task's own ``xling_*``) is compared like any metric (:func:`food_tasks.compare.compare_one`);
   one computed across tasks (``xling_*`` pooled over a benchmark's language tasks, ``misled_rate`` / ``hint_gain``
   of a group) is recomputed from both runs' records as a mean of per-unit values (an item, a dish in one language),
   the two means compared on the same clusters (:func:`paired_means`). ``position_bias_p`` is a p-value: shown side
@@ -108,7 +108,7 @@ def paired_means(
 def xling_units(run: Run, name: str, what: str) -> list[Unit] | None:
     """Per item (asked in two languages at least): 1 when right in every language (``all_correct``) or when every
     language chose the same option (``agreement``); the items of ``name``'s task, or of every task of its family
-    in the run (FoodieQA's and DiningBench's language tasks). None when the task declares no consistency view."""
+    in the run (a benchmark's separate language tasks). None when the task declares no consistency view."""
     data = run.task(name) if name in run.tasks else None
     view = consistency.view_of(data.table) if data is not None else None
     if data is None or view is None:
@@ -251,8 +251,8 @@ def measure_lines(rows: Sequence[Row]) -> list[str]:
 
 
 GAIN_NOTE = (
-    "Image gain: a task's headline score with the image minus its image-free twin's (`_noimage`, FAM-Bench\n"
-    "`_textonly`) on the documents both scored, paired by document, clustered; 'without' is\n"
+    "Image gain: a task's headline score with the image minus its image-free twin's (`_noimage`, or a\n"
+    "text-only input mode) on the documents both scored, paired by document, clustered; 'without' is\n"
     f"answerable_without_image; units: independent clusters (no verdict below {stats.MIN_UNITS})."
 )
 

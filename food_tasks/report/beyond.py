@@ -219,7 +219,7 @@ def _xling(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts
     if not rows:
         return [], (
             "Cross-lingual consistency: not shown, no task of these runs asks one item in several languages "
-            "(WorldCuisines; FoodieQA or DiningBench with both language tasks in one run)."
+            "(one task holding every language, or both language tasks of one setting in one run)."
         )
     blocks += [
         ("h", 3, "Cross-lingual consistency (is it the same model in every language?)"),
@@ -247,7 +247,7 @@ def _context(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], char
     if not rows:
         return [], (
             "Context sensitivity: not shown, no run holds a question without context together with its "
-            "hinted or misleading version (WorldCuisines 1a with 1b or 1c)."
+            "hinted or misleading version (a no-context subtask with its hinted or misleading subtask)."
         )
     return [
         ("h", 3, "Context sensitivity (does a hint help, does a misleading one flip it?)"),
