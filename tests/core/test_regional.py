@@ -391,7 +391,8 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     # describe acc and are not listed as metrics
     se = results["results"]["regional_example_mcq"]["acc_stderr,none"]
     assert "## Task `regional_example_mcq`" in md and f"| `acc` | 50.00 ± {1.959963984540054 * se:.2f}† |" in md
-    assert "| West Africa | 0.00 (2) |" in md and "`acc_n`" not in md and "`acc_clusters`" not in md
+    # 0 of 2 with its Wilson interval (issue 27.3): upper bound z^2 / (n + z^2) = 3.8415 / 5.8415 = 65.8%
+    assert "| West Africa | 0.00 [0.0, 65.8] (2) |" in md and "`acc_n`" not in md and "`acc_clusters`" not in md
     assert mcq["n_by_region,none"] == {"East Asia": 2, "Southeast Asia": 2, "West Africa": 2}  # the group sizes (issue 19.5)
     charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
     assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts
