@@ -1,7 +1,8 @@
 """Offline ``food-tasks prefetch``: one request to the host, then the clear message (issue 29 item 7).
 
-The hosts are pointed at a closed port on this machine, so nothing leaves it; the download functions are
-replaced by ones that fail the test if called: the probe, not a retrying download, must give the answer.
+No request is made at all: the hosts are named as a closed port on this machine and the probe's one request
+(``requests.head``) is replaced by a refusal; the download functions are replaced by ones that fail the test
+if called: the probe, not a retrying download, must give the answer.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ def online_but_unreachable(monkeypatch):
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", cache_only)
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_placeholder")  # FoodieQA asks for a token first
     monkeypatch.setattr(remote, "_github_get", lambda *a, **k: pytest.fail("GitHub download attempted"))
+
+    def refused(url, **kwargs):
+        assert url.startswith(CLOSED), url  # only the named hosts are asked
+        raise remote.requests.ConnectionError(f"{url}: [Errno 111] Connection refused")
+
+    monkeypatch.setattr(remote.requests, "head", refused)
     remote._probe.cache_clear()
     yield
     remote._probe.cache_clear()
@@ -53,9 +60,9 @@ def test_unreachable_host_fails_at_once_with_the_message(bench, what, capsys):
 def test_probe_asks_once_per_host(monkeypatch):
     calls = []
     monkeypatch.setattr(remote.requests, "head", lambda url, **kw: calls.append(url))
-    assert remote.unreachable("https://example.invalid/a/b.json") is None
-    assert remote.unreachable("https://example.invalid/c.json") is None
-    assert calls == ["https://example.invalid/"]
+    assert remote.unreachable(f"{CLOSED}/a/b.json") is None
+    assert remote.unreachable(f"{CLOSED}/c.json") is None
+    assert calls == [f"{CLOSED}/"]
 
 
 def test_prefetch_help_explains_its_arguments(capsys):

@@ -83,7 +83,7 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
         return Path(hf_hub_download(REPO_ID, filename, repo_type="dataset", revision=revision, local_files_only=True))
     except LocalEntryNotFoundError:
         pass
-    reason = None if constants.HF_HUB_OFFLINE else remote.unreachable(constants.ENDPOINT)
+    reason = None if remote.offline() else remote.unreachable(constants.ENDPOINT)  # offline: the Hub's own error
     if reason is not None:
         raise DataAccessError(
             f"{REPO_ID}: {filename} is not in the Hugging Face cache and {constants.ENDPOINT} cannot be reached "
