@@ -150,7 +150,9 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     python, _, command_rest = lines[0].removeprefix("$ ").partition(" -m lmms_eval ")
     assert Path(python).resolve() == Path(sys.executable).resolve(), lines[0]
     assert command_rest.startswith(f"--model qwen2_vl --model_args pretrained={tiny_qwen2_vl},"), lines[0]
-    tail = "\n".join(lines[-8:])
+    # The epilogue: from its OK line to the end (a venv that is not on PATH adds a line saying where the commands are).
+    ok = next(i for i, line in enumerate(lines) if line.startswith("food-tasks demo: OK."))
+    tail = "\n".join(lines[ok:])
     shown = str(results_file.relative_to(tmp_path))
     assert f"Results: {shown} (samples beside it;" in tail and f"  food-tasks report {shown}\n" in tail
     assert "  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --tasks worldcuisines_mcq_sample," in tail
