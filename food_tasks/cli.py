@@ -1,12 +1,12 @@
 """food-tasks: food-domain vision-language benchmarks for lmms-eval.
 
-    food-tasks path     print the installed task directory (for --include_path)
-    food-tasks list     our tasks and groups: benchmark, size, data source
-    food-tasks demo     run the packaged sample tasks on a tiny local model, offline
-    food-tasks prefetch BENCH      fetch a benchmark's remote files once into the cache ({prefetch})
-    food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
-    food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
-    food-tasks compare RUN_A RUN_B which model differences are real: paired differences, 95% intervals
+food-tasks path     print the installed task directory (for --include_path)
+food-tasks list     our tasks and groups: benchmark, size, data source
+food-tasks demo     run the packaged sample tasks on a tiny local model, offline
+food-tasks prefetch BENCH      fetch a benchmark's remote files once into the cache ({prefetch})
+food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
+food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
+food-tasks compare RUN_A RUN_B which model differences are real: paired differences, 95% intervals
 """
 
 from __future__ import annotations
@@ -83,9 +83,13 @@ def cmd_list(_: argparse.Namespace) -> int:
         size = sizes.get(name)
         record = get(bench)
         data = "sample" if name in samples else bench if record else ""
-        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {data}")
-    print("docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once);\n"
-          "      ?: known only from the data (rotations per question vary).")
+        print(
+            f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {data}"
+        )
+    print(
+        "docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once);\n"
+        "      ?: known only from the data (rotations per question vary)."
+    )
     print("data: where a row's documents come from:")
     for line in list_sources(entries):
         print(line)
@@ -96,9 +100,13 @@ def list_sources(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> list[s
     """The legend of ``food-tasks list``'s data column, wrapped to :data:`WIDTH` columns."""
     rows = [("sample", SAMPLE_SOURCE)] + [(b, get(b).source) for b in dict.fromkeys(e[2] for e in entries) if get(b)]
     key = max(len(k) for k, _ in rows)
-    return [line for k, source in rows
-            for line in textwrap.wrap(source, WIDTH, initial_indent=f"  {k + ':':<{key + 1}} ",
-                                      subsequent_indent=" " * (key + 4))]  # fmt: skip
+    return [
+        line
+        for k, source in rows
+        for line in textwrap.wrap(
+            source, WIDTH, initial_indent=f"  {k + ':':<{key + 1}} ", subsequent_indent=" " * (key + 4)
+        )
+    ]
 
 
 def cmd_path(_: argparse.Namespace) -> int:
@@ -110,8 +118,10 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     record = get(args.benchmark)
     if record is None or record.prefetch is None:
-        print(f"food-tasks prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)",
-              file=sys.stderr)
+        print(
+            f"food-tasks prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)",
+            file=sys.stderr,
+        )
         return 2
     return record.prefetch(workers=args.workers, report=args.report)
 
@@ -140,14 +150,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     env.setdefault(TABLE_ENV, "headline")
     command = [
-        sys.executable, "-m", "lmms_eval", "--model", "qwen2_vl",
-        "--model_args", f"pretrained={model},device=cpu,device_map=cpu,max_pixels=12544,min_pixels=3136",
-        "--tasks", tasks, "--batch_size", "1", "--output_path", str(out_dir), "--log_samples",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "qwen2_vl",
+        "--model_args",
+        f"pretrained={model},device=cpu,device_map=cpu,max_pixels=12544,min_pixels=3136",
+        "--tasks",
+        tasks,
+        "--batch_size",
+        "1",
+        "--output_path",
+        str(out_dir),
+        "--log_samples",
+    ]
     # The command comes first, before anything (the model build, lmms-eval) prints progress.
     print("$ " + " ".join(command), flush=True)
-    print(f"food-tasks demo: the packaged sample tasks on a tiny random Qwen2-VL (CPU, offline); model {model}, "
-          f"results under {_shown(out_dir)}/", flush=True)  # fmt: skip
+    print(
+        f"food-tasks demo: the packaged sample tasks on a tiny random Qwen2-VL (CPU, offline); model {model}, "
+        f"results under {_shown(out_dir)}/",
+        flush=True,
+    )
     from food_tasks.tiny_model import build_tiny_qwen2_vl
 
     build_tiny_qwen2_vl(model)
@@ -156,7 +180,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     results = newest_results(out_dir, since=started)
     # lmms-eval exits 0 even when a task crashed: the results file is the verdict.
     if code != 0 or results is None:
-        print(f"food-tasks demo: lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.", file=sys.stderr)
+        print(
+            f"food-tasks demo: lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.",
+            file=sys.stderr,
+        )
         return 1
     data = json.loads(results.read_text(encoding="utf-8"))
     kinds = {name: kind for name, kind, _ in yaml_names()}
@@ -195,20 +222,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def demo_epilogue(results: Path, tasks: str) -> str:
     """What the demo prints last: where its results are, and what to do next with them and with a real model."""
-    return "\n".join([
-        "",
-        "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly",
-        "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers wired together.",
-        f"Results: {_shown(results)} (samples beside it; the table above shows groups and headline metrics,",
-        "  the results JSON every metric: FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
-        "Next:",
-        f"  food-tasks report {_shown(results)}",
-        "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",
-        f"  lmms-eval --model qwen2_vl --model_args pretrained={REAL_MODEL} --tasks {tasks} \\",
-        "      --output_path results/ --log_samples",
-        "      the same tasks on a real model (a GPU; any lmms-eval model works); `food-tasks list` shows the full benchmarks",
-        *_path_hint(),
-    ])
+    return "\n".join(
+        [
+            "",
+            "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly",
+            "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers wired together.",
+            f"Results: {_shown(results)} (samples beside it; the table above shows groups and headline metrics,",
+            "  the results JSON every metric: FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
+            "Next:",
+            f"  food-tasks report {_shown(results)}",
+            "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",
+            f"  lmms-eval --model qwen2_vl --model_args pretrained={REAL_MODEL} --tasks {tasks} \\",
+            "      --output_path results/ --log_samples",
+            "      the same tasks on a real model (a GPU; any lmms-eval model works); `food-tasks list` shows the full benchmarks",
+            *_path_hint(),
+        ]
+    )
 
 
 def _path_hint() -> list[str]:
@@ -219,7 +248,9 @@ def _path_hint() -> list[str]:
     if shutil.which("food-tasks") or not (bindir / "food-tasks").exists():
         return []
     shown = _shown(bindir)
-    return [f"  (food-tasks and lmms-eval are in {shown}/: run `source {shown}/activate` first, or prefix them with {shown}/)"]
+    return [
+        f"  (food-tasks and lmms-eval are in {shown}/: run `source {shown}/activate` first, or prefix them with {shown}/)"
+    ]
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -243,7 +274,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     except ReportInputError as err:
         print(f"food-tasks report: {err}", file=sys.stderr)
         return 2
-    print(f"runs: {', '.join(made['runs'])}\nwrote {made['markdown']}, {made['html']} and {len(made['charts'])} chart(s)")
+    print(
+        f"runs: {', '.join(made['runs'])}\nwrote {made['markdown']}, {made['html']} and {len(made['charts'])} chart(s)"
+    )
     return 0
 
 
@@ -258,10 +291,16 @@ def main(argv: list[str] | None = None) -> int:
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
     line = "    food-tasks prefetch BENCH      "
     what = "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers)
-    wrapped = textwrap.fill(f"fetch a benchmark's remote files once into the cache ({what})", width=110,
-                            initial_indent=line, subsequent_indent=" " * len(line))
+    wrapped = textwrap.fill(
+        f"fetch a benchmark's remote files once into the cache ({what})",
+        width=110,
+        initial_indent=line,
+        subsequent_indent=" " * len(line),
+    )
     description = __doc__.replace(line + "fetch a benchmark's remote files once into the cache ({prefetch})", wrapped)
-    parser = argparse.ArgumentParser(prog="food-tasks", description=description, formatter_class=_formatter(argparse.RawDescriptionHelpFormatter))
+    parser = argparse.ArgumentParser(
+        prog="food-tasks", description=description, formatter_class=_formatter(argparse.RawDescriptionHelpFormatter)
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     add_parser = sub.add_parser
     sub.add_parser = lambda *a, **k: add_parser(*a, **{"formatter_class": _formatter(argparse.HelpFormatter), **k})  # type: ignore[method-assign]
@@ -272,14 +311,24 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--output_path", default=None, help=f"where lmms-eval writes results (default: ./{DEMO_OUTPUT})")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser(
-        "prefetch", help="download a benchmark's files and third-party images into the cache",
+        "prefetch",
+        help="download a benchmark's files and third-party images into the cache",
         description="Download a benchmark's remote files once into the cache, before a multi-rank evaluation, so "
-                    "that every rank reads only the cache. Offline, it fails within seconds with what to do.",
-        epilog="benchmarks: " + "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers))
-    prefetch.add_argument("benchmark", choices=[b.name for b in fetchers], metavar="benchmark",
-                          help="which benchmark's files to fetch: " + ", ".join(b.name for b in fetchers))
-    prefetch.add_argument("--workers", type=int, default=16,
-                          help="parallel downloads of third-party images (benchmarks that have them; default 16)")
+        "that every rank reads only the cache. Offline, it fails within seconds with what to do.",
+        epilog="benchmarks: " + "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers),
+    )
+    prefetch.add_argument(
+        "benchmark",
+        choices=[b.name for b in fetchers],
+        metavar="benchmark",
+        help="which benchmark's files to fetch: " + ", ".join(b.name for b in fetchers),
+    )
+    prefetch.add_argument(
+        "--workers",
+        type=int,
+        default=16,
+        help="parallel downloads of third-party images (benchmarks that have them; default 16)",
+    )
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
     validate = sub.add_parser("validate", help="check regional task YAMLs and their data (see CONTRIBUTING.md)")
@@ -288,13 +337,23 @@ def main(argv: list[str] | None = None) -> int:
     validate.set_defaults(func=cmd_validate)
     report = sub.add_parser("report", help="Markdown + HTML report of lmms-eval results, beside the papers' numbers")
     report.add_argument("results", nargs="+", help="lmms-eval --output_path directories or *_results.json files")
-    report.add_argument("-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)")
+    report.add_argument(
+        "-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)"
+    )
     report.set_defaults(func=cmd_report)
-    compare = sub.add_parser("compare", help="paired differences of two runs, with 95%% intervals (needs --log_samples)")
-    compare.add_argument("run_a", help="results file or lmms-eval --output_path folder of run A (its samples files beside it)")
+    compare = sub.add_parser(
+        "compare", help="paired differences of two runs, with 95%% intervals (needs --log_samples)"
+    )
+    compare.add_argument(
+        "run_a", help="results file or lmms-eval --output_path folder of run A (its samples files beside it)"
+    )
     compare.add_argument("run_b", help="the same for run B")
-    compare.add_argument("--all", action="store_true", help="every metric with an error bar (default: each task's headline)")
-    compare.add_argument("--iters", type=int, default=None, help="bootstrap resamples (default 1000; 0: analytic errors only)")
+    compare.add_argument(
+        "--all", action="store_true", help="every metric with an error bar (default: each task's headline)"
+    )
+    compare.add_argument(
+        "--iters", type=int, default=None, help="bootstrap resamples (default 1000; 0: analytic errors only)"
+    )
     compare.set_defaults(func=cmd_compare)
     args = parser.parse_args(argv)
     from food_tasks.errors import DataAccessError

@@ -31,7 +31,9 @@ class Run:
     path: Path
     data: dict
     label: str
-    read: dict[str, RunTask | None] = field(default_factory=dict, repr=False, compare=False)  # task -> its samples, read once
+    read: dict[str, RunTask | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )  # task -> its samples, read once
 
     @property
     def tasks(self) -> list[str]:
@@ -107,14 +109,26 @@ def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.D
         ta, tb = a.task(task), b.task(task)
         if ta is None or tb is None:
             missing = a.path if ta is None else b.path
-            rows.append(Row(task, "", None, None, None, True, f"no samples file of this task beside {missing} (run with --log_samples)"))
+            rows.append(
+                Row(
+                    task,
+                    "",
+                    None,
+                    None,
+                    None,
+                    True,
+                    f"no samples file of this task beside {missing} (run with --log_samples)",
+                )
+            )
             continue
         names = [m.name for m in ta.table.values() if m.estimator is not None and m.alias_of is None]
         for name in names[:1] if metrics == "headline" else names:
             result = compare_tasks(ta, tb, [name], iters, task).get(name)
             metric = ta.table[name]
             note = few_note(result)
-            rows.append(Row(task, name, a.value(task, name), b.value(task, name), result, metric.higher_is_better, note))
+            rows.append(
+                Row(task, name, a.value(task, name), b.value(task, name), result, metric.higher_is_better, note)
+            )
     for group in [g for g in a.groups if g in b.groups]:
         rows += _compare_group(a, b, group, iters, headline=metrics == "headline")
     return rows
@@ -144,11 +158,15 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
             continue
         result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
         note = few_note(result)
-        out.append(Row(group, name, a.value(group, name), b.value(group, name), result, found[0][1].higher_is_better, note))  # type: ignore[index]
+        out.append(
+            Row(group, name, a.value(group, name), b.value(group, name), result, found[0][1].higher_is_better, note)
+        )  # type: ignore[index]
     return sorted(out, key=lambda row: order.get(row.metric, len(order)))
 
 
-def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
+def _paired_group(
+    group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int
+) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
     """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
     parts = []
     n = 0
@@ -163,22 +181,49 @@ def _paired_group(group: str, name: str, entry: Mapping[str, Any], members, metr
     inverses, c = stats.joint_index(ids)  # canonical cluster numbers: the same seed resamples the same clusters
     parts = [(est, ra, rb, inverse, size) for (est, ra, rb, _, size), inverse in zip(parts, inverses)]
     sizes = [p[4] for p in parts]
-    full = np.array([[float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for rows in (ra, rb)]
-                     for est, ra, rb, inv, _ in parts])  # fmt: skip
-    diff = float(reduce_group(entry, full[:, 0][None, :], sizes)[0] - reduce_group(entry, full[:, 1][None, :], sizes)[0])
+    full = np.array(
+        [
+            [float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for rows in (ra, rb)]
+            for est, ra, rb, inv, _ in parts
+        ]
+    )
+    diff = float(
+        reduce_group(entry, full[:, 0][None, :], sizes)[0] - reduce_group(entry, full[:, 1][None, :], sizes)[0]
+    )
     if iters <= 0 or c < 2:
         return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
     weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, metrics[0].alias_of or name))
-    va = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(ra, inv, c)), dtype=float) for est, ra, _, inv, _ in parts], axis=1)
-    vb = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rb, inv, c)), dtype=float) for est, _, rb, inv, _ in parts], axis=1)
+    va = np.stack(
+        [
+            np.asarray(est.combine(weights @ stats.cluster_sums(ra, inv, c)), dtype=float)
+            for est, ra, _, inv, _ in parts
+        ],
+        axis=1,
+    )
+    vb = np.stack(
+        [
+            np.asarray(est.combine(weights @ stats.cluster_sums(rb, inv, c)), dtype=float)
+            for est, _, rb, inv, _ in parts
+        ],
+        axis=1,
+    )
     diffs = reduce_group(entry, va, sizes) - reduce_group(entry, vb, sizes)
     diffs = diffs[np.isfinite(diffs)]
     if len(diffs) < max(2, iters // 2):
         return stats.Comparison(diff, None, None, None, None, n, c, None, "none")
     se = float(np.std(diffs, ddof=1))
     p = stats.normal_p(diff / se) if se > 0 else (1.0 if diff == 0 else 0.0)
-    return stats.Comparison(diff, se, diff - stats.Z95 * se, diff + stats.Z95 * se, p, n, c, (stats.Z95 + stats.Z80) * se,
-                            "paired bootstrap")  # fmt: skip
+    return stats.Comparison(
+        diff,
+        se,
+        diff - stats.Z95 * se,
+        diff + stats.Z95 * se,
+        p,
+        n,
+        c,
+        (stats.Z95 + stats.Z80) * se,
+        "paired bootstrap",
+    )
 
 
 def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> Row | None:
@@ -190,10 +235,14 @@ def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
         found = metric_of(ta.tables or (ta.table,), metric)
         if found is None or found[1].estimator is None:
             return None
-        result = compare_tasks(RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name)
+        result = compare_tasks(
+            RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name
+        )
         comparison = result.get(metric)
         note = few_note(comparison)
-        return Row(name, metric, a.value(name, metric), b.value(name, metric), comparison, found[1].higher_is_better, note)
+        return Row(
+            name, metric, a.value(name, metric), b.value(name, metric), comparison, found[1].higher_is_better, note
+        )
     if name in a.groups and name in b.groups:
         return next((row for row in _compare_group(a, b, name, iters) if row.metric == metric), None)
     return None
@@ -227,20 +276,30 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
     pairs = list(zip(members, found))
     ids = [[table.cluster_of(r) for r in member.records] for member, (table, _) in pairs]  # type: ignore[misc, union-attr]
     inverses, c = stats.joint_index(ids)
-    blocks = [(m.estimator, m.estimator.rows(member.records), inv)  # type: ignore[misc, union-attr]
-              for (member, (_, m)), inv in zip(pairs, inverses)]  # fmt: skip
+    blocks = [
+        (m.estimator, m.estimator.rows(member.records), inv)  # type: ignore[misc, union-attr]
+        for (member, (_, m)), inv in zip(pairs, inverses)
+    ]
     full = np.array([float(est.combine(stats.cluster_sums(rows, inv, c).sum(0))) for est, rows, inv in blocks])
     best, mean_of = float(np.nanmax(full)), float(np.nanmean(full))
     if iters <= 0 or c < 2:
         return BestOf(best, mean_of, math.nan, None, len(blocks))
     weights = stats.bootstrap_weights(c, iters, stats.seed_for(group, metric, "best-of"))
-    draws = np.stack([np.asarray(est.combine(weights @ stats.cluster_sums(rows, inv, c)), dtype=float) for est, rows, inv in blocks], axis=1)
+    draws = np.stack(
+        [np.asarray(est.combine(weights @ stats.cluster_sums(rows, inv, c)), dtype=float) for est, rows, inv in blocks],
+        axis=1,
+    )
     maxima = np.nanmax(draws, axis=1)
     # Bias = E*[max_k t*_k] - max_k E*[t*_k]: the bootstrap means of the k templates stand in for the full-sample
     # values (equal in expectation for a mean), which removes the Monte Carlo noise of the draws' average from the
     # difference and keeps it >= 0 (the mean of maxima is never below the maximum of means).
-    return BestOf(best, mean_of, float(np.mean(maxima) - np.nanmax(np.nanmean(draws, axis=0))), float(np.std(maxima, ddof=1)),
-                  len(blocks))  # fmt: skip
+    return BestOf(
+        best,
+        mean_of,
+        float(np.mean(maxima) - np.nanmax(np.nanmean(draws, axis=0))),
+        float(np.std(maxima, ddof=1)),
+        len(blocks),
+    )
 
 
 # --------------------------------------------------------------------------- the table `food-tasks compare` prints
@@ -271,8 +330,19 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
             verdict = "too few units to tell"
         defined = math.isfinite(c.diff)
         interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and defined else "n/a"
-        table.append((row.name, row.metric, value_text(row.a), value_text(row.b), f"{c.diff:+.2f}" if defined else "n/a", interval,
-                      f"{c.p:.3g}" if c.p is not None and defined else "n/a", f"{c.n} ({c.clusters})", verdict))  # fmt: skip
+        table.append(
+            (
+                row.name,
+                row.metric,
+                value_text(row.a),
+                value_text(row.b),
+                f"{c.diff:+.2f}" if defined else "n/a",
+                interval,
+                f"{c.p:.3g}" if c.p is not None and defined else "n/a",
+                f"{c.n} ({c.clusters})",
+                verdict,
+            )
+        )
     return table
 
 

@@ -42,7 +42,7 @@ ITERS_ENV = "FOOD_TASKS_BOOTSTRAP_ITERS"
 MIN_SHARED = stats.MIN_UNITS  # fewer shared clusters than this: a comparison says it has too few to be trusted
 
 
-def few_note(comparison: "stats.Comparison | None") -> str:
+def few_note(comparison: stats.Comparison | None) -> str:
     """The warning of a comparison on too few independent units ("" when it has enough)."""
     if comparison is None or comparison.clusters >= MIN_SHARED:
         return ""
@@ -85,7 +85,9 @@ def _payloads(items: Sequence[Any]) -> bool:
     return bool(items) and all(isinstance(x, Payload) for x in items)
 
 
-def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence[Any]], agg_metrics: dict, iters: int) -> None:
+def task_statistics(
+    task: str, sample_metrics: Mapping[tuple[str, str], Sequence[Any]], agg_metrics: dict, iters: int
+) -> None:
     """Fill ``<metric>_stderr,<filter>`` of one task's metrics that have an estimator; remember the task.
 
     Args:
@@ -112,14 +114,17 @@ def task_statistics(task: str, sample_metrics: Mapping[tuple[str, str], Sequence
         agg_metrics[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
     _RUN[task] = data
     if data.failed:
-        logger.warning(f"food-tasks: {task}: {data.failed} of {len(data.records)} requests got no answer from the backend "
-                       "(lmms-eval's failure marker); they are scored as unparseable (parse_fail_rate).")  # fmt: skip
+        logger.warning(
+            f"food-tasks: {task}: {data.failed} of {len(data.records)} requests got no answer from the backend "
+            "(lmms-eval's failure marker); they are scored as unparseable (parse_fail_rate)."
+        )
 
 
 def _estimates(data: TaskData, metrics: list[Metric], iters: int, task: str) -> list[stats.Estimate]:
     try:
-        return stats.estimate_many([m.estimator for m in metrics], data.records, data.clusters, iters, stats.seed_for(task),
-                                   keep=data.sums)  # fmt: skip
+        return stats.estimate_many(
+            [m.estimator for m in metrics], data.records, data.clusters, iters, stats.seed_for(task), keep=data.sums
+        )
     except Exception as err:  # noqa: BLE001 - an error bar must never cost the run its numbers
         logger.warning(f"food-tasks: {task}: no standard errors ({type(err).__name__}: {err})")
         return [stats.Estimate(None, len(data.records), 0, "none") for _ in metrics]
@@ -176,7 +181,9 @@ def restore(results: dict, aside: dict) -> None:
 # --------------------------------------------------------------------------- after the groups
 
 
-def finish(results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str]]], baseline: str | None, iters: int) -> None:
+def finish(
+    results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str]]], baseline: str | None, iters: int
+) -> None:
     """Add ``_n``/``_clusters``, group standard errors and the ``--baseline`` comparison; forget the run.
 
     Args:
@@ -208,11 +215,18 @@ def finish(results: dict, groups: Mapping[str, tuple[Mapping[str, Any], list[str
         _RUN.clear()
 
 
-def _group_statistics(group: str, row: dict, config: Mapping[str, Any], members: list[tuple[str, TaskData]], iters: int) -> None:
+def _group_statistics(
+    group: str, row: dict, config: Mapping[str, Any], members: list[tuple[str, TaskData]], iters: int
+) -> None:
     entries = config.get("aggregate_metric_list") or []
     for key in list(row):
         name, _, filter_key = key.partition(",")
-        if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")) or not isinstance(row[key], (int, float)):
+        if (
+            not filter_key
+            or "_stderr" in name
+            or name.endswith(("_n", "_clusters"))
+            or not isinstance(row[key], (int, float))
+        ):
             continue
         # lmms-eval's rule: entries match metric names by substring, the last match wins
         matching = [e for e in entries if str(e.get("metric")) in name]
@@ -237,8 +251,9 @@ def _group_statistics(group: str, row: dict, config: Mapping[str, Any], members:
         row[f"{name}_clusters,{filter_key}"] = est.clusters
 
 
-def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]],
-              iters: int) -> stats.Estimate:  # fmt: skip
+def _group_se(
+    group: str, name: str, entry: Mapping[str, Any], members: list[tuple[TaskData, Metric]], iters: int
+) -> stats.Estimate:
     """One joint cluster bootstrap over every member task's documents; each resample applies the group's own
     reduction to the members' resampled values. Its ``clt``: the same with every document its own unit."""
     blocks = []
@@ -259,8 +274,13 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
         counted_global[local[kept.counted]] = True
     clusters = int(counted_global.sum())
     if iters <= 0 or clusters < 2:
-        return stats.Estimate(None, n, clusters, "none", note="bootstrap turned off (0 resamples)" if iters <= 0 else
-                              f"fewer than 2 independent units ({clusters})")  # fmt: skip
+        return stats.Estimate(
+            None,
+            n,
+            clusters,
+            "none",
+            note="bootstrap turned off (0 resamples)" if iters <= 0 else f"fewer than 2 independent units ({clusters})",
+        )
     # Seeded by the metric an alias repeats (parse_fail_rate = invalid_rate ...): equal values, equal errors.
     seed = stats.seed_for(group, members[0][1].alias_of or name)
     sizes = [len(data.records) for data, _ in members]
@@ -270,8 +290,10 @@ def _group_se(group: str, name: str, entry: Mapping[str, Any], members: list[tup
         clt = se
     else:  # every document of every task its own unit (records are in canonical order: TaskData)
         starts = np.cumsum([0, *sizes])
-        parts = [(m.estimator, np.arange(starts[i], starts[i + 1]), m.estimator.rows(data.records))
-                 for i, (data, m) in enumerate(members)]  # fmt: skip
+        parts = [
+            (m.estimator, np.arange(starts[i], starts[i + 1]), m.estimator.rows(data.records))
+            for i, (data, m) in enumerate(members)
+        ]
         clt = stats.spread(reduce_group(entry, stats.resample(parts, int(starts[-1]), iters, seed), sizes), iters)
     if se is None:
         return stats.Estimate(None, n, clusters, "none", clt, note="fewer than half of the resamples give a number")
@@ -282,7 +304,11 @@ def reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int])
     """The group's reduction of its tasks' values, per resample (rows of ``values``)."""
     how = entry.get("aggregation", "mean")
     weighted = bool(entry.get("weight_by_size"))
-    if how == "mean" or getattr(how, "__name__", "") in ("group_mean", "group_mean_official", "group_mean_official_numpy"):
+    if how == "mean" or getattr(how, "__name__", "") in (
+        "group_mean",
+        "group_mean_official",
+        "group_mean_official_numpy",
+    ):
         # The official rounding of a mean moves it by at most 0.005: its error is the mean's.
         return values @ (np.asarray(sizes) / sum(sizes)) if weighted else values.mean(axis=1)
     if callable(how):
@@ -309,7 +335,9 @@ class RunTask:
         return {self.table.doc_key(r): r for r in self.records}
 
 
-def compare_tasks(a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, task: str = "") -> dict[str, stats.Comparison]:
+def compare_tasks(
+    a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, task: str = ""
+) -> dict[str, stats.Comparison]:
     """A minus B for each named metric, on the documents both runs scored (matched by identity, never position)."""
     keys_a, keys_b = a.by_key(), b.by_key()
     if None in keys_a or None in keys_b:
@@ -323,7 +351,9 @@ def compare_tasks(a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, ta
         metric = a.table.get(name)
         if metric is None or metric.estimator is None or not shared:
             continue
-        out[name] = stats.compare(metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, metric.alias_of or name))
+        out[name] = stats.compare(
+            metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, metric.alias_of or name)
+        )
     return out
 
 
@@ -334,24 +364,39 @@ def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -
         return
     path = samples_file(Path(baseline), task)
     if path is None:
-        logger.warning(f"food-tasks: --baseline {baseline}: no samples file of {task} there (the baseline run needs "
-                       "--log_samples); no paired comparison for it")  # fmt: skip
+        logger.warning(
+            f"food-tasks: --baseline {baseline}: no samples file of {task} there (the baseline run needs "
+            "--log_samples); no paired comparison for it"
+        )
         return
     try:
         other = RunTask(data.table, read_records(path, data.table))
-        result = compare_tasks(RunTask(data.table, data.records), other, [headline.name], iters, task).get(headline.name)
+        result = compare_tasks(RunTask(data.table, data.records), other, [headline.name], iters, task).get(
+            headline.name
+        )
     except (OSError, ValueError) as err:
         logger.warning(f"food-tasks: --baseline {path}: {err}")
         return
     if result is None:
         return
     base_value = headline.reduce(list(other.by_key().values()))
-    row.update({"paired_baseline": path.name, "paired_metric": headline.name, "paired_baseline_score": base_value,
-                "paired_diff": result.diff, "paired_ci_lower": result.low, "paired_ci_upper": result.high,
-                "paired_pvalue": result.p, "paired_n": result.n})  # fmt: skip
+    row.update(
+        {
+            "paired_baseline": path.name,
+            "paired_metric": headline.name,
+            "paired_baseline_score": base_value,
+            "paired_diff": result.diff,
+            "paired_ci_lower": result.low,
+            "paired_ci_upper": result.high,
+            "paired_pvalue": result.p,
+            "paired_n": result.n,
+        }
+    )
     if result.clusters < MIN_SHARED:
-        logger.warning(f"food-tasks: {task}: the baseline shares only {result.n} documents in {result.clusters} independent units "
-                       "(clusters) with this run: too few to compare")
+        logger.warning(
+            f"food-tasks: {task}: the baseline shares only {result.n} documents in {result.clusters} independent units "
+            "(clusters) with this run: too few to compare"
+        )
 
 
 def finite(value: Any) -> bool:

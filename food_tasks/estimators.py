@@ -49,8 +49,14 @@ class Ratio(Estimator):
 
     linear = True
 
-    def __init__(self, num: Callable[[Record], float | None], den: Callable[[Record], float] | None = None, scale: float = 1.0,
-                 binary: bool = False, keep_nonfinite: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        num: Callable[[Record], float | None],
+        den: Callable[[Record], float] | None = None,
+        scale: float = 1.0,
+        binary: bool = False,
+        keep_nonfinite: bool = False,
+    ) -> None:
         """``keep_nonfinite``: a NaN or infinite value counts (and makes the value NaN or infinite, as a reducer
         summing it would); by default only None leaves a document out, and a non-finite value does too."""
         self.num, self.den, self.scale, self.binary, self.keep_nonfinite = num, den, scale, binary, keep_nonfinite
@@ -67,7 +73,9 @@ class Ratio(Estimator):
         if self.den is None:
             den = counted.astype(float)
         else:
-            den = np.array([float(self.den(r)) if c else 0.0 for r, c in zip(records, counted)], dtype=float).reshape(len(records))
+            den = np.array([float(self.den(r)) if c else 0.0 for r, c in zip(records, counted)], dtype=float).reshape(
+                len(records)
+            )
         return np.stack([np.where(counted, num, 0.0), den], axis=1)
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
@@ -169,8 +177,13 @@ class Macro(Estimator):
     """The unweighted mean over groups (languages ...) of each group's mean; documents where ``value`` is None
     do not count. Groups are the ones present in the records, in canonical order (:func:`canonical`)."""
 
-    def __init__(self, value: Callable[[Record], float | bool | None], group: Callable[[Record], Hashable], scale: float = 1.0,
-                 binary: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        value: Callable[[Record], float | bool | None],
+        group: Callable[[Record], Hashable],
+        scale: float = 1.0,
+        binary: bool = False,
+    ) -> None:
         self.value, self.group, self.scale, self.binary = value, group, scale, binary
         self._groups: list[Hashable] = []
 
@@ -219,8 +232,12 @@ class Custom(Estimator):
     """Any statistic of column sums: ``rows(records) -> (n, k)``, ``combine(sums (..., k)) -> (...)``.
     ``counted(rows)`` says which documents are in its denominator (default: a non-zero row)."""
 
-    def __init__(self, rows: Callable[[Sequence[Record]], np.ndarray], combine: Callable[[np.ndarray], np.ndarray],
-                 counted: Callable[[np.ndarray], np.ndarray] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rows: Callable[[Sequence[Record]], np.ndarray],
+        combine: Callable[[np.ndarray], np.ndarray],
+        counted: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
         self._rows, self._combine, self._counted = rows, combine, counted
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:

@@ -58,7 +58,11 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.tasks", "TaskManager.task_index", "the YAML of a regional task (named in its messages)"),
     ("lmms_eval.utils", "make_table", "wrapped: our rows named, breakdowns as short notes"),
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_aggregate_metric", "wrapped: our standard errors"),
-    ("lmms_eval.evaluator_utils", "TaskOutput.calculate_clt_aggregate_metric", "wrapped: our clustered standard errors"),
+    (
+        "lmms_eval.evaluator_utils",
+        "TaskOutput.calculate_clt_aggregate_metric",
+        "wrapped: our clustered standard errors",
+    ),
     ("lmms_eval.evaluator_utils", "consolidate_group_results", "wrapped: group standard errors, n, --baseline"),
     ("lmms_eval.api.group", "ConfigurableGroup", "reads a group's aggregate_metric_list"),
     ("lmms_eval.api.task", "ConfigurableTask.construct_requests", "wrapped: --repeats K asks K separate requests"),
@@ -88,8 +92,10 @@ def resolve(module: str, path: str) -> Any:
     obj: Any = importlib.import_module(module)
     for part in path.split("."):
         if not hasattr(obj, part):
-            raise RuntimeError(f"food-tasks: this lmms-eval has no {module}.{path}; it is not supported "
-                               f'(lmms-eval>=0.7.3,<0.8 is). Set {OPT_OUT_ENV}=0 and pass --include_path "$(food-tasks path)".')  # fmt: skip
+            raise RuntimeError(
+                f"food-tasks: this lmms-eval has no {module}.{path}; it is not supported "
+                f'(lmms-eval>=0.7.3,<0.8 is). Set {OPT_OUT_ENV}=0 and pass --include_path "$(food-tasks path)".'
+            )
         obj = getattr(obj, part)
     return obj
 
@@ -111,7 +117,9 @@ def install_task_index(task_dir: str) -> bool:
     resolve("lmms_eval.tasks", "TaskManager.initialize_tasks")
 
     def make(original: Callable) -> Callable:
-        def initialize_tasks(self: Any, include_path: str | list[str] | None = None, include_defaults: bool = True) -> Any:
+        def initialize_tasks(
+            self: Any, include_path: str | list[str] | None = None, include_defaults: bool = True
+        ) -> Any:
             index = original(self, include_path=with_dir(include_path, task_dir), include_defaults=include_defaults)
             try:
                 ours = os.path.realpath(task_dir)
@@ -141,19 +149,25 @@ def regional_clashes(folders: list[str], index: Any, packaged: str | None = None
     hidden = task_files([packaged], names=list(found)) if packaged and found else {}
     for name, ours in sorted(hidden.items()):
         theirs = ", ".join(map(shown, found[name]))
-        logger.warning(f"food-tasks: regional task {name} ({theirs}) hides the packaged task of that name "
-                       f"({', '.join(map(shown, ours))}); rename it")  # fmt: skip
+        logger.warning(
+            f"food-tasks: regional task {name} ({theirs}) hides the packaged task of that name "
+            f"({', '.join(map(shown, ours))}); rename it"
+        )
     for name, paths in sorted(found.items()):
         used = index.get(name, {}).get("yaml_path") if isinstance(index, dict) else None
         used = used if isinstance(used, str) else None
         if len(paths) > 1:
             clashes[name] = paths
-            logger.warning(f"food-tasks: regional task {name} is defined by {len(paths)} files: "
-                           f"{', '.join(map(shown, paths))}; lmms-eval indexes only {shown(used) if used else 'one'} "
-                           f"(running it stops with an error): rename the others")  # fmt: skip
+            logger.warning(
+                f"food-tasks: regional task {name} is defined by {len(paths)} files: "
+                f"{', '.join(map(shown, paths))}; lmms-eval indexes only {shown(used) if used else 'one'} "
+                f"(running it stops with an error): rename the others"
+            )
         elif used is not None and os.path.realpath(used) != os.path.realpath(paths[0]):
-            logger.warning(f"food-tasks: regional task {shown(paths[0])} is not indexed: its name {name} is taken by "
-                           f"{shown(used)}; rename it")  # fmt: skip
+            logger.warning(
+                f"food-tasks: regional task {shown(paths[0])} is not indexed: its name {name} is taken by "
+                f"{shown(used)}; rename it"
+            )
     return clashes
 
 
@@ -235,9 +249,13 @@ def install_error_bars() -> bool:
     group_class = resolve("lmms_eval.api.group", "ConfigurableGroup")
 
     def make_aggregate(original: Callable) -> Callable:
-        def calculate_aggregate_metric(self: Any, bootstrap_iters: int | None = errorbars.LMMS_EVAL_DEFAULT_ITERS) -> None:
+        def calculate_aggregate_metric(
+            self: Any, bootstrap_iters: int | None = errorbars.LMMS_EVAL_DEFAULT_ITERS
+        ) -> None:
             original(self, bootstrap_iters=bootstrap_iters)
-            errorbars.task_statistics(self.task_name, self.sample_metrics, self.agg_metrics, errorbars.bootstrap_iters(bootstrap_iters))
+            errorbars.task_statistics(
+                self.task_name, self.sample_metrics, self.agg_metrics, errorbars.bootstrap_iters(bootstrap_iters)
+            )
 
         return calculate_aggregate_metric
 
@@ -249,9 +267,14 @@ def install_error_bars() -> bool:
         return calculate_clt_aggregate_metric
 
     def make_groups(original: Callable) -> Callable:
-        def consolidate_group_results(results: dict[str, Any], versions: dict[str, Any], task_dict: dict[Any, Any],
-                                      task_root: str | None = None, show_group_table: bool = False,
-                                      task_aggregation_list: dict[str, Any] | None = None) -> Any:  # fmt: skip
+        def consolidate_group_results(
+            results: dict[str, Any],
+            versions: dict[str, Any],
+            task_dict: dict[Any, Any],
+            task_root: str | None = None,
+            show_group_table: bool = False,
+            task_aggregation_list: dict[str, Any] | None = None,
+        ) -> Any:
             stability = errorbars.set_aside_stability(results) if task_root is None else {}
             try:
                 out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)

@@ -92,8 +92,14 @@ class MetricTable(Mapping[str, Metric]):
     how the records read across languages and contexts (the measures computed across tasks), or None.
     """
 
-    def __init__(self, *metrics: Metric, version: float = 1.0, key: Callable[[Record], Hashable] | None = None,
-                 cluster: Callable[[Record], Hashable] | None = None, consistency: Any = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *metrics: Metric,
+        version: float = 1.0,
+        key: Callable[[Record], Hashable] | None = None,
+        cluster: Callable[[Record], Hashable] | None = None,
+        consistency: Any = None,
+    ) -> None:
         if not metrics:
             raise ValueError("a metric table needs at least one metric")
         names = [m.name for m in metrics]
@@ -123,13 +129,24 @@ class MetricTable(Mapping[str, Metric]):
         unknown = set(names) - set(self._metrics)
         if unknown:
             raise KeyError(f"not in the table: {', '.join(sorted(unknown))}")
-        return MetricTable(*(m for n, m in self._metrics.items() if n not in names), version=self.version, key=self.key,
-                           cluster=self.cluster, consistency=self.consistency)  # fmt: skip
+        return MetricTable(
+            *(m for n, m in self._metrics.items() if n not in names),
+            version=self.version,
+            key=self.key,
+            cluster=self.cluster,
+            consistency=self.consistency,
+        )
 
     def plus(self, *metrics: Metric) -> MetricTable:
         """This table with more metrics appended (same version)."""
-        return MetricTable(*self._metrics.values(), *metrics, version=self.version, key=self.key, cluster=self.cluster,
-                           consistency=self.consistency)
+        return MetricTable(
+            *self._metrics.values(),
+            *metrics,
+            version=self.version,
+            key=self.key,
+            cluster=self.cluster,
+            consistency=self.consistency,
+        )
 
     def doc_key(self, record: Record) -> Hashable:
         """The document's identity (its position-free key), or None without a ``key`` function."""
@@ -183,8 +200,10 @@ class MetricTable(Mapping[str, Metric]):
             shown: Mapping[str, Any] = {"score": score} if score is not None else {}
             if i == 0:
                 if "score" in record:
-                    raise ValueError("a per-document record may not hold a 'score' field (the samples file shows the "
-                                     "document's score under that name)")  # fmt: skip
+                    raise ValueError(
+                        "a per-document record may not hold a 'score' field (the samples file shows the "
+                        "document's score under that name)"
+                    )
                 shown = {**record, **shown}
             out[name] = Payload(shown, record, self, name, failed, key)
         return out
@@ -202,8 +221,15 @@ class Payload(dict):
 
     __slots__ = ("record", "table", "name", "failed", "key")
 
-    def __init__(self, shown: Mapping[str, Any], record: Record, table: MetricTable, name: str, failed: bool = False,
-                 key: Hashable = _UNSET) -> None:  # fmt: skip
+    def __init__(
+        self,
+        shown: Mapping[str, Any],
+        record: Record,
+        table: MetricTable,
+        name: str,
+        failed: bool = False,
+        key: Hashable = _UNSET,
+    ) -> None:
         super().__init__(shown)
         self.record = record
         self.table = table
@@ -263,8 +289,9 @@ def _content(record: Record) -> str:
         return repr(sorted(((canonical(k), repr(v)) for k, v in record.items())))
 
 
-def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable],
-                 tables: Sequence[MetricTable] = ()) -> Callable:  # fmt: skip
+def results_hook(
+    score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable], tables: Sequence[MetricTable] = ()
+) -> Callable:
     """Build a task's ``process_results`` from a benchmark's per-document scorer and its metric table.
 
     Args:
@@ -285,7 +312,9 @@ def results_hook(score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]
         output = model_output(results)
         return pick(doc).payloads(score(doc, output), failed=isinstance(output, NoAnswer))
 
-    process_results.__doc__ = f"``process_results``: {getattr(score, '__qualname__', score)} scored through model_output."
+    process_results.__doc__ = (
+        f"``process_results``: {getattr(score, '__qualname__', score)} scored through model_output."
+    )
     process_results.tables = (table,) if isinstance(table, MetricTable) else tuple(tables)  # type: ignore[attr-defined]
     if not process_results.tables:  # type: ignore[attr-defined]
         raise ValueError("results_hook: a table chosen per document needs tables=[every table it can choose]")

@@ -84,7 +84,9 @@ def _bind(config: dict, where: str | None = None) -> dict:
         raise RegionalConfigError(f"{err} (task {task}; check the YAML with `{command}`)") from None
 
     def visual(doc: Mapping[str, Any]) -> list:
-        return doc_images(settings, doc, task)  # an image that cannot be loaded is left out, the row counted in image_missing
+        return doc_images(
+            settings, doc, task
+        )  # an image that cannot be loaded is left out, the row counted in image_missing
 
     def text(doc: Mapping[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
         return doc_text(settings, doc)
@@ -123,18 +125,37 @@ def _bind(config: dict, where: str | None = None) -> dict:
     config.setdefault("test_split", "test")
     config.setdefault("generation_kwargs", dict(DEFAULT_GENERATION))
     config.setdefault("reasoning_tags", "none")  # extract_choice strips reasoning itself (unterminated = unparsed)
-    config.update(doc_to_visual=visual, doc_to_text=text, doc_to_messages=messages, process_results=process_results,
-                  doc_to_target=settings.answer,
-                  metric_list=[{"metric": m.name, "aggregation": aggregate, "higher_is_better": m.higher_is_better}
-                               for m in table.values()])  # fmt: skip
+    config.update(
+        doc_to_visual=visual,
+        doc_to_text=text,
+        doc_to_messages=messages,
+        process_results=process_results,
+        doc_to_target=settings.answer,
+        metric_list=[
+            {"metric": m.name, "aggregation": aggregate, "higher_is_better": m.higher_is_better} for m in table.values()
+        ],
+    )
     return config
 
 
 def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int = MAX_LINE_PROBLEMS) -> list[str]:
     """Rows whose answer cannot be scored: an MCQ answer that is neither a label nor one option's text, an
     empty open answer (at most ``limit`` lines, then a count). Reads only the columns it needs (no images)."""
-    needed = [c for c in (settings.id, settings.answer, *(settings.options if isinstance(settings.options, tuple) else
-                                                          (settings.options,) if settings.options else ())) if c]  # fmt: skip
+    needed = [
+        c
+        for c in (
+            settings.id,
+            settings.answer,
+            *(
+                settings.options
+                if isinstance(settings.options, tuple)
+                else (settings.options,)
+                if settings.options
+                else ()
+            ),
+        )
+        if c
+    ]
     names = getattr(dataset, "column_names", None)
     rows = dataset.select_columns([c for c in needed if c in names]) if names is not None else dataset
     problems: list[str] = []
@@ -175,8 +196,11 @@ class RegionalTask(ConfigurableTask):
         where = shown(path) if path else None
         stop = partial(_stop, config, where=where)
         if len(clashes) > 1:  # lmms-eval indexed one of them without a word
-            raise stop("configuration error", f"task: {config.get('task')!r} is defined by {len(clashes)} files: "
-                       f"{', '.join(map(shown, clashes))}; lmms-eval took {where}: rename the others")  # fmt: skip
+            raise stop(
+                "configuration error",
+                f"task: {config.get('task')!r} is defined by {len(clashes)} files: "
+                f"{', '.join(map(shown, clashes))}; lmms-eval took {where}: rename the others",
+            )
         try:
             bound = _bind(config, where)
         except RegionalConfigError as err:
@@ -189,6 +213,7 @@ class RegionalTask(ConfigurableTask):
             if isinstance(cause, RegionalConfigError):  # raised by our hooks (the prompt names no column ...)
                 raise stop("configuration error", str(cause)) from err
             raise stop("data error", root_cause(err)) from err
+
 
 class RegionalChatTask(RegionalTask, ConfigurableMessagesTask):
     """The same task for chat models (requests carry ``doc_to_messages``)."""

@@ -60,8 +60,20 @@ DEFAULT_LABELS = tuple("ABCDEFGHIJ")
 MCQ_PROMPT = "{question}\n{options}\nAnswer with the option's letter from the given choices directly."
 OPEN_PROMPT = "{question}\nAnswer the question using a single word or phrase."
 OPTION_LINE = "{label}. {option}"
-SETTING_KEYS = {"format", "id", "image", "question", "options", "answer", "labels", "slices", "prompt",
-                "option_format", "system", "cluster"}  # fmt: skip
+SETTING_KEYS = {
+    "format",
+    "id",
+    "image",
+    "question",
+    "options",
+    "answer",
+    "labels",
+    "slices",
+    "prompt",
+    "option_format",
+    "system",
+    "cluster",
+}
 MAX_LINE_PROBLEMS = 10  # lines of one kind of data problem shown; the count of the others follows
 DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
 
@@ -112,11 +124,22 @@ class Settings:
         prompt = block.get("prompt") or default
         used = [block["question"], block["answer"], *(c for c in (block.get("id"), block.get("image")) if c)]
         used += list(options) if isinstance(options, tuple) else ([options] if options else [])
-        return cls(format=fmt, question=str(block["question"]), answer=str(block["answer"]), id=block.get("id"),
-                   image=block.get("image"), options=options, labels=labels, slices=slices, prompt=prompt,
-                   option_format=block.get("option_format") or OPTION_LINE, system=block.get("system"),
-                   cluster=block.get("cluster"), base_dir=str(base_dir),
-                   columns_used=tuple(dict.fromkeys([*used, *slices, *([block["cluster"]] if block.get("cluster") else [])])))  # fmt: skip
+        return cls(
+            format=fmt,
+            question=str(block["question"]),
+            answer=str(block["answer"]),
+            id=block.get("id"),
+            image=block.get("image"),
+            options=options,
+            labels=labels,
+            slices=slices,
+            prompt=prompt,
+            option_format=block.get("option_format") or OPTION_LINE,
+            system=block.get("system"),
+            cluster=block.get("cluster"),
+            base_dir=str(base_dir),
+            columns_used=tuple(dict.fromkeys([*used, *slices, *([block["cluster"]] if block.get("cluster") else [])])),
+        )
 
 
 def settings_problems(metadata: Any) -> list[str]:
@@ -124,7 +147,11 @@ def settings_problems(metadata: Any) -> list[str]:
     if not isinstance(metadata, Mapping) or not isinstance(metadata.get("regional"), Mapping):
         return ["metadata.regional is missing: add a `regional:` block under `metadata:` (see CONTRIBUTING.md)"]
     block = metadata["regional"]
-    problems = [f"metadata.regional.{k}: unknown key (known: {', '.join(sorted(SETTING_KEYS))})" for k in block if k not in SETTING_KEYS]
+    problems = [
+        f"metadata.regional.{k}: unknown key (known: {', '.join(sorted(SETTING_KEYS))})"
+        for k in block
+        if k not in SETTING_KEYS
+    ]
     cluster = block.get("cluster")
     if cluster is not None and not (isinstance(cluster, str) and cluster):
         problems.append("metadata.regional.cluster: name the data column whose rows share a context (e.g. dish)")
@@ -136,10 +163,14 @@ def settings_problems(metadata: Any) -> list[str]:
             problems.append(f"metadata.regional.{key}: name the data column holding the {key}")
     options = block.get("options")
     if fmt == "mcq":
-        if not (isinstance(options, str) and options) and not (isinstance(options, list) and len(options) >= 2 and all(isinstance(o, str) for o in options)):
+        if not (isinstance(options, str) and options) and not (
+            isinstance(options, list) and len(options) >= 2 and all(isinstance(o, str) for o in options)
+        ):
             problems.append("metadata.regional.options: name a list column, or list two or more option columns")
         labels = block.get("labels")
-        if labels is not None and (not isinstance(labels, list) or len(set(map(str, labels))) != len(labels) or not labels):
+        if labels is not None and (
+            not isinstance(labels, list) or len(set(map(str, labels))) != len(labels) or not labels
+        ):
             problems.append("metadata.regional.labels: give a list of distinct labels, e.g. [A, B, C, D]")
         n_labels = len(labels) if isinstance(labels, list) else len(DEFAULT_LABELS)
         if isinstance(options, list) and n_labels < len(options):
@@ -238,7 +269,10 @@ def doc_text(settings: Settings, doc: Mapping[str, Any]) -> str:
     fields = {k: cell_text(v) for k, v in doc.items() if isinstance(v, (str, int, float)) or v is None}
     fields["question"] = cell_text(doc.get(settings.question))
     if settings.format == "mcq":
-        lines = [settings.option_format.format(label=lab, option=opt) for lab, opt in zip(settings.labels, doc_options(settings, doc))]
+        lines = [
+            settings.option_format.format(label=lab, option=opt)
+            for lab, opt in zip(settings.labels, doc_options(settings, doc))
+        ]
         fields["options"] = "\n".join(lines)
     return settings.prompt.format_map(_Missing(fields))
 
@@ -321,7 +355,11 @@ def _probe(ref: Any, base_dir: str) -> str | None:
         store = url_store()
         return None if store.available(ref) else store.failures.get(ref, "unavailable")
     path = _image_path(ref, base_dir)
-    return images.probe_file(path) if path.is_file() else f"image {ref}: no file {path} (paths are relative to the data file)"
+    return (
+        images.probe_file(path)
+        if path.is_file()
+        else f"image {ref}: no file {path} (paths are relative to the data file)"
+    )
 
 
 def doc_images(settings: Settings, doc: Mapping[str, Any], label: str) -> list:
@@ -329,7 +367,11 @@ def doc_images(settings: Settings, doc: Mapping[str, Any], label: str) -> list:
     out = []
     for ref in image_refs(settings, doc):
         key = image_key(ref, settings.base_dir)
-        image = load_image(ref, settings.base_dir) if key is None else images.load(key, partial(load_image, ref, settings.base_dir), label)
+        image = (
+            load_image(ref, settings.base_dir)
+            if key is None
+            else images.load(key, partial(load_image, ref, settings.base_dir), label)
+        )
         if image is not None:
             out.append(image)
     return out
@@ -382,8 +424,10 @@ def url_store() -> UrlImageStore:
 
 def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str = "regional task") -> dict[str, Any]:
     """One record per document: correct / parsed flags, the slice values, whether an image was missing."""
-    record: dict[str, Any] = {"id": cell_text(doc.get(settings.id)) if settings.id else None,
-                              "slices": {s: cell_text(doc.get(s)) for s in settings.slices}}  # fmt: skip
+    record: dict[str, Any] = {
+        "id": cell_text(doc.get(settings.id)) if settings.id else None,
+        "slices": {s: cell_text(doc.get(s)) for s in settings.slices},
+    }
     if settings.cluster:
         record["cluster"] = cell_text(doc.get(settings.cluster))
     if settings.image:
@@ -397,16 +441,20 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
         if gold is None:  # bad data is an error, never a silent zero
             problem = answer_problem(settings, doc)
             raise RegionalConfigError(f"{where}: {problem}; run `food-tasks validate` on the task YAML")
-        record.update(parsed=pred is not None, correct=pred is not None and pred == gold,
-                      pred=labels[pred] if pred is not None else None)  # fmt: skip
+        record.update(
+            parsed=pred is not None,
+            correct=pred is not None and pred == gold,
+            pred=labels[pred] if pred is not None else None,
+        )
         return record
     text = strip_reasoning(output)
     golds = [option_key(normalize_chars(g)) for g in gold_answers(settings, doc)]
     if not any(golds):
         raise RegionalConfigError(f"{where}: missing answer; run `food-tasks validate` on the task YAML")
     out = option_key(normalize_chars(text)) if text else ""
-    record.update(parsed=bool(out), exact=bool(out) and out in golds,
-                  correct=bool(out) and any(g and g in out for g in golds))  # fmt: skip
+    record.update(
+        parsed=bool(out), exact=bool(out) and out in golds, correct=bool(out) and any(g and g in out for g in golds)
+    )
     return record
 
 
@@ -454,10 +502,14 @@ def metric_table(settings: Settings) -> MetricTable:
     table = [Metric("acc", partial(micro, "correct"), estimator=_mean("correct"))]
     if settings.format == "open":
         table.append(Metric("exact_match", partial(micro, "exact"), estimator=_mean("exact")))
-    table.append(Metric("parse_fail_rate", unparsed_rate, higher_is_better=False, estimator=_mean("parsed", test="not")))
+    table.append(
+        Metric("parse_fail_rate", unparsed_rate, higher_is_better=False, estimator=_mean("parsed", test="not"))
+    )
     for column in settings.slices:
-        table += [Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown"),
-                  Metric(f"n_by_{column}", partial(slice_sizes, column), scale="breakdown")]  # fmt: skip
+        table += [
+            Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown"),
+            Metric(f"n_by_{column}", partial(slice_sizes, column), scale="breakdown"),
+        ]
     if settings.image:
         table.append(Metric("image_missing", image_missing, higher_is_better=False, scale="count"))
     key = stats.column("id") if settings.id else None

@@ -25,17 +25,22 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 
 # The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
 # name, a value or note, stderr) a row stays within 120 characters. A longer alias gives way to the
 # task or group name, which is short, unique, and what --tasks and the results JSON use.
 LABEL_WIDTH = 40  # food_tasks.taskgen.ALIAS_WIDTH: every alias we ship fits; the rule is for regional tasks
 NOTE_WIDTH = 24  # a string metric value longer than this is a note too ("absent: <reason>")
-LEGEND = ("[N keys]: a breakdown (per language, per slice ...), [absent]: a metric that could not be computed,\n"
-          "[text]: a long value; each is in the results JSON (an absent metric with its reason).")
-HEADLINE_NOTE = ("FOOD_TASKS_TABLE=headline: groups and each task's headline metric only; every task and metric is in "
-                 "the results JSON.")
+LEGEND = (
+    "[N keys]: a breakdown (per language, per slice ...), [absent]: a metric that could not be computed,\n"
+    "[text]: a long value; each is in the results JSON (an absent metric with its reason)."
+)
+HEADLINE_NOTE = (
+    "FOOD_TASKS_TABLE=headline: groups and each task's headline metric only; every task and metric is in "
+    "the results JSON."
+)
 _TREE = re.compile(r"^ *- ")  # lmms-eval's mark for a task inside a group (" - ", "  - " ...)
 
 
@@ -58,7 +63,7 @@ def label(name: str, alias: Any) -> str:
         return name
     tree = _TREE.match(alias)
     prefix = tree.group(0) if tree else ""
-    shown = alias[len(prefix):].strip()
+    shown = alias[len(prefix) :].strip()
     return prefix + (shown if shown and len(shown) <= LABEL_WIDTH else name)
 
 
@@ -70,7 +75,9 @@ def ours_in(result_dict: Mapping, names: Collection[str]) -> set[str]:
         metadata = config.get("metadata") if isinstance(config, Mapping) else None
         if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
             ours.add(task)
-    groups = {g: list(m) for g, m in (result_dict.get("group_subtasks") or {}).items() if isinstance(m, (list, tuple)) and m}
+    groups = {
+        g: list(m) for g, m in (result_dict.get("group_subtasks") or {}).items() if isinstance(m, (list, tuple)) and m
+    }
     grown = True
     while grown:  # nested groups: a group joins once all its members (tasks or groups) are ours
         grown = False
@@ -116,7 +123,9 @@ def headline(task: str, config: Any) -> str | None:
         tables = tables_for(task, config if isinstance(config, Mapping) else None)
     except Exception:  # noqa: BLE001
         return None
-    return next((m.name for t in tables[:1] for m in t.values() if m.estimator is not None and m.alias_of is None), None)
+    return next(
+        (m.name for t in tables[:1] for m in t.values() if m.estimator is not None and m.alias_of is None), None
+    )
 
 
 def compact(result_dict: Mapping, column: str, names: Collection[str], only_headline: bool = False) -> dict:
@@ -132,8 +141,14 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
     configs = result_dict.get("configs") or {}
     subtasks = result_dict.get("group_subtasks") or {}
     out = dict(result_dict)
-    out[column] = {name: _row(name, row) if name in ours and isinstance(row, Mapping) else dict(row) if isinstance(row, Mapping) else row
-                   for name, row in rows.items()}  # fmt: skip
+    out[column] = {
+        name: _row(name, row)
+        if name in ours and isinstance(row, Mapping)
+        else dict(row)
+        if isinstance(row, Mapping)
+        else row
+        for name, row in rows.items()
+    }
     arrows = dict(result_dict.get("higher_is_better") or {})
     for name in ours & set(rows):
         if name in configs and isinstance(arrows.get(name), Mapping):
@@ -141,7 +156,12 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
             arrows[name] = {m: v for m, v in arrows[name].items() if scales.get(m) not in NO_ARROW}
     out["higher_is_better"] = arrows
     if only_headline:
-        members = {m for group, children in subtasks.items() if group in ours and isinstance(children, (list, tuple)) for m in children}
+        members = {
+            m
+            for group, children in subtasks.items()
+            if group in ours and isinstance(children, (list, tuple))
+            for m in children
+        }
         kept = {}
         for name, row in out[column].items():
             if name not in ours or not isinstance(row, Mapping):
@@ -154,7 +174,9 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
 
 def _headline_row(row: Mapping, metric: str | None) -> dict:
     """``row`` with one metric (``metric``, else the row's first), its standard error and the row's other keys."""
-    names = [str(k).partition(",")[0] for k in row if "," in str(k) and not str(k).partition(",")[0].endswith("_stderr")]
+    names = [
+        str(k).partition(",")[0] for k in row if "," in str(k) and not str(k).partition(",")[0].endswith("_stderr")
+    ]
     keep = metric if metric in names else (names[0] if names else None)
     return {k: v for k, v in row.items() if "," not in str(k) or str(k).partition(",")[0] in (keep, f"{keep}_stderr")}
 
@@ -170,11 +192,16 @@ def _row(name: str, row: Mapping) -> dict:
     """One of our rows: metric values (``metric,filter`` keys) as notes, the alias as the row's label, any
     other key as it is; the documents and clusters behind each metric (``<metric>_n``), the CLT and
     clustered variants of its standard error and how it was computed stay in the JSON."""
-    return {key: label(name, value) if key == "alias" else note(value) if "," in str(key) else value for key, value in row.items()
-            if not str(key).partition(",")[0].endswith(COUNTS)}  # fmt: skip
+    return {
+        key: label(name, value) if key == "alias" else note(value) if "," in str(key) else value
+        for key, value in row.items()
+        if not str(key).partition(",")[0].endswith(COUNTS)
+    }
 
 
-def render(make_table: Callable[..., str], result_dict: Any, column: str, sort_results: bool, names: Collection[str]) -> str:
+def render(
+    make_table: Callable[..., str], result_dict: Any, column: str, sort_results: bool, names: Collection[str]
+) -> str:
     """``make_table`` (lmms-eval's) on :func:`compact`'s copy, followed by :data:`LEGEND` when a note was printed."""
     if not isinstance(result_dict, Mapping):
         return make_table(result_dict, column, sort_results)
@@ -182,9 +209,13 @@ def render(make_table: Callable[..., str], result_dict: Any, column: str, sort_r
     table = make_table(shown, column, sort_results)
     if headline_only() and shown.get(column) != result_dict.get(column):
         table += f"\n{HEADLINE_NOTE}"
-    noted = any(_is_note(v) and not _is_note(result_dict[column][name].get(k))
-                for name, row in (shown.get(column) or {}).items() if isinstance(row, Mapping)
-                for k, v in row.items() if k != "alias")  # fmt: skip
+    noted = any(
+        _is_note(v) and not _is_note(result_dict[column][name].get(k))
+        for name, row in (shown.get(column) or {}).items()
+        if isinstance(row, Mapping)
+        for k, v in row.items()
+        if k != "alias"
+    )
     return f"{table}\n{LEGEND}" if noted else table
 
 

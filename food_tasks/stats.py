@@ -131,7 +131,9 @@ def cluster_sums(rows: np.ndarray, inverse: np.ndarray, n_clusters: int) -> np.n
     if not exact(rows, len(rows)):  # whole numbers add up exactly in any order: no need to sort them
         order = row_order(rows, inverse)
         rows, inverse = rows[order], inverse[order]
-    return np.stack([np.bincount(inverse, weights=rows[:, j], minlength=n_clusters) for j in range(rows.shape[1])], axis=1)
+    return np.stack(
+        [np.bincount(inverse, weights=rows[:, j], minlength=n_clusters) for j in range(rows.shape[1])], axis=1
+    )
 
 
 def ratio_se(rows: np.ndarray, inverse: np.ndarray, n_clusters: int, scale: float) -> float | None:
@@ -201,8 +203,9 @@ def bootstrap(estimator: Estimator, sums: np.ndarray, iters: int, seed: int = SE
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def resample(parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units: int, iters: int,
-             seed: int = SEED) -> np.ndarray:  # fmt: skip
+def resample(
+    parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units: int, iters: int, seed: int = SEED
+) -> np.ndarray:
     """Each part's value on the same ``iters`` resamples of ``n_units`` units: ``(iters, len(parts))``.
 
     A part is ``(estimator, units, sums)``: ``sums[i]`` holds the column sums of the estimator's rows in unit
@@ -213,8 +216,10 @@ def resample(parts: Sequence[tuple[Estimator, np.ndarray, np.ndarray]], n_units:
     spans = [slice(int(u[0]), int(u[-1]) + 1) if len(u) and np.all(np.diff(u) == 1) else u for _, u, _ in parts]
     products = [_product(sums, n_units) for _, _, sums in parts]
     for weights in weight_chunks(n_units, iters, seed):
-        values = [np.asarray(est.combine(product(weights[:, span])), dtype=float).reshape(len(weights))
-                  for (est, _, _), span, product in zip(parts, spans, products)]  # fmt: skip
+        values = [
+            np.asarray(est.combine(product(weights[:, span])), dtype=float).reshape(len(weights))
+            for (est, _, _), span, product in zip(parts, spans, products)
+        ]
         out.append(np.stack(values, axis=1) if values else np.zeros((len(weights), 0)))
     return np.concatenate(out) if out else np.zeros((0, len(parts)))
 
@@ -226,8 +231,13 @@ def spread(draws: np.ndarray, iters: int) -> float | None:
     return float(np.std(draws, ddof=1)) if len(draws) >= max(2, iters // 2) else None
 
 
-def estimate(estimator: Estimator, records: Sequence[Record], clusters: Sequence[Hashable], iters: int = DEFAULT_ITERS,
-             seed: int = SEED) -> Estimate:  # fmt: skip
+def estimate(
+    estimator: Estimator,
+    records: Sequence[Record],
+    clusters: Sequence[Hashable],
+    iters: int = DEFAULT_ITERS,
+    seed: int = SEED,
+) -> Estimate:
     """The standard error of one metric over one task's records (clustered; bootstrap when not a ratio)."""
     return estimate_many([estimator], records, clusters, iters, seed)[0]
 
@@ -245,8 +255,9 @@ def _few(c: int) -> str:
     return f"fewer than 2 independent units ({c})"
 
 
-def _stacked_draws(estimators: Sequence[Estimator], sums: Sequence[np.ndarray], n_units: int, iters: int,
-                   seed: int) -> list[np.ndarray]:  # fmt: skip
+def _stacked_draws(
+    estimators: Sequence[Estimator], sums: Sequence[np.ndarray], n_units: int, iters: int, seed: int
+) -> list[np.ndarray]:
     """Each estimator's ``iters`` resampled values, every estimator on the same resamples (one product per chunk)."""
     widths = [s.shape[1] for s in sums]
     product = _product(np.concatenate(sums, axis=1), n_units)
@@ -261,8 +272,14 @@ def _stacked_draws(estimators: Sequence[Estimator], sums: Sequence[np.ndarray], 
     return [np.concatenate(v) if v else np.zeros(0) for v in values]
 
 
-def estimate_many(estimators: Sequence[Estimator], records: Sequence[Record], clusters: Sequence[Hashable],
-                  iters: int = DEFAULT_ITERS, seed: int = SEED, keep: dict | None = None) -> list[Estimate]:  # fmt: skip
+def estimate_many(
+    estimators: Sequence[Estimator],
+    records: Sequence[Record],
+    clusters: Sequence[Hashable],
+    iters: int = DEFAULT_ITERS,
+    seed: int = SEED,
+    keep: dict | None = None,
+) -> list[Estimate]:
     """:func:`estimate` of several metrics of one task at once: one cluster index, one set of resamples shared by
     every bootstrap statistic (each estimator object is computed once, however many metrics share it). Each
     estimate also carries the independent-documents figure (``clt``: the same estimator, every document its own
@@ -378,8 +395,14 @@ def normal_p(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
-def compare(estimator: Estimator, records_a: Sequence[Record], records_b: Sequence[Record], clusters: Sequence[Hashable],
-            iters: int = DEFAULT_ITERS, seed: int = SEED) -> Comparison:  # fmt: skip
+def compare(
+    estimator: Estimator,
+    records_a: Sequence[Record],
+    records_b: Sequence[Record],
+    clusters: Sequence[Hashable],
+    iters: int = DEFAULT_ITERS,
+    seed: int = SEED,
+) -> Comparison:
     """Paired comparison of two runs' records of the same documents (same order, same clusters).
 
     Ratios: the difference of the two linearised ratios, clustered (analytic). Others: the same cluster

@@ -62,7 +62,9 @@ def problems(sentence: str, tables: Mapping[str, Any]) -> list[str]:
                     found.append(f"{clause!r}: `{name}` is declared {declared[name]!r}")
     missing = sorted(n for n, s in declared.items() if s in AMBIGUOUS and n not in named)
     if missing:
-        found.append(f"metrics whose scale ({'/'.join(sorted(AMBIGUOUS))}) does not give the range are not named: {', '.join(missing)}")
+        found.append(
+            f"metrics whose scale ({'/'.join(sorted(AMBIGUOUS))}) does not give the range are not named: {', '.join(missing)}"
+        )
     return found
 
 
@@ -71,7 +73,9 @@ def expand(pattern: str) -> list[str]:
     match = re.search(r"\{([^{}]*)\}", pattern)
     if match is None:
         return [pattern]
-    return [p for alt in match.group(1).split(",") for p in expand(pattern[: match.start()] + alt + pattern[match.end():])]
+    return [
+        p for alt in match.group(1).split(",") for p in expand(pattern[: match.start()] + alt + pattern[match.end() :])
+    ]
 
 
 def units_paragraph(records: Iterable[Any]) -> str:

@@ -11,8 +11,6 @@ home anyway (a path built from ``~`` instead of the cache variables).
 
 from __future__ import annotations
 
-import sandbox  # noqa: I001  (first: the cache variables must be set before datasets is imported)
-
 import json
 import os
 import subprocess
@@ -21,6 +19,7 @@ from pathlib import Path
 
 import inprocess
 import pytest
+import sandbox  # noqa: I001  (first: the cache variables must be set before datasets is imported)
 
 from food_tasks import mirror
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
@@ -29,18 +28,29 @@ LANGS = ("en", "zh_cn", "nan")  # "nan" is Hokkien: it must never become a missi
 ZH = {"Serabi": "煎饼", "Kenchin-jiru": "建长汁", "Melktert": "牛奶挞", "Goetta": "猪肉燕麦饼"}
 # prompt_type -> two items: (qa_id, food_id, prompt_id, options, gold id)
 ITEMS = {
-    "1": [("400", "422", "9", ["Serabi", "Terang Bulan", "Syrniki", "Murtabak", "Sapin-sapin"], 1),
-          ("401", "1614", "9", ["Sayur asem", "Draw soup", "Kenchin-jiru", "Agedashi dofu", "Egg drop soup"], 3)],
-    "3": [("402", "949", "46", ["Pastel de nata", "Melktert", "Custard tart", "Bougatsa"], 2),
-          ("403", "422", "46", ["Murtabak", "Serabi", "Syrniki", "Terang Bulan", "Sapin-sapin"], 2)],
-    "4": [("404", "1614", "79", ["Kenchin-jiru", "Draw soup", "Sayur asem", "Goetta", "Egg drop soup"], 1),
-          ("405", "949", "79", ["Bougatsa", "Custard tart", "Pastel de nata", "Goetta", "Melktert"], 5)],
-    "2": [("1900", "422", "23", ["Thailand", "Indonesia", "Canada", "Brazil", "Croatia"], 2),
-          ("1901", "1614", "23", ["Japan", "Italy", "Brazil", "Thailand", "Canada"], 1)],
-}  # fmt: skip
-QUESTIONS = {"1": "What is this culinary dish called?", "3": "How do people in Italy identify this dish?",
-             "4": "My friend went to Netherlands and sent me this photo. What is the name of this food?",
-             "2": "Which country is this dish associated with?"}  # fmt: skip
+    "1": [
+        ("400", "422", "9", ["Serabi", "Terang Bulan", "Syrniki", "Murtabak", "Sapin-sapin"], 1),
+        ("401", "1614", "9", ["Sayur asem", "Draw soup", "Kenchin-jiru", "Agedashi dofu", "Egg drop soup"], 3),
+    ],
+    "3": [
+        ("402", "949", "46", ["Pastel de nata", "Melktert", "Custard tart", "Bougatsa"], 2),
+        ("403", "422", "46", ["Murtabak", "Serabi", "Syrniki", "Terang Bulan", "Sapin-sapin"], 2),
+    ],
+    "4": [
+        ("404", "1614", "79", ["Kenchin-jiru", "Draw soup", "Sayur asem", "Goetta", "Egg drop soup"], 1),
+        ("405", "949", "79", ["Bougatsa", "Custard tart", "Pastel de nata", "Goetta", "Melktert"], 5),
+    ],
+    "2": [
+        ("1900", "422", "23", ["Thailand", "Indonesia", "Canada", "Brazil", "Croatia"], 2),
+        ("1901", "1614", "23", ["Japan", "Italy", "Brazil", "Thailand", "Canada"], 1),
+    ],
+}
+QUESTIONS = {
+    "1": "What is this culinary dish called?",
+    "3": "How do people in Italy identify this dish?",
+    "4": "My friend went to Netherlands and sent me this photo. What is the name of this food?",
+    "2": "Which country is this dish associated with?",
+}
 URL = "https://upload.wikimedia.org/wikipedia/commons/x/{}.jpg?download"
 
 
@@ -56,16 +66,35 @@ def wc_rows(size: str = "large", qa_offset: int = 0) -> list[dict]:
             for lang in LANGS:
                 # Hokkien rows keep English option strings (lang_status "mixed"), as in the data.
                 opts = [_translate(o, lang) for o in options] if lang == "zh_cn" else list(options)
-                question = ("  " if lang == "zh_cn" else "") + QUESTIONS[prompt_type]  # leading spaces exist in the data
-                rows.append(wc_layout.wc_row(qa_id=str(int(qa_id) + qa_offset), lang=lang, food_id=food_id, prompt_id=prompt_id,
-                                          prompt_type=prompt_type, question=question, options=opts, answer_id=gold,
-                                          image_url=URL.format(food_id), task=task))  # fmt: skip
+                question = ("  " if lang == "zh_cn" else "") + QUESTIONS[
+                    prompt_type
+                ]  # leading spaces exist in the data
+                rows.append(
+                    wc_layout.wc_row(
+                        qa_id=str(int(qa_id) + qa_offset),
+                        lang=lang,
+                        food_id=food_id,
+                        prompt_id=prompt_id,
+                        prompt_type=prompt_type,
+                        question=question,
+                        options=opts,
+                        answer_id=gold,
+                        image_url=URL.format(food_id),
+                        task=task,
+                    )
+                )
     return rows
 
 
 def wc_kb() -> list[dict]:
-    return [{"food_id": f, "name": n, "images": [(URL.format(f), mirror.png_bytes(c, 24))]}
-            for f, n, c in (("422", "Serabi", (200, 120, 40)), ("1614", "Kenchin-jiru", (90, 60, 30)), ("949", "Melktert", (230, 210, 140)))]  # fmt: skip
+    return [
+        {"food_id": f, "name": n, "images": [(URL.format(f), mirror.png_bytes(c, 24))]}
+        for f, n, c in (
+            ("422", "Serabi", (200, 120, 40)),
+            ("1614", "Kenchin-jiru", (90, 60, 30)),
+            ("949", "Melktert", (230, 210, 140)),
+        )
+    ]
 
 
 def build_wc_mirror(root: Path, *, with_card: bool = True, small: bool = True) -> Path:
@@ -118,8 +147,16 @@ def _offline(monkeypatch, tmp_path_factory):
     images.reset()
 
 
-def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, python: str = sys.executable, timeout: int = 900,
-                  cwd: Path | None = None, console: bool = False, unset: tuple[str, ...] = ()):
+def run_lmms_eval(
+    args: list[str],
+    out_dir: Path,
+    env: dict | None = None,
+    python: str = sys.executable,
+    timeout: int = 900,
+    cwd: Path | None = None,
+    console: bool = False,
+    unset: tuple[str, ...] = (),
+):
     """Run the lmms-eval CLI offline; return (completed process, results dict or None, samples by task).
 
     By default the CLI's entry function runs in this process (:mod:`inprocess`: no 15-20 s interpreter start).
@@ -127,7 +164,9 @@ def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, pytho
     the tests that prove the console script itself (entry points of a fresh interpreter, exit status, a
     clone's sys.path). ``cwd`` defaults to a folder outside the repository; pass the repository root to run as
     a user in a clone does. ``unset`` names variables the run must not inherit (``PYTHONPATH`` for a fresh venv)."""
-    full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
+    full_env = dict(
+        os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {})
+    )
     for name in unset:
         full_env.pop(name, None)
     cli_args = [*args, "--output_path", str(out_dir), "--log_samples"]
@@ -135,7 +174,9 @@ def run_lmms_eval(args: list[str], out_dir: Path, env: dict | None = None, pytho
     if console or python != sys.executable or cwd is not None or "PYTHONPATH" in (env or {}):
         cmd = [python, "-m", "lmms_eval", *cli_args]
         # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed package.
-        proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=cwd or out_dir.parent)
+        proc = subprocess.run(
+            cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=cwd or out_dir.parent
+        )
     else:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         proc = inprocess.run(cli_args, full_env, out_dir.parent)
@@ -160,7 +201,9 @@ def tiny_bert(tmp_path_factory) -> Path:
     (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
     BertTokenizerFast(vocab_file=str(path / "vocab.txt"), model_max_length=64).save_pretrained(path)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    config = BertConfig(
+        vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64
+    )
     BertModel(config).save_pretrained(path)
     return path
 

@@ -31,10 +31,12 @@ import warnings
 from pathlib import Path
 
 # Set, for the run, on the modules that read these variables once at import.
-_IMPORT_TIME_SWITCHES = (("HF_HUB_OFFLINE", "huggingface_hub.constants", "HF_HUB_OFFLINE"),
-                         ("HF_HUB_OFFLINE", "datasets.config", "HF_HUB_OFFLINE"),
-                         ("HF_DATASETS_OFFLINE", "datasets.config", "HF_HUB_OFFLINE"),
-                         ("HF_DATASETS_OFFLINE", "datasets.config", "HF_DATASETS_OFFLINE"))  # fmt: skip
+_IMPORT_TIME_SWITCHES = (
+    ("HF_HUB_OFFLINE", "huggingface_hub.constants", "HF_HUB_OFFLINE"),
+    ("HF_HUB_OFFLINE", "datasets.config", "HF_HUB_OFFLINE"),
+    ("HF_DATASETS_OFFLINE", "datasets.config", "HF_HUB_OFFLINE"),
+    ("HF_DATASETS_OFFLINE", "datasets.config", "HF_DATASETS_OFFLINE"),
+)
 # Run state of our package kept in module-level dictionaries (a fresh process starts without it).
 _RUN_STATE = ("_RUN", "_TASK_CACHE")
 

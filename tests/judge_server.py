@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 
 class JudgeServer:
@@ -15,7 +15,9 @@ class JudgeServer:
     whose body echoes the request's path and credentials, as some proxies do) consumed one per request whose prompt
     contains ``key`` (``"*"`` matches any); "down" repeats forever."""
 
-    def __init__(self, verdict: Callable[[str], str], faults: dict[str, list[str]] | None = None, delay: float = 0.0) -> None:
+    def __init__(
+        self, verdict: Callable[[str], str], faults: dict[str, list[str]] | None = None, delay: float = 0.0
+    ) -> None:
         self.verdict, self.faults, self.delay = verdict, faults or {}, delay
         self.requests: list[dict] = []
         self.in_flight = self.max_in_flight = 0
@@ -46,7 +48,9 @@ class JudgeServer:
                 if fault == "timeout":
                     time.sleep(1.5)
                 if fault == "echo":
-                    echo = f"bad request {self.path} Authorization: {self.headers.get('Authorization')}".encode("utf-8", "replace")
+                    echo = f"bad request {self.path} Authorization: {self.headers.get('Authorization')}".encode(
+                        "utf-8", "replace"
+                    )
                     self.send_response(400)
                     self.send_header("Content-Length", str(len(echo)))
                     self.end_headers()
@@ -57,8 +61,17 @@ class JudgeServer:
                     self.end_headers()
                     self.wfile.write(b"error")
                     return
-                payload = b"<html>garbage" if fault == "garbage" else json.dumps(
-                    {"choices": [{"message": {"role": "assistant", "content": " " + server.verdict(prompt) + "\n"}}]}).encode()
+                payload = (
+                    b"<html>garbage"
+                    if fault == "garbage"
+                    else json.dumps(
+                        {
+                            "choices": [
+                                {"message": {"role": "assistant", "content": " " + server.verdict(prompt) + "\n"}}
+                            ]
+                        }
+                    ).encode()
+                )
                 try:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -79,7 +92,7 @@ class JudgeServer:
                     return queue[0] if queue[0] == "down" else queue.pop(0)
         return None
 
-    def __enter__(self) -> "JudgeServer":
+    def __enter__(self) -> JudgeServer:
         self.thread.start()
         return self
 

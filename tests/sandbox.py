@@ -60,7 +60,9 @@ def written_outside(before: dict[str, float], after: dict[str, float]) -> list[s
     lines = []
     for path, mtime in sorted(after.items()):
         if path not in before:
-            if str(Path(path).parent) not in after or str(Path(path).parent) in before:  # a new folder once, not its files
+            if (
+                str(Path(path).parent) not in after or str(Path(path).parent) in before
+            ):  # a new folder once, not its files
                 lines.append(f"new: {path}")
         elif mtime != before[path] and not os.path.isdir(path):
             lines.append(f"changed: {path}")

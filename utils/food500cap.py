@@ -70,33 +70,53 @@ def _scored(name: str, scale: float = 1.0, binary: bool = True, test: str | None
 
 def _coco(name: str) -> Metric:
     toolkit = fc_scoring.COCO[name]
-    estimator = (fc_scoring.CocoBleu(int(toolkit[5]), toolkit[6:]) if toolkit.startswith("Bleu_")
-                 else fc_scoring.CocoMean(toolkit, to_corpus=toolkit == "METEOR"))  # fmt: skip
+    estimator = (
+        fc_scoring.CocoBleu(int(toolkit[5]), toolkit[6:])
+        if toolkit.startswith("Bleu_")
+        else fc_scoring.CocoMean(toolkit, to_corpus=toolkit == "METEOR")
+    )
     return Metric(name, partial(fc_scoring.coco_metric, name=name), scale="score", estimator=estimator)
 
 
-_PARSE_FAIL = Metric("parse_fail_rate", partial(metrics.percent_of, fc_scoring.parse_fail_rate), higher_is_better=False,
-                     scale="percent", estimator=_scored("parse_fail", scale=100.0))  # fmt: skip
+_PARSE_FAIL = Metric(
+    "parse_fail_rate",
+    partial(metrics.percent_of, fc_scoring.parse_fail_rate),
+    higher_is_better=False,
+    scale="percent",
+    estimator=_scored("parse_fail", scale=100.0),
+)
 TABLES = {
     "caption": MetricTable(
         *(_coco(name) for name in _COCO_NAMES),
-        *(Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f), estimator=_scored(f"sla_{f}", scale=100.0))
-          for f in fc_scoring.SLA_FIELDS),
+        *(
+            Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f), estimator=_scored(f"sla_{f}", scale=100.0))
+            for f in fc_scoring.SLA_FIELDS
+        ),
         Metric("clipscore", fc_scoring.clipscore, scale="score", estimator=fc_scoring.ClipMean()),
         Metric("mean_caption_words", fc_scoring.mean_words, scale="count", estimator=_scored("words", binary=False)),
-        Metric("reference_mean_words", partial(fc_scoring.mean_words, which="ref"), scale="count",
-               estimator=stats.mean(fc_scoring.reference_words)),
+        Metric(
+            "reference_mean_words",
+            partial(fc_scoring.mean_words, which="ref"),
+            scale="count",
+            estimator=stats.mean(fc_scoring.reference_words),
+        ),
         *(_coco(name) for name in ("bleu1", "bleu2", "bleu3")),
         *(_coco(name) for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok")),
         _PARSE_FAIL,
-        Metric("empty_rate", partial(metrics.percent_of, fc_scoring.empty_rate), higher_is_better=False, scale="percent",
-               estimator=_scored("pred", scale=100.0, test="not")),
+        Metric(
+            "empty_rate",
+            partial(metrics.percent_of, fc_scoring.empty_rate),
+            higher_is_better=False,
+            scale="percent",
+            estimator=_scored("pred", scale=100.0, test="not"),
+        ),
         Metric("captions_cut", fc_scoring.captions_cut, higher_is_better=False, scale="count"),
         Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
         Metric("per_category", fc_scoring.per_category, scale="breakdown"),
         Metric("per_region", fc_scoring.per_region, scale="breakdown"),
-        version=1.3, key=KEY,
+        version=1.3,
+        key=KEY,
     ),
-}  # fmt: skip
+}
 
 process_results = results_hook(fc_scoring.score_caption, TABLES["caption"])

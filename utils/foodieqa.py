@@ -65,8 +65,14 @@ docs_textqa_zh_sample_p2 = partial(_docs, "textqa_zh_sample_p2", root=SAMPLE_ROO
 
 def _prompt(doc: Doc, kwargs: HookKwargs = None) -> fq_prompts.Prompt:
     variant = doc["fq_variant"]
-    prompt = fq_prompts.build(doc, doc["fq_task"], doc["fq_lang"], doc["fq_template"],
-                              dishname=variant.startswith("dishname"), image=variant != "dishname_noimage")  # fmt: skip
+    prompt = fq_prompts.build(
+        doc,
+        doc["fq_task"],
+        doc["fq_lang"],
+        doc["fq_template"],
+        dishname=variant.startswith("dishname"),
+        image=variant != "dishname_noimage",
+    )
     return prompt if images_wanted(kwargs) else fq_prompts.text_only(prompt)  # image-free: food_tasks.noimage
 
 
@@ -114,17 +120,31 @@ def doc_to_messages(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> l
 
 def score_qa(doc: Doc, output: Output) -> Record:
     """The scored record of one answer (robust and paper-protocol letters, image_missing)."""
-    return fq_scoring.score(doc, output, doc["fq_task"], doc["fq_lang"], doc["fq_template"], _prompt(doc).opener,
-                            image_missing=fq_data.images_missing(_wanted(doc), root=_root(doc)))
+    return fq_scoring.score(
+        doc,
+        output,
+        doc["fq_task"],
+        doc["fq_lang"],
+        doc["fq_template"],
+        _prompt(doc).opener,
+        image_missing=fq_data.images_missing(_wanted(doc), root=_root(doc)),
+    )
 
 
 # Error bars: a document is its position in the published file (index); the cluster is the question (qid):
 # the four templates of a setting ask the same questions, so their best-of-four is resampled jointly.
 KEY, CLUSTER = stats.column("index"), stats.column("qid", noun="questions")
 _PAPER_ESTIMATOR = stats.Custom(fq_scoring.paper_correct_rows, stats.ratio_combine(100.0))
-_ACC = Metric("acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct", unless="image_missing"), 100.0, binary=True))
+_ACC = Metric(
+    "acc", fq_scoring.acc, estimator=stats.mean(stats.field("correct", unless="image_missing"), 100.0, binary=True)
+)
 _PAPER = Metric("acc_paper_protocol", fq_scoring.acc_paper_protocol, estimator=_PAPER_ESTIMATOR)
-_INVALID = Metric("invalid_rate", fq_scoring.invalid_rate, higher_is_better=False, estimator=stats.mean(stats.field("invalid", unless="image_missing"), 100.0, binary=True))
+_INVALID = Metric(
+    "invalid_rate",
+    fq_scoring.invalid_rate,
+    higher_is_better=False,
+    estimator=stats.mean(stats.field("invalid", unless="image_missing"), 100.0, binary=True),
+)
 _COMMON = (
     _ACC,
     _ACC.alias("acc_mean"),
@@ -132,8 +152,12 @@ _COMMON = (
     _PAPER,
     _PAPER.alias("acc_paper_protocol_best"),
     _INVALID,
-    Metric("paper_fallback_rate", fq_scoring.paper_fallback_rate, higher_is_better=False,
-           estimator=stats.mean(stats.field("paper", test="none", unless="image_missing"), 100.0, binary=True)),
+    Metric(
+        "paper_fallback_rate",
+        fq_scoring.paper_fallback_rate,
+        higher_is_better=False,
+        estimator=stats.mean(stats.field("paper", test="none", unless="image_missing"), 100.0, binary=True),
+    ),
     Metric("per_question_type", fq_scoring.per_question_type, scale="breakdown"),
     Metric("per_question_type_paper_protocol", fq_scoring.per_question_type_paper_protocol, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),
@@ -144,7 +168,17 @@ _COMMON = (
 # under the name shared across benchmarks.
 # 1.1: per_category counts records without a category (其他), prompts keep braces of questions verbatim, a
 # question with an undecodable image leaves every metric (image_missing).
-TABLES = {f"p{k}": MetricTable(*_COMMON, _ACC.alias(f"acc_p{k}"), _INVALID.alias("parse_fail_rate"), version=1.1, key=KEY,
-                               cluster=CLUSTER, consistency=fq_scoring.CONSISTENCY) for k in range(4)}  # fmt: skip
+TABLES = {
+    f"p{k}": MetricTable(
+        *_COMMON,
+        _ACC.alias(f"acc_p{k}"),
+        _INVALID.alias("parse_fail_rate"),
+        version=1.1,
+        key=KEY,
+        cluster=CLUSTER,
+        consistency=fq_scoring.CONSISTENCY,
+    )
+    for k in range(4)
+}
 
 process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))

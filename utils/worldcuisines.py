@@ -21,12 +21,17 @@ from food_tasks.messages import build_messages
 from food_tasks.noimage import images_wanted
 from food_tasks.sample_data import SAMPLE_ROOT
 
-SAMPLE_LANGUAGES = ("en", "id_formal", "ja_formal")  # the packaged sample's languages (benchmarks/worldcuisines/sample.py)
+SAMPLE_LANGUAGES = (
+    "en",
+    "id_formal",
+    "ja_formal",
+)  # the packaged sample's languages (benchmarks/worldcuisines/sample.py)
 
 
 @stop_run_on_data_error
-def _docs(split_kind: str, subtask: str, dataset: object, root: Path | None = None,
-          languages: tuple[str, ...] | None = None) -> Docs:
+def _docs(
+    split_kind: str, subtask: str, dataset: object, root: Path | None = None, languages: tuple[str, ...] | None = None
+) -> Docs:
     """``process_docs``: the YAML's stub dataset is replaced by the real, checked documents."""
     return wc_data.prepare_docs(split_kind, subtask, root=root, languages=languages)
 
@@ -107,24 +112,39 @@ def _macro(field: str) -> stats.Macro:
     return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
 
 
-VIEWS = {"mcq": wc_scoring.view("correct", multiple_choice=True), "oeq": wc_scoring.view("multi", multiple_choice=False)}
+VIEWS = {
+    "mcq": wc_scoring.view("correct", multiple_choice=True),
+    "oeq": wc_scoring.view("multi", multiple_choice=False),
+}
 # Chosen against gold option positions (ids 1-5), answers that could not be read left out: no extra generation.
-_POSITIONS = rotation.position_metrics(rotation.position("parsed", base=1, unless="image_missing"),
-                                       rotation.position("gold", base=1, unless="image_missing"), wc_parsing.MCQ_IDS)
+_POSITIONS = rotation.position_metrics(
+    rotation.position("parsed", base=1, unless="image_missing"),
+    rotation.position("gold", base=1, unless="image_missing"),
+    wc_parsing.MCQ_IDS,
+)
 _IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
-_INVALID = Metric("invalid_rate", wc_scoring.invalid_rate, higher_is_better=False,
-                  estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True))  # fmt: skip
+_INVALID = Metric(
+    "invalid_rate",
+    wc_scoring.invalid_rate,
+    higher_is_better=False,
+    estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True),
+)
 TABLES = {
     "mcq": MetricTable(
         Metric("acc", partial(wc_scoring.macro, "correct"), estimator=_macro("correct")),
-        Metric("acc_official", partial(wc_scoring.macro_official, "correct_official"), estimator=_macro("correct_official")),
+        Metric(
+            "acc_official", partial(wc_scoring.macro_official, "correct_official"), estimator=_macro("correct_official")
+        ),
         _INVALID,
         Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
         _IMAGE_MISSING,
         _INVALID.alias("parse_fail_rate"),
         *_POSITIONS,
         *wc_scoring.consistency_metrics(VIEWS["mcq"]),
-        version=1.2, key=KEY, cluster=CLUSTER, consistency=VIEWS["mcq"],  # 1.2: consistency measures (README changelog)
+        version=1.2,
+        key=KEY,
+        cluster=CLUSTER,
+        consistency=VIEWS["mcq"],  # 1.2: consistency measures (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
     # aggregate_metric_list entries by substring.
@@ -133,15 +153,30 @@ TABLES = {
         Metric("acc_single", partial(wc_scoring.macro, "single"), estimator=_macro("single")),
         Metric("acc_dual", partial(wc_scoring.macro, "dual"), estimator=_macro("dual")),
         Metric("acc_multi_strict", partial(wc_scoring.macro, "multi_strict"), estimator=_macro("multi_strict")),
-        Metric("acc_multi_official", partial(wc_scoring.macro_official_oeq, "multi_official"), estimator=_macro("multi_official")),
-        Metric("acc_single_official", partial(wc_scoring.macro_official_oeq, "single_official"), estimator=_macro("single_official")),
-        Metric("acc_dual_official", partial(wc_scoring.macro_official_oeq, "dual_official"), estimator=_macro("dual_official")),
+        Metric(
+            "acc_multi_official",
+            partial(wc_scoring.macro_official_oeq, "multi_official"),
+            estimator=_macro("multi_official"),
+        ),
+        Metric(
+            "acc_single_official",
+            partial(wc_scoring.macro_official_oeq, "single_official"),
+            estimator=_macro("single_official"),
+        ),
+        Metric(
+            "acc_dual_official",
+            partial(wc_scoring.macro_official_oeq, "dual_official"),
+            estimator=_macro("dual_official"),
+        ),
         Metric("bertscore_f1", wc_scoring.bertscore_f1, scale="score"),
         Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
         Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
         _IMAGE_MISSING,
         *wc_scoring.consistency_metrics(VIEWS["oeq"]),
-        version=1.1, key=KEY, cluster=CLUSTER, consistency=VIEWS["oeq"],  # 1.1: consistency measures (README changelog)
+        version=1.1,
+        key=KEY,
+        cluster=CLUSTER,
+        consistency=VIEWS["oeq"],  # 1.1: consistency measures (README changelog)
     ),
 }
 # Packaged sample tasks skip BERTScore (its model is a 2 GB download).

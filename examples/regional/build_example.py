@@ -19,19 +19,67 @@ from food_tasks.mirror import png_bytes
 HERE = Path(__file__).resolve().parent
 # (id, region, language, colour, question, options, answer label, open answer)
 ROWS = [
-    ("sea-001", "Southeast Asia", "en", (200, 120, 40), "Which dish is shown in the photo?",
-     ["Rendang", "Pho", "Laksa", "Adobo"], "A", "rendang"),
-    ("sea-002", "Southeast Asia", "id", (230, 200, 90), "Makanan apa yang ada di foto ini?",
-     ["Soto ayam", "Gado-gado", "Nasi goreng", "Sate"], "C", "nasi goreng"),
-    ("eas-001", "East Asia", "en", (240, 240, 230), "Which dish is shown in the photo?",
-     ["Ramen", "Mochi", "Bibimbap", "Xiaolongbao"], "D", "xiaolongbao"),
-    ("eas-002", "East Asia", "zh", (180, 40, 30), "照片中是哪道菜?",
-     ["麻婆豆腐", "北京烤鸭", "宫保鸡丁", "饺子"], "A", "麻婆豆腐"),
-    ("waf-001", "West Africa", "en", (220, 90, 30), "Which dish is shown in the photo?",
-     ["Jollof rice", "Fufu", "Suya", "Egusi soup"], "A", "jollof rice"),
-    ("waf-002", "West Africa", "fr", (120, 90, 40), "Quel plat voit-on sur la photo ?",
-     ["Thieboudienne", "Yassa", "Mafé", "Attiéké"], "C", "mafé"),
-]  # fmt: skip
+    (
+        "sea-001",
+        "Southeast Asia",
+        "en",
+        (200, 120, 40),
+        "Which dish is shown in the photo?",
+        ["Rendang", "Pho", "Laksa", "Adobo"],
+        "A",
+        "rendang",
+    ),
+    (
+        "sea-002",
+        "Southeast Asia",
+        "id",
+        (230, 200, 90),
+        "Makanan apa yang ada di foto ini?",
+        ["Soto ayam", "Gado-gado", "Nasi goreng", "Sate"],
+        "C",
+        "nasi goreng",
+    ),
+    (
+        "eas-001",
+        "East Asia",
+        "en",
+        (240, 240, 230),
+        "Which dish is shown in the photo?",
+        ["Ramen", "Mochi", "Bibimbap", "Xiaolongbao"],
+        "D",
+        "xiaolongbao",
+    ),
+    (
+        "eas-002",
+        "East Asia",
+        "zh",
+        (180, 40, 30),
+        "照片中是哪道菜?",
+        ["麻婆豆腐", "北京烤鸭", "宫保鸡丁", "饺子"],
+        "A",
+        "麻婆豆腐",
+    ),
+    (
+        "waf-001",
+        "West Africa",
+        "en",
+        (220, 90, 30),
+        "Which dish is shown in the photo?",
+        ["Jollof rice", "Fufu", "Suya", "Egusi soup"],
+        "A",
+        "jollof rice",
+    ),
+    (
+        "waf-002",
+        "West Africa",
+        "fr",
+        (120, 90, 40),
+        "Quel plat voit-on sur la photo ?",
+        ["Thieboudienne", "Yassa", "Mafé", "Attiéké"],
+        "C",
+        "mafé",
+    ),
+]
 
 
 def image_bytes(colour: tuple[int, int, int]) -> bytes:
@@ -39,9 +87,21 @@ def image_bytes(colour: tuple[int, int, int]) -> bytes:
 
 
 def mcq_lines() -> list[str]:
-    return [json.dumps({"id": i, "image": f"images/{i}.png", "question": q, "options": o, "answer": a,
-                        "region": r, "language": lang}, ensure_ascii=False)
-            for i, r, lang, _, q, o, a, _ in ROWS]  # fmt: skip
+    return [
+        json.dumps(
+            {
+                "id": i,
+                "image": f"images/{i}.png",
+                "question": q,
+                "options": o,
+                "answer": a,
+                "region": r,
+                "language": lang,
+            },
+            ensure_ascii=False,
+        )
+        for i, r, lang, _, q, o, a, _ in ROWS
+    ]
 
 
 def open_csv() -> str:

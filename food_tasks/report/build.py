@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, Z80, Z95
 import food_tasks.report.spec as specs
+from food_tasks.confidence import MIN_UNITS, Z80, Z95
+from food_tasks.report.beyond import beyond_blocks
 from food_tasks.report.cells import (
     absent_reason,
     binomial_interval,
@@ -23,7 +24,6 @@ from food_tasks.report.cells import (
     tasks_of,
     with_interval,
 )
-from food_tasks.report.beyond import beyond_blocks
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
 from food_tasks.report.runs import Run, comparability_problems, flagged_tasks, load_runs
@@ -34,8 +34,8 @@ from food_tasks.report.spec import (
     INTERVAL_NOTE,
     MISSING,
     UNDEFINED,
-    Block,
     BenchmarkSpec,
+    Block,
     Column,
     CurveSpec,
     Partial,
@@ -55,14 +55,25 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         blocks.append(("h", 2, f"{spec.title} — {variant_label}"))
         tasks = set().union(*(tasks_of(spec, r, suffix) for r in present))
         problems = comparability_problems(present, tasks)
-        partial = [f"{r.label} evaluated {e} of {o} documents of `{t}` (--limit or missing data)"
-                   for r in present for t, (e, o) in sorted(r.partial.items()) if t in tasks]  # fmt: skip
+        partial = [
+            f"{r.label} evaluated {e} of {o} documents of `{t}` (--limit or missing data)"
+            for r in present
+            for t, (e, o) in sorted(r.partial.items())
+            if t in tasks
+        ]
         flagged = flagged_tasks(problems) | {t for r in present for t in r.partial if t in tasks}
         if problems:
-            blocks.append(("warn", "Not comparable: these runs used different settings, so their numbers are not "
-                                   "comparable side by side:\n" + "\n".join(f"- {p}" for p in problems)))  # fmt: skip
+            blocks.append(
+                (
+                    "warn",
+                    "Not comparable: these runs used different settings, so their numbers are not "
+                    "comparable side by side:\n" + "\n".join(f"- {p}" for p in problems),
+                )
+            )
         if partial:
-            blocks.append(("warn", "Partial runs, not comparable with the paper:\n" + "\n".join(f"- {p}" for p in partial)))
+            blocks.append(
+                ("warn", "Partial runs, not comparable with the paper:\n" + "\n".join(f"- {p}" for p in partial))
+            )
         for note in spec.notes:
             blocks.append(("p", note))
         judges = _judge_lines(present, tasks)
@@ -74,8 +85,9 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         if spec.breakdown is not None:
             found = spec.breakdown(present, suffix, charts)
             what = (spec.breakdown.__doc__ or "breakdown").split(":")[0].split("(")[0].strip()
-            blocks += found or [("p", f"*Not shown:* {what} breakdown: no run's results hold the per-group table "
-                                      "it draws.")]  # fmt: skip
+            blocks += found or [
+                ("p", f"*Not shown:* {what} breakdown: no run's results hold the per-group table it draws.")
+            ]
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
@@ -91,10 +103,12 @@ POWER_NOTE = (
     "to pair on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent run of the "
     "same size."
 )
-PAIRED_NOTE = ("A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
-               "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
-               "\"No detectable difference\" when the interval contains 0; units are the independent clusters (dishes, "
-               "questions, images): with fewer than 30 the interval is not trusted and no verdict is given. Robust scorer.")  # fmt: skip
+PAIRED_NOTE = (
+    "A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
+    "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
+    '"No detectable difference" when the interval contains 0; units are the independent clusters (dishes, '
+    "questions, images): with fewer than 30 the interval is not trusted and no verdict is given. Robust scorer."
+)
 MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
 
 
@@ -122,7 +136,11 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
         for column, value, task, metric in _headline(spec, run, suffix):
             se = run.se(task, metric)
             if se is None:
-                why = "undefined on this run (its table says why)" if is_nan(value) else "no standard error in the results file"
+                why = (
+                    "undefined on this run (its table says why)"
+                    if is_nan(value)
+                    else "no standard error in the results file"
+                )
                 without.append(f"`{task}` {metric} ({run.label}): {why}")
                 continue
             scaled, d = se * column.scale, column.decimals
@@ -131,8 +149,12 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             paired = [
                 (b if a is run else a, row.comparison.mde)
                 for a, b, c, t, row in pairs
-                if (a is run or b is run) and t == task and c == column and row is not None
-                and row.comparison is not None and row.comparison.mde is not None
+                if (a is run or b is run)
+                and t == task
+                and c == column
+                and row is not None
+                and row.comparison is not None
+                and row.comparison.mde is not None
             ]
             if paired:
                 figure = "; ".join(f"{fmt(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
@@ -140,35 +162,76 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             else:
                 figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
                 mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
-                why = "" if len(runs) < 2 else " (no samples files to pair on)" if None in mine \
-                    else " (no other model has it)" if not mine else " (no paired standard error)"  # fmt: skip
+                why = (
+                    ""
+                    if len(runs) < 2
+                    else " (no samples files to pair on)"
+                    if None in mine
+                    else " (no other model has it)"
+                    if not mine
+                    else " (no paired standard error)"
+                )
                 basis = "single run: 2.80 x sqrt(2) x SE" + why
-            shown = with_interval(value, se, run.unit_count(task, metric), d, column.scale, not column.lower_is_better) + mark
+            shown = (
+                with_interval(value, se, run.unit_count(task, metric), d, column.scale, not column.lower_is_better)
+                + mark
+            )
             count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
-            power.append([f"**{run.label}**", column.label, shown, fmt(scaled, d), count,
-                          figure if paired else figure + mark, basis])  # fmt: skip
+            power.append(
+                [
+                    f"**{run.label}**",
+                    column.label,
+                    shown,
+                    fmt(scaled, d),
+                    count,
+                    figure if paired else figure + mark,
+                    basis,
+                ]
+            )
     blocks: list[Block] = []
     if power:
-        header = ["Model", "Metric", "Value ± 95%", "Std. error", "Independent units",
-                  "Smallest detectable difference", "Basis"]  # fmt: skip
+        header = [
+            "Model",
+            "Metric",
+            "Value ± 95%",
+            "Std. error",
+            "Independent units",
+            "Smallest detectable difference",
+            "Basis",
+        ]
         blocks += [("h", 3, "Uncertainty"), ("table", header, power), ("p", POWER_NOTE)]
         if any(FEW in row[2] for row in power):
             blocks.append(("p", FEW_NOTE))
     if not power and not without and runs:
         names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
-        blocks.append(("p", f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers "
-                            f"({names}), and no run has one here; run their tasks (the groups, not only subtasks) "
-                            "to see them."))  # fmt: skip
+        blocks.append(
+            (
+                "p",
+                f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers "
+                f"({names}), and no run has one here; run their tasks (the groups, not only subtasks) "
+                "to see them.",
+            )
+        )
         return blocks
     if without:
-        blocks.append(("p", "*Not shown:* no Uncertainty row for " + "; ".join(without) + " (a standard error needs "
-                            "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value)."))  # fmt: skip
+        blocks.append(
+            (
+                "p",
+                "*Not shown:* no Uncertainty row for " + "; ".join(without) + " (a standard error needs "
+                "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value).",
+            )
+        )
     blocks += _best_of_blocks(spec, runs, suffix, cache)
     if len(runs) >= 2:
         blocks += _paired_blocks(pairs)
     elif runs and _headline(spec, runs[0], suffix):
-        blocks.append(("p", "*Not shown:* Paired differences: one model only; pass two or more runs of these tasks "
-                            "(with `--log_samples`) to compare them on their shared documents."))  # fmt: skip
+        blocks.append(
+            (
+                "p",
+                "*Not shown:* Paired differences: one model only; pass two or more runs of these tasks "
+                "(with `--log_samples`) to compare them on their shared documents.",
+            )
+        )
     return blocks
 
 
@@ -223,22 +286,67 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]]) -> list[B
         if row.note:
             few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
         if c.se is None or not math.isfinite(c.diff):  # undefined on these documents (no pair for CTC ...)
-            rows.append([f"{a.label} vs {b.label}", column.label, "n/a", "n/a", "n/a", f"{c.n} ({c.clusters})", "n/a",
-                         verdict if not math.isfinite(c.diff) else "no standard error"])  # fmt: skip
+            rows.append(
+                [
+                    f"{a.label} vs {b.label}",
+                    column.label,
+                    "n/a",
+                    "n/a",
+                    "n/a",
+                    f"{c.n} ({c.clusters})",
+                    "n/a",
+                    verdict if not math.isfinite(c.diff) else "no standard error",
+                ]
+            )
             continue
-        rows.append([f"{a.label} vs {b.label}", column.label, f"{c.diff * scale:+.{d}f}",
-                     f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]", f"{c.p:.3g}", f"{c.n} ({c.clusters})",
-                     fmt(c.mde * scale, d), verdict])  # fmt: skip
+        rows.append(
+            [
+                f"{a.label} vs {b.label}",
+                column.label,
+                f"{c.diff * scale:+.{d}f}",
+                f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]",
+                f"{c.p:.3g}",
+                f"{c.n} ({c.clusters})",
+                fmt(c.mde * scale, d),
+                verdict,
+            ]
+        )
     blocks: list[Block] = []
     if rows:
-        blocks += [("h", 3, "Paired differences"), ("table", ["A vs B", "Metric", "A - B", "95% interval", "p", "Shared documents (units)",
-                                                              "Detectable (paired)", "Verdict"], rows), ("p", PAIRED_NOTE)]  # fmt: skip
+        blocks += [
+            ("h", 3, "Paired differences"),
+            (
+                "table",
+                [
+                    "A vs B",
+                    "Metric",
+                    "A - B",
+                    "95% interval",
+                    "p",
+                    "Shared documents (units)",
+                    "Detectable (paired)",
+                    "Verdict",
+                ],
+                rows,
+            ),
+            ("p", PAIRED_NOTE),
+        ]
     if few:
-        blocks.append(("warn", f"Too few independent units (clusters) to compare; no verdict below {MIN_UNITS}:\n"
-                               + "\n".join(f"- {line}" for line in few)))  # fmt: skip
+        blocks.append(
+            (
+                "warn",
+                f"Too few independent units (clusters) to compare; no verdict below {MIN_UNITS}:\n"
+                + "\n".join(f"- {line}" for line in few),
+            )
+        )
     if missing:
-        blocks.append(("p", "No paired comparison for " + ", ".join(f"`{t}`" for t in sorted(missing)) + ": it needs both runs' "
-                            "samples files (lmms-eval `--log_samples`) beside their results files."))  # fmt: skip
+        blocks.append(
+            (
+                "p",
+                "No paired comparison for " + ", ".join(f"`{t}`" for t in sorted(missing)) + ": it needs both runs' "
+                "samples files (lmms-eval `--log_samples`) beside their results files.",
+            )
+        )
     return blocks
 
 
@@ -259,17 +367,35 @@ def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache
             if found is None or math.isnan(found.bias):
                 continue
             s, d = column.scale, column.decimals
-            rows.append([f"**{run.label}**", column.label, fmt(found.best * s, d), fmt(found.mean * s, d), f"{found.bias * s:+.{d}f}"])
+            rows.append(
+                [
+                    f"**{run.label}**",
+                    column.label,
+                    fmt(found.best * s, d),
+                    fmt(found.mean * s, d),
+                    f"{found.bias * s:+.{d}f}",
+                ]
+            )
     note: list[Block] = []
     if missing:
-        note.append(("p", "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
-                          "needs the samples files of every template (lmms-eval `--log_samples`)."))  # fmt: skip
+        note.append(
+            (
+                "p",
+                "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
+                "needs the samples files of every template (lmms-eval `--log_samples`).",
+            )
+        )
     if not rows:
         return note
-    return note + [("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
-            ("p", "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
-                  "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
-                  "resampled jointly in every template). The mean of the k templates has no selection bias; compare models on it.")]  # fmt: skip
+    return note + [
+        ("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
+        (
+            "p",
+            "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
+            "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
+            "resampled jointly in every template). The mean of the k templates has no selection bias; compare models on it.",
+        ),
+    ]
 
 
 def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
@@ -288,27 +414,50 @@ def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
 def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
     xs = [x for x, _ in curve.points]
     series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
-    series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2}  # a curve has 2+ points
-    errors = {r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points]
-              for r in runs if r.label in series}  # fmt: skip
+    series = {
+        k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2
+    }  # a curve has 2+ points
+    errors = {
+        r.label: [
+            Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points
+        ]
+        for r in runs
+        if r.label in series
+    }
     if not series:
-        ran = sorted({x for r in runs for x, t in curve.points
-                      if number(r.value(t.format(v=suffix), curve.metric)) is not None})  # fmt: skip
+        ran = sorted(
+            {x for r in runs for x, t in curve.points if number(r.value(t.format(v=suffix), curve.metric)) is not None}
+        )
         if not ran:
             return []
-        return [("p", f"*Not shown:* {curve.title}: a curve needs two or more of its points ({', '.join(xs)}) in "
-                      f"one run; these runs have {', '.join(ran)}.")]  # fmt: skip
+        return [
+            (
+                "p",
+                f"*Not shown:* {curve.title}: a curve needs two or more of its points ({', '.join(xs)}) in "
+                f"one run; these runs have {', '.join(ran)}.",
+            )
+        ]
     blocks: list[Block] = [("h", 3, curve.title)]
-    image = charts.curve(series, xs, curve.title, curve.x_label, curve.y_label or curve.metric,
-                         re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"), errors)  # fmt: skip
+    image = charts.curve(
+        series,
+        xs,
+        curve.title,
+        curve.x_label,
+        curve.y_label or curve.metric,
+        re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"),
+        errors,
+    )
     if image:
         blocks.append(("img", image, curve.title))
+
     def point(k: str, i: int) -> str:
         width = errors.get(k, [None] * len(xs))[i]
         text = fmt(series[k][i], curve.decimals)
         return f"{text} ± {fmt(width, curve.decimals)}" if width is not None and series[k][i] is not None else text
 
-    blocks.append(("table", [curve.x_label] + list(series), [[x] + [point(k, i) for k in series] for i, x in enumerate(xs)]))
+    blocks.append(
+        ("table", [curve.x_label] + list(series), [[x] + [point(k, i) for k in series] for i, x in enumerate(xs)])
+    )
     return blocks
 
 
@@ -350,8 +499,16 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
         # cell_text scales errors by the column's factor; an official metric with a factor of its own (a fraction
         # beside our percent) gets its error in that factor.
         fill = {"v": suffix, "m": mode[1], "mode": mode[2]}
-        own = [s.official_scale for s in column.sources if official and not column.rate and s.official_scale is not None
-               and s.official and s.official.format(**fill) == metric and s.task.format(**fill) == task]  # fmt: skip
+        own = [
+            s.official_scale
+            for s in column.sources
+            if official
+            and not column.rate
+            and s.official_scale is not None
+            and s.official
+            and s.official.format(**fill) == metric
+            and s.task.format(**fill) == task
+        ]
         if own and se is not None and column.scale:
             se = se * own[0] / column.scale
         return value, task, (se, run.few(task, metric), run.unit_count(task, metric))
@@ -361,9 +518,14 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
             triples = [[with_se(run, c, mode, official) for c in table.columns] for official in (True, False)]
             pair = [[(v, t) for v, t, _ in values] for values in triples]
             same = [fmt(v, 6) for v, _ in pair[0]] == [fmt(v, 6) for v, _ in pair[1]]  # NaN == NaN here
-            differ += [c for c, (a, _), (b, _) in zip(table.columns, *pair)
-                       if c.differs and c not in differ and a is not None and b is not None and fmt(a, 6) != fmt(b, 6)]  # fmt: skip
-            for scorer, values in ((("official = robust", triples[0]),) if same else (("official", triples[0]), ("robust", triples[1]))):
+            differ += [
+                c
+                for c, (a, _), (b, _) in zip(table.columns, *pair)
+                if c.differs and c not in differ and a is not None and b is not None and fmt(a, 6) != fmt(b, 6)
+            ]
+            for scorer, values in (
+                (("official = robust", triples[0]),) if same else (("official", triples[0]), ("robust", triples[1]))
+            ):
                 if not any(v is not None for v, _, _ in values):
                     continue
                 mark = " ⚠" if {t for _, t, _ in values if t} & flagged else ""
@@ -394,16 +556,24 @@ def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]
         blocks.append(("p", "\n".join(notes)))
     if ref_table:
         notes = [f"* {r['model']}: {r['note']}" for r in ref_table["rows"] if r.get("note")]
-        blocks.append(("p", f"Reference rows (*paper*): {ref_table['source']}." + ("\n" + "\n".join(notes) if notes else "")))
+        blocks.append(
+            ("p", f"Reference rows (*paper*): {ref_table['source']}." + ("\n" + "\n".join(notes) if notes else ""))
+        )
     else:
         blocks.append(("p", "No published numbers for this variant."))
     return blocks
 
 
-def series_blocks(heading: str, image: Any, alt: str, first: str, series: Mapping[str, Mapping[str, Any]],
-                   counts: Mapping[str, Mapping[str, Any]], column: Callable[[str], str],
-                   errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None,
-                   ) -> list[Block]:  # fmt: skip
+def series_blocks(
+    heading: str,
+    image: Any,
+    alt: str,
+    first: str,
+    series: Mapping[str, Mapping[str, Any]],
+    counts: Mapping[str, Mapping[str, Any]],
+    column: Callable[[str], str],
+    errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None,
+) -> list[Block]:
     """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value per group,
     its 95% interval (``errors``: Wilson bounds, :func:`binomial_interval`) and the group's size in brackets."""
     blocks: list[Block] = [("h", 3, heading)]
@@ -431,8 +601,11 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
         problems = comparability_problems(have, [task])
         if problems:
             blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
-        names = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, (int, float)) and m != "alias"})
+        names = sorted(
+            {m for r in have for m, v in r.metrics[task].items() if isinstance(v, (int, float)) and m != "alias"}
+        )
         if names:
+
             def cell(r: Run, m: str) -> str:
                 value, se = r.value(task, m), r.se(task, m)
                 if se is None or not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
@@ -442,7 +615,9 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             rows = [[f"`{m}`"] + [cell(r, m) for r in have] for m in names]
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
             if any(" ± " in c for row in rows for c in row):
-                blocks.append(("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else "")))
+                blocks.append(
+                    ("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else ""))
+                )
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
         for metric in dicts:
             column = metric.split("_by_")[-1]
@@ -454,17 +629,27 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             if not any(flat.values()):
                 continue
             counts = {r.label: r.value(task, sizes) for r in have if isinstance(r.value(task, sizes), dict)}
-            errors = {k: {g: binomial_interval(v, (counts.get(k) or {}).get(g)) for g, v in s.items()} for k, s in flat.items()} \
-                if counts and metric.startswith("acc_by_") else None  # fmt: skip
+            errors = (
+                {
+                    k: {g: binomial_interval(v, (counts.get(k) or {}).get(g)) for g, v in s.items()}
+                    for k, s in flat.items()
+                }
+                if counts and metric.startswith("acc_by_")
+                else None
+            )
             image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}", errors)
             if counts and metric != sizes:
-                blocks += series_blocks(f"`{metric}`", image, metric, column, flat, counts, lambda r: f"{r} (n)", errors)
+                blocks += series_blocks(
+                    f"`{metric}`", image, metric, column, flat, counts, lambda r: f"{r} (n)", errors
+                )
                 continue
             blocks.append(("h", 3, f"`{metric}`"))
             if image:
                 blocks.append(("img", image, metric))
             groups = sorted({g for s in flat.values() for g in s})
-            blocks.append(("table", [column] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups]))
+            blocks.append(
+                ("table", [column] + list(flat), [[g] + [fmt(flat[k].get(g), 2) for k in flat] for g in groups])
+            )
     return blocks
 
 
@@ -472,8 +657,13 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     """Models x benchmark headline numbers (robust scorer), when several runs are given; other tasks
     contribute their ``acc``."""
     if len(runs) < 2:
-        return [("p", "*Not shown:* Models by benchmark (heat map): one model only; pass the results of two or more "
-                      "models to see their headline numbers side by side.")]  # fmt: skip
+        return [
+            (
+                "p",
+                "*Not shown:* Models by benchmark (heat map): one model only; pass the results of two or more "
+                "models to see their headline numbers side by side.",
+            )
+        ]
     columns: list[tuple[str, Column, str, tuple[str, str, str]]] = []
     for spec in specs.registry():
         table = spec.tables[0]
@@ -492,13 +682,21 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     keep = [i for i, row in enumerate(matrix) if any(v is not None for v in row)]
     runs, matrix = [runs[i] for i in keep], [matrix[i] for i in keep]
     if len(runs) < 2 or not columns:
-        return [("p", "*Not shown:* Models by benchmark (heat map): fewer than two models have a headline number "
-                      "(a benchmark's group average, or a task's `acc`); run the groups to see it.")]  # fmt: skip
+        return [
+            (
+                "p",
+                "*Not shown:* Models by benchmark (heat map): fewer than two models have a headline number "
+                "(a benchmark's group average, or a task's `acc`); run the groups to see it.",
+            )
+        ]
     labels = [name for name, *_ in columns]
     blocks: list[Block] = [("h", 2, "Models by benchmark (headline numbers, robust scorer)")]
-    image = charts.heatmap([r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns])
+    image = charts.heatmap(
+        [r.label for r in runs], labels, matrix, "food_tasks_heatmap", [c.lower_is_better for _, c, _, _ in columns]
+    )
     if image:
         blocks.append(("img", image, "models by benchmark"))
+
     def text(run: Run, value: Any, column: Column, suffix: str, mode: tuple[str, str, str]) -> str:
         if is_nan(value):
             return UNDEFINED
@@ -509,8 +707,10 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
         se, units = run.se(task, metric), run.unit_count(task, metric)
         return with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better) + few
 
-    rows = [[r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
-            for r, row in zip(runs, matrix)]  # fmt: skip
+    rows = [
+        [r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
+        for r, row in zip(runs, matrix)
+    ]
     blocks.append(("table", ["Model"] + labels, rows))
     if any(" ± " in c or " [" in c for row in rows for c in row[1:]):
         blocks.append(("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else "")))
@@ -534,16 +734,41 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path) -> dict[str, 
     out.mkdir(parents=True, exist_ok=True)
     charts = Charts(out)
     blocks: list[Block] = [("h", 1, "food-tasks report"), ("p", "Runs:")]
-    blocks.append(("list", [f"**{r.label}**" + (f" (`{r.model}`)" if r.model and r.model != r.label else "") + ": "
-                            + ", ".join(f"`{p}`" for p in r.paths) for r in runs]))  # fmt: skip
-    blocks.append(("p", ("*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
-                         "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
-                         "the scores count outputs that could not be parsed and inputs whose images were missing.")))
+    blocks.append(
+        (
+            "list",
+            [
+                f"**{r.label}**"
+                + (f" (`{r.model}`)" if r.model and r.model != r.label else "")
+                + ": "
+                + ", ".join(f"`{p}`" for p in r.paths)
+                for r in runs
+            ],
+        )
+    )
+    blocks.append(
+        (
+            "p",
+            (
+                "*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
+                "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
+                "the scores count outputs that could not be parsed and inputs whose images were missing."
+            ),
+        )
+    )
     if charts.plt is None:
         blocks.append(("warn", "matplotlib is not installed: no charts (pip install 'food-tasks[report]')."))
     # Tasks no registry entry claims; groups (no config of their own) are left out.
-    others = sorted({t for r in runs for t in r.metrics if spec_for(t) is None and t in r.fingerprints
-                     and any(isinstance(v, (int, float, dict)) and m != "alias" for m, v in r.metrics[t].items())})  # fmt: skip
+    others = sorted(
+        {
+            t
+            for r in runs
+            for t in r.metrics
+            if spec_for(t) is None
+            and t in r.fingerprints
+            and any(isinstance(v, (int, float, dict)) and m != "alias" for m, v in r.metrics[t].items())
+        }
+    )
     blocks += heatmap_blocks(runs, charts, others)
     for spec in specs.registry():
         blocks += benchmark_blocks(spec, runs, charts)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from food_tasks.confidence import Z95, wilson
@@ -31,7 +31,9 @@ def cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], off
     return value, task
 
 
-def source_cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None, str | None]:
+def source_cell(
+    run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool
+) -> tuple[Any, str | None, str | None]:
     """:func:`cell` and the metric the value came from (None for a :class:`Partial` or nothing)."""
     for source in column.sources:
         if official and not column.rate and not source.official:
@@ -42,7 +44,11 @@ def source_cell(run: Run, column: Column, variant: str, mode: tuple[str, str, st
             continue
         metric = (source.official if official and not column.rate else source.metric).format(**fill)
         value = lookup(run.metrics[task], metric)
-        scale = source.official_scale if official and not column.rate and source.official_scale is not None else column.scale
+        scale = (
+            source.official_scale
+            if official and not column.rate and source.official_scale is not None
+            else column.scale
+        )
         if isinstance(value, (int, float)) and not isinstance(value, bool) and scale != 1.0:
             value = value * scale
         if value is not None:
@@ -110,8 +116,9 @@ def bounds_text(bounds: tuple[float, float] | None, decimals: int) -> str:
     return f" [{fmt(bounds[0], decimals)}, {fmt(bounds[1], decimals)}]" if bounds is not None else ""
 
 
-def with_interval(value: Any, se: float | None, units: Any, decimals: int, scale: float = 1.0,
-                  proportion: bool = True) -> str:  # fmt: skip
+def with_interval(
+    value: Any, se: float | None, units: Any, decimals: int, scale: float = 1.0, proportion: bool = True
+) -> str:
     """A value and its 95% interval: ``v ± 1.96 se`` (``se`` on the metric's scale, times ``scale``); where that
     interval would be 0 wide (every independent unit scored alike), a proportion at its bound (0 or 100 %, 0 or 1)
     gets the Wilson interval over its ``units`` instead, and any other value (``proportion=False``: an error score,
@@ -138,5 +145,3 @@ def is_nan(value: Any) -> bool:
 def number(value: Any) -> float | None:
     """The value when it is a number (not a bool), else None."""
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-

@@ -36,8 +36,13 @@ class Charts:
         self.files.append(path)
         return f"charts/{path.name}"
 
-    def language_bars(self, series: Mapping[str, Mapping[str, float]], title: str, name: str,
-                      errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None) -> str | None:  # fmt: skip
+    def language_bars(
+        self,
+        series: Mapping[str, Mapping[str, float]],
+        title: str,
+        name: str,
+        errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None,
+    ) -> str | None:
         """Horizontal grouped bars: one group per language (or slice value), one bar per run; ``errors``: the
         95% interval (low, high) of each bar (Wilson, drawn around the bar; the title says how it was computed)."""
         if self.plt is None or not series:
@@ -45,17 +50,25 @@ class Charts:
         groups = sorted({g for s in series.values() for g in s})
         n = len(series)
         height = 0.8 / n
-        fig, ax = self.plt.subplots(figsize=(7, max(2.0, 0.28 * len(groups) * max(1, n ** 0.5) + 1)))
+        fig, ax = self.plt.subplots(figsize=(7, max(2.0, 0.28 * len(groups) * max(1, n**0.5) + 1)))
         for i, (label, values) in enumerate(series.items()):
             ys = [j + i * height for j in range(len(groups))]
             shown = [number(values.get(g)) for g in groups]
             bounds = [(errors or {}).get(label, {}).get(g) for g in groups]
             xerr = None
             if any(b is not None for b in bounds):  # asymmetric: [value - low], [high - value]
-                xerr = [[max(0.0, (v or 0.0) - b[0]) if b else 0.0 for v, b in zip(shown, bounds)],
-                        [max(0.0, b[1] - (v or 0.0)) if b else 0.0 for v, b in zip(shown, bounds)]]  # fmt: skip
-            bars = ax.barh(ys, [v or 0.0 for v in shown], height=height, label=label, xerr=xerr,
-                           error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"})  # fmt: skip
+                xerr = [
+                    [max(0.0, (v or 0.0) - b[0]) if b else 0.0 for v, b in zip(shown, bounds)],
+                    [max(0.0, b[1] - (v or 0.0)) if b else 0.0 for v, b in zip(shown, bounds)],
+                ]
+            bars = ax.barh(
+                ys,
+                [v or 0.0 for v in shown],
+                height=height,
+                label=label,
+                xerr=xerr,
+                error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"},
+            )
             # Every bar says its value: a zero-length bar (or a missing value) is not an empty axis.
             ax.bar_label(bars, [MISSING if v is None else fmt(v, 1) for v in shown], padding=2, fontsize="x-small")
         ax.set_yticks([j + height * (n - 1) / 2 for j in range(len(groups))], groups)
@@ -90,8 +103,16 @@ class Charts:
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=min(len(series), 3))
         return self._save(fig, name)
 
-    def curve(self, series: Mapping[str, Sequence[Any]], xs: Sequence[str], title: str, x_label: str, y_label: str,
-              name: str, errors: Mapping[str, Sequence[float | None]] | None = None) -> str | None:  # fmt: skip
+    def curve(
+        self,
+        series: Mapping[str, Sequence[Any]],
+        xs: Sequence[str],
+        title: str,
+        x_label: str,
+        y_label: str,
+        name: str,
+        errors: Mapping[str, Sequence[float | None]] | None = None,
+    ) -> str | None:
         """One line per run over ordered x values (missing points are gaps); ``errors``: 95% half-widths."""
         if self.plt is None or not series:
             return None
@@ -111,8 +132,14 @@ class Charts:
         ax.legend(fontsize="small")
         return self._save(fig, name)
 
-    def heatmap(self, rows: Sequence[str], cols: Sequence[str], matrix: Sequence[Sequence[Any]], name: str,
-                lower_is_better: Sequence[bool] = ()) -> str | None:  # fmt: skip
+    def heatmap(
+        self,
+        rows: Sequence[str],
+        cols: Sequence[str],
+        matrix: Sequence[Sequence[Any]],
+        name: str,
+        lower_is_better: Sequence[bool] = (),
+    ) -> str | None:
         """Colour per column (min-max over runs, reversed for error scores), raw values written in the cells."""
         if self.plt is None:
             return None
@@ -121,19 +148,42 @@ class Charts:
         for j in range(len(cols)):
             col = [row[j] for row in matrix if isinstance(row[j], (int, float)) and not math.isnan(row[j])]
             lo, hi = (min(col), max(col)) if col else (0.0, 1.0)
-            norm.append([((row[j] - lo) / (hi - lo) if hi > lo else 0.5) if isinstance(row[j], (int, float)) and not math.isnan(row[j]) else float("nan") for row in matrix])
+            norm.append(
+                [
+                    ((row[j] - lo) / (hi - lo) if hi > lo else 0.5)
+                    if isinstance(row[j], (int, float)) and not math.isnan(row[j])
+                    else float("nan")
+                    for row in matrix
+                ]
+            )
             if j < len(lower_is_better) and lower_is_better[j]:
                 norm[-1] = [1.0 - v for v in norm[-1]]
         data = [[norm[j][i] for j in range(len(cols))] for i in range(len(rows))]
         ax.imshow(data, cmap="viridis", aspect="auto", vmin=0, vmax=1)
         for i, row in enumerate(matrix):
             for j, value in enumerate(row):
-                text = MISSING if value is None else UNDEFINED if is_nan(value) else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
-                ax.text(j, i, text, ha="center", va="center", color="white" if (data[i][j] or 0) < 0.6 else "black", fontsize="small")
+                text = (
+                    MISSING
+                    if value is None
+                    else UNDEFINED
+                    if is_nan(value)
+                    else (f"{value:.3f}" if isinstance(value, float) and abs(value) <= 1 else fmt(value, 1))
+                )
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    color="white" if (data[i][j] or 0) < 0.6 else "black",
+                    fontsize="small",
+                )
         ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(rows)), rows)
-        ax.set_title("Headline numbers (colour: position between the column's worst and best run"
-                     + ("; lower is better for MAPE/MAE/RMSE)" if any(lower_is_better) else ")"))
+        ax.set_title(
+            "Headline numbers (colour: position between the column's worst and best run"
+            + ("; lower is better for MAPE/MAE/RMSE)" if any(lower_is_better) else ")")
+        )
         return self._save(fig, name)
 
 
@@ -142,5 +192,14 @@ def all_zero_note(ax, values: Iterable[Any]) -> None:  # type: ignore[no-untyped
     numbers = [v for v in map(number, values) if v is not None and not math.isnan(v)]
     if any(numbers):
         return
-    ax.text(0.5, 0.5, "all values 0" if numbers else "no values", transform=ax.transAxes, ha="center", va="center", fontsize="large", color="#555",
-            bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "#bbb"})  # fmt: skip
+    ax.text(
+        0.5,
+        0.5,
+        "all values 0" if numbers else "no values",
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize="large",
+        color="#555",
+        bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "#bbb"},
+    )

@@ -32,18 +32,27 @@ def to_markdown(blocks: Sequence[Block]) -> str:
         elif kind == "list":
             out.append("\n".join(f"- {item}" for item in block[1]))
         elif kind == "warn":
-            out.append("> **⚠ " + block[1].replace("\n", "\n> ") + "**" if "\n" not in block[1] else "> **⚠** " + block[1].replace("\n", "\n> "))
+            out.append(
+                "> **⚠ " + block[1].replace("\n", "\n> ") + "**"
+                if "\n" not in block[1]
+                else "> **⚠** " + block[1].replace("\n", "\n> ")
+            )
         elif kind == "table":
             out.append(_md_table(block[1], block[2]))
         elif kind == "details":
-            out.append(f"<details><summary>{html.escape(block[1])}</summary>\n\n{_md_table(block[2], block[3])}\n\n</details>")
+            out.append(
+                f"<details><summary>{html.escape(block[1])}</summary>\n\n{_md_table(block[2], block[3])}\n\n</details>"
+            )
         elif kind == "img":
             out.append(f"![{block[2]}]({block[1]})")
     return "\n\n".join(out) + "\n"
 
 
-_INLINE = [(re.compile(r"\*\*(.+?)\*\*"), r"<b>\1</b>"), (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
-           (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<i>\1</i>")]  # fmt: skip
+_INLINE = [
+    (re.compile(r"\*\*(.+?)\*\*"), r"<b>\1</b>"),
+    (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+    (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<i>\1</i>"),
+]
 
 
 def _inline(text: str) -> str:
@@ -77,12 +86,14 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
-STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-         "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-         "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
-         ".scroll{overflow-x:auto}"
-         ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
-         "img{max-width:100%}")  # fmt: skip
+STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
+    ".scroll{overflow-x:auto}"
+    ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
+    "img{max-width:100%}"
+)
 
 
 def _image_src(path: str, base: Path | None) -> str:
@@ -97,7 +108,9 @@ def _image_src(path: str, base: Path | None) -> str:
 def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None) -> str:
     """The document as one HTML file; ``base``: the folder the charts' paths are relative to (they are embedded)."""
     base = Path(base) if base is not None else None
-    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"]
+    out = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+    ]
     for block in blocks:
         kind = block[0]
         if kind == "h":
@@ -111,9 +124,9 @@ def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None)
         elif kind == "table":
             out.append(_html_table(block[1], block[2]))
         elif kind == "details":
-            out.append(f"<details><summary>{html.escape(block[1])}</summary>{_html_table(block[2], block[3])}</details>")
+            out.append(
+                f"<details><summary>{html.escape(block[1])}</summary>{_html_table(block[2], block[3])}</details>"
+            )
         elif kind == "img":
             out.append(f"<p><img src='{html.escape(_image_src(block[1], base))}' alt='{html.escape(block[2])}'></p>")
     return "\n".join(out) + "</body></html>\n"
-
-

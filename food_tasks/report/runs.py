@@ -33,7 +33,9 @@ class Run:
     model: str = ""
     stderr: dict[str, dict[str, float]] = field(default_factory=dict)  # task or group -> {metric: standard error}
     files: dict[str, Path] = field(default_factory=dict)  # task or group -> its results file
-    units: dict[str, dict[str, Any]] = field(default_factory=dict)  # task or group -> {metric: independent units (clusters)}
+    units: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # task or group -> {metric: independent units (clusters)}
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # task or group -> {metric: documents behind it}
 
     def value(self, task: str, metric: str) -> Any:
@@ -55,7 +57,9 @@ class Run:
     def se(self, task: str, metric: str) -> float | None:
         """The metric's standard error (food_tasks.errorbars), or None (none computed, or not a number)."""
         value = self.stderr.get(task, {}).get(metric)
-        return value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+        return (
+            value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+        )
 
 
 find_results = results_files  # the report's name for it
@@ -112,23 +116,49 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
         n_docs: dict[str, dict[str, Any]] = {}
         for section in ("results", "groups"):
             for task, values in (data.get(section) or {}).items():
-                clean = {k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k}
+                clean = {
+                    k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k
+                }
                 # <metric>_n and <metric>_clusters (food_tasks.errorbars) describe a metric, they are not metrics
                 described = {m for m in clean if m.endswith(("_n", "_clusters")) and m.rsplit("_", 1)[0] in clean}
-                units.setdefault(task, {}).update({m.removesuffix("_clusters"): clean[m] for m in described if m.endswith("_clusters")})
-                n_docs.setdefault(task, {}).update({m.removesuffix("_n"): clean[m] for m in described if m.endswith("_n")})
+                units.setdefault(task, {}).update(
+                    {m.removesuffix("_clusters"): clean[m] for m in described if m.endswith("_clusters")}
+                )
+                n_docs.setdefault(task, {}).update(
+                    {m.removesuffix("_n"): clean[m] for m in described if m.endswith("_n")}
+                )
                 clean = {m: v for m, v in clean.items() if m not in described}
                 metrics.setdefault(task, {}).update(clean)
-                stderr.setdefault(task, {}).update({k.rsplit(",", 1)[0].removesuffix("_stderr"): v for k, v in values.items()
-                                                    if k.endswith(f"_stderr,{FILTER}")})  # fmt: skip
+                stderr.setdefault(task, {}).update(
+                    {
+                        k.rsplit(",", 1)[0].removesuffix("_stderr"): v
+                        for k, v in values.items()
+                        if k.endswith(f"_stderr,{FILTER}")
+                    }
+                )
         tasks = {t for t in metrics if t in (data.get("configs") or {})}
         counts = data.get("n-samples") or {}
-        partial = {t: (int(c["effective"]), int(c["original"])) for t, c in counts.items()
-                   if isinstance(c, dict) and c.get("effective") is not None and c.get("original") is not None
-                   and int(c["effective"]) < int(c["original"])}  # fmt: skip
+        partial = {
+            t: (int(c["effective"]), int(c["original"]))
+            for t, c in counts.items()
+            if isinstance(c, dict)
+            and c.get("effective") is not None
+            and c.get("original") is not None
+            and int(c["effective"]) < int(c["original"])
+        }
         model = _model_label(data)
-        run = Run(short_label(model), [path], metrics, {t: _fingerprint(data, t) for t in tasks}, partial, model, stderr,
-                  dict.fromkeys(metrics, path), units, n_docs)  # fmt: skip
+        run = Run(
+            short_label(model),
+            [path],
+            metrics,
+            {t: _fingerprint(data, t) for t in tasks},
+            partial,
+            model,
+            stderr,
+            dict.fromkeys(metrics, path),
+            units,
+            n_docs,
+        )
         same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
@@ -159,11 +189,11 @@ def comparability_problems(runs: Sequence[Run], tasks: Iterable[str]) -> list[st
             if len(set(shown.values())) > 1:
                 detail = "; ".join(f"{label}: {value}" for label, value in shown.items())
                 found.setdefault((key, detail), []).append(task)
-    return [f"{key} differs ({detail}) in " + ", ".join(f"`{t}`" for t in tasks) for (key, detail), tasks in found.items()]
+    return [
+        f"{key} differs ({detail}) in " + ", ".join(f"`{t}`" for t in tasks) for (key, detail), tasks in found.items()
+    ]
 
 
 def flagged_tasks(problems: Sequence[str]) -> set[str]:
     """The tasks named in :func:`comparability_problems` lines."""
     return {name for line in problems for name in re.findall(r"`([^`]+)`", line.rsplit(") in ", 1)[-1])}
-
-

@@ -15,11 +15,13 @@ FILTER = "none"
 MISSING = "–"
 UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table says why
 FEW = "†"
-FEW_NOTE = (f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
-            "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds).")  # fmt: skip
+FEW_NOTE = (
+    f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
+    "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds)."
+)
 INTERVAL_NOTE = (
     "± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
-    "README \"Error bars\"); the paper's numbers come without one. Where every independent unit scored alike "
+    'README "Error bars"); the paper\'s numbers come without one. Where every independent unit scored alike '
     "(a 0 wide normal interval), a rate at 0 or 100% shows its Wilson interval over those units in brackets."
 )
 BINOMIAL_NOTE = (
@@ -29,11 +31,9 @@ BINOMIAL_NOTE = (
 )
 
 
-
 # ("h", level, text) | ("p", text) | ("list", items) | ("table", header, rows) | ("details", summary, header, rows)
 # | ("img", path, alt) | ("warn", text). In "p" and "warn" text, lines starting with "- " are a bulleted list.
 Block = tuple
-
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,9 @@ def registry() -> tuple[BenchmarkSpec, ...]:
         from food_tasks.benchmarks import BENCHMARKS
 
         specs = tuple(b.report.load() for b in BENCHMARKS if b.report is not None)
-        mismatched = [(b.name, s.name) for b, s in zip([b for b in BENCHMARKS if b.report is not None], specs) if b.name != s.name]
+        mismatched = [
+            (b.name, s.name) for b, s in zip([b for b in BENCHMARKS if b.report is not None], specs) if b.name != s.name
+        ]
         if mismatched:
             raise ValueError(f"report specs named unlike their registry records (record, spec): {mismatched}")
         _LOADED.append(specs)
@@ -153,5 +155,3 @@ def reference_data(name: str) -> dict:
     record = get(name)
     path = record.published_path if record is not None else DATA_DIR / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
-
-

@@ -142,8 +142,13 @@ def _build_worldcuisines(root: Path) -> dict[str, str]:
     return {}
 
 
-BUILDERS = {"diningbench": _build_diningbench, "fambench": _build_fambench, "food500cap": _build_food500cap,
-            "foodieqa": _build_foodieqa, "worldcuisines": _build_worldcuisines}  # fmt: skip
+BUILDERS = {
+    "diningbench": _build_diningbench,
+    "fambench": _build_fambench,
+    "food500cap": _build_food500cap,
+    "foodieqa": _build_foodieqa,
+    "worldcuisines": _build_worldcuisines,
+}
 
 
 def test_every_benchmark_has_a_fixture_builder_here():
@@ -172,7 +177,9 @@ def docs_by_table(tmp_path_factory, judge_url, tiny_bert):  # type: ignore[no-un
             for _task, docs_name, results_name in _yaml_tasks(bench):
                 if set(tables) <= {k for (b, k) in out if b == bench}:
                     break
-                shared = not results_name.rsplit(".", 1)[1].startswith("process_results_")  # picks its table per document
+                shared = not results_name.rsplit(".", 1)[1].startswith(
+                    "process_results_"
+                )  # picks its table per document
                 if results_name in seen and not shared:
                     continue
                 seen.add(results_name)
@@ -189,10 +196,22 @@ def docs_by_table(tmp_path_factory, judge_url, tiny_bert):  # type: ignore[no-un
 def _environment(mp: pytest.MonkeyPatch, work: Path, judge_url: str, tiny_bert: Path) -> None:
     from conftest import LANGS
 
-    settings = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "FOOD_TASKS_WORLDCUISINES_LANGS": ",".join(LANGS),"FOOD_TASKS_CACHE_DIR": str(work / "cache"), "FOOD_TASKS_JUDGE_MODEL": "judge-test", "API_TYPE": "openai",
-                "OPENAI_API_URL": judge_url, "OPENAI_API_KEY": "", "FOOD_TASKS_JUDGE_CACHE": str(work / "judge"),
-                "FOOD_TASKS_JUDGE_ATTEMPTS": "1", "FOOD_TASKS_JUDGE_TIMEOUT": "30", "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
-                "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert), "FOOD_TASKS_BERTSCORE_LAYERS": "2"}  # fmt: skip
+    settings = {
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "FOOD_TASKS_WORLDCUISINES_LANGS": ",".join(LANGS),
+        "FOOD_TASKS_CACHE_DIR": str(work / "cache"),
+        "FOOD_TASKS_JUDGE_MODEL": "judge-test",
+        "API_TYPE": "openai",
+        "OPENAI_API_URL": judge_url,
+        "OPENAI_API_KEY": "",
+        "FOOD_TASKS_JUDGE_CACHE": str(work / "judge"),
+        "FOOD_TASKS_JUDGE_ATTEMPTS": "1",
+        "FOOD_TASKS_JUDGE_TIMEOUT": "30",
+        "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
+        "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert),
+        "FOOD_TASKS_BERTSCORE_LAYERS": "2",
+    }
     for name, value in settings.items():
         mp.setenv(name, value)
 
@@ -232,7 +251,9 @@ JAVA_TABLES = {("food500cap", "caption")}
 
 @pytest.mark.parametrize("case", list(ADVERSARIAL))
 @pytest.mark.parametrize("bench,kind", TABLE_IDS, ids=[f"{b}-{k}" for b, k in TABLE_IDS])
-def test_no_aggregation_raises_on_any_output(docs_by_table, judge_url, tiny_bert, monkeypatch, tmp_path, bench, kind, case):
+def test_no_aggregation_raises_on_any_output(
+    docs_by_table, judge_url, tiny_bert, monkeypatch, tmp_path, bench, kind, case
+):
     if (bench, kind) in JAVA_TABLES and isinstance(ADVERSARIAL[case], str):
         pytest.skip("covered by test_adversarial_outputs_together (one Java run for several outputs)")
     assert (bench, kind) in docs_by_table, f"no task YAML gives documents of table {kind!r}"
@@ -265,7 +286,9 @@ def _regional(name: str):  # type: ignore[no-untyped-def]
     files = regional_scoring.local_files(raw, path.parent)
     raw["dataset_kwargs"] = {**raw["dataset_kwargs"], "data_files": {s: [str(p) for p in v] for s, v in files.items()}}
     config = regional._bind(raw)
-    rows = regional_check._load_rows(config["dataset_path"], config, regional_scoring.local_files(config, path.parent), config["test_split"])
+    rows = regional_check._load_rows(
+        config["dataset_path"], config, regional_scoring.local_files(config, path.parent), config["test_split"]
+    )
     table = [m["metric"] for m in config["metric_list"]]
     return config["process_results"], rows[:4], table
 

@@ -22,7 +22,9 @@ def test_one_record_per_listed_package_in_order():
     assert [b.name for b in BENCHMARKS] == list(benchmarks.PACKAGES)
     assert all(isinstance(b, Benchmark) for b in BENCHMARKS)
     on_disk = {p.parent.name for p in (CORE / "benchmarks").glob("*/__init__.py")}
-    assert on_disk == set(benchmarks.PACKAGES), "a benchmark package that food_tasks/benchmarks/__init__.py does not list"
+    assert on_disk == set(benchmarks.PACKAGES), (
+        "a benchmark package that food_tasks/benchmarks/__init__.py does not list"
+    )
     assert benchmarks.get("fambench") is BENCHMARKS[1] and benchmarks.get("nope") is None
 
 
@@ -32,8 +34,12 @@ def test_record_fields_and_the_files_they_imply(bench: Benchmark):
         assert text.strip() and "\n" not in text, bench.name
     assert bench.units.endswith(".") and bench.units.count(". ") == 0, "units: one sentence"
     # The files CONTRIBUTING.md lists for a benchmark.
-    for path in (CORE / "benchmarks" / bench.name / "__init__.py", REPO / "utils" / f"{bench.name}.py",
-                 REPO / "yaml_tasks" / bench.name / "_generate_configs.py", REPO / "tests" / bench.name):
+    for path in (
+        CORE / "benchmarks" / bench.name / "__init__.py",
+        REPO / "utils" / f"{bench.name}.py",
+        REPO / "yaml_tasks" / bench.name / "_generate_configs.py",
+        REPO / "tests" / bench.name,
+    ):
         assert path.exists(), path
     assert bench.published_path is not None and bench.published_path.is_file()
     assert report.reference_data(bench.name).get("tables"), "the published-numbers file has no tables"
@@ -55,9 +61,11 @@ def test_lazy_reference():
 
 @pytest.mark.slow  # another interpreter
 def test_listing_the_records_imports_nothing_heavy():
-    code = ("import sys, food_tasks.benchmarks, food_tasks.cli; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'datasets', 'torch', 'lmms_eval', 'PIL', 'numpy', "
-            "'pyarrow', 'transformers', 'matplotlib', 'requests'}))")  # fmt: skip
+    code = (
+        "import sys, food_tasks.benchmarks, food_tasks.cli; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'datasets', 'torch', 'lmms_eval', 'PIL', 'numpy', "
+        "'pyarrow', 'transformers', 'matplotlib', 'requests'}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
 
@@ -66,9 +74,20 @@ def test_listing_the_records_imports_nothing_heavy():
 
 # Spellings of the benchmarks, their dataset owners and repositories. Generic words ("food", "cuisine", "dining",
 # "caption", "medicine", "bench") are not names; abbreviations that read as ordinary words (db, fq) are not checked.
-SPELLINGS = (r"world[-_ ]?cuisines?", r"wc[-_]vqa", r"fam[-_ ]?bench", r"food[-_ ]as[-_ ]medicine", r"foodie[-_ ]?qa",
-             r"dining[-_ ]?bench", r"food[-_ ]?500", r"\bisia\b", r"lyan62", r"meituan", r"aaronma2020",
-             r"anonymous-research-artifact123")  # fmt: skip
+SPELLINGS = (
+    r"world[-_ ]?cuisines?",
+    r"wc[-_]vqa",
+    r"fam[-_ ]?bench",
+    r"food[-_ ]as[-_ ]medicine",
+    r"foodie[-_ ]?qa",
+    r"dining[-_ ]?bench",
+    r"food[-_ ]?500",
+    r"\bisia\b",
+    r"lyan62",
+    r"meituan",
+    r"aaronma2020",
+    r"anonymous-research-artifact123",
+)
 # Lines owned by other work in progress, allowed until it lands (file name, exact text on the line).
 TEMPORARY: set[tuple[str, str]] = set()
 
@@ -95,15 +114,27 @@ def test_no_core_module_names_a_benchmark():
             hits = sorted({m.group(0) for p in patterns for m in p.finditer(line)})
             if hits:
                 found.append(f"{path.relative_to(REPO)}:{number}: {', '.join(hits)}: {line.strip()[:100]}")
-    assert not found, ("the core names a benchmark; move the text into the benchmark's package "
-                       "(food_tasks/benchmarks/<name>/) or its registry record (BENCHMARK in its __init__.py), or say "
-                       "it generically (\"a benchmark's ...\"):\n" + "\n".join(found))
+    assert not found, (
+        "the core names a benchmark; move the text into the benchmark's package "
+        "(food_tasks/benchmarks/<name>/) or its registry record (BENCHMARK in its __init__.py), or say "
+        'it generically ("a benchmark\'s ..."):\n' + "\n".join(found)
+    )
 
 
 def test_the_core_names_check_finds_names():
     patterns = _patterns()
-    for text in ("WorldCuisines", "FAM-Bench", "Food-500 Cap", "food500cap", "FoodieQA", "DiningBench", "lyan62/FoodieQA",
-                 "meituan", "ISIA Food-500", "worldcuisines_mcq_sample"):  # fmt: skip
+    for text in (
+        "WorldCuisines",
+        "FAM-Bench",
+        "Food-500 Cap",
+        "food500cap",
+        "FoodieQA",
+        "DiningBench",
+        "lyan62/FoodieQA",
+        "meituan",
+        "ISIA Food-500",
+        "worldcuisines_mcq_sample",
+    ):
         assert any(p.search(text) for p in patterns), text
     for text in ("food", "a food caption", "Tunisia", "fine dining", "cuisine", "database"):
         assert not any(p.search(text) for p in patterns), text

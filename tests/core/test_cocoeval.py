@@ -24,7 +24,14 @@ EXPECTED = {
     "CIDEr": 1.3446544406446275,
 }
 # Meteor().compute_score's per-image scores on the toolkit's tokens of the fixed corpus.
-METEOR_ITEMS = [0.30514181005374524, 0.19504336199384686, 0.14515622868639183, 0.28357823456099446, 0.0, 0.33374299529944146]
+METEOR_ITEMS = [
+    0.30514181005374524,
+    0.19504336199384686,
+    0.14515622868639183,
+    0.28357823456099446,
+    0.0,
+    0.33374299529944146,
+]
 needs_java = pytest.mark.skipif(cocoeval.java_problem() is not None, reason="no Java runtime")
 
 
@@ -42,7 +49,9 @@ def test_scores_equal_the_toolkit_pipeline_on_the_fixed_corpus():
         assert scores.corpus[name] == pytest.approx(value, abs=1e-12), name
     assert scores.keys == list(REFS) and len(scores.per_item["CIDEr"]) == len(REFS)
     assert scores.per_item["METEOR"] == pytest.approx(METEOR_ITEMS, abs=1e-12)
-    assert scores.per_item["CIDEr"][list(REFS).index("Dong'an_chicken/Dong'an_chicken_0010.jpg")] == 0.0  # empty hypothesis
+    assert (
+        scores.per_item["CIDEr"][list(REFS).index("Dong'an_chicken/Dong'an_chicken_0010.jpg")] == 0.0
+    )  # empty hypothesis
 
 
 @needs_java
@@ -50,9 +59,13 @@ def test_scores_equal_the_toolkit_pipeline_on_the_fixed_corpus():
 def test_our_jar_call_tokenises_like_the_toolkit_tokenizer():
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
-    captions = [c for refs in REFS.values() for c in refs] + list(HYPS.values()) + ["A plate\nof rice\r\nwith\u2028egg", "  "]
+    captions = (
+        [c for refs in REFS.values() for c in refs] + list(HYPS.values()) + ["A plate\nof rice\r\nwith\u2028egg", "  "]
+    )
     ours = cocoeval.ptb_tokenize(captions)
-    theirs = PTBTokenizer().tokenize({i: [{"caption": c.replace("\r", " ").replace("\u2028", " ")}] for i, c in enumerate(captions)})
+    theirs = PTBTokenizer().tokenize(
+        {i: [{"caption": c.replace("\r", " ").replace("\u2028", " ")}] for i, c in enumerate(captions)}
+    )
     assert ours == [theirs[i][0] for i in range(len(captions))]
     # A lone "\r" or U+2028 would shift the toolkit's lines; our whitespace collapsing keeps them aligned.
     assert ours[-2:] == ["a plate of rice with egg", ""]
@@ -65,13 +78,18 @@ def test_pytok_distance_to_the_toolkit_is_stated():
     # test split scored with same-category captions as hypotheses, BLEU-4 / ROUGE-L / CIDEr differ by 0.00.
     # On the fixed corpus every caption tokenises identically, so the *_pytok scores equal the toolkit's.
     tokens = {c: cocoeval.py_tokenize(c) for refs in REFS.values() for c in refs}
-    assert tokens["Çiğ köfte (raw meatballs) wrapped in lettuce leaves, served with lemon wedges on a wooden board."] == (
-        "çiğ köfte -lrb- raw meatballs -rrb- wrapped in lettuce leaves served with lemon wedges on a wooden board")
+    assert tokens[
+        "Çiğ köfte (raw meatballs) wrapped in lettuce leaves, served with lemon wedges on a wooden board."
+    ] == ("çiğ köfte -lrb- raw meatballs -rrb- wrapped in lettuce leaves served with lemon wedges on a wooden board")
     assert tokens["A plate of Dong'an chicken with shredded ginger and red peppers; it's spicy."] == (
-        "a plate of dong an chicken with shredded ginger and red peppers it 's spicy")
+        "a plate of dong an chicken with shredded ginger and red peppers it 's spicy"
+    )
     assert cocoeval.py_tokenize("A bowl of beef noodle soup with herbs and lime, e.g. basil.") == (
-        "a bowl of beef noodle soup with herbs and lime e.g. basil")
-    assert cocoeval.py_tokenize("Don't eat it -- \"fresh\" 3.5 cm slices, etc.") == "do n't eat it fresh 3.5 cm slices etc."
+        "a bowl of beef noodle soup with herbs and lime e.g. basil"
+    )
+    assert (
+        cocoeval.py_tokenize('Don\'t eat it -- "fresh" 3.5 cm slices, etc.') == "do n't eat it fresh 3.5 cm slices etc."
+    )
     # A known difference, pinned: the toolkit turns the left single quote into its own token.
     assert cocoeval.py_tokenize("crystal pig\u2018s ears") == "crystal pig 's ears"
     scores = cocoeval.coco_scores(REFS, HYPS, meteor=False)
@@ -85,7 +103,10 @@ def test_pytok_distance_to_the_toolkit_is_stated():
 def test_without_java_the_java_metrics_are_absent_with_the_reason(no_java):
     scores = cocoeval.coco_scores(REFS, HYPS)
     assert set(scores.absent) == set(cocoeval.METRICS)
-    assert "no Java runtime" in scores.absent["METEOR"] and "apt-get install default-jre-headless" in scores.absent["METEOR"]
+    assert (
+        "no Java runtime" in scores.absent["METEOR"]
+        and "apt-get install default-jre-headless" in scores.absent["METEOR"]
+    )
     assert set(scores.corpus) == {"Bleu_4_pytok", "ROUGE_L_pytok", "CIDEr_pytok"}
     assert scores.corpus["CIDEr_pytok"] == pytest.approx(EXPECTED["CIDEr"], abs=1e-12)
     with pytest.raises(RuntimeError, match="no Java runtime"):
@@ -99,7 +120,10 @@ def test_a_failing_tokenizer_makes_the_java_metrics_absent_with_the_error(monkey
     monkeypatch.setattr(cocoeval, "java_problem", lambda: None)
     monkeypatch.setattr(cocoeval, "ptb_tokenize", broken)
     scores = cocoeval.coco_scores(REFS, HYPS)
-    assert scores.absent["CIDEr"] == "the toolkit's PTB tokenizer failed: PTBTokenizer failed (exit 1): java.lang.OutOfMemoryError"
+    assert (
+        scores.absent["CIDEr"]
+        == "the toolkit's PTB tokenizer failed: PTBTokenizer failed (exit 1): java.lang.OutOfMemoryError"
+    )
     assert set(scores.absent) == set(cocoeval.METRICS) and "CIDEr_pytok" in scores.corpus
 
 
@@ -197,8 +221,10 @@ def test_a_dead_or_killed_jar_is_the_metric_absent_with_the_reason(fake_meteor):
 
     fake_meteor("oom")
     scores = cocoeval.coco_scores(REFS, HYPS)
-    assert scores.absent["METEOR"] == ('the METEOR 1.5 jar failed (item 1 of 6; exit 1: Exception in thread "main" '
-                                       "java.lang.OutOfMemoryError: Java heap space)")  # fmt: skip
+    assert scores.absent["METEOR"] == (
+        'the METEOR 1.5 jar failed (item 1 of 6; exit 1: Exception in thread "main" '
+        "java.lang.OutOfMemoryError: Java heap space)"
+    )
     meteor = fake_meteor("hang")
     meteor.start()
     threading.Timer(1.0, meteor._proc.kill).start()  # killed from outside while we wait for its answer
@@ -218,8 +244,9 @@ def test_a_garbled_answer_with_the_writer_blocked_fails_at_once(fake_meteor, mon
     started = time.monotonic()
     scores = cocoeval.coco_scores(refs, hyps)
     assert time.monotonic() - started < 30
-    assert scores.absent["METEOR"].startswith("the METEOR 1.5 jar failed (item 1 of 4000; still running, stopped): "
-                                              "UnicodeDecodeError")  # fmt: skip
+    assert scores.absent["METEOR"].startswith(
+        "the METEOR 1.5 jar failed (item 1 of 4000; still running, stopped): UnicodeDecodeError"
+    )
     assert not [t for t in __import__("threading").enumerate() if t.name == "food-tasks-meteor-writer"]
 
 
@@ -230,8 +257,12 @@ def test_runaway_hypotheses_are_cut_before_the_java_tools(fake_meteor, monkeypat
     # Past the bounds (the issue's 48 KB repetition, 8,000 tokens; one word longer than the character bound),
     # and exactly at the token bound (not cut).
     at_bound = "rice " * cocoeval.MAX_HYP_TOKENS
-    hyps = {**HYPS, "Abalone/Abalone_0081.jpg": "plate " * 8000, "Agedashi_tofu/Agedashi_tofu_0001.jpg": at_bound,
-            "Pho/Pho_0002.jpg": "x" * (cocoeval.MAX_HYP_CHARS + 10_000)}  # fmt: skip
+    hyps = {
+        **HYPS,
+        "Abalone/Abalone_0081.jpg": "plate " * 8000,
+        "Agedashi_tofu/Agedashi_tofu_0001.jpg": at_bound,
+        "Pho/Pho_0002.jpg": "x" * (cocoeval.MAX_HYP_CHARS + 10_000),
+    }
     fake_meteor("ok")
     scores = cocoeval.coco_scores(REFS, hyps, pytok=True)
     assert scores.cut == ["Abalone/Abalone_0081.jpg", "Pho/Pho_0002.jpg"]
@@ -242,7 +273,8 @@ def test_runaway_hypotheses_are_cut_before_the_java_tools(fake_meteor, monkeypat
     assert scores.corpus["METEOR"] == 0.25 and "CIDEr_pytok" in scores.corpus
     untouched = cocoeval.coco_scores(REFS, HYPS, pytok=True)
     assert untouched.cut == [] and {k: v[1] for k, v in untouched.tokenised.items()} == {
-        k: " ".join(h.lower().split()) for k, h in HYPS.items()}  # fmt: skip
+        k: " ".join(h.lower().split()) for k, h in HYPS.items()
+    }
 
 
 def test_pytok_metrics_are_computed_without_java_unasked(no_java):
@@ -319,8 +351,10 @@ def test_captions_within_512_new_tokens_get_the_toolkit_numbers_exactly():
     assert max(len(h) for h in hyps.values()) >= 3000 and min(len(h) for h in hyps.values() if h) > 2000
     ours = cocoeval.coco_scores(REFS, hyps, pytok=False)
     corpus, items = _toolkit_pipeline(REFS, hyps)
-    assert ours.cut == [] and ours.absent == {"Bleu_4_pytok": ours.absent["Bleu_4_pytok"],
-                                              "ROUGE_L_pytok": ours.absent["ROUGE_L_pytok"],
-                                              "CIDEr_pytok": ours.absent["CIDEr_pytok"]}  # fmt: skip
+    assert ours.cut == [] and ours.absent == {
+        "Bleu_4_pytok": ours.absent["Bleu_4_pytok"],
+        "ROUGE_L_pytok": ours.absent["ROUGE_L_pytok"],
+        "CIDEr_pytok": ours.absent["CIDEr_pytok"],
+    }
     assert {name: ours.corpus[name] for name in cocoeval.METRICS} == corpus
     assert {name: ours.per_item[name] for name in cocoeval.METRICS} == items

@@ -13,9 +13,14 @@ import pytest
 from food_tasks import consistency, stats
 from food_tasks.hooks import Metric, MetricTable
 
-VIEW = consistency.View(item=stats.column("item"), lang=stats.column("lang"),
-                        correct=stats.field("correct", unless="missing"), cluster=stats.column("dish"),
-                        choice=stats.column("choice"), status=stats.column("status"))  # fmt: skip
+VIEW = consistency.View(
+    item=stats.column("item"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct", unless="missing"),
+    cluster=stats.column("dish"),
+    choice=stats.column("choice"),
+    status=stats.column("status"),
+)
 
 
 def rec(
@@ -37,10 +42,16 @@ def rec(
 #   q2: en right (1), fr wrong (2), ja wrong (2)   -> not all correct, not agree
 #   q3: en wrong (3), fr wrong (3), ja wrong (3)   -> not all correct, agree (wrong)
 GRID = [
-    rec("q1", "en", True, 1), rec("q1", "fr", True, 1), rec("q1", "ja", True, 1, status="t"),
-    rec("q2", "en", True, 1), rec("q2", "fr", False, 2), rec("q2", "ja", False, 2, status="t"),
-    rec("q3", "en", False, 3), rec("q3", "fr", False, 3), rec("q3", "ja", False, 3, status="t"),
-]  # fmt: skip
+    rec("q1", "en", True, 1),
+    rec("q1", "fr", True, 1),
+    rec("q1", "ja", True, 1, status="t"),
+    rec("q2", "en", True, 1),
+    rec("q2", "fr", False, 2),
+    rec("q2", "ja", False, 2, status="t"),
+    rec("q3", "en", False, 3),
+    rec("q3", "fr", False, 3),
+    rec("q3", "ja", False, 3, status="t"),
+]
 
 
 def test_all_correct_and_agreement_by_hand() -> None:
@@ -111,8 +122,11 @@ def test_items_sharing_a_dish_are_clustered() -> None:
 
 def test_order_of_records_does_not_matter() -> None:
     rng = random.Random(7)
-    records = [rec(f"q{i}", lang, rng.random() < 0.6, rng.randint(1, 4), dish=f"d{i // 3}") for i in range(40)
-               for lang in ("en", "fr", "ja", "yo")]  # fmt: skip
+    records = [
+        rec(f"q{i}", lang, rng.random() < 0.6, rng.randint(1, 4), dish=f"d{i // 3}")
+        for i in range(40)
+        for lang in ("en", "fr", "ja", "yo")
+    ]
     shuffled = records[:]
     rng.shuffle(shuffled)
     for what in ("xling_all_correct", "xling_agreement"):
@@ -128,9 +142,15 @@ def test_order_of_records_does_not_matter() -> None:
 
 # ---------------------------------------------------------------- context sensitivity
 
-CTX = consistency.View(item=stats.column("item"), lang=stats.column("lang"), correct=stats.field("correct"),
-                       cluster=stats.column("dish"), context=stats.column("ctx"), unit=stats.column("dish"),
-                       image=stats.column("image"))  # fmt: skip
+CTX = consistency.View(
+    item=stats.column("item"),
+    lang=stats.column("lang"),
+    correct=stats.field("correct"),
+    cluster=stats.column("dish"),
+    context=stats.column("ctx"),
+    unit=stats.column("dish"),
+    image=stats.column("image"),
+)
 
 
 def ctx(dish: str, role: str, correct: bool, lang: str = "en", image: str | None = None) -> dict:
@@ -153,12 +173,21 @@ def test_a_dish_right_without_context_and_wrong_when_misled() -> None:
 
 def test_misled_rate_and_hint_gain_by_hand() -> None:
     records = [
-        ctx("d1", "none", True), ctx("d1", "misleading", False), ctx("d1", "hint", True),
-        ctx("d2", "none", True), ctx("d2", "misleading", True, image="other"), ctx("d2", "hint", True),
-        ctx("d3", "none", False), ctx("d3", "misleading", False), ctx("d3", "hint", True),
-        ctx("d4", "none", False), ctx("d4", "misleading", True), ctx("d4", "hint", False),
-        ctx("d5", "none", True), ctx("d5", "hint", False),  # no 1c document: not in misled_rate
-    ]  # fmt: skip
+        ctx("d1", "none", True),
+        ctx("d1", "misleading", False),
+        ctx("d1", "hint", True),
+        ctx("d2", "none", True),
+        ctx("d2", "misleading", True, image="other"),
+        ctx("d2", "hint", True),
+        ctx("d3", "none", False),
+        ctx("d3", "misleading", False),
+        ctx("d3", "hint", True),
+        ctx("d4", "none", False),
+        ctx("d4", "misleading", True),
+        ctx("d4", "hint", False),
+        ctx("d5", "none", True),
+        ctx("d5", "hint", False),  # no 1c document: not in misled_rate
+    ]
     found = consistency.context_sensitivity(records, CTX)
     # Right without context and asked misled: d1 (lost), d2 (kept): 1/2.
     assert found["misled_rate"].value == pytest.approx(50.0) and found["misled_rate"].n == 2
@@ -171,8 +200,12 @@ def test_misled_rate_and_hint_gain_by_hand() -> None:
 
 
 def test_context_pairs_are_per_language_and_clustered_by_dish() -> None:
-    records = [ctx("d1", "none", True, lang) for lang in ("en", "fr")] + [ctx("d1", "misleading", False, "en"),
-               ctx("d1", "misleading", True, "fr"), ctx("d2", "none", True), ctx("d2", "misleading", True)]  # fmt: skip
+    records = [ctx("d1", "none", True, lang) for lang in ("en", "fr")] + [
+        ctx("d1", "misleading", False, "en"),
+        ctx("d1", "misleading", True, "fr"),
+        ctx("d2", "none", True),
+        ctx("d2", "misleading", True),
+    ]
     stat = consistency.context_sensitivity(records, CTX)["misled_rate"]
     assert (stat.value, stat.n, stat.clusters) == (pytest.approx(100 / 3), 3, 2)
 
@@ -192,9 +225,14 @@ def _table(view: consistency.View) -> MetricTable:
 
 
 def test_languages_in_separate_tasks_are_pooled_into_the_non_reference_rows() -> None:
-    view = consistency.View(item=stats.column("item"), lang=stats.column("lang"), correct=stats.field("correct"),
-                            cluster=stats.column("dish"), choice=stats.column("choice"),
-                            family=stats.column("setting"))  # fmt: skip
+    view = consistency.View(
+        item=stats.column("item"),
+        lang=stats.column("lang"),
+        correct=stats.field("correct"),
+        cluster=stats.column("dish"),
+        choice=stats.column("choice"),
+        family=stats.column("setting"),
+    )
     table = _table(view)
     en = [rec(f"q{i}", "en", i % 2 == 0, 1, setting="p0") for i in range(4)]
     zh = [rec(f"q{i}", "zh", i < 2, 1 if i < 2 else 2, setting="p0") for i in range(4)]
@@ -214,8 +252,10 @@ def test_languages_in_separate_tasks_are_pooled_into_the_non_reference_rows() ->
 
 def test_group_context_measures_land_in_the_group_row() -> None:
     table = _table(CTX)
-    tasks = {"t_1a": _Task(table, [ctx("d1", "none", True), ctx("d2", "none", True)]),
-             "t_1c": _Task(table, [ctx("d1", "misleading", False), ctx("d2", "misleading", True)])}  # fmt: skip
+    tasks = {
+        "t_1a": _Task(table, [ctx("d1", "none", True), ctx("d2", "none", True)]),
+        "t_1c": _Task(table, [ctx("d1", "misleading", False), ctx("d2", "misleading", True)]),
+    }
     results = {"g": {"alias": "g", "acc,none": 0.0}, "t_1a": {}, "t_1c": {}}
     consistency.run_statistics(results, {"g": ({}, ["t_1a", "t_1c"])}, tasks)
     assert results["g"]["misled_rate,none"] == pytest.approx(50.0)

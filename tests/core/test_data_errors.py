@@ -79,7 +79,10 @@ def test_run_stop_is_not_retried_by_lmms_eval_retry_policy():
     with pytest.raises(SystemExit) as err:
         process_docs()
     assert calls == [1]
-    assert err.value.code == "food-tasks: data error, the run stops before generation:\norg/name: the mirror directory /x does not exist"
+    assert (
+        err.value.code
+        == "food-tasks: data error, the run stops before generation:\norg/name: the mirror directory /x does not exist"
+    )
     assert isinstance(err.value.__cause__, data.DataAccessError)
 
 
@@ -99,7 +102,9 @@ def test_lmms_eval_still_retries_task_download_as_assumed():
     from lmms_eval.api.task import ConfigurableTask
 
     source = inspect.getsource(ConfigurableTask)
-    assert "@retry(stop=(stop_after_attempt(5) | stop_after_delay(60)), wait=wait_fixed(2))\n    def download(" in source
+    assert (
+        "@retry(stop=(stop_after_attempt(5) | stop_after_delay(60)), wait=wait_fixed(2))\n    def download(" in source
+    )
     assert "self.config.process_docs(self.dataset[split])" in source
 
 
@@ -136,12 +141,19 @@ def test_suggested_download_command_parses_with_the_installed_hf_cli(tmp_path):
 
 @pytest.mark.slow  # another interpreter
 def test_suggested_login_command_exists():
-    proc = subprocess.run([_hf(), *shlex.split(data.HF_LOGIN_COMMAND)[1:], "--help"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [_hf(), *shlex.split(data.HF_LOGIN_COMMAND)[1:], "--help"], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0 and "token" in proc.stdout.lower(), proc.stdout + proc.stderr
 
 
 def test_no_suggestion_of_the_removed_huggingface_cli():
-    files = [REPO / "README.md", *(REPO / "food_tasks").rglob("*.py"), *(REPO / "yaml_tasks").rglob("*.md"), *(REPO / "utils").rglob("*.py")]
+    files = [
+        REPO / "README.md",
+        *(REPO / "food_tasks").rglob("*.py"),
+        *(REPO / "yaml_tasks").rglob("*.md"),
+        *(REPO / "utils").rglob("*.py"),
+    ]
     assert [str(f) for f in files if "huggingface-cli" in f.read_text(encoding="utf-8")] == []
 
 
@@ -188,10 +200,18 @@ def test_image_store_probe_checks_the_header_and_get_decodes(tmp_path, monkeypat
     from food_tasks import mirror
 
     png = mirror.png_bytes((10, 20, 30), 64)
-    rows = {"url": ["good", "garbage", "cut", "none"],
-            "image": [{"bytes": png, "path": None}, {"bytes": b"\x89PNG\r\n\x1a\nnot a png", "path": None},
-                      {"bytes": png[: len(png) // 2], "path": None}, None]}  # fmt: skip
-    ds = datasets.Dataset.from_dict(rows, features=datasets.Features({"url": datasets.Value("string"), "image": datasets.Image()}))
+    rows = {
+        "url": ["good", "garbage", "cut", "none"],
+        "image": [
+            {"bytes": png, "path": None},
+            {"bytes": b"\x89PNG\r\n\x1a\nnot a png", "path": None},
+            {"bytes": png[: len(png) // 2], "path": None},
+            None,
+        ],
+    }
+    ds = datasets.Dataset.from_dict(
+        rows, features=datasets.Features({"url": datasets.Value("string"), "image": datasets.Image()})
+    )
     store = data.ImageStore(ds, [("url", "image")], source="fixture")
     assert store.probe("good") is None and store.get("good").size == (64, 64)
     assert "cannot read the image at row 1" in store.probe("garbage")
@@ -225,7 +245,9 @@ def test_url_image_store_refuses_truncated_images_under_lmms_eval_setting(tmp_pa
 
     monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
     png = mirror.png_bytes((10, 20, 30), 64)
-    mirror.write_url_images(tmp_path, {"https://x.example.org/a.png": png, "https://x.example.org/b.png": png[: len(png) // 2]})
+    mirror.write_url_images(
+        tmp_path, {"https://x.example.org/a.png": png, "https://x.example.org/b.png": png[: len(png) // 2]}
+    )
     store = remote.UrlImageStore(mirror=tmp_path / "urls", cache_dir=tmp_path / "cache", allow_network=False)
     assert store.get("https://x.example.org/a.png") is not None
     assert store.get("https://x.example.org/b.png") is None and not store.available("https://x.example.org/b.png")

@@ -18,9 +18,18 @@ GROUP = "worldcuisines_mcq_sample"
 def _replay(tmp_path, name: str, lines: list[dict], extra: list[str] = ()):  # type: ignore[no-untyped-def]
     responses = tmp_path / f"{name}.jsonl"
     responses.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    proc, results, samples = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
-                                            f"responses={responses},keys=qa_id+lang,model_name={name},default=1",
-                                            "--tasks", GROUP, *extra], tmp_path / name)  # fmt: skip
+    proc, results, samples = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=qa_id+lang,model_name={name},default=1",
+            "--tasks",
+            GROUP,
+            *extra,
+        ],
+        tmp_path / name,
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc, results, samples
 
@@ -50,18 +59,28 @@ def test_stderr_n_and_clusters_in_the_json_and_the_table(tmp_path):
     assert row["per_language_stderr,none"] == "N/A"
     group = results["results"][GROUP]
     assert isinstance(group["acc_stderr,none"], float) and group["acc_n,none"] == 36 and group["acc_clusters,none"] == 3
-    assert group["acc_stderr_clustered,none"] == group["acc_stderr,none"] and isinstance(group["acc_stderr_clt,none"], float)
-    assert group["acc_stderr_method,none"] == "cluster bootstrap, 1000 resamples, 3 dishes, joint over the group's 4 tasks"
+    assert group["acc_stderr_clustered,none"] == group["acc_stderr,none"] and isinstance(
+        group["acc_stderr_clt,none"], float
+    )
+    assert (
+        group["acc_stderr_method,none"] == "cluster bootstrap, 1000 resamples, 3 dishes, joint over the group's 4 tasks"
+    )
     # an alias (the shared unparsed name) gets the same error as the metric it repeats
     assert group["parse_fail_rate,none"] == group["invalid_rate,none"]
     assert group["parse_fail_rate_stderr,none"] == group["invalid_rate_stderr,none"]
     table = [line for line in proc.stdout.splitlines() if line.startswith("|") and "|acc " in line]
     assert table and all(not cells.split("|")[8].strip() == "N/A" for cells in table), table
-    assert not any("_clusters" in line or "acc_n " in line or "_method" in line for line in proc.stdout.splitlines() if line.startswith("|"))
+    assert not any(
+        "_clusters" in line or "acc_n " in line or "_method" in line
+        for line in proc.stdout.splitlines()
+        if line.startswith("|")
+    )
     assert max(len(line) for line in proc.stdout.splitlines() if line.startswith("|")) <= 120
     # the samples file shows the record once and each metric's per-document score
     first = samples[TASK][0]
-    assert set(first["acc"]) >= {"qa_id", "lang", "food_id", "correct", "score"} and set(first["invalid_rate"]) == {"score"}
+    assert set(first["acc"]) >= {"qa_id", "lang", "food_id", "correct", "score"} and set(first["invalid_rate"]) == {
+        "score"
+    }
     _, again, _ = _replay(tmp_path, "again", _example())
     assert again["results"][TASK]["acc_stderr,none"] == row["acc_stderr,none"]  # seeded
 

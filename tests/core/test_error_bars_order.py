@@ -80,15 +80,25 @@ def _synthetic(seed: int = 0) -> tuple[list[dict], list]:
     for cluster in ids:
         p = rng.random()
         for j in range(int(rng.integers(2, 7))):
-            records.append({"cluster": cluster, "doc": (str(cluster), j), "x": float(rng.random() < p), "y": float(rng.random()),
-                            "lang": ("en", "fr")[j % 2]})  # fmt: skip
+            records.append(
+                {
+                    "cluster": cluster,
+                    "doc": (str(cluster), j),
+                    "x": float(rng.random() < p),
+                    "y": float(rng.random()),
+                    "lang": ("en", "fr")[j % 2],
+                }
+            )
     return records, [r["cluster"] for r in records]
 
 
 def test_a_clustered_synthetic_run_is_independent_of_record_order():
     records, _ = _synthetic()
-    estimators = [stats.mean(stats.field("x"), 100.0), stats.Macro(stats.field("x"), stats.column("lang"), 100.0),
-                  stats.Custom(lambda rs: [[r["y"] * r["x"], r["y"]] for r in rs], stats.ratio_combine())]  # fmt: skip
+    estimators = [
+        stats.mean(stats.field("x"), 100.0),
+        stats.Macro(stats.field("x"), stats.column("lang"), 100.0),
+        stats.Custom(lambda rs: [[r["y"] * r["x"], r["y"]] for r in rs], stats.ratio_combine()),
+    ]
     reference = stats.estimate_many(estimators, records, [r["cluster"] for r in records], ITERS)
     paired = [stats.compare(e, records, records[::-1], [r["cluster"] for r in records], ITERS) for e in estimators]
     assert reference[0].clustered and reference[1].method == "bootstrap" and reference[2].clt is not None
@@ -98,8 +108,10 @@ def test_a_clustered_synthetic_run_is_independent_of_record_order():
         assert stats.estimate_many(estimators, shuffled, clusters, ITERS) == reference
         # the same pairs of documents in another order give the same comparison
         pairs = _shuffled(list(zip(records, records[::-1])), seed)
-        again = [stats.compare(e, [a for a, _ in pairs], [b for _, b in pairs], [a["cluster"] for a, _ in pairs], ITERS)
-                 for e in estimators]  # fmt: skip
+        again = [
+            stats.compare(e, [a for a, _ in pairs], [b for _, b in pairs], [a["cluster"] for a, _ in pairs], ITERS)
+            for e in estimators
+        ]
         assert again == paired
 
 
@@ -125,9 +137,16 @@ def _write_run(folder, tasks: dict[str, list], group: str, members: list[str]): 
         first = next(iter(table))
         lines = [json.dumps({first: r}, default=repr) for r in records]
         (folder / f"run_samples_{task}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        results[task] = {f"{name},none": hooks.aggregate([p[name] for p in map(table.payloads, records)]) for name in table}
+        results[task] = {
+            f"{name},none": hooks.aggregate([p[name] for p in map(table.payloads, records)]) for name in table
+        }
     results[group] = {"acc,none": float(np.mean([results[t]["acc,none"] for t in members]))}
-    data = {"results": results, "configs": {t: {} for t in tasks}, "group_subtasks": {group: members}, "model_name": folder.name}
+    data = {
+        "results": results,
+        "configs": {t: {} for t in tasks},
+        "group_subtasks": {group: members},
+        "model_name": folder.name,
+    }
     (folder / "run_results.json").write_text(json.dumps(data, default=repr), encoding="utf-8")
     return folder / "run_results.json"
 

@@ -24,10 +24,27 @@ from food_tasks.registration import task_dir
 pytestmark = pytest.mark.e2e
 GROUP = "worldcuisines_mcq_sample"
 # Top-level keys that describe the run, not its documents (time, machine, paths, processes).
-RUN_KEYS = {"config", "date", "start_time", "end_time", "total_evaluation_time_seconds", "pretty_env_info",
-            "transformers_version", "lmms_eval_version", "git_hash", "model_source", "model_name_sanitized",
-            "system_instruction", "system_instruction_sha", "chat_template", "chat_template_sha", "fewshot_as_multiturn",
-            "throughput", "task_hashes", "upper_git_hash"}  # fmt: skip
+RUN_KEYS = {
+    "config",
+    "date",
+    "start_time",
+    "end_time",
+    "total_evaluation_time_seconds",
+    "pretty_env_info",
+    "transformers_version",
+    "lmms_eval_version",
+    "git_hash",
+    "model_source",
+    "model_name_sanitized",
+    "system_instruction",
+    "system_instruction_sha",
+    "chat_template",
+    "chat_template_sha",
+    "fewshot_as_multiturn",
+    "throughput",
+    "task_hashes",
+    "upper_git_hash",
+}
 
 
 def _free_port() -> int:
@@ -37,16 +54,44 @@ def _free_port() -> int:
 
 
 def _args(responses: Path) -> list[str]:
-    return ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qa_id+lang,default=1", "--tasks", GROUP]
+    return [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},keys=qa_id+lang,default=1",
+        "--tasks",
+        GROUP,
+    ]
 
 
 def _two_processes(args: list[str], out: Path) -> tuple[subprocess.CompletedProcess, dict | None]:
-    launcher = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-                "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(_free_port())]  # fmt: skip
+    launcher = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "--main_process_port",
+        str(_free_port()),
+    ]
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     out.mkdir(parents=True)
-    proc = subprocess.run([*launcher, "-m", "lmms_eval", *args, "--output_path", str(out), "--log_samples"], env=env,
-                          capture_output=True, text=True, timeout=900, cwd=out.parent, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [*launcher, "-m", "lmms_eval", *args, "--output_path", str(out), "--log_samples"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=out.parent,
+        check=False,
+    )
     found = sorted(out.rglob("*_results.json"))
     return proc, json.loads(found[-1].read_text(encoding="utf-8")) if found else None
 
@@ -78,8 +123,11 @@ def test_one_and_two_processes_write_the_same_results(tmp_path):
                 assert row == two[section][name], (section, name, _differ(row, two[section][name]))
         if isinstance(one[section], dict):
             for name, value in one[section].items():
-                assert value == two[section].get(name), (section, name, _differ(value, two[section].get(name))
-                                                          if isinstance(value, dict) else value)  # fmt: skip
+                assert value == two[section].get(name), (
+                    section,
+                    name,
+                    _differ(value, two[section].get(name)) if isinstance(value, dict) else value,
+                )
         assert one[section] == two[section], section
     stderr_keys = [k for row in one["results"].values() for k in row if "_stderr" in k]
     assert any(isinstance(one["results"][t].get("acc_stderr,none"), float) for t in one["results"]) and stderr_keys

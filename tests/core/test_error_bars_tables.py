@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import pickle
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -19,7 +19,17 @@ from food_tasks import catalogue
 from food_tasks.benchmarks import BENCHMARKS
 from food_tasks.hooks import MetricTable
 
-JUNK = ["", "I cannot tell.", "A", "B", "3", "{}", "[LMMS_EVAL_REQUEST_FAILED after 2 retries] 500", None, "<think>unfinished"]
+JUNK = [
+    "",
+    "I cannot tell.",
+    "A",
+    "B",
+    "3",
+    "{}",
+    "[LMMS_EVAL_REQUEST_FAILED after 2 retries] 500",
+    None,
+    "<think>unfinished",
+]
 OFFICIAL_ROUNDING = 0.0101  # official reducers round each cell, then their mean, to 2 decimals: at most 0.005 + 0.005
 
 
@@ -31,7 +41,7 @@ def _leaf_tasks(name: str) -> list[str]:
     return [name]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _records(task: str) -> tuple[MetricTable, list]:
     path = catalogue.index()[task]
     docs = list(catalogue.function(catalogue.yaml_key(path, "process_docs"))(None))

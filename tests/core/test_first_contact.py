@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ITEMS, QUESTIONS, URL, run_lmms_eval, wc_kb
+
 from food_tasks import results_table
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
@@ -24,9 +24,20 @@ def build_30_language_mirror(root: Path) -> Path:
         task = "large_task2" if prompt_type == "2" else "large_task1"
         for qa_id, food_id, prompt_id, options, gold in items:
             for lang in LANGUAGES:
-                rows.append(wc_layout.wc_row(qa_id=qa_id, lang=lang, food_id=food_id, prompt_id=prompt_id, prompt_type=prompt_type,
-                                             question=QUESTIONS[prompt_type], options=options, answer_id=gold,
-                                             image_url=URL.format(food_id), task=task))  # fmt: skip
+                rows.append(
+                    wc_layout.wc_row(
+                        qa_id=qa_id,
+                        lang=lang,
+                        food_id=food_id,
+                        prompt_id=prompt_id,
+                        prompt_type=prompt_type,
+                        question=QUESTIONS[prompt_type],
+                        options=options,
+                        answer_id=gold,
+                        image_url=URL.format(food_id),
+                        task=task,
+                    )
+                )
     wc_layout.write_wc_vqa(root, rows)
     wc_layout.write_wc_kb(root, wc_kb())
     return root
@@ -40,13 +51,19 @@ def test_source_tree_resolves_utils_and_yaml_tasks_from_the_clone_root():
     assert out.stdout.split() == [str(REPO / "utils" / "fambench.py"), str(REPO / "yaml_tasks")], out.stderr
 
 
-
 def test_ci_runs_both_readme_commands_verbatim_from_the_clone_root():
     readme = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
-    commands = [readme[i + 2].strip() for i, line in enumerate(readme) if line.startswith(("**Run the embedded default**", "**Run the tests**"))]
+    commands = [
+        readme[i + 2].strip()
+        for i, line in enumerate(readme)
+        if line.startswith(("**Run the embedded default**", "**Run the tests**"))
+    ]
     assert [c.split(" && ")[-1] for c in commands] == [".venv/bin/food-tasks demo", ".venv/bin/python -m pytest"]
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert 'cd "$(dirname "$0")/.."' in ci and [line for line in ci if line in commands] == commands  # in the README's order
+    assert (
+        'cd "$(dirname "$0")/.."' in ci and [line for line in ci if line in commands] == commands
+    )  # in the README's order
+
 
 # --- results table (issue 8.2) ---------------------------------------------------------------------------------
 
@@ -61,8 +78,13 @@ def test_table_note_keeps_scalars_and_summarises_breakdowns():
 
 def test_compact_touches_only_our_rows_and_never_the_input():
     per_lang = {lang: {"acc": 50.0} for lang in LANGUAGES}
-    results = {"results": {"ours": {"alias": "Ours", "acc,none": 50.0, "per_language,none": per_lang},
-                           "theirs": {"alias": "Theirs", "detail,none": {"a": 1}}}, "n-shot": {}}  # fmt: skip
+    results = {
+        "results": {
+            "ours": {"alias": "Ours", "acc,none": 50.0, "per_language,none": per_lang},
+            "theirs": {"alias": "Theirs", "detail,none": {"a": 1}},
+        },
+        "n-shot": {},
+    }
     out = results_table.compact(results, "results", {"ours"})
     assert out["results"]["ours"] == {"alias": "Ours", "acc,none": 50.0, "per_language,none": "[30 keys]"}
     assert out["results"]["theirs"] == {"alias": "Theirs", "detail,none": {"a": 1}}
@@ -80,7 +102,9 @@ def test_lmms_eval_table_function_is_still_what_the_hook_wraps():
 
     assert getattr(lmms_eval.utils.make_table, harness._MARKER, False)
     params = list(inspect.signature(inspect.unwrap(lmms_eval.utils.make_table)).parameters)
-    assert params == ["result_dict", "column", "sort_results"], "lmms_eval.utils.make_table changed: update results_table"
+    assert params == ["result_dict", "column", "sort_results"], (
+        "lmms_eval.utils.make_table changed: update results_table"
+    )
 
 
 @pytest.mark.e2e
@@ -89,8 +113,18 @@ def test_30_language_run_prints_a_table_that_fits_a_terminal(tmp_path, monkeypat
     root = build_30_language_mirror(tmp_path / "mirror")
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"lang": "en", "response": "1"}\n')
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=lang,default=2",
-                                      "--tasks", "worldcuisines_mcq"], tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root)})  # fmt: skip
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=lang,default=2",
+            "--tasks",
+            "worldcuisines_mcq",
+        ],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(root)},
+    )
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
     assert len(table) > 20 and max(map(len, table)) <= 120, "\n".join(table)
@@ -98,8 +132,13 @@ def test_30_language_run_prints_a_table_that_fits_a_terminal(tmp_path, monkeypat
     assert results_table.LEGEND in proc.stdout
     # Every row names its group or task (issue 19.1: they all read "see JSON (text)").
     names = {line.split("|")[1].rstrip() for line in table if not line.startswith(("|-", "|  "))}
-    assert names == {"WorldCuisines MCQ (test_large)", " - 1a. Dish Name (No-Context)", " - 1b. Dish Name (Contextualized)",
-                     " - 1c. Dish Name (Adversarial)", " - 2. Regional Cuisine"}, "\n".join(table)
+    assert names == {
+        "WorldCuisines MCQ (test_large)",
+        " - 1a. Dish Name (No-Context)",
+        " - 1b. Dish Name (Contextualized)",
+        " - 1c. Dish Name (Adversarial)",
+        " - 2. Regional Cuisine",
+    }, "\n".join(table)
     # The breakdowns stay in the results JSON. Subtask 1a: gold 1 (qa 400) and 3 (qa 401); English answers
     # "1" (1 of 2 right), every other language the default "2" (0 of 2).
     per_lang = results["results"]["worldcuisines_mcq_1a_nocontext"]["per_language,none"]
@@ -125,14 +164,26 @@ def _replay_error(tmp_path: Path, text: str, keys=("qa_id", "lang"), encoding="u
 
 def test_replay_errors_name_the_file_line_and_format(tmp_path):
     good = '{"qa_id": "1", "lang": "en", "response": "2"}\n'
-    assert "line 3 is not valid JSON (Expecting ',' delimiter, column 15)" in _replay_error(tmp_path, good + "\n" + '{"qa_id": "2" "lang": "en"}\n')
-    assert "is a JSON array, not JSON Lines; convert it with python -c" in _replay_error(tmp_path, '\n[{"qa_id": "1", "lang": "en", "response": "2"}]')
+    assert "line 3 is not valid JSON (Expecting ',' delimiter, column 15)" in _replay_error(
+        tmp_path, good + "\n" + '{"qa_id": "2" "lang": "en"}\n'
+    )
+    assert "is a JSON array, not JSON Lines; convert it with python -c" in _replay_error(
+        tmp_path, '\n[{"qa_id": "1", "lang": "en", "response": "2"}]'
+    )
     assert "is a JSON array" in _replay_error(tmp_path, '[\n  {"qa_id": "1", "lang": "en", "response": "2"}\n]\n')
     assert "line 2 is a JSON list, not an object" in _replay_error(tmp_path, good + '["1", "en", "2"]\n')
-    assert "line 1 has no 'response' (or 'prediction') field" in _replay_error(tmp_path, '{"qa_id": "1", "lang": "en", "answer": "2"}\n')
-    assert "line 2 lacks 'lang', named by keys=qa_id+lang" in _replay_error(tmp_path, good + '{"qa_id": "1", "response": "2"}\n')
-    assert "line 1 is not valid JSON" in _replay_error(tmp_path, '{\n  "qa_id": "1", "lang": "en", "response": "2"\n}\n')  # pretty-printed
-    assert "line 2 is not UTF-8 text (invalid continuation byte at byte 12 of the line)" in _replay_error(tmp_path, (good + '{"qa_id": "é"}\n').encode("latin-1"))
+    assert "line 1 has no 'response' (or 'prediction') field" in _replay_error(
+        tmp_path, '{"qa_id": "1", "lang": "en", "answer": "2"}\n'
+    )
+    assert "line 2 lacks 'lang', named by keys=qa_id+lang" in _replay_error(
+        tmp_path, good + '{"qa_id": "1", "response": "2"}\n'
+    )
+    assert "line 1 is not valid JSON" in _replay_error(
+        tmp_path, '{\n  "qa_id": "1", "lang": "en", "response": "2"\n}\n'
+    )  # pretty-printed
+    assert "line 2 is not UTF-8 text (invalid continuation byte at byte 12 of the line)" in _replay_error(
+        tmp_path, (good + '{"qa_id": "é"}\n').encode("latin-1")
+    )
 
 
 def test_replay_refuses_keys_that_do_not_identify_a_document(tmp_path):
@@ -140,37 +191,65 @@ def test_replay_refuses_keys_that_do_not_identify_a_document(tmp_path):
     # silently overwrite an earlier one (the newcomer check saw acc 100 instead of 77.78).
     rows = '{"qa_id": "1", "lang": "en", "response": "2"}\n{"qa_id": "1", "lang": "zh_cn", "response": "3"}\n'
     message = _replay_error(tmp_path, rows, keys=("qa_id",))
-    assert "line 2 repeats the key of line 1 (qa_id='1') with a different answer" in message and "keys=qa_id+lang" in message
+    assert (
+        "line 2 repeats the key of line 1 (qa_id='1') with a different answer" in message
+        and "keys=qa_id+lang" in message
+    )
     from food_tasks.replay_model import load_responses
 
     same = '{"qa_id": "1", "lang": "en", "response": "2"}\n{"qa_id": "1", "lang": "en", "response": "2"}\n'
     (tmp_path / "same.jsonl").write_text(same)
-    assert load_responses(tmp_path / "same.jsonl", ("qa_id", "lang")) == {(None, ("1", "en")): "2"}  # exact repeats are harmless
+    assert load_responses(tmp_path / "same.jsonl", ("qa_id", "lang")) == {
+        (None, ("1", "en")): "2"
+    }  # exact repeats are harmless
 
 
 def test_replay_reads_bom_null_nan_and_task_scoped_lines(tmp_path):
     from food_tasks.replay_model import load_responses
 
     path = tmp_path / "preds.jsonl"
-    path.write_text('\ufeff{"qa_id": 1, "lang": "en", "response": null}\n\n{"qa_id": "2", "lang": "en", "prediction": NaN}\n'
-                    '{"task": "t", "qa_id": "3", "lang": "en", "response": 4}\n', encoding="utf-8")  # fmt: skip
-    assert load_responses(path, ("qa_id", "lang")) == {(None, ("1", "en")): "", (None, ("2", "en")): "", ("t", ("3", "en")): "4"}
+    path.write_text(
+        '\ufeff{"qa_id": 1, "lang": "en", "response": null}\n\n{"qa_id": "2", "lang": "en", "prediction": NaN}\n'
+        '{"task": "t", "qa_id": "3", "lang": "en", "response": 4}\n',
+        encoding="utf-8",
+    )
+    assert load_responses(path, ("qa_id", "lang")) == {
+        (None, ("1", "en")): "",
+        (None, ("2", "en")): "",
+        ("t", ("3", "en")): "4",
+    }
     with pytest.raises(FileNotFoundError, match="does not exist. responses= takes a JSON Lines file"):
         load_responses(tmp_path / "nope.jsonl", ("doc_id",))
 
 
-@pytest.mark.parametrize(("model", "model_args", "folder"), [
-    ("food_tasks_replay", "responses=/x/official_preds.jsonl,keys=qa_id+lang", ""),  # lmms-eval's rule: no name, no folder
-    ("food_tasks_replay", "responses=preds.jsonl,model_name=Qwen/Qwen2-VL-7B-Instruct", "Qwen__Qwen2-VL-7B-Instruct"),
-    ("dummy", "responses=preds.jsonl", ""),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("model", "model_args", "folder"),
+    [
+        (
+            "food_tasks_replay",
+            "responses=/x/official_preds.jsonl,keys=qa_id+lang",
+            "",
+        ),  # lmms-eval's rule: no name, no folder
+        (
+            "food_tasks_replay",
+            "responses=preds.jsonl,model_name=Qwen/Qwen2-VL-7B-Instruct",
+            "Qwen__Qwen2-VL-7B-Instruct",
+        ),
+        ("dummy", "responses=preds.jsonl", ""),
+    ],
+)
 def test_replay_results_folder_is_lmms_evals_own_model_name_rule(model, model_args, folder):
     import lmms_eval.models  # noqa: F401  (loads our entry point: it must not change the tracker)
     from lmms_eval.loggers.evaluation_tracker import GeneralConfigTracker
 
     tracker = GeneralConfigTracker()
-    tracker.log_experiment_args(model_source=model, model_args=model_args, system_instruction=None, chat_template=None,
-                                fewshot_as_multiturn=False)  # fmt: skip
+    tracker.log_experiment_args(
+        model_source=model,
+        model_args=model_args,
+        system_instruction=None,
+        chat_template=None,
+        fewshot_as_multiturn=False,
+    )
     assert tracker.model_name_sanitized == folder
 
 
@@ -180,17 +259,27 @@ def test_shipped_replay_example_runs_as_the_readme_says(tmp_path):
 
     example = task_dir() / "replay_example.jsonl"
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert 'responses=$(food-tasks path)/replay_example.jsonl,keys=qa_id+lang,model_name=replay_example' in readme
-    proc, results, samples = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
-                                            f"responses={example},keys=qa_id+lang,model_name=replay_example",
-                                            "--tasks", "worldcuisines_mcq_sample_1a_nocontext"], tmp_path / "out")  # fmt: skip
+    assert "responses=$(food-tasks path)/replay_example.jsonl,keys=qa_id+lang,model_name=replay_example" in readme
+    proc, results, samples = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={example},keys=qa_id+lang,model_name=replay_example",
+            "--tasks",
+            "worldcuisines_mcq_sample_1a_nocontext",
+        ],
+        tmp_path / "out",
+    )
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert [p.parent.name for p in (tmp_path / "out").rglob("*_results.json")] == ["replay_example"]
     r = results["results"]["worldcuisines_mcq_sample_1a_nocontext"]
     # Gold 1, 5, 2 for qa 400-402. en: "1", "The answer is 5.", "Melktert" (option text: robust only) -> 3/3, official 2/3;
     # id_formal: "1", "3", null -> 1/3, one invalid; ja_formal: "1", "5", "2" -> 3/3. Macro over the 3 languages.
     assert r["acc,none"] == pytest.approx((100 + 100 / 3 + 100) / 3)
-    assert r["acc_official,none"] == pytest.approx(round((round(200 / 3, 2) + round(100 / 3, 2) + 100) / 3, 2), abs=0.01)
+    assert r["acc_official,none"] == pytest.approx(
+        round((round(200 / 3, 2) + round(100 / 3, 2) + 100) / 3, 2), abs=0.01
+    )
     assert r["invalid_rate,none"] == pytest.approx((0 + 100 / 3 + 0) / 3)
     assert "had no recorded response" not in proc.stdout + proc.stderr  # the example covers every document of 1a
 

@@ -48,9 +48,12 @@ def test_our_code_uses_only_listed_public_lmms_eval_names():
     for path in OUR_CODE:
         for module, name in _lmms_eval_names(path):
             where = f"{path.relative_to(REPO)}: {module}.{name}"
-            assert not name.startswith("_") and not any(p.startswith("_") for p in module.split(".")), f"private name: {where}"
+            assert not name.startswith("_") and not any(p.startswith("_") for p in module.split(".")), (
+                f"private name: {where}"
+            )
             assert (module, name) in listed or module == "lmms_eval.models" and name == "registry_v2", (
-                f"{where} is not in food_tasks.harness.HARNESS_API: add it there (with why we need it)")
+                f"{where} is not in food_tasks.harness.HARNESS_API: add it there (with why we need it)"
+            )
         text = path.read_text(encoding="utf-8")
         assert "_getframe" not in text and "f_locals" not in text, f"{path.relative_to(REPO)} walks the call stack"
 
@@ -59,13 +62,17 @@ def test_our_code_uses_only_listed_public_lmms_eval_names():
 def test_opt_out_installs_no_wrap():
     wrapped = [f"{module}.{path}" for module, path, why in harness.HARNESS_API if why.startswith("wrapped")]
     assert len(wrapped) == 8
-    code = ("import importlib, lmms_eval.models\n"
-            "from food_tasks import harness\n"
-            f"names = {[(m, p) for m, p, w in harness.HARNESS_API if w.startswith('wrapped')]!r}\n"
-            "print([getattr(harness.resolve(m, p), harness._MARKER, False) for m, p in names])\n")  # fmt: skip
+    code = (
+        "import importlib, lmms_eval.models\n"
+        "from food_tasks import harness\n"
+        f"names = {[(m, p) for m, p, w in harness.HARNESS_API if w.startswith('wrapped')]!r}\n"
+        "print([getattr(harness.resolve(m, p), harness._MARKER, False) for m, p in names])\n"
+    )
     for value, expected in (("0", str([False] * 8)), ("1", str([True] * 8))):
         env = dict(os.environ, FOOD_TASKS_AUTOREGISTER=value)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300, cwd=REPO
+        )
         assert out.stdout.strip().splitlines()[-1] == expected, out.stderr[-2000:]
 
 

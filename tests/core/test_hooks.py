@@ -24,7 +24,11 @@ def score(doc, output):  # type: ignore[no-untyped-def]
 
 def test_table_is_a_mapping_of_callable_metrics_with_a_version():
     assert list(TABLE) == ["acc", "invalid_rate", "parse_fail_rate"] and TABLE.version == 2.0
-    records = [{"correct": True, "invalid": False}, {"correct": False, "invalid": True}, {"correct": False, "invalid": False}]
+    records = [
+        {"correct": True, "invalid": False},
+        {"correct": False, "invalid": True},
+        {"correct": False, "invalid": False},
+    ]
     assert TABLE["acc"](records) == pytest.approx(100 / 3)  # 1 of 3
     assert TABLE["parse_fail_rate"](records) == TABLE["invalid_rate"](records) == pytest.approx(100 / 3)
     assert TABLE["parse_fail_rate"].alias_of == "invalid_rate" and not TABLE["parse_fail_rate"].higher_is_better
@@ -70,7 +74,12 @@ def test_table_may_depend_on_the_document():
 
 def test_aggregate_applies_the_metric_the_payloads_carry():
     hook = results_hook(score, TABLE)
-    docs = [({"id": "1", "gold": "A"}, "A"), ({"id": "2", "gold": "A"}, "B"), ({"id": "3", "gold": "A"}, ""), ({"id": "4", "gold": "C"}, "C")]
+    docs = [
+        ({"id": "1", "gold": "A"}, "A"),
+        ({"id": "2", "gold": "A"}, "B"),
+        ({"id": "3", "gold": "A"}, ""),
+        ({"id": "4", "gold": "C"}, "C"),
+    ]
     payloads = [hook(d, [o]) for d, o in docs]
     assert aggregate([p["acc"] for p in payloads]) == pytest.approx(50.0)  # 2 of 4
     assert aggregate([p["parse_fail_rate"] for p in payloads]) == pytest.approx(25.0)  # 1 of 4
@@ -86,5 +95,8 @@ def test_payloads_survive_pickling_and_json_shows_only_their_own_fields():
     assert isinstance(back["invalid_rate"], Payload) and back["invalid_rate"].record == out["acc"].record
     assert not back["acc"].failed
     assert back["invalid_rate"].metric.name == "invalid_rate" and aggregate([back["acc"]]) == 100.0
-    assert json.loads(json.dumps(out)) == {"acc": {"id": "q1", "correct": True, "invalid": False}, "invalid_rate": {},
-                                           "parse_fail_rate": {}}  # fmt: skip
+    assert json.loads(json.dumps(out)) == {
+        "acc": {"id": "q1", "correct": True, "invalid": False},
+        "invalid_rate": {},
+        "parse_fail_rate": {},
+    }

@@ -27,14 +27,23 @@ def _samples() -> dict[str, bytes]:
     exif = noisy.getexif()
     exif[0x010F] = "PhoneMaker"
     return {
-        "jpeg": _encode(noisy, "JPEG", quality=90), "jpeg progressive": _encode(noisy, "JPEG", progressive=True),
-        "jpeg exif": _encode(noisy, "JPEG", exif=exif.tobytes()), "jpeg cmyk": _encode(noisy.convert("CMYK"), "JPEG"),
+        "jpeg": _encode(noisy, "JPEG", quality=90),
+        "jpeg progressive": _encode(noisy, "JPEG", progressive=True),
+        "jpeg exif": _encode(noisy, "JPEG", exif=exif.tobytes()),
+        "jpeg cmyk": _encode(noisy.convert("CMYK"), "JPEG"),
         "jpeg + trailing data (motion photo)": _encode(noisy, "JPEG") + b"\x00" * 64 + b"ftypmp42" + b"x" * 4000,
-        "png": _encode(noisy, "PNG"), "png rgba": _encode(noisy.convert("RGBA"), "PNG"), "png palette": _encode(noisy.convert("P"), "PNG"),
-        "webp": _encode(noisy, "WEBP"), "webp lossless": _encode(noisy, "WEBP", lossless=True), "gif": _encode(noisy, "GIF"),
-        "bmp": _encode(noisy, "BMP"), "tiff": _encode(noisy, "TIFF"),
-        "tiny png": _encode(flat, "PNG"), "tiny webp": _encode(flat, "WEBP"), "tiny jpeg": _encode(flat, "JPEG"),
-    }  # fmt: skip
+        "png": _encode(noisy, "PNG"),
+        "png rgba": _encode(noisy.convert("RGBA"), "PNG"),
+        "png palette": _encode(noisy.convert("P"), "PNG"),
+        "webp": _encode(noisy, "WEBP"),
+        "webp lossless": _encode(noisy, "WEBP", lossless=True),
+        "gif": _encode(noisy, "GIF"),
+        "bmp": _encode(noisy, "BMP"),
+        "tiff": _encode(noisy, "TIFF"),
+        "tiny png": _encode(flat, "PNG"),
+        "tiny webp": _encode(flat, "WEBP"),
+        "tiny jpeg": _encode(flat, "JPEG"),
+    }
 
 
 @pytest.mark.parametrize("lenient", [False, True])  # lmms-eval sets True process-wide

@@ -26,7 +26,7 @@ def _old_top_level_objects(text: str) -> list[str]:
     return spans
 
 
-@pytest.mark.parametrize("alphabet", ['{}"\\ a', '{}\\ a', '{} a', '{"\\', '{}"'])
+@pytest.mark.parametrize("alphabet", ['{}"\\ a', "{}\\ a", "{} a", '{"\\', '{}"'])
 def test_balanced_ends_equals_one_scan_per_brace(alphabet: str) -> None:
     rng = random.Random(alphabet)
     for _ in range(4000):
@@ -64,9 +64,18 @@ def test_fence_pattern_matches_as_before() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["```" + " " * 16384, "```json" + " \t" * 8192, "{" * 16384, '{"' * 8192, '{\\"' * 5461, '"{' * 8192,
-     "[" * 16384, "`" * 16384, '{"a": ' * 3000],
-)  # fmt: skip
+    [
+        "```" + " " * 16384,
+        "```json" + " \t" * 8192,
+        "{" * 16384,
+        '{"' * 8192,
+        '{\\"' * 5461,
+        '"{' * 8192,
+        "[" * 16384,
+        "`" * 16384,
+        '{"a": ' * 3000,
+    ],
+)
 def test_runaway_shapes_yield_nothing(text: str) -> None:
     assert list(jsonparse.json_objects(text)) == []
     assert jsonparse.find_json_with(text, "ranking") is None
@@ -78,7 +87,10 @@ def test_repeated_answers_and_literal_control_characters() -> None:
     fenced = f"```json\n{answer}\n```\n" * 1000
     assert jsonparse.find_json_with(fenced, "ranking") == {"ranking": ["A", "B", "C", "D"]}
     # A literal tab or newline inside a JSON string (chain-of-thought) is read (json strict=False).
-    assert jsonparse.loads_tolerant('{"why": "step 1\tsodium\nstep 2", "x": 1}') == {"why": "step 1\tsodium\nstep 2", "x": 1}
+    assert jsonparse.loads_tolerant('{"why": "step 1\tsodium\nstep 2", "x": 1}') == {
+        "why": "step 1\tsodium\nstep 2",
+        "x": 1,
+    }
     # An integer past Python's 4300-digit limit: unreadable, never an exception.
     assert jsonparse.loads_tolerant('{"x": ' + "9" * 5000 + "}") is None
     assert jsonparse.find_json_with('{"ranking": ["A"], "x": ' + "9" * 5000 + "}", "ranking") is None
@@ -142,7 +154,9 @@ def test_unquoted_marks_equals_the_char_by_char_scan(marks: str) -> None:
         start = rng.randint(0, len(text))
         end = rng.randint(start, len(text))
         assert list(jsonparse.unquoted_marks(text, start, end, marks)) == _char_by_char_marks(text, start, end, marks)
-        assert list(jsonparse.unquoted_marks(text, start, marks=marks)) == _char_by_char_marks(text, start, len(text), marks)
+        assert list(jsonparse.unquoted_marks(text, start, marks=marks)) == _char_by_char_marks(
+            text, start, len(text), marks
+        )
         brace = text.find("{")
         if brace >= 0:
             assert jsonparse.balanced_end(text, brace) == _end_from_marks(text, brace), text

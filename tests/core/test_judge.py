@@ -14,8 +14,15 @@ from food_tasks import judge  # noqa: E402
 
 
 def _config(url, tmp_path, **kw):  # type: ignore[no-untyped-def]
-    return judge.JudgeConfig(model="judge-x", url=url, api_key="sk-test", timeout=kw.pop("timeout", 0.5), backoff=0.0,
-                             cache_dir=str(tmp_path / "cache"), **kw)  # fmt: skip
+    return judge.JudgeConfig(
+        model="judge-x",
+        url=url,
+        api_key="sk-test",
+        timeout=kw.pop("timeout", 0.5),
+        backoff=0.0,
+        cache_dir=str(tmp_path / "cache"),
+        **kw,
+    )
 
 
 def _bodies(config, prompts):  # type: ignore[no-untyped-def]
@@ -33,11 +40,20 @@ def test_scripted_verdicts_faults_and_cache(tmp_path):
         # q0 once (deduplicated), q1 four attempts, q2 four attempts, q3 once (client errors are not retried)
         assert len(server.requests) == 1 + 4 + 4 + 1
         assert client.stats.failures == 2 and client.stats.completions == 2
-        assert client.stats.by_reason == {"http 500": 5, "timeout": 1, "unreadable response body": 1,
-                                          "http 400: error": 1}  # fmt: skip
+        assert client.stats.by_reason == {
+            "http 500": 5,
+            "timeout": 1,
+            "unreadable response body": 1,
+            "http 400: error": 1,
+        }
         request = next(r for r in server.requests if r["body"]["messages"][0]["content"] == "q0")
         assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer sk-test"
-        assert request["body"] == {"model": "judge-x", "messages": [{"role": "user", "content": "q0"}], "temperature": 0.0, "max_tokens": 100}
+        assert request["body"] == {
+            "model": "judge-x",
+            "messages": [{"role": "user", "content": "q0"}],
+            "temperature": 0.0,
+            "max_tokens": 100,
+        }
 
         # A fresh client (a re-run) reads the disk cache: no request for what was judged; failures are retried.
         server.faults.clear()
@@ -51,7 +67,9 @@ def test_scripted_verdicts_faults_and_cache(tmp_path):
 def test_backoff_is_exponential(tmp_path):
     delays = []
     with JudgeServer(lambda p: "是", {"*": ["down"]}) as server:
-        config = judge.JudgeConfig(model="m", url=server.url + "/chat/completions", timeout=0.5, attempts=4, backoff=0.5, cache_dir="")
+        config = judge.JudgeConfig(
+            model="m", url=server.url + "/chat/completions", timeout=0.5, attempts=4, backoff=0.5, cache_dir=""
+        )
         result = judge.JudgeClient(config, sleep=delays.append).complete(judge.request_body(config, "x"))
     assert result.text is None and delays == [0.5, 1.0, 2.0]
 
@@ -80,7 +98,10 @@ def test_config_from_env(monkeypatch, tmp_path):
     assert judge.JudgeConfig.from_env() is None
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "gpt-4o-2024-11-20")
     monkeypatch.setenv("API_TYPE", "carrier-pigeon")
-    with pytest.raises(judge.JudgeNotConfigured, match=r"API_TYPE='carrier-pigeon' cannot be used \(ValueError: Unknown API type: carrier-pigeon. Supported types: \["):
+    with pytest.raises(
+        judge.JudgeNotConfigured,
+        match=r"API_TYPE='carrier-pigeon' cannot be used \(ValueError: Unknown API type: carrier-pigeon. Supported types: \[",
+    ):
         judge.JudgeConfig.from_env()
     monkeypatch.setenv("API_TYPE", "openai")
     monkeypatch.setenv("OPENAI_API_URL", "http://h:8000/v1/")
@@ -111,7 +132,12 @@ def test_lone_surrogates_in_the_request_and_in_the_reply_are_judged_and_cached(t
         client = judge.JudgeClient(config)
         body = judge.request_body(config, "Chi\udf20cken Kiev")
         assert body["messages"][0]["content"] == "Chi\ufffdcken Kiev"
-        raw = {"model": "judge-x", "messages": [{"role": "user", "content": "Chi\udf20cken Kiev"}], "temperature": 0.0, "max_tokens": 100}
+        raw = {
+            "model": "judge-x",
+            "messages": [{"role": "user", "content": "Chi\udf20cken Kiev"}],
+            "temperature": 0.0,
+            "max_tokens": 100,
+        }
         assert judge.request_key(raw) == judge.request_key(body)  # what is hashed is what is sent
         results = client.complete_many([raw, body, judge.request_body(config, "\ud800")])
         assert [r.text for r in results] == ["是\ufffd", "是\ufffd", "否"]
@@ -140,8 +166,16 @@ def test_summarize_counts_one_tasks_own_requests(tmp_path):
         second = client.complete_many(_bodies(config, ["b0", "b1"]))
         again = client.complete_many(_bodies(config, ["b0", "b1"]))  # another metric of the same task: memory
     a = judge.summarize(config, first)
-    assert a == {"model": "judge-x", "endpoint": server.url.split("//")[1].split("/")[0], "http_requests": 1 + 3 + 1,
-                 "failed_attempts": 2, "failures": 0, "cache_hits": 0, "completions": 3, "failure_reasons": {"http 500": 2}}  # fmt: skip
+    assert a == {
+        "model": "judge-x",
+        "endpoint": server.url.split("//")[1].split("/")[0],
+        "http_requests": 1 + 3 + 1,
+        "failed_attempts": 2,
+        "failures": 0,
+        "cache_hits": 0,
+        "completions": 3,
+        "failure_reasons": {"http 500": 2},
+    }
     b = judge.summarize(config, second)
     assert (b["http_requests"], b["failed_attempts"], b["failures"], b["completions"]) == (1 + 3, 3, 1, 1)
     assert b["failure_reasons"] == {"http 500": 3} and judge.summarize(config, again) == b
@@ -151,15 +185,28 @@ def test_summarize_counts_one_tasks_own_requests(tmp_path):
         config2 = _config(server2.url, tmp_path, attempts=3)
         rerun = judge.JudgeClient(config2, sleep=lambda s: None).complete_many(_bodies(config2, ["b0", "b1"]))
     c = judge.summarize(config2, rerun)
-    assert (c["cache_hits"], c["http_requests"], c["failures"], c["completions"], c["failure_reasons"]) == (1, 1, 0, 1, {})
+    assert (c["cache_hits"], c["http_requests"], c["failures"], c["completions"], c["failure_reasons"]) == (
+        1,
+        1,
+        0,
+        1,
+        {},
+    )
 
 
 @pytest.mark.parametrize("url", ["http://judge-user:pw-SECRET-42@127.0.0.1:{port}/v1", "http://127.0.0.1:{port}/v1"])
 def test_judge_info_shows_host_and_port_only_and_masks_echoed_credentials(tmp_path, url):
     with JudgeServer(lambda p: "是", {"x1": ["echo"]}) as server:
         port = server.url.split(":")[2].split("/")[0]
-        config = judge.JudgeConfig(model="m", url=url.format(port=port), api_key="sk-SECRET-KEY-42", attempts=1, backoff=0.0,
-                                   timeout=2, cache_dir=str(tmp_path / "c"))  # fmt: skip
+        config = judge.JudgeConfig(
+            model="m",
+            url=url.format(port=port),
+            api_key="sk-SECRET-KEY-42",
+            attempts=1,
+            backoff=0.0,
+            timeout=2,
+            cache_dir=str(tmp_path / "c"),
+        )
         client = judge.JudgeClient(config)
         results = client.complete_many(_bodies(config, ["x0", "x1"]))
     assert results[0].text == "是" and results[1].text is None

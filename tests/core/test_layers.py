@@ -92,9 +92,11 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
-CORE = {name for name, path in MODULES.items() if path.parent == PACKAGE or path.parent.parent == PACKAGE and
-        path.parent.name == "report"} - {n for n in MODULES if n.startswith(("food_tasks.benchmarks", "food_tasks.utils",
-                                                                                "food_tasks.sample_data"))}  # fmt: skip
+CORE = {
+    name
+    for name, path in MODULES.items()
+    if path.parent == PACKAGE or path.parent.parent == PACKAGE and path.parent.name == "report"
+} - {n for n in MODULES if n.startswith(("food_tasks.benchmarks", "food_tasks.utils", "food_tasks.sample_data"))}
 
 
 def _resolve(name: str) -> str | None:
@@ -113,7 +115,9 @@ def imports(module: str) -> list[tuple[str, int, str]]:
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            out += [(t, node.lineno, "") for a in node.names if (t := _resolve(a.name)) and a.name.startswith("food_tasks")]
+            out += [
+                (t, node.lineno, "") for a in node.names if (t := _resolve(a.name)) and a.name.startswith("food_tasks")
+            ]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -143,7 +147,7 @@ def test_no_import_circle():
         state[node] = "open"
         for nxt in GRAPH.get(node, ()):
             if state.get(nxt) == "open":
-                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+                cycles.append(" -> ".join(stack[stack.index(nxt) :] + [nxt]))
             elif nxt not in state:
                 visit(nxt, stack + [nxt])
         state[node] = "done"
@@ -155,14 +159,22 @@ def test_no_import_circle():
 
 
 def test_no_core_module_imports_a_higher_layer():
-    wrong = [f"{m} (layer {LAYERS[m]}) imports {t} (layer {LAYERS[t]}) at line {line}"
-             for m in sorted(CORE & set(LAYERS)) for t, line, _ in imports(m) if t in LAYERS and LAYERS[t] > LAYERS[m]]  # fmt: skip
+    wrong = [
+        f"{m} (layer {LAYERS[m]}) imports {t} (layer {LAYERS[t]}) at line {line}"
+        for m in sorted(CORE & set(LAYERS))
+        for t, line, _ in imports(m)
+        if t in LAYERS and LAYERS[t] > LAYERS[m]
+    ]
     assert wrong == []
 
 
 def test_no_private_name_is_imported_across_core_modules():
-    found = [f"{m} imports {n} from {t} at line {line}" for m in sorted(CORE - PRIVATE_EXEMPT) for t, line, n in imports(m)
-             if n.startswith("_") and not n.startswith("__") and t != m]  # fmt: skip
+    found = [
+        f"{m} imports {n} from {t} at line {line}"
+        for m in sorted(CORE - PRIVATE_EXEMPT)
+        for t, line, n in imports(m)
+        if n.startswith("_") and not n.startswith("__") and t != m
+    ]
     assert found == []
 
 

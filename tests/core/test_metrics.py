@@ -38,7 +38,9 @@ def test_group_records_puts_groups_in_canonical_order_and_keeps_record_order():
 
 def test_macro_average_does_not_depend_on_record_order():
     # 50 + 50 + 200/7 is 128.57142857142858 summed in this order, 128.57142857142856 with 200/7 first.
-    records = [{"g": g, "ok": ok} for g, oks in (("a", [1, 0]), ("b", [1, 0]), ("c", [1, 1, 0, 0, 0, 0, 0])) for ok in oks]
+    records = [
+        {"g": g, "ok": ok} for g, oks in (("a", [1, 0]), ("b", [1, 0]), ("c", [1, 1, 0, 0, 0, 0, 0])) for ok in oks
+    ]
     assert 50 + 50 + 200 / 7 != 200 / 7 + 50 + 50
     values = {M.macro_percent(records[i:] + records[:i], "ok", "g")[0] for i in range(len(records))}
     assert values == {(50 + 50 + 200 / 7) / 3}
@@ -119,8 +121,11 @@ def test_macro_mean_with_and_without_rounding():
 def test_per_group_table_sorted_by_name_with_sizes():
     table = M.per_group_table(LANGS, "lang", {"acc": lambda rs: M.percent_true(rs, "correct")})
     assert list(table) == ["de", "en", "fr"]  # sorted, not first-seen (en, fr, de)
-    assert table == {"de": {"n": 4, "acc": 100.0}, "en": {"n": 3, "acc": pytest.approx(200 / 3)},
-                     "fr": {"n": 1, "acc": 0.0}}  # fmt: skip
+    assert table == {
+        "de": {"n": 4, "acc": 100.0},
+        "en": {"n": 3, "acc": pytest.approx(200 / 3)},
+        "fr": {"n": 1, "acc": 0.0},
+    }
     by_number = M.per_group_table([{"k": 2}, {"k": 10}], "k", {})
     assert list(by_number) == ["10", "2"] and by_number["2"] == {"n": 1}  # keys are str, sorted as str
     assert M.per_group_table([], "lang", {"acc": len}) == {}
@@ -184,9 +189,11 @@ def test_set_prf_with_empty_or_disjoint_sets_scores_zero(predicted, gold, counts
 
 
 def test_micro_prf_pools_counts_and_differs_from_the_mean_of_row_f1():
-    per_row = [M.set_prf({"a", "b", "c"}, {"b", "c", "d", "e"}),  # tp 2, fp 1, fn 2, F1 4/7
-               M.set_prf(set(), {"x"}),  # tp 0, fp 0, fn 1, F1 0
-               M.set_prf({"y"}, {"y"})]  # tp 1, fp 0, fn 0, F1 1  # fmt: skip
+    per_row = [
+        M.set_prf({"a", "b", "c"}, {"b", "c", "d", "e"}),  # tp 2, fp 1, fn 2, F1 4/7
+        M.set_prf(set(), {"x"}),  # tp 0, fp 0, fn 1, F1 0
+        M.set_prf({"y"}, {"y"}),
+    ]  # tp 1, fp 0, fn 0, F1 1
     precision, recall, f1 = M.micro_prf(per_row)
     # pooled tp 3, fp 1, fn 3: P = 3/4, R = 3/6, F1 = 2 * 0.75 * 0.5 / 1.25 = 0.6
     assert (precision, recall) == (0.75, 0.5) and f1 == pytest.approx(0.6)

@@ -69,13 +69,26 @@ def test_the_naming_rule():
     assert not noimage.is_noimage("fambench_task1_textonly")
     for name in ("worldcuisines_mcq", "fambench_task1_imageonly", "x_noimagery", "x_imagenoimage"):
         assert noimage.image_twin(name) is None, name
-    assert noimage.images_wanted(None) and noimage.images_wanted({"prompt": "p"}) and not noimage.images_wanted({"noimage": True})
+    assert (
+        noimage.images_wanted(None)
+        and noimage.images_wanted({"prompt": "p"})
+        and not noimage.images_wanted({"noimage": True})
+    )
 
 
 def test_the_issue_names_its_twins_and_they_exist():
-    for name in ("worldcuisines_mcq_noimage", "worldcuisines_oeq_noimage", "foodieqa_noimage", "diningbench_noimage",
-                 "food500cap_noimage", "worldcuisines_mcq_sample_noimage", "foodieqa_sample_noimage",
-                 "diningbench_cls_sample_noimage", "food500cap_caption_sample_noimage", "fambench_task1_textonly"):
+    for name in (
+        "worldcuisines_mcq_noimage",
+        "worldcuisines_oeq_noimage",
+        "foodieqa_noimage",
+        "diningbench_noimage",
+        "food500cap_noimage",
+        "worldcuisines_mcq_sample_noimage",
+        "foodieqa_sample_noimage",
+        "diningbench_cls_sample_noimage",
+        "food500cap_caption_sample_noimage",
+        "fambench_task1_textonly",
+    ):
         assert name in NAMES, name
     assert len(NOIMAGE_TASKS) == 32 + 18 + 5 + 4 and len(SAMPLE_PAIRS) == 8 + 2 + 1 + 1
 
@@ -135,7 +148,14 @@ def test_a_packaged_pair_runs_with_no_flag_and_scores_alike(tmp_path):
     pair = ["diningbench_cls_sample", "diningbench_cls_sample_noimage"]
     responses = tmp_path / "responses.jsonl"
     responses.write_text("\n".join(json.dumps({"doc_id": i, "response": r}) for i, r in enumerate(["A", "B"])) + "\n")
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},load_images=true", "--tasks", ",".join(pair)]
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},load_images=true",
+        "--tasks",
+        ",".join(pair),
+    ]
     proc, results, samples = run_lmms_eval(args, tmp_path / "out")
     assert results is not None, proc.stderr[-3000:]
     twin, mine = (results["results"][t] for t in pair)

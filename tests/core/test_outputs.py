@@ -16,9 +16,12 @@ from food_tasks.utils import worldcuisines as wc
 
 @pytest.mark.parametrize(
     "output",
-    ["[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500 - {'error': 'injected'}",
-     "[LMMS_EVAL_REQUEST_FAILED after 5 retries] Connection error.", "[LMMS_EVAL_BUDGET_EXCEEDED]"],
-)  # fmt: skip
+    [
+        "[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500 - {'error': 'injected'}",
+        "[LMMS_EVAL_REQUEST_FAILED after 5 retries] Connection error.",
+        "[LMMS_EVAL_BUDGET_EXCEEDED]",
+    ],
+)
 def test_markers_become_the_empty_output(output):
     assert backend_failure(output)
     assert model_output([output]) == ""
@@ -57,23 +60,61 @@ def test_no_answer_is_the_empty_string_that_remembers_the_marker():
 # when every request failed: a failed request is no answer, counted as unparsed, never left out.
 _FAILED = "[LMMS_EVAL_REQUEST_FAILED after 2 retries] Error code: 500 - {'error': 'injected'}"
 _UNPARSED = [
-    pytest.param(wc.docs_sample_1a, None, wc.process_results_mcq, {"parse_fail_rate": 100.0, "invalid_rate": 100.0},
-                 id="worldcuisines_mcq"),
-    pytest.param(fb.docs_sample_task1, None, fb.process_results_task1, {"parse_fail_rate": 100.0, "json_parse_rate_official": 0.0},
-                 id="fambench_task1"),
-    pytest.param(fb.docs_sample_ctc, "rank", fb.process_results_rank, {"valid_ranking_rate": 0.0, "answer_rate_official": 0.0},
-                 id="fambench_rank"),
-    pytest.param(fb.docs_sample_ctc, "decision", fb.process_results_decision,
-                 {"valid_decision_rate": 0.0, "answer_rate_official": 0.0}, id="fambench_decision"),
+    pytest.param(
+        wc.docs_sample_1a,
+        None,
+        wc.process_results_mcq,
+        {"parse_fail_rate": 100.0, "invalid_rate": 100.0},
+        id="worldcuisines_mcq",
+    ),
+    pytest.param(
+        fb.docs_sample_task1,
+        None,
+        fb.process_results_task1,
+        {"parse_fail_rate": 100.0, "json_parse_rate_official": 0.0},
+        id="fambench_task1",
+    ),
+    pytest.param(
+        fb.docs_sample_ctc,
+        "rank",
+        fb.process_results_rank,
+        {"valid_ranking_rate": 0.0, "answer_rate_official": 0.0},
+        id="fambench_rank",
+    ),
+    pytest.param(
+        fb.docs_sample_ctc,
+        "decision",
+        fb.process_results_decision,
+        {"valid_decision_rate": 0.0, "answer_rate_official": 0.0},
+        id="fambench_decision",
+    ),
     pytest.param(fq.docs_mivqa_zh_sample_p1, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_mivqa"),
     pytest.param(fq.docs_sivqa_en_sample_p3, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_sivqa"),
-    pytest.param(fq.docs_textqa_zh_sample_p2, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_textqa"),
-    pytest.param(db.docs_sample_cls, None, db.process_results_cls, {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0},
-                 id="diningbench_cls"),
-    pytest.param(db.docs_sample_nutrition, None, db.process_results_nutrition,
-                 {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0}, id="diningbench_nutrition"),
-    pytest.param(fc.docs_sample, None, fc.process_results, {"parse_fail_rate": 100.0, "empty_rate": 100.0}, id="food500cap_caption"),
-]  # fmt: skip
+    pytest.param(
+        fq.docs_textqa_zh_sample_p2, None, fq.process_results, {"parse_fail_rate": 100.0}, id="foodieqa_textqa"
+    ),
+    pytest.param(
+        db.docs_sample_cls,
+        None,
+        db.process_results_cls,
+        {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0},
+        id="diningbench_cls",
+    ),
+    pytest.param(
+        db.docs_sample_nutrition,
+        None,
+        db.process_results_nutrition,
+        {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0},
+        id="diningbench_nutrition",
+    ),
+    pytest.param(
+        fc.docs_sample,
+        None,
+        fc.process_results,
+        {"parse_fail_rate": 100.0, "empty_rate": 100.0},
+        id="food500cap_caption",
+    ),
+]
 
 
 @pytest.mark.parametrize(("docs", "kind", "process_results", "expected"), _UNPARSED)

@@ -30,7 +30,9 @@ def test_role_echo_pattern_matches_as_before() -> None:
 def test_option_key_as_before() -> None:
     rng = random.Random(9)
     for _ in range(5000):
-        text = "".join(chr(rng.choice([rng.randrange(0x300), rng.randrange(0x110000)])) for _ in range(rng.randint(0, 16)))
+        text = "".join(
+            chr(rng.choice([rng.randrange(0x300), rng.randrange(0x110000)])) for _ in range(rng.randint(0, 16))
+        )
         assert parsing._option_key(text) == _old_option_key(text), repr(text)
     assert parsing._option_key("Sapin-sapin \t(Ｂ)\x00") == "sapinsapinｂ"
 

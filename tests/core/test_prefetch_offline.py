@@ -44,8 +44,10 @@ def online_but_unreachable(monkeypatch):
     remote._probe.cache_clear()
 
 
-@pytest.mark.parametrize("bench,what", [("diningbench", "meituan/DiningBench"), ("foodieqa", "lyan62/FoodieQA"),
-                                        ("fambench", "Food-as-medicine")])  # fmt: skip
+@pytest.mark.parametrize(
+    "bench,what",
+    [("diningbench", "meituan/DiningBench"), ("foodieqa", "lyan62/FoodieQA"), ("fambench", "Food-as-medicine")],
+)
 def test_unreachable_host_fails_at_once_with_the_message(bench, what, capsys):
     assert cli.main(["prefetch", bench]) == 1
     captured = capsys.readouterr()

@@ -18,8 +18,15 @@ EXAMPLE = ROOT / "examples" / "regional"
 sys.path.insert(0, str(EXAMPLE))
 import build_example
 
-MCQ = {"format": "mcq", "id": "id", "image": "image", "question": "question", "options": "options",
-       "answer": "answer", "slices": ["region"]}  # fmt: skip
+MCQ = {
+    "format": "mcq",
+    "id": "id",
+    "image": "image",
+    "question": "question",
+    "options": "options",
+    "answer": "answer",
+    "slices": ["region"],
+}
 
 
 def settings(**overrides) -> regional_scoring.Settings:
@@ -27,7 +34,15 @@ def settings(**overrides) -> regional_scoring.Settings:
 
 
 def doc(i="1", answer="B", options=("Rendang", "Pho", "Laksa"), region="SEA", **extra) -> dict:
-    return {"id": i, "image": "a.png", "question": "Which dish?", "options": list(options), "answer": answer, "region": region, **extra}
+    return {
+        "id": i,
+        "image": "a.png",
+        "question": "Which dish?",
+        "options": list(options),
+        "answer": answer,
+        "region": region,
+        **extra,
+    }
 
 
 def test_example_files_match_their_generator():
@@ -43,7 +58,10 @@ def test_example_files_match_their_generator():
         ({"format": "open", "answer": "a"}, "question: name the data column"),
         ({"format": "open", "question": "q", "answer": "a", "slice": ["x"]}, "slice: unknown key"),
         ({"format": "open", "question": "q", "answer": "a", "prompt": "Name it."}, "prompt: must contain {question}"),
-        ({"format": "mcq", "question": "q", "answer": "a", "options": ["a", "b", "c"], "labels": ["A", "B"]}, "2 labels for 3 option columns"),
+        (
+            {"format": "mcq", "question": "q", "answer": "a", "options": ["a", "b", "c"], "labels": ["A", "B"]},
+            "2 labels for 3 option columns",
+        ),
     ],
 )
 def test_settings_problems_name_the_key(block, expected):
@@ -62,8 +80,10 @@ def test_gold_index_label_or_text_and_option_columns():
     assert regional_scoring.gold_index(s, doc(answer="b")) == 1
     assert regional_scoring.gold_index(s, doc(answer="Laksa")) == 2
     assert regional_scoring.gold_index(s, doc(answer="D")) is None  # only three options: D is no label
-    with pytest.raises(regional_scoring.RegionalConfigError,
-                       match=r"row 7: answer 'D' is neither a label \(A/B/C\) nor the text of one option"):
+    with pytest.raises(
+        regional_scoring.RegionalConfigError,
+        match=r"row 7: answer 'D' is neither a label \(A/B/C\) nor the text of one option",
+    ):
         regional_scoring.score(s, doc("7", answer="D"), "A")
     cols = settings(options=["opt_a", "opt_b", "opt_c"])
     row = {"opt_a": "x", "opt_b": "y", "opt_c": None, "answer": "B"}
@@ -75,21 +95,34 @@ def test_gold_index_label_or_text_and_option_columns():
 def test_prompt_is_built_from_the_template():
     s = settings()
     assert regional_scoring.doc_text(s, doc()) == (
-        "Which dish?\nA. Rendang\nB. Pho\nC. Laksa\nAnswer with the option's letter from the given choices directly.")
+        "Which dish?\nA. Rendang\nB. Pho\nC. Laksa\nAnswer with the option's letter from the given choices directly."
+    )
     custom = settings(prompt="[{region}] {question}\n{options}", option_format="({label}) {option}")
     assert regional_scoring.doc_text(custom, doc()) == "[SEA] Which dish?\n(A) Rendang\n(B) Pho\n(C) Laksa"
     numbered = settings(labels=[1, 2, 3])
-    assert regional_scoring.doc_text(numbered, doc()).endswith("3. Laksa\nAnswer with the option's number from the given choices directly.")
-    assert regional_scoring.score(numbered, doc(answer=2), "Answer: 2")["correct"] is True  # an integer answer cell is label "2"
+    assert regional_scoring.doc_text(numbered, doc()).endswith(
+        "3. Laksa\nAnswer with the option's number from the given choices directly."
+    )
+    assert (
+        regional_scoring.score(numbered, doc(answer=2), "Answer: 2")["correct"] is True
+    )  # an integer answer cell is label "2"
     with pytest.raises(regional_scoring.RegionalConfigError, match="{country} is neither a data column"):
         regional_scoring.doc_text(settings(prompt="{question} {country}"), doc())
 
 
 @pytest.mark.parametrize(
     "output, parsed, correct",
-    [("B", True, True), ("Answer: (b)", True, True), ("Pho", True, True), ("C. Laksa", True, False),
-     ("B or C", False, False), ("<think>B", False, False), (None, False, False), (12, False, False),
-     ("B " * 8000, True, True)],
+    [
+        ("B", True, True),
+        ("Answer: (b)", True, True),
+        ("Pho", True, True),
+        ("C. Laksa", True, False),
+        ("B or C", False, False),
+        ("<think>B", False, False),
+        (None, False, False),
+        (12, False, False),
+        ("B " * 8000, True, True),
+    ],
 )
 def test_mcq_scoring(output, parsed, correct):
     record = regional_scoring.score(settings(), doc(), output)
@@ -97,9 +130,17 @@ def test_mcq_scoring(output, parsed, correct):
 
 
 def test_open_scoring_contains_and_exact():
-    s = regional_scoring.Settings.from_metadata({"regional": {"format": "open", "question": "question", "answer": "answer"}})
+    s = regional_scoring.Settings.from_metadata(
+        {"regional": {"format": "open", "question": "question", "answer": "answer"}}
+    )
     row = {"question": "q", "answer": '["nasi goreng", "fried rice"]'}
-    assert regional_scoring.score(s, row, "Nasi Goreng!") | {} == {"id": None, "slices": {}, "parsed": True, "exact": True, "correct": True}
+    assert regional_scoring.score(s, row, "Nasi Goreng!") | {} == {
+        "id": None,
+        "slices": {},
+        "parsed": True,
+        "exact": True,
+        "correct": True,
+    }
     record = regional_scoring.score(s, row, "It is fried rice with egg")
     assert (record["exact"], record["correct"]) == (False, True)
     assert regional_scoring.score(s, row, "")["parsed"] is False
@@ -113,8 +154,13 @@ def test_aggregations_hand_computed(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the rows' image a.png, relative to the data file's folder (here ".")
     (tmp_path / "a.png").write_bytes(png_bytes((10, 20, 30), 8))
     s = settings()
-    rows = [(doc("1", region="SEA"), "B"), (doc("2", region="SEA"), "A"), (doc("3", region="EA"), "B"),
-            (doc("4", region="EA"), "Pho"), (doc("5", region="EA"), "no idea")]  # fmt: skip
+    rows = [
+        (doc("1", region="SEA"), "B"),
+        (doc("2", region="SEA"), "A"),
+        (doc("3", region="EA"), "B"),
+        (doc("4", region="EA"), "Pho"),
+        (doc("5", region="EA"), "no idea"),
+    ]
     records = [regional_scoring.score(s, d, out) for d, out in rows]
     table = regional_scoring.metric_table(s)
     assert set(table) == {"acc", "parse_fail_rate", "acc_by_region", "n_by_region", "image_missing"}
@@ -124,7 +170,12 @@ def test_aggregations_hand_computed(tmp_path, monkeypatch):
     assert table["acc_by_region"](records) == pytest.approx({"EA": 200 / 3, "SEA": 50.0})
     assert table["image_missing"](records) == 0
     assert table["acc"]([]) == 0.0 and table["parse_fail_rate"]([]) == 0.0
-    assert set(regional_scoring.metric_table(settings(image=None))) == {"acc", "parse_fail_rate", "acc_by_region", "n_by_region"}  # no image column
+    assert set(regional_scoring.metric_table(settings(image=None))) == {
+        "acc",
+        "parse_fail_rate",
+        "acc_by_region",
+        "n_by_region",
+    }  # no image column
 
 
 def test_a_row_whose_image_cannot_be_loaded_is_counted_and_left_out(tmp_path):
@@ -144,24 +195,41 @@ def test_a_row_whose_image_cannot_be_loaded_is_counted_and_left_out(tmp_path):
     assert table["acc_by_region"](records) == {"SEA": 100.0} and table["n_by_region"](records) == {"SEA": 1}
     # the error bars count the same rows: one row, its accuracy 100
     rows_acc = table["acc"].estimator.rows(records)
-    assert rows_acc[:, 1].tolist() == [1.0, 0.0, 0.0, 0.0] and float(table["acc"].estimator.combine(rows_acc.sum(0))) == 100.0
+    assert (
+        rows_acc[:, 1].tolist() == [1.0, 0.0, 0.0, 0.0]
+        and float(table["acc"].estimator.combine(rows_acc.sum(0))) == 100.0
+    )
 
 
 def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "a.png").write_bytes(png_bytes((10, 20, 30), 8))
     (tmp_path / "d.jsonl").write_text(json.dumps(doc(image="img/a.png")) + "\n", encoding="utf-8")
-    config = {"task": "t", "class": object, "dataset_path": "json",
-              "dataset_kwargs": {"data_files": {"test": str(tmp_path / "d.jsonl")}}, "metadata": {"regional": MCQ}}  # fmt: skip
+    config = {
+        "task": "t",
+        "class": object,
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(tmp_path / "d.jsonl")}},
+        "metadata": {"regional": MCQ},
+    }
     bound = regional._bind(config)
     assert "class" not in bound and bound["output_type"] == "generate_until"
     messages = bound["doc_to_messages"](doc(image="img/a.png"))
     assert [p["type"] for p in messages[0]["content"]] == ["image", "text"]
     assert messages[0]["content"][0]["url"].size == (8, 8)
     assert bound["doc_to_visual"](doc("9", image="nope.png")) == []  # an image that cannot be loaded never ends the run
-    assert [m["metric"] for m in bound["metric_list"]] == ["acc", "parse_fail_rate", "acc_by_region", "n_by_region", "image_missing"]
-    with pytest.raises(regional_scoring.RegionalConfigError, match=r"format: 'quiz' is not one of mcq, open \(task t; check the YAML "
-                       r"with `food-tasks validate <task yaml>`\)"):
+    assert [m["metric"] for m in bound["metric_list"]] == [
+        "acc",
+        "parse_fail_rate",
+        "acc_by_region",
+        "n_by_region",
+        "image_missing",
+    ]
+    with pytest.raises(
+        regional_scoring.RegionalConfigError,
+        match=r"format: 'quiz' is not one of mcq, open \(task t; check the YAML "
+        r"with `food-tasks validate <task yaml>`\)",
+    ):
         regional._bind({**config, "metadata": {"regional": {**MCQ, "format": "quiz"}}})
 
 
@@ -197,8 +265,10 @@ def test_validate_reports_one_line_per_problem(tmp_path, capsys, monkeypatch):
     yaml_path = _broken_task(tmp_path)
     problems = regional_check.validate(yaml_path)
     data = tmp_path / "broken" / "dishes.jsonl"  # the data file as it was resolved (issue 29.5)
-    assert problems[0] == (f"{data}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the "
-                           "text of one option")
+    assert problems[0] == (
+        f"{data}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the "
+        "text of one option"
+    )
     assert problems[1] == f"{data}: row 3 (id sea-001), column 'id': duplicate id (first at row 1)"
     assert problems[2].startswith(f"{data}: row 3 (id sea-001), column 'image': ")  # eas-001.png is no image
     assert problems[3].startswith(f"{data}: row 4 (id eas-002), column 'image': image images/missing.png: no file")
@@ -226,7 +296,8 @@ def test_validate_says_an_answer_is_missing(tmp_path):
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     assert regional_check.validate(task / "regional_example_mcq.yaml", check_images=False) == [
         f"{data}: row 2 (id sea-002), column 'answer': missing answer",
-        f"{data}: row 3 (id eas-001), column 'answer': missing answer"]
+        f"{data}: row 3 (id eas-001), column 'answer': missing answer",
+    ]
     text = (task / "dishes_open.csv").read_text(encoding="utf-8").splitlines()
     header = text[0].split(",")
     cells = text[1].split(",")
@@ -241,29 +312,40 @@ def test_validate_schema_and_data_errors(tmp_path):
     shutil.copytree(EXAMPLE, task)
     text = (task / "regional_example_mcq.yaml").read_text()
     (task / "regional_example_mcq.yaml").unlink()  # each YAML below defines the task once (no name clash)
-    (task / "a.yaml").write_text(text.replace("class: !function food_tasks.regional.RegionalTask\n", "").replace("format: mcq", "format: quiz"))
+    (task / "a.yaml").write_text(
+        text.replace("class: !function food_tasks.regional.RegionalTask\n", "").replace("format: mcq", "format: quiz")
+    )
     assert regional_check.validate(task / "a.yaml") == [
         f"{task / 'a.yaml'}: class: must be `!function food_tasks.regional.RegionalTask`",
-        f"{task / 'a.yaml'}: metadata.regional.format: 'quiz' is not one of mcq, open"]
+        f"{task / 'a.yaml'}: metadata.regional.format: 'quiz' is not one of mcq, open",
+    ]
     (task / "a.yaml").unlink()
     (task / "b.yaml").write_text(text.replace("test: dishes.jsonl", "test: nowhere.jsonl"))
     assert regional_check.validate(task / "b.yaml") == [
-        f"{task / 'b.yaml'}: dataset_kwargs.data_files: {task / 'nowhere.jsonl'} does not exist (paths are relative to the YAML)"]
+        f"{task / 'b.yaml'}: dataset_kwargs.data_files: {task / 'nowhere.jsonl'} does not exist (paths are relative to the YAML)"
+    ]
     (task / "b.yaml").unlink()
     (task / "c.yaml").write_text(text.replace("slices: [region, language]", "slices: [country]"))
     assert regional_check.validate(task / "c.yaml") == [
-        (f"{task / 'dishes.jsonl'}: column 'country' named in metadata.regional is not in the data "
-         "(columns: answer, id, image, language, options, question, region)")]
+        (
+            f"{task / 'dishes.jsonl'}: column 'country' named in metadata.regional is not in the data "
+            "(columns: answer, id, image, language, options, question, region)"
+        )
+    ]
     (task / "c.yaml").unlink()
     assert regional_check.validate(task / "nope.yaml") == [f"{task / 'nope.yaml'}: no such file"]
     (task / "d.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {dish}"'))
     assert regional_check.validate(task / "d.yaml") == [
-        (f"{task / 'd.yaml'}: metadata.regional.prompt: {{dish}} is neither a data column nor question/options "
-         "(row 1; write literal braces as {{ }})")]
+        (
+            f"{task / 'd.yaml'}: metadata.regional.prompt: {{dish}} is neither a data column nor question/options "
+            "(row 1; write literal braces as {{ }})"
+        )
+    ]
     (task / "d.yaml").unlink()
     (task / "e.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {"'))
     assert regional_check.validate(task / "e.yaml") == [
-        f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string (row 1; write literal braces as {{{{ }}}})"]
+        f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string (row 1; write literal braces as {{{{ }}}})"
+    ]
 
 
 def test_load_image_sources(tmp_path):
@@ -300,7 +382,8 @@ def test_validate_the_examples_cli(capsys, monkeypatch):
         "    values), language (4 values)",
         "examples/regional/regional_example_open.yaml: OK: task regional_example_open: 6 row(s) of",
         "    examples/regional/dishes_open.csv (split 'test'), format open, every row has its question and answer; 6 image(s)",
-        "    opened; slices: region (3 values)"]
+        "    opened; slices: region (3 values)",
+    ]
     assert cli_main(["validate", "--no-images", str(EXAMPLE / "regional_example_mcq.yaml")]) == 0
     assert "images not opened (--no-images)" in capsys.readouterr().out
 
@@ -314,7 +397,9 @@ def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys
     lines[3] = '["eas-002", "images/eas-002.png"]'  # row 4: a list, not an object
     (task / "dishes_bad.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     yaml_path = task / "regional_example_mcq.yaml"
-    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("test: dishes.jsonl", "test: dishes_bad.jsonl"), encoding="utf-8")
+    yaml_path.write_text(
+        yaml_path.read_text(encoding="utf-8").replace("test: dishes.jsonl", "test: dishes_bad.jsonl"), encoding="utf-8"
+    )
     problems = regional_check.validate(yaml_path)
     data = task / "dishes_bad.jsonl"
     column = len(lines[1]) + 1  # the missing brace: the end of the line
@@ -326,7 +411,8 @@ def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys
     # Issue 29.5: "Unterminated string starting at, column 60"
     data.write_text('{"id": "x", "question": "What is it?}\n', encoding="utf-8")
     assert regional_scoring.json_lines_problems(data) == [
-        f"{data}: line 1: not valid JSON: Unterminated string starting at column 25"]
+        f"{data}: line 1: not valid JSON: Unterminated string starting at column 25"
+    ]
 
 
 def test_json_lines_checks(tmp_path):
@@ -348,10 +434,22 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     from conftest import run_lmms_eval
 
     ids = [json.loads(line)["id"] for line in (EXAMPLE / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
-    answers = {"sea-001": "A", "sea-002": "The answer is C.", "eas-001": "B", "eas-002": "麻婆豆腐",
-               "waf-001": "I am not sure", "waf-002": "<think>hmm"}  # fmt: skip
-    open_answers = {"sea-001": "Rendang.", "sea-002": "nasi", "eas-001": "Xiao long bao", "eas-002": "麻婆豆腐",
-                    "waf-001": "It is jollof rice", "waf-002": ""}  # fmt: skip
+    answers = {
+        "sea-001": "A",
+        "sea-002": "The answer is C.",
+        "eas-001": "B",
+        "eas-002": "麻婆豆腐",
+        "waf-001": "I am not sure",
+        "waf-002": "<think>hmm",
+    }
+    open_answers = {
+        "sea-001": "Rendang.",
+        "sea-002": "nasi",
+        "eas-001": "Xiao long bao",
+        "eas-002": "麻婆豆腐",
+        "waf-001": "It is jollof rice",
+        "waf-002": "",
+    }
     # Documents keep the data file's order, so doc_id keys work for every task of the run.
     lines = [{"task": "regional_example_mcq", "doc_id": i, "response": answers[k]} for i, k in enumerate(ids)]
     lines += [{"task": "regional_example_open", "doc_id": i, "response": open_answers[k]} for i, k in enumerate(ids)]
@@ -359,8 +457,18 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     preds.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
     tasks = "regional_example_mcq,regional_example_open,worldcuisines_mcq_sample,fambench_task1_sample"
     proc, results, samples = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},default=1", "--include_path", str(EXAMPLE),
-         "--tasks", tasks], tmp_path / "out")  # fmt: skip
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={preds},default=1",
+            "--include_path",
+            str(EXAMPLE),
+            "--tasks",
+            tasks,
+        ],
+        tmp_path / "out",
+    )
     assert results is not None, proc.stderr[-3000:]
     mcq = results["results"]["regional_example_mcq"]
     # correct: sea-001 (A), sea-002 (C), eas-002 (option text); unparsed: waf-001, waf-002 -> 3/6, 2/6
@@ -378,9 +486,19 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     assert "worldcuisines_mcq_sample" in results["groups"] and "fambench_task1_sample" in results["results"]
     # The printed table (issue 19.2): a regional task's slices are notes, like the benchmarks' breakdowns.
     table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
-    rows = {(line.split("|")[1].strip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table if line.count("|") > 6}
-    assert rows[("regional_example_mcq", "acc_by_language")] == "[4 keys]" and rows[("regional_example_mcq", "acc_by_region")] == "[3 keys]"
-    assert rows[("regional_example_open", "acc_by_region")] == "[3 keys]" and ("FAM-Bench T1 (sample)", "decision_acc") in rows
+    rows = {
+        (line.split("|")[1].strip(), line.split("|")[4].strip()): line.split("|")[6].strip()
+        for line in table
+        if line.count("|") > 6
+    }
+    assert (
+        rows[("regional_example_mcq", "acc_by_language")] == "[4 keys]"
+        and rows[("regional_example_mcq", "acc_by_region")] == "[3 keys]"
+    )
+    assert (
+        rows[("regional_example_open", "acc_by_region")] == "[3 keys]"
+        and ("FAM-Bench T1 (sample)", "decision_acc") in rows
+    )
     assert max(map(len, table)) <= 120, "\n".join(table)
 
     assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
@@ -393,7 +511,11 @@ def test_example_runs_end_to_end_and_reports(tmp_path):
     assert "## Task `regional_example_mcq`" in md and f"| `acc` | 50.00 ± {1.959963984540054 * se:.2f}† |" in md
     # 0 of 2 with its Wilson interval (issue 27.3): upper bound z^2 / (n + z^2) = 3.8415 / 5.8415 = 65.8%
     assert "| West Africa | 0.00 [0.0, 65.8] (2) |" in md and "`acc_n`" not in md and "`acc_clusters`" not in md
-    assert mcq["n_by_region,none"] == {"East Asia": 2, "Southeast Asia": 2, "West Africa": 2}  # the group sizes (issue 19.5)
+    assert mcq["n_by_region,none"] == {
+        "East Asia": 2,
+        "Southeast Asia": 2,
+        "West Africa": 2,
+    }  # the group sizes (issue 19.5)
     charts = sorted(p.name for p in (tmp_path / "report" / "charts").iterdir())
     assert "worldcuisines_mcq_sample_languages.png" in charts and "regional_example_open_acc_by_region.png" in charts
     assert (tmp_path / "report" / "report.html").read_text(encoding="utf-8").count("<img") == len(charts)
@@ -440,11 +562,26 @@ def test_undecodable_images_mid_run_are_counted_through_the_cli(tmp_path):
     (task / "images" / "waf-002.png").write_bytes(NOT_AN_IMAGE)
     rows = [json.loads(line) for line in (task / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
     preds = tmp_path / "preds.jsonl"  # every answer right: only the image status decides what counts
-    preds.write_text("".join(json.dumps({"task": "regional_example_mcq", "doc_id": i, "response": r["answer"]}) + "\n"
-                             for i, r in enumerate(rows)), encoding="utf-8")  # fmt: skip
+    preds.write_text(
+        "".join(
+            json.dumps({"task": "regional_example_mcq", "doc_id": i, "response": r["answer"]}) + "\n"
+            for i, r in enumerate(rows)
+        ),
+        encoding="utf-8",
+    )
     proc, results, samples = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},load_images=true", "--include_path", str(task),
-         "--tasks", "regional_example_mcq"], tmp_path / "out")  # fmt: skip
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={preds},load_images=true",
+            "--include_path",
+            str(task),
+            "--tasks",
+            "regional_example_mcq",
+        ],
+        tmp_path / "out",
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     got = results["results"]["regional_example_mcq"]
     assert len(samples["regional_example_mcq"]) == 6
@@ -458,12 +595,25 @@ def test_hub_image_columns_stay_undecoded_until_asked_and_keep_their_keys_for_sc
 
     good = png_bytes((10, 20, 30), 8)
     ds = datasets.Dataset.from_dict(
-        {"id": ["1", "2"], "image": [{"bytes": good, "path": None}, {"bytes": truncated_jpeg(), "path": None}],
-         "question": ["Which dish?"] * 2, "options": [["Rendang", "Pho"]] * 2, "answer": ["B", "B"], "region": ["SEA"] * 2},
-        features=datasets.Features({"id": datasets.Value("string"), "image": datasets.Image(), "question": datasets.Value("string"),
-                                    "options": datasets.List(datasets.Value("string")), "answer": datasets.Value("string"),
-                                    "region": datasets.Value("string")}),
-    )  # fmt: skip
+        {
+            "id": ["1", "2"],
+            "image": [{"bytes": good, "path": None}, {"bytes": truncated_jpeg(), "path": None}],
+            "question": ["Which dish?"] * 2,
+            "options": [["Rendang", "Pho"]] * 2,
+            "answer": ["B", "B"],
+            "region": ["SEA"] * 2,
+        },
+        features=datasets.Features(
+            {
+                "id": datasets.Value("string"),
+                "image": datasets.Image(),
+                "question": datasets.Value("string"),
+                "options": datasets.List(datasets.Value("string")),
+                "answer": datasets.Value("string"),
+                "region": datasets.Value("string"),
+            }
+        ),
+    )
     config = {"task": "t", "dataset_path": "parquet", "metadata": {"regional": MCQ}}
     bound = regional._bind(config)
     docs = bound["process_docs"](ds)  # datasets would decode (leniently, under lmms-eval) on every row access
@@ -494,20 +644,25 @@ def test_validate_names_every_key_the_task_replaces_or_does_not_read(tmp_path, c
     shutil.copytree(EXAMPLE, task)
     yaml_path = task / "regional_example_mcq.yaml"
     text = yaml_path.read_text(encoding="utf-8")
-    yaml_path.write_text(text + "metric_list:\n  - metric: acc_foo\nnum_fewshot: 2\noutput_type: multiple_choice\n"
-                         "foo: 1\nvalidation_split: dev\n", encoding="utf-8")  # fmt: skip
+    yaml_path.write_text(
+        text + "metric_list:\n  - metric: acc_foo\nnum_fewshot: 2\noutput_type: multiple_choice\n"
+        "foo: 1\nvalidation_split: dev\n",
+        encoding="utf-8",
+    )
     result = regional_check.check(yaml_path, check_images=False)
     assert result.problems == [
         f"{yaml_path}: metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it",
         f"{yaml_path}: num_fewshot: regional tasks are zero-shot (no few-shot examples); remove it",
         f"{yaml_path}: output_type: 'multiple_choice': regional tasks generate their answer (generate_until); "
         "remove it",
-        f"{yaml_path}: foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"]
+        f"{yaml_path}: foo: not an lmms-eval task key (lmms-eval would stop on it); remove it",
+    ]
     unused = "validation_split: not read: a regional task evaluates test_split only; remove it"
     assert result.warnings == [f"{yaml_path}: {unused}"]
     # A warning alone: OK, exit status 0, the warning printed under the verdict.
-    yaml_path.write_text(text + "validation_split: dev\noutput_type: generate_until\nnum_fewshot: 0\n",
-                         encoding="utf-8")  # fmt: skip
+    yaml_path.write_text(
+        text + "validation_split: dev\noutput_type: generate_until\nnum_fewshot: 0\n", encoding="utf-8"
+    )
     assert cli_main(["validate", "--no-images", str(yaml_path)]) == 0
     entries = _entries(capsys.readouterr().out)
     assert entries[0].startswith(f"{yaml_path}: OK (1 warning(s)): task regional_example_mcq: 6 row(s)")
@@ -523,5 +678,6 @@ def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
     yaml_path = task / "regional_example_mcq.yaml"
     assert regional_check.validate(yaml_path, check_images=False) == [
         f"{yaml_path}: task: 'regional_example_mcq' is also the name of {task / 'old' / 'mcq_v0.yaml'}: lmms-eval would run "
-        f"one of them without a word (--include_path {task}); rename one"]
+        f"one of them without a word (--include_path {task}); rename one"
+    ]
     assert regional_check.validate(task / "regional_example_open.yaml", check_images=False) == []

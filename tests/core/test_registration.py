@@ -84,8 +84,9 @@ def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(tmp_path):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     command = [sys.executable, "-m", "lmms_eval", "--tasks", "list"]
     procs = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**env, **extra},
-                         cwd=tmp_path)  # fmt: skip
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**env, **extra}, cwd=tmp_path
+        )
         for extra in ({}, {"FOOD_TASKS_AUTOREGISTER": "0"})
     ]
     (on_out, on_err), (off_out, off_err) = (p.communicate(timeout=300) for p in procs)
@@ -109,7 +110,7 @@ def test_food_tasks_cli_path_and_list(capsys):
     samples = cli._samples(catalogue.entries())
     groups = {name: members for name, kind, _, members in catalogue.entries() if kind == "group"}
     sizes = {}
-    sources = listing[len(rows) + 4:]
+    sources = listing[len(rows) + 4 :]
     for (name, kind, bench), line in zip(rows, listing[1:]):
         assert line.split()[:3] == [name, kind, bench], line
         record = next((b for b in BENCHMARKS if b.name == bench), None)
@@ -122,7 +123,9 @@ def test_food_tasks_cli_path_and_list(capsys):
             if kind == "task":
                 assert sizes[name] == record.documents(name), line
                 assert sizes[name] is not None or name.endswith(tuple(f"_circular_{s}" for s in SUBTASKS)), line
-    assert any(line.split()[:1] == ["sample:"] and cli.SAMPLE_SOURCE.startswith(" ".join(line.split()[1:])) for line in sources)
+    assert any(
+        line.split()[:1] == ["sample:"] and cli.SAMPLE_SOURCE.startswith(" ".join(line.split()[1:])) for line in sources
+    )
     legend = " ".join(sources)
     assert all(" ".join(b.source.split()) in " ".join(legend.split()) for b in BENCHMARKS), sources
     assert max(map(len, listing)) <= 120
@@ -144,8 +147,12 @@ def test_generated_yaml_matches_committed(tmp_path, bench):
         committed = REPO / "yaml_tasks" / bench / path.name
         assert committed.read_text() == path.read_text(), f"{path.name} drifted: rerun {gen}"
     generated = {p.name for p in tmp_path.iterdir()}
-    committed = {p.name for p in (REPO / "yaml_tasks" / bench).iterdir() if p.suffix == ".yaml" or p.name.endswith("_yaml")}
-    assert not committed - generated, f"committed YAML files the generator no longer writes: {sorted(committed - generated)}"
+    committed = {
+        p.name for p in (REPO / "yaml_tasks" / bench).iterdir() if p.suffix == ".yaml" or p.name.endswith("_yaml")
+    }
+    assert not committed - generated, (
+        f"committed YAML files the generator no longer writes: {sorted(committed - generated)}"
+    )
 
 
 def _function_refs(paths) -> list[str]:  # type: ignore[no-untyped-def]
@@ -172,13 +179,19 @@ def test_every_yaml_hook_resolves_and_has_one_definition_grep_finds():
         module = importlib.import_module(module_name)
         assert callable(getattr(module, name)), ref
         source = Path(inspect.getsourcefile(module)).read_text(encoding="utf-8")
-        assert len(re.findall(rf"^(?:def {name}\(|class {name}\b|{name} = )", source, re.M)) == 1, f"{ref}: no single definition"
+        assert len(re.findall(rf"^(?:def {name}\(|class {name}\b|{name} = )", source, re.M)) == 1, (
+            f"{ref}: no single definition"
+        )
 
 
 def test_every_metric_aggregates_through_the_one_hook():
     paths = [p for p in (REPO / "yaml_tasks").rglob("*") if p.suffix == ".yaml" or p.name.endswith("_yaml")]
-    aggregations = [r for r in _function_refs(paths) if r.startswith(("food_tasks.hooks.", "food_tasks.utils."))
-                    and not r.rsplit(".", 1)[1].startswith(("docs_", "doc_to_", "process_results"))]  # fmt: skip
+    aggregations = [
+        r
+        for r in _function_refs(paths)
+        if r.startswith(("food_tasks.hooks.", "food_tasks.utils."))
+        and not r.rsplit(".", 1)[1].startswith(("docs_", "doc_to_", "process_results"))
+    ]
     assert set(aggregations) == {"food_tasks.hooks.aggregate"}
 
 
@@ -207,23 +220,58 @@ def test_demo_runs_every_benchmarks_sample_tasks():
 def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     # Built from a copy: setuptools writes build/ and *.egg-info/ into the source folder (never into the clone).
     source = tmp_path / "source"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", ".pytest_cache",
-                                                                "food_tasks_demo", "food_tasks_report", "results", "report"))  # fmt: skip
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(source)],
-                   check=True, capture_output=True)  # fmt: skip
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "build",
+            "*.egg-info",
+            "__pycache__",
+            ".pytest_cache",
+            "food_tasks_demo",
+            "food_tasks_report",
+            "results",
+            "report",
+        ),
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
     wheel = next(tmp_path.glob("food_tasks-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"food_tasks"}
     # Every benchmark's package, hook module and published numbers; every file of the task directory and of the
     # packaged sample data (YAML templates, stubs, images, archives).
     for bench in BENCHMARKS:
-        assert f"food_tasks/benchmarks/{bench.name}/__init__.py" in names and f"food_tasks/utils/{bench.name}.py" in names
+        assert (
+            f"food_tasks/benchmarks/{bench.name}/__init__.py" in names and f"food_tasks/utils/{bench.name}.py" in names
+        )
         assert bench.published is None or f"food_tasks/report_data/{bench.published}" in names
-    shipped = {"food_tasks/yaml_tasks": REPO / "yaml_tasks", "food_tasks/sample_data": REPO / "food_tasks" / "sample_data"}
+    shipped = {
+        "food_tasks/yaml_tasks": REPO / "yaml_tasks",
+        "food_tasks/sample_data": REPO / "food_tasks" / "sample_data",
+    }
     for prefix, folder in shipped.items():
         files = [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
         assert len(files) > 20
-        missing = [str(p.relative_to(folder)) for p in files if f"{prefix}/{p.relative_to(folder).as_posix()}" not in names]
+        missing = [
+            str(p.relative_to(folder)) for p in files if f"{prefix}/{p.relative_to(folder).as_posix()}" not in names
+        ]
         assert not missing, f"not in the wheel: {missing}"
 
     # A fresh venv that sees lmms-eval & co. through a .pth file but has only the wheel of our package.
@@ -237,29 +285,70 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     python = str(venv / "bin" / "python")
     # The venv sees only the wheel: a PYTHONPATH of the test process (a clone's source folders) must not leak in.
     fresh = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    where = subprocess.run([python, "-c", "import food_tasks.utils.worldcuisines as m; print(m.__file__)"], capture_output=True, text=True, check=True, cwd=tmp_path,
-                           env=fresh)  # fmt: skip
+    where = subprocess.run(
+        [python, "-c", "import food_tasks.utils.worldcuisines as m; print(m.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env=fresh,
+    )
     assert where.stdout.startswith(str(site))
 
     from conftest import run_lmms_eval
 
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"lang": "en", "response": "1"}\n')  # other languages get default=1
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=lang,default=1",
-                                      "--tasks", "worldcuisines_mcq_sample_1a_nocontext"], tmp_path / "out", python=python,
-                                     unset=("PYTHONPATH",))  # fmt: skip
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=lang,default=1",
+            "--tasks",
+            "worldcuisines_mcq_sample_1a_nocontext",
+        ],
+        tmp_path / "out",
+        python=python,
+        unset=("PYTHONPATH",),
+    )
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)  # gold 1 for one of 3 items
+    assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(
+        100 / 3
+    )  # gold 1 for one of 3 items
 
     assert "food_tasks/yaml_tasks/replay_example.jsonl" in names  # the documented food_tasks_replay example (README.md)
 
     # From the clone root (issue 8.1): `python -m` puts the cwd first on sys.path, so the source folder
     # ./food_tasks is imported instead of the wheel; it must resolve food_tasks.utils / .yaml_tasks itself.
-    where = subprocess.run([python, "-c", "import food_tasks.utils.worldcuisines as m, food_tasks.yaml_tasks as y; print(m.__file__, y.__file__)"],
-                           capture_output=True, text=True, cwd=REPO, env=fresh)  # fmt: skip
-    assert where.stdout.split() == [str(REPO / "utils" / "worldcuisines.py"), str(REPO / "yaml_tasks" / "__init__.py")], where.stderr
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=lang,default=1",
-                                      "--tasks", "worldcuisines_mcq_sample_1a_nocontext"], tmp_path / "out_root", python=python, cwd=REPO,
-                                     unset=("PYTHONPATH",))  # fmt: skip
+    where = subprocess.run(
+        [
+            python,
+            "-c",
+            "import food_tasks.utils.worldcuisines as m, food_tasks.yaml_tasks as y; print(m.__file__, y.__file__)",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=fresh,
+    )
+    assert where.stdout.split() == [
+        str(REPO / "utils" / "worldcuisines.py"),
+        str(REPO / "yaml_tasks" / "__init__.py"),
+    ], where.stderr
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=lang,default=1",
+            "--tasks",
+            "worldcuisines_mcq_sample_1a_nocontext",
+        ],
+        tmp_path / "out_root",
+        python=python,
+        cwd=REPO,
+        unset=("PYTHONPATH",),
+    )
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)

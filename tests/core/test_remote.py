@@ -198,9 +198,15 @@ def test_local_relpath_layout():
 
 
 @pytest.mark.parametrize(
-    "url", ["https://e.com/a/../../../etc/passwd", "https://e.com/%2E%2E/%2e%2e/x", "https://e.com/a%2F..%2F..%2Fx",
-            "https://e.com//./x", "https://../x.png"],
-)  # fmt: skip
+    "url",
+    [
+        "https://e.com/a/../../../etc/passwd",
+        "https://e.com/%2E%2E/%2e%2e/x",
+        "https://e.com/a%2F..%2F..%2Fx",
+        "https://e.com//./x",
+        "https://../x.png",
+    ],
+)
 def test_local_relpath_never_escapes(tmp_path, url):
     rel = remote.local_relpath(url)
     parts = rel.split("/")
@@ -291,9 +297,15 @@ def test_store_rejects_html(tmp_path):
 
 @pytest.mark.parametrize(
     "fmt,mode,color",
-    [("PNG", "RGBA", (10, 20, 30, 0)), ("PNG", "P", (10, 20, 30)), ("JPEG", "CMYK", (0, 0, 0, 0)),
-     ("PNG", "L", 128), ("WEBP", "RGB", (10, 20, 30)), ("JPEG", "RGB", (10, 20, 30))],
-)  # fmt: skip
+    [
+        ("PNG", "RGBA", (10, 20, 30, 0)),
+        ("PNG", "P", (10, 20, 30)),
+        ("JPEG", "CMYK", (0, 0, 0, 0)),
+        ("PNG", "L", 128),
+        ("WEBP", "RGB", (10, 20, 30)),
+        ("JPEG", "RGB", (10, 20, 30)),
+    ],
+)
 def test_store_converts_to_rgb(tmp_path, fmt, mode, color):
     store = make_store(tmp_path, FakeSession({URL: FakeResponse(200, image_bytes(fmt, mode, color))}))
     img = store.get(URL)

@@ -22,9 +22,17 @@ GROUP = "worldcuisines_mcq_sample"
 def _replay(tmp_path, name: str, lines: list[dict]):  # type: ignore[no-untyped-def]
     responses = tmp_path / f"{name}.jsonl"
     responses.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
-                                      f"responses={responses},keys=qa_id+lang,model_name=demo/{name},default=1",
-                                      "--tasks", GROUP], tmp_path / name)  # fmt: skip
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=qa_id+lang,model_name=demo/{name},default=1",
+            "--tasks",
+            GROUP,
+        ],
+        tmp_path / name,
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     return results
 
@@ -37,7 +45,9 @@ def _example() -> list[dict]:
 def two_runs(tmp_path_factory):  # type: ignore[no-untyped-def]
     tmp = tmp_path_factory.mktemp("uncertainty")
     base = _replay(tmp, "base", _example())
-    better = _replay(tmp, "better", [dict(line, response={"400": "1", "401": "5", "402": "2"}[line["qa_id"]]) for line in _example()])
+    better = _replay(
+        tmp, "better", [dict(line, response={"400": "1", "401": "5", "402": "2"}[line["qa_id"]]) for line in _example()]
+    )
     return tmp, base, better
 
 
@@ -54,8 +64,10 @@ def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_run
     group = base["results"][GROUP]
     gse = group["acc_stderr,none"]
     # three dishes: fewer than 30 independent units, so the values carry the dagger and its note
-    assert (f"| {group['acc,none']:.2f} ± {1.959963984540054 * gse:.2f}† | {gse:.2f} | 3 | {2.8016 * 2 ** 0.5 * gse:.2f}† |"
-            in md) and report.FEW_NOTE in md  # fmt: skip
+    assert (
+        f"| {group['acc,none']:.2f} ± {1.959963984540054 * gse:.2f}† | {gse:.2f} | 3 | {2.8016 * 2**0.5 * gse:.2f}† |"
+        in md
+    ) and report.FEW_NOTE in md
     assert f"{acc:.2f} ± {1.959963984540054 * se:.2f}†" in md
     assert "### Paired differences" not in md  # one run: nothing to compare, and the page says so
     assert "| single run: 2.80 x sqrt(2) x SE |" in md and "*Not shown:* Paired differences: one model only" in md
@@ -77,7 +89,9 @@ def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path
     assert cells[5] == f"{group['acc_n,none']} ({group['acc_clusters,none']})"  # every shared document, and the dishes
     # three dishes are three independent units: the interval is shown, no verdict is given, and the page says why
     assert cells[7] == "too few independent units to tell (3)"
-    assert "Too few independent units (clusters) to compare" in md and "36 shared documents in 3 independent units" in md
+    assert (
+        "Too few independent units (clusters) to compare" in md and "36 shared documents in 3 independent units" in md
+    )
     # two models: the Uncertainty table shows the paired figure over the shared documents (the Paired differences
     # table's "Detectable (paired)", 2.80 x SE of A - B), against the other model, and says so
     paired = cells[6]
@@ -102,14 +116,28 @@ def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
 Z = 1.959963984540054
 
 
-@pytest.mark.parametrize(("percent", "n", "expected"), [
-    # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5; half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
-    (50.0, 100, (50 - 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100),
-                 50 + 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100))),
-    (0.0, 10, (0.0, 100 * Z * Z / (10 + Z * Z))),  # 0 of n: [0, z^2 / (n + z^2)], not 0 wide
-    (100.0, 4, (100 * 4 / (4 + Z * Z), 100.0)),  # n of n: its mirror
-    (0.0, 3, (0.0, 56.1497)), (100.0, 3, (43.8503, 100.0)),  # scipy binomtest(0 or 3, 3).proportion_ci("wilson")
-    (50.0, 0, None), (None, 10, None), (float("nan"), 10, None), (50.0, None, None)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("percent", "n", "expected"),
+    [
+        # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5; half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
+        (
+            50.0,
+            100,
+            (
+                50 - 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100),
+                50 + 100 * Z * (0.0025 + Z * Z / 40000) ** 0.5 / (1 + Z * Z / 100),
+            ),
+        ),
+        (0.0, 10, (0.0, 100 * Z * Z / (10 + Z * Z))),  # 0 of n: [0, z^2 / (n + z^2)], not 0 wide
+        (100.0, 4, (100 * 4 / (4 + Z * Z), 100.0)),  # n of n: its mirror
+        (0.0, 3, (0.0, 56.1497)),
+        (100.0, 3, (43.8503, 100.0)),  # scipy binomtest(0 or 3, 3).proportion_ci("wilson")
+        (50.0, 0, None),
+        (None, 10, None),
+        (float("nan"), 10, None),
+        (50.0, None, None),
+    ],
+)
 def test_binomial_interval_is_wilson_by_hand(percent, n, expected):
     got = report.binomial_interval(percent, n)
     assert got == (pytest.approx(expected, abs=1e-4) if expected is not None else None)
@@ -141,18 +169,28 @@ def test_compare_prints_documents_and_units_and_gives_no_verdict_on_three_dishes
 
 
 # Sections the report builds, and the one line it prints instead when it cannot build one.
-SECTIONS = (("## Models by benchmark", "*Not shown:* Models by benchmark (heat map)"),
-            ("### Uncertainty", "*Not shown:* Uncertainty"),
-            ("### Paired differences", "*Not shown:* Uncertainty and Paired differences"),
-            ("### Per language: MCQ accuracy", "*Not shown:* Per language breakdown"))  # fmt: skip
+SECTIONS = (
+    ("## Models by benchmark", "*Not shown:* Models by benchmark (heat map)"),
+    ("### Uncertainty", "*Not shown:* Uncertainty"),
+    ("### Paired differences", "*Not shown:* Uncertainty and Paired differences"),
+    ("### Per language: MCQ accuracy", "*Not shown:* Per language breakdown"),
+)
 
 
 def _readme_replay(tmp_path, name: str):  # type: ignore[no-untyped-def]
     """The README's replay command (subtask 1a of the sample, `--log_samples`), under its own model name."""
     responses = task_dir() / "replay_example.jsonl"
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args",
-                                      f"responses={responses},keys=qa_id+lang,model_name={name}", "--tasks", TASK],
-                                     tmp_path / name)  # fmt: skip
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=qa_id+lang,model_name={name}",
+            "--tasks",
+            TASK,
+        ],
+        tmp_path / name,
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     return tmp_path / name
 
@@ -166,9 +204,13 @@ def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
         for built, missing in SECTIONS:
             assert (built in md) != (missing in md), (built, missing, md)
         # a subtask alone has no headline (group) number: the page says why, and what to run
-        assert "*Not shown:* Uncertainty and Paired differences: they cover the headline numbers (Avg MCQ, Avg OEQ)" in md
+        assert (
+            "*Not shown:* Uncertainty and Paired differences: they cover the headline numbers (Avg MCQ, Avg OEQ)" in md
+        )
         assert "### Per language: MCQ accuracy" in md  # the subtask's own table is there
         html = made["html"].read_text(encoding="utf-8")
         assert "Not shown:" in html  # the same document model in both files
     assert "one model only" in (tmp_path / "rep1" / "report.md").read_text(encoding="utf-8")
-    assert "fewer than two models have a headline number" in (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")
+    assert "fewer than two models have a headline number" in (tmp_path / "rep2" / "report.md").read_text(
+        encoding="utf-8"
+    )

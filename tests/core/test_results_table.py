@@ -37,12 +37,19 @@ def shipped() -> dict[str, dict]:
         config = _config(path)
         if "group" in config:
             members = config.get("task") if isinstance(config.get("task"), list) else [config.get("task")]
-            out[config["group"]] = {"alias": config.get("group_alias"), "members": [m for m in members if isinstance(m, str)],
-                                    "metrics": [m["metric"] for m in config.get("aggregate_metric_list") or []],
-                                    "benchmark": path.parent.name}  # fmt: skip
+            out[config["group"]] = {
+                "alias": config.get("group_alias"),
+                "members": [m for m in members if isinstance(m, str)],
+                "metrics": [m["metric"] for m in config.get("aggregate_metric_list") or []],
+                "benchmark": path.parent.name,
+            }
         elif "task" in config:
-            out[config["task"]] = {"alias": config.get("task_alias"), "members": [], "benchmark": path.parent.name,
-                                   "metrics": [m["metric"] for m in config.get("metric_list") or []]}  # fmt: skip
+            out[config["task"]] = {
+                "alias": config.get("task_alias"),
+                "members": [],
+                "benchmark": path.parent.name,
+                "metrics": [m["metric"] for m in config.get("metric_list") or []],
+            }
     return out
 
 
@@ -60,47 +67,79 @@ def test_note_keeps_scalars_and_summarises_breakdowns_in_brackets():
     assert all(len(line) <= 120 for line in results_table.LEGEND.splitlines())
 
 
-@pytest.mark.parametrize(("name", "alias", "shown"), [
-    ("worldcuisines_mcq_1a_nocontext", " - 1a. Dish Name (No-Context)", " - 1a. Dish Name (No-Context)"),
-    ("worldcuisines_mcq", "WorldCuisines MCQ (test_large)", "WorldCuisines MCQ (test_large)"),
-    # The two prompts of the food500cap group: aliases longer than the column give way to the names.
-    ("food500cap_caption", " - Food-500 Cap captioning (test split, generic prompt)", " - food500cap_caption"),
-    ("food500cap_caption_food", " - Food-500 Cap captioning (test split, food-aware prompt)", " - food500cap_caption_food"),
-    ("diningbench_nutrition_zh_cot", "DiningBench nutrition estimation (Chinese, 1 view: reference photo, CoT (non-official))",
-     "diningbench_nutrition_zh_cot"),
-    ("regional_example_mcq", "regional_example_mcq", "regional_example_mcq"),  # lmms-eval's alias of an unaliased task
-    ("t", "  - x" * 20, "  - t"),  # deeper tree marks kept
-    ("t", None, "t"),
-    ("t", "", "t"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "alias", "shown"),
+    [
+        ("worldcuisines_mcq_1a_nocontext", " - 1a. Dish Name (No-Context)", " - 1a. Dish Name (No-Context)"),
+        ("worldcuisines_mcq", "WorldCuisines MCQ (test_large)", "WorldCuisines MCQ (test_large)"),
+        # The two prompts of the food500cap group: aliases longer than the column give way to the names.
+        ("food500cap_caption", " - Food-500 Cap captioning (test split, generic prompt)", " - food500cap_caption"),
+        (
+            "food500cap_caption_food",
+            " - Food-500 Cap captioning (test split, food-aware prompt)",
+            " - food500cap_caption_food",
+        ),
+        (
+            "diningbench_nutrition_zh_cot",
+            "DiningBench nutrition estimation (Chinese, 1 view: reference photo, CoT (non-official))",
+            "diningbench_nutrition_zh_cot",
+        ),
+        (
+            "regional_example_mcq",
+            "regional_example_mcq",
+            "regional_example_mcq",
+        ),  # lmms-eval's alias of an unaliased task
+        ("t", "  - x" * 20, "  - t"),  # deeper tree marks kept
+        ("t", None, "t"),
+        ("t", "", "t"),
+    ],
+)
 def test_label_is_the_alias_when_short_else_the_name(name, alias, shown):
     assert label(name, alias) == shown
 
 
 def test_compact_names_rows_and_notes_breakdowns_of_ours_only():
     per_lang = {str(i): {"acc": 50.0} for i in range(30)}
-    results = {"results": {"ours": {"alias": "Ours, with an alias much longer than the column allows", "acc,none": 50.0,
-                                    "per_language,none": per_lang},
-                           "theirs": {"alias": "Theirs, with an alias much longer than the column allows", "detail,none": {"a": 1}}},
-               "n-shot": {}}  # fmt: skip
+    results = {
+        "results": {
+            "ours": {
+                "alias": "Ours, with an alias much longer than the column allows",
+                "acc,none": 50.0,
+                "per_language,none": per_lang,
+            },
+            "theirs": {"alias": "Theirs, with an alias much longer than the column allows", "detail,none": {"a": 1}},
+        },
+        "n-shot": {},
+    }
     out = compact(results, "results", {"ours"})
     assert out["results"]["ours"] == {"alias": "ours", "acc,none": 50.0, "per_language,none": "[30 keys]"}
     assert out["results"]["theirs"] == results["results"]["theirs"]  # not ours: as lmms-eval prints it
-    assert results["results"]["ours"]["per_language,none"] is per_lang and results["results"]["ours"]["alias"].startswith("Ours")
+    assert results["results"]["ours"]["per_language,none"] is per_lang and results["results"]["ours"][
+        "alias"
+    ].startswith("Ours")
     assert compact({"results": {}}, "groups", {"ours"}) == {"results": {}}
 
 
 def test_regional_tasks_and_groups_made_of_ours_are_ours():
     # Regional tasks live in the user's folders (--include_path): their config's metadata.regional says so.
     results = {
-        "results": {"my_group": {"alias": "my_group", "acc,none": 40.0},
-                    "dishes_mcq": {"alias": " - dishes_mcq", "acc,none": 40.0, "acc_by_language,none": {"en": 33.3, "fr": 0.0}},
-                    "mixed": {"alias": "mixed", "acc,none": 1.0}, "other": {"alias": "other", "acc_by,none": {"a": 1}}},
-        "configs": {"dishes_mcq": {"task": "dishes_mcq", "metadata": {"version": 1.0, "regional": {"format": "mcq"}}},
-                    "other": {"task": "other", "metadata": {"version": 1.0}}},
-        "group_subtasks": {"my_group": ["dishes_mcq", "worldcuisines_mcq"], "mixed": ["dishes_mcq", "other"], "dishes_mcq": []},
+        "results": {
+            "my_group": {"alias": "my_group", "acc,none": 40.0},
+            "dishes_mcq": {"alias": " - dishes_mcq", "acc,none": 40.0, "acc_by_language,none": {"en": 33.3, "fr": 0.0}},
+            "mixed": {"alias": "mixed", "acc,none": 1.0},
+            "other": {"alias": "other", "acc_by,none": {"a": 1}},
+        },
+        "configs": {
+            "dishes_mcq": {"task": "dishes_mcq", "metadata": {"version": 1.0, "regional": {"format": "mcq"}}},
+            "other": {"task": "other", "metadata": {"version": 1.0}},
+        },
+        "group_subtasks": {
+            "my_group": ["dishes_mcq", "worldcuisines_mcq"],
+            "mixed": ["dishes_mcq", "other"],
+            "dishes_mcq": [],
+        },
         "n-shot": {},
-    }  # fmt: skip
+    }
     assert ours_in(results, {"worldcuisines_mcq"}) == {"worldcuisines_mcq", "dishes_mcq", "my_group"}
     table = render(__import__("lmms_eval.utils").utils.make_table, results, "results", False, {"worldcuisines_mcq"})
     rows = [line for line in table.splitlines() if line.startswith("|")]
@@ -129,13 +168,18 @@ def test_a_run_of_every_task_of_a_benchmark_names_each_row_and_fits_a_terminal(b
     for name in names:
         depth = _depth(name, rows)
         alias = (" " * depth + "- " if depth else "") + (rows[name]["alias"] or name)
-        results["results"][name] = {"alias": alias, **{f"{m},none": {str(k): 1.0 for k in range(30)} for m in rows[name]["metrics"]}}
+        results["results"][name] = {
+            "alias": alias,
+            **{f"{m},none": {str(k): 1.0 for k in range(30)} for m in rows[name]["metrics"]},
+        }
         expected[name] = label(name, alias)
         assert expected[name].strip(" -") in (rows[name]["alias"], name)
         assert len(expected[name].strip(" -")) <= max(LABEL_WIDTH, len(name))
     table = render(lmms_eval.utils.make_table, results, "results", False, set(rows))
     lines = [line for line in table.splitlines() if line.startswith("|")][2:]
-    assert lines and {line.split("|")[1].rstrip() for line in lines} == {expected[n] for n in names if rows[n]["metrics"]}
+    assert lines and {line.split("|")[1].rstrip() for line in lines} == {
+        expected[n] for n in names if rows[n]["metrics"]
+    }
     wide = [line for line in table.splitlines() if len(line) > 120]
     assert not wide, "\n".join(wide[:5])
 
@@ -169,15 +213,27 @@ def _sample_table(monkeypatch, mode: str) -> str:
 
     monkeypatch.setenv(results_table.TABLE_ENV, mode)
     data = json.loads(GOLDEN_SAMPLE_RUN.read_text(encoding="utf-8"))
-    return "\n".join(render(lmms_eval.utils.make_table, data, column, False, our_names()) for column in ("results", "groups"))
+    return "\n".join(
+        render(lmms_eval.utils.make_table, data, column, False, our_names()) for column in ("results", "groups")
+    )
 
 
 def test_counts_breakdowns_and_diagnostics_print_no_arrow(monkeypatch):
     """Issue 29.1: arrows on scores only (a Metric scale of count, breakdown or info prints none)."""
-    rows = {(c[1].strip(), c[4].strip()): c[5].strip() for c in (line.split("|") for line in _sample_table(monkeypatch, "full").splitlines())
-            if len(c) > 6}  # fmt: skip
+    rows = {
+        (c[1].strip(), c[4].strip()): c[5].strip()
+        for c in (line.split("|") for line in _sample_table(monkeypatch, "full").splitlines())
+        if len(c) > 6
+    }
     metric = {m: arrow for (_, m), arrow in rows.items()}
-    for name in ("mean_caption_words", "reference_mean_words", "image_missing", "ctc_pairs", "per_condition", "per_language"):
+    for name in (
+        "mean_caption_words",
+        "reference_mean_words",
+        "image_missing",
+        "ctc_pairs",
+        "per_condition",
+        "per_language",
+    ):
         assert metric[name] == "", name
     assert metric["acc"] == "↑" and metric["calories_mae"] == "↓" and metric["parse_fail_rate"] == "↓"
 

@@ -24,7 +24,11 @@ def test_every_cache_points_into_the_session_folder():
 
     assert all(_inside(os.environ[name]) for name in sandbox.VARIABLES)
     assert _inside(Path.home()) and _inside(os.path.expanduser("~/.cache"))
-    assert _inside(cache_root()) and _inside(datasets.config.HF_DATASETS_CACHE) and _inside(huggingface_hub.constants.HF_HOME)
+    assert (
+        _inside(cache_root())
+        and _inside(datasets.config.HF_DATASETS_CACHE)
+        and _inside(huggingface_hub.constants.HF_HOME)
+    )
     assert _inside(fq_data.cache_root()) and _inside(matplotlib.get_cachedir())
     assert not _inside(sandbox.REPO)
 
@@ -42,8 +46,10 @@ def test_written_outside_names_new_and_changed_paths(tmp_path, monkeypatch):
     (tmp_path / "clone" / ".git" / "index").write_text("")  # not the clone's content
     (tmp_path / "home" / ".cache" / "food_tasks").mkdir(parents=True)  # a path built from ~, ignoring the variables
     assert sandbox.written_outside(before, sandbox.snapshot()) == [
-        f"new: {tmp_path / 'clone' / 'food_tasks_report'}", f"changed: {tmp_path / 'clone' / 'yaml_tasks' / 'a.yaml'}",
-        f"new: {tmp_path / 'home' / '.cache' / 'food_tasks'}"]
+        f"new: {tmp_path / 'clone' / 'food_tasks_report'}",
+        f"changed: {tmp_path / 'clone' / 'yaml_tasks' / 'a.yaml'}",
+        f"new: {tmp_path / 'home' / '.cache' / 'food_tasks'}",
+    ]
     assert sandbox.written_outside(before, before) == []
 
 
@@ -60,11 +66,19 @@ def test_a_session_that_writes_into_the_clone_fails(tmp_path):
         f"sys.path.insert(0, {str(tests)!r})\n"
         f"spec = importlib.util.spec_from_file_location('food_tasks_conftest', {str(tests / 'conftest.py')!r})\n"
         "ours = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(ours)\n"
-        "globals().update({k: getattr(ours, k) for k in dir(ours) if k.startswith('pytest_')})\n")  # fmt: skip
-    (tmp_path / "test_probe.py").write_text(f"from pathlib import Path\n\ndef test_writes():\n    Path({str(probe)!r}).write_text('x')\n")
+        "globals().update({k: getattr(ours, k) for k in dir(ours) if k.startswith('pytest_')})\n"
+    )
+    (tmp_path / "test_probe.py").write_text(
+        f"from pathlib import Path\n\ndef test_writes():\n    Path({str(probe)!r}).write_text('x')\n"
+    )
     try:
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     finally:
         probe.unlink(missing_ok=True)
     assert "1 passed" in proc.stdout and proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]

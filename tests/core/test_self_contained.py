@@ -75,8 +75,12 @@ def _exists(named: str) -> bool:
 
 def _missing_paths(path: Path) -> list[str]:
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    return [f"{_rel(path)}:{n}: {m.group(1)}" for n, line in enumerate(lines, 1)
-            for m in REPO_PATH.finditer(line) if not _exists(m.group(1))]  # fmt: skip
+    return [
+        f"{_rel(path)}:{n}: {m.group(1)}"
+        for n, line in enumerate(lines, 1)
+        for m in REPO_PATH.finditer(line)
+        if not _exists(m.group(1))
+    ]
 
 
 def test_the_scan_sees_the_repository():
@@ -136,12 +140,14 @@ def test_spec_citation_pattern(line, cites):
     "line,paths",
     [
         ("see tests/fambench_fixture.py for the records", ["tests/fambench_fixture.py"]),
-        ("`food_tasks/benchmarks/<bench>/__init__.py` and tests/data/fambench_*.{json,txt}.",
-         ["food_tasks/benchmarks/<bench>/__init__.py", "tests/data/fambench_*.{json,txt}"]),
+        (
+            "`food_tasks/benchmarks/<bench>/__init__.py` and tests/data/fambench_*.{json,txt}.",
+            ["food_tasks/benchmarks/<bench>/__init__.py", "tests/data/fambench_*.{json,txt}"],
+        ),
         ("lmms_eval/tasks/coco_cap/utils.py and https://x.org/docs/a.md", []),
         ("tests/... and scripts/", []),
     ],
-)  # fmt: skip
+)
 def test_repository_path_pattern(line, paths):
     assert [m.group(1) for m in REPO_PATH.finditer(line)] == paths
 

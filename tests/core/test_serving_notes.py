@@ -9,17 +9,26 @@ from food_tasks.serving import backend_notes, parse_model_args, warn_for_cli
 
 def test_parse_model_args():
     assert parse_model_args("model=Qwen/Qwen2-VL-7B-Instruct,tensor_parallel_size=2, max_new_tokens = 1") == {
-        "model": "Qwen/Qwen2-VL-7B-Instruct", "tensor_parallel_size": "2", "max_new_tokens": "1"}  # fmt: skip
+        "model": "Qwen/Qwen2-VL-7B-Instruct",
+        "tensor_parallel_size": "2",
+        "max_new_tokens": "1",
+    }
     assert parse_model_args("") == {}
 
 
 @pytest.mark.parametrize(
     ("model", "args", "says"),
-    [("vllm", "model=m", "4096 (its default)"), ("vllm", "model=m,max_new_tokens=512", "= 512"),
-     ("vllm", "model=m,max_new_tokens=1", None), ("vllm_chat", "max_new_tokens=0", None),
-     ("openai", "model=m,timeout=30", "does not pass timeout=30"), ("openai", "model=m", None),
-     ("qwen2_vl", "pretrained=x", None), ("food_tasks_replay", "responses=r.jsonl", None)],
-)  # fmt: skip
+    [
+        ("vllm", "model=m", "4096 (its default)"),
+        ("vllm", "model=m,max_new_tokens=512", "= 512"),
+        ("vllm", "model=m,max_new_tokens=1", None),
+        ("vllm_chat", "max_new_tokens=0", None),
+        ("openai", "model=m,timeout=30", "does not pass timeout=30"),
+        ("openai", "model=m", None),
+        ("qwen2_vl", "pretrained=x", None),
+        ("food_tasks_replay", "responses=r.jsonl", None),
+    ],
+)
 def test_backend_notes(model, args, says):
     notes = backend_notes(model, args)
     assert (notes == []) if says is None else (len(notes) == 1 and says in notes[0])

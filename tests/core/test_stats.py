@@ -81,7 +81,9 @@ def test_paired_comparison_is_narrower_than_unpaired_when_runs_agree():
     # d = 1 on 10 questions, 0 elsewhere: mean 0.1, SE = sqrt(100/99 * sum((d - 0.1)^2)) / 100 = sqrt(100/99 * 9) / 100
     assert paired.diff == pytest.approx(10.0) and paired.se == pytest.approx(100 * math.sqrt(100 / 99 * 9) / 100)
     assert paired.se < unpaired / 2 and paired.verdict() == "A > B" and paired.p < 0.01
-    assert paired.low == pytest.approx(10 - stats.Z95 * paired.se) and paired.mde == pytest.approx((stats.Z95 + stats.Z80) * paired.se)
+    assert paired.low == pytest.approx(10 - stats.Z95 * paired.se) and paired.mde == pytest.approx(
+        (stats.Z95 + stats.Z80) * paired.se
+    )
     same = stats.compare(ACC, a, a, ids)
     assert same.diff == 0 and same.verdict() == "no detectable difference"
     # the same difference on 29 clusters of a few documents each: too few independent units for a verdict
@@ -97,7 +99,10 @@ def test_paired_bootstrap_for_statistics_that_are_not_ratios():
     out = stats.compare(macro, a, b, list(range(200)), iters=2000)
     # B loses exactly the documents with i % 7 == 0 and i % 3 != 0: every paired difference is >= 0
     assert out.method == "paired bootstrap" and out.diff > 0 and out.low > 0 and out.verdict(a="A", b="B") == "A > B"
-    unpaired = math.hypot(stats.estimate(macro, a, list(range(200)), iters=2000).se, stats.estimate(macro, b, list(range(200)), iters=2000).se)
+    unpaired = math.hypot(
+        stats.estimate(macro, a, list(range(200)), iters=2000).se,
+        stats.estimate(macro, b, list(range(200)), iters=2000).se,
+    )
     assert out.se < unpaired / 2
 
 
@@ -181,8 +186,11 @@ def _paired_runs(rng: np.random.Generator, delta: float, clusters: int = 60, per
     a = shared + rng.normal(0, 0.8, clusters * per)
     b = shared + delta + gap + rng.normal(0, 0.8, clusters * per)
     ids = [(c, k) for c in range(clusters) for k in range(per)]
-    return ([{"id": i, "score": float(x)} for i, x in zip(ids, a)], [{"id": i, "score": float(x)} for i, x in zip(ids, b)],
-            [c for c, _ in ids])  # fmt: skip
+    return (
+        [{"id": i, "score": float(x)} for i, x in zip(ids, a)],
+        [{"id": i, "score": float(x)} for i, x in zip(ids, b)],
+        [c for c, _ in ids],
+    )
 
 
 def test_paired_smallest_detectable_difference_has_80_percent_power_in_simulation():
@@ -230,7 +238,9 @@ def test_each_estimate_carries_its_clt_figure_and_says_how_it_was_computed():
     assert alone.clt == alone.se and stats.describe(alone) == "bootstrap over independent documents, 300 resamples"
     off = stats.estimate(custom, records, [r["c"] for r in records], iters=0)
     assert stats.describe(off) == "not estimated: bootstrap turned off (0 resamples)"
-    assert stats.describe(stats.estimate(ACC, RECORDS, ["one"] * 6)) == "not estimated: fewer than 2 independent units (1)"
+    assert (
+        stats.describe(stats.estimate(ACC, RECORDS, ["one"] * 6)) == "not estimated: fewer than 2 independent units (1)"
+    )
 
 
 # --------------------------------------------------------------------------- fast paths give the same bits

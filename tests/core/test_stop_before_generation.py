@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import run_lmms_eval
+
 from food_tasks import regional_scoring
 from food_tasks.data import RunStopped
 
@@ -25,7 +25,11 @@ def _regional_copy(tmp_path: Path, name: str, *, edit=lambda text: text) -> Path
     folder = tmp_path / "tasks"
     if not folder.exists():
         shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("*.yaml", "*.py"))
-    text = (EXAMPLE / "regional_example_mcq.yaml").read_text(encoding="utf-8").replace("task: regional_example_mcq", f"task: {name}")
+    text = (
+        (EXAMPLE / "regional_example_mcq.yaml")
+        .read_text(encoding="utf-8")
+        .replace("task: regional_example_mcq", f"task: {name}")
+    )
     (folder / f"{name}.yaml").write_text(edit(text), encoding="utf-8")
     return folder
 
@@ -37,26 +41,49 @@ def test_replay_model_input_errors_stop_the_run(tmp_path):
     preds.write_text('{"doc_id": 0, "response": "A"}\n', encoding="utf-8")
     with pytest.raises(RunStopped) as err:
         ReplayModel(responses=str(preds), keys="qa_id")
-    assert isinstance(err.value, SystemExit) and not isinstance(err.value, Exception)  # lmms-eval's `except Exception` passes it
+    assert isinstance(err.value, SystemExit) and not isinstance(
+        err.value, Exception
+    )  # lmms-eval's `except Exception` passes it
     message = str(err.value)
     assert message.startswith("food-tasks: replay model error, the run stops before generation:\n")
-    assert message.splitlines()[-1].startswith(f"food_tasks_replay: {preds}: line 1 lacks 'qa_id', named by keys=qa_id.")
+    assert message.splitlines()[-1].startswith(
+        f"food_tasks_replay: {preds}: line 1 lacks 'qa_id', named by keys=qa_id."
+    )
     with pytest.raises(RunStopped, match="does not exist"):
         ReplayModel(responses=str(tmp_path / "missing.jsonl"))
 
 
-@pytest.mark.parametrize(("edit", "what", "detail"), [
-    (lambda t: t.replace("format: mcq", "format: quiz"), "configuration error",
-     "metadata.regional.format: 'quiz' is not one of mcq, open"),
-    (lambda t: t.replace("slices: [region, language]", 'prompt: "{question} {dish}"'), "configuration error",
-     "metadata.regional.prompt: {dish} is neither a data column nor question/options"),
-    (lambda t: t.replace("test: dishes.jsonl", "test: nowhere.jsonl"), "data error", "nowhere.jsonl: no such data file"),
-    # Issue 29.4: a key the task would replace was ignored without a word
-    (lambda t: t + "metric_list:\n  - metric: acc_foo\n", "configuration error",
-     "metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it"),
-    (lambda t: t + "foo: 1\n", "configuration error",
-     "foo: not an lmms-eval task key (lmms-eval would stop on it); remove it"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("edit", "what", "detail"),
+    [
+        (
+            lambda t: t.replace("format: mcq", "format: quiz"),
+            "configuration error",
+            "metadata.regional.format: 'quiz' is not one of mcq, open",
+        ),
+        (
+            lambda t: t.replace("slices: [region, language]", 'prompt: "{question} {dish}"'),
+            "configuration error",
+            "metadata.regional.prompt: {dish} is neither a data column nor question/options",
+        ),
+        (
+            lambda t: t.replace("test: dishes.jsonl", "test: nowhere.jsonl"),
+            "data error",
+            "nowhere.jsonl: no such data file",
+        ),
+        # Issue 29.4: a key the task would replace was ignored without a word
+        (
+            lambda t: t + "metric_list:\n  - metric: acc_foo\n",
+            "configuration error",
+            "metric_list: the regional task sets its own metrics (CONTRIBUTING.md, 5. Metrics); remove it",
+        ),
+        (
+            lambda t: t + "foo: 1\n",
+            "configuration error",
+            "foo: not an lmms-eval task key (lmms-eval would stop on it); remove it",
+        ),
+    ],
+)
 def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
     import lmms_eval.models  # noqa: F401  (our entry point: the harness wraps, as in a CLI run)
     from lmms_eval.tasks import TaskManager
@@ -92,8 +119,10 @@ def test_a_key_without_effect_is_a_warning_naming_the_yaml(tmp_path):
     finally:
         logger.remove(sink)
     assert len(task["with_dev"].test_docs()) == 6
-    assert (f"food-tasks: regional task with_dev ({folder / 'with_dev.yaml'}): validation_split: not read: a regional task "
-            "evaluates test_split only; remove it") in seen
+    assert (
+        f"food-tasks: regional task with_dev ({folder / 'with_dev.yaml'}): validation_split: not read: a regional task "
+        "evaluates test_split only; remove it"
+    ) in seen
 
 
 def test_two_yamls_defining_one_task_name_both_named(tmp_path):
@@ -114,12 +143,14 @@ def test_two_yamls_defining_one_task_name_both_named(tmp_path):
     used = manager.task_index["twice"]["yaml_path"]
     assert [m for m in seen if "twice" in m] == [
         f"food-tasks: regional task twice is defined by 2 files: {', '.join(files)}; lmms-eval indexes only {used} "
-        "(running it stops with an error): rename the others"]
+        "(running it stops with an error): rename the others"
+    ]
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["twice"], task_type="simple")
     assert str(err.value).splitlines()[:2] == [
         f"food-tasks: regional task twice ({used}): configuration error, the run stops before generation:",
-        f"task: 'twice' is defined by 2 files: {', '.join(files)}; lmms-eval took {used}: rename the others"]
+        f"task: 'twice' is defined by 2 files: {', '.join(files)}; lmms-eval took {used}: rename the others",
+    ]
 
 
 def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
@@ -134,8 +165,10 @@ def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
         assert harness.regional_clashes([str(folder)], index) == {}
     finally:
         logger.remove(sink)
-    assert seen == [f"food-tasks: regional task {folder / 'mmmu_val.yaml'} is not indexed: its name mmmu_val is taken by "
-                    "/lmms_eval/tasks/mmmu/mmmu_val.yaml; rename it"]
+    assert seen == [
+        f"food-tasks: regional task {folder / 'mmmu_val.yaml'} is not indexed: its name mmmu_val is taken by "
+        "/lmms_eval/tasks/mmmu/mmmu_val.yaml; rename it"
+    ]
 
 
 def test_a_regional_yaml_hiding_a_packaged_task_is_named(tmp_path):
@@ -154,12 +187,17 @@ def test_a_regional_yaml_hiding_a_packaged_task_is_named(tmp_path):
         logger.remove(sink)
     from food_tasks.regional_yaml import shown
 
-    ours = [p for p in sorted(task_dir().rglob("*.yaml"))
-            if "task: fambench_task1_sample\n" in p.read_text(encoding="utf-8")]  # fmt: skip
+    ours = [
+        p
+        for p in sorted(task_dir().rglob("*.yaml"))
+        if "task: fambench_task1_sample\n" in p.read_text(encoding="utf-8")
+    ]
     theirs = folder / "fambench_task1_sample.yaml"
     assert len(ours) == 1 and manager.task_index["fambench_task1_sample"]["yaml_path"] == str(theirs)
-    assert seen == [f"food-tasks: regional task fambench_task1_sample ({theirs}) hides the packaged task of that name "
-                    f"({shown(ours[0])}); rename it"]
+    assert seen == [
+        f"food-tasks: regional task fambench_task1_sample ({theirs}) hides the packaged task of that name "
+        f"({shown(ours[0])}); rename it"
+    ]
 
 
 def test_innermost_error_unwraps_retries_and_causes():
@@ -184,20 +222,48 @@ def test_cli_exits_1_with_our_message_last(tmp_path):
     preds = tmp_path / "p.jsonl"
     preds.write_text('{"doc_id": 0, "response": "A"}\n', encoding="utf-8")
     folder = _regional_copy(tmp_path, "dishes_mcq")
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={preds},keys=nope",
-                                      "--include_path", str(folder), "--tasks", "dishes_mcq"], tmp_path / "out1")  # fmt: skip
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={preds},keys=nope",
+            "--include_path",
+            str(folder),
+            "--tasks",
+            "dishes_mcq",
+        ],
+        tmp_path / "out1",
+    )
     assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
-    assert proc.stderr.strip().splitlines()[-1].startswith(f"food_tasks_replay: {preds}: line 1 lacks 'nope', named by keys=nope.")
+    assert (
+        proc.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"food_tasks_replay: {preds}: line 1 lacks 'nope', named by keys=nope.")
+    )
 
     lines = (folder / "dishes.jsonl").read_text(encoding="utf-8").splitlines()
     lines[2] = lines[2].replace('"question": "', '"question": ', 1)  # row 3: an unquoted string
     (folder / "dishes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    proc, results, _ = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={preds}",
-                                      "--include_path", str(folder), "--tasks", "dishes_mcq"], tmp_path / "out2")  # fmt: skip
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={preds}",
+            "--include_path",
+            str(folder),
+            "--tasks",
+            "dishes_mcq",
+        ],
+        tmp_path / "out2",
+    )
     assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
     tail = proc.stderr.strip().splitlines()[-3:]
     yaml_path = "tasks/dishes_mcq.yaml"  # relative to the working directory of the run (tmp_path), as the data file
-    assert tail[0] == f"food-tasks: regional task dishes_mcq ({yaml_path}): data error, the run stops before generation:"
+    assert (
+        tail[0] == f"food-tasks: regional task dishes_mcq ({yaml_path}): data error, the run stops before generation:"
+    )
     # the data file as resolved, relative to the working directory (the run's is tmp_path)
     assert tail[1].startswith("tasks/dishes.jsonl: line 3: not valid JSON: ")
     assert "RetryError" not in proc.stdout + proc.stderr
@@ -212,11 +278,14 @@ def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp
     folder = _regional_copy(tmp_path, "bad_answer")
     rows = [json.loads(line) for line in (folder / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
     rows[1]["answer"] = "E"
-    (folder / "dishes.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    (folder / "dishes.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     manager = TaskManager(include_path=str(folder), include_defaults=False)
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["bad_answer"], task_type="simple")
     assert str(err.value).splitlines()[:2] == [
         f"food-tasks: regional task bad_answer ({folder / 'bad_answer.yaml'}): data error, the run stops before generation:",
         f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of "
-        "one option"]
+        "one option",
+    ]

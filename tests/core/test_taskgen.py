@@ -20,7 +20,7 @@ _Loader.add_constructor("!function", lambda loader, node: "!function " + loader.
 
 def test_aliases_are_short_and_present():
     """Every generated task and group has a display alias of at most ALIAS_WIDTH characters (one naming rule)."""
-    assert "task_alias: \"short\"" in taskgen.task(include="_t_yaml", name="t", alias="short", docs="m.d")
+    assert 'task_alias: "short"' in taskgen.task(include="_t_yaml", name="t", alias="short", docs="m.d")
     for alias in ("", "  ", "x" * (taskgen.ALIAS_WIDTH + 1)):
         with pytest.raises(ValueError, match="alias"):
             taskgen.task(include="_t_yaml", name="t", alias=alias, docs="m.d")
@@ -29,37 +29,81 @@ def test_aliases_are_short_and_present():
 
 
 def test_template_writes_the_tables_metrics_and_version():
-    text = taskgen.template(about=["About."], hooks="food_tasks.utils.x", visual="v", text_hook="t", messages="m", target="gold",
-                            budget=64, reasoning_note=["Why."], process_results="process_results_k", table=TABLE,
-                            extra=["lmms_eval_specific_kwargs:", "  default: {}"], metadata=["note: 1"])  # fmt: skip
+    text = taskgen.template(
+        about=["About."],
+        hooks="food_tasks.utils.x",
+        visual="v",
+        text_hook="t",
+        messages="m",
+        target="gold",
+        budget=64,
+        reasoning_note=["Why."],
+        process_results="process_results_k",
+        table=TABLE,
+        extra=["lmms_eval_specific_kwargs:", "  default: {}"],
+        metadata=["note: 1"],
+    )
     assert text.startswith(taskgen.HEADER + "\n# About.\n")
     config = yaml.load(text, Loader=_Loader)
     assert config["metric_list"] == [
         {"metric": "acc", "aggregation": "!function food_tasks.hooks.aggregate", "higher_is_better": True},
-        {"metric": "invalid_rate", "aggregation": "!function food_tasks.hooks.aggregate", "higher_is_better": False}]
+        {"metric": "invalid_rate", "aggregation": "!function food_tasks.hooks.aggregate", "higher_is_better": False},
+    ]
     assert config["metadata"] == {"version": 1.2, "note": 1} and config["reasoning_tags"] == "none"
-    assert config["generation_kwargs"] == {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
+    assert config["generation_kwargs"] == {
+        "max_new_tokens": 64,
+        "temperature": 0,
+        "do_sample": False,
+        "num_beams": 1,
+        "until": [],
+    }
     assert config["process_results"] == "!function food_tasks.utils.x.process_results_k"
     assert config["dataset_kwargs"] == {"data_files": {"test": "_stub.jsonl"}}
-    assert "metric_list" not in yaml.load(taskgen.template(about=[], hooks="h", visual="v", text_hook="t", messages="m", target="g",
-                                                           budget=1, reasoning_note=[], process_results="p", table=TABLE,
-                                                           with_metrics=False), Loader=_Loader)  # fmt: skip
+    assert "metric_list" not in yaml.load(
+        taskgen.template(
+            about=[],
+            hooks="h",
+            visual="v",
+            text_hook="t",
+            messages="m",
+            target="g",
+            budget=1,
+            reasoning_note=[],
+            process_results="p",
+            table=TABLE,
+            with_metrics=False,
+        ),
+        Loader=_Loader,
+    )
 
 
 def test_group_reductions():
-    config = yaml.load(taskgen.group("g", "G", ["a", "b"], metrics=[("acc", "mean"), ("acc_best", "max"), ("acc_official", "official")]),
-                       Loader=_Loader)  # fmt: skip
+    config = yaml.load(
+        taskgen.group(
+            "g", "G", ["a", "b"], metrics=[("acc", "mean"), ("acc_best", "max"), ("acc_official", "official")]
+        ),
+        Loader=_Loader,
+    )
     assert config["task"] == ["a", "b"] and config["metadata"] == {"version": 1.0}
     assert [m["aggregation"] for m in config["aggregate_metric_list"]] == [
-        "mean", "!function food_tasks.metrics.group_max", "!function food_tasks.metrics.group_mean_official"]
+        "mean",
+        "!function food_tasks.metrics.group_max",
+        "!function food_tasks.metrics.group_mean_official",
+    ]
     assert "aggregate_metric_list" not in yaml.load(taskgen.group("g", "G", ["a"]), Loader=_Loader)
     with pytest.raises(ValueError, match="reduction 'median'"):
         taskgen.group("g", "G", ["a"], metrics=[("acc", "median")])
 
 
 def test_task_and_write(tmp_path):
-    text = taskgen.task(include="_t_yaml", name="t1", alias="T 1", docs="food_tasks.utils.x.docs_t1", extra=taskgen.generation_kwargs(8))
+    text = taskgen.task(
+        include="_t_yaml", name="t1", alias="T 1", docs="food_tasks.utils.x.docs_t1", extra=taskgen.generation_kwargs(8)
+    )
     config = yaml.load(text, Loader=_Loader)
-    assert config["include"] == "_t_yaml" and config["task_alias"] == "T 1" and config["generation_kwargs"]["max_new_tokens"] == 8
+    assert (
+        config["include"] == "_t_yaml"
+        and config["task_alias"] == "T 1"
+        and config["generation_kwargs"]["max_new_tokens"] == 8
+    )
     taskgen.write({"t1.yaml": text}, tmp_path / "out")
     assert (tmp_path / "out" / "t1.yaml").read_text(encoding="utf-8") == text

@@ -36,15 +36,33 @@ def test_readme_units_list_is_the_records_sentences():
 
 
 def test_the_check_catches_a_wrong_or_missing_unit():
-    tables = {"caption": MetricTable(Metric("bleu4", len, scale="score"), Metric("clipscore", len, scale="score"),
-                                     Metric("sla_accurate", len), Metric("parse_fail_rate", len, False, "fraction"))}  # fmt: skip
-    assert units.problems("`bleu4` x 100; `clipscore` in [0, 1]; `sla_*` in percent; `parse_fail_rate` a fraction.", tables) == []
+    tables = {
+        "caption": MetricTable(
+            Metric("bleu4", len, scale="score"),
+            Metric("clipscore", len, scale="score"),
+            Metric("sla_accurate", len),
+            Metric("parse_fail_rate", len, False, "fraction"),
+        )
+    }
+    assert (
+        units.problems(
+            "`bleu4` x 100; `clipscore` in [0, 1]; `sla_*` in percent; `parse_fail_rate` a fraction.", tables
+        )
+        == []
+    )
     assert units.problems("`bleu4` and `sla_accurate` x 100; `clipscore` in [0, 1].", tables) == [
-        "'`bleu4` and `sla_accurate` x 100': `sla_accurate` is declared 'percent'"]
-    assert units.problems("`bleu4` in percent; `clipscore` in [0, 1].", tables) == ["'`bleu4` in percent': `bleu4` is declared 'score'"]
+        "'`bleu4` and `sla_accurate` x 100': `sla_accurate` is declared 'percent'"
+    ]
+    assert units.problems("`bleu4` in percent; `clipscore` in [0, 1].", tables) == [
+        "'`bleu4` in percent': `bleu4` is declared 'score'"
+    ]
     assert units.problems("`clipscore` in [0, 1]; BLEU-4 x 100.", tables) == [
-        "metrics whose scale (score) does not give the range are not named: bleu4"]
-    assert units.problems("`bleu4` x 100; `clipscore` in [0, 1]; `cider` x 100.", tables) == ["'`cider` x 100': `cider` names no metric"]
-    assert units.problems("`bleu4` x 100; `clipscore` on the toolkit's scale.", tables)[0].endswith("no unit phrase "
-                                                                                                  "(percent, x 100, [0, 1], fraction, kcal, words)")
+        "metrics whose scale (score) does not give the range are not named: bleu4"
+    ]
+    assert units.problems("`bleu4` x 100; `clipscore` in [0, 1]; `cider` x 100.", tables) == [
+        "'`cider` x 100': `cider` names no metric"
+    ]
+    assert units.problems("`bleu4` x 100; `clipscore` on the toolkit's scale.", tables)[0].endswith(
+        "no unit phrase (percent, x 100, [0, 1], fraction, kcal, words)"
+    )
     assert units.expand("ctc{,_ki}{,_official}") == ["ctc", "ctc_official", "ctc_ki", "ctc_ki_official"]

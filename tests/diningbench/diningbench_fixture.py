@@ -12,30 +12,56 @@ from food_tasks import mirror
 from food_tasks.benchmarks.diningbench import layout
 from food_tasks.benchmarks.diningbench.parsing import VQA_ENDING_EN, VQA_ENDING_ZH
 
-OPTIONS_ZH = ["红薯鸡肉沙拉", "烤土豆鸡肉沙拉", "柚子虾仁沙拉", "烤南瓜藜麦沙拉", "木瓜鸡肉沙拉", "烤南瓜鸡肉沙拉", "芒果鸡肉沙拉", "鲜果虾仁沙拉"]
-OPTIONS_EN = ["Sweet Potato Chicken Salad", "Roasted Potato Chicken Salad", "Pomelo Shrimp Salad", "Roasted Pumpkin Quinoa Salad",
-              "Papaya Chicken Salad", "Roasted Pumpkin Chicken Salad", "Mango Chicken Salad", "Fresh Fruit Shrimp Salad"]  # fmt: skip
+OPTIONS_ZH = [
+    "红薯鸡肉沙拉",
+    "烤土豆鸡肉沙拉",
+    "柚子虾仁沙拉",
+    "烤南瓜藜麦沙拉",
+    "木瓜鸡肉沙拉",
+    "烤南瓜鸡肉沙拉",
+    "芒果鸡肉沙拉",
+    "鲜果虾仁沙拉",
+]
+OPTIONS_EN = [
+    "Sweet Potato Chicken Salad",
+    "Roasted Potato Chicken Salad",
+    "Pomelo Shrimp Salad",
+    "Roasted Pumpkin Quinoa Salad",
+    "Papaya Chicken Salad",
+    "Roasted Pumpkin Chicken Salad",
+    "Mango Chicken Salad",
+    "Fresh Fruit Shrimp Salad",
+]
 
 
 def cls_prompt(options: list[str], lang: str) -> str:
     lines = "\n".join(f"{l}. {o}" for l, o in zip("ABCDEFGH", options))
     if lang == "zh":
         return f"你是一名食物识别专家。请根据图片内容，从以下选项中选择最合适的菜品名称，并输出对应的选项字母。\n\n选项：\n{lines}\n\n你的答案只能是选项对应的单个大写英文字母，不要包含任何描述、解释或选项字母以外的内容。"
-    return ("You are a food recognition expert. Please select the most appropriate dish name from the following options based on the "
-            f"image content, and output the corresponding option letter.\n\nOptions:\n{lines}\n\nYour answer should only be a single "
-            "uppercase English letter corresponding to the option, without any description, explanation, or content other than the option letter.")  # fmt: skip
+    return (
+        "You are a food recognition expert. Please select the most appropriate dish name from the following options based on the "
+        f"image content, and output the corresponding option letter.\n\nOptions:\n{lines}\n\nYour answer should only be a single "
+        "uppercase English letter corresponding to the option, without any description, explanation, or content other than the option letter."
+    )
 
 
-NUT_PROMPT_ZH = ("你是一名食物识别专家。请根据图片内容预测图中食物的卡路里、蛋白质、碳水化合物和脂肪含量，并直接按以下JSON格式输出（单位均为每份的克或千卡）：\n\n"
-                 '{\n "卡路里": <number>,\n "蛋白质": <number>,\n "碳水化合物": <number>,\n "脂肪": <number>\n}\n\n请确保你的答案是可以被json.loads直接加载的标准JSON，不要输出JSON以外的任何内容。')  # fmt: skip
-NUT_PROMPT_EN = ("You are a food recognition expert. Please predict the calories, protein, carbohydrates, and fat content of the food in the "
-                 "image based on the image content, and output directly in the following JSON format (all units are grams or kilocalories per serving):\n\n"
-                 '{\n "calories": <number>,\n "protein": <number>,\n "carbohydrates": <number>,\n "fat": <number>\n}\n\n'
-                 "Please ensure your answer is standard JSON that can be directly loaded by json.loads, and do not output any content other than JSON.")  # fmt: skip
+NUT_PROMPT_ZH = (
+    "你是一名食物识别专家。请根据图片内容预测图中食物的卡路里、蛋白质、碳水化合物和脂肪含量，并直接按以下JSON格式输出（单位均为每份的克或千卡）：\n\n"
+    '{\n "卡路里": <number>,\n "蛋白质": <number>,\n "碳水化合物": <number>,\n "脂肪": <number>\n}\n\n请确保你的答案是可以被json.loads直接加载的标准JSON，不要输出JSON以外的任何内容。'
+)
+NUT_PROMPT_EN = (
+    "You are a food recognition expert. Please predict the calories, protein, carbohydrates, and fat content of the food in the "
+    "image based on the image content, and output directly in the following JSON format (all units are grams or kilocalories per serving):\n\n"
+    '{\n "calories": <number>,\n "protein": <number>,\n "carbohydrates": <number>,\n "fat": <number>\n}\n\n'
+    "Please ensure your answer is standard JSON that can be directly loaded by json.loads, and do not output any content other than JSON."
+)
 
 
 def _views(stem: str, users: int) -> dict:
-    return {"standard_image": f"images/{stem}/std.jpg", "user_images": [f"images/{stem}/u{k}.jpg" for k in range(1, users + 1)]}
+    return {
+        "standard_image": f"images/{stem}/std.jpg",
+        "user_images": [f"images/{stem}/u{k}.jpg" for k in range(1, users + 1)],
+    }
 
 
 # (gold, number of user photos)
@@ -46,34 +72,60 @@ NUT_ZH = [
     '{"卡路里": 300, "蛋白质": 10, "碳水化合物": 40, "脂肪": 0}',  # a JSON string, and a zero fat value
     {"卡路里": 800, "蛋白质": 40, "碳水化合物": 100, "脂肪": 30},
 ]
-NUT_EN = [{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}, {"calories": 200, "protein": 5, "carbohydrates": 30, "fat": 6}]
+NUT_EN = [
+    {"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18},
+    {"calories": 200, "protein": 5, "carbohydrates": 30, "fat": 6},
+]
 VQA_ZH = [  # (question, gold, images or None for the id fallback)
     ("这道菜是否经过油炸？", "是", ["images/vqa/00000.jpg"]),
-    ("假设一位素食者想吃这道菜，判断它是否符合其饮食标准？", "不符合，含有奶酪制品。", ["images/vqa/00001.jpg", "images/vqa/00001b.jpg"]),
+    (
+        "假设一位素食者想吃这道菜，判断它是否符合其饮食标准？",
+        "不符合，含有奶酪制品。",
+        ["images/vqa/00001.jpg", "images/vqa/00001b.jpg"],
+    ),
     ("这道菜的主要烹饪方法是什么？", "", ["images/vqa/00002.jpg"]),
     ("这道菜适合糖尿病患者吗？", "不适合，含糖量高。", None),
 ]
 VQA_EN = [
     ("Is this dish fried?", "Yes", ["images/vqa/00000.jpg"]),
-    ("Assuming a vegan wants to eat this dish, determine whether it meets their dietary standards?",
-     "Does not comply, contains cheese products.", ["images/vqa/00001.jpg", "images/vqa/00001b.jpg"]),
+    (
+        "Assuming a vegan wants to eat this dish, determine whether it meets their dietary standards?",
+        "Does not comply, contains cheese products.",
+        ["images/vqa/00001.jpg", "images/vqa/00001b.jpg"],
+    ),
     ("What is the main meat in this dish?", "Pork", ["images/vqa/00002.jpg"]),
-]  # fmt: skip
+]
 
 
 def files() -> dict[str, list[dict]]:
     out = {
-        "classification.jsonl": [{"id": i, "prompt": cls_prompt(OPTIONS_ZH, "zh"), "ground_truth": g, **_views(f"cls{i}", u)}
-                                 for i, (g, u) in enumerate(CLS_ZH)],
-        "classification_en.jsonl": [{"id": i, "prompt": cls_prompt(OPTIONS_EN, "en"), "ground_truth": g, **_views(f"cls{i}", u)}
-                                    for i, (g, u) in enumerate(CLS_EN)],
-        "nutrition.jsonl": [{"id": 100 + i, "prompt": NUT_PROMPT_ZH, "ground_truth": g, **_views(f"nut{i}", 3)} for i, g in enumerate(NUT_ZH)],
-        "nutrition_en.jsonl": [{"id": 100 + i, "prompt": NUT_PROMPT_EN, "ground_truth": g, **_views(f"nut{i}", 3)} for i, g in enumerate(NUT_EN)],
-        "vqa.jsonl": [], "vqa_en.jsonl": [],
-    }  # fmt: skip
+        "classification.jsonl": [
+            {"id": i, "prompt": cls_prompt(OPTIONS_ZH, "zh"), "ground_truth": g, **_views(f"cls{i}", u)}
+            for i, (g, u) in enumerate(CLS_ZH)
+        ],
+        "classification_en.jsonl": [
+            {"id": i, "prompt": cls_prompt(OPTIONS_EN, "en"), "ground_truth": g, **_views(f"cls{i}", u)}
+            for i, (g, u) in enumerate(CLS_EN)
+        ],
+        "nutrition.jsonl": [
+            {"id": 100 + i, "prompt": NUT_PROMPT_ZH, "ground_truth": g, **_views(f"nut{i}", 3)}
+            for i, g in enumerate(NUT_ZH)
+        ],
+        "nutrition_en.jsonl": [
+            {"id": 100 + i, "prompt": NUT_PROMPT_EN, "ground_truth": g, **_views(f"nut{i}", 3)}
+            for i, g in enumerate(NUT_EN)
+        ],
+        "vqa.jsonl": [],
+        "vqa_en.jsonl": [],
+    }
     for name, rows, ending in (("vqa.jsonl", VQA_ZH, VQA_ENDING_ZH), ("vqa_en.jsonl", VQA_EN, VQA_ENDING_EN)):
         for i, (question, gold, images) in enumerate(rows):
-            row = {"id": i, "prompt": question + ending, "ground_truth": gold, "reasoning": "（构造时的推理，不用于评分）"}
+            row = {
+                "id": i,
+                "prompt": question + ending,
+                "ground_truth": gold,
+                "reasoning": "（构造时的推理，不用于评分）",
+            }
             if images is not None:
                 row["images"] = images
             out[name].append(row)
@@ -84,13 +136,18 @@ def image_paths() -> list[str]:
     paths = set()
     for rows in files().values():
         for row in rows:
-            paths.update([row["standard_image"], *row["user_images"]] if "standard_image" in row else row.get("images", []))
+            paths.update(
+                [row["standard_image"], *row["user_images"]] if "standard_image" in row else row.get("images", [])
+            )
     paths.add("images/00003.jpg")  # VQA_ZH row 3 has no "images": the official fallback path
     return sorted(paths)
 
 
 def images() -> dict[str, bytes]:
-    return {p: mirror.png_bytes((30 * (n % 8), 90 + 10 * (n % 5), 200 - 15 * (n % 9)), 24) for n, p in enumerate(image_paths())}
+    return {
+        p: mirror.png_bytes((30 * (n % 8), 90 + 10 * (n % 5), 200 - 15 * (n % 9)), 24)
+        for n, p in enumerate(image_paths())
+    }
 
 
 def build(root: Path, *, extracted: bool = False, rows: dict | None = None) -> Path:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 
+import diningbench_fixture as F
 import pytest
 from conftest import NOT_AN_IMAGE, run_lmms_eval, truncated_jpeg
 
-import diningbench_fixture as F
 from food_tasks.benchmarks.diningbench import layout
 
 pytestmark = pytest.mark.e2e
@@ -24,9 +24,11 @@ BROKEN = {"images/cls0/u1.jpg": NOT_AN_IMAGE, "images/nut1/u1.jpg": truncated_jp
 # Every output is right: only the rows' image status decides what counts.
 OUTPUTS = {
     "diningbench_cls_en_v2": ["F", "B"],
-    "diningbench_nutrition_en_v2": ['{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}',
-                                    '{"calories": 200, "protein": 5, "carbohydrates": 30, "fat": 6}'],
-}  # fmt: skip
+    "diningbench_nutrition_en_v2": [
+        '{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}',
+        '{"calories": 200, "protein": 5, "carbohydrates": 30, "fat": 6}',
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +39,19 @@ def run(tmp_path_factory):  # type: ignore[no-untyped-def]
     lines = [{"task": t, "doc_id": i, "response": r} for t, outs in OUTPUTS.items() for i, r in enumerate(outs)]
     responses = work / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},load_images=true", "--tasks", ",".join(OUTPUTS)]
-    env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(work / "cache"), "FOOD_TASKS_DININGBENCH_MODEL_NAME": ""}
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},load_images=true",
+        "--tasks",
+        ",".join(OUTPUTS),
+    ]
+    env = {
+        "FOOD_TASKS_DATA_DIR": str(root),
+        "FOOD_TASKS_CACHE_DIR": str(work / "cache"),
+        "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
+    }
     return run_lmms_eval(args, work / "out", env=env)
 
 

@@ -7,9 +7,9 @@ import multiprocessing
 import os
 import tarfile
 
+import diningbench_fixture as F
 import pytest
 
-import diningbench_fixture as F
 from food_tasks.archive import MARKER
 from food_tasks.benchmarks.diningbench import data as D
 from food_tasks.data import DataAccessError
@@ -26,16 +26,29 @@ def mirror(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
 ROW = {"standard_image": "s.jpg", "user_images": ["u1.jpg", "u2.jpg"]}
 
 
-@pytest.mark.parametrize("kind,row,views,expected", [
-    ("cls", ROW, (0,), ["s.jpg"]),
-    ("cls", ROW, (0, 1, 2, 3), ["s.jpg", "u1.jpg", "u2.jpg"]),  # index 3 does not exist: dropped
-    ("cls", ROW, (5,), ["s.jpg"]),  # nothing left: the first image
-    ("cls", {"standard_image": "", "user_images": ["u1.jpg", "u2.jpg"]}, (0, 1), ["u1.jpg", "u2.jpg"]),  # list indexing
-    ("nutrition", {"standard_image": "", "user_images": ["u1.jpg", "u2.jpg"]}, (0, 1), ["u1.jpg"]),  # separate indexing
-    ("nutrition", ROW, (0, 1, 2, 3), ["s.jpg", "u1.jpg", "u2.jpg"]),
-    ("nutrition", {"standard_image": "", "user_images": ["u1.jpg"]}, (3,), ["u1.jpg"]),
-    ("cls", {"standard_image": "s.jpg", "user_images": "u1.jpg"}, (0, 1), ["s.jpg", "u1.jpg"]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "kind,row,views,expected",
+    [
+        ("cls", ROW, (0,), ["s.jpg"]),
+        ("cls", ROW, (0, 1, 2, 3), ["s.jpg", "u1.jpg", "u2.jpg"]),  # index 3 does not exist: dropped
+        ("cls", ROW, (5,), ["s.jpg"]),  # nothing left: the first image
+        (
+            "cls",
+            {"standard_image": "", "user_images": ["u1.jpg", "u2.jpg"]},
+            (0, 1),
+            ["u1.jpg", "u2.jpg"],
+        ),  # list indexing
+        (
+            "nutrition",
+            {"standard_image": "", "user_images": ["u1.jpg", "u2.jpg"]},
+            (0, 1),
+            ["u1.jpg"],
+        ),  # separate indexing
+        ("nutrition", ROW, (0, 1, 2, 3), ["s.jpg", "u1.jpg", "u2.jpg"]),
+        ("nutrition", {"standard_image": "", "user_images": ["u1.jpg"]}, (3,), ["u1.jpg"]),
+        ("cls", {"standard_image": "s.jpg", "user_images": "u1.jpg"}, (0, 1), ["s.jpg", "u1.jpg"]),
+    ],
+)
 def test_official_view_selection(kind, row, views, expected):
     assert D.select_views(row, views, kind) == expected
 
@@ -49,12 +62,16 @@ def test_vqa_image_fallback():
 def test_docs_keep_row_order_and_verbatim_prompts(mirror):
     docs = D.build_docs("cls", "zh", (0, 1))
     rows = [json.loads(line) for line in (mirror / "classification.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [d["idx"] for d in docs] == list(range(len(rows))) and [d["prompt"] for d in docs] == [r["prompt"] for r in rows]
+    assert [d["idx"] for d in docs] == list(range(len(rows))) and [d["prompt"] for d in docs] == [
+        r["prompt"] for r in rows
+    ]
     assert [d["text"] for d in docs] == [r["prompt"] for r in rows]
     assert docs[0]["images"][0].endswith("images/cls0/std.jpg") and docs[0]["images"][1].endswith("images/cls0/u1.jpg")
     assert all(os.path.isfile(p) for d in docs for p in d["images"])
     cot = D.build_docs("vqa", "en", cot=True)[0]["text"]
-    assert cot.endswith("3. Comprehensive Answer: Answer the question based on the original image content and the observations and breakdown above.")
+    assert cot.endswith(
+        "3. Comprehensive Answer: Answer the question based on the original image content and the observations and breakdown above."
+    )
     assert cot.startswith("Is this dish fried?\nOutput only the final answer")
 
 
@@ -77,7 +94,10 @@ def test_concurrent_extraction_happens_once(mirror, tmp_path):
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         out = pool.map(_extract, [(mirror / D.ARCHIVE, dest)] * 4)
     assert set(out) == {str(dest)} and (dest / MARKER).is_file()
-    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == ["images-1", "images-1.lock"]  # no temporary trees left
+    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == [
+        "images-1",
+        "images-1.lock",
+    ]  # no temporary trees left
 
 
 def test_interrupted_extraction_is_never_trusted(mirror, tmp_path):
@@ -137,7 +157,9 @@ def test_offline_without_mirror_says_what_to_do(monkeypatch, tmp_path):
 def test_cot_answer_segment():
     from food_tasks.benchmarks.diningbench import parsing as P
 
-    assert P.answer_segment("1. Visual Observation: A bowl.\n3. **Comprehensive Answer**: 是，经过油炸") == "是，经过油炸"
+    assert (
+        P.answer_segment("1. Visual Observation: A bowl.\n3. **Comprehensive Answer**: 是，经过油炸") == "是，经过油炸"
+    )
     assert P.answer_segment("no marker") == "no marker" and P.answer_segment(None) is None
 
 

@@ -11,10 +11,9 @@ import math
 import sys
 from pathlib import Path
 
+import diningbench_fixture as F
 import pytest
 from conftest import run_lmms_eval
-
-import diningbench_fixture as F
 from test_diningbench_scoring import CLS_OUTPUTS, NUT_EXPECTED, NUT_OUTPUTS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -27,12 +26,21 @@ OUTPUTS = {
     "diningbench_cls_en_v4": ["\\boxed{F}", "Roasted Potato Chicken Salad"],
     "diningbench_cls_en": ["F", "A"],
     "diningbench_nutrition_zh": NUT_OUTPUTS,
-    "diningbench_nutrition_en_v2": ['{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}', "I cannot tell."],
+    "diningbench_nutrition_en_v2": [
+        '{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}',
+        "I cannot tell.",
+    ],
     "diningbench_vqa_zh": ["经历了油炸", "<think>有奶酪</think>不符合，含有奶酪", "炖", ""],
     "diningbench_vqa_en": ["It has been fried", "Not vegan: has cheese", "Chicken"],
 }
-VERDICTS = {"经历了油炸": "是", "不符合，含有奶酪": "是，虽然表述不同但语义一致", "<think>有奶酪</think>不符合，含有奶酪": "否",
-            "It has been fried": "是", "Chicken": "否", "Not vegan: has cheese": "是"}  # fmt: skip
+VERDICTS = {
+    "经历了油炸": "是",
+    "不符合，含有奶酪": "是，虽然表述不同但语义一致",
+    "<think>有奶酪</think>不符合，含有奶酪": "否",
+    "It has been fried": "是",
+    "Chicken": "否",
+    "Not vegan: has cheese": "是",
+}
 FAULTS = {"【预测答案】：\n经历了油炸": ["500", "timeout", "garbage"], "【预测答案】：\nNot vegan": ["down"]}
 EXPECTED = {
     "diningbench_cls_zh": {"acc": 0.8, "acc_official": 0.4, "invalid_rate": 20.0, "cannot_read_rate_official": 0.2},
@@ -41,11 +49,27 @@ EXPECTED = {
     "diningbench_cls_en": {"acc": 0.5, "acc_official": 0.5, "invalid_rate": 0.0},
     "diningbench_nutrition_zh": NUT_EXPECTED,
     # row 2 unparseable: errors |gt| (200, 5, 30, 6), APE 100 -> MAPE 50 per component
-    "diningbench_nutrition_en_v2": {"calories_mae": 100.0, "fat_rmse": math.sqrt(18), "avg_mape": 50.0, "avg_mape_official": 50.0,
-                                    "parse_fail_rate": 50.0, "avg_mae": (100 + 2.5 + 15 + 3) / 4},
-    "diningbench_vqa_zh": {"judge_acc": 2 / 3, "judge_acc_official": 1 / 3, "judge_error_rate": 0.0, "judge_unparsed_rate": 0.0},
-    "diningbench_vqa_en": {"judge_acc": 0.5, "judge_acc_official": 1 / 3, "judge_error_rate": 100 / 3, "rouge1_f": 0.4 / 3},
-}  # fmt: skip
+    "diningbench_nutrition_en_v2": {
+        "calories_mae": 100.0,
+        "fat_rmse": math.sqrt(18),
+        "avg_mape": 50.0,
+        "avg_mape_official": 50.0,
+        "parse_fail_rate": 50.0,
+        "avg_mae": (100 + 2.5 + 15 + 3) / 4,
+    },
+    "diningbench_vqa_zh": {
+        "judge_acc": 2 / 3,
+        "judge_acc_official": 1 / 3,
+        "judge_error_rate": 0.0,
+        "judge_unparsed_rate": 0.0,
+    },
+    "diningbench_vqa_en": {
+        "judge_acc": 0.5,
+        "judge_acc_official": 1 / 3,
+        "judge_error_rate": 100 / 3,
+        "rouge1_f": 0.4 / 3,
+    },
+}
 
 
 def _verdict(prompt: str) -> str:
@@ -61,10 +85,19 @@ def setup(tmp_path_factory):  # type: ignore[no-untyped-def]
     lines = [{"task": t, "doc_id": i, "response": r} for t, outs in OUTPUTS.items() for i, r in enumerate(outs)]
     responses = work / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
-    env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(work / "cache"), "FOOD_TASKS_JUDGE_MODEL": "judge-test",
-           "OPENAI_API_KEY": "sk-local", "FOOD_TASKS_JUDGE_TIMEOUT": "0.5", "FOOD_TASKS_JUDGE_ATTEMPTS": "4",
-           "FOOD_TASKS_JUDGE_BACKOFF": "0.01", "FOOD_TASKS_JUDGE_CACHE": str(work / "judge-cache"), "FOOD_TASKS_JUDGE_WORKERS": "4",
-           "API_TYPE": "openai", "FOOD_TASKS_DININGBENCH_MODEL_NAME": ""}  # fmt: skip (the developer's own settings never leak in)
+    env = {
+        "FOOD_TASKS_DATA_DIR": str(root),
+        "FOOD_TASKS_CACHE_DIR": str(work / "cache"),
+        "FOOD_TASKS_JUDGE_MODEL": "judge-test",
+        "OPENAI_API_KEY": "sk-local",
+        "FOOD_TASKS_JUDGE_TIMEOUT": "0.5",
+        "FOOD_TASKS_JUDGE_ATTEMPTS": "4",
+        "FOOD_TASKS_JUDGE_BACKOFF": "0.01",
+        "FOOD_TASKS_JUDGE_CACHE": str(work / "judge-cache"),
+        "FOOD_TASKS_JUDGE_WORKERS": "4",
+        "API_TYPE": "openai",
+        "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
+    }  # fmt: skip (the developer's own settings never leak in)
     return work, responses, env
 
 
@@ -105,7 +138,10 @@ def test_judge_requests_faults_and_info(first_run):
     info = results["results"]["diningbench_vqa_en"]["judge_info,none"]
     assert info["model"] == "judge-test" and info["prompt"] == "diningbench-zh-v1"
     english = next(b for b in bodies if "It has been fried" in b["messages"][0]["content"])["messages"][0]["content"]
-    assert english.startswith("你是一个智能评估助手") and "【问题】：\nIs this dish fried?\n\n【标准答案】：\nYes\n\n" in english
+    assert (
+        english.startswith("你是一个智能评估助手")
+        and "【问题】：\nIs this dish fried?\n\n【标准答案】：\nYes\n\n" in english
+    )
     # views: the v4 task sends 4 images for row 1 (three user photos + reference) and the VQA multi-image row 2 images
     v4 = samples["diningbench_cls_en_v4"]
     assert [s["acc"]["views"] for s in sorted(v4, key=lambda s: s["doc_id"])] == [4, 4], v4[0].keys()
@@ -118,7 +154,9 @@ def test_rerun_uses_the_cache(setup, first_run):
         proc, results, _ = _run(setup, server, ["diningbench_vqa_zh", "diningbench_vqa_en"], "out2")
     assert proc.returncode == 0 and results is not None, proc.stderr[-3000:]
     # Only the request that never succeeded is sent again (four attempts); everything else comes from the cache.
-    assert len(server.requests) == 4 and all("Not vegan" in r["body"]["messages"][0]["content"] for r in server.requests)
+    assert len(server.requests) == 4 and all(
+        "Not vegan" in r["body"]["messages"][0]["content"] for r in server.requests
+    )
     for task in ("diningbench_vqa_zh", "diningbench_vqa_en"):
         for metric in ("judge_acc", "judge_acc_official", "judge_error_rate", "rouge1_f"):
             assert results["results"][task][f"{metric},none"] == first["results"][task][f"{metric},none"]
@@ -135,7 +173,12 @@ def test_vqa_without_judge_fails_before_generation_and_none_opts_out(setup):
     got = results["results"]["diningbench_vqa_en"]
     assert math.isnan(got["judge_acc,none"]) and got["rouge1_f,none"] == pytest.approx(0.4 / 3)
     # no judge, no error bar for its metrics; ROUGE keeps its own
-    assert got["judge_acc_stderr,none"] == got["judge_acc_official_stderr,none"] == got["judge_error_rate_stderr,none"] == "N/A"
+    assert (
+        got["judge_acc_stderr,none"]
+        == got["judge_acc_official_stderr,none"]
+        == got["judge_error_rate_stderr,none"]
+        == "N/A"
+    )
     assert isinstance(got["rouge1_f_stderr,none"], float)
 
 

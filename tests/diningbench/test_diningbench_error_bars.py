@@ -10,18 +10,25 @@ import json
 import math
 import pickle
 
+import diningbench_fixture as F
 import numpy as np
 import pytest
 
-import diningbench_fixture as F
 from food_tasks import errorbars, judge, stats
 from food_tasks.benchmarks.diningbench import scoring as S
 from food_tasks.utils.diningbench import TABLES
 
 
 def _doc(idx, prompt, gold):  # type: ignore[no-untyped-def]
-    return {"idx": idx, "id": str(idx), "prompt": prompt, "gold_json": json.dumps(gold, ensure_ascii=False), "model_name": "",
-            "cot": False, "images": []}  # fmt: skip
+    return {
+        "idx": idx,
+        "id": str(idx),
+        "prompt": prompt,
+        "gold_json": json.dumps(gold, ensure_ascii=False),
+        "model_name": "",
+        "cot": False,
+        "images": [],
+    }
 
 
 def _reproduces(table, records):  # type: ignore[no-untyped-def]
@@ -72,7 +79,9 @@ NUT_OUTPUTS = [
 
 
 def _nutrition_records():  # type: ignore[no-untyped-def]
-    return [S.score_nutrition(_doc(i, F.NUT_PROMPT_ZH, g), out) for i, (g, out) in enumerate(zip(F.NUT_ZH, NUT_OUTPUTS))]
+    return [
+        S.score_nutrition(_doc(i, F.NUT_PROMPT_ZH, g), out) for i, (g, out) in enumerate(zip(F.NUT_ZH, NUT_OUTPUTS))
+    ]
 
 
 def test_nutrition_rows_hand_computed():
@@ -108,15 +117,20 @@ def test_nutrition_estimators_reproduce_every_value():
 
 def test_official_non_finite_predictions_reach_the_estimators_too():
     gold = {"calories": 100, "protein": 10, "carbohydrates": 10, "fat": 10}
-    outputs = ['{"calories": NaN, "protein": 10, "carbohydrates": 10, "fat": 10}',
-               '{"calories": 1e400, "protein": 10, "carbohydrates": 10, "fat": 10}']  # fmt: skip
+    outputs = [
+        '{"calories": NaN, "protein": 10, "carbohydrates": 10, "fat": 10}',
+        '{"calories": 1e400, "protein": 10, "carbohydrates": 10, "fat": 10}',
+    ]
     for out in outputs:
         records = [S.score_nutrition(_doc(0, "", gold), out), S.score_nutrition(_doc(1, "", gold), '{"calories": 90}')]
         table = TABLES["nutrition"]
         for name in ("calories_mae_official", "calories_mape_official"):
             reported = table[name].reduce(records)
             value = float(table[name].estimator.combine(table[name].estimator.rows(records).sum(0)))
-            assert not math.isfinite(reported) and (value == reported or math.isnan(value) and math.isnan(reported)), (out, name)
+            assert not math.isfinite(reported) and (value == reported or math.isnan(value) and math.isnan(reported)), (
+                out,
+                name,
+            )
 
 
 def test_nutrition_rows_without_gold_count_nowhere():
@@ -125,8 +139,11 @@ def test_nutrition_rows_without_gold_count_nowhere():
     table = TABLES["nutrition"]
     checked = _reproduces(table, records)
     assert "avg_rmse_official" in checked  # components without rows are 0 in the average, as officially
-    assert table["avg_mape"].reduce(records) == float(table["avg_mape"].estimator.combine(
-        table["avg_mape"].estimator.rows(records).sum(0))) == 25.0  # calories 100 %, the others 0 (no rows)
+    assert (
+        table["avg_mape"].reduce(records)
+        == float(table["avg_mape"].estimator.combine(table["avg_mape"].estimator.rows(records).sum(0)))
+        == 25.0
+    )  # calories 100 %, the others 0 (no rows)
     assert math.isnan(float(table["protein_mape"].estimator.combine(np.zeros(2))))  # gt 0: no APE
     assert S.nutrition_rows(records, ("carbohydrates",), "mae").tolist() == [[0, 0], [0, 0]]
     assert [S.nutrition_parse_fail(r) for r in records] == [1, 0]  # an unreadable gold row is no parse failure
@@ -152,8 +169,9 @@ def judged(monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
     """A real judge client (memory and disk cache) whose HTTP attempt is scripted."""
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "scripted-judge")
     monkeypatch.setenv("FOOD_TASKS_JUDGE_CACHE", str(tmp_path / "judge"))
-    script = ScriptedJudge({"It has been fried": "是", "Chicken": "否", "Pork, I think": "是的，语义一致"},
-                           down={"Not vegan: has cheese"})  # fmt: skip
+    script = ScriptedJudge(
+        {"It has been fried": "是", "Chicken": "否", "Pork, I think": "是的，语义一致"}, down={"Not vegan: has cheese"}
+    )
     client = judge.JudgeClient(judge.JudgeConfig.from_env("test"), sleep=lambda s: None)
     monkeypatch.setattr(client, "_attempt", script)
     monkeypatch.setattr(judge, "client_for", lambda config: client)
@@ -172,7 +190,11 @@ def test_judge_verdicts_are_aligned_with_the_records(judged):
     verdicts = S.judge_verdicts(list(reversed(records)), judge.client_for(None))[::-1]
     assert verdicts[3] is None  # no gold
     assert [v["correct"] for v in verdicts[:3]] == [True, False, False]
-    assert [v["failed"] for v in verdicts[:3]] == [False, True, False] and [v["judged"] for v in verdicts[:3]] == [True, False, True]
+    assert [v["failed"] for v in verdicts[:3]] == [False, True, False] and [v["judged"] for v in verdicts[:3]] == [
+        True,
+        False,
+        True,
+    ]
     assert [v["correct_official"] for v in verdicts[:3]] == [True, False, False]
     assert judged.requests == 3  # one per distinct prompt (official and robust predictions are the same text)
 
@@ -183,15 +205,29 @@ def test_judge_estimators_reproduce_the_judge_metrics_without_new_requests(judge
     reported = {name: table[name].reduce(records) for name in ("judge_acc", "judge_acc_official", "judge_error_rate")}
     # robust: 1 of 2 judged (the failed row leaves the denominator); official: 1 of 3; errors: 1 of 3 (a diagnostic
     # rate: in percent, version 1.2)
-    assert reported == {"judge_acc": 0.5, "judge_acc_official": pytest.approx(1 / 3), "judge_error_rate": pytest.approx(100 / 3)}
+    assert reported == {
+        "judge_acc": 0.5,
+        "judge_acc_official": pytest.approx(1 / 3),
+        "judge_error_rate": pytest.approx(100 / 3),
+    }
     before = judged.requests
     checked = _reproduces(table, records)
-    assert checked == ["judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate", "rouge1_f", "rouge2_f", "rougeL_f"]
+    assert checked == [
+        "judge_acc",
+        "judge_acc_official",
+        "judge_error_rate",
+        "judge_unparsed_rate",
+        "rouge1_f",
+        "rouge2_f",
+        "rougeL_f",
+    ]
     assert judged.requests == before  # the client's cache answers the estimators
     np.testing.assert_array_equal(table["judge_acc"].estimator.rows(records), [[1, 1], [0, 0], [0, 1], [0, 0]])
     np.testing.assert_array_equal(table["judge_error_rate"].estimator.rows(records), [[0, 1], [1, 1], [0, 1], [0, 0]])
     est = stats.estimate(table["judge_acc_official"].estimator, records, [r["idx"] for r in records])
-    assert (est.n, est.clusters, est.method) == (3, 3, "iid") and est.se == pytest.approx(math.sqrt((1 / 3) * (2 / 3) / 2))
+    assert (est.n, est.clusters, est.method) == (3, 3, "iid") and est.se == pytest.approx(
+        math.sqrt((1 / 3) * (2 / 3) / 2)
+    )
     # the verdict is known only at aggregation: no per-row score in the payloads (--repeats); ROUGE is not a 0/1
     # score, which lmms-eval's stability metrics assume, so it shows none either
     payloads = table.payloads(records[0])

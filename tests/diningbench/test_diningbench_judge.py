@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+import diningbench_fixture as F
 import pytest
 
-import diningbench_fixture as F
 from food_tasks import hooks
 from food_tasks.utils import diningbench as U
 
@@ -21,17 +21,31 @@ JUDGE_METRICS = ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_u
 
 
 def _doc(idx, question, gold, ending=F.VQA_ENDING_EN):  # type: ignore[no-untyped-def]
-    return {"idx": idx, "id": str(idx), "prompt": question + ending, "gold_json": json.dumps(gold, ensure_ascii=False),
-            "model_name": "", "cot": False, "images": []}  # fmt: skip
+    return {
+        "idx": idx,
+        "id": str(idx),
+        "prompt": question + ending,
+        "gold_json": json.dumps(gold, ensure_ascii=False),
+        "model_name": "",
+        "cot": False,
+        "images": [],
+    }
 
 
 @pytest.fixture
 def judge_env(monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
     def configure(server: JudgeServer, attempts: int = 2) -> None:
-        for name, value in {"FOOD_TASKS_JUDGE_MODEL": "judge-test", "OPENAI_API_URL": server.url, "OPENAI_API_KEY": "",
-                            "API_TYPE": "openai", "FOOD_TASKS_JUDGE_CACHE": str(tmp_path / "judge-cache"),
-                            "FOOD_TASKS_JUDGE_ATTEMPTS": str(attempts), "FOOD_TASKS_JUDGE_BACKOFF": "0",
-                            "FOOD_TASKS_JUDGE_TIMEOUT": "5", "FOOD_TASKS_DININGBENCH_MODEL_NAME": ""}.items():  # fmt: skip
+        for name, value in {
+            "FOOD_TASKS_JUDGE_MODEL": "judge-test",
+            "OPENAI_API_URL": server.url,
+            "OPENAI_API_KEY": "",
+            "API_TYPE": "openai",
+            "FOOD_TASKS_JUDGE_CACHE": str(tmp_path / "judge-cache"),
+            "FOOD_TASKS_JUDGE_ATTEMPTS": str(attempts),
+            "FOOD_TASKS_JUDGE_BACKOFF": "0",
+            "FOOD_TASKS_JUDGE_TIMEOUT": "5",
+            "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
+        }.items():
             monkeypatch.setenv(name, value)
 
     return configure
@@ -74,13 +88,23 @@ def test_judge_diagnostics_are_per_task(judge_env):
         en_error_rate = _aggregate(en_payloads, "judge_error_rate")
         assert _aggregate(en_payloads, "judge_info") == en_info  # the other metrics of the task change nothing
     # zh: 3 rows with gold, one of them down (3 attempts); en: 3 rows, one 500 then success.
-    assert (zh_info["http_requests"], zh_info["failures"], zh_info["failure_reasons"]) == (zh_requests, 1, {"http 500": 3})
-    assert (en_info["http_requests"], en_info["failures"], en_info["failure_reasons"]) == (en_requests, 0, {"http 500": 1})
+    assert (zh_info["http_requests"], zh_info["failures"], zh_info["failure_reasons"]) == (
+        zh_requests,
+        1,
+        {"http 500": 3},
+    )
+    assert (en_info["http_requests"], en_info["failures"], en_info["failure_reasons"]) == (
+        en_requests,
+        0,
+        {"http 500": 1},
+    )
     assert en_requests == 4 and en_error_rate == 0.0 and en_info["evaluated"] == 3
 
 
 def test_judge_failure_warning_names_the_tasks_own_reasons(judge_env, caplog):
-    with JudgeServer(lambda p: "是", {PRED + "经历了油炸": ["down"], PRED + "Chicken": ["garbage", "garbage"]}) as server:
+    with JudgeServer(
+        lambda p: "是", {PRED + "经历了油炸": ["down"], PRED + "Chicken": ["garbage", "garbage"]}
+    ) as server:
         judge_env(server, attempts=2)
         zh = [U.process_results_vqa(_doc(0, F.VQA_ZH[0][0], "是", F.VQA_ENDING_ZH), ["经历了油炸"])]
         _aggregate(zh, "judge_error_rate")

@@ -61,19 +61,22 @@ def test_prompt_options_and_non_strings():
     assert P.letter_official("__INFER_ERROR__: C") == ""
 
 
-@pytest.mark.parametrize("model,output,cleaned", [
-    ("qwen-3-vl-8b-thinking", "<think>x</think>\n\nyy</think>zz", "zz"),
-    ("qwen-3-vl-8b-thinking", "reasoning</think>\n\nC", "C"),
-    ("qwen-3-vl-8b-thinking", "no tags C", "no tags C"),
-    ("minicpm-v-4.5", "<think>a</think>\n\n<think>b</think>B", "B"),
-    ("minicpm-v-4.5", "<think>unclosed B", "<think>unclosed B"),
-    ("mimo-vl-7b-rl-2508", "<THINK>a</THINK>\n\n D ", "D"),
-    ("keye-vl-1.5-8b", "<analysis>a</analysis>pre<answer> D </answer>", "D"),
-    ("keye-vl-1.5-8b", "<analysis>a</analysis> E ", "E"),
-    ("gpt-4o", "<think>a</think>B", "<think>a</think>B"),
-    ("gpt-4o", "x \\boxed{\\text{C}} y \\boxed{D}", "\\text{C"),
-    ("gpt-4o", "\\boxed{ unclosed", "\\boxed{ unclosed"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "model,output,cleaned",
+    [
+        ("qwen-3-vl-8b-thinking", "<think>x</think>\n\nyy</think>zz", "zz"),
+        ("qwen-3-vl-8b-thinking", "reasoning</think>\n\nC", "C"),
+        ("qwen-3-vl-8b-thinking", "no tags C", "no tags C"),
+        ("minicpm-v-4.5", "<think>a</think>\n\n<think>b</think>B", "B"),
+        ("minicpm-v-4.5", "<think>unclosed B", "<think>unclosed B"),
+        ("mimo-vl-7b-rl-2508", "<THINK>a</THINK>\n\n D ", "D"),
+        ("keye-vl-1.5-8b", "<analysis>a</analysis>pre<answer> D </answer>", "D"),
+        ("keye-vl-1.5-8b", "<analysis>a</analysis> E ", "E"),
+        ("gpt-4o", "<think>a</think>B", "<think>a</think>B"),
+        ("gpt-4o", "x \\boxed{\\text{C}} y \\boxed{D}", "\\text{C"),
+        ("gpt-4o", "\\boxed{ unclosed", "\\boxed{ unclosed"),
+    ],
+)
 def test_official_clean_up_table(model, output, cleaned):
     assert P.clean_official(output, model) == cleaned
 
@@ -100,8 +103,30 @@ def _oracle_fenced(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-PIECES = ["<think>", "</think>", "</THINK>", "\n\n", "\n", " ", "a", "B", "<analysis>", "</analysis>", "<answer>",
-          "</answer>", "\\boxed{", "}", "{", "```", "```json", "json", '"x": 1', "\t", "<thi", "nk>"]  # fmt: skip
+PIECES = [
+    "<think>",
+    "</think>",
+    "</THINK>",
+    "\n\n",
+    "\n",
+    " ",
+    "a",
+    "B",
+    "<analysis>",
+    "</analysis>",
+    "<answer>",
+    "</answer>",
+    "\\boxed{",
+    "}",
+    "{",
+    "```",
+    "```json",
+    "json",
+    '"x": 1',
+    "\t",
+    "<thi",
+    "nk>",
+]
 
 
 @pytest.mark.parametrize("model", ["keye-vl-1.5-8b", "minicpm-v-4.5", "qwen-3-vl-8b-thinking", ""])
@@ -123,16 +148,19 @@ NUTRITION_CASES = [
     ('{"calories": "580 kcal", "protein": "24g", "carbohydrates": "约80", "fat": 18}', None, V),
     ("580", None, None),
     ('{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18,}', None, V),
-    ('```json\n{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}\n```\n```json\n{"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}\n```', V,
-     {"calories": 1.0, "protein": 1.0, "carbohydrates": 1.0, "fat": 1.0}),
+    (
+        '```json\n{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}\n```\n```json\n{"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}\n```',
+        V,
+        {"calories": 1.0, "protein": 1.0, "carbohydrates": 1.0, "fat": 1.0},
+    ),
     ('{"calories": true, "protein": 24, "carbohydrates": 80, "fat": 18}', {**V, "calories": 1.0}, None),
     ('{"calories": -5, "protein": 24, "carbohydrates": 80, "fat": 18}', {**V, "calories": -5.0}, None),
     ('{"calories": 580, "protein": 24, "carbohydrates": 80}', None, None),
     ('<think>{"calories": 1}</think>{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}', None, V),
     ('{"Calories": "５８０", "Protein": 24, "Carbs": 80, "Fat": 18}', None, V),
     ('{"calories": 580, "protein": "20-28", "carbohydrates": 80, "fat": 18}', None, V),
-    ('[1, 2, 3]', None, None),
-]  # fmt: skip
+    ("[1, 2, 3]", None, None),
+]
 
 
 @pytest.mark.parametrize("output,official,robust", NUTRITION_CASES)
@@ -149,34 +177,67 @@ def test_nutrition_nan_and_ranges():
 
 
 def test_gold_official():
-    assert P.gold_nutrition_official('{"卡路里": 1, "蛋白质": "2", "碳水化合物": null, "脂肪": "x"}') == \
-        {"calories": 1.0, "protein": 2.0, "carbohydrates": None, "fat": None}  # fmt: skip
+    assert P.gold_nutrition_official('{"卡路里": 1, "蛋白质": "2", "碳水化合物": null, "脂肪": "x"}') == {
+        "calories": 1.0,
+        "protein": 2.0,
+        "carbohydrates": None,
+        "fat": None,
+    }
     assert P.gold_nutrition_official("not json") is None
     assert P.gold_nutrition_official([1, 2]) is None
     assert P.gold_nutrition_official("") == dict.fromkeys(P.COMPONENTS)
 
 
-@pytest.mark.parametrize("verdict,official,robust", [
-    ("是", True, True), ("否", False, False), ("是，虽然表述不同但语义一致", False, True),
-    ("Yes, not a contradiction", False, True), ("Yes — noodles match", False, True), ("Unknown", False, None),
-    ("是否", False, None), ("不正确", True, False), ("No.", False, False), ("The prediction is correct.", True, True),
-    ("__EVAL_ERROR__", False, None), (None, False, None), ("**是**", True, True), ("Yes", True, True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "verdict,official,robust",
+    [
+        ("是", True, True),
+        ("否", False, False),
+        ("是，虽然表述不同但语义一致", False, True),
+        ("Yes, not a contradiction", False, True),
+        ("Yes — noodles match", False, True),
+        ("Unknown", False, None),
+        ("是否", False, None),
+        ("不正确", True, False),
+        ("No.", False, False),
+        ("The prediction is correct.", True, True),
+        ("__EVAL_ERROR__", False, None),
+        (None, False, None),
+        ("**是**", True, True),
+        ("Yes", True, True),
+    ],
+)
 def test_verdicts(verdict, official, robust):
     assert P.verdict_official(verdict) is official
     assert P.verdict_robust(verdict) is robust
 
 
 def test_vqa_question():
-    assert P.vqa_question("Is it vegan?\nOutput only the final answer, without any explanation, analysis, preface, or summary.") == "Is it vegan?"
+    assert (
+        P.vqa_question(
+            "Is it vegan?\nOutput only the final answer, without any explanation, analysis, preface, or summary."
+        )
+        == "Is it vegan?"
+    )
     assert P.vqa_question(" 是否油炸？\n仅输出最终答案，不要包含任何解释、分析、前言或总结。") == "是否油炸？"
     assert P.vqa_question(" other ") == "other"
 
 
-@pytest.mark.parametrize("output", [
-    "{" * 20000, "```" * 7000, "<think>" * 3000, "</think>\n\n" * 2000, "\\boxed{" * 3000, '{"a": "' * 3000,
-    "A" * 20000, "答案" * 8000, "{" * 10000 + "}" * 10000, "```json\n{" * 2000,
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "output",
+    [
+        "{" * 20000,
+        "```" * 7000,
+        "<think>" * 3000,
+        "</think>\n\n" * 2000,
+        "\\boxed{" * 3000,
+        '{"a": "' * 3000,
+        "A" * 20000,
+        "答案" * 8000,
+        "{" * 10000 + "}" * 10000,
+        "```json\n{" * 2000,
+    ],
+)
 def test_runaway_outputs_never_raise(output):
     # Linear time is measured by bench/bench_diningbench.py (no timing asserts here).
     for model in ("", "qwen-3-vl-8b-thinking", "minicpm-v-4.5", "keye-vl-1.5-8b"):

@@ -5,15 +5,21 @@ from __future__ import annotations
 import json
 import math
 
+import diningbench_fixture as F
 import pytest
 
-import diningbench_fixture as F
 from food_tasks.benchmarks.diningbench import scoring as S
 
 
 def _doc(idx, prompt, gold, model_name="", cot=False):  # type: ignore[no-untyped-def]
-    return {"idx": idx, "id": str(idx), "prompt": prompt, "gold_json": json.dumps(gold, ensure_ascii=False),
-            "model_name": model_name, "cot": cot}  # fmt: skip
+    return {
+        "idx": idx,
+        "id": str(idx),
+        "prompt": prompt,
+        "gold_json": json.dumps(gold, ensure_ascii=False),
+        "model_name": model_name,
+        "cot": cot,
+    }
 
 
 CLS_PROMPT = F.cls_prompt(F.OPTIONS_ZH, "zh")
@@ -48,24 +54,44 @@ NUT_OUTPUTS = [
 # Robust errors per row (cal, prot, carb, fat): (50, 2, 0, 2), (30, 2, 0, 1), (0, 10, 20, 0).
 # Official: rows 2 and 3 are parse failures -> errors |gt|: (300, 10, 40, 0), (800, 40, 100, 30), APE 100.
 NUT_EXPECTED = {
-    "calories_mae": 80 / 3, "calories_rmse": math.sqrt(3400 / 3), "calories_mape": 20 / 3,
-    "protein_mae": 14 / 3, "protein_rmse": 6.0, "protein_mape": 55 / 3,
-    "carbohydrates_mae": 20 / 3, "carbohydrates_rmse": math.sqrt(400 / 3), "carbohydrates_mape": 20 / 3,
-    "fat_mae": 1.0, "fat_rmse": math.sqrt(5 / 3), "fat_mape": 10.0,  # fat gt 0 in row 2: out of the MAPE denominator
-    "avg_mae": 9.75, "avg_mape": 125 / 12,
+    "calories_mae": 80 / 3,
+    "calories_rmse": math.sqrt(3400 / 3),
+    "calories_mape": 20 / 3,
+    "protein_mae": 14 / 3,
+    "protein_rmse": 6.0,
+    "protein_mape": 55 / 3,
+    "carbohydrates_mae": 20 / 3,
+    "carbohydrates_rmse": math.sqrt(400 / 3),
+    "carbohydrates_mape": 20 / 3,
+    "fat_mae": 1.0,
+    "fat_rmse": math.sqrt(5 / 3),
+    "fat_mape": 10.0,  # fat gt 0 in row 2: out of the MAPE denominator
+    "avg_mae": 9.75,
+    "avg_mape": 125 / 12,
     "avg_rmse": (math.sqrt(3400 / 3) + 6 + math.sqrt(400 / 3) + math.sqrt(5 / 3)) / 4,
     "parse_fail_rate": 0.0,
-    "calories_mae_official": 1150 / 3, "calories_rmse_official": math.sqrt(732500 / 3), "calories_mape_official": 70.0,
-    "protein_mae_official": 52 / 3, "protein_rmse_official": math.sqrt(568), "protein_mape_official": 70.0,
-    "carbohydrates_mae_official": 140 / 3, "carbohydrates_rmse_official": math.sqrt(11600 / 3),
+    "calories_mae_official": 1150 / 3,
+    "calories_rmse_official": math.sqrt(732500 / 3),
+    "calories_mape_official": 70.0,
+    "protein_mae_official": 52 / 3,
+    "protein_rmse_official": math.sqrt(568),
+    "protein_mape_official": 70.0,
+    "carbohydrates_mae_official": 140 / 3,
+    "carbohydrates_rmse_official": math.sqrt(11600 / 3),
     "carbohydrates_mape_official": 200 / 3,
-    "fat_mae_official": 32 / 3, "fat_rmse_official": math.sqrt(904 / 3), "fat_mape_official": 60.0,
-    "avg_mae_official": 114.5, "avg_mape_official": 200 / 3, "parse_fail_rate_official": 2 / 3,
-}  # fmt: skip
+    "fat_mae_official": 32 / 3,
+    "fat_rmse_official": math.sqrt(904 / 3),
+    "fat_mape_official": 60.0,
+    "avg_mae_official": 114.5,
+    "avg_mape_official": 200 / 3,
+    "parse_fail_rate_official": 2 / 3,
+}
 
 
 def nutrition_records():  # type: ignore[no-untyped-def]
-    return [S.score_nutrition(_doc(i, F.NUT_PROMPT_ZH, g), out) for i, (g, out) in enumerate(zip(F.NUT_ZH, NUT_OUTPUTS))]
+    return [
+        S.score_nutrition(_doc(i, F.NUT_PROMPT_ZH, g), out) for i, (g, out) in enumerate(zip(F.NUT_ZH, NUT_OUTPUTS))
+    ]
 
 
 @pytest.mark.parametrize("metric", sorted(NUT_EXPECTED))
@@ -85,15 +111,23 @@ def test_nutrition_edge_cases():
     assert S.component_metric(records, "protein", "mape", official=True) == 0.0
     assert S.component_metric(records, "carbohydrates", "rmse") == 0.0
     assert S.nutrition_parse_fail_rate(records, official=True) == 0.5 and S.nutrition_gold_missing(records) == 1
-    huge = S.score_nutrition(_doc(0, "", {"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}),
-                             '{"calories": 1e200, "protein": 1, "carbohydrates": 1, "fat": 1}')  # fmt: skip
+    huge = S.score_nutrition(
+        _doc(0, "", {"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}),
+        '{"calories": 1e200, "protein": 1, "carbohydrates": 1, "fat": 1}',
+    )
     assert S.component_metric([huge], "calories", "rmse", official=True) == math.inf  # the official script crashes here
 
 
 def test_rouge_jieba_tokens():
-    assert S.rouge_f("不符合，含有奶酪制品。", "不符合，含有奶酪制品。") == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+    assert S.rouge_f("不符合，含有奶酪制品。", "不符合，含有奶酪制品。") == {
+        "rouge1": 1.0,
+        "rouge2": 1.0,
+        "rougeL": 1.0,
+    }
     # tokens: [not, vegan, has, cheese] vs [does, not, comply, contains, cheese, products]: P 2/4, R 2/6 -> F 0.4
-    assert S.rouge_f("Not vegan: has cheese", "Does not comply, contains cheese products.")["rouge1"] == pytest.approx(0.4)
+    assert S.rouge_f("Not vegan: has cheese", "Does not comply, contains cheese products.")["rouge1"] == pytest.approx(
+        0.4
+    )
     assert S.rouge_f("", "是") == {"rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
 
 
@@ -120,12 +154,26 @@ class FakeClient:
 
 def test_judge_step_hand_computed():
     outputs = ["经历了油炸", "<think>有奶酪</think>不符合，含有奶酪", "炖", ""]
-    records = [S.score_vqa(_doc(i, q + F.VQA_ENDING_ZH, g), out) for i, ((q, g, _), out) in enumerate(zip(F.VQA_ZH, outputs))]
-    client = FakeClient({"经历了油炸": "是", "不符合，含有奶酪": "是，虽然表述不同但语义一致", "<think>有奶酪</think>不符合，含有奶酪": "否"})
+    records = [
+        S.score_vqa(_doc(i, q + F.VQA_ENDING_ZH, g), out) for i, ((q, g, _), out) in enumerate(zip(F.VQA_ZH, outputs))
+    ]
+    client = FakeClient(
+        {
+            "经历了油炸": "是",
+            "不符合，含有奶酪": "是，虽然表述不同但语义一致",
+            "<think>有奶酪</think>不符合，含有奶酪": "否",
+        }
+    )
     got = S.judge_outcomes(records, client)
     # row 3 has no gold (not evaluated); row 4 is empty (False, no call). official: 1/3; robust: 2/3
     info = got.pop("info")
-    assert got == {"judge_acc": 2 / 3, "judge_acc_official": 1 / 3, "judge_error_rate": 0.0, "judge_unparsed_rate": 0.0, "evaluated": 3}
+    assert got == {
+        "judge_acc": 2 / 3,
+        "judge_acc_official": 1 / 3,
+        "judge_error_rate": 0.0,
+        "judge_unparsed_rate": 0.0,
+        "evaluated": 3,
+    }
     assert info["model"] == "fake-judge" and info["failures"] == 0 and info["failure_reasons"] == {}
     assert "炖" not in client.calls and "" not in client.calls
     assert records[0]["question"] == "这道菜是否经过油炸？"
@@ -133,7 +181,9 @@ def test_judge_step_hand_computed():
 
 def test_judge_outage_is_counted_not_scored():
     outputs = ["It has been fried", "Not vegan: has cheese", "Chicken"]
-    records = [S.score_vqa(_doc(i, q + F.VQA_ENDING_EN, g), out) for i, ((q, g, _), out) in enumerate(zip(F.VQA_EN, outputs))]
+    records = [
+        S.score_vqa(_doc(i, q + F.VQA_ENDING_EN, g), out) for i, ((q, g, _), out) in enumerate(zip(F.VQA_EN, outputs))
+    ]
     client = FakeClient({"It has been fried": "是", "Chicken": "否"}, down={"Not vegan: has cheese"})
     got = S.judge_outcomes(records, client)
     # official: the failed row is __EVAL_ERROR__ (False) -> 1/3; robust: the failed row leaves the denominator -> 1/2
@@ -154,11 +204,20 @@ def test_chinese_and_english_rows_pair_on_id_images_and_gold():
 
     def doc(i, lang, gold, image=None):  # type: ignore[no-untyped-def]
         prompt = F.cls_prompt(F.OPTIONS_ZH if lang == "zh" else F.OPTIONS_EN, lang)
-        return {**_doc(i, prompt, gold), "lang": lang, "views": 1, "images": [f"/x/images/{image or i:05d}.jpg"],
-                "setting": "cls_v1"}
+        return {
+            **_doc(i, prompt, gold),
+            "lang": lang,
+            "views": 1,
+            "images": [f"/x/images/{image or i:05d}.jpg"],
+            "setting": "cls_v1",
+        }
 
-    zh = [S.score_cls(doc(0, "zh", "A"), "A"), S.score_cls(doc(1, "zh", "B"), "B"), S.score_cls(doc(2, "zh", "C"), "C"),
-          S.score_cls(doc(3, "zh", "D"), "D")]  # fmt: skip
+    zh = [
+        S.score_cls(doc(0, "zh", "A"), "A"),
+        S.score_cls(doc(1, "zh", "B"), "B"),
+        S.score_cls(doc(2, "zh", "C"), "C"),
+        S.score_cls(doc(3, "zh", "D"), "D"),
+    ]
     en = [S.score_cls(doc(0, "en", "A"), "A"), S.score_cls(doc(1, "en", "B"), "C"), S.score_cls(doc(2, "en", "D"), "D")]
     found = consistency.family_measures(zh + en, S.CONSISTENCY, scale=1.0)
     # Items 0 (right, A/A) and 1 (zh right B, en wrong C): all correct 1/2, same letter 1/2; zh - en = (0 + 1) / 2.

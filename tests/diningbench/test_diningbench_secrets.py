@@ -12,10 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import diningbench_fixture as F
 import pytest
 from conftest import run_lmms_eval
-
-import diningbench_fixture as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from judge_server import JudgeServer  # noqa: E402
@@ -38,14 +37,30 @@ def test_no_secret_in_results_samples_report_or_logs(tmp_path):
     # One request is answered by an error page that echoes the credentials it received, as some proxies do.
     with JudgeServer(lambda p: "是", {PRED + "Chicken": ["echo"]}) as server:
         host = server.url.split("//", 1)[1].split("/", 1)[0]
-        env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(tmp_path / "cache"),
-               "FOOD_TASKS_JUDGE_MODEL": "judge-test", "API_TYPE": "openai", "OPENAI_API_KEY": API_KEY,
-               "OPENAI_API_URL": f"http://{URL_USER}:{URL_PASSWORD}@{host}/v1", "HF_TOKEN": HF_TOKEN,
-               "FOOD_TASKS_JUDGE_ATTEMPTS": "2", "FOOD_TASKS_JUDGE_BACKOFF": "0.01", "FOOD_TASKS_JUDGE_CACHE": str(tmp_path / "judge-cache"),
-               "FOOD_TASKS_DININGBENCH_MODEL_NAME": ""}  # fmt: skip
+        env = {
+            "FOOD_TASKS_DATA_DIR": str(root),
+            "FOOD_TASKS_CACHE_DIR": str(tmp_path / "cache"),
+            "FOOD_TASKS_JUDGE_MODEL": "judge-test",
+            "API_TYPE": "openai",
+            "OPENAI_API_KEY": API_KEY,
+            "OPENAI_API_URL": f"http://{URL_USER}:{URL_PASSWORD}@{host}/v1",
+            "HF_TOKEN": HF_TOKEN,
+            "FOOD_TASKS_JUDGE_ATTEMPTS": "2",
+            "FOOD_TASKS_JUDGE_BACKOFF": "0.01",
+            "FOOD_TASKS_JUDGE_CACHE": str(tmp_path / "judge-cache"),
+            "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
+        }
         out = tmp_path / "out"
-        args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses}", "--tasks", "diningbench_vqa_en",
-                "--verbosity", "DEBUG"]  # fmt: skip
+        args = [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses}",
+            "--tasks",
+            "diningbench_vqa_en",
+            "--verbosity",
+            "DEBUG",
+        ]
         proc, results, samples = run_lmms_eval(args, out, env=env)
     assert results is not None and "diningbench_vqa_en" in results["results"], proc.stderr[-3000:]
     got = results["results"]["diningbench_vqa_en"]
@@ -57,15 +72,27 @@ def test_no_secret_in_results_samples_report_or_logs(tmp_path):
     assert {r["auth"] for r in server.requests} == {f"Basic {basic}"}
 
     report_dir = tmp_path / "report"
-    report = subprocess.run([sys.executable, "-m", "food_tasks.cli", "report", str(out), "-o", str(report_dir)],
-                            capture_output=True, text=True, env=dict(os.environ, **env), cwd=tmp_path, timeout=300)  # fmt: skip
+    report = subprocess.run(
+        [sys.executable, "-m", "food_tasks.cli", "report", str(out), "-o", str(report_dir)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **env),
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert report.returncode == 0, report.stderr[-3000:]
     assert host in (report_dir / "report.md").read_text(encoding="utf-8")  # the report does name the judge's host
 
-    written = {p: p.read_bytes().decode("utf-8", "replace") for d in (out, report_dir) for p in d.rglob("*") if p.is_file()}
+    written = {
+        p: p.read_bytes().decode("utf-8", "replace") for d in (out, report_dir) for p in d.rglob("*") if p.is_file()
+    }
     assert any(p.name.endswith("_results.json") for p in written) and any("_samples_" in p.name for p in written)
-    logs = {"lmms-eval stdout": proc.stdout, "lmms-eval stderr": proc.stderr, "report stdout": report.stdout,
-            "report stderr": report.stderr}  # fmt: skip
+    logs = {
+        "lmms-eval stdout": proc.stdout,
+        "lmms-eval stderr": proc.stderr,
+        "report stdout": report.stdout,
+        "report stderr": report.stderr,
+    }
     assert "DEBUG" in proc.stderr + proc.stdout  # the most verbose log was searched
     for secret in (API_KEY, URL_PASSWORD, HF_TOKEN, basic, f"{URL_USER}:"):
         for where, text in {**{str(p): t for p, t in written.items()}, **logs}.items():

@@ -3,9 +3,9 @@ with a message naming the file and the line, record or field."""
 
 from __future__ import annotations
 
+import fambench_fixture as fx
 import pytest
 
-import fambench_fixture as fx
 from food_tasks import data
 from food_tasks.benchmarks.fambench import data as fb_data
 
@@ -30,11 +30,15 @@ def test_truncated_task1_json_names_file_and_line(damaged):
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: len(text) // 2], encoding="utf-8")
     message = _stop("docs_task1_baseline_textimage")
-    assert message.startswith("food-tasks: data error") and f"{path} is not valid JSON" in message and " line " in message
+    assert (
+        message.startswith("food-tasks: data error") and f"{path} is not valid JSON" in message and " line " in message
+    )
 
 
 def test_record_without_gold_names_the_record(damaged):
-    fx.build(damaged.parents[2], task1=[{**fx.TASK1[0]}, {k: v for k, v in fx.TASK1[1].items() if k != "standard answer"}])
+    fx.build(
+        damaged.parents[2], task1=[{**fx.TASK1[0]}, {k: v for k, v in fx.TASK1[1].items() if k != "standard answer"}]
+    )
     assert "record 2" in _stop("docs_task1_cot_textimage") and "standard answer" in _stop("docs_task1_cot_textimage")
 
 

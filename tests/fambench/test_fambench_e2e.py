@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import math
 
+import fambench_fixture
 import pytest
 from conftest import run_lmms_eval
-
-import fambench_fixture
 
 pytestmark = pytest.mark.e2e
 
@@ -23,7 +22,7 @@ T1 = {
     "4": '{"decision": "Recommend.", "rationale_ingredients": []}',
     "5": '```json\n{"decision": "not_recommend", "rationale_ingredients": [{"condition": "Type-2 Diabetes", "ingredients": ["white rice"]}, {"condition": "hypertension", "ingredients": ["soy sauce", "sesame oil"]}]}\n```',
     "6": "",
-}  # fmt: skip
+}
 RANK = {
     "CRMCQ_0001": '{"ranking": ["A","B","D","C"], "best_option": "A"}',
     "CRMCQ_0002": "Based on the analysis, C is best, then A, B, D.",
@@ -40,32 +39,59 @@ DECISION = {
 
 EXPECTED = {
     "fambench_task1_textonly": {
-        "decision_acc": 500 / 6, "decision_acc_official": 200 / 6,
+        "decision_acc": 500 / 6,
+        "decision_acc_official": 200 / 6,
         "rationale_macro_f1": (0.5 + 2 / 3 + 0 + 0 + 0.8 + 0) / 6,
-        "rationale_micro_f1": 8 / 15, "rationale_micro_precision": 2 / 3, "rationale_micro_recall": 4 / 9,
+        "rationale_micro_f1": 8 / 15,
+        "rationale_micro_precision": 2 / 3,
+        "rationale_micro_recall": 4 / 9,
         "rationale_macro_f1_by_condition": (2 / 3 + 2 / 3 + 4 / 7 + 0 + 0) / 5,
-        "rationale_macro_f1_official": 0.5 / 6, "rationale_micro_f1_official": 2 / 11,
-        "json_parse_rate": 4 / 6, "json_parse_rate_official": 1 / 6, "invalid_rate": 100 / 6,
-        "empty_rationale_rate": 50.0, "image_missing": 0,
+        "rationale_macro_f1_official": 0.5 / 6,
+        "rationale_micro_f1_official": 2 / 11,
+        "json_parse_rate": 4 / 6,
+        "json_parse_rate_official": 1 / 6,
+        "invalid_rate": 100 / 6,
+        "empty_rationale_rate": 50.0,
+        "image_missing": 0,
     },
     "fambench_task1": {
-        "decision_acc": 100.0, "decision_acc_official": 40.0, "rationale_macro_f1": (0.5 + 2 / 3 + 0.8) / 5,
-        "rationale_micro_f1": 4 / 7, "image_missing": 1,
+        "decision_acc": 100.0,
+        "decision_acc_official": 40.0,
+        "rationale_macro_f1": (0.5 + 2 / 3 + 0.8) / 5,
+        "rationale_micro_f1": 4 / 7,
+        "image_missing": 1,
     },
     "fambench_task2": {
-        "top1_acc": 50.0, "top1_acc_official": 50.0, "mrr": 0.5, "mrr_parsed": 1.0, "mrr_official": 0.5625,
-        "top2_acc": 50.0, "top3_acc": 50.0, "kendall_tau": 4 / 6, "valid_ranking_rate": 50.0,
+        "top1_acc": 50.0,
+        "top1_acc_official": 50.0,
+        "mrr": 0.5,
+        "mrr_parsed": 1.0,
+        "mrr_official": 0.5625,
+        "top2_acc": 50.0,
+        "top3_acc": 50.0,
+        "kendall_tau": 4 / 6,
+        "valid_ranking_rate": 50.0,
         # Official: Q5 "I think A is best." has no ranking but an answer letter, so it is a "parsed" row.
-        "answer_rate_official": 100.0, "image_missing": 1,
+        "answer_rate_official": 100.0,
+        "image_missing": 1,
     },
     "fambench_task2_ctc": {
-        "ctc": 5 / 7, "ctc_official_parsers": 1.0, "ctc_pool": 2, "ctc_pairs": 7, "top1_acc": 50.0, "mrr": 0.5,
-        "option_decision_acc": 50.0, "image_missing": 1,
+        "ctc": 5 / 7,
+        "ctc_official_parsers": 1.0,
+        "ctc_pool": 2,
+        "ctc_pairs": 7,
+        "top1_acc": 50.0,
+        "mrr": 0.5,
+        "option_decision_acc": 50.0,
+        "image_missing": 1,
     },
     "fambench_task2_decision": {
         # robust 8/16 options (Q4 excluded); official: only Q2's payload survives (2/4), the rest predict nothing
-        "option_decision_acc": 50.0, "option_decision_acc_official": 12.5, "all_options_exact_match": 0.0,
-        "false_recommend_rate": 12.5, "valid_decision_rate": 75.0,
+        "option_decision_acc": 50.0,
+        "option_decision_acc_official": 12.5,
+        "all_options_exact_match": 0.0,
+        "false_recommend_rate": 12.5,
+        "valid_decision_rate": 75.0,
         # official answer_rate_pct: Q2's payload, and Q1/Q3 through the letter fallback (the JSON key "A")
         "answer_rate_official": 75.0,
     },
@@ -75,9 +101,12 @@ EXPECTED = {
         **{f"ctc_{m}": 5 / 7 for m in ("baseline", "cot", "ki", "cot_ki")},
         **{f"ctc_{m}_official_parsers": 1.0 for m in ("baseline", "cot", "ki", "cot_ki")},
         **{f"top1_acc_{m}": 50.0 for m in ("baseline", "cot", "ki", "cot_ki")},
-        "ctc_pool": 2, "ctc_pool_official_parsers": 1, "mrr_cot_ki": 0.5, "image_missing": 1,
+        "ctc_pool": 2,
+        "ctc_pool_official_parsers": 1,
+        "mrr_cot_ki": 0.5,
+        "image_missing": 1,
     },
-}  # fmt: skip
+}
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +120,14 @@ def fam_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     responses = work / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(work / "cache")}
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=replay_key",
-            "--tasks", ",".join(EXPECTED)]  # fmt: skip
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},keys=replay_key",
+        "--tasks",
+        ",".join(EXPECTED),
+    ]
     return run_lmms_eval(args, work / "out", env=env)
 
 
@@ -109,8 +144,11 @@ def test_fambench_metrics_exact(fam_run, task):
 def test_fambench_per_condition_and_samples(fam_run):
     _, results, samples = fam_run
     table = results["results"]["fambench_task2"]["per_condition,none"]
-    assert table == {"Hypertension": {"n": 1, "top1_acc": 0.0}, "Obesity weight management": {"n": 2, "top1_acc": 50.0},
-                     "Type 2 diabetes + Hypertension": {"n": 1, "top1_acc": 100.0}}  # fmt: skip
+    assert table == {
+        "Hypertension": {"n": 1, "top1_acc": 0.0},
+        "Obesity weight management": {"n": 2, "top1_acc": 50.0},
+        "Type 2 diabetes + Hypertension": {"n": 1, "top1_acc": 100.0},
+    }
     t1 = results["results"]["fambench_task1_textonly"]["per_condition,none"]
     assert t1["type 2 diabetes"] == {"n": 2, "decision_acc": 100.0, "rationale_micro_f1": pytest.approx(2 / 3)}
     assert len(samples["fambench_task2_ctc"]) == 10  # five questions x (rank, decision)

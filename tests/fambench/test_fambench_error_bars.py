@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 import pickle
 
+import fambench_fixture as fx
 import numpy as np
 import pytest
 
-import fambench_fixture as fx
 from food_tasks import remote, stats
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
@@ -24,17 +24,32 @@ REC, NREC = "recommend", "not_recommend"
 
 def _rank(qid, ranking, gold, official=None, missing=False, letter=False, mode="baseline", gold_ranking="ABCD"):  # type: ignore[no-untyped-def]
     official = official if official is not None else (ranking or [])
-    return {"question_id": qid, "kind": "rank", "mode": mode, "image_missing": missing, "ranking": ranking,
-            "ranking_official": official, "parsed_official": bool(official) or letter, "gold_letter": gold,
-            "gold_ranking": list(gold_ranking)}  # fmt: skip
+    return {
+        "question_id": qid,
+        "kind": "rank",
+        "mode": mode,
+        "image_missing": missing,
+        "ranking": ranking,
+        "ranking_official": official,
+        "parsed_official": bool(official) or letter,
+        "gold_letter": gold,
+        "gold_ranking": list(gold_ranking),
+    }
 
 
 def _dec(qid, decisions, gold_labels=None, official="same", missing=False, mode="baseline"):  # type: ignore[no-untyped-def]
     decisions = dict(zip("ABCD", decisions)) if decisions else dict.fromkeys("ABCD")
     official = decisions if official == "same" else official
-    return {"question_id": qid, "kind": "decision", "mode": mode, "image_missing": missing, "decisions": decisions,
-            "decisions_official": official, "parsed_official": bool(official),
-            "gold_labels": gold_labels or {"A": REC, "B": NREC, "C": NREC, "D": NREC}}  # fmt: skip
+    return {
+        "question_id": qid,
+        "kind": "decision",
+        "mode": mode,
+        "image_missing": missing,
+        "decisions": decisions,
+        "decisions_official": official,
+        "parsed_official": bool(official),
+        "gold_labels": gold_labels or {"A": REC, "B": NREC, "C": NREC, "D": NREC},
+    }
 
 
 # The rank records of test_fambench_scoring.test_task2_rank_metrics_denominators.
@@ -56,9 +71,19 @@ def _values(fn, records):  # type: ignore[no-untyped-def]
 def test_rank_statistics_per_document():
     assert _values(fb_scoring.topk_hit, RANK) == [1, 0, 1, None, 0, 0, 0]
     assert _values(lambda r: fb_scoring.topk_hit(r, k=3), RANK) == [1, 0, 1, None, 0, 1, 0]
-    assert _values(lambda r: fb_scoring.topk_hit(r, official=True), RANK) == [1, 0, 1, None, 0, 0, 0]  # Q2 official: B first
+    assert _values(lambda r: fb_scoring.topk_hit(r, official=True), RANK) == [
+        1,
+        0,
+        1,
+        None,
+        0,
+        0,
+        0,
+    ]  # Q2 official: B first
     assert _values(fb_scoring.rr_value, RANK) == pytest.approx([1, 0, 1, None, 0, 1 / 3, 0])
-    assert _values(lambda r: fb_scoring.rr_value(r, parsed_only=True), RANK) == pytest.approx([1, None, 1, None, None, 1 / 3, None])
+    assert _values(lambda r: fb_scoring.rr_value(r, parsed_only=True), RANK) == pytest.approx(
+        [1, None, 1, None, None, 1 / 3, None]
+    )
     # official: rows it marks parsed (Q5 is not), 1/rank rounded to 6 places; Q2's official ranking puts C 4th
     assert _values(fb_scoring.rr_official, RANK) == [1.0, 0.25, 1.0, None, None, 0.333333, 0.0]
     assert _values(fb_scoring.kendall_value, RANK) == pytest.approx([4 / 6, None, 4 / 6, None, None, 0.0, None])
@@ -83,7 +108,10 @@ def test_option_statistics_per_document():
     assert _values(fb_scoring.option_count, DECISION) == [4, 4, 3]
     assert _values(fb_scoring.exact_match_value, DECISION) == [1, 0, 0]
     assert _values(lambda r: fb_scoring.valid_value(r, kind="decision"), DECISION) == [1, 0, 1]
-    assert fb_scoring.option_hits(RANK[0]) is None and fb_scoring.option_hits({**DECISION[0], "image_missing": True}) is None
+    assert (
+        fb_scoring.option_hits(RANK[0]) is None
+        and fb_scoring.option_hits({**DECISION[0], "image_missing": True}) is None
+    )
 
 
 def test_option_accuracy_is_a_ratio_over_options_with_a_clustered_error():
@@ -97,8 +125,14 @@ def test_option_accuracy_is_a_ratio_over_options_with_a_clustered_error():
 
 
 def _t1(tp, fp, fn, focal, missing=False, official=(0, 0, 0)):  # type: ignore[no-untyped-def]
-    return {"tp": tp, "fp": fp, "fn": fn, "focal": focal, "image_missing": missing,
-            **dict(zip(("tp_official", "fp_official", "fn_official"), official))}  # fmt: skip
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "focal": focal,
+        "image_missing": missing,
+        **dict(zip(("tp_official", "fp_official", "fn_official"), official)),
+    }
 
 
 # test_fambench_scoring.test_micro_and_macro_by_condition_hand_computed, plus an excluded row
@@ -114,14 +148,20 @@ T1 = [
 def test_task1_rationale_rows_and_combines():
     rows = fb_scoring.t1_prf_rows(T1)
     np.testing.assert_array_equal(rows, [[1, 1, 1, 1], [2, 1, 0, 1], [0, 0, 2, 1], [0, 0, 0, 1], [0, 0, 0, 0]])
-    assert [float(fb_scoring.prf_combine(rows.sum(0), which)) for which in (0, 1, 2)] == pytest.approx([0.6, 0.5, 6 / 11])
+    assert [float(fb_scoring.prf_combine(rows.sum(0), which)) for which in (0, 1, 2)] == pytest.approx(
+        [0.6, 0.5, 6 / 11]
+    )
     assert float(fb_scoring.prf_combine(fb_scoring.t1_prf_rows(T1, official=True).sum(0))) == pytest.approx(2 / 3)
     cells = fb_scoring.t1_condition_rows(T1).reshape(5, 13, 4)
     names = list(fb_data.CONDITIONS)
     diabetes, hypertension, ibs = names.index("type 2 diabetes"), names.index("hypertension"), names.index("ibs")
-    np.testing.assert_array_equal(cells[:, diabetes], [[1, 1, 1, 1], [2, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    np.testing.assert_array_equal(
+        cells[:, diabetes], [[1, 1, 1, 1], [2, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+    )
     np.testing.assert_array_equal(cells[:, hypertension].sum(0), [2, 1, 2, 2])
-    np.testing.assert_array_equal(cells[:, ibs].sum(0), [0, 0, 0, 1])  # present with F1 0; the excluded row adds nothing
+    np.testing.assert_array_equal(
+        cells[:, ibs].sum(0), [0, 0, 0, 1]
+    )  # present with F1 0; the excluded row adds nothing
     sums = cells.reshape(5, -1).sum(0)
     assert float(fb_scoring.condition_macro_combine(sums)) == pytest.approx((2 / 3 + 4 / 7) / 3)
     # vectorised over resamples: one value per row of sums
@@ -131,12 +171,17 @@ def test_task1_rationale_rows_and_combines():
 
 # test_fambench_scoring.test_ctc_intersection_pool_over_modes
 CTC = [
-    _rank("Q1", list("ABCD"), "A"), _dec("Q1", [REC, NREC, REC, NREC]),  # 3 of 4 pairs agree
-    _rank("Q1", list("DCBA"), "A", mode="cot"), _dec("Q1", [REC, REC, NREC, NREC], mode="cot"),  # 0 of 4
-    _rank("Q2", list("ABCD"), "A"), _dec("Q2", [REC, NREC, NREC, NREC]),  # 3 of 3, baseline only
-    _rank("Q2", None, "A", mode="cot"), _dec("Q2", [REC, NREC, NREC, NREC], mode="cot"),
-    _rank("Q3", list("ABCD"), "A", missing=True), _dec("Q3", [REC, NREC, NREC, NREC], missing=True),
-]  # fmt: skip
+    _rank("Q1", list("ABCD"), "A"),
+    _dec("Q1", [REC, NREC, REC, NREC]),  # 3 of 4 pairs agree
+    _rank("Q1", list("DCBA"), "A", mode="cot"),
+    _dec("Q1", [REC, REC, NREC, NREC], mode="cot"),  # 0 of 4
+    _rank("Q2", list("ABCD"), "A"),
+    _dec("Q2", [REC, NREC, NREC, NREC]),  # 3 of 3, baseline only
+    _rank("Q2", None, "A", mode="cot"),
+    _dec("Q2", [REC, NREC, NREC, NREC], mode="cot"),
+    _rank("Q3", list("ABCD"), "A", missing=True),
+    _dec("Q3", [REC, NREC, NREC, NREC], missing=True),
+]
 
 
 def test_ctc_rows_put_each_question_on_its_rank_document():
@@ -150,7 +195,11 @@ def test_ctc_rows_put_each_question_on_its_rank_document():
     rows = fb_scoring.ctc_rows(baseline)  # one mode: Q1 and Q2 are in the pool
     np.testing.assert_array_equal(rows, [[3, 4, 1], [0, 0, 0], [3, 3, 1], [0, 0, 0], [0, 0, 0], [0, 0, 0]])
     estimator = TABLES["ctc"]["ctc"].estimator
-    assert float(estimator.combine(estimator.rows(baseline).sum(0))) == pytest.approx(6 / 7) == fb_scoring.ctc_value(baseline)
+    assert (
+        float(estimator.combine(estimator.rows(baseline).sum(0)))
+        == pytest.approx(6 / 7)
+        == fb_scoring.ctc_value(baseline)
+    )
     est = stats.estimate(estimator, baseline, [r["question_id"] for r in baseline], iters=200)
     assert (est.n, est.clusters, est.method) == (2, 2, "bootstrap") and est.se > 0
     assert fb_scoring.ctc_rows([]).shape == (0, 3)
@@ -158,7 +207,11 @@ def test_ctc_rows_put_each_question_on_its_rank_document():
 
 def test_dish_identity():
     row = {"title": "  Fried   Rice ", "image_url": "https://x/1.jpg", "index": 3}
-    assert fb_data.dish_identity(row) == fb_data.dish_identity({**row, "title": "fried rice", "index": 9}) == "title:fried rice"
+    assert (
+        fb_data.dish_identity(row)
+        == fb_data.dish_identity({**row, "title": "fried rice", "index": 9})
+        == "title:fried rice"
+    )
     assert fb_data.dish_identity({**row, "title": ""}) == "url:https://x/1.jpg"
     assert fb_data.dish_identity({**row, "title": " ", "image_url": ""}) == "row:3"
 
@@ -172,8 +225,13 @@ def fam_env(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.setenv("FOOD_TASKS_CACHE_DIR", str(tmp_path / "cache"))
     remote.default_image_store.cache_clear()
     # the fixture's Task 1 rows, and the fried rice dish asked about again for another condition
-    again = fx.t1_row("Fried Rice", "Is this dish suitable for someone managing obesity?", "not recommend",
-                      [{"condition": "obesity", "ingredients": ["white rice", "oil"]}], image=fx.IMG.format("fried-rice"))  # fmt: skip
+    again = fx.t1_row(
+        "Fried Rice",
+        "Is this dish suitable for someone managing obesity?",
+        "not recommend",
+        [{"condition": "obesity", "ingredients": ["white rice", "oil"]}],
+        image=fx.IMG.format("fried-rice"),
+    )
     fx.build(tmp_path / "mirror", task1=[*fx.TASK1, again])
     yield
     remote.default_image_store.cache_clear()
@@ -187,15 +245,18 @@ T1_OUT = [
     '{"decision": "not recommend", "rationale_ingredients": [{"condition": "type 2 diabetes", "ingredients": ["white rice"]}, {"condition": "hypertension", "ingredients": ["soy sauce", "oil"]}]}',
     "",
     '{"decision": "recommend", "rationale_ingredients": [{"condition": "obesity", "ingredients": ["oil"]}]}',
-]  # fmt: skip
-RANKINGS = [f'{{"ranking": {list(r)}, "best_option": "{r[0]}"}}'.replace("'", '"') for r in ("ABDC", "CABD", "BADC", "DCBA", "ACBD")]
+]
+RANKINGS = [
+    f'{{"ranking": {list(r)}, "best_option": "{r[0]}"}}'.replace("'", '"')
+    for r in ("ABDC", "CABD", "BADC", "DCBA", "ACBD")
+]
 DECISIONS = [  # per question; CRMCQ_0004's images are missing
     '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "not recommend"}, "D": {"decision": "not_recommend"}}}',
     '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, "C": {"decision": "recommend"}, "D": {"decision": "not_recommend"}}}',
     '{"option_decisions": {"A": {"decision": "not_recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "recommend"}, "D": {"decision": "avoid"}}}',
     "",
     '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}',
-]  # fmt: skip
+]
 
 
 def _task2_records():  # type: ignore[no-untyped-def]

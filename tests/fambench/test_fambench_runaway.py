@@ -13,17 +13,19 @@ import random
 import re
 
 import pytest
-from food_tasks.utils import fambench as hooks
 
 from food_tasks.benchmarks.fambench import parsing as fb_parsing
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.jsonparse import balanced_end
+from food_tasks.utils import fambench as hooks
 
 NR, R = fb_parsing.NOT_REC, fb_parsing.REC
 N = 16384
 RANKING = '{"ranking": ["C", "B", "A", "D"]}'
-FOUR = ('{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, '
-        '"C": {"decision": "recommend"}, "D": {"decision": "not_recommend"}}}')  # fmt: skip
+FOUR = (
+    '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, '
+    '"C": {"decision": "recommend"}, "D": {"decision": "not_recommend"}}}'
+)
 DECIDED = {"A": "recommend", "B": "not_recommend", "C": "recommend", "D": "not_recommend"}
 
 # --------------------------------------------------------------------------- the quadratic originals, as references
@@ -53,8 +55,31 @@ OLD_FINAL = re.compile(r"decision\s*[:：]\s*\**\s*(not\s+recommend(?:ed)?|recom
 
 def test_linear_rewrites_agree_with_the_originals() -> None:
     rng = random.Random(3)
-    pieces = ["{", "}", '"', "\\", " ", "\n", "\t", "```", "json", '{"decision": "recommend"}', "1.", "2)", "B",
-              "option ", "decision", ":", "*", "not ", "recommend", "ed", "\r", "\x0b", "a"]  # fmt: skip
+    pieces = [
+        "{",
+        "}",
+        '"',
+        "\\",
+        " ",
+        "\n",
+        "\t",
+        "```",
+        "json",
+        '{"decision": "recommend"}',
+        "1.",
+        "2)",
+        "B",
+        "option ",
+        "decision",
+        ":",
+        "*",
+        "not ",
+        "recommend",
+        "ed",
+        "\r",
+        "\x0b",
+        "a",
+    ]
     for _ in range(6000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         assert fb_parsing._first_json_official(text) == _old_first_json(text), text
@@ -65,8 +90,28 @@ def test_linear_rewrites_agree_with_the_originals() -> None:
 
 def test_first_json_search_settles_nested_candidates_like_the_original() -> None:
     rng = random.Random(11)
-    pieces = ["{", "}", '"', "\\", " ", ":", ",", '"a"', "1", "[", "]", '{"a": 1}', '{"b": {"c": "}"}}', "x", "null",
-              '"\\"', '"{"', "\t", "1 2", "99999"]  # fmt: skip
+    pieces = [
+        "{",
+        "}",
+        '"',
+        "\\",
+        " ",
+        ":",
+        ",",
+        '"a"',
+        "1",
+        "[",
+        "]",
+        '{"a": 1}',
+        '{"b": {"c": "}"}}',
+        "x",
+        "null",
+        '"\\"',
+        '"{"',
+        "\t",
+        "1 2",
+        "99999",
+    ]
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         assert fb_parsing._first_json_official(text) == _old_first_json(text), text
@@ -82,10 +127,15 @@ def _deeper(levels: int, fn, *args):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     "text",
-    ['{"a":' * 1500 + "1" + "}" * 1500 + " x", '{"a":[' * 1500 + "1" + "]}" * 1500, '[{"a":' * 1300 + "1" + "}]" * 1300,
-     '{"a":' * 2500 + "1 2" + "}" * 2500, '{"a":{"b":1},"c":' * 1200 + "1" + "}" * 1200,
-     '{"a":[' * 1200 + "1 2" + "]}" * 1200 + '{"ok": 1}'],
-)  # fmt: skip
+    [
+        '{"a":' * 1500 + "1" + "}" * 1500 + " x",
+        '{"a":[' * 1500 + "1" + "]}" * 1500,
+        '[{"a":' * 1300 + "1" + "}]" * 1300,
+        '{"a":' * 2500 + "1 2" + "}" * 2500,
+        '{"a":{"b":1},"c":' * 1200 + "1" + "}" * 1200,
+        '{"a":[' * 1200 + "1 2" + "]}" * 1200 + '{"ok": 1}',
+    ],
+)
 def test_first_json_search_past_the_recursion_limit_like_the_original(text: str) -> None:
     # Nesting past Python's recursion limit: the original decodes every nested candidate (RecursionError
     # for the outer ones); ours bisects. Both see the same limit when json.loads runs at the same stack
@@ -98,12 +148,30 @@ def test_first_json_search_past_the_recursion_limit_like_the_original(text: str)
 
 @pytest.mark.parametrize(
     "raw",
-    ["```" + " " * N, "```json" + " \t" * (N // 2), "{" * N, '{"' * (N // 2), '{\\"' * (N // 3), "decision:" + " " * N,
-     "\n" * N, "1." + "\n" * N, "<think>" * (N // 7), "[" * N, "`" * N, " " * N, "}" * N, "9" * N],
-)  # fmt: skip
+    [
+        "```" + " " * N,
+        "```json" + " \t" * (N // 2),
+        "{" * N,
+        '{"' * (N // 2),
+        '{\\"' * (N // 3),
+        "decision:" + " " * N,
+        "\n" * N,
+        "1." + "\n" * N,
+        "<think>" * (N // 7),
+        "[" * N,
+        "`" * N,
+        " " * N,
+        "}" * N,
+        "9" * N,
+    ],
+)
 def test_runaway_shapes_are_unparsed(raw: str) -> None:
     t1, t1_off = fb_parsing.parse_task1(raw), fb_parsing.parse_task1_official(raw)
-    assert t1["decision"] is None and not t1["json"] and t1_off == {"decision": None, "rationale": [], "strict_json": False}
+    assert (
+        t1["decision"] is None
+        and not t1["json"]
+        and t1_off == {"decision": None, "rationale": [], "strict_json": False}
+    )
     assert fb_parsing.parse_ranking(raw) is None and fb_parsing.parse_ranking_official(raw) == []
     assert fb_parsing.parse_decisions(raw) == dict.fromkeys("ABCD") and fb_parsing.parse_decisions_official(raw) is None
 
@@ -144,10 +212,12 @@ def test_official_task2_collapses_whitespace_before_parsing() -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ['{"ranking": ["B", "A", "D", "C"], "x": ' + "9" * 4301 + "}",  # ValueError on the whole text
-     'Sure {"ranking": ["B", "A", "D", "C"], "x": -' + "1" * 5000 + "} B",  # ValueError on the first object
-     '{"x": ' + "2" * 4400 + ', ]'],  # ValueError before the syntax error is reached
-)  # fmt: skip
+    [
+        '{"ranking": ["B", "A", "D", "C"], "x": ' + "9" * 4301 + "}",  # ValueError on the whole text
+        'Sure {"ranking": ["B", "A", "D", "C"], "x": -' + "1" * 5000 + "} B",  # ValueError on the first object
+        '{"x": ' + "2" * 4400 + ", ]",
+    ],  # ValueError before the syntax error is reached
+)
 def test_official_task2_request_fails_on_integers_past_the_digit_limit(raw: str) -> None:
     for kind in ("rank", "decision"):
         got = fb_parsing.official_task2(raw, kind)
@@ -166,10 +236,23 @@ def test_official_task2_digit_limit_edges() -> None:
 
 
 def test_official_answer_rate_counts_letter_fallback_rows() -> None:
-    doc = {"question_id": "Q1", "kind": "decision", "mode": "baseline", "image_urls": [], "gold_letter": "A",
-           "gold_ranking": ["A", "B", "C", "D"], "condition_prompt": "x", "gold_labels": json.dumps(DECIDED)}  # fmt: skip
-    outputs = [FOUR, '{"option_decisions": {"A": {"decision": "maybe"}}}', "no letters here", None,
-               '{"option_decisions": {}, "x": ' + "9" * 5000 + "}"]  # fmt: skip
+    doc = {
+        "question_id": "Q1",
+        "kind": "decision",
+        "mode": "baseline",
+        "image_urls": [],
+        "gold_letter": "A",
+        "gold_ranking": ["A", "B", "C", "D"],
+        "condition_prompt": "x",
+        "gold_labels": json.dumps(DECIDED),
+    }
+    outputs = [
+        FOUR,
+        '{"option_decisions": {"A": {"decision": "maybe"}}}',
+        "no letters here",
+        None,
+        '{"option_decisions": {}, "x": ' + "9" * 5000 + "}",
+    ]
     records = [fb_scoring.score_task2({**doc, "question_id": f"Q{i}"}, out) for i, out in enumerate(outputs)]
     # official: Q0 four decisions, Q1 the letter "A" of its key; Q2 nothing; Q3 not a string; Q4 request error
     assert [r["parsed_official"] for r in records] == [True, True, False, False, False]
@@ -186,8 +269,11 @@ NON_STRINGS = [None, 5, 1.5, float("nan"), True, ["A", "B", "C", "D"], {"decisio
 @pytest.fixture(scope="module")
 def sample_docs():  # type: ignore[no-untyped-def]
     ctc = hooks.docs_sample_ctc(None)
-    return {"task1": hooks.docs_sample_task1(None)[0], "rank": next(d for d in ctc if d["kind"] == "rank"),
-            "decision": next(d for d in ctc if d["kind"] == "decision")}  # fmt: skip
+    return {
+        "task1": hooks.docs_sample_task1(None)[0],
+        "rank": next(d for d in ctc if d["kind"] == "rank"),
+        "decision": next(d for d in ctc if d["kind"] == "decision"),
+    }
 
 
 @pytest.mark.parametrize("value", NON_STRINGS, ids=lambda v: type(v).__name__)
@@ -198,7 +284,9 @@ def test_non_string_outputs_are_unparseable_answers(sample_docs, value) -> None:
     rank = hooks.process_results_rank(sample_docs["rank"], [value])["top1_acc"]
     assert rank["ranking"] is None and rank["ranking_official"] == [] and not rank["parsed_official"]
     dec = hooks.process_results_decision(sample_docs["decision"], [value])["option_decision_acc"]
-    assert dec["decisions"] == dict.fromkeys("ABCD") and dec["decisions_official"] is None and not dec["parsed_official"]
+    assert (
+        dec["decisions"] == dict.fromkeys("ABCD") and dec["decisions_official"] is None and not dec["parsed_official"]
+    )
     for fn in (hooks.process_results_ctc, hooks.process_results_ctc_all):
         fn(sample_docs["rank"], [value])
         fn(sample_docs["decision"], [value])

@@ -12,8 +12,8 @@ import pytest
 
 from food_tasks import metrics
 from food_tasks.benchmarks.fambench import data as fb_data
-from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.benchmarks.fambench import parsing as fb_parsing
+from food_tasks.benchmarks.fambench import scoring as fb_scoring
 
 NR, R = fb_parsing.NOT_REC, fb_parsing.REC
 
@@ -30,7 +30,11 @@ OFFICIAL_T1 = [
     ('```json\n{"decision": "Not  Recommended"}\n```', NR, True),  # whitespace collapsed
     ('{"decision": ["recommend"]}', R, False),  # list value is not a word; the loose regex still finds one
     ("", None, False),
-    ('{"verdict": "fine"} then {"decision": "avoid"}', NR, False),  # first object parses, lacks decision; loose regex finds no word
+    (
+        '{"verdict": "fine"} then {"decision": "avoid"}',
+        NR,
+        False,
+    ),  # first object parses, lacks decision; loose regex finds no word
 ]
 
 
@@ -41,12 +45,19 @@ def test_task1_official_parser(raw, decision, strict):
 
 
 def test_task1_official_parser_rationale_only_with_strict_json():
-    out = fb_parsing.parse_task1_official('{"decision": "Recommend.", "rationale_ingredients": [{"condition": "a", "ingredients": ["b"]}]}')
+    out = fb_parsing.parse_task1_official(
+        '{"decision": "Recommend.", "rationale_ingredients": [{"condition": "a", "ingredients": ["b"]}]}'
+    )
     assert out["rationale"] == []  # loose fallback drops the rationale
-    out = fb_parsing.parse_task1_official('noise {"decision": "recommend", "rationale_ingredients": '
-                                  '[{"condition": "Type_2-Diabetes", "ingredients": ["Soy-Sauce!", "soy sauce", ""]}, {"condition": "", "ingredients": ["x"]}]}')
-    assert out == {"decision": R, "strict_json": True,
-                   "rationale": [{"condition": "type 2 diabetes", "ingredients": ["soy sauce"]}]}  # fmt: skip
+    out = fb_parsing.parse_task1_official(
+        'noise {"decision": "recommend", "rationale_ingredients": '
+        '[{"condition": "Type_2-Diabetes", "ingredients": ["Soy-Sauce!", "soy sauce", ""]}, {"condition": "", "ingredients": ["x"]}]}'
+    )
+    assert out == {
+        "decision": R,
+        "strict_json": True,
+        "rationale": [{"condition": "type 2 diabetes", "ingredients": ["soy sauce"]}],
+    }
 
 
 # --------------------------------------------------------------------------- Task 1 robust parser
@@ -96,7 +107,10 @@ ROBUST_RANK = [
     ("Ranking (best to worst): B > A > D > C", list("BADC")),
     ("Based on the analysis, C is best, then A, B, D.", None),  # no explicit sequence: invalid
     ('{"ranking": ["B","A","D"], "best_option": "B"}', None),
-    ('{"ranking": ["Option B","(A)","D.","ｃ"], "best_option": "A"}', list("BADC")),  # best_option conflict: ranking kept
+    (
+        '{"ranking": ["Option B","(A)","D.","ｃ"], "best_option": "A"}',
+        list("BADC"),
+    ),  # best_option conflict: ranking kept
     ('{"ranking": ["b","a","d","c"]}', list("BADC")),
     ("<think>maybe A > B > C > D</think>\nFinal: D, C, B, A", list("DCBA")),
     ("1. C\n2. Option A\n3. B\n4. D", list("CABD")),
@@ -113,7 +127,12 @@ def test_ranking_robust(raw, expected):
 
 def test_decisions_official_all_or_nothing():
     ok = '{"option_decisions": {"A": {"decision": "Recommend"}, "b": {"decision": "not recommend"}, "C": {"decision": "not-recommend"}, "D": {"decision": "recommend", "risk_level": "extreme"}}}'
-    assert fb_parsing.parse_decisions_official(ok) == {"A": "recommend", "B": "not_recommend", "C": "not_recommend", "D": "recommend"}
+    assert fb_parsing.parse_decisions_official(ok) == {
+        "A": "recommend",
+        "B": "not_recommend",
+        "C": "not_recommend",
+        "D": "recommend",
+    }
     one_bad = ok.replace('"not-recommend"', '"avoid"')
     assert fb_parsing.parse_decisions_official(one_bad) is None
     assert fb_parsing.parse_decisions_official('{"option_decisions": {"A": {"decision": "recommend"}}}') is None
@@ -121,8 +140,10 @@ def test_decisions_official_all_or_nothing():
 
 
 def test_decisions_robust_per_option():
-    raw = ('<think>{"option_decisions": {}}</think>{"option_decisions": {"A": {"decision": "Not Recommended"}, '
-           '"option b": {"decision": "recommend"}, "C": "avoid", "D": {"decision": "maybe"}}}')
+    raw = (
+        '<think>{"option_decisions": {}}</think>{"option_decisions": {"A": {"decision": "Not Recommended"}, '
+        '"option b": {"decision": "recommend"}, "C": "avoid", "D": {"decision": "maybe"}}}'
+    )
     assert fb_parsing.parse_decisions(raw) == {"A": "not_recommend", "B": "recommend", "C": "not_recommend", "D": None}
     assert fb_parsing.parse_decisions("nothing") == dict.fromkeys("ABCD")
 
@@ -133,12 +154,26 @@ def test_decisions_robust_per_option():
 def test_rationale_counts_hand_computed():
     pred = [{"condition": "type 2 diabetes", "ingredients": ["bulgur wheat", "olive oil"]}]
     gold = [{"condition": "type 2 diabetes", "ingredients": ["bulgur wheat", "sweet potato"]}]
-    assert fb_scoring.rationale_counts(pred, gold) == {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
+    assert fb_scoring.rationale_counts(pred, gold) == {
+        "tp": 1,
+        "fp": 1,
+        "fn": 1,
+        "precision": 0.5,
+        "recall": 0.5,
+        "f1": 0.5,
+    }
     # "diabetes" != "type 2 diabetes": exact match after normalisation, as officially.
     assert fb_scoring.rationale_counts([{"condition": "diabetes", "ingredients": ["bulgur wheat"]}], gold)["tp"] == 0
     # Empty prediction and empty gold: F1 0 (official convention), not 1.
     assert fb_scoring.rationale_counts([], [])["f1"] == 0.0
-    assert fb_scoring.rationale_counts([], gold) == {"tp": 0, "fp": 0, "fn": 2, "precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert fb_scoring.rationale_counts([], gold) == {
+        "tp": 0,
+        "fp": 0,
+        "fn": 2,
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+    }
 
 
 def test_micro_and_macro_by_condition_hand_computed():
@@ -176,7 +211,9 @@ def test_reciprocal_rank_and_kendall():
 
 def test_consistency_pairs_and_ctc():
     # rec {A, C}, not {B, D}; ranking C > B > A > D: C>B yes, C>D yes, A>B no, A>D yes.
-    assert fb_scoring.consistency_pairs(list("CBAD"), {"A": "recommend", "B": "not_recommend", "C": "recommend", "D": "not_recommend"}) == (3, 4)
+    assert fb_scoring.consistency_pairs(
+        list("CBAD"), {"A": "recommend", "B": "not_recommend", "C": "recommend", "D": "not_recommend"}
+    ) == (3, 4)
     # All options recommended: no discriminating pair.
     assert fb_scoring.consistency_pairs(list("ABCD"), dict.fromkeys("ABCD", "recommend")) == (0, 0)
     assert fb_scoring.ctc([(3, 4), (0, 0), (1, 3)]) == pytest.approx(4 / 7)  # micro, not the mean of 3/4 and 1/3
@@ -185,30 +222,50 @@ def test_consistency_pairs_and_ctc():
 
 def _rank(qid, mode, ranking, official=None, missing=False, letter=False):  # type: ignore[no-untyped-def]
     official = official if official is not None else (ranking or [])
-    return {"question_id": qid, "kind": "rank", "mode": mode, "image_missing": missing, "ranking": ranking,
-            "ranking_official": official, "parsed_official": bool(official) or letter}  # fmt: skip
+    return {
+        "question_id": qid,
+        "kind": "rank",
+        "mode": mode,
+        "image_missing": missing,
+        "ranking": ranking,
+        "ranking_official": official,
+        "parsed_official": bool(official) or letter,
+    }
 
 
 def _dec(qid, mode, decisions, official="same", missing=False, letter=False):  # type: ignore[no-untyped-def]
     decisions = dict(zip("ABCD", decisions)) if decisions else dict.fromkeys("ABCD")
     official = decisions if official == "same" else official
-    return {"question_id": qid, "kind": "decision", "mode": mode, "image_missing": missing, "decisions": decisions,
-            "decisions_official": official, "parsed_official": bool(official) or letter}  # fmt: skip
+    return {
+        "question_id": qid,
+        "kind": "decision",
+        "mode": mode,
+        "image_missing": missing,
+        "decisions": decisions,
+        "decisions_official": official,
+        "parsed_official": bool(official) or letter,
+    }
 
 
 def test_ctc_intersection_pool_over_modes():
     rec, nrec = "recommend", "not_recommend"
     records = [
         # q1 valid in both modes
-        _rank("Q1", "baseline", list("ABCD")), _dec("Q1", "baseline", [rec, nrec, rec, nrec]),  # A>B A>D C>D ok, C>B no: 3/4
-        _rank("Q1", "cot", list("DCBA")), _dec("Q1", "cot", [rec, rec, nrec, nrec]),  # A,B below C,D: 0/4
+        _rank("Q1", "baseline", list("ABCD")),
+        _dec("Q1", "baseline", [rec, nrec, rec, nrec]),  # A>B A>D C>D ok, C>B no: 3/4
+        _rank("Q1", "cot", list("DCBA")),
+        _dec("Q1", "cot", [rec, rec, nrec, nrec]),  # A,B below C,D: 0/4
         # q2 valid in baseline only -> outside the shared pool, inside the baseline-only pool
-        _rank("Q2", "baseline", list("ABCD")), _dec("Q2", "baseline", [rec, nrec, nrec, nrec]),  # 3/3
-        _rank("Q2", "cot", None), _dec("Q2", "cot", [rec, nrec, nrec, nrec]),
+        _rank("Q2", "baseline", list("ABCD")),
+        _dec("Q2", "baseline", [rec, nrec, nrec, nrec]),  # 3/3
+        _rank("Q2", "cot", None),
+        _dec("Q2", "cot", [rec, nrec, nrec, nrec]),
         # q3 valid in both but its images are missing
-        _rank("Q3", "baseline", list("ABCD"), missing=True), _dec("Q3", "baseline", [rec, nrec, nrec, nrec], missing=True),
-        _rank("Q3", "cot", list("ABCD"), missing=True), _dec("Q3", "cot", [rec, nrec, nrec, nrec], missing=True),
-    ]  # fmt: skip
+        _rank("Q3", "baseline", list("ABCD"), missing=True),
+        _dec("Q3", "baseline", [rec, nrec, nrec, nrec], missing=True),
+        _rank("Q3", "cot", list("ABCD"), missing=True),
+        _dec("Q3", "cot", [rec, nrec, nrec, nrec], missing=True),
+    ]
     values, pool, pairs = fb_scoring.ctc_table(records, ("baseline", "cot"))
     assert pool == 1 and values == {"baseline": 0.75, "cot": 0.0} and pairs == {"baseline": 4, "cot": 4}
     values, pool, _ = fb_scoring.ctc_table(records, ("baseline",))
@@ -227,12 +284,14 @@ def test_task2_rank_metrics_denominators():
         {**_rank("Q5", "baseline", None, official=[]), "gold_letter": "A", "gold_ranking": list("ABCD")},
         {**_rank("Q6", "baseline", list("CBAD")), "gold_letter": "A", "gold_ranking": list("ABCD")},
         {**_rank("Q7", "baseline", None, official=[], letter=True), "gold_letter": "A", "gold_ranking": list("ABCD")},
-    ]  # fmt: skip
+    ]
     # Evaluated: Q1, Q2, Q3, Q5, Q6, Q7 (Q4 image missing). Robust RR: 1, 0, 1, 0, 1/3, 0.
     assert fb_scoring.t2_topk(records) == pytest.approx(200 / 6)
     assert fb_scoring.t2_topk(records, k=3) == pytest.approx(50.0)
     assert fb_scoring.t2_mrr(records) == pytest.approx((2 + 1 / 3) / 6)  # paper: all questions
-    assert fb_scoring.t2_mrr(records, parsed_only=True) == pytest.approx((2 + 1 / 3) / 3)  # official denominator, robust parse
+    assert fb_scoring.t2_mrr(records, parsed_only=True) == pytest.approx(
+        (2 + 1 / 3) / 3
+    )  # official denominator, robust parse
     # Official: Q1 1, Q2 1/4, Q3 1, Q6 round(1/3, 6), Q7 0 (a bare letter makes the row "parsed");
     # Q5 unparsed (outside the denominator).
     assert fb_scoring.t2_mrr_official(records) == round((1 + 0.25 + 1 + 0.333333) / 5, 6)
@@ -249,9 +308,12 @@ def test_task2_decision_metrics():
     gold = {"A": rec, "B": nrec, "C": nrec, "D": nrec}
     records = [
         {**_dec("Q1", "baseline", [rec, nrec, nrec, nrec]), "gold_labels": gold},  # 4/4
-        {**_dec("Q2", "baseline", [rec, rec, None, nrec], official=None, letter=True), "gold_labels": gold},  # robust 2/4, official 0/4
+        {
+            **_dec("Q2", "baseline", [rec, rec, None, nrec], official=None, letter=True),
+            "gold_labels": gold,
+        },  # robust 2/4, official 0/4
         {**_dec("Q3", "baseline", [nrec, rec, rec, nrec]), "gold_labels": {**gold, "D": ""}},  # 0/3 labelled
-    ]  # fmt: skip
+    ]
     assert fb_scoring.t2_option_acc(records) == pytest.approx(100 * 6 / 11)
     assert fb_scoring.t2_option_acc(records, official=True) == round(100 * 4 / 11, 2)
     assert fb_scoring.t2_exact_match(records) == pytest.approx(100 / 3)
@@ -267,7 +329,10 @@ def test_official_letter_fallback_marks_rank_rows_parsed():
     assert fb_parsing.parse_letter_official(" c ") == "C"
     assert fb_parsing.parse_letter_official("A or B? B") == "A"
     assert fb_parsing.parse_letter_official("Ｃ") == ""  # full-width: unparsed officially
-    assert fb_parsing.rank_parsed_official("I think A is best.") and fb_parsing.parse_ranking_official("I think A is best.") == []
+    assert (
+        fb_parsing.rank_parsed_official("I think A is best.")
+        and fb_parsing.parse_ranking_official("I think A is best.") == []
+    )
     assert not fb_parsing.rank_parsed_official("no letters here")
     assert fb_parsing.rank_parsed_official('{"ranking": ["B","B","B","B"], "best_option": "B"}')  # "B" stands alone
 
@@ -279,8 +344,14 @@ def test_official_percentages_round_like_the_official_code():
     assert fb_scoring.pct_official(1, 0) == 0.0
 
 
-@pytest.mark.parametrize("raw", ["[" * 5000, '{"decision": "recommend", "deep": ' + "[" * 5000 + "]" * 5000 + "}",
-                                 '{"ranking": ' + "[" * 5000 + "]" * 5000 + "}"])  # fmt: skip
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[" * 5000,
+        '{"decision": "recommend", "deep": ' + "[" * 5000 + "]" * 5000 + "}",
+        '{"ranking": ' + "[" * 5000 + "]" * 5000 + "}",
+    ],
+)
 def test_deeply_nested_output_never_crashes(raw):
     # A model stuck repeating "[" nests past Python's recursion limit; every parser must survive it.
     assert fb_parsing.parse_task1(raw)["decision"] in (None, R)

@@ -13,8 +13,16 @@ from food_tasks.catalogue import names as yaml_names
 from food_tasks.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-GROUPS = {"fambench_task1_all", "fambench_task2_all", "fambench_table1", "fambench_table2", "fambench_baseline", "fambench_cot",
-          "fambench_ki", "fambench_cot_ki"}  # fmt: skip
+GROUPS = {
+    "fambench_task1_all",
+    "fambench_task2_all",
+    "fambench_table1",
+    "fambench_table2",
+    "fambench_baseline",
+    "fambench_cot",
+    "fambench_ki",
+    "fambench_cot_ki",
+}
 
 
 def test_fambench_tasks_groups_and_list_rows(capsys):
@@ -24,9 +32,13 @@ def test_fambench_tasks_groups_and_list_rows(capsys):
     assert len(names) == 41 + 2 + 8
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
-    for row in (r"fambench_task2_ctc_all +task +fambench +8000 +fambench\n.*\n  fambench: +github\.com/anonymous-research-artifact123/Food-as-medicine@abfaf02",
-                r"fambench_task1_cot_ki +task +fambench +1500 ", r"fambench_task2_ctc_cot +task +fambench +2000 ",
-                r"fambench_task1_sample +task +fambench +4 ", r"fambench_table1 +group +fambench +14000 +fambench$"):
+    for row in (
+        r"fambench_task2_ctc_all +task +fambench +8000 +fambench\n.*\n  fambench: +github\.com/anonymous-research-artifact123/Food-as-medicine@abfaf02",
+        r"fambench_task1_cot_ki +task +fambench +1500 ",
+        r"fambench_task2_ctc_cot +task +fambench +2000 ",
+        r"fambench_task1_sample +task +fambench +4 ",
+        r"fambench_table1 +group +fambench +14000 +fambench$",
+    ):
         assert re.search(row, listing, re.M | re.S), row
 
 

@@ -59,10 +59,17 @@ CLEANED = {
     "Ambrosia_(fruit_salad)/Ambrosia_(fruit_salad)_0005.jpg": "Ambrosia salad with marshmallows",
 }
 EXPECTED_TEST = {
-    "sla_accurate": 40.0, "sla_relaxed": 40.0, "sla_relaxed_nostop": 60.0, "sla_accurate_unaccented": 60.0,
-    "sla_relaxed_unaccented": 60.0, "mean_caption_words": 30 / 5, "reference_mean_words": (10 + 7 + 9 + 9 + 9) / 5,
-    "parse_fail_rate": 0.0, "empty_rate": 0.0, "image_missing": 1,
-}  # fmt: skip
+    "sla_accurate": 40.0,
+    "sla_relaxed": 40.0,
+    "sla_relaxed_nostop": 60.0,
+    "sla_accurate_unaccented": 60.0,
+    "sla_relaxed_unaccented": 60.0,
+    "mean_caption_words": 30 / 5,
+    "reference_mean_words": (10 + 7 + 9 + 9 + 9) / 5,
+    "parse_fail_rate": 0.0,
+    "empty_rate": 0.0,
+    "image_missing": 1,
+}
 REGIONS = {"Abalone": "Seafood", "chicken and waffles": "Western", "Ambrosia_(fruit_salad)": "Western"}
 
 
@@ -74,5 +81,7 @@ def build_mirror(root: Path, *, images: bool = True) -> Path:
     fc_layout.write_captions(root, {fc_data.TEST_FILE: TEST, fc_data.TRAIN_FILE: TRAIN})
     if images:
         rows = {unicodedata.normalize("NFC", r["filename"]): None for r in TEST + TRAIN}
-        fc_layout.write_images(root, {f: fc_layout.jpeg_bytes(colour(i), 32) for i, f in enumerate(rows) if f not in MISSING})
+        fc_layout.write_images(
+            root, {f: fc_layout.jpeg_bytes(colour(i), 32) for i, f in enumerate(rows) if f not in MISSING}
+        )
     return root

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+import food500cap_fixture as fx
 import pytest
 
-import food500cap_fixture as fx
 from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
 from food_tasks.utils import food500cap as hooks
@@ -27,9 +27,25 @@ def tiny_clip(tmp_path_factory):
     images = CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
     CLIPProcessor(image_processor=images, tokenizer=tokenizer).save_pretrained(path)
     torch.manual_seed(0)
-    text = {"vocab_size": len(vocab), "hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1,
-            "num_attention_heads": 2, "max_position_embeddings": 77, "bos_token_id": 0, "eos_token_id": 1, "pad_token_id": 1}  # fmt: skip
-    vision = {"hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "image_size": 32, "patch_size": 16}
+    text = {
+        "vocab_size": len(vocab),
+        "hidden_size": 16,
+        "intermediate_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "max_position_embeddings": 77,
+        "bos_token_id": 0,
+        "eos_token_id": 1,
+        "pad_token_id": 1,
+    }
+    vision = {
+        "hidden_size": 16,
+        "intermediate_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "image_size": 32,
+        "patch_size": 16,
+    }
     CLIPModel(CLIPConfig(text_config=text, vision_config=vision, projection_dim=8)).save_pretrained(path)
     return path
 
@@ -40,10 +56,14 @@ def _by_hand(path, image, caption):  # type: ignore[no-untyped-def]
     from transformers import CLIPModel, CLIPProcessor
 
     model, processor = CLIPModel.from_pretrained(path).eval(), CLIPProcessor.from_pretrained(path)
-    batch = processor(text=["A photo depicts " + caption], images=[image], return_tensors="pt", truncation=True, max_length=77)
+    batch = processor(
+        text=["A photo depicts " + caption], images=[image], return_tensors="pt", truncation=True, max_length=77
+    )
     with torch.no_grad():
         img = model.visual_projection(model.vision_model(pixel_values=batch["pixel_values"]).pooler_output)
-        txt = model.text_projection(model.text_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).pooler_output)
+        txt = model.text_projection(
+            model.text_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).pooler_output
+        )
     cos = torch.nn.functional.cosine_similarity(img, txt).item()
     return 2.5 * max(cos, 0.0)
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 
+import food500cap_fixture as fx
 import pytest
 from conftest import run_lmms_eval, truncated_jpeg
 
-import food500cap_fixture as fx
 from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import layout as fc_layout
 
@@ -29,10 +29,17 @@ def test_a_truncated_image_is_counted_and_leaves_every_metric(tmp_path):
     responses = tmp_path / "responses.jsonl"
     responses.write_text("".join(json.dumps({"filename": k, "response": v}) + "\n" for k, v in outputs.items()))
     proc, results, samples = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=filename,load_images=true",
-         "--tasks", "food500cap_caption"],
-        tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(tmp_path / "cache")},
-    )  # fmt: skip
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=filename,load_images=true",
+            "--tasks",
+            "food500cap_caption",
+        ],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     got = results["results"]["food500cap_caption"]
     assert len(samples["food500cap_caption"]) == 6

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import unicodedata
 
+import food500cap_fixture as fx
 import pytest
 from conftest import run_lmms_eval
 
-import food500cap_fixture as fx
 from food_tasks import cocoeval
 
 pytestmark = pytest.mark.e2e
@@ -28,9 +28,19 @@ def cap_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     responses.write_text("".join(json.dumps({"replay_key": k, "response": v}) + "\n" for k, v in fx.OUTPUTS.items()))
     regions = work / "regions.json"
     regions.write_text(json.dumps(fx.REGIONS))
-    env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(work / "cache"),
-           "FOOD_TASKS_FOOD500CAP_REGIONS": str(regions)}  # fmt: skip
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=replay_key", "--tasks", ",".join(TASKS)]
+    env = {
+        "FOOD_TASKS_DATA_DIR": str(root),
+        "FOOD_TASKS_CACHE_DIR": str(work / "cache"),
+        "FOOD_TASKS_FOOD500CAP_REGIONS": str(regions),
+    }
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},keys=replay_key",
+        "--tasks",
+        ",".join(TASKS),
+    ]
     return run_lmms_eval(args, work / "out", env=env)
 
 
@@ -44,9 +54,14 @@ def test_test_split_metrics(cap_run):
     assert got["clipscore,none"].startswith("absent: no CLIP model given")
     # The prompt used is recorded with the results and in every logged sample.
     config = results["configs"]["food500cap_caption"]
-    assert config["lmms_eval_specific_kwargs"]["default"]["prompt"] == "Provide a one-sentence caption for the provided image."
+    assert (
+        config["lmms_eval_specific_kwargs"]["default"]["prompt"]
+        == "Provide a one-sentence caption for the provided image."
+    )
     assert len(samples["food500cap_caption"]) == 6
-    assert all(s["input"] == config["lmms_eval_specific_kwargs"]["default"]["prompt"] for s in samples["food500cap_caption"])
+    assert all(
+        s["input"] == config["lmms_eval_specific_kwargs"]["default"]["prompt"] for s in samples["food500cap_caption"]
+    )
 
 
 def test_caption_metrics_equal_the_toolkit_on_the_same_captions(cap_run):
@@ -69,10 +84,16 @@ def test_printed_table_tells_the_two_prompts_apart(cap_run):
     proc, results, _ = cap_run
     assert results is not None and "food500cap_caption_food" in results["results"], proc.stderr[-3000:]
     table = [line for line in proc.stdout.splitlines() if line.startswith("|") and line.count("|") > 6]
-    cells = {(line.split("|")[1].rstrip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table[2:]}
+    cells = {
+        (line.split("|")[1].rstrip(), line.split("|")[4].strip()): line.split("|")[6].strip() for line in table[2:]
+    }
     labels = {name for name, _ in cells}
     # Issue 29.1: every row under its alias (each we ship has at most 40 characters)
-    generic, food, union = " - Food-500 Cap (test, generic)", " - Food-500 Cap (test, food)", "Food-500 Cap (all, generic)"
+    generic, food, union = (
+        " - Food-500 Cap (test, generic)",
+        " - Food-500 Cap (test, food)",
+        "Food-500 Cap (all, generic)",
+    )
     assert {generic, food, union} <= labels, "\n".join(table)
     assert cells[(generic, "clipscore")] == "[absent]" and cells[(union, "per_category")].endswith(" keys]")
     assert max(map(len, table)) <= 120, "\n".join(table)

@@ -19,22 +19,35 @@ from food_tasks.benchmarks.food500cap import scoring as fc_scoring
 from food_tasks.utils import food500cap as hooks
 
 TABLE = hooks.TABLES["caption"]
-needs_java = pytest.mark.skipif(shutil.which("java") is None or cocoeval.java_problem() is not None, reason="needs Java")
+needs_java = pytest.mark.skipif(
+    shutil.which("java") is None or cocoeval.java_problem() is not None, reason="needs Java"
+)
 CAPTIONS = [  # (reference, hypothesis)
-    ("Freshly cleaned abalones with shells placed on the crushed ice on a white plate.",
-     "Two abalones on crushed ice on a white plate."),
+    (
+        "Freshly cleaned abalones with shells placed on the crushed ice on a white plate.",
+        "Two abalones on crushed ice on a white plate.",
+    ),
     ("A bowl of pho with sliced beef, rice noodles and fresh herbs.", "A bowl of beef noodle soup with herbs."),
     ("Golden fried spring rolls cut in half next to a dipping sauce.", "Fried spring rolls with a sauce."),
     ("A stack of pancakes topped with blueberries and maple syrup.", "Pancakes with berries."),
     ("Grilled salmon fillet with lemon slices on a bed of rice.", ""),
     ("Steamed dumplings in a bamboo basket.", "Steamed dumplings in a bamboo steamer basket with soy sauce."),
-]  # fmt: skip
+]
 
 
 def record(i: int, ref: str, pred: str, missing: bool = False, sla: bool = True) -> dict:
-    return {"key": f"Dish/Dish_{i:04d}.jpg", "cat": "Dish", "region": "", "ref": ref, "pred": pred, "parse_fail": False,
-            "image_missing": missing, "image_path": "", "words": len(pred.split()),
-            **{f"sla_{f}": sla for f in fc_scoring.SLA_FIELDS}}  # fmt: skip
+    return {
+        "key": f"Dish/Dish_{i:04d}.jpg",
+        "cat": "Dish",
+        "region": "",
+        "ref": ref,
+        "pred": pred,
+        "parse_fail": False,
+        "image_missing": missing,
+        "image_path": "",
+        "words": len(pred.split()),
+        **{f"sla_{f}": sla for f in fc_scoring.SLA_FIELDS},
+    }
 
 
 RECORDS = [record(i, ref, pred) for i, (ref, pred) in enumerate(CAPTIONS)]
@@ -80,7 +93,8 @@ def test_corpus_bleu_from_statistics_is_the_toolkits():
     weights = np.array([[1, 1, 0, 0, 0, 0], [0, 2, 1, 0, 0, 1]], dtype=float)
     subset = {i: gts[i] for i in (0, 1)}, {i: res[i] for i in (0, 1)}
     assert float(cocoeval.bleu_from_statistics(weights @ rows, 4)[0]) == pytest.approx(
-        Bleu(4).compute_score(*subset, verbose=0)[0][3], rel=1e-12)  # fmt: skip
+        Bleu(4).compute_score(*subset, verbose=0)[0][3], rel=1e-12
+    )
 
 
 def test_estimators_reproduce_the_reported_values_without_java(no_java):
@@ -96,8 +110,16 @@ def test_estimators_reproduce_the_reported_values_without_java(no_java):
             continue
         assert got == pytest.approx(reported, rel=1e-12, abs=1e-12), metric.name
         checked.append(metric.name)
-    assert {"bleu4_pytok", "rouge_l_pytok", "cider_pytok", "sla_accurate", "empty_rate", "mean_caption_words",
-            "reference_mean_words", "parse_fail_rate"} <= set(checked)  # fmt: skip
+    assert {
+        "bleu4_pytok",
+        "rouge_l_pytok",
+        "cider_pytok",
+        "sla_accurate",
+        "empty_rate",
+        "mean_caption_words",
+        "reference_mean_words",
+        "parse_fail_rate",
+    } <= set(checked)
 
 
 @needs_java
@@ -129,12 +151,17 @@ def test_a_zero_one_mean_has_the_hand_computed_error():
     assert metric.reduce(records) == 75.0 and value("sla_accurate", records) == 75.0
     est = stats.estimate(metric.estimator, records, [TABLE.cluster_of(r) for r in records])
     assert est.se == pytest.approx(25.0, rel=1e-12) and (est.n, est.clusters, est.method) == (4, 4, "iid")
-    assert metric.estimator.binary and metric.estimator.score(records[1]) == 0.0 and metric.estimator.score(MISSING) is None
+    assert (
+        metric.estimator.binary
+        and metric.estimator.score(records[1]) == 0.0
+        and metric.estimator.score(MISSING) is None
+    )
 
 
 def test_meteor_is_a_ratio_estimator_scaled_to_the_corpus_score(monkeypatch):
-    scores = cocoeval.CocoScores(keys=[r["key"] for r in RECORDS[:3]], corpus={"METEOR": 0.3},
-                                 per_item={"METEOR": [0.1, 0.2, 0.3]})  # fmt: skip
+    scores = cocoeval.CocoScores(
+        keys=[r["key"] for r in RECORDS[:3]], corpus={"METEOR": 0.3}, per_item={"METEOR": [0.1, 0.2, 0.3]}
+    )
     monkeypatch.setattr(fc_scoring, "coco", lambda records: scores)
     est = TABLE["meteor"].estimator
     rows = est.rows(RECORDS[:3] + [MISSING])

@@ -17,7 +17,10 @@ from food_tasks.benchmarks.food500cap import parsing
         ("Assistant: Caption: \u201cA bowl of pho.\u201d", ("A bowl of pho.", False)),
         ("**Answer:** A bowl of pho.", ("A bowl of pho.", False)),
         ("## A bowl\n\nof *pho*   with   lime", ("A bowl of pho with lime", False)),
-        ("Description - sliced abalone. It sits on ice.", ("sliced abalone. It sits on ice.", False)),  # never truncated
+        (
+            "Description - sliced abalone. It sits on ice.",
+            ("sliced abalone. It sits on ice.", False),
+        ),  # never truncated
         ("", ("", False)),
         ("   \n ", ("", False)),
         (None, ("", True)),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import unicodedata
 
+import food500cap_fixture as fx
 import pytest
 
-import food500cap_fixture as fx
 from food_tasks import cocoeval
 from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
@@ -38,7 +38,9 @@ def test_documents_resolve_nfd_names_and_count_missing_images(mirror):
     docs = fc_data.build_docs("test")
     assert [d["replay_key"] for d in docs] == [unicodedata.normalize("NFC", r["filename"]) for r in fx.TEST]
     bun = docs[4]
-    assert bun["filename"] != bun["replay_key"] and bun["image_path"].endswith("_0007.jpg")  # NFD in the file, NFC on disk
+    assert bun["filename"] != bun["replay_key"] and bun["image_path"].endswith(
+        "_0007.jpg"
+    )  # NFD in the file, NFC on disk
     assert [d["image_path"] == "" for d in docs] == [False] * 5 + [True]
     assert hooks.doc_to_visual(docs[0])[0].mode == "RGB" and hooks.doc_to_visual(docs[5]) == []
 
@@ -84,8 +86,10 @@ def test_a_root_without_the_split_images_fails_before_generation(mirror, tmp_pat
         ("{not json", "not valid JSON"),
         ('[{"cat": "A"}]', "record 1 .*field 'filename'"),
         ('{"cat": "A"}', "non-empty JSON array"),
-        ('[{"cat": "A", "filename": "A/A_1.jpg", "caption": "x"}, {"cat": "A", "filename": "A/A_1.jpg", "caption": "y"}]',
-         "record 2: duplicate filename"),
+        (
+            '[{"cat": "A", "filename": "A/A_1.jpg", "caption": "x"}, {"cat": "A", "filename": "A/A_1.jpg", "caption": "y"}]',
+            "record 2: duplicate filename",
+        ),
     ],
 )
 def test_malformed_caption_file_names_file_and_record(mirror, content, problem):
@@ -108,7 +112,9 @@ def test_aggregation_hand_computed(mirror):
         "chicken and waffles": {"n": 1, "sla_accurate": 0.0, "sla_relaxed": 0.0},
     }
     assert hooks.TABLES["caption"]["per_region"](records).startswith("absent: no category-to-region mapping")
-    assert hooks.TABLES["caption"]["clipscore"](records).startswith("absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL")
+    assert hooks.TABLES["caption"]["clipscore"](records).startswith(
+        "absent: no CLIP model given (set FOOD_TASKS_CLIP_MODEL"
+    )
 
 
 def test_parse_failures_and_empty_outputs_are_counted(mirror):
@@ -130,16 +136,18 @@ def test_a_failed_request_is_a_parse_failure_and_an_empty_caption(mirror):
 def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror, monkeypatch):
     docs, records = _records()
     found = [(d, r) for d, r in zip(docs, records) if d["image_path"]]
-    direct = cocoeval.coco_scores({d["replay_key"]: [d["caption"]] for d, _ in found}, {d["replay_key"]: r["pred"] for d, r in found})
+    direct = cocoeval.coco_scores(
+        {d["replay_key"]: [d["caption"]] for d, _ in found}, {d["replay_key"]: r["pred"] for d, r in found}
+    )
     for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok"):  # with Java, computed only when asked
         assert hooks.TABLES["caption"][name](records) == (
-            f"absent: not computed: the toolkit's own tokenisation ran (set {fc_scoring.PYTOK_ENV}=1 to compute it as well)")
+            f"absent: not computed: the toolkit's own tokenisation ran (set {fc_scoring.PYTOK_ENV}=1 to compute it as well)"
+        )
     monkeypatch.setenv(fc_scoring.PYTOK_ENV, "1")
     for ours, toolkit in fc_scoring.COCO.items():
         assert hooks.TABLES["caption"][ours](records) == pytest.approx(100 * direct.corpus[toolkit]), ours
     assert 0 < hooks.TABLES["caption"]["cider"](records) < 1000
     assert hooks.TABLES["caption"]["captions_cut"](records) == 0
-
 
 
 @needs_java
@@ -162,19 +170,26 @@ def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror):
     res = tokenizer.tokenize({r["key"]: [{"caption": r["pred"]}] for r in records})
     meteor = Meteor()
     try:
-        toolkit = {"bleu4": Bleu(4).compute_score(gts, res)[0][3], "meteor": meteor.compute_score(gts, res)[0],
-                   "rouge_l": Rouge().compute_score(gts, res)[0]}  # fmt: skip
+        toolkit = {
+            "bleu4": Bleu(4).compute_score(gts, res)[0][3],
+            "meteor": meteor.compute_score(gts, res)[0],
+            "rouge_l": Rouge().compute_score(gts, res)[0],
+        }
     finally:
         del meteor
     ours = {name: hooks.TABLES["caption"][name](records) for name in toolkit}
     assert ours == {name: 100.0 * value for name, value in toolkit.items()}
+
 
 @needs_java
 @pytest.mark.slow  # a JVM
 def test_one_meteor_jar_serves_every_caption_task_of_a_run(mirror):
     before = cocoeval.METEOR.starts
     for split in ("test", "all"):  # two tasks, two sets of records: one jar
-        records = [hooks.process_results(d, [fx.OUTPUTS.get(d["replay_key"], "")])["meteor"].record for d in fc_data.build_docs(split)]
+        records = [
+            hooks.process_results(d, [fx.OUTPUTS.get(d["replay_key"], "")])["meteor"].record
+            for d in fc_data.build_docs(split)
+        ]
         fc_scoring._coco.cache_clear()
         assert isinstance(hooks.TABLES["caption"]["meteor"](records), float)
     assert cocoeval.METEOR.starts - before <= 1
@@ -229,7 +244,10 @@ def test_region_breakdown_from_a_user_mapping(mirror, tmp_path, monkeypatch, suf
     _, records = _records()
     table = hooks.TABLES["caption"]["per_region"](records)
     assert {k: (v["n"], v["sla_accurate"], v["sla_relaxed"]) for k, v in table.items()} == {
-        "Seafood": (2, 50.0, 50.0), "Western": (2, 50.0, 50.0), "unmapped": (1, 0.0, 0.0)}  # fmt: skip
+        "Seafood": (2, 50.0, 50.0),
+        "Western": (2, 50.0, 50.0),
+        "unmapped": (1, 0.0, 0.0),
+    }
     if cocoeval.java_problem() is None:
         scores = fc_scoring.coco(records)
         idx = {k: i for i, k in enumerate(scores.keys)}
@@ -238,8 +256,12 @@ def test_region_breakdown_from_a_user_mapping(mirror, tmp_path, monkeypatch, suf
         assert set(table["Western"]) == {"n", "sla_accurate", "sla_relaxed", "bleu4", "meteor", "rouge_l", "cider"}
         if suffix == ".json":  # the region's corpus BLEU-4 is the toolkit's on that region alone
             keys = ("Abalone/Abalone_0081.jpg", "Abalone/Abalone_0083.jpg")
-            alone = cocoeval.coco_scores({k: [r["ref"]] for r in records for k in keys if r["key"] == k},
-                                         {r["key"]: r["pred"] for r in records if r["key"] in keys}, meteor=False, pytok=False)
+            alone = cocoeval.coco_scores(
+                {k: [r["ref"]] for r in records for k in keys if r["key"] == k},
+                {r["key"]: r["pred"] for r in records if r["key"] in keys},
+                meteor=False,
+                pytok=False,
+            )
             assert table["Seafood"]["bleu4"] == pytest.approx(100 * alone.corpus["Bleu_4"])
 
 
@@ -285,7 +307,9 @@ def test_every_hook_in_the_yaml_resolves():
     for path in folder.iterdir():
         if path.suffix == ".yaml" or path.name.endswith("_yaml"):
             yaml.load(path.read_text(), Loader=_Loader)
-    assert len(refs) == 2 * 4 + 3 + 1 + len(hooks.TABLES["caption"])  # each task's process_docs and its image-free twin's
+    assert len(refs) == 2 * 4 + 3 + 1 + len(
+        hooks.TABLES["caption"]
+    )  # each task's process_docs and its image-free twin's
     for ref in refs:
         module, name = ref.rsplit(".", 1)
         assert callable(getattr(importlib.import_module(module), name)), ref

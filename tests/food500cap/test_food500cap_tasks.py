@@ -16,9 +16,13 @@ def test_food500cap_tasks_groups_and_list_rows(capsys):
     assert len(names) == 2 * (4 + 1)
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
-    for row in (r"food500cap_caption +task +food500cap +4940 +food500cap\n.*\n  food500cap: +github\.com/aaronma2020/Food500-Cap@a32dfe9",
-                r"food500cap_caption_food +task +food500cap +4940 ", r"food500cap_caption_all +task +food500cap +24732 ",
-                r"food500cap_caption_sample +task +food500cap +5 ", r"food500cap_caption_food_noimage +task +food500cap +4940 ",
-                r"food500cap_caption_sample_noimage +task +food500cap +5 +sample$",
-                r"food500cap_noimage +group +food500cap +9880 "):
+    for row in (
+        r"food500cap_caption +task +food500cap +4940 +food500cap\n.*\n  food500cap: +github\.com/aaronma2020/Food500-Cap@a32dfe9",
+        r"food500cap_caption_food +task +food500cap +4940 ",
+        r"food500cap_caption_all +task +food500cap +24732 ",
+        r"food500cap_caption_sample +task +food500cap +5 ",
+        r"food500cap_caption_food_noimage +task +food500cap +4940 ",
+        r"food500cap_caption_sample_noimage +task +food500cap +5 +sample$",
+        r"food500cap_noimage +group +food500cap +9880 ",
+    ):
         assert re.search(row, listing, re.M | re.S), row

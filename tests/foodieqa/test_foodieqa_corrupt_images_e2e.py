@@ -34,8 +34,14 @@ def run(tmp_path_factory):  # type: ignore[no-untyped-def]
     lines += [{"task": "foodieqa_sivqa_en_p0", "qid": q, "response": a} for q, a in zip(qids["sivqa"], SIVQA)]
     responses = work / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qid,load_images=true",
-            "--tasks", "foodieqa_mivqa_zh_p1,foodieqa_sivqa_en_p0"]  # fmt: skip
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},keys=qid,load_images=true",
+        "--tasks",
+        "foodieqa_mivqa_zh_p1,foodieqa_sivqa_en_p0",
+    ]
     return run_lmms_eval(args, work / "out", env={"FOOD_TASKS_DATA_DIR": str(root), "HF_HOME": str(work / "hf_home")})
 
 

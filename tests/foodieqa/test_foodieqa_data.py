@@ -30,7 +30,11 @@ def test_zip_mirror_is_extracted_once_into_the_cache(tmp_path, folder):
     root = build(tmp_path / "mirror", folder=folder)
     docs = fq_data.load_docs("mivqa", root)
     assert [d["qid"] for d in docs] == [r["question_id"] for r in tables()["mivqa"]]  # file order
-    assert docs[0]["images"] == [IMG(0), IMG(1), IMG(2), IMG(3)] and docs[0]["answer"] == "1" and docs[0]["category"] == "新疆"
+    assert (
+        docs[0]["images"] == [IMG(0), IMG(1), IMG(2), IMG(3)]
+        and docs[0]["answer"] == "1"
+        and docs[0]["category"] == "新疆"
+    )
     extracted = fq_data.data_folder(root)
     assert extracted.is_relative_to(tmp_path / "hf_home" / "food_tasks" / "foodieqa")
     stamp = (extracted.parent if folder else extracted) / MARKER
@@ -160,7 +164,11 @@ def test_mirror_root_without_the_dataset(tmp_path):
         ("mivqa", lambda r: r.pop("question_en"), r"record 0: missing field\(s\) \['question_en'\]"),
         ("sivqa", lambda r: r["food_meta"].pop("food_file"), "food_meta.food_file"),
         ("textqa", lambda r: r.update(choices=["a", "b"]), "'choices' must hold 4 options"),
-        ("mivqa", lambda r: r["images"].__setitem__(2, "images/missing.jpeg"), "image 'images/missing.jpeg' does not exist"),
+        (
+            "mivqa",
+            lambda r: r["images"].__setitem__(2, "images/missing.jpeg"),
+            "image 'images/missing.jpeg' does not exist",
+        ),
     ],
 )
 def test_malformed_records_name_file_and_record(tmp_path, task, mutate, message):
@@ -175,7 +183,12 @@ def test_malformed_records_name_file_and_record(tmp_path, task, mutate, message)
 
 
 def test_task_variant_specs():
-    assert fq_data.parse_spec("sivqa_zh_dishname_noimage_p2") == {"fq_task": "sivqa", "fq_lang": "zh", "fq_variant": "dishname_noimage", "fq_template": 2}
+    assert fq_data.parse_spec("sivqa_zh_dishname_noimage_p2") == {
+        "fq_task": "sivqa",
+        "fq_lang": "zh",
+        "fq_variant": "dishname_noimage",
+        "fq_template": 2,
+    }
     with pytest.raises(ValueError, match="unknown task variant"):
         fq_data.parse_spec("sivqa_fr_p0")
 

@@ -28,13 +28,23 @@ MIVQA_ZH = {
 
 def _responses(tmp_path):
     qids = [r["question_id"] for r in tables()["mivqa"]]
-    lines = [{"task": f"foodieqa_mivqa_zh_p{k}", "qid": q, "response": out} for k, outs in MIVQA_ZH.items() for q, out in zip(qids, outs)]
+    lines = [
+        {"task": f"foodieqa_mivqa_zh_p{k}", "qid": q, "response": out}
+        for k, outs in MIVQA_ZH.items()
+        for q, out in zip(qids, outs)
+    ]
     # English template 2 (golds 1, 3, 0, 2): right, wrong (A), right, right (C): 3/4, as Chinese template 2
     lines += [{"task": "foodieqa_mivqa_en_p2", "qid": q, "response": out} for q, out in zip(qids, ["B", "A", "A", "C"])]
     # textqa golds 0, 1, 2, 0: template 2 answers all correctly through its prefill continuation
-    lines += [{"task": "foodieqa_textqa_zh_p2", "qid": f"textqa-{i}", "response": r} for i, r in enumerate(["A）", "B", "C）都可以", "A"])]
+    lines += [
+        {"task": "foodieqa_textqa_zh_p2", "qid": f"textqa-{i}", "response": r}
+        for i, r in enumerate(["A）", "B", "C）都可以", "A"])
+    ]
     # dish-name only (no image): option text answers, which the official parser cannot read
-    lines += [{"task": "foodieqa_sivqa_zh_dishname_noimage_p0", "qid": f"vqa-{i}", "response": r} for i, r in enumerate(["新疆菜", "辣", "广东"])]
+    lines += [
+        {"task": "foodieqa_sivqa_zh_dishname_noimage_p0", "qid": f"vqa-{i}", "response": r}
+        for i, r in enumerate(["新疆菜", "辣", "广东"])
+    ]
     path = tmp_path / "responses.jsonl"
     path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
     return path
@@ -43,16 +53,27 @@ def _responses(tmp_path):
 def test_scripted_answers_give_hand_computed_template_and_group_numbers(tmp_path):
     root = build(tmp_path / "mirror")
     proc, results, samples = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={_responses(tmp_path)},keys=qid",
-         "--tasks", "foodieqa,foodieqa_sivqa_zh_dishname_noimage"],
-        tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root), "HF_HOME": str(tmp_path / "hf_home")},
-    )  # fmt: skip
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={_responses(tmp_path)},keys=qid",
+            "--tasks",
+            "foodieqa,foodieqa_sivqa_zh_dishname_noimage",
+        ],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(root), "HF_HOME": str(tmp_path / "hf_home")},
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     r, g = results["results"], results["groups"]
     expected = {0: (25.0, 0.0, 0.0), 1: (50.0, 50.0, 0.0), 2: (75.0, 75.0, 0.0), 3: (50.0, 75.0, 50.0)}
     for k, (acc, paper, invalid) in expected.items():
         task = r[f"foodieqa_mivqa_zh_p{k}"]
-        assert (task["acc,none"], task["acc_paper_protocol,none"], task["invalid_rate,none"]) == (acc, paper, invalid), k
+        assert (task["acc,none"], task["acc_paper_protocol,none"], task["invalid_rate,none"]) == (
+            acc,
+            paper,
+            invalid,
+        ), k
         assert task[f"acc_p{k},none"] == acc
     assert r["foodieqa_mivqa_zh_p3"]["paper_fallback_rate,none"] == 50.0
     assert r["foodieqa_mivqa_zh_p1"]["per_question_type,none"]["taste"] == {"n": 2, "acc": 50.0, "invalid_rate": 0.0}
@@ -102,11 +123,21 @@ def test_scripted_answers_give_hand_computed_template_and_group_numbers(tmp_path
 
 def test_gated_data_fails_before_generation_with_instructions(tmp_path):
     proc, results, _ = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={_responses(tmp_path)},keys=qid", "--tasks", "foodieqa_textqa_zh_p0"],
-        tmp_path / "out", env={"HF_HOME": str(tmp_path / "hf_home")},
-    )  # fmt: skip
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={_responses(tmp_path)},keys=qid",
+            "--tasks",
+            "foodieqa_textqa_zh_p0",
+        ],
+        tmp_path / "out",
+        env={"HF_HOME": str(tmp_path / "hf_home")},
+    )
     # Offline (run_lmms_eval sets HF_HUB_OFFLINE=1) with an empty cache; the no-token and refused-access
     # messages are checked in test_foodieqa_data.py without the CLI.
     assert results is None or "foodieqa_textqa_zh_p0" not in results.get("results", {})
     log = proc.stdout + proc.stderr
-    assert "https://huggingface.co/datasets/lyan62/FoodieQA" in log and "HF_TOKEN" in log and "FOOD_TASKS_DATA_DIR" in log
+    assert (
+        "https://huggingface.co/datasets/lyan62/FoodieQA" in log and "HF_TOKEN" in log and "FOOD_TASKS_DATA_DIR" in log
+    )

@@ -41,7 +41,7 @@ ROBUST = [
     (None, "(", OPTS_EN, False, None),
     (42, "(", OPTS_EN, False, None),
     (["B"], "(", OPTS_EN, False, None),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("output,opener,options,numbers,expected", ROBUST)
@@ -78,7 +78,7 @@ OFFICIAL = [
     ("textqa", "我选择（C）", 2, "2"),
     ("textqa", "Answer是B", 3, "0"),
     ("textqa", "无法回答", 3, None),  # seeded 42 every call officially: always "0"
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name,response,template,expected", OFFICIAL)

@@ -8,12 +8,31 @@ from pathlib import Path
 import yaml
 
 YAML_DIR = Path(__file__).resolve().parents[2] / "yaml_tasks" / "foodieqa"
-GROUPS = {"foodieqa", "foodieqa_mivqa_zh", "foodieqa_mivqa_en", "foodieqa_sivqa_zh", "foodieqa_sivqa_en", "foodieqa_textqa_zh",
-          "foodieqa_sivqa_zh_dishname", "foodieqa_sivqa_zh_dishname_noimage", "foodieqa_sample", "foodieqa_noimage",
-          "foodieqa_mivqa_zh_noimage", "foodieqa_mivqa_en_noimage", "foodieqa_sivqa_zh_noimage", "foodieqa_sivqa_en_noimage",
-          "foodieqa_sample_noimage"}  # fmt: skip
-CIRCULAR_GROUPS = {"foodieqa_circular", "foodieqa_sample_circular", "foodieqa_mivqa_zh_circular", "foodieqa_mivqa_en_circular",
-                   "foodieqa_sivqa_zh_circular", "foodieqa_sivqa_en_circular"}  # fmt: skip
+GROUPS = {
+    "foodieqa",
+    "foodieqa_mivqa_zh",
+    "foodieqa_mivqa_en",
+    "foodieqa_sivqa_zh",
+    "foodieqa_sivqa_en",
+    "foodieqa_textqa_zh",
+    "foodieqa_sivqa_zh_dishname",
+    "foodieqa_sivqa_zh_dishname_noimage",
+    "foodieqa_sample",
+    "foodieqa_noimage",
+    "foodieqa_mivqa_zh_noimage",
+    "foodieqa_mivqa_en_noimage",
+    "foodieqa_sivqa_zh_noimage",
+    "foodieqa_sivqa_en_noimage",
+    "foodieqa_sample_noimage",
+}
+CIRCULAR_GROUPS = {
+    "foodieqa_circular",
+    "foodieqa_sample_circular",
+    "foodieqa_mivqa_zh_circular",
+    "foodieqa_mivqa_en_circular",
+    "foodieqa_sivqa_zh_circular",
+    "foodieqa_sivqa_en_circular",
+}
 
 
 def test_task_manager_indexes_every_foodieqa_task_and_group():
@@ -21,12 +40,33 @@ def test_task_manager_indexes_every_foodieqa_task_and_group():
     from lmms_eval.tasks import TaskManager
 
     ours = {n for n in TaskManager("ERROR").all_tasks if n.startswith("foodieqa")}
-    tasks = {f"foodieqa_{s}_p{k}" for s in ("mivqa_zh", "mivqa_en", "sivqa_zh", "sivqa_en", "textqa_zh", "sivqa_zh_dishname",
-                                            "sivqa_zh_dishname_noimage", "mivqa_zh_noimage", "mivqa_en_noimage", "sivqa_zh_noimage",
-                                            "sivqa_en_noimage") for k in range(4)}  # fmt: skip
-    samples = {"foodieqa_mivqa_zh_sample_p1", "foodieqa_sivqa_en_sample_p3", "foodieqa_textqa_zh_sample_p2",
-               "foodieqa_mivqa_zh_sample_noimage_p1", "foodieqa_sivqa_en_sample_noimage_p3"}
-    circular = {f"foodieqa_{s}_circular_p{k}" for s in ("mivqa_zh", "mivqa_en", "sivqa_zh", "sivqa_en") for k in range(4)}
+    tasks = {
+        f"foodieqa_{s}_p{k}"
+        for s in (
+            "mivqa_zh",
+            "mivqa_en",
+            "sivqa_zh",
+            "sivqa_en",
+            "textqa_zh",
+            "sivqa_zh_dishname",
+            "sivqa_zh_dishname_noimage",
+            "mivqa_zh_noimage",
+            "mivqa_en_noimage",
+            "sivqa_zh_noimage",
+            "sivqa_en_noimage",
+        )
+        for k in range(4)
+    }
+    samples = {
+        "foodieqa_mivqa_zh_sample_p1",
+        "foodieqa_sivqa_en_sample_p3",
+        "foodieqa_textqa_zh_sample_p2",
+        "foodieqa_mivqa_zh_sample_noimage_p1",
+        "foodieqa_sivqa_en_sample_noimage_p3",
+    }
+    circular = {
+        f"foodieqa_{s}_circular_p{k}" for s in ("mivqa_zh", "mivqa_en", "sivqa_zh", "sivqa_en") for k in range(4)
+    }
     circular |= {"foodieqa_mivqa_zh_sample_circular_p1", "foodieqa_sivqa_en_sample_circular_p3"}
     assert ours == tasks | samples | GROUPS | circular | CIRCULAR_GROUPS  # 44 + 5 + 15 + 18 + 6
 

@@ -43,12 +43,17 @@ def test_vqa_fallback_draws_follow_file_order():
 
 
 def test_breakdowns_by_question_type_and_category():
-    records = [scoring.score(doc("mivqa", i), out, "mivqa", "zh", 0, "图") for i, out in enumerate(["B", "D", "C", "第三张"])]
+    records = [
+        scoring.score(doc("mivqa", i), out, "mivqa", "zh", 0, "图") for i, out in enumerate(["B", "D", "C", "第三张"])
+    ]
     # golds 1, 3, 0, 2 -> correct, correct, wrong, correct
     assert scoring.acc(records) == 75.0
     table = scoring.per_question_type(records)
-    assert table == {"cooking-skills": {"n": 1, "acc": 100.0, "invalid_rate": 0.0}, "ingredients": {"n": 1, "acc": 0.0, "invalid_rate": 0.0},
-                     "taste": {"n": 2, "acc": 100.0, "invalid_rate": 0.0}}  # fmt: skip
+    assert table == {
+        "cooking-skills": {"n": 1, "acc": 100.0, "invalid_rate": 0.0},
+        "ingredients": {"n": 1, "acc": 0.0, "invalid_rate": 0.0},
+        "taste": {"n": 2, "acc": 100.0, "invalid_rate": 0.0},
+    }
     assert scoring.per_category(records)["川"] == {"n": 2, "acc": 50.0, "invalid_rate": 0.0}
 
 
@@ -57,8 +62,10 @@ def test_breakdowns_keep_records_without_a_category_or_type():
     the official notebook puts cuisines it has no bucket for), untyped questions under "other"."""
     docs = [doc("sivqa", 0), dict(doc("sivqa", 1), category=""), dict(doc("sivqa", 2), category="", question_type="")]
     records = [scoring.score(d, out, "sivqa", "zh", 0, "（") for d, out in zip(docs, ["C", "D", "B"])]  # golds 2, 3, 0
-    assert scoring.per_category(records) == {"其他": {"n": 2, "acc": 50.0, "invalid_rate": 0.0},
-                                             "新疆菜": {"n": 1, "acc": 100.0, "invalid_rate": 0.0}}  # fmt: skip
+    assert scoring.per_category(records) == {
+        "其他": {"n": 2, "acc": 50.0, "invalid_rate": 0.0},
+        "新疆菜": {"n": 1, "acc": 100.0, "invalid_rate": 0.0},
+    }
     assert sum(row["n"] for row in scoring.per_category(records).values()) == len(records)
     assert scoring.per_question_type(records)["other"] == {"n": 1, "acc": 0.0, "invalid_rate": 0.0}
     # Text QA has no category at all: no breakdown rather than one bucket holding everything.

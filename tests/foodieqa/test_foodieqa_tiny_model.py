@@ -23,8 +23,9 @@ def processor(tiny_qwen2_vl):
 
 @pytest.mark.parametrize("template", [0, 1, 2, 3])
 def test_processor_receives_four_images_in_official_order(tmp_path, monkeypatch, processor, template):
-    import food_tasks.utils.foodieqa as hooks
     from lmms_eval.protocol import ChatMessages
+
+    import food_tasks.utils.foodieqa as hooks
 
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
     fq_data._data_folder.cache_clear()
@@ -54,5 +55,8 @@ def test_processor_receives_four_images_in_official_order(tmp_path, monkeypatch,
     elif template in (1, 2):  # each image followed by its option label
         assert f"{VISION}Option (A)\n{VISION}Option (B)\n{VISION}Option (C)\n{VISION}Option (D)\nQuestion: " in text
     else:  # label before each image, then the inline prefill
-        assert f"Option (A){VISION}\nOption (B){VISION}\nOption (C){VISION}\nOption (D){VISION}\n\nIf I have to choose" in text
+        assert (
+            f"Option (A){VISION}\nOption (B){VISION}\nOption (C){VISION}\nOption (D){VISION}\n\nIf I have to choose"
+            in text
+        )
     assert tables()["mivqa"][1]["question_en"] in text

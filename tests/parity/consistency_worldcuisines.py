@@ -89,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         found = consistency.family_measures(subtask, view)
         gaps = sorted(found["xling_gap_to_en"].items(), key=lambda kv: kv[1]["value"])[:3]
-        print(f"{NAMES[prompt_type]}: acc {scoring.macro('correct', subtask):.2f}  "
-              f"xling_all_correct {_fmt(found['xling_all_correct'])}  xling_agreement {_fmt(found['xling_agreement'])}")
+        print(
+            f"{NAMES[prompt_type]}: acc {scoring.macro('correct', subtask):.2f}  "
+            f"xling_all_correct {_fmt(found['xling_all_correct'])}  xling_agreement {_fmt(found['xling_agreement'])}"
+        )
         print("    largest gaps to en: " + ", ".join(f"{k} {g['value']:+.1f} (SE {g['se']:.1f})" for k, g in gaps))
         for status, g in consistency.gap_by_status(subtask, view).items():
             print(f"    {status}: {g['value']:+.1f} (SE {g['se']:.1f}; {g['n']} pairs)")

@@ -33,12 +33,34 @@ ROOT = HERE.parent.parent
 
 # The replay model's answers, by document position (every task): option numbers and letters, a sentence, JSON,
 # a dish name, an empty answer, an unterminated reasoning block, a caption. Run B answers one step later.
-ANSWERS = ("1", "2", "The answer is 3.", "B", '{"calories": 300, "protein": 20, "carbohydrates": 30, "fat": 10}',
-           "Serabi", "", "<think>x</think> 4", "a plate of noodles with soup", "A", "3", "C")  # fmt: skip
+ANSWERS = (
+    "1",
+    "2",
+    "The answer is 3.",
+    "B",
+    '{"calories": 300, "protein": 20, "carbohydrates": 30, "fat": 10}',
+    "Serabi",
+    "",
+    "<think>x</think> 4",
+    "a plate of noodles with soup",
+    "A",
+    "3",
+    "C",
+)
 B_TASKS = ("worldcuisines_mcq_sample", "fambench_task1_sample", "diningbench_cls_sample", "foodieqa_sample")
 # Keys of the results JSON that describe the machine, the clock or the checkout, not the evaluation.
-VOLATILE = ("git_hash", "git_branch", "lmms_eval_version", "date", "start_time", "end_time",
-            "total_evaluation_time_seconds", "transformers_version", "pretty_env_info", "upper_git_hash")  # fmt: skip
+VOLATILE = (
+    "git_hash",
+    "git_branch",
+    "lmms_eval_version",
+    "date",
+    "start_time",
+    "end_time",
+    "total_evaluation_time_seconds",
+    "transformers_version",
+    "pretty_env_info",
+    "upper_git_hash",
+)
 
 DRIVER = """
 import sys
@@ -63,15 +85,36 @@ def run_lmms_eval(work: Path) -> tuple[Path, Path]:
     runs = []
     for name, shift, tasks in (("A", 0, demo_tasks()), ("B", 1, ",".join(B_TASKS))):
         responses = predictions(work / f"{name}.jsonl", shift)
-        runs.append(["--model", "food_tasks_replay", "--model_args", f"responses={responses},model_name=pins_{name}",
-                     "--tasks", tasks, "--batch_size", "1", "--output_path", str(work / name), "--log_samples"])  # fmt: skip
+        runs.append(
+            [
+                "--model",
+                "food_tasks_replay",
+                "--model_args",
+                f"responses={responses},model_name=pins_{name}",
+                "--tasks",
+                tasks,
+                "--batch_size",
+                "1",
+                "--output_path",
+                str(work / name),
+                "--log_samples",
+            ]
+        )
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.run([sys.executable, "-c", DRIVER.format(runs=runs)], env=env, cwd=work, capture_output=True,
-                          text=True, timeout=1200)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER.format(runs=runs)],
+        env=env,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     for name in ("A", "B"):
         if not list((work / name).rglob("*_results.json")):
-            raise RuntimeError(f"lmms-eval wrote no results for run {name}:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+            raise RuntimeError(
+                f"lmms-eval wrote no results for run {name}:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+            )
     return work / "A", work / "B"
 
 
@@ -94,14 +137,18 @@ class Normaliser:
 
         # The task directory: the clone's yaml_tasks/, or an editable install's (another checkout) before it.
         places = {work: "<WORK>", cache_root(): "<CACHE>", task_dir(): "<ROOT>/yaml_tasks", ROOT: "<ROOT>"}
-        pairs = {(str(p), mark) for p, mark in places.items()} | {(str(p.resolve()), mark) for p, mark in places.items()}
+        pairs = {(str(p), mark) for p, mark in places.items()} | {
+            (str(p.resolve()), mark) for p, mark in places.items()
+        }
         self.paths = sorted(pairs, key=lambda p: -len(p[0]))
 
     def text(self, text: str) -> str:
         for path, mark in self.paths:
             text = text.replace(path, mark)
         text = re.sub(r"(?<!\d)\d{8}_\d{6}(?!\d)", "<DATE>", text)  # lmms-eval's file-name timestamps
-        text = re.sub(r"(<CACHE>/[^\"\s]*?-)[0-9a-f]{16}(?=/)", r"\1<KEY>", text)  # extraction folders keyed by the source's place
+        text = re.sub(
+            r"(<CACHE>/[^\"\s]*?-)[0-9a-f]{16}(?=/)", r"\1<KEY>", text
+        )  # extraction folders keyed by the source's place
         return re.sub(r" at 0x[0-9a-f]+", " at 0x<ADDR>", text)
 
     def json(self, data: Any) -> str:
@@ -141,8 +188,11 @@ def produce(work: Path) -> dict[str, str]:
     out["report_cli.txt"] = norm.text(_cli(["report", str(a), str(b), "-o", str(report)]))
     out["report.md"] = norm.text((report / "report.md").read_text(encoding="utf-8"))
     # The embedded charts' bytes depend on matplotlib and its fonts: pinned as a mark (their names are pinned below).
-    page = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:image/png;base64,<PNG>",
-                  (report / "report.html").read_text(encoding="utf-8"))
+    page = re.sub(
+        r"data:image/png;base64,[A-Za-z0-9+/=]+",
+        "data:image/png;base64,<PNG>",
+        (report / "report.html").read_text(encoding="utf-8"),
+    )
     out["report.html"] = norm.text(page)
     out["report_charts.txt"] = "\n".join(sorted(p.name for p in (report / "charts").glob("*.png"))) + "\n"
     out["compare.txt"] = norm.text(_cli(["compare", str(a), str(b)]))

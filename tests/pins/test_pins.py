@@ -8,10 +8,8 @@ A change of numbers made on purpose regenerates the golden files in the same com
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 
 import pytest
-
 from make_pins import GOLDEN, produce  # tests/pins is on sys.path (rootdir-relative test module)
 
 pytestmark = pytest.mark.e2e
@@ -30,7 +28,12 @@ def test_the_golden_files_are_those_made(made):
 def test_pinned_output_is_unchanged(made, name):
     golden = (GOLDEN / name).read_text(encoding="utf-8")
     if made.get(name) != golden:
-        diff = "".join(difflib.unified_diff(golden.splitlines(True), (made.get(name) or "").splitlines(True),
-                                            f"golden/{name}", "made now", n=2))  # fmt: skip
-        pytest.fail(f"{name} differs from its golden file (regenerate with `python tests/pins/make_pins.py` only for a "
-                    f"change made on purpose):\n{diff[:20000]}")
+        diff = "".join(
+            difflib.unified_diff(
+                golden.splitlines(True), (made.get(name) or "").splitlines(True), f"golden/{name}", "made now", n=2
+            )
+        )
+        pytest.fail(
+            f"{name} differs from its golden file (regenerate with `python tests/pins/make_pins.py` only for a "
+            f"change made on purpose):\n{diff[:20000]}"
+        )

@@ -95,10 +95,22 @@ class ChatServer:
                     self._send(fault, {"error": {"message": f"injected {fault}", "type": "server_error"}})
                     return
                 answer = entry["answer"] if entry else ""
-                self._send(200, {
-                    "id": f"chatcmpl-{key}", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": max(1, len(answer.split())), "total_tokens": 2},
-                })  # fmt: skip
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{key}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model"),
+                        "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
+                        ],
+                        "usage": {
+                            "prompt_tokens": 1,
+                            "completion_tokens": max(1, len(answer.split())),
+                            "total_tokens": 2,
+                        },
+                    },
+                )
 
         return Handler

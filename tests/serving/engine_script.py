@@ -21,7 +21,6 @@ SCRIPT_ENV = "FOOD_TASKS_ENGINE_SCRIPT"  # JSON {key: {"answer": str, "faults": 
 LOG_ENV = "FOOD_TASKS_ENGINE_LOG"  # JSON Lines: one record per engine call / HTTP request
 
 
-
 def image_digest(image) -> str:  # type: ignore[no-untyped-def]
     """``<image WxH digest>`` of a PIL image, a data URL or an OpenAI ``image_url`` part (pixels, not encoding)."""
     if isinstance(image, dict):
@@ -74,4 +73,8 @@ def log(record: dict) -> None:
 
 
 def read_log(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] if path.exists() else []
+    return (
+        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if path.exists()
+        else []
+    )

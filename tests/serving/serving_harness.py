@@ -20,9 +20,9 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -64,9 +64,13 @@ def _wc_answer(task: str, position: int, doc: dict) -> str:
 
 
 _WC_TASKS = {
-    f"worldcuisines_{kind}_sample_{sub}": (getattr(wc, f"docs_sample_{short}"), getattr(wc, f"doc_to_messages_{kind}_sample"))
-    for kind in ("mcq", "oeq") for sub, short in WC_SUBTASKS.items()
-}  # fmt: skip
+    f"worldcuisines_{kind}_sample_{sub}": (
+        getattr(wc, f"docs_sample_{short}"),
+        getattr(wc, f"doc_to_messages_{kind}_sample"),
+    )
+    for kind in ("mcq", "oeq")
+    for sub, short in WC_SUBTASKS.items()
+}
 
 WORLDCUISINES = Family(
     name="worldcuisines",
@@ -88,7 +92,7 @@ FB_TASK1 = {
     2: '{"decision": "not recommend", "rationale_ingredients": [{"condition": "heart failure", "ingredients": ["bacon"]}]}',
     3: '{"decision": "not recommend", "rationale_ingredients": []}',
     4: "",
-}  # fmt: skip
+}
 
 
 def _fb_answer(task: str, position: int, doc: dict) -> str:
@@ -111,12 +115,18 @@ FAMBENCH = Family(
     max_new_tokens=48,
     expected={
         # rows: right with full rationale, right with 1 of 2 ingredients, wrong, empty output
-        "fambench_task1_sample": {"decision_acc": 50.0, "rationale_macro_f1": (1 + 2 / 3 + 0 + 0) / 4,
-                                  "rationale_micro_f1": 6 / 11, "invalid_rate": 25.0, "image_missing": 0},
+        "fambench_task1_sample": {
+            "decision_acc": 50.0,
+            "rationale_macro_f1": (1 + 2 / 3 + 0 + 0) / 4,
+            "rationale_micro_f1": 6 / 11,
+            "invalid_rate": 25.0,
+            "image_missing": 0,
+        },
         # Q1 ranked right, Q2 gold second; every option decision right
         "fambench_task2_ctc_sample": {"top1_acc": 50.0, "mrr": 0.75, "option_decision_acc": 100.0, "image_missing": 0},
     },
-)  # fmt: skip
+)
+
 
 # --------------------------------------------------------------------------- FoodieQA, DiningBench, Food-500 Cap
 # Scores of these families are pinned by their own end-to-end tests; here every number must equal the replay
@@ -143,7 +153,7 @@ def _db_answer(task: str, position: int, doc: dict) -> str:
     gold = json.loads(doc["gold_json"])
     if task == "diningbench_cls_sample":
         return f"Answer: {gold}" if position == 0 else "I cannot tell."
-    return json.dumps(gold, ensure_ascii=False) if position == 0 else "```json\n{\"卡路里\": 500}\n```"
+    return json.dumps(gold, ensure_ascii=False) if position == 0 else '```json\n{"卡路里": 500}\n```'
 
 
 DININGBENCH = Family(
@@ -206,7 +216,9 @@ def write_script(path: Path, faults: dict[str, list] | None = None) -> dict[str,
     script: dict[str, dict] = {}
     for request in requests():
         entry = script.setdefault(request.key, {"answer": request.answer, "faults": [], "docs": []})
-        assert entry["answer"] == request.answer, f"{request.task}[{request.position}]: same conversation, different answers"
+        assert entry["answer"] == request.answer, (
+            f"{request.task}[{request.position}]: same conversation, different answers"
+        )
         entry["docs"].append(f"{request.task}:{request.position}")
     for key, fault_list in (faults or {}).items():
         script[key]["faults"] = list(fault_list)
@@ -222,8 +234,12 @@ def write_replay_responses(path: Path) -> Path:
 
 def stand_in_env(script: Path, log: Path, **extra: str) -> dict[str, str]:
     paths = [str(STAND_INS), str(HERE), os.environ.get("PYTHONPATH", "")]
-    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p), "FOOD_TASKS_ENGINE_SCRIPT": str(script),
-            "FOOD_TASKS_ENGINE_LOG": str(log), **extra}  # fmt: skip
+    return {
+        "PYTHONPATH": os.pathsep.join(p for p in paths if p),
+        "FOOD_TASKS_ENGINE_SCRIPT": str(script),
+        "FOOD_TASKS_ENGINE_LOG": str(log),
+        **extra,
+    }
 
 
 # --------------------------------------------------------------------------- checks
@@ -297,20 +313,27 @@ def replay_reference_run() -> tuple[dict, dict]:
     """(results, logged samples by task) of the one-process replay run."""
     work = Path(tempfile.mkdtemp(prefix="food-tasks-replay-ref-"))
     responses = write_replay_responses(work / "responses.jsonl")
-    proc, results, samples = run_lmms_eval(["--model", "food_tasks_replay", "--model_args", f"responses={responses}",
-                                            "--tasks", run_names()], work / "out")  # fmt: skip
+    proc, results, samples = run_lmms_eval(
+        ["--model", "food_tasks_replay", "--model_args", f"responses={responses}", "--tasks", run_names()], work / "out"
+    )
     assert proc.returncode == 0 and results is not None, proc.stderr[-3000:]
     return results, samples
 
 
-def run_lmms_eval_launched(launcher: list[str], args: list[str], out_dir: Path, env: dict | None = None, timeout: int = 900):
+def run_lmms_eval_launched(
+    launcher: list[str], args: list[str], out_dir: Path, env: dict | None = None, timeout: int = 900
+):
     """:func:`conftest.run_lmms_eval` behind a launcher (``accelerate launch ...``): (process, results, samples)."""
     import subprocess
 
-    full_env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {}))
+    full_env = dict(
+        os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {})
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     cmd = [*launcher, "-m", "lmms_eval", *args, "--output_path", str(out_dir), "--log_samples"]
-    proc = subprocess.run(cmd, check=False, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=out_dir.parent)
+    proc = subprocess.run(
+        cmd, check=False, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=out_dir.parent
+    )
     found = sorted(out_dir.rglob("*_results.json"))
     results = json.loads(found[-1].read_text()) if found else None
     samples = {}

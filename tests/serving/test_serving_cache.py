@@ -81,15 +81,26 @@ class _GitHubRaw:
 
 def test_two_processes_prepare_into_an_empty_cache_and_download_once(tmp_path):
     cache = tmp_path / "cache"
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "FOOD_TASKS_OFFLINE", "FOOD_TASKS_DATA_DIR"}}  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "FOOD_TASKS_OFFLINE", "FOOD_TASKS_DATA_DIR"}
+    }
     env.update(FOOD_TASKS_CACHE_DIR=str(cache), NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
     with _GitHubRaw() as server:
         host, port = server.httpd.server_address[:2]
         start = time.time() + 4.0  # both interpreters are up and importing well before this
-        procs = [subprocess.Popen([sys.executable, "-c", DRIVER, f"http://{host}:{port}", str(start)], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-                 for _ in range(2)]  # fmt: skip
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", DRIVER, f"http://{host}:{port}", str(start)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=tmp_path,
+            )
+            for _ in range(2)
+        ]
         outs = [p.communicate(timeout=120) for p in procs]
     for proc, (out, err) in zip(procs, outs):
         assert proc.returncode == 0, err[-3000:]

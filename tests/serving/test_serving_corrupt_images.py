@@ -8,7 +8,6 @@ option labels in place), and the results must count the documents in ``image_mis
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -37,10 +36,24 @@ def vllm_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     fq_layout.write_zip(root, FQ.tables(), {**FQ.images(), FQ.IMG(5): truncated_jpeg()}, folder="FoodieQA")
     script, log = work / "script.json", work / "engine.jsonl"
     script.write_text("{}")  # every request unscripted: the engine answers "" (wrong, never unparseable-by-image)
-    args = ["--model", "vllm", "--model_args", "model=Qwen/Qwen2-VL-2B-Instruct,max_new_tokens=1",
-            "--tasks", "diningbench_cls_en_v2,foodieqa_mivqa_zh_p1", "--batch_size", "4"]  # fmt: skip
-    env = stand_in_env(script, log, FOOD_TASKS_DATA_DIR=str(root), FOOD_TASKS_CACHE_DIR=str(work / "cache"),
-                       HF_HOME=str(work / "hf_home"), FOOD_TASKS_DININGBENCH_MODEL_NAME="")  # fmt: skip
+    args = [
+        "--model",
+        "vllm",
+        "--model_args",
+        "model=Qwen/Qwen2-VL-2B-Instruct,max_new_tokens=1",
+        "--tasks",
+        "diningbench_cls_en_v2,foodieqa_mivqa_zh_p1",
+        "--batch_size",
+        "4",
+    ]
+    env = stand_in_env(
+        script,
+        log,
+        FOOD_TASKS_DATA_DIR=str(root),
+        FOOD_TASKS_CACHE_DIR=str(work / "cache"),
+        HF_HOME=str(work / "hf_home"),
+        FOOD_TASKS_DININGBENCH_MODEL_NAME="",
+    )
     proc, results, _ = run_lmms_eval(args, work / "out", env=env)
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     return results, [e for e in read_log(log) if e["event"] == "chat"]

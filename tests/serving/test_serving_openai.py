@@ -15,8 +15,14 @@ from types import SimpleNamespace
 import pytest
 from chat_server import ChatServer
 from conftest import run_lmms_eval
-from serving_harness import (assert_engine_saw_every_request, metric_values, replay_reference, requests,
-                             run_names, write_script)  # fmt: skip
+from serving_harness import (
+    assert_engine_saw_every_request,
+    metric_values,
+    replay_reference,
+    requests,
+    run_names,
+    write_script,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -48,14 +54,23 @@ ALWAYS = [500] * (3 * MAX_RETRIES)
 def openai_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     work = tmp_path_factory.mktemp("openai")
     f = _faulty()
-    faults = {f.recover_500_drop.key: [500, "drop"], f.recover_504.key: [504], f.fail_wc.key: ALWAYS,
-              f.fail_fb.key: ALWAYS}
+    faults = {
+        f.recover_500_drop.key: [500, "drop"],
+        f.recover_504.key: [504],
+        f.fail_wc.key: ALWAYS,
+        f.fail_fb.key: ALWAYS,
+    }
     script = write_script(work / "script.json", faults)
     with ChatServer(script, max_requests=400, lifetime_s=600) as server:
         env = {"OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "test-key"}
-        args = ["--model", "openai", "--model_args",
-                f"model=served-model,max_retries={MAX_RETRIES},retry_backoff_s=0.1,num_concurrent=4",
-                "--tasks", run_names()]  # fmt: skip
+        args = [
+            "--model",
+            "openai",
+            "--model_args",
+            f"model=served-model,max_retries={MAX_RETRIES},retry_backoff_s=0.1,num_concurrent=4",
+            "--tasks",
+            run_names(),
+        ]
         proc, results, samples = run_lmms_eval(args, work / "out", env=env)
     assert proc.returncode == 0 and results is not None, proc.stderr[-4000:]
     return results, samples, server.records, proc
@@ -65,15 +80,20 @@ def test_requests_reached_the_server(openai_run):  # type: ignore[no-untyped-def
     _, _, records, _ = openai_run
     answered = [r for r in records if r["fault"] is None]
     failed_keys = {_faulty().fail_wc.key, _faulty().fail_fb.key}
-    assert_engine_saw_every_request([r["body"]["messages"] for r in answered if r["key"] not in failed_keys] +
-                                    [r["body"]["messages"] for r in records if r["key"] in failed_keys and r["attempt"] == 0])
+    assert_engine_saw_every_request(
+        [r["body"]["messages"] for r in answered if r["key"] not in failed_keys]
+        + [r["body"]["messages"] for r in records if r["key"] in failed_keys and r["attempt"] == 0]
+    )
     by_key = {r.key: r for r in requests()}
     for record in records:
         body = record["body"]
         family = by_key[record["key"]].family
         # Greedy and our token budget; no top_p and no stop strings (lmms-eval's openai class forwards neither).
         assert {k: v for k, v in body.items() if k != "messages"} == {
-            "model": "served-model", "max_tokens": family.max_new_tokens, "temperature": 0}
+            "model": "served-model",
+            "max_tokens": family.max_new_tokens,
+            "temperature": 0,
+        }
 
 
 def test_retries(openai_run):  # type: ignore[no-untyped-def]

@@ -13,9 +13,16 @@ import socket
 import sys
 
 import pytest
+from serving_harness import (
+    assert_scores,
+    metric_values,
+    replay_reference,
+    replay_reference_run,
+    run_lmms_eval_launched,
+    run_names,
+    write_replay_responses,
+)
 from serving_harness import requests as harness_requests
-from serving_harness import (assert_scores, metric_values, replay_reference, replay_reference_run, run_lmms_eval_launched,
-                             run_names, write_replay_responses)  # fmt: skip
 
 pytestmark = pytest.mark.e2e
 
@@ -30,9 +37,22 @@ def _free_port() -> int:
 def two_process_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     work = tmp_path_factory.mktemp("two_proc")
     responses = write_replay_responses(work / "responses.jsonl")
-    launcher = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-                "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-                "--main_process_port", str(_free_port())]  # fmt: skip
+    launcher = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "--main_process_port",
+        str(_free_port()),
+    ]
     args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses}", "--tasks", run_names()]
     proc, results, samples = run_lmms_eval_launched(launcher, args, work / "out")
     assert proc.returncode == 0 and results is not None, proc.stderr[-4000:]
@@ -62,4 +82,7 @@ def test_logged_samples_equal_one_process(two_process_run):  # type: ignore[no-u
     for task, rows in reference.items():
         # Ranks log in their own order (rank 0's documents, then rank 1's); compare document by document.
         assert {r["doc_id"]: r for r in samples[task]} == {r["doc_id"]: r for r in rows}, task
-    assert sum(len(rows) for rows in samples.values()) == len(harness_requests()) and len(samples["fambench_task2_ctc_sample"]) == 4
+    assert (
+        sum(len(rows) for rows in samples.values()) == len(harness_requests())
+        and len(samples["fambench_task2_ctc_sample"]) == 4
+    )

@@ -10,8 +10,16 @@ from __future__ import annotations
 import pytest
 from conftest import run_lmms_eval
 from engine_script import read_log
-from serving_harness import (FAMILIES, assert_engine_saw_every_request, assert_scores, replay_reference, requests,
-                             run_names, stand_in_env, write_script)  # fmt: skip
+from serving_harness import (
+    FAMILIES,
+    assert_engine_saw_every_request,
+    assert_scores,
+    replay_reference,
+    requests,
+    run_names,
+    stand_in_env,
+    write_script,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -25,8 +33,16 @@ def vllm_run(tmp_path_factory):  # type: ignore[no-untyped-def]
     work = tmp_path_factory.mktemp("vllm")
     script, log = work / "script.json", work / "engine.jsonl"
     write_script(script)
-    args = ["--model", "vllm", "--model_args", f"model=Qwen/Qwen2-VL-2B-Instruct,tensor_parallel_size=2,max_new_tokens={FLOOR}",
-            "--tasks", run_names(), "--batch_size", "8"]  # fmt: skip
+    args = [
+        "--model",
+        "vllm",
+        "--model_args",
+        f"model=Qwen/Qwen2-VL-2B-Instruct,tensor_parallel_size=2,max_new_tokens={FLOOR}",
+        "--tasks",
+        run_names(),
+        "--batch_size",
+        "8",
+    ]
     proc, results, samples = run_lmms_eval(args, work / "out", env=stand_in_env(script, log))
     assert proc.returncode == 0 and results is not None, proc.stderr[-4000:]
     return results, samples, read_log(log), proc
@@ -67,7 +83,11 @@ def test_sampling_parameters(vllm_run):  # type: ignore[no-untyped-def]
         family = task_of[entry["key"]].family
         # Greedy (temperature 0; lmms-eval adds top_p 0.95, which greedy decoding ignores); no stop strings
         # (our YAML has `until: []`, and lmms-eval's vLLM class would not forward them anyway).
-        assert entry["sampling_params"] == {"max_tokens": max(family.max_new_tokens, FLOOR), "temperature": 0, "top_p": 0.95}
+        assert entry["sampling_params"] == {
+            "max_tokens": max(family.max_new_tokens, FLOOR),
+            "temperature": 0,
+            "top_p": 0.95,
+        }
         assert entry["chat_template"] is None
         # Nothing else reaches LLM.chat: no continue_final_message, so vLLM would close a trailing assistant
         # turn (a prefill) and open a new one rather than continue it. None of these tasks has a prefill.
@@ -83,5 +103,7 @@ def test_scores_are_the_scripted_answers_scores(vllm_run):  # type: ignore[no-un
 
 def test_budget_note_at_run_time(vllm_run):  # type: ignore[no-untyped-def]
     *_, proc = vllm_run
-    assert f"food-tasks: lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, model_args max_new_tokens = {FLOOR})" in (
-        proc.stdout + proc.stderr)
+    assert (
+        f"food-tasks: lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, model_args max_new_tokens = {FLOOR})"
+        in (proc.stdout + proc.stderr)
+    )

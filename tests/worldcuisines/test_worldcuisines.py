@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import io
 import math
 
 import pytest
+from conftest import build_wc_mirror
 
 from food_tasks import data, metrics
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
-from conftest import build_wc_mirror
 
 
 def test_prepare_docs_large_selects_subtask_and_keeps_prompts_verbatim(wc_root):
@@ -60,14 +59,18 @@ def test_mirror_without_dataset_card_falls_back_to_hf_prompt_files(tmp_path):
 
 def test_missing_mirror_names_the_expected_path(tmp_path, monkeypatch):
     monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path))
-    with pytest.raises(data.DataAccessError, match=r"worldcuisines/vqa.*does not exist.*`hf download worldcuisines/vqa"):
+    with pytest.raises(
+        data.DataAccessError, match=r"worldcuisines/vqa.*does not exist.*`hf download worldcuisines/vqa"
+    ):
         wc_data.prepare_docs("large", "1a_nocontext")
 
 
 def test_missing_split_file_in_mirror_names_the_glob(tmp_path):
     (tmp_path / "worldcuisines" / "vqa").mkdir(parents=True)
     wc_data.load_split.cache_clear()
-    with pytest.raises(data.DataAccessError, match=r"split folder .*hf_prompt/large_eval_task1 is missing from the mirror"):
+    with pytest.raises(
+        data.DataAccessError, match=r"split folder .*hf_prompt/large_eval_task1 is missing from the mirror"
+    ):
         wc_data.prepare_docs("large", "1a_nocontext", root=tmp_path)
 
 
@@ -82,9 +85,16 @@ def test_corrupt_image_names_row_column_and_url(tmp_path):
     from food_tasks import mirror
     from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 
-    wc_layout.write_wc_kb(tmp_path, [{"food_id": "1", "name": "ok", "images": [("u1", mirror.png_bytes((1, 2, 3)))]},
-                                  {"food_id": "2", "name": "bad", "images": [("u0", mirror.png_bytes((1, 2, 3))), ("u2", b"not an image")]}])  # fmt: skip
-    store = data.ImageStore(data.load_hub_split(wc_data.KB_REPO, None, "main", root=tmp_path), wc_data.KB_IMAGE_COLUMNS, source="kb")
+    wc_layout.write_wc_kb(
+        tmp_path,
+        [
+            {"food_id": "1", "name": "ok", "images": [("u1", mirror.png_bytes((1, 2, 3)))]},
+            {"food_id": "2", "name": "bad", "images": [("u0", mirror.png_bytes((1, 2, 3))), ("u2", b"not an image")]},
+        ],
+    )
+    store = data.ImageStore(
+        data.load_hub_split(wc_data.KB_REPO, None, "main", root=tmp_path), wc_data.KB_IMAGE_COLUMNS, source="kb"
+    )
     assert len(store) == 3 and store.get("u1").size == (32, 32)
     with pytest.raises(data.CorruptImageError, match=r"row 1, column 'image2' \(URL 'u2'\)"):
         store.get("u2")
@@ -98,8 +108,16 @@ PROMPT = "What is this culinary dish called?\n1. Serabi\n2. Terang Bulan\n3. Syr
 def _doc(lang="en", qa_id="400", gold=1, answer="Serabi", answers_all=("Serabi", "煎饼"), answer_en="Serabi"):
     from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 
-    return {"qa_id": qa_id, "lang": lang, "multi_choice_prompt": PROMPT, "options": wc_parsing.parse_mcq_options(PROMPT),
-            "multi_choice_answer": gold, "answer": answer, "answers_all": list(answers_all), "answer_en": answer_en}  # fmt: skip
+    return {
+        "qa_id": qa_id,
+        "lang": lang,
+        "multi_choice_prompt": PROMPT,
+        "options": wc_parsing.parse_mcq_options(PROMPT),
+        "multi_choice_answer": gold,
+        "answer": answer,
+        "answers_all": list(answers_all),
+        "answer_en": answer_en,
+    }
 
 
 @pytest.mark.parametrize(
@@ -130,8 +148,13 @@ def test_mcq_aggregation_macro_over_languages_and_official_rounding():
     # en 2/2, zh_cn 1/2, nan 0/1 correct: micro would be 3/5 = 60.0
     # macro = (100 + 50 + 0) / 3 = 50.0; official: cells 100.0, 50.0, 0.0 -> 50.0
     # official with thirds: en 1/3 -> 33.33, zh_cn 2/3 -> 66.67 -> mean 50.0 exactly
-    items = [{"lang": "en", "correct": True}, {"lang": "en", "correct": True}, {"lang": "zh_cn", "correct": True},
-             {"lang": "zh_cn", "correct": False}, {"lang": "nan", "correct": False}]  # fmt: skip
+    items = [
+        {"lang": "en", "correct": True},
+        {"lang": "en", "correct": True},
+        {"lang": "zh_cn", "correct": True},
+        {"lang": "zh_cn", "correct": False},
+        {"lang": "nan", "correct": False},
+    ]
     assert wc_scoring.macro("correct", items) == pytest.approx(50.0)
     assert metrics.percent_true(items, "correct") == pytest.approx(60.0)
     thirds = [{"lang": "en", "c": i == 0} for i in range(3)] + [{"lang": "zh_cn", "c": i < 2} for i in range(3)]
@@ -151,12 +174,18 @@ def test_group_mean_official_rounds_the_mean_of_rounded_subtasks():
 def test_per_language_tables():
     items = [wc_scoring.score_mcq(_doc(lang=lang), r) for lang, r in (("en", "1"), ("en", "Serabi"), ("nan", "zzz"))]
     table = wc_scoring.per_language_mcq(items)
-    assert table == {"en": {"n": 2, "acc": 100.0, "acc_official": 50.0, "invalid_rate": 0.0},
-                     "nan": {"n": 1, "acc": 0.0, "acc_official": 0.0, "invalid_rate": 100.0}}  # fmt: skip
+    assert table == {
+        "en": {"n": 2, "acc": 100.0, "acc_official": 50.0, "invalid_rate": 0.0},
+        "nan": {"n": 1, "acc": 0.0, "acc_official": 0.0, "invalid_rate": 100.0},
+    }
 
 
 def test_empty_aggregation_is_zero():
-    assert wc_scoring.macro("correct", []) == 0.0 and wc_scoring.macro_official("correct", []) == 0.0 and wc_scoring.invalid_rate([]) == 0.0
+    assert (
+        wc_scoring.macro("correct", []) == 0.0
+        and wc_scoring.macro_official("correct", []) == 0.0
+        and wc_scoring.invalid_rate([]) == 0.0
+    )
 
 
 def test_bertscore_disabled_reports_nan_not_an_exception(monkeypatch):
@@ -174,8 +203,11 @@ def test_bertscore_with_local_model_identical_is_100_and_empty_is_0(monkeypatch,
     monkeypatch.setenv("FOOD_TASKS_BERTSCORE_MODEL", str(tiny_bert))
     monkeypatch.setenv("FOOD_TASKS_BERTSCORE_LAYERS", "2")
     # en: identical (100) and empty (0) -> 50; zh_cn: identical -> 100; macro = 75
-    items = [wc_scoring.score_oeq(_doc(lang="en"), "Serabi"), wc_scoring.score_oeq(_doc(lang="en", answer="Goetta"), ""),
-             wc_scoring.score_oeq(_doc(lang="zh_cn", answer="Syrniki"), "Syrniki")]  # fmt: skip
+    items = [
+        wc_scoring.score_oeq(_doc(lang="en"), "Serabi"),
+        wc_scoring.score_oeq(_doc(lang="en", answer="Goetta"), ""),
+        wc_scoring.score_oeq(_doc(lang="zh_cn", answer="Syrniki"), "Syrniki"),
+    ]
     assert wc_scoring.bertscore_f1(items) == pytest.approx(75.0, abs=1e-3)
     assert wc_scoring.per_language_bertscore(items) == pytest.approx({"en": 50.0, "zh_cn": 100.0}, abs=1e-3)
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import datasets
 import pytest
-
 from conftest import build_wc_mirror, wc_kb, wc_rows
+
 from food_tasks import data
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
@@ -48,7 +48,9 @@ def test_missing_language_file_stops_and_names_the_file(tmp_path, monkeypatch):
     with pytest.raises(data.DataAccessError) as err:
         wc_data.prepare_docs("large", "1b_contextualized", root=root)
     message = str(err.value)
-    assert f"{root / TASK1 / 'yo_large_eval_task1.jsonl'}" in message and "1 of the 30 expected language files" in message
+    assert (
+        f"{root / TASK1 / 'yo_large_eval_task1.jsonl'}" in message and "1 of the 30 expected language files" in message
+    )
     assert "FOOD_TASKS_WORLDCUISINES_LANGS" in message and "hf download worldcuisines/vqa" in message
     # Task 2 lives in another folder and is complete: it still loads.
     assert len(wc_data.prepare_docs("large", "2_location", root=root)) == 60
@@ -81,14 +83,19 @@ def test_truncated_language_file_names_the_language_and_items(tmp_path):
     root = build_wc_mirror(tmp_path)
     path = root / TASK1 / "zh_cn_large_eval_task1.jsonl"
     path.write_text("\n".join(line for line in _lines(path) if '"qa_id": "401"' not in line) + "\n", encoding="utf-8")
-    with pytest.raises(data.DataAccessError, match=r"language 'zh_cn' lacks 1 of the 2 items .*qa_id 401.*zh_cn_large_eval_task1\.jsonl is truncated"):
+    with pytest.raises(
+        data.DataAccessError,
+        match=r"language 'zh_cn' lacks 1 of the 2 items .*qa_id 401.*zh_cn_large_eval_task1\.jsonl is truncated",
+    ):
         wc_data.prepare_docs("large", "1a_nocontext", root=root)
 
 
 def test_file_of_an_unknown_language_is_refused(tmp_path):
     root = build_wc_mirror(tmp_path)
     rows = [json.loads(line) for line in _lines(root / TASK1 / "en_large_eval_task1.jsonl")]
-    (root / TASK1 / "xx_large_eval_task1.jsonl").write_text("".join(json.dumps(dict(r, lang="xx")) + "\n" for r in rows))
+    (root / TASK1 / "xx_large_eval_task1.jsonl").write_text(
+        "".join(json.dumps(dict(r, lang="xx")) + "\n" for r in rows)
+    )
     with pytest.raises(data.DataAccessError, match=r"language\(s\) \['xx'\] that the benchmark does not have"):
         wc_data.prepare_docs("large", "1a_nocontext", root=root)
 
@@ -122,11 +129,16 @@ def test_truncated_kb_parquet_stops_before_generation(tmp_path):
 
 def test_published_item_counts_are_checked_on_hub_data(wc_root):
     ds = wc_data.load_split("task2", "test_large", wc_root)
-    with pytest.raises(data.DataAccessError, match=r"2 items per language; the published benchmark has 500 per language with qa_ids 1900-2399"):
+    with pytest.raises(
+        data.DataAccessError,
+        match=r"2 items per language; the published benchmark has 500 per language with qa_ids 1900-2399",
+    ):
         wc_data.check_documents(ds, "large", "2_location", ("en", "zh_cn", "nan"), from_hub=True)
     rows = [{"qa_id": str(q), "lang": lang} for q in [*range(1900, 2399), 7] for lang in ("en", "zh_cn")]
     full = datasets.Dataset.from_list(rows)
-    with pytest.raises(data.DataAccessError, match=r"500 items per language, 1 qa_id\(s\) outside 1900-2399 \(first: 7\)"):
+    with pytest.raises(
+        data.DataAccessError, match=r"500 items per language, 1 qa_id\(s\) outside 1900-2399 \(first: 7\)"
+    ):
         wc_data.check_documents(full, "large", "2_location", ("en", "zh_cn"), from_hub=True)
     ok = datasets.Dataset.from_list([{"qa_id": str(q), "lang": "en"} for q in range(1900, 2400)])
     wc_data.check_documents(ok, "large", "2_location", ("en",), from_hub=True)
@@ -138,8 +150,11 @@ def test_published_item_counts_are_checked_on_hub_data(wc_root):
 
 def _corrupt_kb(root: Path, food_id: str = "949") -> str:
     """Rewrite food-kb with undecodable bytes for one dish; return its URL."""
-    dishes = [dict(d, images=[(url, b"\x89PNG\r\n\x1a\n not really a png")]) if d["food_id"] == food_id else d
-              for d in wc_kb() for url, _ in d["images"]]  # fmt: skip
+    dishes = [
+        dict(d, images=[(url, b"\x89PNG\r\n\x1a\n not really a png")]) if d["food_id"] == food_id else d
+        for d in wc_kb()
+        for url, _ in d["images"]
+    ]
     wc_layout.write_wc_kb(root, dishes)
     return next(url for d in dishes if d["food_id"] == food_id for url, _ in d["images"])
 
@@ -156,7 +171,9 @@ def test_corrupt_image_is_counted_and_leaves_the_denominators(tmp_path):
 
     # qa 402 (gold 2) answered right in every language, qa 403 (gold 2) answered wrong: without the
     # exclusion 50 %; with it, only qa 403 counts -> 0 % in every language, 3 documents missing.
-    records = [wc_scoring.score_mcq(d, "2" if d["qa_id"] == "402" else "5", image_missing=wc_data.image_missing(d)) for d in ds]
+    records = [
+        wc_scoring.score_mcq(d, "2" if d["qa_id"] == "402" else "5", image_missing=wc_data.image_missing(d)) for d in ds
+    ]
     assert wc_scoring.image_missing(records) == 3
     assert wc_scoring.macro("correct", records) == 0.0
     assert wc_scoring.macro_official("correct_official", records) == 0.0
@@ -174,7 +191,10 @@ def test_url_absent_from_kb_is_announced_and_counted(tmp_path):
 
 
 def test_oeq_aggregates_exclude_missing_images(tmp_path):
-    docs = [{"qa_id": q, "lang": "en", "answer": "Serabi", "answer_en": "Serabi", "answers_all": ["Serabi"]} for q in ("1", "2")]
+    docs = [
+        {"qa_id": q, "lang": "en", "answer": "Serabi", "answer_en": "Serabi", "answers_all": ["Serabi"]}
+        for q in ("1", "2")
+    ]
     records = [wc_scoring.score_oeq(docs[0], "serabi", image_missing=True), wc_scoring.score_oeq(docs[1], "no idea")]
     assert wc_scoring.image_missing(records) == 1
     assert wc_scoring.macro("multi", records) == 0.0 and wc_scoring.macro_official_oeq("multi_official", records) == 0.0

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import build_wc_mirror, run_lmms_eval, wc_rows
 from test_worldcuisines_damaged import TASK1, _corrupt_kb, build_all_languages_mirror
 
@@ -19,8 +18,11 @@ def test_missing_language_file_stops_the_run_with_our_message_last(tmp_path, mon
     root = build_all_languages_mirror(tmp_path / "mirror")
     missing = root / TASK1 / "si_formal_spoken_large_eval_task1.jsonl"
     missing.unlink()
-    proc, results, _ = run_lmms_eval(["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location,worldcuisines_mcq_1a_nocontext"],
-                                     tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root)})  # fmt: skip
+    proc, results, _ = run_lmms_eval(
+        ["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location,worldcuisines_mcq_1a_nocontext"],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(root)},
+    )
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert results is None  # stopped before generation: nothing scored on 29 languages
@@ -38,18 +40,41 @@ def test_corrupt_image_is_counted_in_the_results(tmp_path):
         if row["prompt_type"] == "3":
             # qa 402 (missing image) answered right, qa 403 wrong: only qa 403 counts
             answer = str(row["multi_choice_answer"]) if row["qa_id"] == "402" else "5"
-            lines.append({"task": "worldcuisines_mcq_1b_contextualized", "qa_id": row["qa_id"], "lang": row["lang"], "response": answer})
-            lines.append({"task": "worldcuisines_oeq_1b_contextualized", "qa_id": row["qa_id"], "lang": row["lang"],
-                          "response": row["answer"] if row["qa_id"] == "402" else "no idea"})  # fmt: skip
+            lines.append(
+                {
+                    "task": "worldcuisines_mcq_1b_contextualized",
+                    "qa_id": row["qa_id"],
+                    "lang": row["lang"],
+                    "response": answer,
+                }
+            )
+            lines.append(
+                {
+                    "task": "worldcuisines_oeq_1b_contextualized",
+                    "qa_id": row["qa_id"],
+                    "lang": row["lang"],
+                    "response": row["answer"] if row["qa_id"] == "402" else "no idea",
+                }
+            )
     responses = tmp_path / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", encoding="utf-8")
     proc, results, samples = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qa_id+lang",
-         "--tasks", "worldcuisines_mcq_1b_contextualized,worldcuisines_oeq_1b_contextualized"],
-        tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_BERTSCORE": "0"},
-    )  # fmt: skip
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=qa_id+lang",
+            "--tasks",
+            "worldcuisines_mcq_1b_contextualized,worldcuisines_oeq_1b_contextualized",
+        ],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_BERTSCORE": "0"},
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
-    mcq, oeq = results["results"]["worldcuisines_mcq_1b_contextualized"], results["results"]["worldcuisines_oeq_1b_contextualized"]
+    mcq, oeq = (
+        results["results"]["worldcuisines_mcq_1b_contextualized"],
+        results["results"]["worldcuisines_oeq_1b_contextualized"],
+    )
     assert mcq["image_missing,none"] == 3 and oeq["image_missing,none"] == 3
     assert mcq["acc,none"] == 0.0 and mcq["acc_official,none"] == 0.0 and oeq["acc_multi,none"] == 0.0
     assert mcq["per_language,none"]["en"]["n"] == 1
@@ -57,16 +82,34 @@ def test_corrupt_image_is_counted_in_the_results(tmp_path):
 
 
 def test_lone_surrogate_output_keeps_the_bertscore_of_the_task(tmp_path, wc_root, tiny_bert):
-    lines = [{"task": "worldcuisines_oeq_2_location", "qa_id": r["qa_id"], "lang": r["lang"],
-              "response": "Indonesia \ud800 x" if (r["qa_id"], r["lang"]) == ("1900", "en") else r["answer"]}
-             for r in wc_rows("large") if r["prompt_type"] == "2"]  # fmt: skip
+    lines = [
+        {
+            "task": "worldcuisines_oeq_2_location",
+            "qa_id": r["qa_id"],
+            "lang": r["lang"],
+            "response": "Indonesia \ud800 x" if (r["qa_id"], r["lang"]) == ("1900", "en") else r["answer"],
+        }
+        for r in wc_rows("large")
+        if r["prompt_type"] == "2"
+    ]
     responses = tmp_path / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")  # "\ud800" escaped in JSON
     proc, results, _ = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qa_id+lang", "--tasks", "worldcuisines_oeq_2_location"],
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={responses},keys=qa_id+lang",
+            "--tasks",
+            "worldcuisines_oeq_2_location",
+        ],
         tmp_path / "out",
-        env={"FOOD_TASKS_DATA_DIR": str(wc_root), "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert), "FOOD_TASKS_BERTSCORE_LAYERS": "2"},
-    )  # fmt: skip
+        env={
+            "FOOD_TASKS_DATA_DIR": str(wc_root),
+            "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert),
+            "FOOD_TASKS_BERTSCORE_LAYERS": "2",
+        },
+    )
     assert results is not None, proc.stderr[-3000:]
     f1 = results["results"]["worldcuisines_oeq_2_location"]["bertscore_f1,none"]
     assert isinstance(f1, float) and 0 < f1 <= 100.0 + 1e-3  # a number, not NaN: the other 5 rows are identical pairs
@@ -77,17 +120,37 @@ def test_image_cut_short_is_found_when_the_model_asks_and_counted_at_scoring(tmp
     decode the model's request needs finds it (lmms-eval's lenient Pillow setting would grey-fill it). The record
     made in doc_to_visual reaches process_results in the same process: the documents are counted."""
     from conftest import truncated_jpeg, wc_kb
+
     from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 
     root = build_wc_mirror(tmp_path / "mirror")
-    wc_layout.write_wc_kb(root, [dict(d, images=[(url, truncated_jpeg())]) if d["food_id"] == "949" else d
-                                 for d in wc_kb() for url, _ in d["images"]])  # fmt: skip  (qa 402 of subtask 1b)
-    lines = [{"qa_id": r["qa_id"], "lang": r["lang"], "response": str(r["multi_choice_answer"]) if r["qa_id"] == "402" else "5"}
-             for r in wc_rows("large") if r["prompt_type"] == "3"]  # fmt: skip
+    wc_layout.write_wc_kb(
+        root,
+        [
+            dict(d, images=[(url, truncated_jpeg())]) if d["food_id"] == "949" else d
+            for d in wc_kb()
+            for url, _ in d["images"]
+        ],
+    )  # fmt: skip  (qa 402 of subtask 1b)
+    lines = [
+        {
+            "qa_id": r["qa_id"],
+            "lang": r["lang"],
+            "response": str(r["multi_choice_answer"]) if r["qa_id"] == "402" else "5",
+        }
+        for r in wc_rows("large")
+        if r["prompt_type"] == "3"
+    ]
     responses = tmp_path / "responses.jsonl"
     responses.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qa_id+lang,load_images=true",
-            "--tasks", "worldcuisines_mcq_1b_contextualized"]  # fmt: skip
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},keys=qa_id+lang,load_images=true",
+        "--tasks",
+        "worldcuisines_mcq_1b_contextualized",
+    ]
     proc, results, samples = run_lmms_eval(args, tmp_path / "out", env={"FOOD_TASKS_DATA_DIR": str(root)})
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     mcq = results["results"]["worldcuisines_mcq_1b_contextualized"]

@@ -9,23 +9,27 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import run_lmms_eval, wc_rows
 
 pytestmark = pytest.mark.e2e
 
 # Scripted answers for subtask 1a (qa 400: gold 1 "Serabi"; qa 401: gold 3 "Kenchin-jiru").
 MCQ_1A = {
-    ("400", "en"): "1", ("401", "en"): "The answer is 3",
+    ("400", "en"): "1",
+    ("401", "en"): "The answer is 3",
     ("400", "zh_cn"): "煎饼",  # option text: robust reads it, the official scorer cannot
     ("401", "zh_cn"): "3",
     ("400", "nan"): "",  # invalid
     ("401", "nan"): "(1,2,3,4,5) 3",  # echo: officially 1
-}  # fmt: skip
+}
 OEQ_1A = {
-    ("400", "en"): "It is serabi.", ("401", "en"): "<think>Kenchin-jiru?</think>miso soup",
-    ("400", "zh_cn"): "Serabi", ("401", "zh_cn"): "建长汁", ("400", "nan"): "", ("401", "nan"): "a glass of water",
-}  # fmt: skip
+    ("400", "en"): "It is serabi.",
+    ("401", "en"): "<think>Kenchin-jiru?</think>miso soup",
+    ("400", "zh_cn"): "Serabi",
+    ("401", "zh_cn"): "建长汁",
+    ("400", "nan"): "",
+    ("401", "nan"): "a glass of water",
+}
 WRONG = {1: "2", 2: "3", 3: "4", 4: "5", 5: "4"}
 
 
@@ -46,11 +50,21 @@ def _responses(tmp_path):
 
 def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert):
     proc, results, samples = run_lmms_eval(
-        ["--model", "food_tasks_replay", "--model_args", f"responses={_responses(tmp_path)},keys=qa_id+lang",
-         "--tasks", "worldcuisines_mcq,worldcuisines_oeq"],
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={_responses(tmp_path)},keys=qa_id+lang",
+            "--tasks",
+            "worldcuisines_mcq,worldcuisines_oeq",
+        ],
         tmp_path / "out",
-        env={"FOOD_TASKS_DATA_DIR": str(wc_root), "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert), "FOOD_TASKS_BERTSCORE_LAYERS": "2"},
-    )  # fmt: skip
+        env={
+            "FOOD_TASKS_DATA_DIR": str(wc_root),
+            "FOOD_TASKS_BERTSCORE_MODEL": str(tiny_bert),
+            "FOOD_TASKS_BERTSCORE_LAYERS": "2",
+        },
+    )
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     r, g = results["results"], results["groups"]
     mcq_1a = r["worldcuisines_mcq_1a_nocontext"]
@@ -60,8 +74,10 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
     assert mcq_1a["invalid_rate,none"] == pytest.approx(100 / 6)
     assert mcq_1a["per_language,none"]["nan"] == {"n": 2, "acc": 50.0, "acc_official": 0.0, "invalid_rate": 50.0}
     # position bias for free: the 5 readable answers chose ids 1, 3, 1, 3, 3, exactly where their golds are -> p = 1
-    assert mcq_1a["position_bias,none"] == {"1": {"chosen": 2, "gold": 2, "chosen_share": 40.0, "gold_share": 40.0},
-                                            "3": {"chosen": 3, "gold": 3, "chosen_share": 60.0, "gold_share": 60.0}}  # fmt: skip
+    assert mcq_1a["position_bias,none"] == {
+        "1": {"chosen": 2, "gold": 2, "chosen_share": 40.0, "gold_share": 40.0},
+        "3": {"chosen": 3, "gold": 3, "chosen_share": 60.0, "gold_share": 60.0},
+    }
     assert mcq_1a["position_bias_p,none"] == pytest.approx(1.0)
     assert r["worldcuisines_mcq_1c_adversarial"]["acc,none"] == 0.0
     # group = unweighted mean of subtasks: (83.33.. + 100 + 0 + 100) / 4; official (50 + 100 + 0 + 100) / 4
@@ -107,20 +123,27 @@ def test_scripted_answers_give_hand_computed_scores(tmp_path, wc_root, tiny_bert
     assert oeq_1a["xling_all_correct,none"] == 0.0 and "xling_agreement,none" not in oeq_1a
 
     logged = {(s["acc"]["qa_id"], s["acc"]["lang"]): s for s in samples["worldcuisines_mcq_1a_nocontext"]}
-    assert logged[("400", "zh_cn")]["acc"]["parsed"] == 1 and logged[("400", "zh_cn")]["acc"]["correct_official"] is False
+    assert (
+        logged[("400", "zh_cn")]["acc"]["parsed"] == 1 and logged[("400", "zh_cn")]["acc"]["correct_official"] is False
+    )
     assert len(samples["worldcuisines_oeq_2_location"]) == 6
 
 
 def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
     proc, results, _ = run_lmms_eval(
-        ["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location"], tmp_path / "out",
-        env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")}, console=True,  # the real process's exit status
-    )  # fmt: skip
+        ["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location"],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(tmp_path / "empty")},
+        console=True,  # the real process's exit status
+    )
     assert results is None or "worldcuisines_mcq_2_location" not in results.get("results", {})
     # our message is the last line of stderr, lmms-eval exits 1 and did not retry
     assert proc.returncode == 1, proc.stderr[-3000:]
     last = proc.stderr.strip().splitlines()[-1]
-    assert f"{tmp_path / 'empty' / 'worldcuisines' / 'vqa'} does not exist" in last and "`hf download worldcuisines/vqa" in last
+    assert (
+        f"{tmp_path / 'empty' / 'worldcuisines' / 'vqa'} does not exist" in last
+        and "`hf download worldcuisines/vqa" in last
+    )
     assert "RetryError" not in proc.stdout + proc.stderr
 
 
@@ -137,8 +160,9 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     script = Path(sys.executable).with_name("food-tasks")
     command = [str(script)] if script.is_file() else [sys.executable, "-m", "food_tasks.cli"]
     tasks = "worldcuisines_mcq_sample,worldcuisines_oeq_sample,fambench_task1_sample,fambench_task2_ctc_sample"
-    proc = subprocess.run([*command, "demo", "--tasks", tasks], capture_output=True, text=True, timeout=900,
-                          cwd=tmp_path)  # fmt: skip
+    proc = subprocess.run(
+        [*command, "demo", "--tasks", tasks], capture_output=True, text=True, timeout=900, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = tmp_path / "food_tasks_demo"  # the default --output_path, in the current directory (issue 19.4)
     results_file = next(out.rglob("*_results.json"))
@@ -155,15 +179,28 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     tail = "\n".join(lines[ok:])
     shown = str(results_file.relative_to(tmp_path))
     assert f"Results: {shown} (samples beside it;" in tail and f"  food-tasks report {shown}\n" in tail
-    assert "  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --tasks worldcuisines_mcq_sample," in tail
+    assert (
+        "  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --tasks worldcuisines_mcq_sample,"
+        in tail
+    )
     for kind in ("mcq", "oeq"):
         for sub in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location"):
             assert f"worldcuisines_{kind}_sample_{sub}" in results["results"]
     assert results["results"]["fambench_task1_sample"]["image_missing,none"] == 0
     assert results["results"]["fambench_task2_ctc_sample"]["image_missing,none"] == 0
-    samples = [json.loads(line) for p in out.rglob("*_samples_*.jsonl") if "_samples_worldcuisines" in p.name or "_samples_fambench" in p.name for line in p.read_text().splitlines() if line]
-    assert len(samples) == 72 + 4 + 4  # WorldCuisines: 9 docs x 8 tasks; FAM-Bench: 4 Task 1 rows, 2 questions x 2 prompts
+    samples = [
+        json.loads(line)
+        for p in out.rglob("*_samples_*.jsonl")
+        if "_samples_worldcuisines" in p.name or "_samples_fambench" in p.name
+        for line in p.read_text().splitlines()
+        if line
+    ]
+    assert (
+        len(samples) == 72 + 4 + 4
+    )  # WorldCuisines: 9 docs x 8 tasks; FAM-Bench: 4 Task 1 rows, 2 questions x 2 prompts
     assert all(s["filtered_resps"].strip() for s in samples)  # the model generated text for every document
     assert all(s["input_media"] for s in samples)  # every request carried its image(s)
-    fam = [s for p in out.rglob("*fambench_task2_ctc_sample*.jsonl") for s in map(json.loads, p.read_text().splitlines())]
+    fam = [
+        s for p in out.rglob("*fambench_task2_ctc_sample*.jsonl") for s in map(json.loads, p.read_text().splitlines())
+    ]
     assert all(len(s["input_media"]) == 4 for s in fam)  # four option images per Task 2 prompt

@@ -388,8 +388,33 @@ OLD_ID_RANGE_RE = re.compile(
 def test_id_echoes_delete_what_the_old_patterns_deleted() -> None:
     _, id_list, id_range = MCQ_ECHOES
     rng = random.Random(5)
-    pieces = ["1", "2", "3", "4", "5", "6", ",", " ", "(", ")", "[", "]", "or ", "OR ", "-", "\u2013", "~", " to ", " a ",
-              " À ", " bis ", " до ", " sampai ", "x", "0"]  # fmt: skip
+    pieces = [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
+        ",",
+        " ",
+        "(",
+        ")",
+        "[",
+        "]",
+        "or ",
+        "OR ",
+        "-",
+        "\u2013",
+        "~",
+        " to ",
+        " a ",
+        " À ",
+        " bis ",
+        " до ",
+        " sampai ",
+        "x",
+        "0",
+    ]
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
         assert id_list.sub(" ", text) == OLD_ID_LIST_ECHO_RE.sub(" ", text), text

@@ -8,8 +8,12 @@ import re
 from food_tasks.catalogue import names as yaml_names
 from food_tasks.cli import main
 
-GROUPS = {f"worldcuisines_{kind}{variant}{noimage}" for kind in ("mcq", "oeq") for variant in ("", "_small", "_smallref", "_sample")
-          for noimage in ("", "_noimage")}  # fmt: skip
+GROUPS = {
+    f"worldcuisines_{kind}{variant}{noimage}"
+    for kind in ("mcq", "oeq")
+    for variant in ("", "_small", "_smallref", "_sample")
+    for noimage in ("", "_noimage")
+}
 GROUPS |= {"worldcuisines_mcq_circular", "worldcuisines_mcq_sample_circular"}  # options rotated (MCQ only)
 
 
@@ -21,12 +25,15 @@ def test_worldcuisines_tasks_groups_and_list_rows(capsys):
     assert len(names) == 10 * 4 + 10 + 8 * 4 + 8
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
-    for row in (r"worldcuisines_mcq_1a_nocontext +task +worldcuisines +15000 +worldcuisines\n.*\n  worldcuisines: +hf\.co/datasets/worldcuisines/vqa",
-                r"worldcuisines_mcq_smallref_2_location +task +worldcuisines +3000 ",
-                r"worldcuisines_oeq_small_1b_contextualized +task +worldcuisines +3000 ",
-                r"worldcuisines_oeq_sample_2_location +task +worldcuisines +9 ", r"worldcuisines_mcq +group +worldcuisines +60000 +worldcuisines$",
-                r"worldcuisines_mcq_sample_circular_2_location +task +worldcuisines +45 ",
-                r"worldcuisines_mcq_noimage_1c_adversarial +task +worldcuisines +15000 ",
-                r"worldcuisines_oeq_small_noimage +group +worldcuisines +12000 ",
-                r"worldcuisines_mcq_sample_noimage_2_location +task +worldcuisines +9 +sample$"):
+    for row in (
+        r"worldcuisines_mcq_1a_nocontext +task +worldcuisines +15000 +worldcuisines\n.*\n  worldcuisines: +hf\.co/datasets/worldcuisines/vqa",
+        r"worldcuisines_mcq_smallref_2_location +task +worldcuisines +3000 ",
+        r"worldcuisines_oeq_small_1b_contextualized +task +worldcuisines +3000 ",
+        r"worldcuisines_oeq_sample_2_location +task +worldcuisines +9 ",
+        r"worldcuisines_mcq +group +worldcuisines +60000 +worldcuisines$",
+        r"worldcuisines_mcq_sample_circular_2_location +task +worldcuisines +45 ",
+        r"worldcuisines_mcq_noimage_1c_adversarial +task +worldcuisines +15000 ",
+        r"worldcuisines_oeq_small_noimage +group +worldcuisines +12000 ",
+        r"worldcuisines_mcq_sample_noimage_2_location +task +worldcuisines +9 +sample$",
+    ):
         assert re.search(row, listing, re.M | re.S), row

@@ -24,15 +24,24 @@ BUDGET = 14336
 def template_yaml(kind: str) -> str:
     """The ``_diningbench_<kind>_yaml`` template: hooks, generation budget and the kind's metric list."""
     return taskgen.template(
-        about=[f"Template of the DiningBench {KINDS[kind]} tasks (no .yaml extension: never registered itself).",
-               "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
-               "published JSONL file (row order kept) of hf.co/datasets/meituan/DiningBench or the $FOOD_TASKS_DATA_DIR mirror."],
-        hooks=HOOKS, visual="doc_to_visual", text_hook="doc_to_text", messages="doc_to_messages", target="gold_json",
+        about=[
+            f"Template of the DiningBench {KINDS[kind]} tasks (no .yaml extension: never registered itself).",
+            "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
+            "published JSONL file (row order kept) of hf.co/datasets/meituan/DiningBench or the $FOOD_TASKS_DATA_DIR mirror.",
+        ],
+        hooks=HOOKS,
+        visual="doc_to_visual",
+        text_hook="doc_to_text",
+        messages="doc_to_messages",
+        target="gold_json",
         budget=BUDGET,
-        reasoning_note=["Raw output reaches process_results: _official metrics apply the official model-name clean-up;",
-                        "the robust parsers strip reasoning themselves."],
-        process_results=f"process_results_{kind}", table=hooks.TABLES[kind],
-    )  # fmt: skip
+        reasoning_note=[
+            "Raw output reaches process_results: _official metrics apply the official model-name clean-up;",
+            "the robust parsers strip reasoning themselves.",
+        ],
+        process_results=f"process_results_{kind}",
+        table=hooks.TABLES[kind],
+    )
 
 
 def variants() -> list[tuple[str, str, str, bool]]:
@@ -56,27 +65,41 @@ def task_alias(name: str, kind: str, lang: str, cot: bool) -> str:
 def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
     """One task's YAML: the kind's template plus its name, alias and ``process_docs`` hook."""
     suffix = name.removeprefix(f"diningbench_{kind}_{lang}")
-    return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=task_alias(name, kind, lang, cot),
-                        docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}")
+    return taskgen.task(
+        include=f"_diningbench_{kind}_yaml",
+        name=name,
+        alias=task_alias(name, kind, lang, cot),
+        docs=f"{HOOKS}.docs_{kind}_{lang}{suffix}",
+    )
 
 
 # Packaged sample tasks (run by `food-tasks demo`): short budget for the tiny model.
-SAMPLES = {"diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cls (sample)"),
-           "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (sample)")}  # fmt: skip
+SAMPLES = {
+    "diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cls (sample)"),
+    "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (sample)"),
+}
 
 
 def sample_yaml(name: str) -> str:
     """A packaged sample task's YAML (48-token budget for the tiny model)."""
     kind, docs, alias = SAMPLES[name]
-    return taskgen.task(include=f"_diningbench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.{docs}",
-                        extra=taskgen.generation_kwargs(48))  # fmt: skip
+    return taskgen.task(
+        include=f"_diningbench_{kind}_yaml",
+        name=name,
+        alias=alias,
+        docs=f"{HOOKS}.{docs}",
+        extra=taskgen.generation_kwargs(48),
+    )
 
 
 def group_yaml(lang: str) -> str:
     """The per-language group (``diningbench_<lang>``): its kinds' tasks, no aggregate."""
     # No aggregate: the paper reports each task's metrics separately (no combined score exists).
-    return taskgen.group(f"diningbench_{lang}", f"DiningBench ({LANGS[lang]}; paper Table {2 if lang == 'zh' else 4})",
-                         [f"diningbench_{k}_{lang}" for k in KINDS])  # fmt: skip
+    return taskgen.group(
+        f"diningbench_{lang}",
+        f"DiningBench ({LANGS[lang]}; paper Table {2 if lang == 'zh' else 4})",
+        [f"diningbench_{k}_{lang}" for k in KINDS],
+    )
 
 
 def render() -> dict[str, str]:
@@ -108,15 +131,20 @@ def noimage_files() -> dict[str, str]:
     files = {}
     for twin in NOIMAGE:
         kind = twins[twin][0]
-        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(task_yaml(twin, *twins[twin]), f"{twin}_noimage",
-                                                             alias=f"{task_alias(twin, *twins[twin])}, no image",
-                                                             version=hooks.TABLES[kind].version)  # fmt: skip
+        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(
+            task_yaml(twin, *twins[twin]),
+            f"{twin}_noimage",
+            alias=f"{task_alias(twin, *twins[twin])}, no image",
+            version=hooks.TABLES[kind].version,
+        )
     for twin in NOIMAGE_SAMPLES:
         kind, _, alias = SAMPLES[twin]
-        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(sample_yaml(twin), f"{twin}_noimage", alias=f"{alias}, no image",
-                                                             version=hooks.TABLES[kind].version)  # fmt: skip
-    files["_diningbench_noimage.yaml"] = taskgen.group("diningbench_noimage", "DiningBench cls and VQA, no image",
-                                                       [f"{twin}_noimage" for twin in NOIMAGE])  # fmt: skip
+        files[f"{twin}_noimage.yaml"] = taskgen.noimage_task(
+            sample_yaml(twin), f"{twin}_noimage", alias=f"{alias}, no image", version=hooks.TABLES[kind].version
+        )
+    files["_diningbench_noimage.yaml"] = taskgen.group(
+        "diningbench_noimage", "DiningBench cls and VQA, no image", [f"{twin}_noimage" for twin in NOIMAGE]
+    )
     return files
 
 

@@ -30,15 +30,24 @@ def template_yaml(kind: str) -> str:
     """The ``_fambench_<kind>_yaml`` template: the kind's hooks, generation budget and metric list."""
     hook_suffix, budget, _ = KINDS[kind]
     return taskgen.template(
-        about=[f"Template of the FAM-Bench {kind} tasks (no .yaml extension: never registered itself).",
-               "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built",
-               "from the official repository files (GitHub at a pinned commit, or the $FOOD_TASKS_DATA_DIR mirror)."],
-        hooks=HOOKS, visual="doc_to_visual", text_hook=f"doc_to_text_{hook_suffix}", messages=f"doc_to_messages_{hook_suffix}",
-        target="gold_decision" if kind == "task1" else "gold_letter", budget=budget,
-        reasoning_note=["Raw output reaches process_results: _official metrics parse it as the official scorer does",
-                        "(reasoning included); the robust parser strips <think> blocks itself."],
-        process_results=f"process_results_{kind}", table=hooks.TABLES[kind],
-    )  # fmt: skip
+        about=[
+            f"Template of the FAM-Bench {kind} tasks (no .yaml extension: never registered itself).",
+            "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built",
+            "from the official repository files (GitHub at a pinned commit, or the $FOOD_TASKS_DATA_DIR mirror).",
+        ],
+        hooks=HOOKS,
+        visual="doc_to_visual",
+        text_hook=f"doc_to_text_{hook_suffix}",
+        messages=f"doc_to_messages_{hook_suffix}",
+        target="gold_decision" if kind == "task1" else "gold_letter",
+        budget=budget,
+        reasoning_note=[
+            "Raw output reaches process_results: _official metrics parse it as the official scorer does",
+            "(reasoning included); the robust parser strips <think> blocks itself.",
+        ],
+        process_results=f"process_results_{kind}",
+        table=hooks.TABLES[kind],
+    )
 
 
 def task_name(kind: str, mode: str, input_name: str = "textimage") -> str:
@@ -56,22 +65,38 @@ def task_yaml(kind: str, mode: str, input_name: str) -> str:
     else:
         alias = f"FAM-Bench {names[kind]} ({MODES[mode][1]}, {INPUTS[input_name][1]})"
     # The paper's text-only input mode is the image-free twin of its T+I task (food_tasks.noimage): same documents.
-    extra = taskgen.image_twin_metadata(task_name(kind, mode), version=hooks.TABLES[kind].version) if input_name == "textonly" else []
-    return taskgen.task(include=f"_fambench_{kind}_yaml", name=task_name(kind, mode, input_name), alias=alias,
-                        docs=f"{HOOKS}.{hooks.docs_hook(kind, mode, input_name)}", extra=extra)
+    extra = (
+        taskgen.image_twin_metadata(task_name(kind, mode), version=hooks.TABLES[kind].version)
+        if input_name == "textonly"
+        else []
+    )
+    return taskgen.task(
+        include=f"_fambench_{kind}_yaml",
+        name=task_name(kind, mode, input_name),
+        alias=alias,
+        docs=f"{HOOKS}.{hooks.docs_hook(kind, mode, input_name)}",
+        extra=extra,
+    )
 
 
 # The packaged sample tasks (run by `food-tasks demo`): a short
 # generation budget, since the demo model is a tiny random one.
-SAMPLES = {"fambench_task1_sample": ("task1", "docs_sample_task1", "FAM-Bench T1 (sample)"),
-           "fambench_task2_ctc_sample": ("ctc", "docs_sample_ctc", "FAM-Bench T2 CTC (sample)")}  # fmt: skip
+SAMPLES = {
+    "fambench_task1_sample": ("task1", "docs_sample_task1", "FAM-Bench T1 (sample)"),
+    "fambench_task2_ctc_sample": ("ctc", "docs_sample_ctc", "FAM-Bench T2 CTC (sample)"),
+}
 
 
 def sample_yaml(name: str) -> str:
     """A packaged sample task's YAML (48-token budget for the tiny model)."""
     kind, docs, alias = SAMPLES[name]
-    return taskgen.task(include=f"_fambench_{kind}_yaml", name=name, alias=alias, docs=f"{HOOKS}.{docs}",
-                        extra=taskgen.generation_kwargs(48))
+    return taskgen.task(
+        include=f"_fambench_{kind}_yaml",
+        name=name,
+        alias=alias,
+        docs=f"{HOOKS}.{docs}",
+        extra=taskgen.generation_kwargs(48),
+    )
 
 
 def groups() -> dict[str, tuple[str, list[str]]]:
@@ -79,11 +104,15 @@ def groups() -> dict[str, tuple[str, list[str]]]:
     out = {
         "fambench_task1_all": ("FAM-Bench T1, four modes (T+I)", [task_name("task1", m) for m in MODES]),
         "fambench_task2_all": ("FAM-Bench T2 rank, four modes (T+I)", [task_name("rank", m) for m in MODES]),
-        "fambench_table1": ("FAM-Bench Table 1 (T1, T2 rank, CTC)",
-                            [task_name("task1", m) for m in MODES] + [task_name("ctc_all", "all")]),
-        "fambench_table2": ("FAM-Bench Table 2 (input ablation)",
-                            [task_name(k, m, i) for k in ("task1", "rank") for i in INPUTS for m in MODES]),
-    }  # fmt: skip
+        "fambench_table1": (
+            "FAM-Bench Table 1 (T1, T2 rank, CTC)",
+            [task_name("task1", m) for m in MODES] + [task_name("ctc_all", "all")],
+        ),
+        "fambench_table2": (
+            "FAM-Bench Table 2 (input ablation)",
+            [task_name(k, m, i) for k in ("task1", "rank") for i in INPUTS for m in MODES],
+        ),
+    }
     for mode, (_, label) in MODES.items():
         out[f"fambench_{mode}"] = (f"FAM-Bench {label} mode (T+I)", [task_name("task1", mode), task_name("ctc", mode)])
     return out

@@ -22,26 +22,40 @@ TASKS = {
     "food500cap_caption_all": ("docs_all", prompts.GENERIC, "Food-500 Cap (all, generic)", 128),
     # The packaged sample (the embedded default behind `food-tasks demo`).
     "food500cap_caption_sample": ("docs_sample", prompts.GENERIC, "Food-500 Cap (sample)", 48),
-}  # fmt: skip
-GROUPS = {"food500cap": ("Food-500 Cap (test, both prompts)", ["food500cap_caption", "food500cap_caption_food"]),
-          "food500cap_noimage": ("Food-500 Cap (test, both, no image)",
-                                 ["food500cap_caption_noimage", "food500cap_caption_food_noimage"])}
+}
+GROUPS = {
+    "food500cap": ("Food-500 Cap (test, both prompts)", ["food500cap_caption", "food500cap_caption_food"]),
+    "food500cap_noimage": (
+        "Food-500 Cap (test, both, no image)",
+        ["food500cap_caption_noimage", "food500cap_caption_food_noimage"],
+    ),
+}
 # Every task has an image-free twin, <task>_noimage (food_tasks.noimage), food500cap_noimage pairs with food500cap.
 
 
 def template_yaml() -> str:
     """The ``_food500cap_yaml`` template: hooks, 128-token budget and the caption metric list."""
     return taskgen.template(
-        about=["Template of the Food-500 Cap tasks (no .yaml extension: never registered itself).",
-               "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
-               "official caption files (GitHub at a pinned commit, or the $FOOD_TASKS_DATA_DIR mirror) and the local",
-               "ISIA Food-500 image root ($FOOD_TASKS_FOOD500CAP_IMAGES)."],
-        hooks=HOOKS, visual="doc_to_visual", text_hook="doc_to_text", messages="doc_to_messages", target="caption", budget=128,
+        about=[
+            "Template of the Food-500 Cap tasks (no .yaml extension: never registered itself).",
+            "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
+            "official caption files (GitHub at a pinned commit, or the $FOOD_TASKS_DATA_DIR mirror) and the local",
+            "ISIA Food-500 image root ($FOOD_TASKS_FOOD500CAP_IMAGES).",
+        ],
+        hooks=HOOKS,
+        visual="doc_to_visual",
+        text_hook="doc_to_text",
+        messages="doc_to_messages",
+        target="caption",
+        budget=128,
         budget_note=["Greedy; 128 new tokens (references average 18.4 words; 64 can cut long food descriptions)."],
-        reasoning_note=["Raw output reaches process_results, which removes reasoning itself (unterminated reasoning is a",
-                        "parse failure, counted in parse_fail_rate)."],
-        process_results="process_results", table=hooks.TABLES["caption"],
-    )  # fmt: skip
+        reasoning_note=[
+            "Raw output reaches process_results, which removes reasoning itself (unterminated reasoning is a",
+            "parse failure, counted in parse_fail_rate).",
+        ],
+        process_results="process_results",
+        table=hooks.TABLES["caption"],
+    )
 
 
 def task_yaml(name: str, noimage: bool = False) -> str:
@@ -55,8 +69,13 @@ def task_yaml(name: str, noimage: bool = False) -> str:
         lines = [comment, "lmms_eval_specific_kwargs:", "  default:", *(f"    {line}" for line in kwargs)]
     if budget != 128:
         lines += taskgen.generation_kwargs(budget)
-    return taskgen.task(include="_food500cap_yaml", name=f"{name}_noimage" if noimage else name,
-                        alias=f"{alias}, no image" if noimage else alias, docs=f"{HOOKS}.{docs}", extra=lines)  # fmt: skip
+    return taskgen.task(
+        include="_food500cap_yaml",
+        name=f"{name}_noimage" if noimage else name,
+        alias=f"{alias}, no image" if noimage else alias,
+        docs=f"{HOOKS}.{docs}",
+        extra=lines,
+    )
 
 
 def group_yaml(name: str, alias: str, tasks: list[str]) -> str:
@@ -66,8 +85,10 @@ def group_yaml(name: str, alias: str, tasks: list[str]) -> str:
 
 def render() -> dict[str, str]:
     """Return ``{file name: content}`` for every generated file."""
-    files = {"_stub.jsonl": taskgen.stub_line("food_tasks.benchmarks.food500cap.data.prepare_docs"),
-             "_food500cap_yaml": template_yaml()}  # fmt: skip
+    files = {
+        "_stub.jsonl": taskgen.stub_line("food_tasks.benchmarks.food500cap.data.prepare_docs"),
+        "_food500cap_yaml": template_yaml(),
+    }
     for name in TASKS:
         files[f"{name}.yaml"] = task_yaml(name)
         files[f"{name}_noimage.yaml"] = task_yaml(name, noimage=True)

@@ -33,11 +33,16 @@ KINDS = {"mcq": ("MCQ", "multi_choice_answer", "multiple-choice"), "oeq": ("OEQ"
 GROUP_METRICS = {
     "mcq": [("acc", "mean"), ("invalid_rate", "mean"), ("parse_fail_rate", "mean"), ("acc_official", "official")],
     "oeq": [
-        ("acc_multi", "mean"), ("acc_single", "mean"), ("acc_dual", "mean"), ("acc_multi_strict", "mean"),
-        ("bertscore_f1", "mean"), ("acc_multi_official", "official_numpy"), ("acc_single_official", "official_numpy"),
+        ("acc_multi", "mean"),
+        ("acc_single", "mean"),
+        ("acc_dual", "mean"),
+        ("acc_multi_strict", "mean"),
+        ("bertscore_f1", "mean"),
+        ("acc_multi_official", "official_numpy"),
+        ("acc_single_official", "official_numpy"),
         ("acc_dual_official", "official_numpy"),
     ],
-}  # fmt: skip
+}
 SAMPLE_SKIPS = {"bertscore_f1"}
 
 
@@ -45,17 +50,27 @@ def template_yaml(kind: str) -> str:
     """The template of a kind (MCQ or OEQ): hooks, gold field and the kind's metric list."""
     _, target, label = KINDS[kind]
     return taskgen.template(
-        about=[f"Template of the WorldCuisines {label} tasks (no .yaml extension: never registered itself).",
-               "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the real",
-               "documents loaded from worldcuisines/vqa (hub or $FOOD_TASKS_DATA_DIR mirror)."],
-        hooks=HOOKS, visual="doc_to_visual", text_hook=f"doc_to_text_{kind}", messages=f"doc_to_messages_{kind}",
-        target=target, budget=50, budget_note=["Official runners: greedy, 50 new tokens, no stop string."],
-        reasoning_note=["lmms-eval strips <think>/<analysis> blocks by default (--reasoning_tags). Our hooks need the raw",
-                        "output: the `_official` metrics search reasoning text as the official scorer does, and the",
-                        "robust metrics strip it themselves (an unterminated block counts as invalid)."],
-        process_results=f"process_results_{kind}", table=hooks.TABLES[kind],
+        about=[
+            f"Template of the WorldCuisines {label} tasks (no .yaml extension: never registered itself).",
+            "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the real",
+            "documents loaded from worldcuisines/vqa (hub or $FOOD_TASKS_DATA_DIR mirror).",
+        ],
+        hooks=HOOKS,
+        visual="doc_to_visual",
+        text_hook=f"doc_to_text_{kind}",
+        messages=f"doc_to_messages_{kind}",
+        target=target,
+        budget=50,
+        budget_note=["Official runners: greedy, 50 new tokens, no stop string."],
+        reasoning_note=[
+            "lmms-eval strips <think>/<analysis> blocks by default (--reasoning_tags). Our hooks need the raw",
+            "output: the `_official` metrics search reasoning text as the official scorer does, and the",
+            "robust metrics strip it themselves (an unterminated block counts as invalid).",
+        ],
+        process_results=f"process_results_{kind}",
+        table=hooks.TABLES[kind],
         extra=["lmms_eval_specific_kwargs:", "  default:", '    pre_prompt: ""', '    post_prompt: ""'],
-    )  # fmt: skip
+    )
 
 
 def task_name(kind: str, variant: str, subtask: str) -> str:
@@ -73,20 +88,35 @@ def task_yaml(kind: str, variant: str, subtask: str) -> str:
     suffix, alias = SUBTASKS[subtask]
     extra = []
     if variant == "sample":
-        extra += [f"doc_to_visual: !function {HOOKS}.doc_to_visual_sample",
-                  f"doc_to_messages: !function {HOOKS}.doc_to_messages_{kind}_sample"]  # fmt: skip
+        extra += [
+            f"doc_to_visual: !function {HOOKS}.doc_to_visual_sample",
+            f"doc_to_messages: !function {HOOKS}.doc_to_messages_{kind}_sample",
+        ]
         if kind == "oeq":
-            extra += [f"process_results: !function {HOOKS}.process_results_oeq_sample", *taskgen.metric_list(hooks.TABLES["oeq_sample"])]
-    return taskgen.task(include=f"_worldcuisines_{kind}_yaml", name=task_name(kind, variant, subtask), alias=alias,
-                        docs=f"{HOOKS}.{VARIANTS[variant][1]}_{suffix}", extra=extra)  # fmt: skip
+            extra += [
+                f"process_results: !function {HOOKS}.process_results_oeq_sample",
+                *taskgen.metric_list(hooks.TABLES["oeq_sample"]),
+            ]
+    return taskgen.task(
+        include=f"_worldcuisines_{kind}_yaml",
+        name=task_name(kind, variant, subtask),
+        alias=alias,
+        docs=f"{HOOKS}.{VARIANTS[variant][1]}_{suffix}",
+        extra=extra,
+    )
 
 
 def group_yaml(kind: str, variant: str) -> str:
     """The group of a kind and variant over its subtasks, with the official rounding of each metric."""
     # MCQ: Python round (score_mc); OEQ: numpy round (score_oe rounds numpy.float64 values).
     metrics = [(m, how) for m, how in GROUP_METRICS[kind] if not (variant == "sample" and m in SAMPLE_SKIPS)]
-    return taskgen.group(group_name(kind, variant), f"WorldCuisines {KINDS[kind][0]} ({VARIANTS[variant][2]})",
-                         [task_name(kind, variant, s) for s in SUBTASKS], metrics=metrics, version=hooks.TABLES[kind].version)  # fmt: skip
+    return taskgen.group(
+        group_name(kind, variant),
+        f"WorldCuisines {KINDS[kind][0]} ({VARIANTS[variant][2]})",
+        [task_name(kind, variant, s) for s in SUBTASKS],
+        metrics=metrics,
+        version=hooks.TABLES[kind].version,
+    )
 
 
 def render() -> dict[str, str]:
@@ -124,12 +154,21 @@ def noimage_files() -> dict[str, str]:
             version = hooks.TABLES[kind].version
             for subtask, (_, alias) in SUBTASKS.items():
                 files[f"{group}_{subtask}.yaml"] = taskgen.noimage_task(
-                    task_yaml(kind, variant, subtask), f"{group}_{subtask}", alias=f"{alias}, no image", version=version,
-                    kwargs=NOIMAGE_KWARGS)
+                    task_yaml(kind, variant, subtask),
+                    f"{group}_{subtask}",
+                    alias=f"{alias}, no image",
+                    version=version,
+                    kwargs=NOIMAGE_KWARGS,
+                )
             metrics = [(m, how) for m, how in GROUP_METRICS[kind] if not (variant == "sample" and m in SAMPLE_SKIPS)]
             files[f"_{group}.yaml"] = taskgen.group(
-                group, f"WorldCuisines {KINDS[kind][0]} ({VARIANTS[variant][2]}), no image", [f"{group}_{s}" for s in SUBTASKS],
-                metrics=metrics, version=version, image_twin=group_name(kind, variant))
+                group,
+                f"WorldCuisines {KINDS[kind][0]} ({VARIANTS[variant][2]}), no image",
+                [f"{group}_{s}" for s in SUBTASKS],
+                metrics=metrics,
+                version=version,
+                image_twin=group_name(kind, variant),
+            )
     return files
 
 
@@ -161,8 +200,10 @@ def circular_files() -> dict[str, str]:
             names.append(name)
             extra = []
             if variant == "sample":  # as the sample MCQ tasks
-                extra = [f"doc_to_visual: !function {HOOKS}.doc_to_visual_sample",
-                         f"doc_to_messages: !function {HOOKS}.doc_to_messages_mcq_sample"]  # fmt: skip
+                extra = [
+                    f"doc_to_visual: !function {HOOKS}.doc_to_visual_sample",
+                    f"doc_to_messages: !function {HOOKS}.doc_to_messages_mcq_sample",
+                ]
             docs = f"{CIRCULAR_HOOKS}.docs_{variant}_{suffix}"
             files[f"{name}.yaml"] = taskgen.task(
                 include="_worldcuisines_mcq_yaml", name=name, alias=alias, docs=docs, extra=extra + results

@@ -23,8 +23,13 @@ from __future__ import annotations
 from food_tasks.noimage import image_twin
 from food_tasks.registry import Benchmark, Lazy
 
-SIZES = {"diningbench_cls": 2884, "diningbench_nutrition": 1650, "diningbench_vqa": 804,
-         "diningbench_cls_sample": 2, "diningbench_nutrition_sample": 2}  # paper Table 1 (each language)  # fmt: skip
+SIZES = {
+    "diningbench_cls": 2884,
+    "diningbench_nutrition": 1650,
+    "diningbench_vqa": 804,
+    "diningbench_cls_sample": 2,
+    "diningbench_nutrition_sample": 2,
+}  # paper Table 1 (each language)
 
 
 def documents(task: str) -> int | None:
@@ -49,15 +54,21 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
 BENCHMARK = Benchmark(
     name="diningbench",
     title="DiningBench",
-    paper=("Jin et al., \"DiningBench: A Hierarchical Multi-view Benchmark for Perception and Reasoning in the Dietary "
-           "Domain\", ACL 2026 (arXiv:2604.10425)"),
+    paper=(
+        'Jin et al., "DiningBench: A Hierarchical Multi-view Benchmark for Perception and Reasoning in the Dietary '
+        'Domain", ACL 2026 (arXiv:2604.10425)'
+    ),
     source="hf.co/datasets/meituan/DiningBench (JSONL + images.tar.gz)",
-    licence=("CC BY-NC-ND 4.0: non-commercial research use, no derivatives; the original files are loaded and "
-             "extracted into the cache, nothing converted or shipped"),
-    units=("`acc*`, `judge_acc*`, `cannot_read_rate_official` and `parse_fail_rate_official` are fractions in [0, 1] (the "
-           "paper prints 0.xx); `rouge{1,2,L}_f` in [0, 1]; `*_mape*` in percent; `*_mae*` and `*_rmse*` in kcal and g; "
-           "our diagnostic rates `invalid_rate`, `parse_fail_rate`, `judge_error_rate` and `judge_unparsed_rate` in percent "
-           "(0-100), as in every benchmark."),
+    licence=(
+        "CC BY-NC-ND 4.0: non-commercial research use, no derivatives; the original files are loaded and "
+        "extracted into the cache, nothing converted or shipped"
+    ),
+    units=(
+        "`acc*`, `judge_acc*`, `cannot_read_rate_official` and `parse_fail_rate_official` are fractions in [0, 1] (the "
+        "paper prints 0.xx); `rouge{1,2,L}_f` in [0, 1]; `*_mape*` in percent; `*_mae*` and `*_rmse*` in kcal and g; "
+        "our diagnostic rates `invalid_rate`, `parse_fail_rate`, `judge_error_rate` and `judge_unparsed_rate` in percent "
+        "(0-100), as in every benchmark."
+    ),
     documents=documents,
     sample_tasks=("diningbench_cls_sample", "diningbench_nutrition_sample"),
     write_sample=Lazy("food_tasks.benchmarks.diningbench.sample:write"),

@@ -19,16 +19,25 @@ from __future__ import annotations
 
 from food_tasks.registry import Benchmark, Lazy
 
-SIZES = {"fambench_task1": 1500, "fambench_task2": 1000, "fambench_task2_ctc": 2000, "fambench_task2_ctc_all": 8000,
-         "fambench_task1_sample": 4, "fambench_task2_ctc_sample": 4}  # fmt: skip
+SIZES = {
+    "fambench_task1": 1500,
+    "fambench_task2": 1000,
+    "fambench_task2_ctc": 2000,
+    "fambench_task2_ctc_all": 8000,
+    "fambench_task1_sample": 4,
+    "fambench_task2_ctc_sample": 4,
+}
 
 
 def documents(task: str) -> int | None:
     """Task 1: 1,500 rows; Task 2: 1,000 questions; CTC: 2,000 pairs (8,000 over the four modes); samples: 4."""
     if task in SIZES:
         return SIZES[task]
-    stem = "fambench_task2_ctc_all" if task.endswith("ctc_all") else next(
-        (s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if task.startswith(s)), None)
+    stem = (
+        "fambench_task2_ctc_all"
+        if task.endswith("ctc_all")
+        else next((s for s in ("fambench_task2_ctc", "fambench_task2", "fambench_task1") if task.startswith(s)), None)
+    )
     return SIZES.get(stem) if stem else None
 
 
@@ -49,7 +58,9 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     fb_data.task1_kb(), fb_data.task2_rules()
     store = remote.default_image_store()
     summary = store.prefetch([u for u in urls if u], workers=workers)
-    print(f"food-tasks prefetch: images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})")
+    print(
+        f"food-tasks prefetch: images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})"
+    )
     for url, reason in sorted(summary["missing"].items()):
         print(f"food-tasks prefetch:   missing {url}: {reason}")
     if report:
@@ -60,16 +71,22 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
 BENCHMARK = Benchmark(
     name="fambench",
     title="FAM-Bench",
-    paper=("Mao et al., \"FAM-Bench: A Multimodal Benchmark for Condition-Aware Food-as-Medicine Reasoning\", 2026 "
-           "(under review)"),
+    paper=(
+        'Mao et al., "FAM-Bench: A Multimodal Benchmark for Condition-Aware Food-as-Medicine Reasoning", 2026 '
+        "(under review)"
+    ),
     source="github.com/anonymous-research-artifact123/Food-as-medicine@abfaf02 + recipe-site image URLs",
-    licence=("dataset/ and knowledge_base/: CC BY 4.0 (code MIT); recipe images are third-party web images, fetched "
-             "from their URLs and never redistributed"),
-    units=("`decision_acc*`, `option_decision_acc*`, `top{1,2,3}_acc*`, `all_options_exact_match*`, `false_recommend_rate*` "
-           "and `answer_rate_official` in percent (0-100); `rationale_*`, `mrr*`, `kendall_tau` and "
-           "`ctc{,_baseline,_cot,_ki,_cot_ki}{,_official_parsers}` in [0, 1], as the paper's tables; `json_parse_rate*` a "
-           "fraction in [0, 1]; our diagnostic rates `invalid_rate`, `parse_fail_rate`, `empty_rationale_rate`, "
-           "`valid_ranking_rate` and `valid_decision_rate` in percent (0-100), as in every benchmark."),
+    licence=(
+        "dataset/ and knowledge_base/: CC BY 4.0 (code MIT); recipe images are third-party web images, fetched "
+        "from their URLs and never redistributed"
+    ),
+    units=(
+        "`decision_acc*`, `option_decision_acc*`, `top{1,2,3}_acc*`, `all_options_exact_match*`, `false_recommend_rate*` "
+        "and `answer_rate_official` in percent (0-100); `rationale_*`, `mrr*`, `kendall_tau` and "
+        "`ctc{,_baseline,_cot,_ki,_cot_ki}{,_official_parsers}` in [0, 1], as the paper's tables; `json_parse_rate*` a "
+        "fraction in [0, 1]; our diagnostic rates `invalid_rate`, `parse_fail_rate`, `empty_rationale_rate`, "
+        "`valid_ranking_rate` and `valid_decision_rate` in percent (0-100), as in every benchmark."
+    ),
     documents=documents,
     sample_tasks=("fambench_task1_sample", "fambench_task2_ctc_sample"),
     write_sample=Lazy("food_tasks.benchmarks.fambench.sample:write"),

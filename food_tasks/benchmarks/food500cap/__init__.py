@@ -22,8 +22,12 @@ from __future__ import annotations
 from food_tasks.noimage import image_twin
 from food_tasks.registry import Benchmark, Lazy
 
-SIZES = {"food500cap_caption": 4940, "food500cap_caption_food": 4940, "food500cap_caption_all": 24732,
-         "food500cap_caption_sample": 5}  # fmt: skip
+SIZES = {
+    "food500cap_caption": 4940,
+    "food500cap_caption_food": 4940,
+    "food500cap_caption_all": 24732,
+    "food500cap_caption_sample": 5,
+}
 
 
 def documents(task: str) -> int | None:
@@ -34,14 +38,20 @@ def documents(task: str) -> int | None:
 BENCHMARK = Benchmark(
     name="food500cap",
     title="Food-500 Cap",
-    paper=("Ma et al., \"Food-500 Cap: A Fine-Grained Food Caption Benchmark for Evaluating Vision-Language Models\", "
-           "ACM MM 2023 (arXiv:2308.03151)"),
+    paper=(
+        'Ma et al., "Food-500 Cap: A Fine-Grained Food Caption Benchmark for Evaluating Vision-Language Models", '
+        "ACM MM 2023 (arXiv:2308.03151)"
+    ),
     source="github.com/aaronma2020/Food500-Cap@a32dfe9 + local ISIA Food-500 images",
-    licence=("captions: the official repository has no licence file (downloaded, never shipped); images: ISIA Food-500, "
-             "never redistributed (the user points us at a local copy)"),
-    units=("`bleu*`, `meteor`, `rouge_l*` and `cider*` x 100 (paper Table 4); `clipscore` in [0, 1]; `sla_*` in percent "
-           "(Table 3); `*_mean_words` and `mean_caption_words` in words; our diagnostic rates `parse_fail_rate` and "
-           "`empty_rate` in percent (0-100), as in every benchmark."),
+    licence=(
+        "captions: the official repository has no licence file (downloaded, never shipped); images: ISIA Food-500, "
+        "never redistributed (the user points us at a local copy)"
+    ),
+    units=(
+        "`bleu*`, `meteor`, `rouge_l*` and `cider*` x 100 (paper Table 4); `clipscore` in [0, 1]; `sla_*` in percent "
+        "(Table 3); `*_mean_words` and `mean_caption_words` in words; our diagnostic rates `parse_fail_rate` and "
+        "`empty_rate` in percent (0-100), as in every benchmark."
+    ),
     documents=documents,
     sample_tasks=("food500cap_caption_sample",),
     write_sample=Lazy("food_tasks.benchmarks.food500cap.sample:write"),

@@ -56,11 +56,15 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
 BENCHMARK = Benchmark(
     name="foodieqa",
     title="FoodieQA",
-    paper=("Li et al., \"FoodieQA: A Multimodal Dataset for Fine-Grained Understanding of Chinese Food Culture\", "
-           "EMNLP 2024 (arXiv:2406.11030)"),
+    paper=(
+        'Li et al., "FoodieQA: A Multimodal Dataset for Fine-Grained Understanding of Chinese Food Culture", '
+        "EMNLP 2024 (arXiv:2406.11030)"
+    ),
     source="hf.co/datasets/lyan62/FoodieQA (gated: FoodieQA.zip)",
-    licence=("CC BY-NC-ND 4.0 and the dataset's terms: research only, evaluation only, never training; downloaded into "
-             "the local cache, never redistributed"),
+    licence=(
+        "CC BY-NC-ND 4.0 and the dataset's terms: research only, evaluation only, never training; downloaded into "
+        "the local cache, never redistributed"
+    ),
     units="`acc*`, `invalid_rate`, `parse_fail_rate` and `paper_fallback_rate` in percent (0-100), as the paper's Table 3.",
     documents=documents,
     sample_tasks=("foodieqa_sample",),

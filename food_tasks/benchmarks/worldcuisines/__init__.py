@@ -38,8 +38,10 @@ def documents(task: str) -> int | None:
 BENCHMARK = Benchmark(
     name="worldcuisines",
     title="WorldCuisines",
-    paper=("Winata et al., \"WorldCuisines: A Massive-Scale Benchmark for Multilingual and Multicultural Visual Question "
-           "Answering on Global Cuisines\", NAACL 2025 (arXiv:2410.12705)"),
+    paper=(
+        'Winata et al., "WorldCuisines: A Massive-Scale Benchmark for Multilingual and Multicultural Visual Question '
+        'Answering on Global Cuisines", NAACL 2025 (arXiv:2410.12705)'
+    ),
     source="hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     licence="CC BY-SA 4.0 (data); loaded from the Hub, nothing redistributed beyond the synthetic sample",
     units="`acc*`, `invalid_rate` and `parse_fail_rate` in percent (0-100); `bertscore_f1` x 100, as the paper's Tables 7-8.",

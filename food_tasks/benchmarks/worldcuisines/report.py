@@ -25,14 +25,29 @@ SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adve
 def _accuracy_columns() -> tuple[Column, ...]:
     cols = []
     for short, sub in SUBTASKS:
-        cols.append(Column(f"{short}_mcq", f"{short} MCQ", (Source(f"worldcuisines_mcq{{v}}_{sub}", "acc", "acc_official"),)))
-        cols.append(Column(f"{short}_oeq", f"{short} OEQ", (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),)))
+        cols.append(
+            Column(f"{short}_mcq", f"{short} MCQ", (Source(f"worldcuisines_mcq{{v}}_{sub}", "acc", "acc_official"),))
+        )
+        cols.append(
+            Column(
+                f"{short}_oeq",
+                f"{short} OEQ",
+                (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),),
+            )
+        )
     cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{v}", "acc", "acc_official"),)))
     cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{v}", "acc_multi", "acc_multi_official"),)))
     # The group's unparsed rate is the unweighted mean over its subtasks: after a partial run (one subtask),
     # the same mean over the subtasks that ran.
-    cols.append(Column("invalid_mcq", "MCQ unparsed %", (Source("worldcuisines_mcq{v}", "invalid_rate"),), rate=True,
-                       parts=tuple(Source(f"worldcuisines_mcq{{v}}_{sub}", "invalid_rate") for _, sub in SUBTASKS)))
+    cols.append(
+        Column(
+            "invalid_mcq",
+            "MCQ unparsed %",
+            (Source("worldcuisines_mcq{v}", "invalid_rate"),),
+            rate=True,
+            parts=tuple(Source(f"worldcuisines_mcq{{v}}_{sub}", "invalid_rate") for _, sub in SUBTASKS),
+        )
+    )
     return tuple(cols)
 
 
@@ -58,18 +73,26 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
                             cells[lang].setdefault("_inv", []).append(row["invalid_rate"])  # type: ignore[union-attr]
             if not cells:
                 continue
-            per_run[run.label] = {lang: sum(v for k, v in c.items() if k != "_inv") / max(1, sum(k != "_inv" for k in c)) for lang, c in cells.items()}
+            per_run[run.label] = {
+                lang: sum(v for k, v in c.items() if k != "_inv") / max(1, sum(k != "_inv" for k in c))
+                for lang, c in cells.items()
+            }
             # Per language the dishes are independent within a subtask; the mean over subtasks is taken as a rate over
             # all their documents (the same dishes recur in the subtasks: the interval is a lower bound).
-            errors[run.label] = {lang: binomial_interval(per_run[run.label][lang], sum(sizes[lang].values()))
-                                 if lang in sizes and len(sizes[lang]) == len(cells[lang]) - ("_inv" in cells[lang]) else None
-                                 for lang in cells}  # fmt: skip
+            errors[run.label] = {
+                lang: binomial_interval(per_run[run.label][lang], sum(sizes[lang].values()))
+                if lang in sizes and len(sizes[lang]) == len(cells[lang]) - ("_inv" in cells[lang])
+                else None
+                for lang in cells
+            }
             header = ["Language"] + [s for s, _ in SUBTASKS] + ["Mean"] + (["Unparsed %"] if kind == "mcq" else [])
             rows = []
             for lang in sorted(cells):
                 c = cells[lang]
                 n = sizes.get(lang, {})
-                row = [lang] + [fmt(c.get(s), 2) + bounds_text(binomial_interval(c.get(s), n.get(s)), 1) for s, _ in SUBTASKS]
+                row = [lang] + [
+                    fmt(c.get(s), 2) + bounds_text(binomial_interval(c.get(s), n.get(s)), 1) for s, _ in SUBTASKS
+                ]
                 row.append(fmt(per_run[run.label][lang], 2) + bounds_text(errors[run.label].get(lang), 1))
                 if kind == "mcq":
                     inv = c.get("_inv") or []
@@ -79,7 +102,9 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
         if not per_run:
             continue
         blocks.append(("h", 3, f"Per language: {label} (robust scorer)"))
-        image = charts.language_bars(per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages", errors)
+        image = charts.language_bars(
+            per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages", errors
+        )
         if image:
             blocks.append(("img", image, f"{label} by language"))
         for run_label, header, rows in tables:
@@ -92,16 +117,35 @@ SPEC = BenchmarkSpec(
     name="worldcuisines",
     title="WorldCuisines (paper Table 7)",
     prefixes=("worldcuisines_",),
-    variants=(("test_large", "", "large"), ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
-              ("HF test_small", "_small", None), ("packaged sample", "_sample", None)),
-    tables=(TableSpec("Accuracy (%)", "{variant}", _accuracy_columns()),
-            TableSpec("OEQ BERTScore F1 x100 (paper Table 8)", "bertscore_{variant}", tuple(
-                Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),)) for key, label, task in (
-                    ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"), ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
-                    ("1c", "1c", "worldcuisines_oeq{v}_1c_adversarial"), ("2", "2", "worldcuisines_oeq{v}_2_location"),
-                    ("avg", "Average", "worldcuisines_oeq{v}"))))),
+    variants=(
+        ("test_large", "", "large"),
+        ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
+        ("HF test_small", "_small", None),
+        ("packaged sample", "_sample", None),
+    ),
+    tables=(
+        TableSpec("Accuracy (%)", "{variant}", _accuracy_columns()),
+        TableSpec(
+            "OEQ BERTScore F1 x100 (paper Table 8)",
+            "bertscore_{variant}",
+            tuple(
+                Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),))
+                for key, label, task in (
+                    ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"),
+                    ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
+                    ("1c", "1c", "worldcuisines_oeq{v}_1c_adversarial"),
+                    ("2", "2", "worldcuisines_oeq{v}_2_location"),
+                    ("avg", "Average", "worldcuisines_oeq{v}"),
+                )
+            ),
+        ),
+    ),
     headline=("avg_mcq", "avg_oeq"),
     breakdown=language_breakdown,
-    notes=(("OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: "
-            "compare them with the *official* rows."),),
+    notes=(
+        (
+            "OEQ = multi-reference substring accuracy. Paper numbers are produced by the official scorer: "
+            "compare them with the *official* rows."
+        ),
+    ),
 )

@@ -16,12 +16,37 @@ __version__ = "0.0.0+food-tasks-stand-in"
 
 # The keyword arguments vLLM's SamplingParams accepts (vLLM 0.6-0.11); anything else is a TypeError there too.
 _SAMPLING_FIELDS = {
-    "n", "best_of", "presence_penalty", "frequency_penalty", "repetition_penalty", "temperature", "top_p", "top_k",
-    "min_p", "seed", "stop", "stop_token_ids", "bad_words", "ignore_eos", "max_tokens", "min_tokens", "logprobs",
-    "prompt_logprobs", "detokenize", "skip_special_tokens", "spaces_between_special_tokens", "logits_processors",
-    "include_stop_str_in_output", "truncate_prompt_tokens", "output_kind", "guided_decoding", "logit_bias",
-    "allowed_token_ids", "extra_args", "structured_outputs",
-}  # fmt: skip
+    "n",
+    "best_of",
+    "presence_penalty",
+    "frequency_penalty",
+    "repetition_penalty",
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "seed",
+    "stop",
+    "stop_token_ids",
+    "bad_words",
+    "ignore_eos",
+    "max_tokens",
+    "min_tokens",
+    "logprobs",
+    "prompt_logprobs",
+    "detokenize",
+    "skip_special_tokens",
+    "spaces_between_special_tokens",
+    "logits_processors",
+    "include_stop_str_in_output",
+    "truncate_prompt_tokens",
+    "output_kind",
+    "guided_decoding",
+    "logit_bias",
+    "allowed_token_ids",
+    "extra_args",
+    "structured_outputs",
+}
 
 
 class SamplingParams:
@@ -47,9 +72,17 @@ class LLM:
             key = engine_script.request_key(conversation)
             entry = self.script.get(key)
             answer = entry["answer"] if entry else ""
-            engine_script.log({"event": "chat", "key": key, "scripted": entry is not None, "messages": conversation,
-                               "sampling_params": param.kwargs if param is not None else None,
-                               "chat_template": chat_template, "chat_kwargs": kwargs})  # fmt: skip
+            engine_script.log(
+                {
+                    "event": "chat",
+                    "key": key,
+                    "scripted": entry is not None,
+                    "messages": conversation,
+                    "sampling_params": param.kwargs if param is not None else None,
+                    "chat_template": chat_template,
+                    "chat_kwargs": kwargs,
+                }
+            )
             outputs.append(SimpleNamespace(outputs=[SimpleNamespace(text=answer, token_ids=[])], prompt=None))
         return outputs
 
