@@ -14,6 +14,7 @@ from functools import partial
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.diningbench import circular
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
+from food_tasks.benchmarks.diningbench.tables import TABLES
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Docs, MetricTable, results_hook
 from food_tasks.utils import diningbench as db
@@ -31,9 +32,9 @@ docs_cls_en = partial(_docs, db.docs_cls_en)
 docs_sample_cls = partial(_docs, db.docs_sample_cls)
 
 TABLE = MetricTable(
-    *db.TABLES["cls"].values(),
+    *TABLES["cls"].values(),
     *rotation.circular_metrics(stats.field("correct", unless="image_missing"), scale=1.0, unit="fraction"),
-    version=db.TABLES["cls"].version,
+    version=TABLES["cls"].version,
     key=stats.column("idx", "rotation"),
     cluster=stats.column("idx"),
 )

@@ -13,6 +13,7 @@ from functools import partial
 
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.foodieqa import circular
+from food_tasks.benchmarks.foodieqa.tables import CLUSTER, TABLES
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Docs, MetricTable, results_hook
 from food_tasks.utils import foodieqa as fq
@@ -56,10 +57,10 @@ _KEEP = (
     "position_bias_p",
 )
 TABLE = MetricTable(
-    *(fq.TABLES["p0"][name] for name in _KEEP),
+    *(TABLES["p0"][name] for name in _KEEP),
     *rotation.circular_metrics(stats.field("correct", unless="image_missing")),
-    version=fq.TABLES["p0"].version,
+    version=TABLES["p0"].version,
     key=stats.column("index", "rotation"),
-    cluster=fq.CLUSTER,
+    cluster=CLUSTER,
 )
 process_results = results_hook(rotation.with_rotation(fq.score_qa), TABLE)

@@ -13,6 +13,7 @@ from functools import partial
 
 from food_tasks import rotation, stats
 from food_tasks.benchmarks.worldcuisines import circular
+from food_tasks.benchmarks.worldcuisines.tables import CLUSTER, TABLES
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Docs, MetricTable, results_hook
 from food_tasks.utils import worldcuisines as wc
@@ -36,10 +37,10 @@ docs_sample_2 = partial(_docs, wc.docs_sample_2)
 
 TABLE = MetricTable(
     # The cross-lingual measures read one answer per (item, language): not defined over rotations.
-    *wc.TABLES["mcq"].without(*(name for name in wc.TABLES["mcq"] if name.startswith("xling_"))).values(),
+    *TABLES["mcq"].without(*(name for name in TABLES["mcq"] if name.startswith("xling_"))).values(),
     *rotation.circular_metrics(stats.field("correct", unless="image_missing")),
-    version=wc.TABLES["mcq"].version,
+    version=TABLES["mcq"].version,
     key=stats.column("qa_id", "lang", "rotation"),
-    cluster=wc.CLUSTER,
+    cluster=CLUSTER,
 )
 process_results = results_hook(rotation.with_rotation(wc.score_mcq), TABLE)

@@ -115,3 +115,16 @@ def test_public_functions_have_docstrings_and_type_hints() -> None:
     assert not problems, (
         f"public functions need a one-line docstring and type hints (CONTRIBUTING), per file:\n{report}"
     )
+
+
+HOOK_MAX_LINES = 150
+
+
+def test_hook_modules_stay_thin() -> None:
+    """Every hook module ``utils/*.py`` has at most 150 lines: metric tables and logic live in the benchmark package."""
+    hooks = sorted(p for p in REPO.glob("utils/*.py") if p.name != "__init__.py")
+    assert len(hooks) >= 5
+    long = {p.name: n for p in hooks if (n := p.read_text(encoding="utf-8").count("\n")) > HOOK_MAX_LINES}
+    assert not long, (
+        f"hook modules over {HOOK_MAX_LINES} lines (move tables and logic into food_tasks/benchmarks/): {long}"
+    )

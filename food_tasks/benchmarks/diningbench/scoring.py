@@ -523,7 +523,7 @@ def _component(key: str, stat: str, official: bool) -> stats.Estimator:
 
 def nutrition_metrics(official: bool) -> list[Metric]:
     """The nutrition table's error metrics (``_official`` ones with ``official``): per component and averaged, each
-    MAE, RMSE and MAPE, and the parse-failure rate (``food_tasks.utils.diningbench.TABLES``)."""
+    MAE, RMSE and MAPE, and the parse-failure rate (the nutrition table of :mod:`.tables`)."""
     tail = "_official" if official else ""
     out = [
         Metric(

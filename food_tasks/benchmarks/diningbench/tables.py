@@ -1,0 +1,105 @@
+"""Metric tables of the DiningBench tasks: every metric of each task kind declared once (:mod:`food_tasks.hooks`).
+
+``food_tasks.utils.diningbench`` builds its ``process_results`` hooks from ``TABLES`` and
+``yaml_tasks/diningbench/_generate_configs.py`` writes each task's ``metric_list`` from it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from food_tasks import metrics, stats
+from food_tasks.benchmarks.diningbench import circular as db_circular
+from food_tasks.benchmarks.diningbench import scoring as db_scoring
+from food_tasks.hooks import Metric, MetricTable
+
+# Scales as the paper prints them: accuracies and rates are fractions; MAE and RMSE in kcal / g; MAPE in %.
+# Error bars (yaml_tasks/diningbench/README.md): a document is a row of the JSONL file (idx), one per row and
+# task, and the row is one dish: its own cluster (independent rows). Means and rates: analytic; RMSE and the
+# averages over the four components: bootstrap over rows.
+KEY = stats.column("idx")
+
+_INVALID = Metric(
+    "invalid_rate",
+    partial(metrics.percent_of, db_scoring.cls_invalid_rate),
+    higher_is_better=False,
+    scale="percent",
+    estimator=stats.mean(stats.field("pred", test="none", unless="image_missing"), 100.0, binary=True),
+)
+_CANNOT_READ = Metric(
+    "cannot_read_rate_official",
+    db_scoring.cls_unreadable_official,
+    higher_is_better=False,
+    scale="fraction",
+    estimator=stats.mean(stats.field("unreadable_official"), binary=True),
+)
+_IMAGE_MISSING = Metric("image_missing", db_scoring.image_missing, higher_is_better=False, scale="count")
+TABLES = {
+    "cls": MetricTable(
+        Metric(
+            "acc",
+            db_scoring.cls_acc,
+            scale="fraction",
+            estimator=stats.mean(stats.field("correct", unless="image_missing"), binary=True),
+        ),
+        Metric(
+            "acc_official",
+            partial(db_scoring.cls_acc, official=True),
+            scale="fraction",
+            estimator=stats.mean(stats.field("correct_official"), binary=True),
+        ),
+        _INVALID,
+        _CANNOT_READ,
+        _INVALID.alias("parse_fail_rate"),
+        _CANNOT_READ.alias("parse_fail_rate_official"),
+        _IMAGE_MISSING,
+        *db_circular.POSITIONS,
+        version=1.2,
+        key=KEY,
+        consistency=db_scoring.CONSISTENCY,
+    ),
+    "nutrition": MetricTable(
+        *db_scoring.nutrition_metrics(False),
+        *db_scoring.nutrition_metrics(True),
+        Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
+        Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
+        _IMAGE_MISSING,
+        version=1.2,
+        key=KEY,
+    ),
+    "vqa": MetricTable(
+        *(
+            Metric(
+                name,
+                partial(db_scoring.judge_metric, name=name),
+                scale="fraction",
+                estimator=db_scoring.JudgeRatio(name),
+            )
+            for name in ("judge_acc", "judge_acc_official")
+        ),
+        # Our diagnostic rates, in percent as in every benchmark.
+        *(
+            Metric(
+                name,
+                partial(metrics.percent_of, partial(db_scoring.judge_metric, name=name)),
+                higher_is_better=False,
+                scale="percent",
+                estimator=db_scoring.JudgeRatio(name, 100.0),
+            )
+            for name in ("judge_error_rate", "judge_unparsed_rate")
+        ),
+        *(
+            Metric(
+                f"{name}_f",
+                partial(db_scoring.rouge_mean, name=name),
+                scale="score",
+                estimator=stats.mean(partial(db_scoring.rouge_value, name=name)),
+            )
+            for name in ("rouge1", "rouge2", "rougeL")
+        ),
+        Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
+        _IMAGE_MISSING,
+        version=1.2,
+        key=KEY,
+    ),
+}

@@ -1,0 +1,97 @@
+"""Metric tables of the WorldCuisines tasks: every metric of each task kind declared once (:mod:`food_tasks.hooks`).
+
+``food_tasks.utils.worldcuisines`` builds its ``process_results`` hooks from ``TABLES`` and
+``yaml_tasks/worldcuisines/_generate_configs.py`` writes each task's ``metric_list`` from it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from food_tasks import rotation, stats
+from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
+from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
+from food_tasks.hooks import Metric, MetricTable
+
+# Scales as the official scorer prints them: accuracies and the unparsed rate in percent (macro averages
+# over languages); BERTScore F1 x 100.
+
+# Error bars: a document is (qa_id, language); the cluster is the dish (food_id): its images, questions,
+# 30 languages and 4 subtasks are one unit of resampling. Language macro averages: cluster bootstrap;
+# micro rates: clustered analytic.
+KEY, CLUSTER = stats.column("qa_id", "lang"), stats.column("food_id", noun="dishes")
+
+
+def _macro(field: str) -> stats.Macro:
+    return stats.Macro(stats.field(field, unless="image_missing"), stats.column("lang"), scale=100.0, binary=True)
+
+
+VIEWS = {
+    "mcq": wc_scoring.view("correct", multiple_choice=True),
+    "oeq": wc_scoring.view("multi", multiple_choice=False),
+}
+# Chosen against gold option positions (ids 1-5), answers that could not be read left out: no extra generation.
+_POSITIONS = rotation.position_metrics(
+    rotation.position("parsed", base=1, unless="image_missing"),
+    rotation.position("gold", base=1, unless="image_missing"),
+    wc_parsing.MCQ_IDS,
+)
+_IMAGE_MISSING = Metric("image_missing", wc_scoring.image_missing, higher_is_better=False, scale="count")
+_INVALID = Metric(
+    "invalid_rate",
+    wc_scoring.invalid_rate,
+    higher_is_better=False,
+    estimator=stats.mean(stats.field("invalid", unless="image_missing"), scale=100.0, binary=True),
+)
+TABLES = {
+    "mcq": MetricTable(
+        Metric("acc", partial(wc_scoring.macro, "correct"), estimator=_macro("correct")),
+        Metric(
+            "acc_official", partial(wc_scoring.macro_official, "correct_official"), estimator=_macro("correct_official")
+        ),
+        _INVALID,
+        Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
+        _IMAGE_MISSING,
+        _INVALID.alias("parse_fail_rate"),
+        *_POSITIONS,
+        *wc_scoring.consistency_metrics(VIEWS["mcq"]),
+        version=1.2,
+        key=KEY,
+        cluster=CLUSTER,
+        consistency=VIEWS["mcq"],  # 1.2: consistency measures (README changelog)
+    ),
+    # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
+    # aggregate_metric_list entries by substring.
+    "oeq": MetricTable(
+        Metric("acc_multi", partial(wc_scoring.macro, "multi"), estimator=_macro("multi")),
+        Metric("acc_single", partial(wc_scoring.macro, "single"), estimator=_macro("single")),
+        Metric("acc_dual", partial(wc_scoring.macro, "dual"), estimator=_macro("dual")),
+        Metric("acc_multi_strict", partial(wc_scoring.macro, "multi_strict"), estimator=_macro("multi_strict")),
+        Metric(
+            "acc_multi_official",
+            partial(wc_scoring.macro_official_oeq, "multi_official"),
+            estimator=_macro("multi_official"),
+        ),
+        Metric(
+            "acc_single_official",
+            partial(wc_scoring.macro_official_oeq, "single_official"),
+            estimator=_macro("single_official"),
+        ),
+        Metric(
+            "acc_dual_official",
+            partial(wc_scoring.macro_official_oeq, "dual_official"),
+            estimator=_macro("dual_official"),
+        ),
+        Metric("bertscore_f1", wc_scoring.bertscore_f1, scale="score"),
+        Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
+        Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
+        _IMAGE_MISSING,
+        *wc_scoring.consistency_metrics(VIEWS["oeq"]),
+        version=1.1,
+        key=KEY,
+        cluster=CLUSTER,
+        consistency=VIEWS["oeq"],  # 1.1: consistency measures (README changelog)
+    ),
+}
+# Packaged sample tasks skip BERTScore (its model is a 2 GB download).
+TABLES["oeq_sample"] = TABLES["oeq"].without("bertscore_f1", "per_language_bertscore")
