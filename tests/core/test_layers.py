@@ -70,6 +70,7 @@ LAYERS = {
     "food_tasks.report.charts": OFFLINE,
     "food_tasks.report.render": OFFLINE,
     "food_tasks.report.build": OFFLINE,
+    "food_tasks.report.uncertainty": OFFLINE,
     # the face
     "food_tasks.cli": FACE,
     "food_tasks.registration": FACE,
