@@ -51,6 +51,7 @@ LAYERS = {
     "food_tasks.serving": LEAVES,
     "food_tasks.tiny_model": LEAVES,
     "food_tasks.regional_scoring": LEAVES,
+    "food_tasks.regional_files": LEAVES,
     "food_tasks.regional_yaml": LEAVES,
     # in-run: called by lmms-eval during a run
     "food_tasks.harness": IN_RUN,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks import regional, regional_check, regional_scoring
+from food_tasks import regional, regional_check, regional_files, regional_scoring
 from food_tasks.cli import main as cli_main
 from food_tasks.mirror import png_bytes
 
@@ -410,7 +410,7 @@ def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys
     assert _entries(capsys.readouterr().out) == [f"{yaml_path}: 2 problem(s)", *(f"  {p}" for p in problems)]
     # Issue 29.5: "Unterminated string starting at, column 60"
     data.write_text('{"id": "x", "question": "What is it?}\n', encoding="utf-8")
-    assert regional_scoring.json_lines_problems(data) == [
+    assert regional_files.json_lines_problems(data) == [
         f"{data}: line 1: not valid JSON: Unterminated string starting at column 25"
     ]
 
@@ -418,12 +418,12 @@ def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys
 def test_json_lines_checks(tmp_path):
     path = tmp_path / "d.jsonl"
     path.write_text('[{"a": 1}, {"a": 2}]', encoding="utf-8")  # one JSON array of objects: datasets reads it too
-    assert regional_scoring.json_lines_problems(path) == []
+    assert regional_files.json_lines_problems(path) == []
     path.write_bytes(b'{"a": 1}\n{"a": "\xe9"}\n')
-    assert regional_scoring.json_lines_problems(path) == [f"{path}: line 2: not UTF-8 text (invalid continuation byte)"]
+    assert regional_files.json_lines_problems(path) == [f"{path}: line 2: not UTF-8 text (invalid continuation byte)"]
     path.write_text("".join("{oops\n" for _ in range(15)), encoding="utf-8")
-    problems = regional_scoring.json_lines_problems(path)
-    assert len(problems) == regional_scoring.MAX_LINE_PROBLEMS + 1
+    problems = regional_files.json_lines_problems(path)
+    assert len(problems) == regional_files.MAX_LINE_PROBLEMS + 1
     assert problems[-1] == f"{path}: 5 more line(s) like these"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import regional_scoring
+from food_tasks import regional_files
 from food_tasks.data import RunStopped
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regional"
@@ -212,7 +212,7 @@ def test_innermost_error_unwraps_retries_and_causes():
 
     with pytest.raises(tenacity.RetryError) as err:
         load()
-    assert regional_scoring.root_cause(err.value) == "ValueError: JSON parse error in row 3"
+    assert regional_files.root_cause(err.value) == "ValueError: JSON parse error in row 3"
 
 
 @pytest.mark.e2e
