@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +15,6 @@ from food_tasks.mirror import png_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "regional"
-sys.path.insert(0, str(EXAMPLE))
-import build_example
 
 MCQ = {
     "format": "mcq",
@@ -46,6 +44,11 @@ def doc(i="1", answer="B", options=("Rendang", "Pho", "Laksa"), region="SEA", **
 
 
 def test_example_files_match_their_generator():
+    # Loaded from its file: the example is a script beside its data, not a package on sys.path.
+    spec = importlib.util.spec_from_file_location("build_example", EXAMPLE / "build_example.py")
+    assert spec is not None and spec.loader is not None
+    build_example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_example)
     for rel, data in build_example.files().items():
         assert (EXAMPLE / rel).read_bytes() == data, f"{rel}: rerun python examples/regional/build_example.py"
 

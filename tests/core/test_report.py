@@ -91,7 +91,7 @@ def wc_tasks(base: float) -> tuple[dict, dict]:
 
 def fb_tasks(base: float) -> dict:
     tasks = {}
-    for k, (suffix, mode) in enumerate((("", "baseline"), ("_cot", "cot"), ("_ki", "ki"), ("_cot_ki", "cot_ki"))):
+    for k, suffix in enumerate(("", "_cot", "_ki", "_cot_ki")):
         per_condition = {
             c: {"n": 100, "decision_acc": base + 3 * j - k, "rationale_micro_f1": 0.1} for j, c in enumerate(CONDITIONS)
         }

@@ -35,7 +35,7 @@ OPTIONS_EN = [
 
 
 def cls_prompt(options: list[str], lang: str) -> str:
-    lines = "\n".join(f"{l}. {o}" for l, o in zip("ABCDEFGH", options))
+    lines = "\n".join(f"{letter}. {o}" for letter, o in zip("ABCDEFGH", options))
     if lang == "zh":
         return f"你是一名食物识别专家。请根据图片内容，从以下选项中选择最合适的菜品名称，并输出对应的选项字母。\n\n选项：\n{lines}\n\n你的答案只能是选项对应的单个大写英文字母，不要包含任何描述、解释或选项字母以外的内容。"
     return (

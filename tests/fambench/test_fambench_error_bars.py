@@ -263,7 +263,7 @@ def _task2_records():  # type: ignore[no-untyped-def]
     docs = fb_data.task2_docs(("rank", "decision"), MODES, "textimage")
     qids = sorted({d["question_id"] for d in docs})
     records = []
-    for n, doc in enumerate(docs):
+    for doc in docs:
         q = qids.index(doc["question_id"])
         shift = MODES.index(doc["mode"]) + 1  # each mode ranks differently; CRMCQ_0005 has no ranking in cot
         output = RANKINGS[(q + shift) % 5] if doc["kind"] == "rank" else DECISIONS[q]
