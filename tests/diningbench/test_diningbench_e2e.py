@@ -97,7 +97,7 @@ def setup(tmp_path_factory):  # type: ignore[no-untyped-def]
         "FOOD_TASKS_JUDGE_WORKERS": "4",
         "API_TYPE": "openai",
         "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
-    }  # fmt: skip (the developer's own settings never leak in)
+    }  # the developer's own settings never leak in
     return work, responses, env
 
 
