@@ -83,9 +83,8 @@ def cmd_list(_: argparse.Namespace) -> int:
         size = sizes.get(name)
         record = get(bench)
         data = "sample" if name in samples else bench if record else ""
-        print(
-            f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {data}"
-        )
+        docs = "?" if size is None and record else "" if size is None else size
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {docs:>6}  {data}")
     print(
         "docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once);\n"
         "      ?: known only from the data (rotations per question vary)."
@@ -225,8 +224,10 @@ def demo_epilogue(results: Path, tasks: str) -> str:
     return "\n".join(
         [
             "",
-            "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly",
-            "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers wired together.",
+            "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless "
+            "(mostly",
+            "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers "
+            "wired together.",
             f"Results: {_shown(results)} (samples beside it; the table above shows groups and headline metrics,",
             "  the results JSON every metric: FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
             "Next:",
@@ -234,7 +235,8 @@ def demo_epilogue(results: Path, tasks: str) -> str:
             "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",
             f"  lmms-eval --model qwen2_vl --model_args pretrained={REAL_MODEL} --tasks {tasks} \\",
             "      --output_path results/ --log_samples",
-            "      the same tasks on a real model (a GPU; any lmms-eval model works); `food-tasks list` shows the full benchmarks",
+            "      the same tasks on a real model (a GPU; any lmms-eval model works); `food-tasks list` shows the "
+            "full benchmarks",
             *_path_hint(),
         ]
     )
@@ -249,7 +251,8 @@ def _path_hint() -> list[str]:
         return []
     shown = _shown(bindir)
     return [
-        f"  (food-tasks and lmms-eval are in {shown}/: run `source {shown}/activate` first, or prefix them with {shown}/)"
+        f"  (food-tasks and lmms-eval are in {shown}/: run `source {shown}/activate` first, "
+        f"or prefix them with {shown}/)"
     ]
 
 

@@ -88,7 +88,8 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-    "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:14px}"
+    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
     "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
     ".scroll{overflow-x:auto}"
     ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
@@ -109,7 +110,8 @@ def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None)
     """The document as one HTML file; ``base``: the folder the charts' paths are relative to (they are embedded)."""
     base = Path(base) if base is not None else None
     out = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body>"
     ]
     for block in blocks:
         kind = block[0]

@@ -119,7 +119,8 @@ Z = 1.959963984540054
 @pytest.mark.parametrize(
     ("percent", "n", "expected"),
     [
-        # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5; half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
+        # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5;
+        # half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
         (
             50.0,
             100,

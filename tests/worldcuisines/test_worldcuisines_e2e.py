@@ -180,8 +180,8 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     shown = str(results_file.relative_to(tmp_path))
     assert f"Results: {shown} (samples beside it;" in tail and f"  food-tasks report {shown}\n" in tail
     assert (
-        "  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --tasks worldcuisines_mcq_sample,"
-        in tail
+        "  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct "
+        "--tasks worldcuisines_mcq_sample," in tail
     )
     for kind in ("mcq", "oeq"):
         for sub in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location"):

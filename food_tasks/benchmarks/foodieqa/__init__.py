@@ -65,7 +65,10 @@ BENCHMARK = Benchmark(
         "CC BY-NC-ND 4.0 and the dataset's terms: research only, evaluation only, never training; downloaded into "
         "the local cache, never redistributed"
     ),
-    units="`acc*`, `invalid_rate`, `parse_fail_rate` and `paper_fallback_rate` in percent (0-100), as the paper's Table 3.",
+    units=(
+        "`acc*`, `invalid_rate`, `parse_fail_rate` and `paper_fallback_rate` in percent (0-100), as the paper's "
+        "Table 3."
+    ),
     documents=documents,
     sample_tasks=("foodieqa_sample",),
     write_sample=Lazy("food_tasks.benchmarks.foodieqa.sample:write"),
