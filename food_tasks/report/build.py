@@ -49,6 +49,8 @@ from food_tasks.report.uncertainty import uncertainty_blocks
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
+    """A benchmark's sections, per variant the runs hold: comparability warnings, its main tables beside the paper's
+    numbers, the uncertainty section, its breakdown and its curves."""
     blocks: list[Block] = []
     ref = reference_data(spec.name)
     for variant_label, suffix, ref_key in spec.variants:
