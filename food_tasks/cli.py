@@ -122,10 +122,7 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     record = get(args.benchmark)
     if record is None or record.prefetch is None:
-        print(
-            f"food-tasks prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)",
-            file=sys.stderr,
-        )
+        error("prefetch", f"nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)")
         return 2
     return record.prefetch(workers=args.workers, report=args.report)
 
@@ -179,9 +176,27 @@ def shell_lines(argv: list[str], first: str = "$ ", indent: str = "    ", width:
     return lines
 
 
-def wrapped(text: str, indent: str = "", width: int = WIDTH) -> list[str]:
-    """``text`` wrapped at spaces to ``width`` columns (a word longer than a line, a path or URL, is never cut)."""
-    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False) or [""]
+def wrapped(text: str, indent: str = "", width: int = WIDTH, first: str = "") -> list[str]:
+    """``text`` wrapped at spaces to ``width`` columns, ``first`` before its first line and ``indent`` before the
+    others (a word longer than a line, a path or URL, is never cut)."""
+    return textwrap.wrap(
+        text, width, initial_indent=first, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    ) or [first.rstrip()]
+
+
+def error_lines(command: str, message: str, width: int = WIDTH) -> list[str]:
+    """``food-tasks <command>: <message>`` wrapped at spaces to ``width`` columns: the prefix on the first line,
+    the rest (and each further line of ``message``) indented; a path or URL longer than a line is never cut."""
+    paragraphs = message.split("\n")
+    lines = wrapped(f"food-tasks {command}: {paragraphs[0]}", indent="  ", width=width)
+    for paragraph in paragraphs[1:]:
+        lines += wrapped(paragraph, indent="  ", width=width, first="  ") if paragraph.strip() else []
+    return lines
+
+
+def error(command: str, message: str) -> None:
+    """Print :func:`error_lines` on stderr."""
+    print("\n".join(error_lines(command, message)), file=sys.stderr, flush=True)
 
 
 def demo_command(model: Path, tasks: str, out_dir: Path) -> list[str]:
@@ -262,7 +277,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     extra = beyond.compare_text(*runs, iters=iters, skip={(r.name, r.metric) for r in rows})
     if not table and not extra:
-        print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
+        error("compare", "the two runs share no task of ours")
         return 1
     for line in compare.lines(table) if table else []:
         print(line)
@@ -334,7 +349,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         made = build_report(args.results, args.output)
     except ReportInputError as err:
-        print(f"food-tasks report: {err}", file=sys.stderr)
+        error("report", str(err))
         return 2
     print(
         f"runs: {', '.join(made['runs'])}\nwrote {made['markdown']}, {made['html']} and {len(made['charts'])} chart(s)"
@@ -427,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         FileNotFoundError,
         CommandError,
     ) as err:  # our message last, non-zero exit status, no traceback
-        print(f"food-tasks {args.command}: {err}", file=sys.stderr)
+        error(args.command, str(err))
         return 1
 
 

@@ -370,3 +370,22 @@ def test_shell_lines_cut_at_argument_boundaries_and_commas_only():
     lines = cli.shell_lines(["prog", "--output_path", long_path, "--log_samples"], width=60)
     assert _through_bash(lines, "$ ") == ["prog", "--output_path", long_path, "--log_samples"]
     assert [len(x) > 60 for x in lines] == [False, True, False]
+
+
+def test_error_messages_wrap_at_120_columns_and_keep_paths_whole(capsys):
+    """Issue 29.2: `food-tasks <cmd>: <error>` was one line (offline prefetch: 415 columns)."""
+    from food_tasks import cli
+
+    path = "/data/" + "/".join(["a-rather-long-folder-name"] * 6) + "/classification.jsonl"  # 160 characters
+    message = f"meituan/DiningBench: {path} is not in the cache and the Hub cannot be reached; " + "word " * 40
+    lines = cli.error_lines("prefetch", message + "\nsecond line: set FOOD_TASKS_DATA_DIR")
+    assert lines[0].startswith("food-tasks prefetch: meituan/DiningBench:") and lines[1] == "  " + path
+    assert all(line.startswith("  ") for line in lines[1:]) and lines[-1] == "  second line: set FOOD_TASKS_DATA_DIR"
+    assert [len(line) <= 120 for line in lines] == [line != "  " + path for line in lines]  # only the path is longer
+    assert " ".join(" ".join(lines).split()) == " ".join(f"food-tasks prefetch: {message} second line: set".split()) + (
+        " FOOD_TASKS_DATA_DIR"
+    )
+    # main prints what a command raises that way, on stderr, and exits 1.
+    assert cli.main(["compare", "/nowhere/a", "/nowhere/b"]) != 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("food-tasks compare:") and max(map(len, err)) <= 120
