@@ -78,6 +78,7 @@ def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
 
 
 def cmd_list(_: argparse.Namespace) -> int:
+    """Print our tasks and groups: kind, benchmark, documents and data source, then the sources' legend."""
     entries = yaml_entries()
     sizes, samples = _sizes(entries), _samples(entries)
     width = max(len(name) for name, *_ in entries)
@@ -114,6 +115,7 @@ def list_sources(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> list[s
 
 
 def cmd_path(_: argparse.Namespace) -> int:
+    """Print the installed task directory (what `--include_path` would name)."""
     print(task_dir())
     return 0
 
@@ -365,6 +367,7 @@ def _formatter(base: type) -> Callable[[str], argparse.HelpFormatter]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `food-tasks` command: parse ``argv`` (default: the process's), run the command, return its exit status."""
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
     line = "    food-tasks prefetch BENCH      "
     what = "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers)

@@ -27,7 +27,6 @@ ALLOWLIST = (
     "report/*",
     "regional_check.py",
     "regional_yaml.py",
-    "cli.py",
     "registration.py",
     "results_table.py",
 )
