@@ -271,3 +271,35 @@ def test_xling_units_pool_the_language_tasks_of_one_family():
         ("q3", "q3", 0.0),
     ]
     assert beyond.xling_units(run, "t_fr", "agreement") == [("q1", "q1", 1.0), ("q2", "q2", 1.0), ("q3", "q3", 1.0)]
+
+
+def test_report_position_bias_shows_where_a_task_reports_it_and_says_whose_tasks_do_not(tmp_path):
+    """Issue 29.5: "no multiple-choice task in these runs" was printed under a benchmark without position_bias
+    although the runs held multiple-choice tasks of other benchmarks (they had their section)."""
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import Run
+    from food_tasks.report.spec import spec_for
+
+    mcq, ranking = "worldcuisines_mcq_sample_1a_nocontext", "fambench_task2_ctc_sample"
+    # Chosen: position 1 three times, 2 once; gold: 1, 2, 3, 4 once each.
+    breakdown = {
+        str(k): {"chosen_share": chosen, "gold_share": 25.0} for k, chosen in ((1, 75.0), (2, 25.0), (3, 0.0), (4, 0.0))
+    }
+    run = Run(
+        "m",
+        [tmp_path],
+        {mcq: {"acc": 25.0, "position_bias": breakdown, "position_bias_p": 0.05}, ranking: {"ctc": 0.5}},
+    )
+    charts = Charts(tmp_path)
+    blocks = beyond_blocks(spec_for(mcq), [run], charts)
+    table = next(b for b in blocks if b[0] == "table" and b[1][0] == "Model" and "p (chi-square)" in b[1])
+    assert table[2] == [["**m**", f"`{mcq}`", "0.050", "1: 75.0 vs 25.0"]]  # most over-chosen: +50 points
+    assert ("h", 3, "Position bias (does it prefer a letter?)") in blocks
+    assert "Position bias: not shown" not in "\n".join(b[1] for b in blocks if b[0] == "p")
+    # FAM-Bench's tasks report no position_bias: the line says so of its tasks, not of the runs.
+    notes = [b[1] for b in beyond_blocks(spec_for(ranking), [run], charts) if b[0] == "p"][-1].splitlines()
+    assert notes[-1] == (
+        "Position bias: not shown, none of these runs' FAM-Bench tasks reports `position_bias` (a multiple-choice "
+        "task that picks one of its listed options does)."
+    )
