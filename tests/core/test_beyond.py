@@ -129,8 +129,18 @@ def test_fitted_tables_stay_within_120_columns():
             "no detectable difference",
         )
     ]
+    rows.append(
+        (rows[0][0], "a_rather_long_measure_name", "0.00", "0.00", "", "", "", "a p-value: not differenced, " * 5)
+    )
     lines = beyond.fitted(beyond.MEASURE_HEADER, rows)
-    assert max(map(len, lines)) <= 120 and "…" in lines[1]
+    # Issue 29.6: a long name is never cut (it was cut mid-word to "worldcuisine…ontextualized"): each task or
+    # group heads its rows on a line of its own, whole; a long note wraps at word boundaries under its column.
+    assert max(map(len, lines)) <= 120 and not any("…" in line for line in lines)
+    assert lines[0].split() == [*"measure A B A - B 95% interval units verdict".split()]
+    assert lines[1] == rows[0][0] and lines[2].split()[0] == "misled_rate_same_image"
+    start = lines[0].index("verdict")
+    assert all(line[:start].strip() == "" for line in lines[4:]) and len(lines) > 4
+    assert " ".join(" ".join(lines[3:]).split()).endswith(" ".join(rows[1][-1].split()))
 
 
 # --------------------------------------------------------------------------- end to end (one lmms-eval process)
@@ -183,12 +193,14 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
         one = {**data, "results": {keep: data["results"][keep]}, "configs": {keep: data["configs"][keep]}}
         (folder / "x_results.json").write_text(json.dumps(one))
     lines = beyond.compare_text(load_run(tmp_path / "a"), load_run(tmp_path / "b"), iters=0)
-    gain = next(line for line in lines if line.startswith(TASK))
-    assert gain.split()[:5] == [TASK, "acc", "1.00", "0.50", "+0.50"] and "too few units" in gain
+    # Each task heads its rows on a line of its own (issue 29.6), its measures indented below it.
+    gain = lines[lines.index(TASK) + 1]
+    assert gain.split()[:4] == ["acc", "1.00", "0.50", "+0.50"] and "too few units" in gain
     assert max(map(len, lines)) <= 120
     # A run against itself: circular accuracy compared like a metric (paired), the p-value side by side.
     lines = beyond.compare_text(run, run, iters=0)
-    assert any(line.startswith(CIRCULAR) and " circular_acc " in line for line in lines)
+    below = {line: lines[i + 1 :] for i, line in enumerate(lines)}
+    assert CIRCULAR in below and any(" circular_acc " in line for line in below[CIRCULAR][:3])
     assert any(" position_bias_p " in line and "not differenced" in line for line in lines)
 
 
