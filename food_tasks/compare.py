@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ class Run:
         return [g for g, children in subtasks.items() if children and g in reported]
 
     def value(self, name: str, metric: str) -> Any:
+        """The reported value of ``metric`` (any filter) for task or group ``name``; None when the run has none."""
         for section in ("results", "groups"):
             row = (self.data.get(section) or {}).get(name) or {}
             for key, value in row.items():
@@ -165,8 +166,13 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
 
 
 def _paired_group(
-    group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int
-) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
+    group: str,
+    name: str,
+    entry: Mapping[str, Any],
+    members: Sequence[tuple[RunTask, RunTask]],
+    metrics: list[Metric],
+    iters: int,
+) -> stats.Comparison | None:
     """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
     parts = []
     n = 0

@@ -121,8 +121,10 @@ def _image_src(path: str, base: Path | None) -> str:
 def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None) -> str:
     """The document as one HTML file; ``base``: the folder the charts' paths are relative to (they are embedded)."""
     base = Path(base) if base is not None else None
-    head = f"<meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style>"
-    out = [f"<!DOCTYPE html><html><head>{head}</head><body>"]
+    out = [
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body>"
+    ]
     for block in blocks:
         kind = block[0]
         if kind == "h":

@@ -45,8 +45,7 @@ def build_30_language_mirror(root: Path) -> Path:
 
 @pytest.mark.slow  # another interpreter
 def test_source_tree_resolves_utils_and_yaml_tasks_from_the_clone_root():
-    """`python -m ...` from the clone root imports ./food_tasks; its sub-packages must resolve to utils/ and
-    yaml_tasks/."""
+    """`python -m ...` from the clone root imports ./food_tasks; its sub-packages resolve to utils/ and yaml_tasks/."""
     code = (
         "import food_tasks.utils.fambench as m, food_tasks.yaml_tasks as y, food_tasks.registration as r; "
         "print(m.__file__, r.task_dir())"
@@ -279,8 +278,8 @@ def test_shipped_replay_example_runs_as_the_readme_says(tmp_path):
     assert [p.parent.name for p in (tmp_path / "out").rglob("*_results.json")] == ["replay_example"]
     r = results["results"]["worldcuisines_mcq_sample_1a_nocontext"]
     # Gold 1, 5, 2 for qa 400-402. en: "1", "The answer is 5.", "Melktert" (option text: robust only) -> 3/3,
-    # official 2/3;
-    # id_formal: "1", "3", null -> 1/3, one invalid; ja_formal: "1", "5", "2" -> 3/3. Macro over the 3 languages.
+    # official 2/3; id_formal: "1", "3", null -> 1/3, one invalid; ja_formal: "1", "5", "2" -> 3/3. Macro over the
+    # 3 languages.
     assert r["acc,none"] == pytest.approx((100 + 100 / 3 + 100) / 3)
     assert r["acc_official,none"] == pytest.approx(
         round((round(200 / 3, 2) + round(100 / 3, 2) + 100) / 3, 2), abs=0.01

@@ -285,7 +285,8 @@ def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["bad_answer"], task_type="simple")
     assert str(err.value).splitlines()[:2] == [
-        f"food-tasks: regional task bad_answer ({folder / 'bad_answer.yaml'}): data error, the run stops before generation:",
-        f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of "
-        "one option",
+        f"food-tasks: regional task bad_answer ({folder / 'bad_answer.yaml'}): data error, the run stops "
+        "before generation:",
+        f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) "
+        "nor the text of one option",
     ]

@@ -186,8 +186,8 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     assert f"Results: {shown} (samples beside it;" in flat and f" food-tasks report {shown} " in flat
     assert "\n  lmms-eval --model qwen2_vl " in tail
     assert (
-        "lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --tasks worldcuisines_mcq_sample,"
-        in flat
+        "lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct "
+        "--tasks worldcuisines_mcq_sample," in flat
     )
     assert max(len(line) for line in lines[: end + 1] + lines[ok:]) <= 120  # the demo's own lines (issue 29.1)
     for kind in ("mcq", "oeq"):
