@@ -358,13 +358,14 @@ def aligned(header: tuple[str, ...], table: list[tuple[str, ...]]) -> list[str]:
     return ["  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip() for line in (header, *table)]
 
 
-def lines(table: list[tuple[str, ...]], width: int = WIDTH) -> list[str]:
+def lines(table: list[tuple[str, ...]], width: int = WIDTH, header: tuple[str, ...] = HEADER) -> list[str]:
     """What ``food-tasks compare`` prints: the header, then each task or group on a line of its own followed by
     its metrics (indented, columns aligned over the whole table); a cell that would pass ``width`` (a note: why
-    a row has no comparison) wraps at word boundaries under the column it starts in."""
+    a row has no comparison) wraps at word boundaries under the column it starts in. ``header`` names the
+    columns after the first (the task or group)."""
     indent = "  "
-    body = aligned(HEADER, [row[1:] for row in table])
-    start = len(body[0]) - len(HEADER[-1])  # where the verdict column starts
+    body = aligned(header, [row[1:] for row in table])
+    start = len(body[0]) - len(header[-1])  # where the last column starts
     out = [indent + body[0]]
     previous = None
     for row, line in zip(table, body[1:]):

@@ -243,11 +243,14 @@ def test_cli_report_and_bad_input(two_runs, tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert cli_main(["report", str(empty), "-o", str(tmp_path / "x")]) == 2
-    assert f"{empty}: no lmms-eval results file" in capsys.readouterr().err
+    # The message is wrapped at 120 columns (issue 29.2): read it as one line.
+    assert f"{empty}: no lmms-eval results file" in " ".join(capsys.readouterr().err.split())
     bad = tmp_path / "bad_results.json"
     bad.write_text("{}")
     assert cli_main(["report", str(bad)]) == 2
-    assert "not an lmms-eval results file (no 'results' object)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not an lmms-eval results file (no 'results' object)" in " ".join(err.split())
+    assert err.startswith("food-tasks report: ") and max(map(len, err.splitlines())) <= 120
 
 
 def test_registry_is_keyed_by_prefix():
@@ -478,3 +481,17 @@ def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explaine
     assert f"Class unparsed %, official and robust differ: {CLS_UNPARSED}" in md
     assert "| **m/a** | baseline | robust | – | – | – | 0.00 | 0.0000 | undefined [1] |" in md
     assert f"undefined [1]: {CTC_UNDEFINED}" in md and "NaN" not in md
+
+
+def test_links_are_links_in_html_and_their_path_in_markdown():
+    """Issue 29.3: the interval note points to docs/error_bars.md (the README section moved there)."""
+    from food_tasks.report.render import to_html, to_markdown
+
+    blocks = [("p", "see [docs/x.md](docs/x.md) or [the page](https://example.org/a#b) <i>"), ("list", ["[y](y)"])]
+    assert to_markdown(blocks) == "see docs/x.md or the page (https://example.org/a#b) <i>\n\n- y\n"
+    html = to_html(blocks, "t")
+    assert "see <a href='docs/x.md'>docs/x.md</a> or <a href='https://example.org/a#b'>the page</a> &lt;i&gt;" in html
+    assert "<li><a href='y'>y</a></li>" in html
+    # A target with a quote or a space is not a link: nothing can leave the href attribute.
+    assert "href" not in to_html([("p", "[x](a' onclick='b)"), ("p", "[x](a b)")], "t")
+    assert "[docs/error_bars.md](docs/error_bars.md)" in report_spec.INTERVAL_NOTE
