@@ -173,7 +173,8 @@ def run_lmms_eval(
     # A PYTHONPATH of the test's own (stand-in modules) takes a fresh interpreter to take effect.
     if console or python != sys.executable or cwd is not None or "PYTHONPATH" in (env or {}):
         cmd = [python, "-m", "lmms_eval", *cli_args]
-        # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed package.
+        # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed
+        # package.
         proc = subprocess.run(
             cmd, env=full_env, capture_output=True, text=True, timeout=timeout, cwd=cwd or out_dir.parent
         )
