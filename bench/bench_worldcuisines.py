@@ -969,7 +969,7 @@ def main() -> None:
         if bert_model and Path(bert_model).is_dir():
             subset = oeq_records[: args.bertscore_docs]
             t = time.perf_counter()
-            value = hooks.bertscore_f1(subset)
+            value = hooks.TABLES["oeq"]["bertscore_f1"](subset)
             sec = time.perf_counter() - t
             if math.isnan(value):  # the model could not be used (bertscore logged why)
                 bert = {
