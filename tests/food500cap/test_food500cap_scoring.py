@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import food500cap_fixture as fx
 import pytest
@@ -13,6 +15,9 @@ from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
 from food_tasks.data import DataAccessError
 from food_tasks.utils import food500cap as hooks
+
+if TYPE_CHECKING:
+    from pycocoevalcap.meteor.meteor import Meteor
 
 needs_java = pytest.mark.skipif(cocoeval.java_problem() is not None, reason="no Java runtime")
 
@@ -151,11 +156,10 @@ def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror, monkeypatc
 
 
 @needs_java
-def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror):
+def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror: Path, toolkit_meteor: Meteor) -> None:
     # Issue 27: 2-3 KB runaway repetitions (about 400-500 words, what 512 new tokens give) used to be cut to
     # 128 tokens; they are within the measured bound and get the toolkit's standard pipeline's numbers.
     from pycocoevalcap.bleu.bleu import Bleu
-    from pycocoevalcap.meteor.meteor import Meteor
     from pycocoevalcap.rouge.rouge import Rouge
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
@@ -168,15 +172,11 @@ def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror):
     tokenizer = PTBTokenizer()
     gts = tokenizer.tokenize({r["key"]: [{"caption": r["ref"]}] for r in records})
     res = tokenizer.tokenize({r["key"]: [{"caption": r["pred"]}] for r in records})
-    meteor = Meteor()
-    try:
-        toolkit = {
-            "bleu4": Bleu(4).compute_score(gts, res)[0][3],
-            "meteor": meteor.compute_score(gts, res)[0],
-            "rouge_l": Rouge().compute_score(gts, res)[0],
-        }
-    finally:
-        del meteor
+    toolkit = {
+        "bleu4": Bleu(4).compute_score(gts, res)[0][3],
+        "meteor": toolkit_meteor.compute_score(gts, res)[0],
+        "rouge_l": Rouge().compute_score(gts, res)[0],
+    }
     ours = {name: hooks.TABLES["caption"][name](records) for name in toolkit}
     assert ours == {name: 100.0 * value for name, value in toolkit.items()}
 
