@@ -79,10 +79,12 @@ def test_a_session_that_writes_into_the_clone_or_home_cache_fails(tmp_path, work
         "    folder.mkdir(parents=True)\n    print('HOME_CACHE', folder)\n"
     )
     xdist = ["-p", "xdist", "-n", str(workers)] if workers else []
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}  # when this suite runs under -n
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", *xdist, str(tmp_path)],
             cwd=tmp_path,
+            env=env,
             capture_output=True,
             text=True,
             timeout=300,
