@@ -15,7 +15,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import inprocess
 import pytest
@@ -23,6 +25,9 @@ import sandbox  # noqa: I001  (first: the cache variables must be set before dat
 
 from food_tasks import mirror
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+
+if TYPE_CHECKING:
+    from pycocoevalcap.meteor.meteor import Meteor
 
 LANGS = ("en", "zh_cn", "nan")  # "nan" is Hokkien: it must never become a missing value
 ZH = {"Serabi": "煎饼", "Kenchin-jiru": "建长汁", "Melktert": "牛奶挞", "Goetta": "猪肉燕麦饼"}
@@ -210,7 +215,7 @@ def tiny_bert(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def toolkit_meteor():  # type: ignore[no-untyped-def]
+def toolkit_meteor() -> Iterator[Meteor]:
     """The COCO caption toolkit's own ``Meteor()`` wrapper, for the tests that compare our METEOR with it: one JVM
     (seconds of paraphrase tables) for the session; each ``compute_score`` call is independent of the others."""
     from pycocoevalcap.meteor.meteor import Meteor
