@@ -53,8 +53,11 @@ def test_entry_point_is_declared_and_installs_hook_idempotently():
 
 
 def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_first():
+    import inprocess
     import lmms_eval.models  # noqa: F401  (what the CLI imports before building its TaskManager)
     from lmms_eval.tasks import TaskManager
+
+    inprocess.cache_lmms_eval_task_index()  # lmms-eval's own folder indexed once per process (ours afresh)
 
     tm = TaskManager("ERROR")
     ours = {n for n in tm.all_tasks if n.startswith(PREFIXES)}
