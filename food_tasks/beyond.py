@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from food_tasks import consistency, stats
-from food_tasks.compare import Row, Run, aligned, compare_one, value_text
+from food_tasks.compare import Row, Run, compare_one, value_text
+from food_tasks.compare import lines as grouped_lines
 from food_tasks.errorbars import RunTask, compare_tasks, few_note
 from food_tasks.noimage import image_twin
 
@@ -204,19 +205,11 @@ def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple
     )
 
 
-def _short(text: str, width: int) -> str:
-    """A long name cut in its middle."""
-    return text if len(text) <= width else text[: (width - 1) // 2] + "…" + text[-(width - 1 - (width - 1) // 2) :]
-
-
 def fitted(header: tuple[str, ...], table: Sequence[tuple[str, ...]]) -> list[str]:
-    """The aligned lines, the first column's names cut in their middle until every line fits :data:`WIDTH`."""
-    width = max([len(header[0])] + [len(row[0]) for row in table])
-    while True:
-        lines = aligned(header, [(_short(row[0], width), *row[1:]) for row in table])
-        if max(len(line) for line in lines) <= WIDTH or width <= 12:
-            return lines
-        width -= max(1, max(len(line) for line in lines) - WIDTH)
+    """The table as ``food-tasks compare`` prints its main one, within :data:`WIDTH` columns: each task or group
+    (the first column) on a line of its own, whole, and its rows indented below it; a long verdict or note wraps at
+    word boundaries."""
+    return grouped_lines(list(table), WIDTH, header[1:])
 
 
 def gain_lines(gains: Sequence[tuple[str, ImageGain]]) -> list[str]:

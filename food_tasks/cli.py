@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -31,6 +32,10 @@ from food_tasks.runfiles import newest_results
 def demo_tasks() -> str:
     """What ``food-tasks demo`` runs: every registered benchmark's packaged sample tasks and groups."""
     return ",".join(t for b in BENCHMARKS for t in b.sample_tasks)
+
+
+class CommandError(Exception):
+    """A command's failure in one message: :func:`main` prints it after ``food-tasks <command>:`` and exits 1."""
 
 
 WIDTH = 120  # the widest line any command prints by default (full texts are in the files it writes)
@@ -73,6 +78,7 @@ def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
 
 
 def cmd_list(_: argparse.Namespace) -> int:
+    """Print our tasks and groups: kind, benchmark, documents and data source, then the sources' legend."""
     entries = yaml_entries()
     sizes, samples = _sizes(entries), _samples(entries)
     width = max(len(name) for name, *_ in entries)
@@ -83,9 +89,8 @@ def cmd_list(_: argparse.Namespace) -> int:
         size = sizes.get(name)
         record = get(bench)
         data = "sample" if name in samples else bench if record else ""
-        print(
-            f"{name:<{width}}  {kind:<5}  {bench:<13}  {'?' if size is None and record else '' if size is None else size:>6}  {data}"
-        )
+        docs = ("?" if record else "") if size is None else size
+        print(f"{name:<{width}}  {kind:<5}  {bench:<13}  {docs:>6}  {data}")
     print(
         "docs: documents per task; a group's, the sum over its tasks (each prompt or template counted once);\n"
         "      ?: known only from the data (rotations per question vary)."
@@ -110,6 +115,7 @@ def list_sources(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> list[s
 
 
 def cmd_path(_: argparse.Namespace) -> int:
+    """Print the installed task directory (what `--include_path` would name)."""
     print(task_dir())
     return 0
 
@@ -118,10 +124,7 @@ def cmd_prefetch(args: argparse.Namespace) -> int:
     """Fetch a benchmark's files and images once (parallel), so evaluation runs read only the cache."""
     record = get(args.benchmark)
     if record is None or record.prefetch is None:
-        print(
-            f"food-tasks prefetch: nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)",
-            file=sys.stderr,
-        )
+        error("prefetch", f"nothing to fetch for {args.benchmark!r} (hub datasets are cached by `datasets`)")
         return 2
     return record.prefetch(workers=args.workers, report=args.report)
 
@@ -138,18 +141,69 @@ def _shown(path: Path) -> str:
         return str(path.resolve())
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from food_tasks.remote import cache_root
+def shell_lines(argv: list[str], first: str = "$ ", indent: str = "    ", width: int = WIDTH) -> list[str]:
+    """``argv`` as a copy-pastable shell command within ``width`` columns: the program, then its arguments (an
+    option with its value), a line filled as far as it goes and continued with `` \\``; a comma-separated value
+    too long for a line of its own goes on in the next one.
 
-    tasks = args.tasks or demo_tasks()
-    model = cache_root() / "tiny-qwen2-vl"
-    out_dir = Path(args.output_path or DEMO_OUTPUT)
-    from food_tasks.results_table import TABLE_ENV
+    A value continued inside its word goes on at column 0: the shell removes a backslash-newline pair, and
+    indentation there would end the word. A piece without a comma (a long path) that is longer than a line is
+    printed whole, so its line may exceed ``width``.
+    """
+    words = [shlex.quote(a) for a in argv]
+    start = 3 if words[1:2] == ["-m"] else 1  # the program (an interpreter with its module)
+    units = [" ".join(words[:start])]
+    for word in words[start:]:
+        if len(units) > 1 and units[-1].startswith("-") and " " not in units[-1] and not word.startswith("-"):
+            units[-1] += " " + word  # an option and its value stay together
+        else:
+            units.append(word)
+    lines, continued = [first + units[0]], False
+    for unit in units[1:]:
+        # Room for " \\" after the unit, should another follow; the rest of a cut word takes no other unit.
+        if not continued and len(lines[-1]) + len(unit) + 3 <= width:
+            lines[-1] += " " + unit
+            continue
+        lines[-1] += " \\"
+        lines.append(indent + unit)
+        continued = False
+        # Only an unquoted word (shlex.quote left it as it was) is cut: inside quotes a backslash stays literal.
+        while len(lines[-1]) + 2 > width and "'" not in lines[-1]:
+            line = lines[-1]
+            cut = line.rfind(",", len(indent) + 1, width - 1)
+            if cut < 0 or cut == len(line) - 1:
+                break
+            lines[-1:] = [line[: cut + 1] + "\\", line[cut + 1 :]]
+            continued = True
+    return lines
 
-    # The printed table: groups and headline metrics (a screen, not 216 lines); every metric is in the results JSON.
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    env.setdefault(TABLE_ENV, "headline")
-    command = [
+
+def wrapped(text: str, indent: str = "", width: int = WIDTH, first: str = "") -> list[str]:
+    """``text`` wrapped at spaces to ``width`` columns, ``first`` before its first line and ``indent`` before the
+    others (a word longer than a line, a path or URL, is never cut)."""
+    return textwrap.wrap(
+        text, width, initial_indent=first, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    ) or [first.rstrip()]
+
+
+def error_lines(command: str, message: str, width: int = WIDTH) -> list[str]:
+    """``food-tasks <command>: <message>`` wrapped at spaces to ``width`` columns: the prefix on the first line,
+    the rest (and each further line of ``message``) indented; a path or URL longer than a line is never cut."""
+    paragraphs = message.split("\n")
+    lines = wrapped(f"food-tasks {command}: {paragraphs[0]}", indent="  ", width=width)
+    for paragraph in paragraphs[1:]:
+        lines += wrapped(paragraph, indent="  ", width=width, first="  ") if paragraph.strip() else []
+    return lines
+
+
+def error(command: str, message: str) -> None:
+    """Print :func:`error_lines` on stderr."""
+    print("\n".join(error_lines(command, message)), file=sys.stderr, flush=True)
+
+
+def demo_command(model: Path, tasks: str, out_dir: Path) -> list[str]:
+    """The lmms-eval command line the demo runs: the tiny model on CPU, offline, every sample logged."""
+    return [
         sys.executable,
         "-m",
         "lmms_eval",
@@ -165,13 +219,32 @@ def cmd_demo(args: argparse.Namespace) -> int:
         str(out_dir),
         "--log_samples",
     ]
-    # The command comes first, before anything (the model build, lmms-eval) prints progress.
-    print("$ " + " ".join(command), flush=True)
-    print(
-        f"food-tasks demo: the packaged sample tasks on a tiny random Qwen2-VL (CPU, offline); model {model}, "
-        f"results under {_shown(out_dir)}/",
-        flush=True,
+
+
+def demo_banner(command: list[str], model: Path, out_dir: Path) -> list[str]:
+    """What the demo prints first: the command it runs, then what it is and where its results go."""
+    about = (
+        "food-tasks demo: the packaged sample tasks on a tiny random Qwen2-VL (CPU, offline); "
+        f"model {model}, results under {_shown(out_dir)}/"
     )
+    return [*shell_lines(command), *wrapped(about, indent="  ")]
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run the packaged sample tasks through lmms-eval on a tiny random model; the results file is the verdict."""
+    from food_tasks.remote import cache_root
+
+    tasks = args.tasks or demo_tasks()
+    model = cache_root() / "tiny-qwen2-vl"
+    out_dir = Path(args.output_path or DEMO_OUTPUT)
+    from food_tasks.results_table import TABLE_ENV
+
+    # The printed table: groups and headline metrics (a screen, not 216 lines); every metric is in the results JSON.
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.setdefault(TABLE_ENV, "headline")
+    command = demo_command(model, tasks, out_dir)
+    # The command comes first, before anything (the model build, lmms-eval) prints progress.
+    print("\n".join(demo_banner(command, model, out_dir)), flush=True)
     from food_tasks.tiny_model import build_tiny_qwen2_vl
 
     build_tiny_qwen2_vl(model)
@@ -180,18 +253,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     results = newest_results(out_dir, since=started)
     # lmms-eval exits 0 even when a task crashed: the results file is the verdict.
     if code != 0 or results is None:
-        print(
-            f"food-tasks demo: lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.",
-            file=sys.stderr,
-        )
-        return 1
+        raise CommandError(f"lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.")
     data = json.loads(results.read_text(encoding="utf-8"))
     kinds = {name: kind for name, kind, _ in yaml_names()}
     expected = [t for t in tasks.split(",") if t in kinds]  # groups land under "groups", tasks under "results"
     missing = [t for t in expected if t not in data.get("groups" if kinds.get(t) == "group" else "results", {})]
     if missing:
-        print(f"food-tasks demo: results {results} lack {missing}; see the log above.", file=sys.stderr)
-        return 1
+        raise CommandError(f"results {results} lack {', '.join(missing)}; see the log above.")
     print(demo_epilogue(results, tasks), flush=True)
     return 0
 
@@ -211,7 +279,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     extra = beyond.compare_text(*runs, iters=iters, skip={(r.name, r.metric) for r in rows})
     if not table and not extra:
-        print("food-tasks compare: the two runs share no task of ours", file=sys.stderr)
+        error("compare", "the two runs share no task of ours")
         return 1
     for line in compare.lines(table) if table else []:
         print(line)
@@ -220,37 +288,48 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_epilogue(results: Path, tasks: str) -> str:
-    """What the demo prints last: where its results are, and what to do next with them and with a real model."""
+def demo_epilogue(results: Path, tasks: str, hint: list[str] | None = None) -> str:
+    """What the demo prints last: where its results are, and what to do next with them and with a real model;
+    ``hint``: the lines saying where the commands are (default: :func:`_path_hint`)."""
+    shown = _shown(results)
+    real = ["lmms-eval", "--model", "qwen2_vl", "--model_args", f"pretrained={REAL_MODEL}", "--tasks", tasks]
     return "\n".join(
         [
             "",
-            "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless (mostly",
-            "unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and scorers wired together.",
-            f"Results: {_shown(results)} (samples beside it; the table above shows groups and headline metrics,",
-            "  the results JSON every metric: FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
+            "food-tasks demo: OK. The model is a tiny randomly initialised Qwen2-VL: its scores are meaningless",
+            "(mostly unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and",
+            "scorers wired together.",
+            *wrapped(f"Results: {shown}", indent="  "),
+            "  (samples beside it; the table above shows groups and headline metrics, the results JSON every metric:",
+            "  FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
             "Next:",
-            f"  food-tasks report {_shown(results)}",
+            *shell_lines(["food-tasks", "report", shown], first="  ", indent="      "),
             "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",
-            f"  lmms-eval --model qwen2_vl --model_args pretrained={REAL_MODEL} --tasks {tasks} \\",
-            "      --output_path results/ --log_samples",
-            "      the same tasks on a real model (a GPU; any lmms-eval model works); `food-tasks list` shows the full benchmarks",
-            *_path_hint(),
+            *shell_lines([*real, "--output_path", "results/", "--log_samples"], first="  ", indent="      "),
+            "      the same tasks on a real model (a GPU; any lmms-eval model works);",
+            "      `food-tasks list` shows the full benchmarks",
+            *(_path_hint() if hint is None else hint),
         ]
     )
 
 
+def path_hint(bindir: str) -> list[str]:
+    """Where the commands above are, for a shell that would not find them in ``bindir`` (a venv not activated)."""
+    return [
+        f"  food-tasks and lmms-eval are in {bindir}/, which is not on PATH: activate it first,",
+        f"    source {bindir}/activate",
+        f"  or prefix the commands with {bindir}/",
+    ]
+
+
 def _path_hint() -> list[str]:
-    """A line saying where the commands above are when the shell would not find them (a venv not activated)."""
+    """:func:`path_hint` of this interpreter's folder when the shell would not find ``food-tasks``, else []."""
     import shutil
 
     bindir = Path(sys.executable).parent
     if shutil.which("food-tasks") or not (bindir / "food-tasks").exists():
         return []
-    shown = _shown(bindir)
-    return [
-        f"  (food-tasks and lmms-eval are in {shown}/: run `source {shown}/activate` first, or prefix them with {shown}/)"
-    ]
+    return path_hint(_shown(bindir))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -272,7 +351,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         made = build_report(args.results, args.output)
     except ReportInputError as err:
-        print(f"food-tasks report: {err}", file=sys.stderr)
+        error("report", str(err))
         return 2
     print(
         f"runs: {', '.join(made['runs'])}\nwrote {made['markdown']}, {made['html']} and {len(made['charts'])} chart(s)"
@@ -288,6 +367,7 @@ def _formatter(base: type) -> Callable[[str], argparse.HelpFormatter]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `food-tasks` command: parse ``argv`` (default: the process's), run the command, return its exit status."""
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
     line = "    food-tasks prefetch BENCH      "
     what = "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers)
@@ -360,8 +440,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return args.func(args)
-    except (DataAccessError, FileNotFoundError) as err:  # our message last, non-zero exit status, no traceback
-        print(f"food-tasks {args.command}: {err}", file=sys.stderr)
+    except (
+        DataAccessError,
+        FileNotFoundError,
+        CommandError,
+    ) as err:  # our message last, non-zero exit status, no traceback
+        error(args.command, str(err))
         return 1
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ class Run:
         return [g for g, children in subtasks.items() if children and g in reported]
 
     def value(self, name: str, metric: str) -> Any:
+        """The reported value of ``metric`` (any filter) for task or group ``name``; None when the run has none."""
         for section in ("results", "groups"):
             row = (self.data.get(section) or {}).get(name) or {}
             for key, value in row.items():
@@ -165,8 +166,13 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
 
 
 def _paired_group(
-    group: str, name: str, entry: Mapping[str, Any], members, metrics: list[Metric], iters: int
-) -> stats.Comparison | None:  # type: ignore[no-untyped-def]
+    group: str,
+    name: str,
+    entry: Mapping[str, Any],
+    members: Sequence[tuple[RunTask, RunTask]],
+    metrics: list[Metric],
+    iters: int,
+) -> stats.Comparison | None:
     """A minus B of a group's aggregate: one joint paired cluster bootstrap over the documents both runs scored."""
     parts = []
     n = 0
@@ -352,13 +358,14 @@ def aligned(header: tuple[str, ...], table: list[tuple[str, ...]]) -> list[str]:
     return ["  ".join(str(x).ljust(w) for x, w in zip(line, widths)).rstrip() for line in (header, *table)]
 
 
-def lines(table: list[tuple[str, ...]], width: int = WIDTH) -> list[str]:
+def lines(table: list[tuple[str, ...]], width: int = WIDTH, header: tuple[str, ...] = HEADER) -> list[str]:
     """What ``food-tasks compare`` prints: the header, then each task or group on a line of its own followed by
     its metrics (indented, columns aligned over the whole table); a cell that would pass ``width`` (a note: why
-    a row has no comparison) wraps at word boundaries under the column it starts in."""
+    a row has no comparison) wraps at word boundaries under the column it starts in. ``header`` names the
+    columns after the first (the task or group)."""
     indent = "  "
-    body = aligned(HEADER, [row[1:] for row in table])
-    start = len(body[0]) - len(HEADER[-1])  # where the verdict column starts
+    body = aligned(header, [row[1:] for row in table])
+    start = len(body[0]) - len(header[-1])  # where the last column starts
     out = [indent + body[0]]
     previous = None
     for row, line in zip(table, body[1:]):

@@ -125,7 +125,7 @@ class MetricTable(Mapping[str, Metric]):
         return f"MetricTable({', '.join(self._metrics)}; version={self.version})"
 
     def without(self, *names: str) -> MetricTable:
-        """This table less some metrics (same version), e.g. a packaged sample without a metric that needs a download."""
+        """This table less some metrics (same version), e.g. a packaged sample lacks a metric needing a download."""
         unknown = set(names) - set(self._metrics)
         if unknown:
             raise KeyError(f"not in the table: {', '.join(sorted(unknown))}")

@@ -19,23 +19,25 @@ from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
 from food_tasks.harness import task_yaml
 from food_tasks.hooks import aggregate, results_hook
 from food_tasks.messages import build_messages
-from food_tasks.regional_scoring import (
-    DEFAULT_GENERATION,
+from food_tasks.regional_files import (
     LOCAL_BUILDERS,
     MAX_LINE_PROBLEMS,
+    data_file_problems,
+    innermost,
+    local_files,
+    root_cause,
+)
+from food_tasks.regional_scoring import (
+    DEFAULT_GENERATION,
     RegionalConfigError,
     RegionalDataError,
     Settings,
     answer_problem,
     cell_text,
     data_base_dir,
-    data_file_problems,
     doc_images,
     doc_text,
-    innermost,
-    local_files,
     metric_table,
-    root_cause,
     score,
     undecoded_images,
 )

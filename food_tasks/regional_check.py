@@ -12,19 +12,16 @@ from functools import partial
 from pathlib import Path
 
 from food_tasks import catalogue
+from food_tasks.regional_files import LOCAL_BUILDERS, data_file_problems, local_files, root_cause
 from food_tasks.regional_scoring import (
-    LOCAL_BUILDERS,
     RegionalConfigError,
     Settings,
     answer_problem,
     cell_text,
-    data_file_problems,
     doc_options,
     doc_text,
     image_refs,
     load_image,
-    local_files,
-    root_cause,
     settings_problems,
     url_store,
 )

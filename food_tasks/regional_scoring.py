@@ -21,7 +21,8 @@ whose ``metadata.regional`` block says what the columns mean (see CONTRIBUTING.m
         slices: [region, language]     # per-slice accuracy tables
 
 lmms-eval hooks receive no task configuration (``process_docs`` and ``process_results`` see only the
-data), so the settings are bound to the hooks in the task class (:mod:`food_tasks.regional`), from the YAML's own config.
+data), so the settings are bound to the hooks in the task class (:mod:`food_tasks.regional`), from the YAML's own
+config.
 Scoring reuses the core: :func:`food_tasks.parsing.extract_choice` (MCQ), :func:`text_key` matching
 (open-ended), :mod:`food_tasks.metrics` reducers, and the one hook convention of :mod:`food_tasks.hooks`
 (``process_results`` through :func:`food_tasks.outputs.model_output`, so a failed backend request is no
@@ -29,7 +30,7 @@ answer).
 
 This module holds what the task, the error bars and the checker share; the task class is in
 :mod:`food_tasks.regional` (the path YAMLs name) and the ``food-tasks validate`` checker in
-:mod:`food_tasks.regional_check`.
+:mod:`food_tasks.regional_check`; the checks of local data files in :mod:`food_tasks.regional_files`.
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ from typing import TYPE_CHECKING, Any
 from food_tasks import images, metrics, stats
 from food_tasks.hooks import Metric, MetricTable
 from food_tasks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
-from food_tasks.regional_yaml import shown
 
 if TYPE_CHECKING:  # PIL, datasets and the URL store load only when a task needs them
     import datasets
@@ -74,7 +74,6 @@ SETTING_KEYS = {
     "system",
     "cluster",
 }
-MAX_LINE_PROBLEMS = 10  # lines of one kind of data problem shown; the count of the others follows
 DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
 
 
@@ -363,7 +362,8 @@ def _probe(ref: Any, base_dir: str) -> str | None:
 
 
 def doc_images(settings: Settings, doc: Mapping[str, Any], label: str) -> list:
-    """The row's images that load (an image that cannot be loaded is left out and recorded: docs/failure_accounting.md)."""
+    """The row's images that load (an image that cannot be loaded is left out and recorded:
+    docs/failure_accounting.md)."""
     out = []
     for ref in image_refs(settings, doc):
         key = image_key(ref, settings.base_dir)
@@ -520,94 +520,3 @@ def metric_table(settings: Settings) -> MetricTable:
 def _mean(name: str, test: str | None = None) -> stats.Ratio:
     """A percentage over the rows whose images all loaded (those with ``image_missing`` do not count)."""
     return stats.mean(stats.field(name, unless="image_missing", test=test), 100.0, binary=True)
-
-
-# --------------------------------------------------------------------------- data files (read by the task and by the checker)
-
-LOCAL_BUILDERS = ("json", "csv", "parquet")
-
-
-def local_files(config: dict, yaml_dir: Path) -> dict[str, list[Path]]:
-    """The config's local ``data_files`` per split, relative paths anchored at ``yaml_dir`` (one string: split ``train``)."""
-    files = (config.get("dataset_kwargs") or {}).get("data_files")
-    if isinstance(files, (str, list)):
-        files = {"train": files}
-    out: dict[str, list[Path]] = {}
-    for split, value in (files or {}).items():
-        values = value if isinstance(value, list) else [value]
-        out[str(split)] = [Path(v) if os.path.isabs(str(v)) else yaml_dir / str(v) for v in values]
-    return out
-
-
-def data_file_problems(builder: str, files: Sequence[Path]) -> list[str]:
-    """What ``datasets`` would report without a line number: a missing local data file, and (``json``) each
-    line of a JSON Lines file that is not one JSON object (``<file>: line <n>: <what is wrong>``)."""
-    problems: list[str] = []
-    for path in files:
-        if not path.is_file():
-            problems.append(f"{shown(path)}: no such data file (relative data_files paths start at the YAML's folder)")
-        elif builder == "json":
-            problems += json_lines_problems(path)
-    return problems
-
-
-def json_lines_problems(path: Path) -> list[str]:
-    """Each line of ``path`` that is not a JSON object, named by its number (1-based); none for a file that
-    is one JSON document (a list of objects, which ``datasets`` reads too)."""
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        return [f"{shown(path)}: line {line}: not UTF-8 text ({err.reason})"]
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-    if isinstance(whole, list) and all(isinstance(row, dict) for row in whole):
-        return []
-    problems: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as err:
-            problems.append(f"{shown(path)}: line {number}: not valid JSON: {json_error(err)}")
-        else:
-            if not isinstance(row, dict):
-                what = f"a JSON {type(row).__name__}, not an object (one row per line)"
-                problems.append(f"{shown(path)}: line {number}: {what}")
-    if len(problems) > MAX_LINE_PROBLEMS:
-        more = len(problems) - MAX_LINE_PROBLEMS
-        problems = problems[:MAX_LINE_PROBLEMS] + [f"{shown(path)}: {more} more line(s) like these"]
-    return problems
-
-
-def json_error(err: ValueError) -> str:
-    """What is wrong in one JSON Lines line, with its column: ``Expecting ',' delimiter at column 58``."""
-    msg, column = getattr(err, "msg", None), getattr(err, "colno", None)
-    if msg is None or column is None:
-        return str(err)
-    return f"{msg}{'' if msg.endswith(' at') else ' at'} column {column}"
-
-
-def innermost(err: BaseException) -> BaseException:
-    """The error behind ``err``: a tenacity ``RetryError``'s last attempt, a ``datasets``
-    ``DatasetGenerationError``'s cause ..., which names the file and what is wrong."""
-    seen = set()
-    while id(err) not in seen:
-        seen.add(id(err))
-        last = getattr(err, "last_attempt", None)  # tenacity.RetryError
-        inner = last.exception() if last is not None and hasattr(last, "exception") else None
-        inner = inner or err.__cause__ or err.__context__
-        if inner is None:
-            break
-        err = inner
-    return err
-
-
-def root_cause(err: BaseException) -> str:
-    """``Type: message`` of :func:`innermost`."""
-    inner = innermost(err)
-    return f"{type(inner).__name__}: {inner}"

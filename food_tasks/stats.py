@@ -9,7 +9,8 @@ smallest difference a benchmark can detect.
 Every metric is written as a function of **per-document sufficient statistics** (sacrebleu style: the
 statistics first, the score second; :mod:`food_tasks.estimators`, re-exported here): an :class:`Estimator`
 gives ``rows(records)`` (one row of ``k`` numbers per document) and ``combine(sums)`` (the value from the
-column sums), vectorised over leading axes so that a bootstrap evaluates thousands of resamples in one array operation. Two families:
+column sums), vectorised over leading axes so that a bootstrap evaluates thousands of resamples in one array
+operation. Two families:
 
 * :class:`Ratio` (means, rates, micro averages, MAE: ``scale * sum(num) / sum(den)``): analytic standard
   error, clustered (the ratio's linearisation, CR1 small-sample factor ``C / (C - 1)``);

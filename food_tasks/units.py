@@ -63,7 +63,8 @@ def problems(sentence: str, tables: Mapping[str, Any]) -> list[str]:
     missing = sorted(n for n, s in declared.items() if s in AMBIGUOUS and n not in named)
     if missing:
         found.append(
-            f"metrics whose scale ({'/'.join(sorted(AMBIGUOUS))}) does not give the range are not named: {', '.join(missing)}"
+            f"metrics whose scale ({'/'.join(sorted(AMBIGUOUS))}) does not give the range are not named: "
+            f"{', '.join(missing)}"
         )
     return found
 

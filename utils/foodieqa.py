@@ -108,7 +108,7 @@ def doc_to_text(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> str:
 
 
 def doc_to_messages(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list[dict]:
-    """Chat models: images at their template positions (an undecodable one left out), text byte-exact, inline prefill."""
+    """Chat models: images at their template positions (undecodable ones left out), text byte-exact, inline prefill."""
     return fq_prompts.to_messages(_prompt(doc, lmms_eval_specific_kwargs), _images(doc, lmms_eval_specific_kwargs))
 
 

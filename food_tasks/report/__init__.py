@@ -11,7 +11,8 @@ comparable.
 
 This package holds the generic pieces: :mod:`.spec` (what a table looks like, the registry of specs, the blocks of
 the document model), :mod:`.runs` (runs read with :mod:`food_tasks.runfiles`), :mod:`.cells` (values and their
-text), :mod:`.build` (every section's blocks; :func:`build_report`), :mod:`.charts` (PNG charts) and :mod:`.render`
+text), :mod:`.build` (every section's blocks; :func:`build_report`), :mod:`.uncertainty` (standard errors, paired
+differences, best-of bias), :mod:`.charts` (PNG charts) and :mod:`.render`
 (the one document model written as Markdown and as HTML). Each benchmark's layout is a :class:`BenchmarkSpec` in
 its own package (``food_tasks/benchmarks/<name>/report.py``), named by its registry record
 (:attr:`food_tasks.registry.Benchmark.report`); :func:`registry` collects them in the order of
@@ -23,16 +24,7 @@ bar chart per dict metric (``acc_by_region``).
 from __future__ import annotations
 
 from food_tasks.errors import ReportInputError
-from food_tasks.report.build import (
-    PAIRED_NOTE,
-    POWER_NOTE,
-    benchmark_blocks,
-    build_report,
-    generic_blocks,
-    heatmap_blocks,
-    series_blocks,
-    uncertainty_blocks,
-)
+from food_tasks.report.build import benchmark_blocks, build_report, generic_blocks, heatmap_blocks, series_blocks
 from food_tasks.report.cells import absent_reason, binomial_interval, bounds_text, fmt, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
@@ -52,6 +44,7 @@ from food_tasks.report.spec import (
     registry,
     spec_for,
 )
+from food_tasks.report.uncertainty import PAIRED_NOTE, POWER_NOTE, uncertainty_blocks
 
 __all__ = [
     "BINOMIAL_NOTE",

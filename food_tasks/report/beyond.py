@@ -357,7 +357,11 @@ def _positions(
             if image:
                 images.append(("img", image, f"{task}: chosen vs gold position shares"))
     if not rows:
-        return [], "Position bias: not shown, no multiple-choice task in these runs."
+        # Said of this benchmark's tasks: the runs may hold multiple-choice tasks of other benchmarks.
+        return [], (
+            f"Position bias: not shown, none of these runs' {spec.title} tasks reports `position_bias` (a "
+            "multiple-choice task that picks one of its listed options does)."
+        )
     blocks: list[Block] = [
         ("h", 3, "Position bias (does it prefer a letter?)"),
         ("table", ["Model", "Task", "p (chi-square)", "Most over-chosen: chosen vs gold %"], rows),

@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import food_tasks.report.spec as specs
-from food_tasks.confidence import MIN_UNITS, Z80, Z95
+from food_tasks.confidence import Z95
 from food_tasks.report.beyond import beyond_blocks
 from food_tasks.report.cells import (
     absent_reason,
@@ -40,12 +41,16 @@ from food_tasks.report.spec import (
     CurveSpec,
     Partial,
     Source,
+    TableSpec,
     reference_data,
     spec_for,
 )
+from food_tasks.report.uncertainty import uncertainty_blocks
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
+    """A benchmark's sections, per variant the runs hold: comparability warnings, its main tables beside the paper's
+    numbers, the uncertainty section, its breakdown and its curves."""
     blocks: list[Block] = []
     ref = reference_data(spec.name)
     for variant_label, suffix, ref_key in spec.variants:
@@ -80,7 +85,7 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         if judges:
             blocks.append(("p", "Judge (LLM-as-a-judge tasks):\n" + "\n".join(judges)))
         for table in spec.tables:
-            blocks += _main_table(spec, table, present, suffix, ref, ref_key, flagged)
+            blocks += _main_table(table, present, suffix, ref, ref_key, flagged)
         blocks += uncertainty_blocks(spec, present, suffix)
         if spec.breakdown is not None:
             found = spec.breakdown(present, suffix, charts)
@@ -91,311 +96,6 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         for curve in spec.curves:
             blocks += _curve_blocks(curve, present, suffix, charts)
     return blocks
-
-
-# --------------------------------------------------------------------------- uncertainty
-
-POWER_NOTE = (
-    "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
-    "power at 5% significance. *Paired* (two or more models): 2.80 x the standard error of the paired difference "
-    "A - B over the documents both runs scored (clustered as the README says), per other model; the models' "
-    "errors on a question are correlated, so it is usually smaller. *Single run* (one model, or no samples files "
-    "to pair on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent run of the "
-    "same size."
-)
-PAIRED_NOTE = (
-    "A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
-    "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
-    '"No detectable difference" when the interval contains 0; units are the independent clusters (dishes, '
-    "questions, images): with fewer than 30 the interval is not trusted and no verdict is given. Robust scorer."
-)
-MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
-
-
-def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, Any, str, str]]:
-    """(column, value, task, metric) of the benchmark's headline columns the run has (robust scorer, first mode)."""
-    table = spec.tables[0]
-    out = []
-    for column in table.columns:
-        if column.key not in spec.headline:
-            continue
-        value, task, metric = source_cell(run, column, suffix, table.modes[0], False)
-        if task and metric and isinstance(value, (int, float)) and not isinstance(value, bool):
-            out.append((column, value, task, metric))
-    return out
-
-
-def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
-    """Standard errors and the smallest detectable difference of the headline numbers (paired over the shared documents
-    with two or more runs, single-run otherwise); with two or more runs, paired differences and verdicts; for a
-    best-of-templates group, the selection bias of its max. A section that cannot be built says why in one line."""
-    cache: dict = {}  # one read of each run's files (and samples) for every section below
-    pairs = _pair_results(spec, runs, suffix, cache) if len(runs) >= 2 else []
-    power, without = [], []
-    for run in runs:
-        for column, value, task, metric in _headline(spec, run, suffix):
-            se = run.se(task, metric)
-            if se is None:
-                why = (
-                    "undefined on this run (its table says why)"
-                    if is_nan(value)
-                    else "no standard error in the results file"
-                )
-                without.append(f"`{task}` {metric} ({run.label}): {why}")
-                continue
-            scaled, d = se * column.scale, column.decimals
-            mark = FEW if run.few(task, metric) else ""
-            units = run.units.get(task, {}).get(metric)
-            paired = [
-                (b if a is run else a, row.comparison.mde)
-                for a, b, c, t, row in pairs
-                if (a is run or b is run)
-                and t == task
-                and c == column
-                and row is not None
-                and row.comparison is not None
-                and row.comparison.mde is not None
-            ]
-            if paired:
-                figure = "; ".join(f"{fmt(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
-                basis = "paired: 2.80 x SE of A - B on the shared documents"
-            else:
-                figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
-                mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
-                why = (
-                    ""
-                    if len(runs) < 2
-                    else " (no samples files to pair on)"
-                    if None in mine
-                    else " (no other model has it)"
-                    if not mine
-                    else " (no paired standard error)"
-                )
-                basis = "single run: 2.80 x sqrt(2) x SE" + why
-            shown = (
-                with_interval(value, se, run.unit_count(task, metric), d, column.scale, not column.lower_is_better)
-                + mark
-            )
-            count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
-            power.append(
-                [
-                    f"**{run.label}**",
-                    column.label,
-                    shown,
-                    fmt(scaled, d),
-                    count,
-                    figure if paired else figure + mark,
-                    basis,
-                ]
-            )
-    blocks: list[Block] = []
-    if power:
-        header = [
-            "Model",
-            "Metric",
-            "Value ± 95%",
-            "Std. error",
-            "Independent units",
-            "Smallest detectable difference",
-            "Basis",
-        ]
-        blocks += [("h", 3, "Uncertainty"), ("table", header, power), ("p", POWER_NOTE)]
-        if any(FEW in row[2] for row in power):
-            blocks.append(("p", FEW_NOTE))
-    if not power and not without and runs:
-        names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
-        blocks.append(
-            (
-                "p",
-                f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers "
-                f"({names}), and no run has one here; run their tasks (the groups, not only subtasks) "
-                "to see them.",
-            )
-        )
-        return blocks
-    if without:
-        blocks.append(
-            (
-                "p",
-                "*Not shown:* no Uncertainty row for " + "; ".join(without) + " (a standard error needs "
-                "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value).",
-            )
-        )
-    blocks += _best_of_blocks(spec, runs, suffix, cache)
-    if len(runs) >= 2:
-        blocks += _paired_blocks(pairs)
-    elif runs and _headline(spec, runs[0], suffix):
-        blocks.append(
-            (
-                "p",
-                "*Not shown:* Paired differences: one model only; pass two or more runs of these tasks "
-                "(with `--log_samples`) to compare them on their shared documents.",
-            )
-        )
-    return blocks
-
-
-def _error_run(run: Run, task: str, cache: dict) -> Any:
-    from food_tasks import compare
-
-    path = run.files.get(task)
-    if path is None:
-        return None
-    if path not in cache:
-        loaded = compare.load_run(path)
-        loaded.label = run.label
-        cache[path] = loaded
-    return cache[path]
-
-
-def _pair_results(
-    spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict
-) -> list[tuple[Run, Run, Column, str, Any]]:
-    """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and headline
-    column both have; the row is None when a run (or a task of the group) has no samples file."""
-    from food_tasks import compare
-
-    out = []
-    pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
-    for a, b in pairs:
-        targets = {(task, metric): column for column, _, task, metric in _headline(spec, a, suffix)}
-        for column, _, task, metric in _headline(spec, b, suffix):
-            if (task, metric) not in targets:
-                continue
-            ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
-            if ra is None or rb is None or any(r.task(leaf) is None for r in (ra, rb) for leaf in r.leaves(task)):
-                out.append((a, b, column, task, None))  # a task (or a task of the group) without its samples file
-                continue
-            row = compare.compare_one(ra, rb, task, metric)
-            if row is not None:  # None: no per-document estimator to pair on
-                out.append((a, b, column, task, row))
-    return out
-
-
-def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]]) -> list[Block]:
-    rows, missing, few = [], set(), []
-    for a, b, column, task, row in pairs:
-        if row is None:
-            missing.add(task)
-            continue
-        c = row.comparison
-        if c is None:
-            continue
-        scale, d = column.scale, column.decimals
-        verdict = c.verdict(not column.lower_is_better, a.label, b.label)
-        if row.note:
-            few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
-        if c.se is None or not math.isfinite(c.diff):  # undefined on these documents (no pair for CTC ...)
-            rows.append(
-                [
-                    f"{a.label} vs {b.label}",
-                    column.label,
-                    "n/a",
-                    "n/a",
-                    "n/a",
-                    f"{c.n} ({c.clusters})",
-                    "n/a",
-                    verdict if not math.isfinite(c.diff) else "no standard error",
-                ]
-            )
-            continue
-        rows.append(
-            [
-                f"{a.label} vs {b.label}",
-                column.label,
-                f"{c.diff * scale:+.{d}f}",
-                f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]",
-                f"{c.p:.3g}",
-                f"{c.n} ({c.clusters})",
-                fmt(c.mde * scale, d),
-                verdict,
-            ]
-        )
-    blocks: list[Block] = []
-    if rows:
-        blocks += [
-            ("h", 3, "Paired differences"),
-            (
-                "table",
-                [
-                    "A vs B",
-                    "Metric",
-                    "A - B",
-                    "95% interval",
-                    "p",
-                    "Shared documents (units)",
-                    "Detectable (paired)",
-                    "Verdict",
-                ],
-                rows,
-            ),
-            ("p", PAIRED_NOTE),
-        ]
-    if few:
-        blocks.append(
-            (
-                "warn",
-                f"Too few independent units (clusters) to compare; no verdict below {MIN_UNITS}:\n"
-                + "\n".join(f"- {line}" for line in few),
-            )
-        )
-    if missing:
-        blocks.append(
-            (
-                "p",
-                "No paired comparison for " + ", ".join(f"`{t}`" for t in sorted(missing)) + ": it needs both runs' "
-                "samples files (lmms-eval `--log_samples`) beside their results files.",
-            )
-        )
-    return blocks
-
-
-def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
-    from food_tasks import compare
-
-    rows, missing = [], []
-    for run in runs:
-        for column, value, task, metric in _headline(spec, run, suffix):
-            loaded = _error_run(run, task, cache)
-            if loaded is None or task not in loaded.groups:
-                continue
-            entries = [e for e in compare.group_entries(task) if str(e.get("metric")) == metric]
-            best_of = bool(entries) and getattr(entries[-1].get("aggregation"), "__name__", "") == "group_max"
-            found = compare.best_of_bias(loaded, task, metric) if best_of else None
-            if best_of and found is None:
-                missing.append(f"`{task}` ({run.label})")
-            if found is None or math.isnan(found.bias):
-                continue
-            s, d = column.scale, column.decimals
-            rows.append(
-                [
-                    f"**{run.label}**",
-                    column.label,
-                    fmt(found.best * s, d),
-                    fmt(found.mean * s, d),
-                    f"{found.bias * s:+.{d}f}",
-                ]
-            )
-    note: list[Block] = []
-    if missing:
-        note.append(
-            (
-                "p",
-                "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
-                "needs the samples files of every template (lmms-eval `--log_samples`).",
-            )
-        )
-    if not rows:
-        return note
-    return note + [
-        ("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
-        (
-            "p",
-            "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
-            "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
-            "resampled jointly in every template). The mean of the k templates has no selection bias; compare models on it.",
-        ),
-    ]
 
 
 def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
@@ -461,104 +161,150 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
     return blocks
 
 
-def _main_table(spec, table, runs, suffix, ref, ref_key, flagged) -> list[Block]:  # type: ignore[no-untyped-def]
-    multi_mode = len(table.modes) > 1
-    header = ["Model"] + (["Mode"] if multi_mode else []) + ["Scorer"] + [c.label for c in table.columns]
-    rows = []
-    reasons: list[tuple[str, str]] = []  # "absent [k]" / "undefined [k]" cells: (kind, reason) k below the table
-    differ: list[Column] = []  # columns whose official and robust values differ for some run
-    partial = False
+Mode = tuple[str, str, str]  # (label shown, metric fill {m}, reference-data mode)
+Error = tuple[Any, bool, Any]  # (standard error or None, fewer than MIN_UNITS clusters, cluster count)
+NO_ERROR: Error = (None, False, None)
 
-    def numbered(kind: str, reason: str) -> str:
-        if (kind, reason) not in reasons:
-            reasons.append((kind, reason))
-        return f"{kind} [{reasons.index((kind, reason)) + 1}]"
 
-    intervals = few = False
+@dataclass
+class CellNotes:
+    """What the cells of one main table leave for the notes under it: numbered reasons for absent and undefined
+    cells, and whether any cell was partial, carried an interval, or rested on too few clusters."""
 
-    def cell_text(value: Any, column: Column, error: tuple[Any, ...] = (None, False, None)) -> str:
-        nonlocal partial, intervals, few
-        partial |= isinstance(value, Partial)
+    reasons: list[tuple[str, str]] = field(default_factory=list)
+    partial: bool = False
+    intervals: bool = False
+    few: bool = False
+
+    def numbered(self, kind: str, reason: str) -> str:
+        """``"absent [k]"``: the cell's text pointing at reason k of the notes (one number per distinct reason)."""
+        if (kind, reason) not in self.reasons:
+            self.reasons.append((kind, reason))
+        return f"{kind} [{self.reasons.index((kind, reason)) + 1}]"
+
+    def text(self, value: Any, column: Column, error: Error = NO_ERROR) -> str:
+        """A cell's text: the value (with its 95% interval when it has a standard error), or a numbered reason."""
+        self.partial |= isinstance(value, Partial)
         reason = absent_reason(value)
         if reason is not None:
-            return numbered("absent", reason)
+            return self.numbered("absent", reason)
         if isinstance(value, float) and math.isnan(value):
-            return numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
+            return self.numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
         se, thin, units = error
         if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
-            intervals, few = True, few or thin
+            self.intervals, self.few = True, self.few or thin
             shown = with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better)
             return shown + (FEW if thin else "")
         return fmt(value, column.decimals)
 
-    def with_se(run: Run, column: Column, mode: tuple[str, str, str], official: bool) -> tuple[Any, Any, tuple]:
-        value, task, metric = source_cell(run, column, suffix, mode, official)
-        if not (task and metric):
-            return value, task, (None, False, None)
-        se = run.se(task, metric)
-        # cell_text scales errors by the column's factor; an official metric with a factor of its own (a fraction
-        # beside our percent) gets its error in that factor.
-        fill = {"v": suffix, "m": mode[1], "mode": mode[2]}
-        own = [
-            s.official_scale
-            for s in column.sources
-            if official
-            and not column.rate
-            and s.official_scale is not None
-            and s.official
-            and s.official.format(**fill) == metric
-            and s.task.format(**fill) == task
-        ]
-        if own and se is not None and column.scale:
-            se = se * own[0] / column.scale
-        return value, task, (se, run.few(task, metric), run.unit_count(task, metric))
+    def lines(self, differ: Sequence[Column]) -> list[str]:
+        """The notes under the table, in the order a reader meets the marks."""
+        notes = [f"{kind} [{k}]: {reason}" for k, (kind, reason) in enumerate(self.reasons, 1)]
+        if self.intervals:
+            notes.append(INTERVAL_NOTE)
+        if self.few:
+            notes.append(FEW_NOTE)
+        notes += [f"{c.label}, official and robust differ: {c.differs}" for c in differ]
+        if self.partial:
+            notes.append(
+                "(k of n): computed from the k of the n subtasks that ran, as their group would be over all n."
+            )
+        return notes
 
-    for run in runs:
-        for mode in table.modes:
-            triples = [[with_se(run, c, mode, official) for c in table.columns] for official in (True, False)]
-            pair = [[(v, t) for v, t, _ in values] for values in triples]
-            same = [fmt(v, 6) for v, _ in pair[0]] == [fmt(v, 6) for v, _ in pair[1]]  # NaN == NaN here
-            differ += [
-                c
-                for c, (a, _), (b, _) in zip(table.columns, *pair)
-                if c.differs and c not in differ and a is not None and b is not None and fmt(a, 6) != fmt(b, 6)
-            ]
-            for scorer, values in (
-                (("official = robust", triples[0]),) if same else (("official", triples[0]), ("robust", triples[1]))
-            ):
-                if not any(v is not None for v, _, _ in values):
-                    continue
-                mark = " ⚠" if {t for _, t, _ in values if t} & flagged else ""
-                cells = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
-                rows.append(cells + [cell_text(v, c, se) for c, (v, _, se) in zip(table.columns, values)])
+
+def _sourced(run: Run, column: Column, suffix: str, mode: Mode, official: bool) -> tuple[Any, str | None, Error]:
+    """The column's value for the run, the task it came from, and its error. An official metric with a display
+    factor of its own (a fraction beside our percent) gets its error in that factor, since cells scale errors by
+    the column's factor."""
+    value, task, metric = source_cell(run, column, suffix, mode, official)
+    if not (task and metric):
+        return value, task, NO_ERROR
+    se = run.se(task, metric)
+    fill = {"v": suffix, "m": mode[1], "mode": mode[2]}
+    own = [
+        s.official_scale
+        for s in column.sources
+        if official
+        and not column.rate
+        and s.official_scale is not None
+        and s.official
+        and s.official.format(**fill) == metric
+        and s.task.format(**fill) == task
+    ]
+    if own and se is not None and column.scale:
+        se = se * own[0] / column.scale
+    return value, task, (se, run.few(task, metric), run.unit_count(task, metric))
+
+
+def _run_rows(
+    run: Run, table: TableSpec, suffix: str, flagged: set[str], notes: CellNotes, differ: list[Column]
+) -> list[list[str]]:
+    """The run's rows of a main table, per mode: one "official = robust" row when both scorers agree on every
+    column, else an official and a robust row. Columns whose scorers disagree are added to ``differ``."""
+    multi_mode = len(table.modes) > 1
+    rows = []
+    for mode in table.modes:
+        cells = [[_sourced(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
+        as_official, as_robust = ([fmt(v, 6) for v, _, _ in values] for values in cells)  # NaN == NaN as text
+        differ += [
+            c
+            for c, (a, _, _), (b, _, _), fa, fb in zip(table.columns, *cells, as_official, as_robust)
+            if c.differs and c not in differ and a is not None and b is not None and fa != fb
+        ]
+        if as_official == as_robust:
+            scorers = [("official = robust", cells[0])]
+        else:
+            scorers = [("official", cells[0]), ("robust", cells[1])]
+        for scorer, values in scorers:
+            if not any(v is not None for v, _, _ in values):
+                continue
+            mark = " ⚠" if {t for _, t, _ in values if t} & flagged else ""
+            head = [f"**{run.label}**{mark}"] + ([mode[0]] if multi_mode else []) + [scorer]
+            rows.append(head + [notes.text(v, c, e) for c, (v, _, e) in zip(table.columns, values)])
+    return rows
+
+
+def _reference_rows(table: TableSpec, ref_table: Mapping[str, Any]) -> list[list[str]]:
+    """The published numbers under the runs' rows, marked "paper" (a model with a note gets a star)."""
+    multi_mode = len(table.modes) > 1
+    rows = []
+    for row in ref_table["rows"]:
+        mode_label = next((m[0] for m in table.modes if m[2] == row.get("mode")), row.get("mode") or "")
+        cells = [row["model"] + (" *" if row.get("note") else "")] + ([mode_label] if multi_mode else [])
+        cells.append("paper")
+        cells += [fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
+        rows.append(cells)
+    return rows
+
+
+def _main_table(
+    table: TableSpec,
+    runs: Sequence[Run],
+    suffix: str,
+    ref: Mapping[str, Any],
+    ref_key: str | None,
+    flagged: set[str],
+) -> list[Block]:
+    """A benchmark's main table laid out like its paper's: each run's rows above the published numbers, with
+    the notes its cells call for, and where the reference rows come from."""
+    header = ["Model"] + (["Mode"] if len(table.modes) > 1 else []) + ["Scorer"] + [c.label for c in table.columns]
+    notes, differ = CellNotes(), []
+    rows = [row for run in runs for row in _run_rows(run, table, suffix, flagged, notes, differ)]
     if not rows:
         return []
     ref_table = None
     if ref_key and table.reference:  # a variant without published numbers has ref_key None
         ref_table = (ref.get("tables") or {}).get(table.reference.replace("{variant}", ref_key))
     if ref_table:
-        for row in ref_table["rows"]:
-            mode_label = next((m[0] for m in table.modes if m[2] == row.get("mode")), row.get("mode") or "")
-            cells = [row["model"] + (" *" if row.get("note") else "")] + ([mode_label] if multi_mode else [])
-            cells.append("paper")
-            cells += [fmt(row["values"].get(c.key), c.decimals) for c in table.columns]
-            rows.append(cells)
+        rows += _reference_rows(table, ref_table)
     blocks: list[Block] = [("h", 3, table.title), ("table", header, rows)]
-    notes = [f"{kind} [{k}]: {reason}" for k, (kind, reason) in enumerate(reasons, 1)]
-    if intervals:
-        notes.append(INTERVAL_NOTE)
-    if few:
-        notes.append(FEW_NOTE)
-    notes += [f"{c.label}, official and robust differ: {c.differs}" for c in differ]
-    if partial:
-        notes.append("(k of n): computed from the k of the n subtasks that ran, as their group would be over all n.")
-    if notes:
-        blocks.append(("p", "\n".join(notes)))
+    lines = notes.lines(differ)
+    if lines:
+        blocks.append(("p", "\n".join(lines)))
     if ref_table:
-        notes = [f"* {r['model']}: {r['note']}" for r in ref_table["rows"] if r.get("note")]
-        blocks.append(
-            ("p", f"Reference rows (*paper*): {ref_table['source']}." + ("\n" + "\n".join(notes) if notes else ""))
-        )
+        starred = [f"* {r['model']}: {r['note']}" for r in ref_table["rows"] if r.get("note")]
+        source = f"Reference rows (*paper*): {ref_table['source']}."
+        blocks.append(("p", source + ("\n" + "\n".join(starred) if starred else "")))
     else:
         blocks.append(("p", "No published numbers for this variant."))
     return blocks
@@ -592,6 +338,14 @@ def series_blocks(
     return blocks
 
 
+def _generic_cell(run: Run, task: str, metric: str) -> str:
+    """A generic table's cell: the value, with its 95% interval when the run has a standard error for it."""
+    value, se = run.value(task, metric), run.se(task, metric)
+    if se is None or not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+        return fmt(value, 2)
+    return f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}{FEW if run.few(task, metric) else ''}"
+
+
 def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
     """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers."""
     blocks: list[Block] = []
@@ -605,14 +359,7 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             {m for r in have for m, v in r.metrics[task].items() if isinstance(v, (int, float)) and m != "alias"}
         )
         if names:
-
-            def cell(r: Run, m: str) -> str:
-                value, se = r.value(task, m), r.se(task, m)
-                if se is None or not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
-                    return fmt(value, 2)
-                return f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}{FEW if r.few(task, m) else ''}"
-
-            rows = [[f"`{m}`"] + [cell(r, m) for r in have] for m in names]
+            rows = [[f"`{m}`"] + [_generic_cell(r, task, m) for r in have] for m in names]
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
             if any(" ± " in c for row in rows for c in row):
                 blocks.append(

@@ -6,10 +6,14 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from food_tasks.report.cells import fmt, is_nan, number
 from food_tasks.report.spec import MISSING, UNDEFINED
+
+if TYPE_CHECKING:  # matplotlib loads only when a chart is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 class Charts:
@@ -28,7 +32,7 @@ class Charts:
         except ImportError:
             self.plt = None
 
-    def _save(self, fig, name: str) -> str:  # type: ignore[no-untyped-def]
+    def _save(self, fig: Figure, name: str) -> str:
         path = self.out_dir / "charts" / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name) + ".png")
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=110, bbox_inches="tight")
@@ -187,7 +191,7 @@ class Charts:
         return self._save(fig, name)
 
 
-def all_zero_note(ax, values: Iterable[Any]) -> None:  # type: ignore[no-untyped-def]
+def all_zero_note(ax: Axes, values: Iterable[Any]) -> None:
     """Say so on a chart whose values are all 0 (or missing): its bars or polygons have no area."""
     numbers = [v for v in map(number, values) if v is not None and not math.isnan(v)]
     if any(numbers):

@@ -20,6 +20,15 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows])
 
 
+# A link in a block's text: ``[text](target)``, the target a path or URL without spaces or quotes.
+_LINK = re.compile(r"\[([^\]\n]+)\]\(([\w./#:%-]+)\)")
+
+
+def _md_links(text: str) -> str:
+    """Links as plain text for the Markdown file: the text alone where it is the target (a path), else both."""
+    return _LINK.sub(lambda m: m[1] if m[1] == m[2] else f"{m[1]} ({m[2]})", text)
+
+
 def to_markdown(blocks: Sequence[Block]) -> str:
     """The document as Markdown (charts linked as ``charts/*.png``, the files beside it)."""
     out = []
@@ -28,14 +37,15 @@ def to_markdown(blocks: Sequence[Block]) -> str:
         if kind == "h":
             out.append("#" * block[1] + " " + block[2])
         elif kind == "p":
-            out.append(block[1])
+            out.append(_md_links(block[1]))
         elif kind == "list":
-            out.append("\n".join(f"- {item}" for item in block[1]))
+            out.append("\n".join(f"- {_md_links(item)}" for item in block[1]))
         elif kind == "warn":
+            text = _md_links(block[1])
             out.append(
-                "> **⚠ " + block[1].replace("\n", "\n> ") + "**"
-                if "\n" not in block[1]
-                else "> **⚠** " + block[1].replace("\n", "\n> ")
+                "> **⚠ " + text.replace("\n", "\n> ") + "**"
+                if "\n" not in text
+                else "> **⚠** " + text.replace("\n", "\n> ")
             )
         elif kind == "table":
             out.append(_md_table(block[1], block[2]))
@@ -49,6 +59,7 @@ def to_markdown(blocks: Sequence[Block]) -> str:
 
 
 _INLINE = [
+    (_LINK, r"<a href='\2'>\1</a>"),
     (re.compile(r"\*\*(.+?)\*\*"), r"<b>\1</b>"),
     (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
     (re.compile(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])"), r"<i>\1</i>"),
@@ -56,7 +67,8 @@ _INLINE = [
 
 
 def _inline(text: str) -> str:
-    """Escapes, then renders the few Markdown marks the report writes (**bold**, `code`, *italic*)."""
+    """Escapes, then renders the few Markdown marks the report writes ([links](target), **bold**, `code`,
+    *italic*)."""
     text = html.escape(text, quote=False)
     for pattern, repl in _INLINE:
         text = pattern.sub(repl, text)
@@ -88,7 +100,8 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-    "table{border-collapse:collapse;margin:1em 0;font-size:14px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:14px}"
+    "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
     "th:first-child,td:first-child{text-align:left;white-space:nowrap}tr:nth-child(even){background:#f6f6f6}"
     ".scroll{overflow-x:auto}"
     ".warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.5em 1em}.p{margin:1em 0}ul{margin:.3em 0}"
@@ -109,7 +122,8 @@ def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None)
     """The document as one HTML file; ``base``: the folder the charts' paths are relative to (they are embedded)."""
     base = Path(base) if base is not None else None
     out = [
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body>"
     ]
     for block in blocks:
         kind = block[0]

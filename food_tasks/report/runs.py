@@ -39,6 +39,7 @@ class Run:
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # task or group -> {metric: documents behind it}
 
     def value(self, task: str, metric: str) -> Any:
+        """The metric's value in the task's (or group's) results, None when absent."""
         return self.metrics.get(task, {}).get(metric)
 
     def few(self, task: str, metric: str) -> bool:

@@ -19,9 +19,13 @@ FEW_NOTE = (
     f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
     "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds)."
 )
+# Where the error bars are explained, in the food-tasks source tree: a link in HTML, the path in Markdown
+# (render.py reads ``[text](target)``).
+ERROR_BARS_DOC = "docs/error_bars.md"
 INTERVAL_NOTE = (
     "± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
-    'README "Error bars"); the paper\'s numbers come without one. Where every independent unit scored alike '
+    f"food-tasks [{ERROR_BARS_DOC}]({ERROR_BARS_DOC})); the paper's numbers come without one. Where every "
+    "independent unit scored alike "
     "(a 0 wide normal interval), a rate at 0 or 100% shows its Wilson interval over those units in brackets."
 )
 BINOMIAL_NOTE = (

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from food_tasks import hooks, regional, regional_check, regional_scoring
+from food_tasks import hooks, regional, regional_check, regional_files
 from food_tasks.benchmarks import BENCHMARKS
 from food_tasks.registration import task_dir
 
@@ -283,11 +283,11 @@ def _regional(name: str):  # type: ignore[no-untyped-def]
     raw = regional_check.read_yaml(path)
     # lmms-eval anchors relative data_files at the YAML's folder before our hook sees the config; do the same
     # here so the test does not depend on the working directory.
-    files = regional_scoring.local_files(raw, path.parent)
+    files = regional_files.local_files(raw, path.parent)
     raw["dataset_kwargs"] = {**raw["dataset_kwargs"], "data_files": {s: [str(p) for p in v] for s, v in files.items()}}
     config = regional._bind(raw)
     rows = regional_check._load_rows(
-        config["dataset_path"], config, regional_scoring.local_files(config, path.parent), config["test_split"]
+        config["dataset_path"], config, regional_files.local_files(config, path.parent), config["test_split"]
     )
     table = [m["metric"] for m in config["metric_list"]]
     return config["process_results"], rows[:4], table

@@ -129,8 +129,18 @@ def test_fitted_tables_stay_within_120_columns():
             "no detectable difference",
         )
     ]
+    rows.append(
+        (rows[0][0], "a_rather_long_measure_name", "0.00", "0.00", "", "", "", "a p-value: not differenced, " * 5)
+    )
     lines = beyond.fitted(beyond.MEASURE_HEADER, rows)
-    assert max(map(len, lines)) <= 120 and "…" in lines[1]
+    # Issue 29.6: a long name is never cut (it was cut mid-word to "worldcuisine…ontextualized"): each task or
+    # group heads its rows on a line of its own, whole; a long note wraps at word boundaries under its column.
+    assert max(map(len, lines)) <= 120 and not any("…" in line for line in lines)
+    assert lines[0].split() == [*"measure A B A - B 95% interval units verdict".split()]
+    assert lines[1] == rows[0][0] and lines[2].split()[0] == "misled_rate_same_image"
+    start = lines[0].index("verdict")
+    assert all(line[:start].strip() == "" for line in lines[4:]) and len(lines) > 4
+    assert " ".join(" ".join(lines[3:]).split()).endswith(" ".join(rows[1][-1].split()))
 
 
 # --------------------------------------------------------------------------- end to end (one lmms-eval process)
@@ -183,12 +193,14 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
         one = {**data, "results": {keep: data["results"][keep]}, "configs": {keep: data["configs"][keep]}}
         (folder / "x_results.json").write_text(json.dumps(one))
     lines = beyond.compare_text(load_run(tmp_path / "a"), load_run(tmp_path / "b"), iters=0)
-    gain = next(line for line in lines if line.startswith(TASK))
-    assert gain.split()[:5] == [TASK, "acc", "1.00", "0.50", "+0.50"] and "too few units" in gain
+    # Each task heads its rows on a line of its own (issue 29.6), its measures indented below it.
+    gain = lines[lines.index(TASK) + 1]
+    assert gain.split()[:4] == ["acc", "1.00", "0.50", "+0.50"] and "too few units" in gain
     assert max(map(len, lines)) <= 120
     # A run against itself: circular accuracy compared like a metric (paired), the p-value side by side.
     lines = beyond.compare_text(run, run, iters=0)
-    assert any(line.startswith(CIRCULAR) and " circular_acc " in line for line in lines)
+    below = {line: lines[i + 1 :] for i, line in enumerate(lines)}
+    assert CIRCULAR in below and any(" circular_acc " in line for line in below[CIRCULAR][:3])
     assert any(" position_bias_p " in line and "not differenced" in line for line in lines)
 
 
@@ -271,3 +283,35 @@ def test_xling_units_pool_the_language_tasks_of_one_family():
         ("q3", "q3", 0.0),
     ]
     assert beyond.xling_units(run, "t_fr", "agreement") == [("q1", "q1", 1.0), ("q2", "q2", 1.0), ("q3", "q3", 1.0)]
+
+
+def test_report_position_bias_shows_where_a_task_reports_it_and_says_whose_tasks_do_not(tmp_path):
+    """Issue 29.5: "no multiple-choice task in these runs" was printed under a benchmark without position_bias
+    although the runs held multiple-choice tasks of other benchmarks (they had their section)."""
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import Run
+    from food_tasks.report.spec import spec_for
+
+    mcq, ranking = "worldcuisines_mcq_sample_1a_nocontext", "fambench_task2_ctc_sample"
+    # Chosen: position 1 three times, 2 once; gold: 1, 2, 3, 4 once each.
+    breakdown = {
+        str(k): {"chosen_share": chosen, "gold_share": 25.0} for k, chosen in ((1, 75.0), (2, 25.0), (3, 0.0), (4, 0.0))
+    }
+    run = Run(
+        "m",
+        [tmp_path],
+        {mcq: {"acc": 25.0, "position_bias": breakdown, "position_bias_p": 0.05}, ranking: {"ctc": 0.5}},
+    )
+    charts = Charts(tmp_path)
+    blocks = beyond_blocks(spec_for(mcq), [run], charts)
+    table = next(b for b in blocks if b[0] == "table" and b[1][0] == "Model" and "p (chi-square)" in b[1])
+    assert table[2] == [["**m**", f"`{mcq}`", "0.050", "1: 75.0 vs 25.0"]]  # most over-chosen: +50 points
+    assert ("h", 3, "Position bias (does it prefer a letter?)") in blocks
+    assert "Position bias: not shown" not in "\n".join(b[1] for b in blocks if b[0] == "p")
+    # FAM-Bench's tasks report no position_bias: the line says so of its tasks, not of the runs.
+    notes = [b[1] for b in beyond_blocks(spec_for(ranking), [run], charts) if b[0] == "p"][-1].splitlines()
+    assert notes[-1] == (
+        "Position bias: not shown, none of these runs' FAM-Bench tasks reports `position_bias` (a multiple-choice "
+        "task that picks one of its listed options does)."
+    )

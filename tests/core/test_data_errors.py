@@ -235,7 +235,10 @@ def test_our_commands_exit_non_zero_with_our_message_last(tmp_path, monkeypatch,
     monkeypatch.setenv(data.DATA_DIR_ENV, str(tmp_path / "empty"))
     assert cli.main(["prefetch", "fambench"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("food-tasks prefetch: ") and "is not a file" in err[-1]
+    # Our message comes last: its first line, then its continuation lines (wrapped at 120 columns, indented).
+    first = max(i for i, line in enumerate(err) if not line.startswith("  "))
+    assert err[first].startswith("food-tasks prefetch: ") and all(line.startswith("  ") for line in err[first + 1 :])
+    assert "is not a file" in " ".join(line.strip() for line in err[first:])
 
 
 def test_url_image_store_refuses_truncated_images_under_lmms_eval_setting(tmp_path, monkeypatch):

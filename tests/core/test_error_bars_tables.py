@@ -50,8 +50,8 @@ def _records(task: str) -> tuple[MetricTable, list]:
     rng = random.Random(7)
     targets = [str(d.get(target, "")) for d in docs]
     outputs_per_doc = []
-    for i, doc in enumerate(docs):
-        outputs_per_doc.append([targets[i], targets[i], rng.choice(targets), *rng.sample(JUNK, 3)])
+    for t in targets:
+        outputs_per_doc.append([t, t, rng.choice(targets), *rng.sample(JUNK, 3)])
     payloads = [process(doc, [out]) for doc, outs in zip(docs, outputs_per_doc) for out in outs]
     table = next(iter(payloads[0].values())).table
     return table, [next(iter(p.values())).record for p in payloads]

@@ -45,8 +45,11 @@ def build_30_language_mirror(root: Path) -> Path:
 
 @pytest.mark.slow  # another interpreter
 def test_source_tree_resolves_utils_and_yaml_tasks_from_the_clone_root():
-    """`python -m ...` from the clone root imports ./food_tasks; its sub-packages must resolve to utils/ and yaml_tasks/."""
-    code = "import food_tasks.utils.fambench as m, food_tasks.yaml_tasks as y, food_tasks.registration as r; print(m.__file__, r.task_dir())"
+    """`python -m ...` from the clone root imports ./food_tasks; its sub-packages resolve to utils/ and yaml_tasks/."""
+    code = (
+        "import food_tasks.utils.fambench as m, food_tasks.yaml_tasks as y, food_tasks.registration as r; "
+        "print(m.__file__, r.task_dir())"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.stdout.split() == [str(REPO / "utils" / "fambench.py"), str(REPO / "yaml_tasks")], out.stderr
 
@@ -274,8 +277,9 @@ def test_shipped_replay_example_runs_as_the_readme_says(tmp_path):
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert [p.parent.name for p in (tmp_path / "out").rglob("*_results.json")] == ["replay_example"]
     r = results["results"]["worldcuisines_mcq_sample_1a_nocontext"]
-    # Gold 1, 5, 2 for qa 400-402. en: "1", "The answer is 5.", "Melktert" (option text: robust only) -> 3/3, official 2/3;
-    # id_formal: "1", "3", null -> 1/3, one invalid; ja_formal: "1", "5", "2" -> 3/3. Macro over the 3 languages.
+    # Gold 1, 5, 2 for qa 400-402. en: "1", "The answer is 5.", "Melktert" (option text: robust only) -> 3/3,
+    # official 2/3; id_formal: "1", "3", null -> 1/3, one invalid; ja_formal: "1", "5", "2" -> 3/3. Macro over the
+    # 3 languages.
     assert r["acc,none"] == pytest.approx((100 + 100 / 3 + 100) / 3)
     assert r["acc_official,none"] == pytest.approx(
         round((round(200 / 3, 2) + round(100 / 3, 2) + 100) / 3, 2), abs=0.01
@@ -303,3 +307,84 @@ def test_help_fits_120_columns_on_a_wide_terminal(capsys, monkeypatch):
         with pytest.raises(SystemExit):
             cli.main(argv)
         assert max(map(len, capsys.readouterr().out.splitlines())) <= 120, argv
+
+
+# --- the demo's own lines (issue 29.1) ----------------------------------------------------------------------------
+
+
+def _through_bash(lines: list[str], first: str) -> list[str]:
+    """The arguments bash reads from a printed command (``first`` stripped from its first line)."""
+    text = "\n".join(lines).removeprefix(first)
+    out = subprocess.run(["bash", "-c", "printf '%s\\n' " + text], capture_output=True, text=True, check=True)
+    return out.stdout.splitlines()
+
+
+def test_demo_prints_its_own_lines_within_120_columns():
+    """The echoed command (~450 columns on one line before), the banner (~160), the epilogue with its "Next"
+    command (~280) and the hint about the venv's bin folder (~280) all fit 120 columns."""
+    from food_tasks import cli
+
+    model = Path("/home/someone-with-a-long-name/.cache/food_tasks/tiny-qwen2-vl")
+    out_dir = Path(cli.DEMO_OUTPUT)
+    results = (
+        out_dir / "__home__someone-with-a-long-name__.cache__food_tasks__tiny-qwen2-vl/20261126_015500_results.json"
+    )
+    command = cli.demo_command(model, cli.demo_tasks(), out_dir)
+    printed = [
+        *cli.demo_banner(command, model, out_dir),
+        *cli.demo_epilogue(results, cli.demo_tasks(), hint=cli.path_hint("../some/where/.venv/bin")).splitlines(),
+    ]
+    assert max(map(len, printed)) <= 120, max(printed, key=len)
+    # Both commands stay copy-pastable: what bash reads from the printed lines is the command itself.
+    assert (
+        _through_bash(printed[: printed.index(next(x for x in printed if not x.endswith("\\"))) + 1], "$ ") == command
+    )
+    start = next(i for i, x in enumerate(printed) if x.startswith("  lmms-eval "))
+    end = next(i for i in range(start, len(printed)) if not printed[i].endswith("\\"))
+    assert _through_bash(printed[start : end + 1], "  ") == [
+        "lmms-eval",
+        "--model",
+        "qwen2_vl",
+        "--model_args",
+        f"pretrained={cli.REAL_MODEL}",
+        "--tasks",
+        cli.demo_tasks(),
+        "--output_path",
+        "results/",
+        "--log_samples",
+    ]
+    assert "    source ../some/where/.venv/bin/activate" in printed
+
+
+def test_shell_lines_cut_at_argument_boundaries_and_commas_only():
+    from food_tasks import cli
+
+    argv = ["prog", "--name", "a b,c", "--list", ",".join(f"item{i:03d}" for i in range(40)), "--flag", "--x", "1"]
+    lines = cli.shell_lines(argv, width=60)
+    assert _through_bash(lines, "$ ") == argv
+    assert max(map(len, lines)) <= 60 and lines[0] == "$ prog --name 'a b,c' \\"  # a quoted word is never cut
+    assert lines[1].startswith("    --list item000,") and lines[-1] == "    --flag --x 1"
+    # One piece longer than a line (a path) is printed whole: only its line exceeds the width.
+    long_path = "/" + "d" * 80
+    lines = cli.shell_lines(["prog", "--output_path", long_path, "--log_samples"], width=60)
+    assert _through_bash(lines, "$ ") == ["prog", "--output_path", long_path, "--log_samples"]
+    assert [len(x) > 60 for x in lines] == [False, True, False]
+
+
+def test_error_messages_wrap_at_120_columns_and_keep_paths_whole(capsys):
+    """Issue 29.2: `food-tasks <cmd>: <error>` was one line (offline prefetch: 415 columns)."""
+    from food_tasks import cli
+
+    path = "/data/" + "/".join(["a-rather-long-folder-name"] * 6) + "/classification.jsonl"  # 160 characters
+    message = f"meituan/DiningBench: {path} is not in the cache and the Hub cannot be reached; " + "word " * 40
+    lines = cli.error_lines("prefetch", message + "\nsecond line: set FOOD_TASKS_DATA_DIR")
+    assert lines[0].startswith("food-tasks prefetch: meituan/DiningBench:") and lines[1] == "  " + path
+    assert all(line.startswith("  ") for line in lines[1:]) and lines[-1] == "  second line: set FOOD_TASKS_DATA_DIR"
+    assert [len(line) <= 120 for line in lines] == [line != "  " + path for line in lines]  # only the path is longer
+    assert " ".join(" ".join(lines).split()) == " ".join(f"food-tasks prefetch: {message} second line: set".split()) + (
+        " FOOD_TASKS_DATA_DIR"
+    )
+    # main prints what a command raises that way, on stderr, and exits 1.
+    assert cli.main(["compare", "/nowhere/a", "/nowhere/b"]) != 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("food-tasks compare:") and max(map(len, err)) <= 120

@@ -100,7 +100,10 @@ def test_config_from_env(monkeypatch, tmp_path):
     monkeypatch.setenv("API_TYPE", "carrier-pigeon")
     with pytest.raises(
         judge.JudgeNotConfigured,
-        match=r"API_TYPE='carrier-pigeon' cannot be used \(ValueError: Unknown API type: carrier-pigeon. Supported types: \[",
+        match=(
+            r"API_TYPE='carrier-pigeon' cannot be used \(ValueError: Unknown API type: carrier-pigeon. "
+            r"Supported types: \["
+        ),
     ):
         judge.JudgeConfig.from_env()
     monkeypatch.setenv("API_TYPE", "openai")

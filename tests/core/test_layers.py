@@ -51,6 +51,7 @@ LAYERS = {
     "food_tasks.serving": LEAVES,
     "food_tasks.tiny_model": LEAVES,
     "food_tasks.regional_scoring": LEAVES,
+    "food_tasks.regional_files": LEAVES,
     "food_tasks.regional_yaml": LEAVES,
     # in-run: called by lmms-eval during a run
     "food_tasks.harness": IN_RUN,
@@ -70,6 +71,7 @@ LAYERS = {
     "food_tasks.report.charts": OFFLINE,
     "food_tasks.report.render": OFFLINE,
     "food_tasks.report.build": OFFLINE,
+    "food_tasks.report.uncertainty": OFFLINE,
     # the face
     "food_tasks.cli": FACE,
     "food_tasks.registration": FACE,

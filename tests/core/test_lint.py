@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [
-    pytest.mark.skip(reason="enabled after the tree-wide ruff format"),
-    pytest.mark.slow,
-]  # ruff runs as a subprocess
+pytestmark = pytest.mark.slow  # ruff runs as a subprocess
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -97,7 +97,8 @@ def test_the_issue_names_its_twins_and_they_exist():
 def test_each_twin_names_its_image_twin_in_its_metadata(name):
     twin, declared = noimage.image_twin(name), config(name).get("metadata", {}).get(noimage.METADATA_KEY)
     if NAMES[name] == "group":
-        # Linked when the members pair one to one; not when the images' group holds more (foodieqa: text QA) or none exists.
+        # Linked when the members pair one to one; not when the images' group holds more (foodieqa: text QA) or none
+        # exists.
         members = [noimage.image_twin(m) for m in config(name)["task"]]
         assert declared == (twin if twin in NAMES and config(twin)["task"] == members else None)
         return

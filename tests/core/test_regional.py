@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from food_tasks import regional, regional_check, regional_scoring
+from food_tasks import regional, regional_check, regional_files, regional_scoring
 from food_tasks.cli import main as cli_main
 from food_tasks.mirror import png_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "regional"
-sys.path.insert(0, str(EXAMPLE))
-import build_example
 
 MCQ = {
     "format": "mcq",
@@ -46,6 +44,11 @@ def doc(i="1", answer="B", options=("Rendang", "Pho", "Laksa"), region="SEA", **
 
 
 def test_example_files_match_their_generator():
+    # Loaded from its file: the example is a script beside its data, not a package on sys.path.
+    spec = importlib.util.spec_from_file_location("build_example", EXAMPLE / "build_example.py")
+    assert spec is not None and spec.loader is not None
+    build_example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_example)
     for rel, data in build_example.files().items():
         assert (EXAMPLE / rel).read_bytes() == data, f"{rel}: rerun python examples/regional/build_example.py"
 
@@ -322,7 +325,8 @@ def test_validate_schema_and_data_errors(tmp_path):
     (task / "a.yaml").unlink()
     (task / "b.yaml").write_text(text.replace("test: dishes.jsonl", "test: nowhere.jsonl"))
     assert regional_check.validate(task / "b.yaml") == [
-        f"{task / 'b.yaml'}: dataset_kwargs.data_files: {task / 'nowhere.jsonl'} does not exist (paths are relative to the YAML)"
+        f"{task / 'b.yaml'}: dataset_kwargs.data_files: {task / 'nowhere.jsonl'} does not exist "
+        "(paths are relative to the YAML)"
     ]
     (task / "b.yaml").unlink()
     (task / "c.yaml").write_text(text.replace("slices: [region, language]", "slices: [country]"))
@@ -344,7 +348,8 @@ def test_validate_schema_and_data_errors(tmp_path):
     (task / "d.yaml").unlink()
     (task / "e.yaml").write_text(text.replace("slices: [region, language]", 'prompt: "{question} {"'))
     assert regional_check.validate(task / "e.yaml") == [
-        f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string (row 1; write literal braces as {{{{ }}}})"
+        f"{task / 'e.yaml'}: metadata.regional.prompt: Single '{{' encountered in format string "
+        f"(row 1; write literal braces as {{{{ }}}})"
     ]
 
 
@@ -377,11 +382,14 @@ def test_validate_the_examples_cli(capsys, monkeypatch):
     assert out.err == ""
     # Success says what was checked (issue 19.7), on stdout within 120 columns (issue 29.5).
     assert out.out.splitlines() == [
-        "examples/regional/regional_example_mcq.yaml: OK: task regional_example_mcq: 6 row(s) of examples/regional/dishes.jsonl",
-        "    (split 'test'), format mcq, every row has its question, options and answer; 6 image(s) opened; slices: region (3",
+        "examples/regional/regional_example_mcq.yaml: OK: task regional_example_mcq: 6 row(s) of "
+        "examples/regional/dishes.jsonl",
+        "    (split 'test'), format mcq, every row has its question, options and answer; 6 image(s) opened; "
+        "slices: region (3",
         "    values), language (4 values)",
         "examples/regional/regional_example_open.yaml: OK: task regional_example_open: 6 row(s) of",
-        "    examples/regional/dishes_open.csv (split 'test'), format open, every row has its question and answer; 6 image(s)",
+        "    examples/regional/dishes_open.csv (split 'test'), format open, every row has its question and answer; "
+        "6 image(s)",
         "    opened; slices: region (3 values)",
     ]
     assert cli_main(["validate", "--no-images", str(EXAMPLE / "regional_example_mcq.yaml")]) == 0
@@ -410,7 +418,7 @@ def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys
     assert _entries(capsys.readouterr().out) == [f"{yaml_path}: 2 problem(s)", *(f"  {p}" for p in problems)]
     # Issue 29.5: "Unterminated string starting at, column 60"
     data.write_text('{"id": "x", "question": "What is it?}\n', encoding="utf-8")
-    assert regional_scoring.json_lines_problems(data) == [
+    assert regional_files.json_lines_problems(data) == [
         f"{data}: line 1: not valid JSON: Unterminated string starting at column 25"
     ]
 
@@ -418,12 +426,12 @@ def test_validate_names_the_line_of_a_malformed_json_lines_file(tmp_path, capsys
 def test_json_lines_checks(tmp_path):
     path = tmp_path / "d.jsonl"
     path.write_text('[{"a": 1}, {"a": 2}]', encoding="utf-8")  # one JSON array of objects: datasets reads it too
-    assert regional_scoring.json_lines_problems(path) == []
+    assert regional_files.json_lines_problems(path) == []
     path.write_bytes(b'{"a": 1}\n{"a": "\xe9"}\n')
-    assert regional_scoring.json_lines_problems(path) == [f"{path}: line 2: not UTF-8 text (invalid continuation byte)"]
+    assert regional_files.json_lines_problems(path) == [f"{path}: line 2: not UTF-8 text (invalid continuation byte)"]
     path.write_text("".join("{oops\n" for _ in range(15)), encoding="utf-8")
-    problems = regional_scoring.json_lines_problems(path)
-    assert len(problems) == regional_scoring.MAX_LINE_PROBLEMS + 1
+    problems = regional_files.json_lines_problems(path)
+    assert len(problems) == regional_files.MAX_LINE_PROBLEMS + 1
     assert problems[-1] == f"{path}: 5 more line(s) like these"
 
 
@@ -677,7 +685,7 @@ def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
     shutil.copy(task / "regional_example_mcq.yaml", task / "old" / "mcq_v0.yaml")
     yaml_path = task / "regional_example_mcq.yaml"
     assert regional_check.validate(yaml_path, check_images=False) == [
-        f"{yaml_path}: task: 'regional_example_mcq' is also the name of {task / 'old' / 'mcq_v0.yaml'}: lmms-eval would run "
-        f"one of them without a word (--include_path {task}); rename one"
+        f"{yaml_path}: task: 'regional_example_mcq' is also the name of {task / 'old' / 'mcq_v0.yaml'}: "
+        f"lmms-eval would run one of them without a word (--include_path {task}); rename one"
     ]
     assert regional_check.validate(task / "regional_example_open.yaml", check_images=False) == []

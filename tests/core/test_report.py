@@ -91,7 +91,7 @@ def wc_tasks(base: float) -> tuple[dict, dict]:
 
 def fb_tasks(base: float) -> dict:
     tasks = {}
-    for k, (suffix, mode) in enumerate((("", "baseline"), ("_cot", "cot"), ("_ki", "ki"), ("_cot_ki", "cot_ki"))):
+    for k, suffix in enumerate(("", "_cot", "_ki", "_cot_ki")):
         per_condition = {
             c: {"n": 100, "decision_acc": base + 3 * j - k, "rationale_micro_f1": 0.1} for j, c in enumerate(CONDITIONS)
         }
@@ -154,13 +154,13 @@ def test_report_tables_reference_rows_and_flags(two_runs, tmp_path):
     md = made["markdown"].read_text()
     # WorldCuisines: official row then robust row, the MCQ unparsed rate beside the scores, then paper rows.
     assert (
-        "| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | official | 59.50 | 15.00 | 60.50 | 15.25 | 61.50 | 15.50 | 62.50 | 15.75 | "
-        "61.00 | 15.38 | 1.00 |"
+        "| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | official | 59.50 | 15.00 | 60.50 | 15.25 | 61.50 | 15.50 | "
+        "62.50 | 15.75 | 61.00 | 15.38 | 1.00 |"
     ) in md
     assert "| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | robust | 60.00 | 15.00 | 61.00 |" in md
     assert (
-        "| Qwen2-VL-7B-Instruct | paper | 61.48 | 6.76 | 67.85 | 10.36 | 53.52 | 6.12 | 55.90 | 21.03 | 59.69 | 11.07 | – |"
-        in md
+        "| Qwen2-VL-7B-Instruct | paper | 61.48 | 6.76 | 67.85 | 10.36 | 53.52 | 6.12 | 55.90 | 21.03 | "
+        "59.69 | 11.07 | – |" in md
     )
     assert "| Gemini 1.5 Flash * | paper | 77.05 | 12.81 |" in md and "single-reference" in md
     assert "Paper Table 7 (test_large, 60k" in md
@@ -186,7 +186,8 @@ def test_report_tables_reference_rows_and_flags(two_runs, tmp_path):
         "| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | baseline | official | 70.00 | 0.1073 | 0.1046 | – | – | – | 2.00 | 3 | 2 |"
     ) in md
     assert (
-        "| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | cot | robust | 71.00 | 0.1100 | 0.1200 | 31.30 | 0.5617 | 0.9000 | 2.00 | 3 | 2 |"
+        "| **Qwen/Qwen2-VL-7B-Instruct** ⚠ | cot | robust | 71.00 | 0.1100 | 0.1200 | 31.30 | 0.5617 | 0.9000 | "
+        "2.00 | 3 | 2 |"
     ) in md
     assert "| GPT-5.4 | cot+ki | paper | 82.40 | 0.2614 | 0.2666 | 37.40 | 0.6258 | 0.9227 | – | – | – |" in md
     assert (
@@ -242,11 +243,14 @@ def test_cli_report_and_bad_input(two_runs, tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert cli_main(["report", str(empty), "-o", str(tmp_path / "x")]) == 2
-    assert f"{empty}: no lmms-eval results file" in capsys.readouterr().err
+    # The message is wrapped at 120 columns (issue 29.2): read it as one line.
+    assert f"{empty}: no lmms-eval results file" in " ".join(capsys.readouterr().err.split())
     bad = tmp_path / "bad_results.json"
     bad.write_text("{}")
     assert cli_main(["report", str(bad)]) == 2
-    assert "not an lmms-eval results file (no 'results' object)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not an lmms-eval results file (no 'results' object)" in " ".join(err.split())
+    assert err.startswith("food-tasks report: ") and max(map(len, err.splitlines())) <= 120
 
 
 def test_registry_is_keyed_by_prefix():
@@ -329,8 +333,8 @@ def test_a_new_benchmark_is_one_registry_entry(tmp_path, monkeypatch):
     made = report.build_report([tmp_path / "r"], tmp_path / "rep")
     md = made["markdown"].read_text()
     assert (
-        "| **toy/model** | official | 0.6000 | 0.01 |\n| **toy/model** | robust | 0.6100 | 0.01 |\n| GPT-4o | paper | 0.6526 | – |"
-        in md
+        "| **toy/model** | official | 0.6000 | 0.01 |\n| **toy/model** | robust | 0.6100 | 0.01 |\n"
+        "| GPT-4o | paper | 0.6526 | – |" in md
     )
     assert "Reference rows (*paper*): Toy paper Table 2." in md
     assert "| views | toy/model |\n|---|---|\n| 1 | 0.61 |\n| 2 | 0.65 |\n| 4 | 0.70 |" in md
@@ -477,3 +481,17 @@ def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explaine
     assert f"Class unparsed %, official and robust differ: {CLS_UNPARSED}" in md
     assert "| **m/a** | baseline | robust | – | – | – | 0.00 | 0.0000 | undefined [1] |" in md
     assert f"undefined [1]: {CTC_UNDEFINED}" in md and "NaN" not in md
+
+
+def test_links_are_links_in_html_and_their_path_in_markdown():
+    """Issue 29.3: the interval note points to docs/error_bars.md (the README section moved there)."""
+    from food_tasks.report.render import to_html, to_markdown
+
+    blocks = [("p", "see [docs/x.md](docs/x.md) or [the page](https://example.org/a#b) <i>"), ("list", ["[y](y)"])]
+    assert to_markdown(blocks) == "see docs/x.md or the page (https://example.org/a#b) <i>\n\n- y\n"
+    html = to_html(blocks, "t")
+    assert "see <a href='docs/x.md'>docs/x.md</a> or <a href='https://example.org/a#b'>the page</a> &lt;i&gt;" in html
+    assert "<li><a href='y'>y</a></li>" in html
+    # A target with a quote or a space is not a link: nothing can leave the href attribute.
+    assert "href" not in to_html([("p", "[x](a' onclick='b)"), ("p", "[x](a b)")], "t")
+    assert "[docs/error_bars.md](docs/error_bars.md)" in report_spec.INTERVAL_NOTE

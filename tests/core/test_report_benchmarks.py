@@ -77,8 +77,8 @@ def test_diningbench_table_views_curve_and_judge(tmp_path):
     )
     # Views curves: the missing 3-view run is a gap.
     assert (
-        "| views | Qwen/Qwen3-VL-8B-Instruct |\n|---|---|\n| 1 (reference photo) | 0.6000 |\n| 2 | 0.6500 |\n| 3 | – |\n"
-        "| 4 | 0.7000 |"
+        "| views | Qwen/Qwen3-VL-8B-Instruct |\n|---|---|\n| 1 (reference photo) | 0.6000 |\n"
+        "| 2 | 0.6500 |\n| 3 | – |\n| 4 | 0.7000 |"
     ) in md
     assert "| 1 (reference photo) | 31.50 |\n| 2 | 29.00 |" in md
     names = sorted(p.name for p in made["charts"])
@@ -141,7 +141,8 @@ def test_foodieqa_table3_templates_and_question_types(tmp_path):
     md = made["markdown"].read_text()
     # Table 3: best of four (official parity = acc_paper_protocol_best), then the paper rows and text-only LLMs.
     assert (
-        "| Model | Scorer | Multi-image ZH | Multi-image EN | Single-image ZH | Single-image EN | Text QA ZH |\n|---|---|---|---|---|---|---|\n"
+        "| Model | Scorer | Multi-image ZH | Multi-image EN | Single-image ZH | Single-image EN | Text QA ZH |\n"
+        "|---|---|---|---|---|---|---|\n"
         "| **Qwen/Qwen2-VL-7B-Instruct** | official | 42.00 | 52.00 | 62.00 | 72.00 | 82.00 |\n"
         "| **Qwen/Qwen2-VL-7B-Instruct** | robust | 43.00 | 53.00 | 63.00 | 73.00 | 83.00 |"
     ) in md
@@ -154,12 +155,12 @@ def test_foodieqa_table3_templates_and_question_types(tmp_path):
     )
     # Per template: official per template = acc_paper_protocol, mean / best from the groups, rates beside.
     assert (
-        "| **Qwen/Qwen2-VL-7B-Instruct** | Multi-image EN | official | 49.00 | 50.00 | 51.00 | 52.00 | 50.50 | 52.00 | 2.00 | 4.00 |"
-        in md
+        "| **Qwen/Qwen2-VL-7B-Instruct** | Multi-image EN | official | 49.00 | 50.00 | "
+        "51.00 | 52.00 | 50.50 | 52.00 | 2.00 | 4.00 |" in md
     )
     assert (
-        "| **Qwen/Qwen2-VL-7B-Instruct** | Multi-image EN | robust | 50.00 | 51.00 | 52.00 | 53.00 | 51.50 | 53.00 | 2.00 | 4.00 |"
-        in md
+        "| **Qwen/Qwen2-VL-7B-Instruct** | Multi-image EN | robust | 50.00 | 51.00 | "
+        "52.00 | 53.00 | 51.50 | 53.00 | 2.00 | 4.00 |" in md
     )
     assert "| Idefics2-8B * | Multi-image ZH | paper | 35.98 | 49.38 | 50.87 | 40.45 | 44.17 | 50.87 | – | – |" in md
     assert (
@@ -169,7 +170,8 @@ def test_foodieqa_table3_templates_and_question_types(tmp_path):
     # Per question type: mean over the four templates (41.5 + 5 for mivqa ZH), n beside.
     # Wilson bounds by hand: the roots of (0.465 - p)^2 = 1.96^2 p (1 - p) / 10 are 21.18% and 73.77%
     assert (
-        "| Question type | Qwen/Qwen2-VL-7B-Instruct (n; 4 templates) |\n|---|---|\n| cuisine_type | 46.50 [21.2, 73.8] (10) |\n"
+        "| Question type | Qwen/Qwen2-VL-7B-Instruct (n; 4 templates) |\n|---|---|\n"
+        "| cuisine_type | 46.50 [21.2, 73.8] (10) |\n"
         "| flavor | 36.50 [19.2, 58.1] (20) |"
     ) in md
     assert sorted(p.name for p in made["charts"]) == sorted(
@@ -245,14 +247,15 @@ def test_food500cap_absent_metrics_and_regions(tmp_path):
     )
     # One scorer: one row; CLIP-S absent with its reason under the table; rates beside.
     assert (
-        "| **m/a** | official = robust | 15.25 | 3.50 | 10.12 | 25.00 | 20.00 | absent [1] | 40.00 | 60.00 | 1.00 | 2 |\n"
+        "| **m/a** | official = robust | 15.25 | 3.50 | 10.12 | 25.00 | 20.00 | absent [1] | 40.00 | 60.00 | "
+        "1.00 | 2 |\n"
         "| BLIP (decoder) | paper | 13.80 | 2.61 | 8.71 | 20.33 | 13.62 | 0.700 | 5.29 | 30.76 | – | – |"
     ) in md
     assert "absent [1]: no CLIP model given (set FOOD_TASKS_CLIP_MODEL to a local CLIP directory)" in md
     # Table 3: without a mapping the region columns are absent with the reason; with one, matching names fill.
     assert (
-        "| **m/a** | Accurate | official = robust | 40.00 | absent [1] | absent [1] | absent [1] | absent [1] | absent [1] | "
-        "absent [1] | absent [1] |"
+        "| **m/a** | Accurate | official = robust | 40.00 | absent [1] | absent [1] | absent [1] | absent [1] | "
+        "absent [1] | absent [1] | absent [1] |"
     ) in md
     assert "absent [1]: no category-to-region mapping given" in md
     assert "| **m/b** | Relaxed | official = robust | 60.00 | 66.00 | – | – | – | – | – | – |" in md
@@ -285,8 +288,8 @@ def test_heatmap_takes_new_headlines_and_skips_absent(tmp_path, monkeypatch):
     md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
     table = md.split("## Models by benchmark", 1)[1].split("\n## ", 1)[0]
     assert (
-        "| Model | diningbench_zh: Class ACC | diningbench_zh: Avg MAPE | diningbench_zh: VQA ACC | food500cap: CIDEr | food500cap: SLA accurate |"
-        in table
+        "| Model | diningbench_zh: Class ACC | diningbench_zh: Avg MAPE | diningbench_zh: VQA ACC | "
+        "food500cap: CIDEr | food500cap: SLA accurate |" in table
     )
     assert "| m/b | 0.5000 | 31.50 | 0.8000 | – | 40.00 |" in table
     assert seen["lower"] == [False, True, False, False, False]  # MAPE: the lowest run is coloured best

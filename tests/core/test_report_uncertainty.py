@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import run_lmms_eval
 
 from food_tasks import report
 from food_tasks.registration import task_dir
+from food_tasks.report.spec import ERROR_BARS_DOC
 
 pytestmark = pytest.mark.e2e
 TASK = "worldcuisines_mcq_sample_1a_nocontext"
@@ -58,7 +60,12 @@ def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_run
     row = base["results"][TASK]
     acc, se = row["acc,none"], row["acc_stderr,none"]
     assert f"{acc:.2f} ± {1.959963984540054 * se:.2f}" in md
-    assert report.INTERVAL_NOTE in md
+    # The interval note points to the error-bars page: its path in Markdown, a link in HTML (issue 29.3).
+    note = report.INTERVAL_NOTE.replace(f"[{ERROR_BARS_DOC}]({ERROR_BARS_DOC})", ERROR_BARS_DOC)
+    assert note in md and "food-tasks docs/error_bars.md)" in md and "README" not in note
+    page = made["html"].read_text(encoding="utf-8")
+    assert "food-tasks <a href='docs/error_bars.md'>docs/error_bars.md</a>);" in page
+    assert (Path(__file__).resolve().parents[2] / ERROR_BARS_DOC).is_file()
     # the uncertainty table: value ± 95%, the standard error, and 2.80 x sqrt(2) x SE as the detectable difference
     assert "### Uncertainty" in md and "Smallest detectable difference" in md
     group = base["results"][GROUP]
@@ -119,7 +126,8 @@ Z = 1.959963984540054
 @pytest.mark.parametrize(
     ("percent", "n", "expected"),
     [
-        # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5; half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
+        # 50 of 100 by hand: centre (0.5 + z^2/200) / (1 + z^2/100) = 0.5;
+        # half z sqrt(0.25/100 + z^2/40000) / (1 + z^2/100)
         (
             50.0,
             100,

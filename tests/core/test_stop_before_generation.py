@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import regional_scoring
+from food_tasks import regional_files
 from food_tasks.data import RunStopped
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regional"
@@ -212,7 +212,7 @@ def test_innermost_error_unwraps_retries_and_causes():
 
     with pytest.raises(tenacity.RetryError) as err:
         load()
-    assert regional_scoring.root_cause(err.value) == "ValueError: JSON parse error in row 3"
+    assert regional_files.root_cause(err.value) == "ValueError: JSON parse error in row 3"
 
 
 @pytest.mark.e2e
@@ -285,7 +285,8 @@ def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["bad_answer"], task_type="simple")
     assert str(err.value).splitlines()[:2] == [
-        f"food-tasks: regional task bad_answer ({folder / 'bad_answer.yaml'}): data error, the run stops before generation:",
-        f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) nor the text of "
-        "one option",
+        f"food-tasks: regional task bad_answer ({folder / 'bad_answer.yaml'}): data error, the run stops "
+        "before generation:",
+        f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) "
+        "nor the text of one option",
     ]

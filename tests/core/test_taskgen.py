@@ -107,3 +107,26 @@ def test_task_and_write(tmp_path):
     )
     taskgen.write({"t1.yaml": text}, tmp_path / "out")
     assert (tmp_path / "out" / "t1.yaml").read_text(encoding="utf-8") == text
+
+
+def test_rotated_and_image_free_tasks_have_their_own_alias():
+    """Issue 29.4: a `_circular` or `_noimage` task's alias is not its base task's (the printed table and the report
+    show aliases: a circular task run alone read as its base task)."""
+    from pathlib import Path
+
+    aliases = {}
+    for path in sorted((Path(__file__).resolve().parents[2] / "yaml_tasks").glob("*/*.yaml")):
+        config = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+        name = config.get("task") or config.get("group")
+        if isinstance(name, str):
+            aliases[name] = config.get("task_alias") or config.get("group_alias")
+    pairs = [
+        (name, base)
+        for name in aliases
+        for variant in ("_circular", "_noimage")
+        if variant in name and (base := name.replace(variant, "")) in aliases
+    ]
+    assert len(pairs) > 50 and "worldcuisines_mcq_circular_1a_nocontext" in dict(pairs)
+    assert [(name, aliases[name]) for name, base in pairs if aliases[name] == aliases[base]] == []
+    assert aliases["worldcuisines_mcq_circular_1a_nocontext"] == "1a. Dish Name (No-Context), circular"
+    assert aliases["foodieqa_sivqa_zh_dishname_noimage_p0"] == "p0, no image"

@@ -35,25 +35,34 @@ OPTIONS_EN = [
 
 
 def cls_prompt(options: list[str], lang: str) -> str:
-    lines = "\n".join(f"{l}. {o}" for l, o in zip("ABCDEFGH", options))
+    lines = "\n".join(f"{letter}. {o}" for letter, o in zip("ABCDEFGH", options))
     if lang == "zh":
-        return f"你是一名食物识别专家。请根据图片内容，从以下选项中选择最合适的菜品名称，并输出对应的选项字母。\n\n选项：\n{lines}\n\n你的答案只能是选项对应的单个大写英文字母，不要包含任何描述、解释或选项字母以外的内容。"
+        return (
+            "你是一名食物识别专家。请根据图片内容，从以下选项中选择最合适的菜品名称，并输出对应的选项字母。\n\n"
+            f"选项：\n{lines}\n\n"
+            "你的答案只能是选项对应的单个大写英文字母，不要包含任何描述、解释或选项字母以外的内容。"
+        )
     return (
-        "You are a food recognition expert. Please select the most appropriate dish name from the following options based on the "
-        f"image content, and output the corresponding option letter.\n\nOptions:\n{lines}\n\nYour answer should only be a single "
-        "uppercase English letter corresponding to the option, without any description, explanation, or content other than the option letter."
+        "You are a food recognition expert. Please select the most appropriate dish name from the following options "
+        f"based on the image content, and output the corresponding option letter.\n\nOptions:\n{lines}\n\n"
+        "Your answer should only be a single uppercase English letter corresponding to the option, without any "
+        "description, explanation, or content other than the option letter."
     )
 
 
 NUT_PROMPT_ZH = (
-    "你是一名食物识别专家。请根据图片内容预测图中食物的卡路里、蛋白质、碳水化合物和脂肪含量，并直接按以下JSON格式输出（单位均为每份的克或千卡）：\n\n"
-    '{\n "卡路里": <number>,\n "蛋白质": <number>,\n "碳水化合物": <number>,\n "脂肪": <number>\n}\n\n请确保你的答案是可以被json.loads直接加载的标准JSON，不要输出JSON以外的任何内容。'
+    "你是一名食物识别专家。请根据图片内容预测图中食物的卡路里、蛋白质、碳水化合物和脂肪含量，"
+    "并直接按以下JSON格式输出（单位均为每份的克或千卡）：\n\n"
+    '{\n "卡路里": <number>,\n "蛋白质": <number>,\n "碳水化合物": <number>,\n "脂肪": <number>\n}\n\n'
+    "请确保你的答案是可以被json.loads直接加载的标准JSON，不要输出JSON以外的任何内容。"
 )
 NUT_PROMPT_EN = (
-    "You are a food recognition expert. Please predict the calories, protein, carbohydrates, and fat content of the food in the "
-    "image based on the image content, and output directly in the following JSON format (all units are grams or kilocalories per serving):\n\n"
+    "You are a food recognition expert. Please predict the calories, protein, carbohydrates, and fat content of the "
+    "food in the image based on the image content, and output directly in the following JSON format (all units are "
+    "grams or kilocalories per serving):\n\n"
     '{\n "calories": <number>,\n "protein": <number>,\n "carbohydrates": <number>,\n "fat": <number>\n}\n\n'
-    "Please ensure your answer is standard JSON that can be directly loaded by json.loads, and do not output any content other than JSON."
+    "Please ensure your answer is standard JSON that can be directly loaded by json.loads, and do not output any "
+    "content other than JSON."
 )
 
 

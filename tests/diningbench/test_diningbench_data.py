@@ -70,7 +70,8 @@ def test_docs_keep_row_order_and_verbatim_prompts(mirror):
     assert all(os.path.isfile(p) for d in docs for p in d["images"])
     cot = D.build_docs("vqa", "en", cot=True)[0]["text"]
     assert cot.endswith(
-        "3. Comprehensive Answer: Answer the question based on the original image content and the observations and breakdown above."
+        "3. Comprehensive Answer: Answer the question based on the original image content and the observations and "
+        "breakdown above."
     )
     assert cot.startswith("Is this dish fried?\nOutput only the final answer")
 

@@ -97,7 +97,7 @@ def setup(tmp_path_factory):  # type: ignore[no-untyped-def]
         "FOOD_TASKS_JUDGE_WORKERS": "4",
         "API_TYPE": "openai",
         "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
-    }  # fmt: skip (the developer's own settings never leak in)
+    }  # the developer's own settings never leak in
     return work, responses, env
 
 
@@ -133,7 +133,8 @@ def test_judge_requests_faults_and_info(first_run):
     fried = [b for b in bodies if "【预测答案】：\n经历了油炸" in b["messages"][0]["content"]]
     down = [b for b in bodies if "【预测答案】：\nNot vegan" in b["messages"][0]["content"]]
     assert len(fried) == 4 and len(down) == 4  # 500, timeout, garbage, success / four failures
-    # zh: 经历了油炸 (official = robust), the raw output with <think> (official), the cleaned one (robust); en: 3 distinct
+    # zh: 经历了油炸 (official = robust), the raw output with <think> (official), the cleaned one (robust);
+    # en: 3 distinct
     assert len(bodies) - len(fried) - len(down) + 2 == 3 + 3
     info = results["results"]["diningbench_vqa_en"]["judge_info,none"]
     assert info["model"] == "judge-test" and info["prompt"] == "diningbench-zh-v1"
@@ -185,7 +186,8 @@ def test_vqa_without_judge_fails_before_generation_and_none_opts_out(setup):
 @pytest.mark.parametrize("task", list(EXPECTED))
 def test_standard_errors_in_the_results(first_run, task):
     # Every metric with an estimator gets a standard error and its n (a row is its own cluster); the judge
-    # metrics' rows come from the same (cached) verdicts: no request beyond those test_judge_requests_faults_and_info counts.
+    # metrics' rows come from the same (cached) verdicts: no request beyond those
+    # test_judge_requests_faults_and_info counts.
     from food_tasks.utils.diningbench import TABLES
 
     (_, results, _), _ = first_run

@@ -15,12 +15,13 @@ import pytest
 from food_tasks.benchmarks.diningbench import parsing as P
 
 PROMPT_EN = (
-    "You are a food recognition expert. Please select the most appropriate dish name from the following options based on "
-    "the image content, and output the corresponding option letter.\n\nOptions:\nA. Sweet Potato Chicken Salad\n"
-    "B. Roasted Potato Chicken Salad\nC. Pomelo Shrimp Salad\nD. Roasted Pumpkin Quinoa Salad\nE. Papaya Chicken Salad\n"
-    "F. Roasted Pumpkin Chicken Salad\nG. Mango Chicken Salad\nH. Fresh Fruit Shrimp Salad\n\nYour answer should only be a "
-    "single uppercase English letter corresponding to the option, without any description, explanation, or content other "
-    "than the option letter."
+    "You are a food recognition expert. Please select the most appropriate dish name from the following options "
+    "based on the image content, and output the corresponding option letter.\n\nOptions:\n"
+    "A. Sweet Potato Chicken Salad\nB. Roasted Potato Chicken Salad\nC. Pomelo Shrimp Salad\n"
+    "D. Roasted Pumpkin Quinoa Salad\nE. Papaya Chicken Salad\nF. Roasted Pumpkin Chicken Salad\n"
+    "G. Mango Chicken Salad\nH. Fresh Fruit Shrimp Salad\n\nYour answer should only be a single uppercase English "
+    "letter corresponding to the option, without any description, explanation, or content other than the option "
+    "letter."
 )
 LETTERS, OPTIONS = P.prompt_options(PROMPT_EN)
 
@@ -149,7 +150,8 @@ NUTRITION_CASES = [
     ("580", None, None),
     ('{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18,}', None, V),
     (
-        '```json\n{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}\n```\n```json\n{"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}\n```',
+        '```json\n{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}\n```\n'
+        '```json\n{"calories": 1, "protein": 1, "carbohydrates": 1, "fat": 1}\n```',
         V,
         {"calories": 1.0, "protein": 1.0, "carbohydrates": 1.0, "fat": 1.0},
     ),

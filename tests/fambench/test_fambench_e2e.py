@@ -16,11 +16,21 @@ from conftest import run_lmms_eval
 pytestmark = pytest.mark.e2e
 
 T1 = {
-    "1": '{"decision": "recommend", "rationale_ingredients": [{"condition": "type 2 diabetes", "ingredients": ["Bulgur-Wheat", "olive oil"]}]}',
-    "2": '<think>{"decision": "recommend|not recommend"}</think>{"decision": "not recommend", "rationale_ingredients": [{"condition": "chronic kidney disease", "ingredients": ["cheese"]}]}',
+    "1": (
+        '{"decision": "recommend", "rationale_ingredients": '
+        '[{"condition": "type 2 diabetes", "ingredients": ["Bulgur-Wheat", "olive oil"]}]}'
+    ),
+    "2": (
+        '<think>{"decision": "recommend|not recommend"}</think>{"decision": "not recommend", "rationale_ingredients": '
+        '[{"condition": "chronic kidney disease", "ingredients": ["cheese"]}]}'
+    ),
     "3": "Decision: Not Recommended. The dish is high in sodium.",
     "4": '{"decision": "Recommend.", "rationale_ingredients": []}',
-    "5": '```json\n{"decision": "not_recommend", "rationale_ingredients": [{"condition": "Type-2 Diabetes", "ingredients": ["white rice"]}, {"condition": "hypertension", "ingredients": ["soy sauce", "sesame oil"]}]}\n```',
+    "5": (
+        '```json\n{"decision": "not_recommend", "rationale_ingredients": '
+        '[{"condition": "Type-2 Diabetes", "ingredients": ["white rice"]}, '
+        '{"condition": "hypertension", "ingredients": ["soy sauce", "sesame oil"]}]}\n```'
+    ),
     "6": "",
 }
 RANK = {
@@ -31,11 +41,20 @@ RANK = {
     "CRMCQ_0005": "I think A is best.",
 }
 DECISION = {
-    "CRMCQ_0001": '{"option_decisions": {"A": {"decision": "recommend", "risk_level": "low"}, "B": {"decision": "not_recommend"}, "C": {"decision": "not recommend"}, "D": {"decision": "Not Recommended"}}}',
-    "CRMCQ_0002": '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "not_recommend"}, "D": {"decision": "not_recommend"}}}',
-    "CRMCQ_0003": '{"option_decisions": {"a": {"decision": "not_recommend"}, "b": {"decision": "recommend"}, "c": {"decision": "recommend"}, "d": {"decision": "avoid"}}}',
+    "CRMCQ_0001": (
+        '{"option_decisions": {"A": {"decision": "recommend", "risk_level": "low"}, '
+        '"B": {"decision": "not_recommend"}, "C": {"decision": "not recommend"}, "D": {"decision": "Not Recommended"}}}'
+    ),
+    "CRMCQ_0002": (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "not_recommend"}, "D": {"decision": "not_recommend"}}}'
+    ),
+    "CRMCQ_0003": (
+        '{"option_decisions": {"a": {"decision": "not_recommend"}, "b": {"decision": "recommend"}, '
+        '"c": {"decision": "recommend"}, "d": {"decision": "avoid"}}}'
+    ),
     "CRMCQ_0004": '{"option_decisions": {}}',
-}  # fmt: skip  (CRMCQ_0005 has no recorded decision output: the replay model answers "")
+}  # CRMCQ_0005 has no recorded decision output: the replay model answers ""
 
 EXPECTED = {
     "fambench_task1_textonly": {

@@ -238,11 +238,21 @@ def fam_env(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
 
 
 T1_OUT = [
-    '{"decision": "recommend", "rationale_ingredients": [{"condition": "type 2 diabetes", "ingredients": ["Bulgur-Wheat", "olive oil"]}]}',
-    '{"decision": "not recommend", "rationale_ingredients": [{"condition": "chronic kidney disease", "ingredients": ["cheese"]}]}',
+    (
+        '{"decision": "recommend", "rationale_ingredients": '
+        '[{"condition": "type 2 diabetes", "ingredients": ["Bulgur-Wheat", "olive oil"]}]}'
+    ),
+    (
+        '{"decision": "not recommend", "rationale_ingredients": '
+        '[{"condition": "chronic kidney disease", "ingredients": ["cheese"]}]}'
+    ),
     "Decision: Not Recommended. The dish is high in sodium.",
     '{"decision": "Recommend.", "rationale_ingredients": []}',
-    '{"decision": "not recommend", "rationale_ingredients": [{"condition": "type 2 diabetes", "ingredients": ["white rice"]}, {"condition": "hypertension", "ingredients": ["soy sauce", "oil"]}]}',
+    (
+        '{"decision": "not recommend", "rationale_ingredients": '
+        '[{"condition": "type 2 diabetes", "ingredients": ["white rice"]}, '
+        '{"condition": "hypertension", "ingredients": ["soy sauce", "oil"]}]}'
+    ),
     "",
     '{"decision": "recommend", "rationale_ingredients": [{"condition": "obesity", "ingredients": ["oil"]}]}',
 ]
@@ -251,11 +261,23 @@ RANKINGS = [
     for r in ("ABDC", "CABD", "BADC", "DCBA", "ACBD")
 ]
 DECISIONS = [  # per question; CRMCQ_0004's images are missing
-    '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "not recommend"}, "D": {"decision": "not_recommend"}}}',
-    '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, "C": {"decision": "recommend"}, "D": {"decision": "not_recommend"}}}',
-    '{"option_decisions": {"A": {"decision": "not_recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "recommend"}, "D": {"decision": "avoid"}}}',
+    (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "not recommend"}, "D": {"decision": "not_recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "not_recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "not_recommend"}}}'
+    ),
+    (
+        '{"option_decisions": {"A": {"decision": "not_recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "avoid"}}}'
+    ),
     "",
-    '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, "C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}',
+    (
+        '{"option_decisions": {"A": {"decision": "recommend"}, "B": {"decision": "recommend"}, '
+        '"C": {"decision": "recommend"}, "D": {"decision": "recommend"}}}'
+    ),
 ]
 
 
@@ -263,7 +285,7 @@ def _task2_records():  # type: ignore[no-untyped-def]
     docs = fb_data.task2_docs(("rank", "decision"), MODES, "textimage")
     qids = sorted({d["question_id"] for d in docs})
     records = []
-    for n, doc in enumerate(docs):
+    for doc in docs:
         q = qids.index(doc["question_id"])
         shift = MODES.index(doc["mode"]) + 1  # each mode ranks differently; CRMCQ_0005 has no ranking in cot
         output = RANKINGS[(q + shift) % 5] if doc["kind"] == "rank" else DECISIONS[q]

@@ -51,7 +51,8 @@ def test_task1_official_parser_rationale_only_with_strict_json():
     assert out["rationale"] == []  # loose fallback drops the rationale
     out = fb_parsing.parse_task1_official(
         'noise {"decision": "recommend", "rationale_ingredients": '
-        '[{"condition": "Type_2-Diabetes", "ingredients": ["Soy-Sauce!", "soy sauce", ""]}, {"condition": "", "ingredients": ["x"]}]}'
+        '[{"condition": "Type_2-Diabetes", "ingredients": ["Soy-Sauce!", "soy sauce", ""]}, '
+        '{"condition": "", "ingredients": ["x"]}]}'
     )
     assert out == {
         "decision": R,
@@ -85,7 +86,7 @@ def test_task1_robust_parser(raw, decision, json_found):
     assert (out["decision"], out["json"]) == (decision, json_found)
 
 
-# ------------------------- Task 2 parsers (official: evaluate._parse_json_ranking, _parse_decision_payload, _parse_letter)
+# ---------------- Task 2 parsers (official: evaluate._parse_json_ranking, _parse_decision_payload, _parse_letter)
 
 OFFICIAL_RANK = [
     ("Ranking (best to worst): B > A > D > C", list("ABDC")),  # letters of RANKING and BEST come first
@@ -126,7 +127,10 @@ def test_ranking_robust(raw, expected):
 
 
 def test_decisions_official_all_or_nothing():
-    ok = '{"option_decisions": {"A": {"decision": "Recommend"}, "b": {"decision": "not recommend"}, "C": {"decision": "not-recommend"}, "D": {"decision": "recommend", "risk_level": "extreme"}}}'
+    ok = (
+        '{"option_decisions": {"A": {"decision": "Recommend"}, "b": {"decision": "not recommend"}, '
+        '"C": {"decision": "not-recommend"}, "D": {"decision": "recommend", "risk_level": "extreme"}}}'
+    )
     assert fb_parsing.parse_decisions_official(ok) == {
         "A": "recommend",
         "B": "not_recommend",

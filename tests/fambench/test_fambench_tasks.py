@@ -33,7 +33,8 @@ def test_fambench_tasks_groups_and_list_rows(capsys):
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
     for row in (
-        r"fambench_task2_ctc_all +task +fambench +8000 +fambench\n.*\n  fambench: +github\.com/anonymous-research-artifact123/Food-as-medicine@abfaf02",
+        r"fambench_task2_ctc_all +task +fambench +8000 +fambench\n.*\n"
+        r"  fambench: +github\.com/anonymous-research-artifact123/Food-as-medicine@abfaf02",
         r"fambench_task1_cot_ki +task +fambench +1500 ",
         r"fambench_task2_ctc_cot +task +fambench +2000 ",
         r"fambench_task1_sample +task +fambench +4 ",

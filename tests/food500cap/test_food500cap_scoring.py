@@ -92,7 +92,8 @@ def test_a_root_without_the_split_images_fails_before_generation(mirror, tmp_pat
         ('[{"cat": "A"}]', "record 1 .*field 'filename'"),
         ('{"cat": "A"}', "non-empty JSON array"),
         (
-            '[{"cat": "A", "filename": "A/A_1.jpg", "caption": "x"}, {"cat": "A", "filename": "A/A_1.jpg", "caption": "y"}]',
+            '[{"cat": "A", "filename": "A/A_1.jpg", "caption": "x"}, '
+            '{"cat": "A", "filename": "A/A_1.jpg", "caption": "y"}]',
             "record 2: duplicate filename",
         ),
     ],
@@ -146,7 +147,8 @@ def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror, monkeypatc
     )
     for name in ("bleu4_pytok", "rouge_l_pytok", "cider_pytok"):  # with Java, computed only when asked
         assert hooks.TABLES["caption"][name](records) == (
-            f"absent: not computed: the toolkit's own tokenisation ran (set {fc_scoring.PYTOK_ENV}=1 to compute it as well)"
+            f"absent: not computed: the toolkit's own tokenisation ran (set {fc_scoring.PYTOK_ENV}=1 to compute it "
+            "as well)"
         )
     monkeypatch.setenv(fc_scoring.PYTOK_ENV, "1")
     for ours, toolkit in fc_scoring.COCO.items():

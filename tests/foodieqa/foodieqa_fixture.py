@@ -115,7 +115,7 @@ def build(root: Path, *, zipped: bool = True, folder: str = "FoodieQA") -> Path:
 
 
 def doc(task: str, i: int = 0) -> dict:
-    """Document ``i`` of ``task`` as :func:`food_tasks.benchmarks.foodieqa.data.load_docs` builds it (no files needed)."""
+    """Document ``i`` of ``task`` as :func:`food_tasks.benchmarks.foodieqa.data.load_docs` builds it (no files)."""
     from food_tasks.benchmarks.foodieqa.data import _doc
 
     class _Folder:  # images "exist" for this in-memory check

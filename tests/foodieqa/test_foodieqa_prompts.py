@@ -1,6 +1,7 @@
 """FoodieQA prompts: byte-exact renderings of every official template (lyan62/FoodieQA@4d726407
 ``model-eval/scripts/eval_mivqa_en.py::get_prompt_phi``, ``sivqa_utils.py::format_text_prompt``,
-``textqa_utils.py::format_text_prompt``), image placement, 以下/以上 rewriting, inline prefill, the dish-name ablations and the text-QA chat wrapping."""
+``textqa_utils.py::format_text_prompt``), image placement, 以下/以上 rewriting, inline prefill, the dish-name ablations
+and the text-QA chat wrapping."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ MIVQA = {
             2,
             "\n",
             3,
-            f"\n根据以上四张图回答问题，他们分别为图A, 图B, 图C, 图D, 请从给定选项ABCD中选择一个最合适的答案。问题：{Q_ZH}, 答案为：图",
+            "\n根据以上四张图回答问题，他们分别为图A, 图B, 图C, 图D, "
+            f"请从给定选项ABCD中选择一个最合适的答案。问题：{Q_ZH}, 答案为：图",
         ],
         None,
     ),
@@ -67,13 +69,16 @@ MIVQA = {
             2,
             "\n",
             3,
-            f"\nAnswer the following question according to the provided four images which corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. Question: {Q_EN}, your answer is: Option (",
+            "\nAnswer the following question according to the provided four images which corresponds to "
+            "Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. "
+            f"Question: {Q_EN}, your answer is: Option (",
         ],
         None,
     ),
     ("en", 1): (
         [
-            "Answer the following question according to the provided four images, which corresponds to Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. ",
+            "Answer the following question according to the provided four images, which corresponds to "
+            "Option (A), Option (B), Option (C), Option (D). Choose one best answer from the given options. ",
             0,
             "Option (A)\n",
             1,
@@ -87,7 +92,8 @@ MIVQA = {
     ),
     ("en", 2): (
         [
-            "Answer the following question according to the provided four images, and choose one best answer from the given options. ",
+            "Answer the following question according to the provided four images, and choose one best answer "
+            "from the given options. ",
             0,
             "Option (A)\n",
             1,
@@ -151,7 +157,8 @@ SIVQA = {
         None,
     ),
     ("en", 1): (
-        f"You are an AI assistant. Please answer the following multiple choice question based on the image: {QS_EN} Here are the options: {CHOICES_EN} Please select one of the options as your answer (",
+        f"You are an AI assistant. Please answer the following multiple choice question based on the image: {QS_EN} "
+        f"Here are the options: {CHOICES_EN} Please select one of the options as your answer (",
         None,
     ),
     ("en", 2): (
@@ -176,8 +183,8 @@ def test_sivqa_templates_are_verbatim_image_first(key):
 def test_sivqa_rendered_example_vqa_0():  # item vqa-0 as printed by the official get_accuracy.ipynb
     text = prompts.user_text(prompts.build(doc("sivqa"), "sivqa", "zh", 0), None)
     assert (
-        text
-        == "图片中的食物通常属于哪个菜系? 选项有: （A) 京菜\n（B) 徽菜\n（C) 新疆菜\n（D) 桂菜\n, 请根据上图从所提供的选项中选择一个正确答案，为（"
+        text == "图片中的食物通常属于哪个菜系? 选项有: （A) 京菜\n（B) 徽菜\n（C) 新疆菜\n（D) 桂菜\n"
+        ", 请根据上图从所提供的选项中选择一个正确答案，为（"
     )
 
 
@@ -198,7 +205,10 @@ TEXTQA = {
     0: f"{TQ} 选项有: {TC}, 请根据从所提供的选项中选择一个正确答案，为（",
     1: f"你是一个智能助手，请你回答以下选择题：{TQ} 选项有: {TC}, 请从中选择一个正确答案，为（",
     2: f"你是一个智能助手，现在回答以下选择题：{TQ} 选项有: {TC}\n智能助手：我从所提供的选项中选择一个正确答案，为（",
-    3: f"{TQ} 这是选项: {TC} 请从所提供的选项中选择一个正确答案。请保证你的答案清晰简洁并输出字母选项。\n智能助手：我选择（",
+    3: (
+        f"{TQ} 这是选项: {TC} 请从所提供的选项中选择一个正确答案。"
+        "请保证你的答案清晰简洁并输出字母选项。\n智能助手：我选择（"
+    ),
 }
 
 

@@ -88,8 +88,14 @@ WORLDCUISINES = Family(
 
 # --------------------------------------------------------------------------- FAM-Bench
 FB_TASK1 = {
-    1: '{"decision": "recommend", "rationale_ingredients": [{"condition": "hypertension", "ingredients": ["quinoa", "salmon"]}]}',
-    2: '{"decision": "not recommend", "rationale_ingredients": [{"condition": "heart failure", "ingredients": ["bacon"]}]}',
+    1: (
+        '{"decision": "recommend", "rationale_ingredients": '
+        '[{"condition": "hypertension", "ingredients": ["quinoa", "salmon"]}]}'
+    ),
+    2: (
+        '{"decision": "not recommend", "rationale_ingredients": '
+        '[{"condition": "heart failure", "ingredients": ["bacon"]}]}'
+    ),
     3: '{"decision": "not recommend", "rationale_ingredients": []}',
     4: "",
 }

@@ -102,7 +102,7 @@ def test_two_processes_prepare_into_an_empty_cache_and_download_once(tmp_path):
             for _ in range(2)
         ]
         outs = [p.communicate(timeout=120) for p in procs]
-    for proc, (out, err) in zip(procs, outs):
+    for proc, (_, err) in zip(procs, outs):
         assert proc.returncode == 0, err[-3000:]
     first, second = (json.loads(out) for out, _ in outs)
     assert first == second and len(first["task1"]) == 4 and len(first["task2"]) == 2

@@ -104,6 +104,6 @@ def test_scores_are_the_scripted_answers_scores(vllm_run):  # type: ignore[no-un
 def test_budget_note_at_run_time(vllm_run):  # type: ignore[no-untyped-def]
     *_, proc = vllm_run
     assert (
-        f"food-tasks: lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, model_args max_new_tokens = {FLOOR})"
-        in (proc.stdout + proc.stderr)
+        "food-tasks: lmms-eval's vllm backend sends max_tokens = max(task max_new_tokens, "
+        f"model_args max_new_tokens = {FLOOR})" in (proc.stdout + proc.stderr)
     )

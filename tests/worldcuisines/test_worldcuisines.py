@@ -102,7 +102,10 @@ def test_corrupt_image_names_row_column_and_url(tmp_path):
 
 # ------------------------------------------------------------------ scoring and aggregation
 
-PROMPT = "What is this culinary dish called?\n1. Serabi\n2. Terang Bulan\n3. Syrniki\n4. Murtabak\n\nPrint only the answer with a single answer id (1,2,3,4,5)."
+PROMPT = (
+    "What is this culinary dish called?\n1. Serabi\n2. Terang Bulan\n3. Syrniki\n4. Murtabak\n\n"
+    "Print only the answer with a single answer id (1,2,3,4,5)."
+)
 
 
 def _doc(lang="en", qa_id="400", gold=1, answer="Serabi", answers_all=("Serabi", "煎饼"), answer_en="Serabi"):

@@ -131,7 +131,7 @@ def test_image_cut_short_is_found_when_the_model_asks_and_counted_at_scoring(tmp
             for d in wc_kb()
             for url, _ in d["images"]
         ],
-    )  # fmt: skip  (qa 402 of subtask 1b)
+    )  # qa 402 of subtask 1b
     lines = [
         {
             "qa_id": r["qa_id"],

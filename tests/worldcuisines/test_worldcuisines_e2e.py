@@ -153,6 +153,7 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
 
     The WorldCuisines and FAM-Bench sample tasks only: the whole demo (every benchmark's sample tasks) is the
     README's first command, which CI runs just before the tests."""
+    import shlex
     import subprocess
     import sys
     from pathlib import Path
@@ -167,22 +168,28 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     out = tmp_path / "food_tasks_demo"  # the default --output_path, in the current directory (issue 19.4)
     results_file = next(out.rglob("*_results.json"))
     results = json.loads(results_file.read_text())
-    # What the demo prints: its command first (before any progress bar), and last where the results are and what
-    # to do next with them and with a real model.
+    # What the demo prints: its command first (before any progress bar; wrapped shell-style with ` \` line
+    # continuations), and last where the results are and what to do next with them and with a real model.
     lines = proc.stdout.splitlines()
+    end = next(i for i, line in enumerate(lines) if not line.endswith("\\"))
+    # What a shell reads: a backslash-newline pair is removed (the demo never cuts inside quotes).
+    echoed = shlex.split("\n".join(lines[: end + 1]).removeprefix("$ ").replace("\\\n", ""))
     # The console script's interpreter is the venv's `python3`, pytest's may be `python`: the same file.
-    python, _, command_rest = lines[0].removeprefix("$ ").partition(" -m lmms_eval ")
-    assert Path(python).resolve() == Path(sys.executable).resolve(), lines[0]
-    assert command_rest.startswith(f"--model qwen2_vl --model_args pretrained={tiny_qwen2_vl},"), lines[0]
-    # The epilogue: from its OK line to the end (a venv that is not on PATH adds a line saying where the commands are).
+    assert Path(echoed[0]).resolve() == Path(sys.executable).resolve(), lines[: end + 1]
+    assert echoed[1:6] == ["-m", "lmms_eval", "--model", "qwen2_vl", "--model_args"], echoed
+    assert echoed[6].startswith(f"pretrained={tiny_qwen2_vl},") and echoed[echoed.index("--tasks") + 1] == tasks
+    # The epilogue: from its OK line to the end (a venv that is not on PATH adds lines saying where the commands are).
     ok = next(i for i, line in enumerate(lines) if line.startswith("food-tasks demo: OK."))
     tail = "\n".join(lines[ok:])
+    flat = " ".join(tail.replace("\\\n", "").split())  # wrapped prose and commands, read as one line
     shown = str(results_file.relative_to(tmp_path))
-    assert f"Results: {shown} (samples beside it;" in tail and f"  food-tasks report {shown}\n" in tail
+    assert f"Results: {shown} (samples beside it;" in flat and f" food-tasks report {shown} " in flat
+    assert "\n  lmms-eval --model qwen2_vl " in tail
     assert (
-        "  lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct --tasks worldcuisines_mcq_sample,"
-        in tail
+        "lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-2B-Instruct "
+        "--tasks worldcuisines_mcq_sample," in flat
     )
+    assert max(len(line) for line in lines[: end + 1] + lines[ok:]) <= 120  # the demo's own lines (issue 29.1)
     for kind in ("mcq", "oeq"):
         for sub in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location"):
             assert f"worldcuisines_{kind}_sample_{sub}" in results["results"]

@@ -26,7 +26,8 @@ def test_worldcuisines_tasks_groups_and_list_rows(capsys):
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
     for row in (
-        r"worldcuisines_mcq_1a_nocontext +task +worldcuisines +15000 +worldcuisines\n.*\n  worldcuisines: +hf\.co/datasets/worldcuisines/vqa",
+        r"worldcuisines_mcq_1a_nocontext +task +worldcuisines +15000 +worldcuisines\n.*\n"
+        r"  worldcuisines: +hf\.co/datasets/worldcuisines/vqa",
         r"worldcuisines_mcq_smallref_2_location +task +worldcuisines +3000 ",
         r"worldcuisines_oeq_small_1b_contextualized +task +worldcuisines +3000 ",
         r"worldcuisines_oeq_sample_2_location +task +worldcuisines +9 ",

@@ -27,7 +27,8 @@ def template_yaml(kind: str) -> str:
         about=[
             f"Template of the DiningBench {KINDS[kind]} tasks (no .yaml extension: never registered itself).",
             "`dataset_path: json` reads a one-line stub; `process_docs` replaces it with the documents built from the",
-            "published JSONL file (row order kept) of hf.co/datasets/meituan/DiningBench or the $FOOD_TASKS_DATA_DIR mirror.",
+            "published JSONL file (row order kept) of hf.co/datasets/meituan/DiningBench or the "
+            "$FOOD_TASKS_DATA_DIR mirror.",
         ],
         hooks=HOOKS,
         visual="doc_to_visual",

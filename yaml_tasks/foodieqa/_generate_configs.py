@@ -146,8 +146,10 @@ def render() -> dict[str, str]:
     for (task, lang, variant), suffix in GROUPS.items():
         files[f"_foodieqa_{stem(task, lang, variant)}.yaml"] = group_yaml(task, lang, variant, suffix)
         for k in TEMPLATES:
+            # The paper's no-image ablation is told from its image task by its alias too, as the twins are.
+            alias = f"p{k}, no image" if variant.endswith("noimage") else ""
             files[f"foodieqa_{stem(task, lang, variant)}_p{k}.yaml"] = task_yaml(
-                task, lang, variant, k, extra=ablation_link(variant, k)
+                task, lang, variant, k, alias=alias, extra=ablation_link(variant, k)
             )
     files |= sample_yamls()
     files |= circular_files()

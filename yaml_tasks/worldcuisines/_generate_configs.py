@@ -205,8 +205,13 @@ def circular_files() -> dict[str, str]:
                     f"doc_to_messages: !function {HOOKS}.doc_to_messages_mcq_sample",
                 ]
             docs = f"{CIRCULAR_HOOKS}.docs_{variant}_{suffix}"
+            # Its own alias: a rotated task shown alone (no group row above it) is told from its base task.
             files[f"{name}.yaml"] = taskgen.task(
-                include="_worldcuisines_mcq_yaml", name=name, alias=alias, docs=docs, extra=extra + results
+                include="_worldcuisines_mcq_yaml",
+                name=name,
+                alias=f"{alias}, circular",
+                docs=docs,
+                extra=extra + results,
             )
         files[f"_worldcuisines_mcq{infix}.yaml"] = taskgen.group(
             f"worldcuisines_mcq{infix}",

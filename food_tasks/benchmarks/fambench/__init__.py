@@ -59,7 +59,8 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     store = remote.default_image_store()
     summary = store.prefetch([u for u in urls if u], workers=workers)
     print(
-        f"food-tasks prefetch: images: {summary['available']}/{summary['total']} available in {store.cache_dir} (mirror: {store.mirror})"
+        f"food-tasks prefetch: images: {summary['available']}/{summary['total']} available in {store.cache_dir} "
+        f"(mirror: {store.mirror})"
     )
     for url, reason in sorted(summary["missing"].items()):
         print(f"food-tasks prefetch:   missing {url}: {reason}")
@@ -81,11 +82,12 @@ BENCHMARK = Benchmark(
         "from their URLs and never redistributed"
     ),
     units=(
-        "`decision_acc*`, `option_decision_acc*`, `top{1,2,3}_acc*`, `all_options_exact_match*`, `false_recommend_rate*` "
-        "and `answer_rate_official` in percent (0-100); `rationale_*`, `mrr*`, `kendall_tau` and "
-        "`ctc{,_baseline,_cot,_ki,_cot_ki}{,_official_parsers}` in [0, 1], as the paper's tables; `json_parse_rate*` a "
-        "fraction in [0, 1]; our diagnostic rates `invalid_rate`, `parse_fail_rate`, `empty_rationale_rate`, "
-        "`valid_ranking_rate` and `valid_decision_rate` in percent (0-100), as in every benchmark."
+        "`decision_acc*`, `option_decision_acc*`, `top{1,2,3}_acc*`, `all_options_exact_match*`, "
+        "`false_recommend_rate*` and `answer_rate_official` in percent (0-100); `rationale_*`, `mrr*`, "
+        "`kendall_tau` and `ctc{,_baseline,_cot,_ki,_cot_ki}{,_official_parsers}` in [0, 1], as the paper's "
+        "tables; `json_parse_rate*` a fraction in [0, 1]; our diagnostic rates `invalid_rate`, `parse_fail_rate`, "
+        "`empty_rationale_rate`, `valid_ranking_rate` and `valid_decision_rate` in percent (0-100), as in every "
+        "benchmark."
     ),
     documents=documents,
     sample_tasks=("fambench_task1_sample", "fambench_task2_ctc_sample"),

@@ -8,7 +8,8 @@ redistributed: the user points us at a local image root (:mod:`.data`).
 Official code mirrored: none was released. Caption metrics are the COCO caption evaluation toolkit's
 (``pycocoevalcap``, through :mod:`food_tasks.cocoeval`); Semantic Label Accuracy follows the paper's
 definition (section 4.2.2, Table 3) with our own tokenisation and normalisation (design choices, documented
-under "SLA rules" in yaml_tasks/food500cap/README.md); CLIPScore follows Hessel et al. (2021) when a local CLIP model is given.
+under "SLA rules" in yaml_tasks/food500cap/README.md); CLIPScore follows Hessel et al. (2021) when a local CLIP
+model is given.
 
 Modules: :mod:`.data` (files, validation, image root, documents, region mapping), :mod:`.prompts`
 (the two captioning prompts), :mod:`.parsing` (caption clean-up, label matching), :mod:`.scoring`

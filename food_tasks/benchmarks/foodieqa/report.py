@@ -101,7 +101,7 @@ def question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) ->
             "Question type",
             series,
             counts,
-            lambda r: f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})",
+            lambda r, used=used: f"{r} (n; {used[r]} template{'s' if used[r] > 1 else ''})",
             errors,
         )
     return blocks

@@ -44,7 +44,10 @@ BENCHMARK = Benchmark(
     ),
     source="hf.co/datasets/worldcuisines/vqa + worldcuisines/food-kb (images)",
     licence="CC BY-SA 4.0 (data); loaded from the Hub, nothing redistributed beyond the synthetic sample",
-    units="`acc*`, `invalid_rate` and `parse_fail_rate` in percent (0-100); `bertscore_f1` x 100, as the paper's Tables 7-8.",
+    units=(
+        "`acc*`, `invalid_rate` and `parse_fail_rate` in percent (0-100); `bertscore_f1` x 100, as the paper's "
+        "Tables 7-8."
+    ),
     documents=documents,
     sample_tasks=("worldcuisines_mcq_sample", "worldcuisines_oeq_sample"),
     write_sample=Lazy("food_tasks.benchmarks.worldcuisines.sample:write"),

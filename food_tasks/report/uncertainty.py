@@ -1,0 +1,316 @@
+"""The report's uncertainty section: standard errors and the smallest detectable difference of each benchmark's
+headline numbers, paired differences with verdicts between runs, and the selection bias of best-of-template groups."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from food_tasks.confidence import MIN_UNITS, Z80, Z95
+from food_tasks.report.cells import fmt, is_nan, source_cell, with_interval
+from food_tasks.report.runs import Run
+from food_tasks.report.spec import FEW, FEW_NOTE, MISSING, BenchmarkSpec, Block, Column
+
+POWER_NOTE = (
+    "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
+    "power at 5% significance. *Paired* (two or more models): 2.80 x the standard error of the paired difference "
+    "A - B over the documents both runs scored (clustered as the README says), per other model; the models' "
+    "errors on a question are correlated, so it is usually smaller. *Single run* (one model, or no samples files "
+    "to pair on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent run of the "
+    "same size."
+)
+PAIRED_NOTE = (
+    "A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
+    "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
+    '"No detectable difference" when the interval contains 0; units are the independent clusters (dishes, '
+    "questions, images): with fewer than 30 the interval is not trusted and no verdict is given. Robust scorer."
+)
+MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
+
+
+def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, Any, str, str]]:
+    """(column, value, task, metric) of the benchmark's headline columns the run has (robust scorer, first mode)."""
+    table = spec.tables[0]
+    out = []
+    for column in table.columns:
+        if column.key not in spec.headline:
+            continue
+        value, task, metric = source_cell(run, column, suffix, table.modes[0], False)
+        if task and metric and isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append((column, value, task, metric))
+    return out
+
+
+def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+    """Standard errors and the smallest detectable difference of the headline numbers (paired over the shared documents
+    with two or more runs, single-run otherwise); with two or more runs, paired differences and verdicts; for a
+    best-of-templates group, the selection bias of its max. A section that cannot be built says why in one line."""
+    cache: dict = {}  # one read of each run's files (and samples) for every section below
+    pairs = _pair_results(spec, runs, suffix, cache) if len(runs) >= 2 else []
+    power, without = [], []
+    for run in runs:
+        for column, value, task, metric in _headline(spec, run, suffix):
+            se = run.se(task, metric)
+            if se is None:
+                why = (
+                    "undefined on this run (its table says why)"
+                    if is_nan(value)
+                    else "no standard error in the results file"
+                )
+                without.append(f"`{task}` {metric} ({run.label}): {why}")
+                continue
+            scaled, d = se * column.scale, column.decimals
+            mark = FEW if run.few(task, metric) else ""
+            units = run.units.get(task, {}).get(metric)
+            paired = [
+                (b if a is run else a, row.comparison.mde)
+                for a, b, c, t, row in pairs
+                if (a is run or b is run)
+                and t == task
+                and c == column
+                and row is not None
+                and row.comparison is not None
+                and row.comparison.mde is not None
+            ]
+            if paired:
+                figure = "; ".join(f"{fmt(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
+                basis = "paired: 2.80 x SE of A - B on the shared documents"
+            else:
+                figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
+                mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
+                why = (
+                    ""
+                    if len(runs) < 2
+                    else " (no samples files to pair on)"
+                    if None in mine
+                    else " (no other model has it)"
+                    if not mine
+                    else " (no paired standard error)"
+                )
+                basis = "single run: 2.80 x sqrt(2) x SE" + why
+            shown = (
+                with_interval(value, se, run.unit_count(task, metric), d, column.scale, not column.lower_is_better)
+                + mark
+            )
+            count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
+            power.append(
+                [
+                    f"**{run.label}**",
+                    column.label,
+                    shown,
+                    fmt(scaled, d),
+                    count,
+                    figure if paired else figure + mark,
+                    basis,
+                ]
+            )
+    blocks: list[Block] = []
+    if power:
+        header = [
+            "Model",
+            "Metric",
+            "Value ± 95%",
+            "Std. error",
+            "Independent units",
+            "Smallest detectable difference",
+            "Basis",
+        ]
+        blocks += [("h", 3, "Uncertainty"), ("table", header, power), ("p", POWER_NOTE)]
+        if any(FEW in row[2] for row in power):
+            blocks.append(("p", FEW_NOTE))
+    if not power and not without and runs:
+        names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
+        blocks.append(
+            (
+                "p",
+                f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers "
+                f"({names}), and no run has one here; run their tasks (the groups, not only subtasks) "
+                "to see them.",
+            )
+        )
+        return blocks
+    if without:
+        blocks.append(
+            (
+                "p",
+                "*Not shown:* no Uncertainty row for " + "; ".join(without) + " (a standard error needs "
+                "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value).",
+            )
+        )
+    blocks += _best_of_blocks(spec, runs, suffix, cache)
+    if len(runs) >= 2:
+        blocks += _paired_blocks(pairs)
+    elif runs and _headline(spec, runs[0], suffix):
+        blocks.append(
+            (
+                "p",
+                "*Not shown:* Paired differences: one model only; pass two or more runs of these tasks "
+                "(with `--log_samples`) to compare them on their shared documents.",
+            )
+        )
+    return blocks
+
+
+def _error_run(run: Run, task: str, cache: dict) -> Any:
+    from food_tasks import compare
+
+    path = run.files.get(task)
+    if path is None:
+        return None
+    if path not in cache:
+        loaded = compare.load_run(path)
+        loaded.label = run.label
+        cache[path] = loaded
+    return cache[path]
+
+
+def _pair_results(
+    spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict
+) -> list[tuple[Run, Run, Column, str, Any]]:
+    """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and headline
+    column both have; the row is None when a run (or a task of the group) has no samples file."""
+    from food_tasks import compare
+
+    out = []
+    pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
+    for a, b in pairs:
+        targets = {(task, metric): column for column, _, task, metric in _headline(spec, a, suffix)}
+        for column, _, task, metric in _headline(spec, b, suffix):
+            if (task, metric) not in targets:
+                continue
+            ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
+            if ra is None or rb is None or any(r.task(leaf) is None for r in (ra, rb) for leaf in r.leaves(task)):
+                out.append((a, b, column, task, None))  # a task (or a task of the group) without its samples file
+                continue
+            row = compare.compare_one(ra, rb, task, metric)
+            if row is not None:  # None: no per-document estimator to pair on
+                out.append((a, b, column, task, row))
+    return out
+
+
+def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]]) -> list[Block]:
+    rows, missing, few = [], set(), []
+    for a, b, column, task, row in pairs:
+        if row is None:
+            missing.add(task)
+            continue
+        c = row.comparison
+        if c is None:
+            continue
+        scale, d = column.scale, column.decimals
+        verdict = c.verdict(not column.lower_is_better, a.label, b.label)
+        if row.note:
+            few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
+        if c.se is None or not math.isfinite(c.diff):  # undefined on these documents (no pair for CTC ...)
+            rows.append(
+                [
+                    f"{a.label} vs {b.label}",
+                    column.label,
+                    "n/a",
+                    "n/a",
+                    "n/a",
+                    f"{c.n} ({c.clusters})",
+                    "n/a",
+                    verdict if not math.isfinite(c.diff) else "no standard error",
+                ]
+            )
+            continue
+        rows.append(
+            [
+                f"{a.label} vs {b.label}",
+                column.label,
+                f"{c.diff * scale:+.{d}f}",
+                f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]",
+                f"{c.p:.3g}",
+                f"{c.n} ({c.clusters})",
+                fmt(c.mde * scale, d),
+                verdict,
+            ]
+        )
+    blocks: list[Block] = []
+    if rows:
+        blocks += [
+            ("h", 3, "Paired differences"),
+            (
+                "table",
+                [
+                    "A vs B",
+                    "Metric",
+                    "A - B",
+                    "95% interval",
+                    "p",
+                    "Shared documents (units)",
+                    "Detectable (paired)",
+                    "Verdict",
+                ],
+                rows,
+            ),
+            ("p", PAIRED_NOTE),
+        ]
+    if few:
+        blocks.append(
+            (
+                "warn",
+                f"Too few independent units (clusters) to compare; no verdict below {MIN_UNITS}:\n"
+                + "\n".join(f"- {line}" for line in few),
+            )
+        )
+    if missing:
+        blocks.append(
+            (
+                "p",
+                "No paired comparison for " + ", ".join(f"`{t}`" for t in sorted(missing)) + ": it needs both runs' "
+                "samples files (lmms-eval `--log_samples`) beside their results files.",
+            )
+        )
+    return blocks
+
+
+def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
+    from food_tasks import compare
+
+    rows, missing = [], []
+    for run in runs:
+        for column, _value, task, metric in _headline(spec, run, suffix):
+            loaded = _error_run(run, task, cache)
+            if loaded is None or task not in loaded.groups:
+                continue
+            entries = [e for e in compare.group_entries(task) if str(e.get("metric")) == metric]
+            best_of = bool(entries) and getattr(entries[-1].get("aggregation"), "__name__", "") == "group_max"
+            found = compare.best_of_bias(loaded, task, metric) if best_of else None
+            if best_of and found is None:
+                missing.append(f"`{task}` ({run.label})")
+            if found is None or math.isnan(found.bias):
+                continue
+            s, d = column.scale, column.decimals
+            rows.append(
+                [
+                    f"**{run.label}**",
+                    column.label,
+                    fmt(found.best * s, d),
+                    fmt(found.mean * s, d),
+                    f"{found.bias * s:+.{d}f}",
+                ]
+            )
+    note: list[Block] = []
+    if missing:
+        note.append(
+            (
+                "p",
+                "*Not shown:* selection bias of the best of k templates for " + ", ".join(missing) + ": it "
+                "needs the samples files of every template (lmms-eval `--log_samples`).",
+            )
+        )
+    if not rows:
+        return note
+    return note + [
+        ("table", ["Model", "Best-of group", "Best of k", "Mean of k", "Selection bias of the best"], rows),
+        (
+            "p",
+            "A best-of-k number picks the best of k templates on the same questions, so it is biased upwards: the "
+            "bias is the cluster bootstrap's mean resampled best minus the best of the resampled means (questions "
+            "resampled jointly in every template). The mean of the k templates has no selection bias; compare models "
+            "on it.",
+        ),
+    ]
