@@ -15,7 +15,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import inprocess
 import pytest
@@ -23,6 +25,9 @@ import sandbox  # noqa: I001  (first: the cache variables must be set before dat
 
 from food_tasks import mirror
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+
+if TYPE_CHECKING:
+    from pycocoevalcap.meteor.meteor import Meteor
 
 LANGS = ("en", "zh_cn", "nan")  # "nan" is Hokkien: it must never become a missing value
 ZH = {"Serabi": "煎饼", "Kenchin-jiru": "建长汁", "Melktert": "牛奶挞", "Goetta": "猪肉燕麦饼"}
@@ -159,8 +164,9 @@ def run_lmms_eval(
 ):
     """Run the lmms-eval CLI offline; return (completed process, results dict or None, samples by task).
 
-    By default the CLI's entry function runs in this process (:mod:`inprocess`: no 15-20 s interpreter start).
-    ``console=True``, another ``python`` or a ``cwd`` start the real ``python -m lmms_eval`` in a subprocess:
+    By default the CLI's entry function runs in this process (:mod:`inprocess`: no 15-20 s interpreter start), a
+    ``PYTHONPATH`` in ``env`` (stand-in modules) included. ``console=True``, another ``python`` or a ``cwd`` start
+    the real ``python -m lmms_eval`` in a subprocess:
     the tests that prove the console script itself (entry points of a fresh interpreter, exit status, a
     clone's sys.path). ``cwd`` defaults to a folder outside the repository; pass the repository root to run as
     a user in a clone does. ``unset`` names variables the run must not inherit (``PYTHONPATH`` for a fresh venv)."""
@@ -170,8 +176,7 @@ def run_lmms_eval(
     for name in unset:
         full_env.pop(name, None)
     cli_args = [*args, "--output_path", str(out_dir), "--log_samples"]
-    # A PYTHONPATH of the test's own (stand-in modules) takes a fresh interpreter to take effect.
-    if console or python != sys.executable or cwd is not None or "PYTHONPATH" in (env or {}):
+    if console or python != sys.executable or cwd is not None:
         cmd = [python, "-m", "lmms_eval", *cli_args]
         # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed
         # package.
@@ -210,6 +215,17 @@ def tiny_bert(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def toolkit_meteor() -> Iterator[Meteor]:
+    """The COCO caption toolkit's own ``Meteor()`` wrapper, for the tests that compare our METEOR with it: one JVM
+    (seconds of paraphrase tables) for the session; each ``compute_score`` call is independent of the others."""
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    meteor = Meteor()
+    yield meteor
+    del meteor
+
+
+@pytest.fixture(scope="session")
 def tiny_qwen2_vl() -> Path:
     """The tiny random Qwen2-VL of ``food-tasks demo``, built once per session where the demo looks for it
     (``$FOOD_TASKS_CACHE_DIR/tiny-qwen2-vl``, inside the session folder)."""
@@ -228,16 +244,35 @@ def pytest_runtest_setup(item):  # type: ignore[no-untyped-def]
         inprocess.cache_lmms_eval_task_index()
 
 
+def _xdist_worker(config: pytest.Config) -> bool:
+    # Set in a pytest-xdist worker process only (not inherited by a pytest session a test starts).
+    return hasattr(config, "workerinput")
+
+
 def pytest_sessionstart(session):  # type: ignore[no-untyped-def]
-    session.config._food_tasks_before = sandbox.snapshot()
+    session.config._food_tasks_before = sandbox.snapshot(clone=not _xdist_worker(session.config))
+    session.config._food_tasks_workers_outside = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):  # type: ignore[no-untyped-def]
+    # pytest-xdist's controlling process: a worker's findings (its exit status does not reach the run's).
+    outside = getattr(node, "workeroutput", {}).get("food_tasks_outside", [])
+    node.config._food_tasks_workers_outside.extend(outside)
 
 
 def pytest_sessionfinish(session, exitstatus):  # type: ignore[no-untyped-def]
-    before = getattr(session.config, "_food_tasks_before", None)
+    config = session.config
+    before = getattr(config, "_food_tasks_before", None)
     if before is None:
         return
-    session.config._food_tasks_outside = sandbox.written_outside(before, sandbox.snapshot())
-    if session.config._food_tasks_outside and exitstatus == 0:
+    worker = _xdist_worker(config)
+    outside = sandbox.written_outside(before, sandbox.snapshot(clone=not worker))
+    if worker:
+        config.workeroutput["food_tasks_outside"] = outside
+        return
+    config._food_tasks_outside = outside + config._food_tasks_workers_outside
+    if config._food_tasks_outside and exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

@@ -11,8 +11,11 @@ What a fresh process has and this one must re-create around each run (and put ba
 read at import), the working directory, Python's default warning filters (pytest records warnings
 instead of printing them), lmms-eval's loguru sink (it re-adds one on ``sys.stdout`` per run), the
 per-run hooks of our ``lmms_eval.models`` entry point (it runs once per process, at lmms-eval's model
-registry import: the backend notes read ``sys.argv``), and our package's in-process caches. One thing is
-kept on purpose: the index of lmms-eval's own task folder (:func:`cache_lmms_eval_task_index`).
+registry import: the backend notes read ``sys.argv``), our package's in-process caches, and a ``PYTHONPATH``
+of the test's own (stand-in modules such as tests/serving/stand_ins/vllm): its folders go first on ``sys.path``
+and lmms-eval's model modules, which bind optional dependencies at import (``optional_import("vllm", "LLM")``),
+are imported afresh (:func:`_python_path`). One thing is kept on purpose: the index of lmms-eval's own task
+folder (:func:`cache_lmms_eval_task_index`).
 
 The real console script is still proven by the tests that pass ``console=True`` to
 ``conftest.run_lmms_eval`` (entry-point discovery in a fresh interpreter, the exit status of a stopped
@@ -22,6 +25,7 @@ run, multi-process launches) and by the demo test.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 import subprocess
@@ -63,8 +67,6 @@ def _reset_package_state() -> None:
 @contextlib.contextmanager
 def _process_like(argv: list[str], env: dict[str, str], cwd: Path):
     """``sys.argv``, environment, cwd and import-time switches as in a fresh process; restored on exit."""
-    import importlib
-
     saved_argv, saved_env, saved_cwd = sys.argv[:], dict(os.environ), os.getcwd()
     patched = []
     try:
@@ -85,6 +87,39 @@ def _process_like(argv: list[str], env: dict[str, str], cwd: Path):
             setattr(module, attr, value)
         os.environ.clear()
         os.environ.update(saved_env)
+
+
+# lmms-eval's model modules: imported per --model name, each binding its optional dependencies when imported.
+_MODEL_MODULES = ("lmms_eval.models.chat.", "lmms_eval.models.simple.")
+
+
+@contextlib.contextmanager
+def _python_path(value: str | None):
+    """The folders of ``value`` (a ``PYTHONPATH``) that this process lacks go first on ``sys.path``, as in a fresh
+    process; the modules imported from them and lmms-eval's model modules are forgotten before and after the run,
+    so the run binds the stand-ins and no later run sees them."""
+    folders = [f for f in (value or "").split(os.pathsep) if f and f not in sys.path]
+    if not folders:
+        yield
+        return
+    roots = tuple(str(Path(f).resolve()) + os.sep for f in folders)
+
+    def forget() -> None:
+        for name, module in list(sys.modules.items()):
+            where = str(getattr(module, "__file__", None) or "")
+            if name.startswith(_MODEL_MODULES) or (where and str(Path(where).resolve()).startswith(roots)):
+                del sys.modules[name]
+
+    saved = sys.path[:]
+    forget()
+    sys.path[:0] = folders
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+        forget()
+        importlib.invalidate_caches()
 
 
 def cache_lmms_eval_task_index() -> None:
@@ -140,9 +175,11 @@ def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Completed
     out, err = io.StringIO(), io.StringIO()
     code: int = 0
     _reset_package_state()
-    with _process_like(["lmms-eval", *args], env, cwd), warnings.catch_warnings():
+    with _process_like(["lmms-eval", *args], env, cwd), _python_path(env.get("PYTHONPATH")), warnings.catch_warnings():
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             _default_warning_filters()
+            logger.remove()  # loguru's sink in a fresh process: stderr, every level (our plugin logs before main)
+            logger.add(sys.stderr)
             try:
                 registration.lmms_eval_plugin()  # what the entry point does in each fresh process
                 main()

@@ -6,7 +6,9 @@ in the user's ``~/.cache/food_tasks`` or ``~/.cache/huggingface``. :func:`snapsh
 :func:`written_outside` compare the clone and the session's home before and after the session: a new or
 changed file in the clone (``food_tasks_report/`` from a report without ``-o``), or anything under the
 session home's ``.cache`` (a path built from ``~`` that ignores ``XDG_CACHE_HOME`` and the others), fails
-the run.
+the run. Under pytest-xdist each worker process has its own folder and checks its own home; the clone, which
+the workers share, is checked by the controlling process alone, before the first and after the last test of
+any worker (a worker would see another's files, such as the probe of tests/core/test_sandbox.py).
 """
 
 from __future__ import annotations
@@ -50,9 +52,10 @@ def _walk(root: Path) -> dict[str, float]:
     return out
 
 
-def snapshot() -> dict[str, float]:
-    """``path -> mtime`` of everything in the clone and under the session home's ``.cache``."""
-    return {**_walk(REPO), **_walk(HOME / ".cache")}
+def snapshot(clone: bool = True) -> dict[str, float]:
+    """``path -> mtime`` of everything in the clone (unless ``clone`` is false) and under the session home's
+    ``.cache``."""
+    return {**(_walk(REPO) if clone else {}), **_walk(HOME / ".cache")}
 
 
 def written_outside(before: dict[str, float], after: dict[str, float]) -> list[str]:

@@ -9,10 +9,15 @@ an inner apostrophe ("dong an"), non-ASCII letters and an abbreviation ("e.g.").
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from test_cocoeval_corpus import HYPS, REFS
 
 from food_tasks import cocoeval, cocojava
+
+if TYPE_CHECKING:
+    from pycocoevalcap.meteor.meteor import Meteor
 
 EXPECTED = {
     "Bleu_1": 0.36763278880981287,
@@ -294,18 +299,12 @@ def test_pytok_metrics_are_absent_when_the_toolkit_tokenizer_ran(fake_meteor):
 
 @needs_java
 @pytest.mark.slow  # a JVM
-def test_our_meteor_process_equals_the_toolkit_wrapper():
-    from pycocoevalcap.meteor.meteor import Meteor
-
+def test_our_meteor_process_equals_the_toolkit_wrapper(toolkit_meteor: Meteor) -> None:
     tokens = cocoeval.coco_scores(REFS, HYPS, meteor=False, pytok=False).tokenised
     gts = {k: refs for k, (refs, _) in tokens.items()}
     res = {k: [hyp] for k, (_, hyp) in tokens.items()}
     res["Abalone/Abalone_0081.jpg"] = ["two  abalone ||| on   ice"]  # the protocol's separator and double spaces
-    toolkit = Meteor()
-    try:
-        assert cocoeval.METEOR.score(gts, res) == toolkit.compute_score(gts, res)
-    finally:
-        del toolkit
+    assert cocoeval.METEOR.score(gts, res) == toolkit_meteor.compute_score(gts, res)
 
 
 def _runaway(caption: str, chars: int) -> str:
@@ -313,11 +312,11 @@ def _runaway(caption: str, chars: int) -> str:
     return " ".join([caption] * max(1, (chars + 1) // (len(caption) + 1))) if caption else ""
 
 
-def _toolkit_pipeline(refs: dict, hyps: dict) -> tuple[dict, dict]:
-    """The toolkit's standard pipeline (``COCOEvalCap.evaluate`` without SPICE): corpus and per-item scores."""
+def _toolkit_pipeline(refs: dict, hyps: dict, meteor: Meteor) -> tuple[dict, dict]:
+    """The toolkit's standard pipeline (``COCOEvalCap.evaluate`` without SPICE) with its ``meteor`` (a ``Meteor()``):
+    corpus and per-item scores."""
     from pycocoevalcap.bleu.bleu import Bleu
     from pycocoevalcap.cider.cider import Cider
-    from pycocoevalcap.meteor.meteor import Meteor
     from pycocoevalcap.rouge.rouge import Rouge
     from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
 
@@ -325,22 +324,18 @@ def _toolkit_pipeline(refs: dict, hyps: dict) -> tuple[dict, dict]:
     gts = tokenizer.tokenize({k: [{"caption": r} for r in refs[k]] for k in refs})
     res = tokenizer.tokenize({k: [{"caption": hyps[k]}] for k in refs})
     corpus, items = {}, {}
-    meteor = Meteor()
-    try:
-        scorers = ((Bleu(4), cocoeval.METRICS[:4]), (meteor, ["METEOR"]), (Rouge(), ["ROUGE_L"]), (Cider(), ["CIDEr"]))
-        for scorer, names in scorers:
-            score, per_item = scorer.compute_score(gts, res)
-            if len(names) == 1:
-                score, per_item = [score], [per_item]
-            corpus.update(zip(names, (float(s) for s in score)))
-            items.update(zip(names, ([float(x) for x in s] for s in per_item)))
-    finally:
-        del meteor
+    scorers = ((Bleu(4), cocoeval.METRICS[:4]), (meteor, ["METEOR"]), (Rouge(), ["ROUGE_L"]), (Cider(), ["CIDEr"]))
+    for scorer, names in scorers:
+        score, per_item = scorer.compute_score(gts, res)
+        if len(names) == 1:
+            score, per_item = [score], [per_item]
+        corpus.update(zip(names, (float(s) for s in score)))
+        items.update(zip(names, ([float(x) for x in s] for s in per_item)))
     return corpus, items
 
 
 @needs_java
-def test_captions_within_512_new_tokens_get_the_toolkit_numbers_exactly():
+def test_captions_within_512_new_tokens_get_the_toolkit_numbers_exactly(toolkit_meteor: Meteor) -> None:
     import random
 
     # Runaway repetitions as a model gives them within 512 new tokens (about 400 words, 2-3 KB), and one
@@ -350,7 +345,7 @@ def test_captions_within_512_new_tokens_get_the_toolkit_numbers_exactly():
     hyps["Pho/Pho_0002.jpg"] = " ".join(random.Random(5).choices(words, k=512))
     assert max(len(h) for h in hyps.values()) >= 3000 and min(len(h) for h in hyps.values() if h) > 2000
     ours = cocoeval.coco_scores(REFS, hyps, pytok=False)
-    corpus, items = _toolkit_pipeline(REFS, hyps)
+    corpus, items = _toolkit_pipeline(REFS, hyps, toolkit_meteor)
     assert ours.cut == [] and ours.absent == {
         "Bleu_4_pytok": ours.absent["Bleu_4_pytok"],
         "ROUGE_L_pytok": ours.absent["ROUGE_L_pytok"],

@@ -53,8 +53,11 @@ def test_entry_point_is_declared_and_installs_hook_idempotently():
 
 
 def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_first():
+    import inprocess
     import lmms_eval.models  # noqa: F401  (what the CLI imports before building its TaskManager)
     from lmms_eval.tasks import TaskManager
+
+    inprocess.cache_lmms_eval_task_index()  # lmms-eval's own folder indexed once per process (ours afresh)
 
     tm = TaskManager("ERROR")
     ours = {n for n in tm.all_tasks if n.startswith(PREFIXES)}
@@ -72,26 +75,67 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     assert "mme" in tm.all_tasks
 
 
+# What `python -m lmms_eval --tasks list` does, then whether each lmms-eval name our hook wraps is wrapped: one fresh
+# interpreter per setting of FOOD_TASKS_AUTOREGISTER (entry points are read once per process) proves both.
+FRESH_LIST = """
+import runpy, sys
+sys.argv = ["lmms-eval", "--tasks", "list"]
+try:
+    runpy.run_module("lmms_eval", run_name="__main__", alter_sys=True)
+    code = 0
+except SystemExit as stop:
+    code = stop.code
+import lmms_eval.models
+from food_tasks import harness
+names = [(m, p) for m, p, why in harness.HARNESS_API if why.startswith("wrapped")]
+print("wrapped:", [getattr(harness.resolve(m, p), harness._MARKER, False) for m, p in names])
+sys.exit(code)
+"""
+
+
+@pytest.fixture(scope="module")
+def fresh_listings(tmp_path_factory) -> dict[str, tuple[str, str, int]]:
+    """``FOOD_TASKS_AUTOREGISTER`` value -> (stdout, stderr, exit status) of :data:`FRESH_LIST` run afresh."""
+    cwd = tmp_path_factory.mktemp("fresh_list")
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    values = ("1", "0")
+    # Started together: half the wait on 2 cores.
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", FRESH_LIST],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**env, "FOOD_TASKS_AUTOREGISTER": value},
+            cwd=cwd,
+        )
+        for value in values
+    ]
+    return {value: (*p.communicate(timeout=300), p.returncode) for value, p in zip(values, procs)}
+
+
 @pytest.mark.e2e
-def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(tmp_path):
+def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(fresh_listings):
     # One task of each benchmark (its first in file order): listed with no flag, gone when switched off.
     first = {}
     for name, kind, bench in yaml_names():
         if kind == "task":
             first.setdefault(bench, name)
     assert set(first) == set(NAMES)
-    # Two fresh interpreters (entry points are read once per process), started together: half the wait on 2 cores.
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    command = [sys.executable, "-m", "lmms_eval", "--tasks", "list"]
-    procs = [
-        subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**env, **extra}, cwd=tmp_path
-        )
-        for extra in ({}, {"FOOD_TASKS_AUTOREGISTER": "0"})
-    ]
-    (on_out, on_err), (off_out, off_err) = (p.communicate(timeout=300) for p in procs)
+    (on_out, on_err, on_code), (off_out, off_err, off_code) = fresh_listings["1"], fresh_listings["0"]
+    assert on_code == 0 and off_code == 0, on_err[-2000:] + off_err[-2000:]
     assert all(name in on_out + on_err for name in first.values()), first
     assert not any(name in off_out + off_err for name in first.values()), first
+
+
+@pytest.mark.e2e
+def test_opt_out_installs_no_wrap(fresh_listings):
+    from food_tasks import harness
+
+    assert sum(why.startswith("wrapped") for _, _, why in harness.HARNESS_API) == 8
+    for value, expected in (("0", [False] * 8), ("1", [True] * 8)):
+        out, err, _ = fresh_listings[value]
+        assert out.strip().splitlines()[-1] == f"wrapped: {expected}", err[-2000:]
 
 
 # WorldCuisines full-size circular tasks: 4 or 5 rotations per question, known only from the data.

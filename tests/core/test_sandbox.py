@@ -53,13 +53,16 @@ def test_written_outside_names_new_and_changed_paths(tmp_path, monkeypatch):
     assert sandbox.written_outside(before, before) == []
 
 
-@pytest.mark.slow  # another interpreter
-def test_a_session_that_writes_into_the_clone_fails(tmp_path):
-    """A pytest session with our conftest whose one test writes into the clone: it passes, the session fails."""
+@pytest.mark.slow  # other interpreters
+@pytest.mark.parametrize("workers", [None, 2])
+def test_a_session_that_writes_into_the_clone_or_home_cache_fails(tmp_path, workers):
+    """A pytest session with our conftest whose tests write into the clone and into the home's ``.cache``: they pass,
+    the session fails and names both. Also under pytest-xdist (``-n 2``), where each worker has its own home and the
+    controlling process reports the workers' findings and checks the clone."""
     import subprocess
     import sys
 
-    probe = sandbox.REPO / "food_tasks_sandbox_probe.txt"
+    probe = sandbox.REPO / f"food_tasks_sandbox_probe_{os.getpid()}_{workers}.txt"
     tests = Path(__file__).resolve().parents[1]
     (tmp_path / "conftest.py").write_text(  # our conftest's session hooks, loaded under another module name
         "import importlib.util, sys\n"
@@ -69,17 +72,31 @@ def test_a_session_that_writes_into_the_clone_fails(tmp_path):
         "globals().update({k: getattr(ours, k) for k in dir(ours) if k.startswith('pytest_')})\n"
     )
     (tmp_path / "test_probe.py").write_text(
-        f"from pathlib import Path\n\ndef test_writes():\n    Path({str(probe)!r}).write_text('x')\n"
+        "import os\nfrom pathlib import Path\n\n"
+        f"def test_writes_into_the_clone():\n    Path({str(probe)!r}).write_text('x')\n\n"
+        "def test_writes_into_the_home_cache():\n"
+        "    folder = Path(os.path.expanduser('~/.cache/food_tasks'))\n"
+        "    folder.mkdir(parents=True)\n    print('HOME_CACHE', folder)\n"
     )
+    xdist = ["-p", "xdist", "-n", str(workers)] if workers else []
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}  # when this suite runs under -n
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+            [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", *xdist, str(tmp_path)],
             cwd=tmp_path,
+            env=env,
             capture_output=True,
             text=True,
             timeout=300,
         )
     finally:
         probe.unlink(missing_ok=True)
-    assert "1 passed" in proc.stdout and proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "written outside the temporary folders" in proc.stdout and f"new: {probe}" in proc.stdout
+    log = proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "2 passed" in proc.stdout and proc.returncode == 1, log
+    assert "written outside the temporary folders" in proc.stdout and f"new: {probe}" in proc.stdout, log
+    found = [line[len("new: ") :] for line in proc.stdout.splitlines() if line.startswith("new: ")]
+    home = [path for path in found if path != str(probe)]
+    assert len(found) == 2 and len(home) == 1, log
+    assert home[0].endswith(f"{os.sep}home{os.sep}.cache{os.sep}food_tasks"), log  # the session's (a worker's) home
+    if not workers:  # -s shows a test's output in a plain session only
+        assert f"HOME_CACHE {home[0]}" in proc.stdout, log

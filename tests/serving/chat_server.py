@@ -79,6 +79,8 @@ class ChatServer:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                if status >= 500:  # the SDK retries at once (else 0.5 s, 1 s, ... of backoff); still a retry
+                    self.send_header("retry-after-ms", "1")
                 self.end_headers()
                 self.wfile.write(data)
 
