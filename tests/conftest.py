@@ -228,6 +228,7 @@ def pytest_runtest_setup(item):  # type: ignore[no-untyped-def]
         inprocess.cache_lmms_eval_task_index()
 
 
+@pytest.hookimpl(optionalhook=True)  # only pytest-xdist defines this hook
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """Workers for ``-n auto`` (pyproject's addopts): one per core, at most 4. Each worker imports lmms-eval and
     torch and builds its own task index, so more workers cost more memory than they save time."""
