@@ -249,6 +249,13 @@ def _xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+@pytest.hookimpl(optionalhook=True)  # only pytest-xdist defines this hook
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Workers for ``-n auto`` (pyproject's addopts): one per core, at most 4. Each worker imports lmms-eval and
+    torch and builds its own task index, so more workers cost more memory than they save time."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 def pytest_sessionstart(session):  # type: ignore[no-untyped-def]
     session.config._food_tasks_before = sandbox.snapshot(clone=not _xdist_worker(session.config))
     session.config._food_tasks_workers_outside = []
