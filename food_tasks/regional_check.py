@@ -119,8 +119,8 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         if others:
             problems.append(
                 f"{where}: task: {config['task']!r} is also the name of {', '.join(map(shown, others))}: "
-                f"lmms-eval would run one of them without a word (--include_path {shown(path.parent)}); "
-                f"rename one"
+                f"a run with --include_path {shown(path.parent)} warns naming both files and stops with "
+                f"exit status 1; rename one"
             )
     if config.get("class") != f"!function {TASK_CLASS}":
         problems.append(f"{where}: class: must be `!function {TASK_CLASS}`")

@@ -678,7 +678,8 @@ def test_validate_names_every_key_the_task_replaces_or_does_not_read(tmp_path, c
 
 
 def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
-    # Issue 29.4: two YAMLs under one --include_path defining one name: lmms-eval runs one without a word.
+    # Issue 29.4: two YAMLs under one --include_path defining one name: lmms-eval ran one without a word; a run now
+    # warns naming both files and stops (test_stop_before_generation), and validate says so.
     task = tmp_path / "t"
     shutil.copytree(EXAMPLE, task)
     (task / "old").mkdir()
@@ -686,6 +687,6 @@ def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
     yaml_path = task / "regional_example_mcq.yaml"
     assert regional_check.validate(yaml_path, check_images=False) == [
         f"{yaml_path}: task: 'regional_example_mcq' is also the name of {task / 'old' / 'mcq_v0.yaml'}: "
-        f"lmms-eval would run one of them without a word (--include_path {task}); rename one"
+        f"a run with --include_path {task} warns naming both files and stops with exit status 1; rename one"
     ]
     assert regional_check.validate(task / "regional_example_open.yaml", check_images=False) == []
