@@ -397,9 +397,19 @@ def main(argv: list[str] | None = None) -> int:
         "that every rank reads only the cache. Offline, it fails within seconds with what to do.",
         epilog="benchmarks: " + "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers),
     )
+
+    def fetcher(name: str) -> str:
+        """The benchmark's name, or argparse's error listing the choices (its own `invalid choice` is too wide)."""
+        names = [b.name for b in fetchers]
+        if name not in names:
+            raise argparse.ArgumentTypeError(
+                f"{name!r} is not one of {', '.join(names)}\n  (a hub dataset needs no prefetch: `datasets` caches it)"
+            )
+        return name
+
     prefetch.add_argument(
         "benchmark",
-        choices=[b.name for b in fetchers],
+        type=fetcher,
         metavar="benchmark",
         help="which benchmark's files to fetch: " + ", ".join(b.name for b in fetchers),
     )

@@ -143,31 +143,40 @@ def regional_clashes(folders: list[str], index: Any, packaged: str | None = None
     or that hides one of our packaged tasks (under ``packaged``, indexed after the user's folders)."""
     from loguru import logger
 
-    from food_tasks.regional_yaml import shown, task_files
+    from food_tasks.regional_yaml import fit, labelled, shown, task_files
 
     clashes = {}
     found = task_files(folders)
     hidden = task_files([packaged], names=list(found)) if packaged and found else {}
+    # The loguru prefix takes ~75 columns: each message keeps its lines under 100, a path on a line of its own.
     for name, ours in sorted(hidden.items()):
-        theirs = ", ".join(map(shown, found[name]))
+        theirs = "".join(f"\n  {shown(p)}" for p in found[name])
+        packaged_files = "".join(f"\n  {shown(p)}" for p in ours)
         logger.warning(
-            f"food-tasks: regional task {name} ({theirs}) hides the packaged task of that name "
-            f"({', '.join(map(shown, ours))}); rename it"
+            fit(f"food-tasks: regional task {name} hides the packaged task of that name; rename{theirs}", 100)
+            + f"\nthe packaged task:{fit(packaged_files, 100)}"
         )
     for name, paths in sorted(found.items()):
         used = index.get(name, {}).get("yaml_path") if isinstance(index, dict) else None
         used = used if isinstance(used, str) else None
         if len(paths) > 1:
             clashes[name] = paths
+            took = os.path.realpath(used) if used else None
+            files = "\n".join(f"  {labelled(p, took)}" for p in paths)
             logger.warning(
-                f"food-tasks: regional task {name} is defined by {len(paths)} files: "
-                f"{', '.join(map(shown, paths))}; lmms-eval indexes only {shown(used) if used else 'one'} "
-                f"(running it stops with an error): rename the others"
+                fit(
+                    f"food-tasks: regional task {name} is defined by {len(paths)} files; rename all but one\n"
+                    f"(running it stops with an error until then):\n{files}",
+                    100,
+                )
             )
         elif used is not None and os.path.realpath(used) != os.path.realpath(paths[0]):
             logger.warning(
-                f"food-tasks: regional task {shown(paths[0])} is not indexed: its name {name} is taken by "
-                f"{shown(used)}; rename it"
+                fit(
+                    f"food-tasks: regional task {name} is not indexed; rename it:\n  {shown(paths[0])}\n"
+                    f"its name is taken by:\n  {shown(used)}",
+                    100,
+                )
             )
     return clashes
 

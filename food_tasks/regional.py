@@ -9,6 +9,7 @@ config. This module imports lmms-eval: only lmms-eval imports it (to build the t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -41,7 +42,7 @@ from food_tasks.regional_scoring import (
     score,
     undecoded_images,
 )
-from food_tasks.regional_yaml import key_problems, shown
+from food_tasks.regional_yaml import fit, key_problems, labelled, shown
 
 if TYPE_CHECKING:
     import datasets
@@ -71,13 +72,13 @@ def _bind(config: dict, where: str | None = None) -> dict:
     logged as a warning naming ``where`` (the YAML) (:mod:`food_tasks.regional_yaml`)."""
     task = config.get("task", "?")
     errors, warnings = key_problems(config)
-    if errors:
-        raise RegionalConfigError("\n".join(errors))
     if warnings:
         from loguru import logger
 
-        for line in warnings:
-            logger.warning(f"food-tasks: regional task {task} ({where or 'its YAML'}): {line}")
+        for line in warnings:  # the loguru prefix takes ~75 columns: the key's line under the task's
+            logger.warning(fit(f"food-tasks: regional task {task}:\n  {line}\n  YAML: {where or '?'}", 100))
+    if errors:
+        raise RegionalConfigError("\n".join(errors))
     config = {k: v for k, v in config.items() if k != "class"}
     try:
         settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
@@ -173,14 +174,16 @@ def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int
 
 
 def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None = None) -> RunStopped:
-    """The error that ends the run, naming the task, its YAML (``where``, when lmms-eval's index says), what to do."""
+    """The error that ends the run, naming the task, its YAML (``where``, when lmms-eval's index says), what to do;
+    every line wrapped to 120 columns (the YAML's path on a line of its own)."""
     from food_tasks.data import RunStopped
 
     task = config.get("task", "?")
     command = f"food-tasks validate {where or '<the task YAML>'}"
-    hint = "" if "food-tasks validate" in detail else f"\nCheck the task with `{command}`."
-    named = f"{task} ({where})" if where else task
-    return RunStopped(f"food-tasks: regional task {named}: {what}, the run stops before generation:\n{detail}{hint}")
+    hint = "" if "food-tasks validate" in detail else f"\nCheck the task with:\n  {command}"
+    head = f"food-tasks: regional task {task}: {what}, the run stops before generation:"
+    yaml_line = f"\n  YAML: {where}" if where else ""
+    return RunStopped(fit(f"{head}{yaml_line}\n{detail}{hint}"))
 
 
 class RegionalTask(ConfigurableTask):
@@ -198,10 +201,12 @@ class RegionalTask(ConfigurableTask):
         where = shown(path) if path else None
         stop = partial(_stop, config, where=where)
         if len(clashes) > 1:  # lmms-eval indexed one of them without a word
+            took = os.path.realpath(path) if path else None
+            files = [f"  {labelled(p, took)}" for p in clashes]
             raise stop(
                 "configuration error",
-                f"task: {config.get('task')!r} is defined by {len(clashes)} files: "
-                f"{', '.join(map(shown, clashes))}; lmms-eval took {where}: rename the others",
+                f"task: {config.get('task')!r} is defined by {len(clashes)} files; rename all but one:\n"
+                + "\n".join(files),
             )
         try:
             bound = _bind(config, where)

@@ -76,6 +76,28 @@ UNUSED = {
 }
 
 
+def fit(text: str, width: int = 120) -> str:
+    """``text`` with each line wrapped to ``width`` columns (continuation lines indented 4 more than the line)."""
+    import textwrap
+
+    out = []
+    for line in text.splitlines() or [""]:
+        if len(line.split()) <= 2:  # a path, or a label and a path: breaking it helps no one
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        wrap = textwrap.wrap(
+            line.strip(),
+            width=width,
+            initial_indent=indent,
+            subsequent_indent=indent + "    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        out += wrap or [line]
+    return "\n".join(out)
+
+
 def key_problems(config: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """``(errors, warnings)`` for the top-level keys of a regional task YAML, one ``<key>: <why>`` line each."""
     errors: list[str] = []
@@ -124,6 +146,14 @@ def task_files(folders: Iterable[str | os.PathLike], names: Iterable[str] | None
                 if path not in found.setdefault(task, []):
                     found[task].append(path)
     return {task: sorted(paths) for task, paths in found.items()}
+
+
+def labelled(path: str | os.PathLike, indexed: str | None) -> str:
+    """``path`` as :func:`shown`, after ``indexed:`` when it is the YAML lmms-eval indexed (real path ``indexed``),
+    ``ignored:`` when another one is (labels rather than a suffix: a long path keeps its line)."""
+    if indexed is None:
+        return shown(path)
+    return f"{'indexed' if os.path.realpath(path) == indexed else 'ignored'}: {shown(path)}"
 
 
 def shown(path: str | os.PathLike) -> str:

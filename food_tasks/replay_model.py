@@ -154,8 +154,8 @@ class ReplayModel(lmms):
             raise RunStopped(f"food-tasks: replay model error, the run stops before generation:\n{err}") from None
         if not model_name:
             logger.info(
-                "food_tasks_replay: add model_name=<name> to --model_args to get results/<name>/ "
-                "(lmms-eval's own option); without it the files go into --output_path itself"
+                "food_tasks_replay: add model_name=<name> to --model_args to get results/<name>/\n"
+                "  (lmms-eval's own option); without it the files go into --output_path itself"
             )
 
     @property

@@ -94,8 +94,11 @@ def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
         manager.load_task_or_group(["broken_task"], task_type="simple")
     message = str(err.value)
     yaml_path = folder / "broken_task.yaml"  # every regional error names the YAML (issue 29.4)
-    head = f"food-tasks: regional task broken_task ({yaml_path}): {what}, the run stops before generation:\n"
-    assert message.startswith(head), message
+    lines = message.splitlines()
+    assert lines[:2] == [
+        f"food-tasks: regional task broken_task: {what}, the run stops before generation:",
+        f"  YAML: {yaml_path}",  # on a line of its own (issue 29.3: the header grew with the path past 120 columns)
+    ], message
     assert detail in message and f"food-tasks validate {yaml_path}" in message
 
 
@@ -120,8 +123,9 @@ def test_a_key_without_effect_is_a_warning_naming_the_yaml(tmp_path):
         logger.remove(sink)
     assert len(task["with_dev"].test_docs()) == 6
     assert (
-        f"food-tasks: regional task with_dev ({folder / 'with_dev.yaml'}): validation_split: not read: a regional task "
-        "evaluates test_split only; remove it"
+        "food-tasks: regional task with_dev:\n"
+        "  validation_split: not read: a regional task evaluates test_split only; remove it\n"
+        f"  YAML: {folder / 'with_dev.yaml'}"
     ) in seen
 
 
@@ -141,15 +145,23 @@ def test_two_yamls_defining_one_task_name_both_named(tmp_path):
     finally:
         logger.remove(sink)
     used = manager.task_index["twice"]["yaml_path"]
-    assert [m for m in seen if "twice" in m] == [
-        f"food-tasks: regional task twice is defined by 2 files: {', '.join(files)}; lmms-eval indexes only {used} "
-        "(running it stops with an error): rename the others"
+    indexed = [f"  {'indexed' if f == used else 'ignored'}: {f}" for f in files]
+    assert [m.splitlines() for m in seen if "twice" in m] == [
+        [
+            "food-tasks: regional task twice is defined by 2 files; rename all but one",
+            "(running it stops with an error until then):",
+            *indexed,
+        ]
     ]
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["twice"], task_type="simple")
-    assert str(err.value).splitlines()[:2] == [
-        f"food-tasks: regional task twice ({used}): configuration error, the run stops before generation:",
-        f"task: 'twice' is defined by 2 files: {', '.join(files)}; lmms-eval took {used}: rename the others",
+    assert str(err.value).splitlines() == [
+        "food-tasks: regional task twice: configuration error, the run stops before generation:",
+        f"  YAML: {used}",
+        "task: 'twice' is defined by 2 files; rename all but one:",
+        *indexed,
+        "Check the task with:",
+        f"  food-tasks validate {used}",
     ]
 
 
@@ -166,8 +178,8 @@ def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
     finally:
         logger.remove(sink)
     assert seen == [
-        f"food-tasks: regional task {folder / 'mmmu_val.yaml'} is not indexed: its name mmmu_val is taken by "
-        "/lmms_eval/tasks/mmmu/mmmu_val.yaml; rename it"
+        f"food-tasks: regional task mmmu_val is not indexed; rename it:\n  {folder / 'mmmu_val.yaml'}\n"
+        "its name is taken by:\n  /lmms_eval/tasks/mmmu/mmmu_val.yaml"
     ]
 
 
@@ -195,8 +207,8 @@ def test_a_regional_yaml_hiding_a_packaged_task_is_named(tmp_path):
     theirs = folder / "fambench_task1_sample.yaml"
     assert len(ours) == 1 and manager.task_index["fambench_task1_sample"]["yaml_path"] == str(theirs)
     assert seen == [
-        f"food-tasks: regional task fambench_task1_sample ({theirs}) hides the packaged task of that name "
-        f"({shown(ours[0])}); rename it"
+        "food-tasks: regional task fambench_task1_sample hides the packaged task of that name; rename\n"
+        f"  {theirs}\nthe packaged task:\n  {shown(ours[0])}"
     ]
 
 
@@ -259,13 +271,14 @@ def test_cli_exits_1_with_our_message_last(tmp_path):
         tmp_path / "out2",
     )
     assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
-    tail = proc.stderr.strip().splitlines()[-3:]
+    tail = proc.stderr.strip().splitlines()[-5:]
     yaml_path = "tasks/dishes_mcq.yaml"  # relative to the working directory of the run (tmp_path), as the data file
-    assert (
-        tail[0] == f"food-tasks: regional task dishes_mcq ({yaml_path}): data error, the run stops before generation:"
-    )
+    assert tail[:2] == [
+        "food-tasks: regional task dishes_mcq: data error, the run stops before generation:",
+        f"  YAML: {yaml_path}",
+    ]
     # the data file as resolved, relative to the working directory (the run's is tmp_path)
-    assert tail[1].startswith("tasks/dishes.jsonl: line 3: not valid JSON: ")
+    assert tail[2].startswith("tasks/dishes.jsonl: line 3: not valid JSON: ")
     assert "RetryError" not in proc.stdout + proc.stderr
     assert json.loads(lines[0])  # the other lines are intact
 
@@ -284,9 +297,17 @@ def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp
     manager = TaskManager(include_path=str(folder), include_defaults=False)
     with pytest.raises(RunStopped) as err:
         manager.load_task_or_group(["bad_answer"], task_type="simple")
-    assert str(err.value).splitlines()[:2] == [
-        f"food-tasks: regional task bad_answer ({folder / 'bad_answer.yaml'}): data error, the run stops "
-        "before generation:",
-        f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) "
-        "nor the text of one option",
+    lines = str(err.value).splitlines()
+    assert lines[:2] == [
+        "food-tasks: regional task bad_answer: data error, the run stops before generation:",
+        f"  YAML: {folder / 'bad_answer.yaml'}",
     ]
+    assert lines[2].startswith(f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer':")
+    assert (
+        " ".join(lines[2:]).split()[:20]
+        == (
+            f"{folder / 'dishes.jsonl'}: row 2 (id sea-002), column 'answer': answer 'E' is neither a label (A/B/C/D) "
+            "nor the text of one option"
+        ).split()
+    )  # wrapped at 120 columns
+    assert max(map(len, lines)) <= 120
