@@ -40,6 +40,7 @@ from food_tasks.regional_scoring import (
     doc_text,
     metric_table,
     score,
+    settings_problems,
     undecoded_images,
 )
 from food_tasks.regional_yaml import fit, key_problems, labelled, shown
@@ -77,6 +78,7 @@ def _bind(config: dict, where: str | None = None) -> dict:
 
         for line in warnings:  # the loguru prefix takes ~75 columns: the key's line under the task's
             logger.warning(fit(f"food-tasks: regional task {task}:\n  {line}\n  YAML: {where or '?'}", 100))
+    errors += settings_problems(config.get("metadata"))  # every problem at once, as `food-tasks validate` lists them
     if errors:
         raise RegionalConfigError("\n".join(errors))
     config = {k: v for k, v in config.items() if k != "class"}

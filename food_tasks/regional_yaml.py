@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,30 @@ UNUSED = {
     "should_decontaminate": "not read by a regional task",
     "doc_to_decontamination_query": "not read by a regional task",
 }
+# generation_kwargs keys that lmms-eval's models or transformers' generate() read: another key (a typo such as
+# `temprature`) is a warning, not an error, since a model may read keys of its own.
+GENERATION_KEYS = frozenset(
+    "until max_new_tokens max_gen_toks max_tokens max_completion_tokens max_length min_length min_new_tokens "
+    "temperature top_p top_k min_p typical_p do_sample num_beams num_beam_groups diversity_penalty early_stopping "
+    "repetition_penalty length_penalty no_repeat_ngram_size presence_penalty frequency_penalty bad_words_ids "
+    "eos_token_id pad_token_id bos_token_id stop stopping_criteria seed n num_return_sequences use_cache "
+    "image_aspect_ratio image_sizes modalities max_pixels min_pixels fps num_frames system_prompt remove_think "
+    "enable_thinking thinking_budget reasoning_effort response_format logprobs top_logprobs".split()
+)
+
+
+def generation_problems(kwargs: Any) -> list[str]:
+    """One warning line per ``generation_kwargs`` key no model of lmms-eval nor ``generate()`` would read."""
+    if not isinstance(kwargs, Mapping):
+        return []
+    lines = []
+    for key in kwargs:
+        if str(key) in GENERATION_KEYS:
+            continue
+        close = get_close_matches(str(key), sorted(GENERATION_KEYS), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        lines.append(f"generation_kwargs.{key}: unknown to models, may be ignored{hint}")
+    return lines
 
 
 def fit(text: str, width: int = 120) -> str:
@@ -109,6 +134,8 @@ def key_problems(config: Mapping[str, Any]) -> tuple[list[str], list[str]]:
             errors.append(f"{key}: {REPLACED[key]}; remove it")
         elif key in UNUSED:
             warnings.append(f"{key}: {UNUSED[key]}; remove it")
+        elif key == "generation_kwargs":
+            warnings += generation_problems(value)
         elif key == "output_type" and value != "generate_until":
             errors.append(f"output_type: {value!r}: regional tasks generate their answer (generate_until); remove it")
         elif key not in HONOURED:

@@ -677,6 +677,28 @@ def test_validate_names_every_key_the_task_replaces_or_does_not_read(tmp_path, c
     assert entries[1:] == [f"  warning: {yaml_path}: {unused}"]
 
 
+def test_validate_warns_on_an_unknown_generation_kwargs_key(tmp_path):
+    # Issue 29.4: a typo inside generation_kwargs got no message from validate (nor from the run).
+    from food_tasks import regional_yaml
+
+    task = tmp_path / "t"
+    shutil.copytree(EXAMPLE, task)
+    yaml_path = task / "regional_example_mcq.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    yaml_path.write_text(
+        text + "generation_kwargs:\n  temprature: 0.5\n  max_new_tokens: 8\n  top_p: 1.0\n  zzz: 1\n", encoding="utf-8"
+    )
+    result = regional_check.check(yaml_path, check_images=False)
+    assert result.problems == []
+    assert result.warnings == [
+        f"{yaml_path}: generation_kwargs.temprature: unknown to models, may be ignored (did you mean temperature?)",
+        f"{yaml_path}: generation_kwargs.zzz: unknown to models, may be ignored",
+    ]
+    # Every key our own tasks and lmms-eval's default pass is known.
+    assert {"until", "max_new_tokens", "temperature", "do_sample", "num_beams"} <= regional_yaml.GENERATION_KEYS
+    assert regional_yaml.generation_problems(regional_scoring.DEFAULT_GENERATION) == []
+
+
 def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
     # Issue 29.4: two YAMLs under one --include_path defining one name: lmms-eval ran one without a word; a run now
     # warns naming both files and stops (test_stop_before_generation), and validate says so.

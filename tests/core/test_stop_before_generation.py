@@ -99,7 +99,7 @@ def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
         f"food-tasks: regional task broken_task: {what}, the run stops before generation:",
         f"  YAML: {yaml_path}",  # on a line of its own (issue 29.3: the header grew with the path past 120 columns)
     ], message
-    assert detail in message and f"food-tasks validate {yaml_path}" in message
+    assert detail in message and lines[-2:] == ["Check the task with:", f"  food-tasks validate {yaml_path}"]
 
 
 def _warnings() -> tuple[list[str], int]:
@@ -311,3 +311,66 @@ def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp
         ).split()
     )  # wrapped at 120 columns
     assert max(map(len, lines)) <= 120
+
+
+def _entries(lines: list[str]) -> list[str]:
+    """Wrapped lines joined back into entries (a continuation line is indented by four spaces)."""
+    entries: list[str] = []
+    for line in lines:
+        if line.startswith("    ") and entries:
+            entries[-1] += " " + line.strip()
+        else:
+            entries.append(line)
+    return entries
+
+
+def test_a_run_lists_every_problem_validate_lists(tmp_path):
+    # Issue 29.4: the run named only the first problem of the YAML, `food-tasks validate` all of them.
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+    from loguru import logger
+
+    from food_tasks import regional_check
+
+    def edit(text: str) -> str:
+        text = text.replace("    slices: [region, language]", "    slice: region\n    promt: '{question}'")
+        return text + "foo_bar: 1\ntraining_split: train\n"
+
+    folder = _regional_copy(tmp_path, "many", edit=edit)
+    yaml_path = folder / "many.yaml"
+    checked = regional_check.check(yaml_path, check_images=False)
+    assert len(checked.problems) == 3 and len(checked.warnings) == 1
+    seen, sink = _warnings()
+    try:
+        manager = TaskManager(include_path=str(folder), include_defaults=False)
+        with pytest.raises(RunStopped) as err:
+            manager.load_task_or_group(["many"], task_type="simple")
+    finally:
+        logger.remove(sink)
+    lines = str(err.value).splitlines()
+    assert lines[1] == f"  YAML: {yaml_path}" and lines[-2] == "Check the task with:"
+    assert _entries(lines[2:-2]) == [p.removeprefix(f"{yaml_path}: ") for p in checked.problems]
+    assert [m.splitlines()[1] for m in seen if "many" in m] == [
+        "  " + w.removeprefix(f"{yaml_path}: ") for w in checked.warnings
+    ]
+
+
+def test_a_generation_kwargs_typo_is_a_warning(tmp_path):
+    # Issue 29.4: `temprature: 0.5` went to the model without a word (validate said OK).
+    import lmms_eval.models  # noqa: F401
+    from lmms_eval.tasks import TaskManager
+    from loguru import logger
+
+    folder = _regional_copy(tmp_path, "typo", edit=lambda t: t + "generation_kwargs:\n  temprature: 0.5\n")
+    seen, sink = _warnings()
+    try:
+        manager = TaskManager(include_path=str(folder), include_defaults=False)
+        task = manager.load_task_or_group(["typo"], task_type="simple")
+    finally:
+        logger.remove(sink)
+    assert task["typo"].config.generation_kwargs["temprature"] == 0.5  # a warning, not an error: the model gets it
+    assert [m for m in seen if "temprature" in m] == [
+        "food-tasks: regional task typo:\n"
+        "  generation_kwargs.temprature: unknown to models, may be ignored (did you mean temperature?)\n"
+        f"  YAML: {folder / 'typo.yaml'}"
+    ]
