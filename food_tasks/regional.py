@@ -82,11 +82,8 @@ def _bind(config: dict, where: str | None = None) -> dict:
     if errors:
         raise RegionalConfigError("\n".join(errors))
     config = {k: v for k, v in config.items() if k != "class"}
-    try:
-        settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
-    except RegionalConfigError as err:
-        command = f"food-tasks validate {where or '<task yaml>'}"
-        raise RegionalConfigError(f"{err} (task {task}; check the YAML with `{command}`)") from None
+    # every settings problem was raised above: the run's error (_stop) names the task, its YAML and the command
+    settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
 
     def visual(doc: Mapping[str, Any]) -> list:
         return doc_images(
