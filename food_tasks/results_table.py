@@ -128,11 +128,27 @@ def headline(task: str, config: Any) -> str | None:
     )
 
 
+def group_headline(group: str, result_dict: Mapping) -> str | None:
+    """A group's headline metric: the first of its YAML's ``aggregate_metric_list`` (what ``food-tasks compare``
+    compares by default), else the headline of its first member task that has one; None when unknown.
+    Never the row's first key: lmms-eval's order of a group's metrics is not the declared one."""
+    from food_tasks import catalogue
+
+    path = catalogue.index().get(group)  # the YAML food_tasks.errorbars.group_entries reads, functions unresolved
+    entries = catalogue.yaml_key(path, "aggregate_metric_list") if path is not None else None
+    if entries and isinstance(entries[0], Mapping) and entries[0].get("metric"):
+        return str(entries[0]["metric"])
+    configs = result_dict.get("configs") or {}
+    members = (result_dict.get("group_subtasks") or {}).get(group) or []
+    found = (headline(m, configs[m]) for m in members if m in configs)
+    return next((m for m in found if m is not None), None)
+
+
 def compact(result_dict: Mapping, column: str, names: Collection[str], only_headline: bool = False) -> dict:
     """A copy of ``result_dict`` in which our rows of ``column`` (:func:`ours_in`) have their breakdowns
     replaced by :func:`note`, their alias by :func:`label` and no arrow on counts, breakdowns and diagnostics
     (:data:`NO_ARROW`). ``only_headline``: of our rows, groups and tasks outside any group only, each with its
-    headline metric (:func:`headline`; a group: its first metric). The input is not modified (``make_table``
+    headline metric (:func:`headline`; a group: :func:`group_headline`). The input is not modified (``make_table``
     pops ``alias`` from the rows it prints)."""
     rows = result_dict.get(column)
     if not isinstance(rows, Mapping):
@@ -167,7 +183,8 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
             if name not in ours or not isinstance(row, Mapping):
                 kept[name] = row
             elif name not in members or name in subtasks:
-                kept[name] = _headline_row(row, headline(name, configs[name]) if name in configs else None)
+                metric = headline(name, configs[name]) if name in configs else group_headline(name, result_dict)
+                kept[name] = _headline_row(row, metric)
         out[column] = kept
     return out
 

@@ -245,3 +245,50 @@ def test_the_demo_table_is_groups_and_headlines_within_a_screen(monkeypatch):
     assert len(full.splitlines()) > 150 and len(short.splitlines()) <= 30, short
     assert max(map(len, short.splitlines())) <= 120 and results_table.HEADLINE_NOTE in short
     assert "| - " not in short and "calories_mae" in short and "acc_official" not in short
+
+
+def _rate_first(row: dict) -> dict:
+    """``row`` with its ``invalid_rate`` keys first, as lmms-eval orders a WorldCuisines MCQ group row."""
+    first = {k: v for k, v in row.items() if k.startswith("invalid_rate")}
+    return {**first, **{k: v for k, v in row.items() if k not in first}}
+
+
+def _cells(table: str, label_: str) -> list[list[str]]:
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in table.splitlines() if line.startswith(f"|{label_}")]
+
+
+def test_a_group_headline_is_its_declared_first_aggregate_metric_whatever_the_row_order(monkeypatch):
+    """Issue 29 (demo table): a group row whose first key is ``invalid_rate`` (lmms-eval's order in the demo) shows
+    ``acc``, the first of ``_worldcuisines_mcq_sample.yaml``'s aggregate_metric_list, as `food-tasks compare` does;
+    WorldCuisines OEQ shows ``acc_multi`` (its list's first), not ``acc_dual`` (the alphabetically first)."""
+    import json
+
+    import lmms_eval.utils
+
+    from food_tasks.registration import our_names
+
+    monkeypatch.setenv(results_table.TABLE_ENV, "headline")
+    data = json.loads(GOLDEN_SAMPLE_RUN.read_text(encoding="utf-8"))
+    data["groups"]["worldcuisines_mcq_sample"] = _rate_first(data["groups"]["worldcuisines_mcq_sample"])
+    assert next(iter(data["groups"]["worldcuisines_mcq_sample"])) == "invalid_rate,none"
+    table = render(lmms_eval.utils.make_table, data, "groups", False, our_names())
+    # The golden group row: acc 11.1111 (4 of 36 documents right: 100 * 4 / 36), standard error 5.7135.
+    assert _cells(table, "WorldCuisines MCQ (sample)") == [
+        ["WorldCuisines MCQ (sample)", "none", "", "acc", "↑", "11.1111", "±", "5.7135"]
+    ]
+    assert [c[3] for c in _cells(table, "WorldCuisines OEQ (sample)")] == ["acc_multi"]
+    assert results_table.group_headline("worldcuisines_mcq_sample", data) == "acc"
+
+
+def test_a_group_not_shipped_takes_its_first_member_tasks_headline():
+    """A user's group over our tasks has no YAML of ours: its headline is its first member's (``acc`` for the MCQ
+    task, whatever the order of the group row), never the row's first key."""
+    results = {
+        "groups": {"my_group": {"alias": "my_group", "invalid_rate,none": 50.0, "acc,none": 25.0}},
+        "results": {"worldcuisines_mcq_sample_1a_nocontext": {"acc,none": 25.0, "invalid_rate,none": 50.0}},
+        "configs": {"worldcuisines_mcq_sample_1a_nocontext": {"task": "worldcuisines_mcq_sample_1a_nocontext"}},
+        "group_subtasks": {"my_group": ["worldcuisines_mcq_sample_1a_nocontext"]},
+    }
+    names = {"worldcuisines_mcq_sample_1a_nocontext"}
+    out = compact(results, "groups", names, only_headline=True)
+    assert out["groups"]["my_group"] == {"alias": "my_group", "acc,none": 25.0}
