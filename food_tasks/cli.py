@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -366,18 +367,22 @@ def _formatter(base: type) -> Callable[[str], argparse.HelpFormatter]:
     return lambda prog: base(prog, width=min(shutil.get_terminal_size().columns, WIDTH) - 2)
 
 
+def usage_text(text: str, width: int = WIDTH - 10) -> str:
+    """``text`` (the command list of the module docstring) with each line longer than ``width`` wrapped under its
+    own description column (where the first run of two or more spaces ends; no indent when there is none)."""
+    out = []
+    for line in text.splitlines():
+        column = re.search(r"\S {2,}", line)
+        indent = " " * (column.end() if column else 0)
+        out.append(textwrap.fill(line, width=width, subsequent_indent=indent) if len(line) > width else line)
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The `food-tasks` command: parse ``argv`` (default: the process's), run the command, return its exit status."""
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
-    line = "    food-tasks prefetch BENCH      "
     what = "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers)
-    wrapped = textwrap.fill(
-        f"fetch a benchmark's remote files once into the cache ({what})",
-        width=110,
-        initial_indent=line,
-        subsequent_indent=" " * len(line),
-    )
-    description = __doc__.replace(line + "fetch a benchmark's remote files once into the cache ({prefetch})", wrapped)
+    description = usage_text(__doc__.format(prefetch=what))
     parser = argparse.ArgumentParser(
         prog="food-tasks", description=description, formatter_class=_formatter(argparse.RawDescriptionHelpFormatter)
     )

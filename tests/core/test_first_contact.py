@@ -3,6 +3,7 @@ the replay model's input errors and output folder, the ``food-tasks`` help text.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -296,6 +297,34 @@ def test_food_tasks_help_has_no_markup(capsys):
             cli.main(argv)
         out = capsys.readouterr().out
         assert "``" not in out and "food-tasks" in out
+
+
+def test_help_fills_in_the_prefetchable_benchmarks(capsys):
+    """Issue 29: `food-tasks --help` printed ``({prefetch})`` literally. The prefetch line names the three
+    benchmarks with remote files, wrapped under its description column (31: after ``prefetch BENCH`` and spaces)."""
+    from food_tasks import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    description = out[out.index("food-tasks: ") : out.index("positional arguments")]  # argparse's {path,...} aside
+    assert "{" not in description and "}" not in description and not re.search(r"\{\w*\}", out)
+    start = out.index("food-tasks prefetch BENCH")
+    block = out[start : out.index("food-tasks validate")].splitlines()
+    assert all(name in " ".join(block) for name in ("fambench:", "diningbench:", "foodieqa:")), block
+    assert len(block) > 1 and all(line.startswith(" " * 31) and line[31] != " " for line in block[1:]), block
+
+
+def test_usage_text_wraps_long_lines_under_their_description_column():
+    from food_tasks import cli
+
+    text = "cmd ARG   " + "word " * 6 + "\nshort  line\nnocolumn " + "x " * 8
+    assert cli.usage_text(text, width=24).splitlines() == [
+        "cmd ARG   word word word",
+        "          word word word",
+        "short  line",
+        "nocolumn x x x x x x x x",
+    ]
 
 
 def test_help_fits_120_columns_on_a_wide_terminal(capsys, monkeypatch):
