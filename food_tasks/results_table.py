@@ -96,10 +96,10 @@ NO_ARROW = frozenset({"count", "breakdown", "info"})
 TABLE_ENV = "FOOD_TASKS_TABLE"
 
 
-def headline_only() -> bool:
-    """Whether :data:`TABLE_ENV` asks for groups and headline metrics only (any other value than ``headline``:
-    the full table)."""
-    return os.environ.get(TABLE_ENV, "").strip().lower() == "headline"
+def headline_only(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether :data:`TABLE_ENV` in ``environ`` (default: this process's) asks for groups and headline metrics
+    only (any other value than ``headline``: the full table)."""
+    return (os.environ if environ is None else environ).get(TABLE_ENV, "").strip().lower() == "headline"
 
 
 def metric_scales(task: str, config: Any) -> dict[str, str]:
@@ -147,9 +147,9 @@ def group_headline(group: str, result_dict: Mapping) -> str | None:
 def compact(result_dict: Mapping, column: str, names: Collection[str], only_headline: bool = False) -> dict:
     """A copy of ``result_dict`` in which our rows of ``column`` (:func:`ours_in`) have their breakdowns
     replaced by :func:`note`, their alias by :func:`label` and no arrow on counts, breakdowns and diagnostics
-    (:data:`NO_ARROW`). ``only_headline``: of our rows, groups and tasks outside any group only, each with its
-    headline metric (:func:`headline`; a group: :func:`group_headline`). The input is not modified (``make_table``
-    pops ``alias`` from the rows it prints)."""
+    (:data:`NO_ARROW`). ``only_headline``: of our rows, groups (in the Groups table only, when there is one) and
+    tasks outside any group, each with its headline metric (:func:`headline`; a group: :func:`group_headline`).
+    The input is not modified (``make_table`` pops ``alias`` from the rows it prints)."""
     rows = result_dict.get(column)
     if not isinstance(rows, Mapping):
         return dict(result_dict)
@@ -178,10 +178,14 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
             if group in ours and isinstance(children, (list, tuple))
             for m in children
         }
+        # lmms-eval prints a group in both tables when it prints a Groups table; of ours, the Groups table only.
+        elsewhere = set(result_dict.get("groups") or ()) if column == "results" else set()
         kept = {}
         for name, row in out[column].items():
             if name not in ours or not isinstance(row, Mapping):
                 kept[name] = row
+            elif name in elsewhere:
+                continue
             elif name not in members or name in subtasks:
                 metric = headline(name, configs[name]) if name in configs else group_headline(name, result_dict)
                 kept[name] = _headline_row(row, metric)
@@ -224,7 +228,10 @@ def render(
         return make_table(result_dict, column, sort_results)
     shown = compact(result_dict, column, names, only_headline=headline_only())
     table = make_table(shown, column, sort_results)
-    if headline_only() and shown.get(column) != result_dict.get(column):
+    # The note once, under the last table lmms-eval prints (Groups when there is one: lmms-eval's __main__).
+    last = "groups" if "groups" in result_dict else "results"
+    rows = {n for c in ("results", "groups") if isinstance(result_dict.get(c), Mapping) for n in result_dict[c]}
+    if headline_only() and column == last and ours_in(result_dict, names) & rows:
         table += f"\n{HEADLINE_NOTE}"
     noted = any(
         _is_note(v) and not _is_note(result_dict[column][name].get(k))

@@ -292,3 +292,36 @@ def test_a_group_not_shipped_takes_its_first_member_tasks_headline():
     names = {"worldcuisines_mcq_sample_1a_nocontext"}
     out = compact(results, "groups", names, only_headline=True)
     assert out["groups"]["my_group"] == {"alias": "my_group", "acc,none": 25.0}
+
+
+def test_the_headline_note_is_printed_once_and_a_group_row_in_the_groups_table_only(monkeypatch):
+    """Issue 29 (demo footnotes): in headline mode the note follows the Groups table only (the last table
+    lmms-eval prints), and the three sample groups are rows of the Groups table, not of the Tasks table too.
+    The full table keeps lmms-eval's layout (a group heads its tasks in the Tasks table) and prints no note."""
+    short, full = _sample_table(monkeypatch, "headline"), _sample_table(monkeypatch, "full")
+    assert short.count(results_table.HEADLINE_NOTE) == 1 and short.rstrip().endswith(results_table.HEADLINE_NOTE)
+    full_tasks, full_groups = full.split("|          Groups")
+    for group in ("FoodieQA (sample)", "WorldCuisines MCQ (sample)", "WorldCuisines OEQ (sample)"):
+        assert len(_cells(short, group)) == 1, group
+        assert _cells(full_tasks, group) and _cells(full_groups, group), group  # lmms-eval's: in both
+    tasks_table = short[: short.index("|          Groups")]
+    assert len([line for line in tasks_table.splitlines() if line.startswith("|")]) == 2 + 5  # the 5 lone tasks
+    assert results_table.HEADLINE_NOTE not in full
+
+
+def test_without_a_groups_table_the_note_and_the_groups_stay_under_the_tasks_table(monkeypatch):
+    """lmms-eval prints no Groups table when the results have no ``groups`` key: a group row of ours then stays in
+    the Tasks table, and the note follows it."""
+    import lmms_eval.utils
+
+    monkeypatch.setenv(results_table.TABLE_ENV, "headline")
+    results = {
+        "results": {
+            "my_group": {"alias": "my_group", "invalid_rate,none": 50.0, "acc,none": 25.0},
+            "worldcuisines_mcq_sample_1a_nocontext": {"alias": " - 1a", "acc,none": 25.0},
+        },
+        "group_subtasks": {"my_group": ["worldcuisines_mcq_sample_1a_nocontext"]},
+        "n-shot": {},
+    }
+    table = render(lmms_eval.utils.make_table, results, "results", False, {"worldcuisines_mcq_sample_1a_nocontext"})
+    assert _cells(table, "my_group") and table.count(results_table.HEADLINE_NOTE) == 1
