@@ -28,6 +28,8 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from food_tasks.consistency import HIGHER_IS_BETTER
+
 # The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
 # name, a value or note, stderr) a row stays within 120 characters. A longer alias gives way to the
 # task or group name, which is short, unique, and what --tasks and the results JSON use.
@@ -167,9 +169,14 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
     }
     arrows = dict(result_dict.get("higher_is_better") or {})
     for name in ours & set(rows):
-        if name in configs and isinstance(arrows.get(name), Mapping):
+        declared = dict(arrows[name]) if isinstance(arrows.get(name), Mapping) else {}
+        # Measures across tasks (food_tasks.consistency) are in no metric_list: lmms-eval knows no direction.
+        present = {str(k).partition(",")[0] for k in rows[name]} if isinstance(rows[name], Mapping) else set()
+        declared.update({m: up for m, up in HIGHER_IS_BETTER.items() if m in present and declared.get(m) is None})
+        if name in configs:
             scales = metric_scales(name, configs[name])
-            arrows[name] = {m: v for m, v in arrows[name].items() if scales.get(m) not in NO_ARROW}
+            declared = {m: v for m, v in declared.items() if scales.get(m) not in NO_ARROW}
+        arrows[name] = declared
     out["higher_is_better"] = arrows
     if only_headline:
         members = {

@@ -238,6 +238,37 @@ def test_counts_breakdowns_and_diagnostics_print_no_arrow(monkeypatch):
     assert metric["acc"] == "↑" and metric["calories_mae"] == "↓" and metric["parse_fail_rate"] == "↓"
 
 
+def test_every_score_prints_its_arrow_the_context_measures_too(monkeypatch):
+    """Issue 29 (arrows): misled_rate (a share misled: lower is better) and hint_gain (a share helped: higher is
+    better) are computed across a group's tasks, in no metric_list: lmms-eval printed them without an arrow.
+    Every metric of the full sample table now has an arrow unless its scale is a count, breakdown or info."""
+    arrows: dict[str, set[str]] = {}
+    for c in (line.split("|") for line in _sample_table(monkeypatch, "full").splitlines()):
+        if len(c) > 6 and c[4].strip() not in ("Metric", "") and not set(c[4]) <= set("-:"):
+            arrows.setdefault(c[4].strip(), set()).add(c[5].strip())
+    for name in ("misled_rate", "misled_rate_same_image"):
+        assert arrows[name] == {"↓"}, name
+    for name in ("hint_gain", "hint_gain_same_image"):
+        assert arrows[name] == {"↑"}, name
+    # Scales count, breakdown or info (food_tasks.hooks.Metric.scale): no arrow.
+    no_arrow = set(
+        "captions_cut ctc_pairs ctc_pool gold_missing image_missing mean_caption_words range_values"
+        " reference_mean_words per_category per_condition per_language per_question_type"
+        " per_question_type_paper_protocol per_region position_bias position_bias_p xling_by_lang_status"
+        " xling_gap_to_en".split()
+    )
+    assert {m for m, shown in arrows.items() if shown == {""}} == no_arrow
+
+
+def test_a_declared_direction_never_overrides_lmms_evals_own():
+    """The context measures' direction fills a gap only: a direction lmms-eval has for a row is kept."""
+    results = {
+        "results": {"g": {"alias": "g", "misled_rate,none": 10.0, "hint_gain,none": 5.0}},
+        "higher_is_better": {"g": {"hint_gain": False}},
+    }
+    assert compact(results, "results", {"g"})["higher_is_better"]["g"] == {"hint_gain": False, "misled_rate": False}
+
+
 def test_the_demo_table_is_groups_and_headlines_within_a_screen(monkeypatch):
     """Issue 29.3: FOOD_TASKS_TABLE=headline (what `food-tasks demo` passes) prints groups and each task's headline
     metric: the packaged sample run in a screen, no line over 120 columns, and says where the rest is."""
