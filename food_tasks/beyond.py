@@ -31,7 +31,7 @@ XLING = ("xling_all_correct", "xling_agreement")
 CONTEXT = ("misled_rate", "hint_gain", "misled_rate_same_image", "hint_gain_same_image")
 CIRCULAR = ("circular_acc", "rotation_mean_acc")
 MEASURES = (*XLING, *CONTEXT, *CIRCULAR, "position_bias_p")
-LOWER_IS_BETTER = {"misled_rate", "misled_rate_same_image"}
+LOWER_IS_BETTER = {m for m, higher in consistency.HIGHER_IS_BETTER.items() if not higher}
 Unit = tuple[Hashable, Hashable, float]  # (unit, cluster, value)
 
 

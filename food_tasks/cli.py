@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -237,7 +238,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     tasks = args.tasks or demo_tasks()
     model = cache_root() / "tiny-qwen2-vl"
     out_dir = Path(args.output_path or DEMO_OUTPUT)
-    from food_tasks.results_table import TABLE_ENV
+    from food_tasks.results_table import TABLE_ENV, headline_only
 
     # The printed table: groups and headline metrics (a screen, not 216 lines); every metric is in the results JSON.
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
@@ -260,7 +261,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     missing = [t for t in expected if t not in data.get("groups" if kinds.get(t) == "group" else "results", {})]
     if missing:
         raise CommandError(f"results {results} lack {', '.join(missing)}; see the log above.")
-    print(demo_epilogue(results, tasks), flush=True)
+    print(demo_epilogue(results, tasks, headline=headline_only(env)), flush=True)
     return 0
 
 
@@ -288,9 +289,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_epilogue(results: Path, tasks: str, hint: list[str] | None = None) -> str:
+# What the demo's epilogue says of the table lmms-eval printed above it, by FOOD_TASKS_TABLE.
+TABLE_HEADLINE = (
+    "  (samples beside it; the table above shows groups and headline metrics, the results JSON every metric:",
+    "  FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
+)
+TABLE_FULL = (
+    "  (samples beside it; the table above shows every task and metric, a breakdown as a short note: its values",
+    "  are in the results JSON)",
+)
+
+
+def demo_epilogue(results: Path, tasks: str, hint: list[str] | None = None, headline: bool = True) -> str:
     """What the demo prints last: where its results are, and what to do next with them and with a real model;
-    ``hint``: the lines saying where the commands are (default: :func:`_path_hint`)."""
+    ``hint``: the lines saying where the commands are (default: :func:`_path_hint`); ``headline``: whether the
+    table printed groups and headline metrics only (``FOOD_TASKS_TABLE=headline``, the demo's default)."""
     shown = _shown(results)
     real = ["lmms-eval", "--model", "qwen2_vl", "--model_args", f"pretrained={REAL_MODEL}", "--tasks", tasks]
     return "\n".join(
@@ -300,8 +313,7 @@ def demo_epilogue(results: Path, tasks: str, hint: list[str] | None = None) -> s
             "(mostly unparseable outputs, so accuracies near 0); the run shows data, prompts, images, backend and",
             "scorers wired together.",
             *wrapped(f"Results: {shown}", indent="  "),
-            "  (samples beside it; the table above shows groups and headline metrics, the results JSON every metric:",
-            "  FOOD_TASKS_TABLE=full food-tasks demo prints them all)",
+            *(TABLE_HEADLINE if headline else TABLE_FULL),
             "Next:",
             *shell_lines(["food-tasks", "report", shown], first="  ", indent="      "),
             "      Markdown + HTML report beside the papers' numbers, in ./food_tasks_report/ (-o DIR to choose)",
@@ -366,18 +378,22 @@ def _formatter(base: type) -> Callable[[str], argparse.HelpFormatter]:
     return lambda prog: base(prog, width=min(shutil.get_terminal_size().columns, WIDTH) - 2)
 
 
+def usage_text(text: str, width: int = WIDTH - 10) -> str:
+    """``text`` (the command list of the module docstring) with each line longer than ``width`` wrapped under its
+    own description column (where the first run of two or more spaces ends; no indent when there is none)."""
+    out = []
+    for line in text.splitlines():
+        column = re.search(r"\S {2,}", line)
+        indent = " " * (column.end() if column else 0)
+        out.append(textwrap.fill(line, width=width, subsequent_indent=indent) if len(line) > width else line)
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The `food-tasks` command: parse ``argv`` (default: the process's), run the command, return its exit status."""
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
-    line = "    food-tasks prefetch BENCH      "
     what = "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers)
-    wrapped = textwrap.fill(
-        f"fetch a benchmark's remote files once into the cache ({what})",
-        width=110,
-        initial_indent=line,
-        subsequent_indent=" " * len(line),
-    )
-    description = __doc__.replace(line + "fetch a benchmark's remote files once into the cache ({prefetch})", wrapped)
+    description = usage_text(__doc__.format(prefetch=what))
     parser = argparse.ArgumentParser(
         prog="food-tasks", description=description, formatter_class=_formatter(argparse.RawDescriptionHelpFormatter)
     )

@@ -44,6 +44,14 @@ Record = Mapping[str, Any]
 Reader = Callable[[Record], Any]
 
 NO_CONTEXT, HINT, MISLEADING = "none", "hint", "misleading"  # the values View.context returns
+# The direction of the context measures. lmms-eval reads higher_is_better from a task's metric_list; these are
+# computed across the tasks of a group (run_statistics), in no metric_list, so they are declared here.
+HIGHER_IS_BETTER = {
+    "misled_rate": False,
+    "misled_rate_same_image": False,
+    "hint_gain": True,
+    "hint_gain_same_image": True,
+}
 
 
 @dataclass(frozen=True)

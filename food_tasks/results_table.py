@@ -28,6 +28,8 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from food_tasks.consistency import HIGHER_IS_BETTER
+
 # The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
 # name, a value or note, stderr) a row stays within 120 characters. A longer alias gives way to the
 # task or group name, which is short, unique, and what --tasks and the results JSON use.
@@ -96,10 +98,10 @@ NO_ARROW = frozenset({"count", "breakdown", "info"})
 TABLE_ENV = "FOOD_TASKS_TABLE"
 
 
-def headline_only() -> bool:
-    """Whether :data:`TABLE_ENV` asks for groups and headline metrics only (any other value than ``headline``:
-    the full table)."""
-    return os.environ.get(TABLE_ENV, "").strip().lower() == "headline"
+def headline_only(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether :data:`TABLE_ENV` in ``environ`` (default: this process's) asks for groups and headline metrics
+    only (any other value than ``headline``: the full table)."""
+    return (os.environ if environ is None else environ).get(TABLE_ENV, "").strip().lower() == "headline"
 
 
 def metric_scales(task: str, config: Any) -> dict[str, str]:
@@ -128,12 +130,28 @@ def headline(task: str, config: Any) -> str | None:
     )
 
 
+def group_headline(group: str, result_dict: Mapping) -> str | None:
+    """A group's headline metric: the first of its YAML's ``aggregate_metric_list`` (what ``food-tasks compare``
+    compares by default), else the headline of its first member task that has one; None when unknown.
+    Never the row's first key: lmms-eval's order of a group's metrics is not the declared one."""
+    from food_tasks import catalogue
+
+    path = catalogue.index().get(group)  # the YAML food_tasks.errorbars.group_entries reads, functions unresolved
+    entries = catalogue.yaml_key(path, "aggregate_metric_list") if path is not None else None
+    if entries and isinstance(entries[0], Mapping) and entries[0].get("metric"):
+        return str(entries[0]["metric"])
+    configs = result_dict.get("configs") or {}
+    members = (result_dict.get("group_subtasks") or {}).get(group) or []
+    found = (headline(m, configs[m]) for m in members if m in configs)
+    return next((m for m in found if m is not None), None)
+
+
 def compact(result_dict: Mapping, column: str, names: Collection[str], only_headline: bool = False) -> dict:
     """A copy of ``result_dict`` in which our rows of ``column`` (:func:`ours_in`) have their breakdowns
     replaced by :func:`note`, their alias by :func:`label` and no arrow on counts, breakdowns and diagnostics
-    (:data:`NO_ARROW`). ``only_headline``: of our rows, groups and tasks outside any group only, each with its
-    headline metric (:func:`headline`; a group: its first metric). The input is not modified (``make_table``
-    pops ``alias`` from the rows it prints)."""
+    (:data:`NO_ARROW`). ``only_headline``: of our rows, groups (in the Groups table only, when there is one) and
+    tasks outside any group, each with its headline metric (:func:`headline`; a group: :func:`group_headline`).
+    The input is not modified (``make_table`` pops ``alias`` from the rows it prints)."""
     rows = result_dict.get(column)
     if not isinstance(rows, Mapping):
         return dict(result_dict)
@@ -151,9 +169,14 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
     }
     arrows = dict(result_dict.get("higher_is_better") or {})
     for name in ours & set(rows):
-        if name in configs and isinstance(arrows.get(name), Mapping):
+        declared = dict(arrows[name]) if isinstance(arrows.get(name), Mapping) else {}
+        # Measures across tasks (food_tasks.consistency) are in no metric_list: lmms-eval knows no direction.
+        present = {str(k).partition(",")[0] for k in rows[name]} if isinstance(rows[name], Mapping) else set()
+        declared.update({m: up for m, up in HIGHER_IS_BETTER.items() if m in present and declared.get(m) is None})
+        if name in configs:
             scales = metric_scales(name, configs[name])
-            arrows[name] = {m: v for m, v in arrows[name].items() if scales.get(m) not in NO_ARROW}
+            declared = {m: v for m, v in declared.items() if scales.get(m) not in NO_ARROW}
+        arrows[name] = declared
     out["higher_is_better"] = arrows
     if only_headline:
         members = {
@@ -162,12 +185,17 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
             if group in ours and isinstance(children, (list, tuple))
             for m in children
         }
+        # lmms-eval prints a group in both tables when it prints a Groups table; of ours, the Groups table only.
+        elsewhere = set(result_dict.get("groups") or ()) if column == "results" else set()
         kept = {}
         for name, row in out[column].items():
             if name not in ours or not isinstance(row, Mapping):
                 kept[name] = row
+            elif name in elsewhere:
+                continue
             elif name not in members or name in subtasks:
-                kept[name] = _headline_row(row, headline(name, configs[name]) if name in configs else None)
+                metric = headline(name, configs[name]) if name in configs else group_headline(name, result_dict)
+                kept[name] = _headline_row(row, metric)
         out[column] = kept
     return out
 
@@ -207,7 +235,10 @@ def render(
         return make_table(result_dict, column, sort_results)
     shown = compact(result_dict, column, names, only_headline=headline_only())
     table = make_table(shown, column, sort_results)
-    if headline_only() and shown.get(column) != result_dict.get(column):
+    # The note once, under the last table lmms-eval prints (Groups when there is one: lmms-eval's __main__).
+    last = "groups" if "groups" in result_dict else "results"
+    rows = {n for c in ("results", "groups") if isinstance(result_dict.get(c), Mapping) for n in result_dict[c]}
+    if headline_only() and column == last and ours_in(result_dict, names) & rows:
         table += f"\n{HEADLINE_NOTE}"
     noted = any(
         _is_note(v) and not _is_note(result_dict[column][name].get(k))

@@ -3,6 +3,7 @@ the replay model's input errors and output folder, the ``food-tasks`` help text.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -298,6 +299,34 @@ def test_food_tasks_help_has_no_markup(capsys):
         assert "``" not in out and "food-tasks" in out
 
 
+def test_help_fills_in_the_prefetchable_benchmarks(capsys):
+    """Issue 29: `food-tasks --help` printed ``({prefetch})`` literally. The prefetch line names the three
+    benchmarks with remote files, wrapped under its description column (31: after ``prefetch BENCH`` and spaces)."""
+    from food_tasks import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    description = out[out.index("food-tasks: ") : out.index("positional arguments")]  # argparse's {path,...} aside
+    assert "{" not in description and "}" not in description and not re.search(r"\{\w*\}", out)
+    start = out.index("food-tasks prefetch BENCH")
+    block = out[start : out.index("food-tasks validate")].splitlines()
+    assert all(name in " ".join(block) for name in ("fambench:", "diningbench:", "foodieqa:")), block
+    assert len(block) > 1 and all(line.startswith(" " * 31) and line[31] != " " for line in block[1:]), block
+
+
+def test_usage_text_wraps_long_lines_under_their_description_column():
+    from food_tasks import cli
+
+    text = "cmd ARG   " + "word " * 6 + "\nshort  line\nnocolumn " + "x " * 8
+    assert cli.usage_text(text, width=24).splitlines() == [
+        "cmd ARG   word word word",
+        "          word word word",
+        "short  line",
+        "nocolumn x x x x x x x x",
+    ]
+
+
 def test_help_fits_120_columns_on_a_wide_terminal(capsys, monkeypatch):
     """Issue 29.3: no help line over 120 columns, even where the terminal is wider."""
     from food_tasks import cli
@@ -354,6 +383,58 @@ def test_demo_prints_its_own_lines_within_120_columns():
         "--log_samples",
     ]
     assert "    source ../some/where/.venv/bin/activate" in printed
+
+
+def test_demo_epilogue_says_what_the_table_above_shows_in_each_mode(monkeypatch):
+    """Issue 29 (demo footnotes): FOOD_TASKS_TABLE=full printed "the table above shows groups and headline
+    metrics". The epilogue follows the mode the demo passed to lmms-eval (headline unless the user set one)."""
+    from food_tasks import cli
+    from food_tasks.results_table import headline_only
+
+    results, tasks = Path("food_tasks_demo/x/20261126_015500_results.json"), cli.demo_tasks()
+    short = cli.demo_epilogue(results, tasks, hint=[], headline=True)
+    full = cli.demo_epilogue(results, tasks, hint=[], headline=False)
+    assert "groups and headline metrics" in short and "FOOD_TASKS_TABLE=full food-tasks demo" in short
+    assert "groups and headline" not in full and "FOOD_TASKS_TABLE" not in full
+    assert "the table above shows every task and metric" in full
+    assert max(map(len, (short + "\n" + full).splitlines())) <= 120
+    # cmd_demo: env.setdefault(TABLE_ENV, "headline"), then headline_only(env) picks the epilogue
+    assert headline_only({}) is False and headline_only({"FOOD_TASKS_TABLE": " Headline "}) is True
+    assert headline_only({"FOOD_TASKS_TABLE": "full"}) is False
+    monkeypatch.setenv("FOOD_TASKS_TABLE", "headline")
+    assert headline_only() is True
+
+
+@pytest.mark.parametrize(
+    ("mode", "passed", "says"), [(None, "headline", "groups and headline"), ("full", "full", "every")]
+)
+def test_demo_passes_the_table_mode_to_lmms_eval_and_its_epilogue_follows_it(
+    tmp_path, monkeypatch, capsys, mode, passed, says
+):
+    """`food-tasks demo` without FOOD_TASKS_TABLE passes ``headline`` to lmms-eval; a user's ``full`` is kept, and
+    the epilogue describes the table that mode printed (lmms-eval and the model build replaced by stand-ins)."""
+    import json
+
+    from food_tasks import cli, tiny_model
+
+    seen = {}
+
+    def call(command: list[str], env: dict[str, str]) -> int:
+        seen["mode"] = env.get(results_table.TABLE_ENV)
+        run = tmp_path / "out" / "model"
+        run.mkdir(parents=True)
+        (run / "20261126_000000_results.json").write_text(json.dumps({"results": {"t": {}}}), encoding="utf-8")
+        return 0
+
+    if mode is None:
+        monkeypatch.delenv(results_table.TABLE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(results_table.TABLE_ENV, mode)
+    monkeypatch.setattr(cli.subprocess, "call", call)
+    monkeypatch.setattr(tiny_model, "build_tiny_qwen2_vl", lambda path: None)
+    assert cli.main(["demo", "--tasks", "t", "--output_path", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert seen["mode"] == passed and f"(samples beside it; the table above shows {says}" in " ".join(out.split())
 
 
 def test_shell_lines_cut_at_argument_boundaries_and_commas_only():

@@ -238,6 +238,37 @@ def test_counts_breakdowns_and_diagnostics_print_no_arrow(monkeypatch):
     assert metric["acc"] == "↑" and metric["calories_mae"] == "↓" and metric["parse_fail_rate"] == "↓"
 
 
+def test_every_score_prints_its_arrow_the_context_measures_too(monkeypatch):
+    """Issue 29 (arrows): misled_rate (a share misled: lower is better) and hint_gain (a share helped: higher is
+    better) are computed across a group's tasks, in no metric_list: lmms-eval printed them without an arrow.
+    Every metric of the full sample table now has an arrow unless its scale is a count, breakdown or info."""
+    arrows: dict[str, set[str]] = {}
+    for c in (line.split("|") for line in _sample_table(monkeypatch, "full").splitlines()):
+        if len(c) > 6 and c[4].strip() not in ("Metric", "") and not set(c[4]) <= set("-:"):
+            arrows.setdefault(c[4].strip(), set()).add(c[5].strip())
+    for name in ("misled_rate", "misled_rate_same_image"):
+        assert arrows[name] == {"↓"}, name
+    for name in ("hint_gain", "hint_gain_same_image"):
+        assert arrows[name] == {"↑"}, name
+    # Scales count, breakdown or info (food_tasks.hooks.Metric.scale): no arrow.
+    no_arrow = set(
+        "captions_cut ctc_pairs ctc_pool gold_missing image_missing mean_caption_words range_values"
+        " reference_mean_words per_category per_condition per_language per_question_type"
+        " per_question_type_paper_protocol per_region position_bias position_bias_p xling_by_lang_status"
+        " xling_gap_to_en".split()
+    )
+    assert {m for m, shown in arrows.items() if shown == {""}} == no_arrow
+
+
+def test_a_declared_direction_never_overrides_lmms_evals_own():
+    """The context measures' direction fills a gap only: a direction lmms-eval has for a row is kept."""
+    results = {
+        "results": {"g": {"alias": "g", "misled_rate,none": 10.0, "hint_gain,none": 5.0}},
+        "higher_is_better": {"g": {"hint_gain": False}},
+    }
+    assert compact(results, "results", {"g"})["higher_is_better"]["g"] == {"hint_gain": False, "misled_rate": False}
+
+
 def test_the_demo_table_is_groups_and_headlines_within_a_screen(monkeypatch):
     """Issue 29.3: FOOD_TASKS_TABLE=headline (what `food-tasks demo` passes) prints groups and each task's headline
     metric: the packaged sample run in a screen, no line over 120 columns, and says where the rest is."""
@@ -245,3 +276,83 @@ def test_the_demo_table_is_groups_and_headlines_within_a_screen(monkeypatch):
     assert len(full.splitlines()) > 150 and len(short.splitlines()) <= 30, short
     assert max(map(len, short.splitlines())) <= 120 and results_table.HEADLINE_NOTE in short
     assert "| - " not in short and "calories_mae" in short and "acc_official" not in short
+
+
+def _rate_first(row: dict) -> dict:
+    """``row`` with its ``invalid_rate`` keys first, as lmms-eval orders a WorldCuisines MCQ group row."""
+    first = {k: v for k, v in row.items() if k.startswith("invalid_rate")}
+    return {**first, **{k: v for k, v in row.items() if k not in first}}
+
+
+def _cells(table: str, label_: str) -> list[list[str]]:
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in table.splitlines() if line.startswith(f"|{label_}")]
+
+
+def test_a_group_headline_is_its_declared_first_aggregate_metric_whatever_the_row_order(monkeypatch):
+    """Issue 29 (demo table): a group row whose first key is ``invalid_rate`` (lmms-eval's order in the demo) shows
+    ``acc``, the first of ``_worldcuisines_mcq_sample.yaml``'s aggregate_metric_list, as `food-tasks compare` does;
+    WorldCuisines OEQ shows ``acc_multi`` (its list's first), not ``acc_dual`` (the alphabetically first)."""
+    import json
+
+    import lmms_eval.utils
+
+    from food_tasks.registration import our_names
+
+    monkeypatch.setenv(results_table.TABLE_ENV, "headline")
+    data = json.loads(GOLDEN_SAMPLE_RUN.read_text(encoding="utf-8"))
+    data["groups"]["worldcuisines_mcq_sample"] = _rate_first(data["groups"]["worldcuisines_mcq_sample"])
+    assert next(iter(data["groups"]["worldcuisines_mcq_sample"])) == "invalid_rate,none"
+    table = render(lmms_eval.utils.make_table, data, "groups", False, our_names())
+    # The golden group row: acc 11.1111 (4 of 36 documents right: 100 * 4 / 36), standard error 5.7135.
+    assert _cells(table, "WorldCuisines MCQ (sample)") == [
+        ["WorldCuisines MCQ (sample)", "none", "", "acc", "↑", "11.1111", "±", "5.7135"]
+    ]
+    assert [c[3] for c in _cells(table, "WorldCuisines OEQ (sample)")] == ["acc_multi"]
+    assert results_table.group_headline("worldcuisines_mcq_sample", data) == "acc"
+
+
+def test_a_group_not_shipped_takes_its_first_member_tasks_headline():
+    """A user's group over our tasks has no YAML of ours: its headline is its first member's (``acc`` for the MCQ
+    task, whatever the order of the group row), never the row's first key."""
+    results = {
+        "groups": {"my_group": {"alias": "my_group", "invalid_rate,none": 50.0, "acc,none": 25.0}},
+        "results": {"worldcuisines_mcq_sample_1a_nocontext": {"acc,none": 25.0, "invalid_rate,none": 50.0}},
+        "configs": {"worldcuisines_mcq_sample_1a_nocontext": {"task": "worldcuisines_mcq_sample_1a_nocontext"}},
+        "group_subtasks": {"my_group": ["worldcuisines_mcq_sample_1a_nocontext"]},
+    }
+    names = {"worldcuisines_mcq_sample_1a_nocontext"}
+    out = compact(results, "groups", names, only_headline=True)
+    assert out["groups"]["my_group"] == {"alias": "my_group", "acc,none": 25.0}
+
+
+def test_the_headline_note_is_printed_once_and_a_group_row_in_the_groups_table_only(monkeypatch):
+    """Issue 29 (demo footnotes): in headline mode the note follows the Groups table only (the last table
+    lmms-eval prints), and the three sample groups are rows of the Groups table, not of the Tasks table too.
+    The full table keeps lmms-eval's layout (a group heads its tasks in the Tasks table) and prints no note."""
+    short, full = _sample_table(monkeypatch, "headline"), _sample_table(monkeypatch, "full")
+    assert short.count(results_table.HEADLINE_NOTE) == 1 and short.rstrip().endswith(results_table.HEADLINE_NOTE)
+    full_tasks, full_groups = full.split("|          Groups")
+    for group in ("FoodieQA (sample)", "WorldCuisines MCQ (sample)", "WorldCuisines OEQ (sample)"):
+        assert len(_cells(short, group)) == 1, group
+        assert _cells(full_tasks, group) and _cells(full_groups, group), group  # lmms-eval's: in both
+    tasks_table = short[: short.index("|          Groups")]
+    assert len([line for line in tasks_table.splitlines() if line.startswith("|")]) == 2 + 5  # the 5 lone tasks
+    assert results_table.HEADLINE_NOTE not in full
+
+
+def test_without_a_groups_table_the_note_and_the_groups_stay_under_the_tasks_table(monkeypatch):
+    """lmms-eval prints no Groups table when the results have no ``groups`` key: a group row of ours then stays in
+    the Tasks table, and the note follows it."""
+    import lmms_eval.utils
+
+    monkeypatch.setenv(results_table.TABLE_ENV, "headline")
+    results = {
+        "results": {
+            "my_group": {"alias": "my_group", "invalid_rate,none": 50.0, "acc,none": 25.0},
+            "worldcuisines_mcq_sample_1a_nocontext": {"alias": " - 1a", "acc,none": 25.0},
+        },
+        "group_subtasks": {"my_group": ["worldcuisines_mcq_sample_1a_nocontext"]},
+        "n-shot": {},
+    }
+    table = render(lmms_eval.utils.make_table, results, "results", False, {"worldcuisines_mcq_sample_1a_nocontext"})
+    assert _cells(table, "my_group") and table.count(results_table.HEADLINE_NOTE) == 1

@@ -190,6 +190,17 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
         "--tasks worldcuisines_mcq_sample," in flat
     )
     assert max(len(line) for line in lines[: end + 1] + lines[ok:]) <= 120  # the demo's own lines (issue 29.1)
+    # The table lmms-eval printed (headline mode): each group once, under its declared headline (acc for MCQ,
+    # acc_multi for OEQ: the first of their aggregate_metric_list, whatever lmms-eval's order), the note once.
+    from food_tasks.results_table import HEADLINE_NOTE
+
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in lines if line.startswith("|WorldCuisines")]
+    assert sorted((r[0], r[3]) for r in rows) == [
+        ("WorldCuisines MCQ (sample)", "acc"),
+        ("WorldCuisines OEQ (sample)", "acc_multi"),
+    ], rows
+    assert proc.stdout.count(HEADLINE_NOTE) == 1
+    assert "groups and headline metrics" in flat
     for kind in ("mcq", "oeq"):
         for sub in ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location"):
             assert f"worldcuisines_{kind}_sample_{sub}" in results["results"]
