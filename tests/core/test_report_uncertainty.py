@@ -211,10 +211,11 @@ def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
         md = made["markdown"].read_text(encoding="utf-8")
         for built, missing in SECTIONS:
             assert (built in md) != (missing in md), (built, missing, md)
-        # a subtask alone has no headline (group) number: the page says why, and what to run
-        assert (
-            "*Not shown:* Uncertainty and Paired differences: they cover the headline numbers (Avg MCQ, Avg OEQ)" in md
-        )
+        # a subtask alone has no headline (group) number: the page says why, and what to run; two runs of the same
+        # subtask are paired on it
+        what = "Uncertainty and Paired differences: they cover" if len(paths) == 1 else "Uncertainty: it covers"
+        assert f"*Not shown:* {what} the headline numbers (Avg MCQ, Avg OEQ)" in md
+        assert ("### Paired differences" in md) == (len(paths) == 2)
         assert "### Per language: MCQ accuracy" in md  # the subtask's own table is there
         html = made["html"].read_text(encoding="utf-8")
         assert "Not shown:" in html  # the same document model in both files
@@ -222,3 +223,19 @@ def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
     assert "fewer than two models have a headline number" in (tmp_path / "rep2" / "report.md").read_text(
         encoding="utf-8"
     )
+
+
+def test_a_subtask_run_and_a_group_run_are_paired_on_the_subtask_both_have(two_runs, tmp_path):
+    """The README's replay (subtask 1a alone) beside a run of the group: the headline (group) is one run's only, so
+    the paired section uses the subtask both have, and says so; the group's row points to it."""
+    tmp, base, _ = two_runs
+    one = _readme_replay(tmp_path, "replay_example")
+    made = report.build_report([one, tmp / "better"], tmp_path / "rep")
+    md = made["markdown"].read_text(encoding="utf-8")
+    assert "### Paired differences" in md, md
+    rows = [
+        line for line in md.splitlines() if line.startswith("| replay_example vs ") or " vs replay_example |" in line
+    ]
+    assert len(rows) == 1 and "| 1a MCQ |" in rows[0], rows
+    assert "Paired on 1a MCQ: the tasks both runs have." in md
+    assert "(no other model has it; Paired differences use the tasks both ran)" in md
