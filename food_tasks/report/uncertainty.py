@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, Z80, Z95
+from food_tasks.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
 from food_tasks.report.cells import fmt, is_nan, number, source_cell, with_interval
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, FEW_NOTE, MISSING, BenchmarkSpec, Block, Column
@@ -288,7 +288,7 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
         blocks.append(
             (
                 "warn",
-                f"Too few independent units (clusters) to compare; no verdict below {MIN_UNITS}:\n"
+                f"{TOO_FEW.capitalize()}: fewer than {MIN_UNITS} independent units (clusters), no verdict for:\n"
                 + "\n".join(f"- {line}" for line in few),
             )
         )
