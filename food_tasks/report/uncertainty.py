@@ -79,12 +79,14 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             else:
                 figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
                 mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
+                partial = any(c.key not in spec.headline for a, b, c, _, _ in pairs if a is run or b is run)
                 why = (
                     ""
                     if len(runs) < 2
                     else " (no samples files to pair on)"
                     if None in mine
-                    else " (no other model has it" + ("; Paired differences use the tasks both ran)" if pairs else ")")
+                    else " (no other model has it"
+                    + ("; Paired differences use the tasks both ran)" if partial else ")")
                     if not mine
                     else " (no paired standard error)"
                 )
