@@ -492,10 +492,16 @@ def test_links_are_links_in_html_and_their_path_in_markdown():
     """Issue 29.3: the interval note points to docs/error_bars.md (the README section moved there)."""
     from food_tasks.report.render import to_html, to_markdown
 
-    blocks = [("p", "see [docs/x.md](docs/x.md) or [the page](https://example.org/a#b) <i>"), ("list", ["[y](y)"])]
-    assert to_markdown(blocks) == "see docs/x.md or the page (https://example.org/a#b) <i>\n\n- y\n"
+    blocks = [
+        ("p", "see [docs/error_bars.md](docs/error_bars.md) or [the page](https://example.org/a#b) <i>"),
+        ("list", ["[y](y)"]),
+    ]
+    assert to_markdown(blocks) == "see docs/error_bars.md or the page (https://example.org/a#b) <i>\n\n- y\n"
     html = to_html(blocks, "t")
-    assert "see <a href='docs/x.md'>docs/x.md</a> or <a href='https://example.org/a#b'>the page</a> &lt;i&gt;" in html
+    assert (
+        "see <a href='docs/error_bars.md'>docs/error_bars.md</a> or "
+        "<a href='https://example.org/a#b'>the page</a> &lt;i&gt;" in html
+    )
     assert "<li><a href='y'>y</a></li>" in html
     # A target with a quote or a space is not a link: nothing can leave the href attribute.
     assert "href" not in to_html([("p", "[x](a' onclick='b)"), ("p", "[x](a b)")], "t")
