@@ -192,7 +192,7 @@ def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple
     if not defined:
         verdict = "undefined"
     elif c.clusters < stats.MIN_UNITS:
-        verdict = "too few units"
+        verdict = stats.TOO_FEW
     else:
         verdict = c.verdict(higher_is_better, a, b)
         if verdict in (f"{a} > {b}", f"{a} < {b}") and a == "A":

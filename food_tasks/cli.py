@@ -362,9 +362,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     try:
         made = build_report(args.results, args.output)
-    except ReportInputError as err:
+    except ReportInputError as err:  # a bad input path or file: 1, as every command (argparse usage errors are 2)
         error("report", str(err))
-        return 2
+        return 1
     print(
         f"runs: {', '.join(made['runs'])}\nwrote {made['markdown']}, {made['html']} and {len(made['charts'])} chart(s)"
     )

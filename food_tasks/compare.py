@@ -82,10 +82,10 @@ def load_run(path: str | Path) -> Run:
         path = found
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such results file or folder")
+    from food_tasks.report.runs import model_label  # the report's short name: one label per model everywhere
+
     data = json.loads(path.read_text(encoding="utf-8"))
-    config = data.get("config") or {}
-    label = str(data.get("model_name") or config.get("model") or path.parent.name)
-    return Run(path, data, label)
+    return Run(path, data, model_label(data))
 
 
 @dataclass(frozen=True)
@@ -332,8 +332,6 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
         if verdict in ("A > B", "A < B"):
             better = (c.diff > 0) == row.higher_is_better
             verdict += f" ({'A' if better else 'B'} better)"
-        elif c.clusters < stats.MIN_UNITS and verdict.startswith("too few"):
-            verdict = "too few units to tell"
         defined = math.isfinite(c.diff)
         interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and defined else "n/a"
         table.append(

@@ -10,6 +10,7 @@ Z95 = 1.959963984540054  # two-sided 95 %
 Z80 = 0.8416212335729143  # one-sided 80 % power
 DEFAULT_ITERS = 1000  # bootstrap resamples when lmms-eval asks for its default (100,000 is far more than an SE needs)
 MIN_UNITS = 30  # fewer independent units (clusters) than this: the normal approximation is not trusted
+TOO_FEW = "too few units to tell"  # the verdict below MIN_UNITS, in compare, beyond-accuracy and the report
 
 
 def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | None:

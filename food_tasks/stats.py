@@ -40,7 +40,7 @@ from dataclasses import field as _field
 
 import numpy as np
 
-from food_tasks.confidence import DEFAULT_ITERS, MIN_UNITS, Z80, Z95, wilson  # noqa: F401  (public here too)
+from food_tasks.confidence import DEFAULT_ITERS, MIN_UNITS, TOO_FEW, Z80, Z95, wilson  # noqa: F401  (public here too)
 from food_tasks.estimators import (  # noqa: F401  (public here too: callers import them from food_tasks.stats)
     Custom,
     Estimator,
@@ -380,12 +380,12 @@ class Comparison:
     def verdict(self, higher_is_better: bool = True, a: str = "A", b: str = "B") -> str:
         """``"A > B"``, ``"A < B"`` (the interval excludes 0), ``"no detectable difference"``, ``"undefined"`` (the
         metric is not a number on these documents) or, with fewer than :data:`MIN_UNITS` shared clusters,
-        ``"too few independent units to tell (k)"``: the normal interval is not to be trusted there (it can be
-        0 wide when every unit agrees, or cross the metric's bounds)."""
+        :data:`TOO_FEW` (the unit count is printed beside it): the normal interval is not to be trusted there (it
+        can be 0 wide when every unit agrees, or cross the metric's bounds)."""
         if not math.isfinite(self.diff):
             return "undefined"
         if self.clusters < MIN_UNITS:
-            return f"too few independent units to tell ({self.clusters})"
+            return TOO_FEW
         if self.low is None or self.high is None or (self.low <= 0 <= self.high):
             return "no detectable difference"
         return f"{a} > {b}" if self.diff > 0 else f"{a} < {b}"

@@ -112,24 +112,31 @@ def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
 
 
 def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
-    xs = [x for x, _ in curve.points]
-    series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in curve.points] for r in runs}
+    points = curve.points_of(suffix)
+    xs = [x for x, _ in points]
+    series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in points] for r in runs}
     series = {
         k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2
     }  # a curve has 2+ points
     errors = {
-        r.label: [
-            Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in curve.points
-        ]
+        r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in points]
         for r in runs
         if r.label in series
     }
     if not series:
         ran = sorted(
-            {x for r in runs for x, t in curve.points if number(r.value(t.format(v=suffix), curve.metric)) is not None}
+            {x for r in runs for x, t in points if number(r.value(t.format(v=suffix), curve.metric)) is not None}
         )
         if not ran:
             return []
+        if len(points) < 2:  # this variant's tasks have one point of the curve only
+            return [
+                (
+                    "p",
+                    f"*Not shown:* {curve.title}: these tasks have one {curve.x_label} value ({xs[0]}); the full "
+                    "benchmark's tasks have the curve.",
+                )
+            ]
         return [
             (
                 "p",
@@ -144,7 +151,7 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
         curve.title,
         curve.x_label,
         curve.y_label or curve.metric,
-        re.sub(r"\W+", "_", f"{curve.points[0][1].format(v=suffix)}_{curve.metric}_curve"),
+        re.sub(r"\W+", "_", f"{points[0][1].format(v=suffix)}_{curve.metric}_curve"),
         errors,
     )
     if image:

@@ -76,6 +76,11 @@ def _model_label(data: Mapping[str, Any]) -> str:
     return str(data.get("model_name") or config.get("model") or "model")
 
 
+def model_label(data: Mapping[str, Any]) -> str:
+    """The short name of a results file's model, as the report's tables and ``food-tasks compare`` show it."""
+    return short_label(_model_label(data))
+
+
 def short_label(model: str) -> str:
     """The name a table shows for ``model``: a local checkpoint path by its last folder name (a full path
     would widen every table), a hub id (``org/name``) and anything else as they are."""

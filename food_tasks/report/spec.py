@@ -110,6 +110,13 @@ class CurveSpec:
     metric: str
     y_label: str = ""
     decimals: int = 2
+    # (variant suffix, its points) where a variant's tasks are other points than ``points`` say (a sample that
+    # scores two views where the full benchmark's base task scores one)
+    by_variant: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+    def points_of(self, suffix: str) -> tuple[tuple[str, str], ...]:
+        """The points of the variant with suffix ``suffix``."""
+        return dict(self.by_variant).get(suffix, self.points)
 
 
 @dataclass(frozen=True)

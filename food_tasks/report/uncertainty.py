@@ -7,8 +7,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, Z80, Z95
-from food_tasks.report.cells import fmt, is_nan, source_cell, with_interval
+from food_tasks.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
+from food_tasks.report.cells import fmt, is_nan, number, source_cell, with_interval
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, FEW_NOTE, MISSING, BenchmarkSpec, Block, Column
 
@@ -79,12 +79,14 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             else:
                 figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
                 mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
+                partial = any(c.key not in spec.headline for a, b, c, _, _ in pairs if a is run or b is run)
                 why = (
                     ""
                     if len(runs) < 2
                     else " (no samples files to pair on)"
                     if None in mine
-                    else " (no other model has it)"
+                    else " (no other model has it"
+                    + ("; Paired differences use the tasks both ran)" if partial else ")")
                     if not mine
                     else " (no paired standard error)"
                 )
@@ -121,15 +123,15 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             blocks.append(("p", FEW_NOTE))
     if not power and not without and runs:
         names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
+        what = "Uncertainty: it covers" if pairs else "Uncertainty and Paired differences: they cover"
         blocks.append(
             (
                 "p",
-                f"*Not shown:* Uncertainty and Paired differences: they cover the headline numbers "
-                f"({names}), and no run has one here; run their tasks (the groups, not only subtasks) "
-                "to see them.",
+                f"*Not shown:* {what} the headline numbers ({names}), and no run has one here; run their tasks "
+                "(the groups, not only subtasks) to see them.",
             )
         )
-        return blocks
+        return blocks + _paired_blocks(pairs, spec)
     if without:
         blocks.append(
             (
@@ -139,8 +141,16 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             )
         )
     blocks += _best_of_blocks(spec, runs, suffix, cache)
-    if len(runs) >= 2:
-        blocks += _paired_blocks(pairs)
+    if len(runs) >= 2 and pairs:
+        blocks += _paired_blocks(pairs, spec)
+    elif len(runs) >= 2:
+        blocks.append(
+            (
+                "p",
+                "*Not shown:* Paired differences: no two runs have a scored task of this benchmark in common; run "
+                "the same tasks (with `--log_samples`) for the models to compare.",
+            )
+        )
     elif runs and _headline(spec, runs[0], suffix):
         blocks.append(
             (
@@ -165,20 +175,36 @@ def _error_run(run: Run, task: str, cache: dict) -> Any:
     return cache[path]
 
 
+def _shared(spec: BenchmarkSpec, a: Run, b: Run, suffix: str) -> list[tuple[Column, str, str]]:
+    """(column, task, metric) the two runs can be paired on: the headline columns both have from the same task;
+    when they share none (one run has the group, the other one subtask), the scored columns of the first table
+    both have from the same task (the subtasks both ran)."""
+    table = spec.tables[0]
+    mine = {(column.key, task, metric) for column, _, task, metric in _headline(spec, a, suffix)}
+    shared = [(c, t, m) for c, _, t, m in _headline(spec, b, suffix) if (c.key, t, m) in mine]
+    if shared:
+        return shared
+    for column in table.columns:
+        if column.rate or column.key in spec.headline:
+            continue
+        found = [source_cell(run, column, suffix, table.modes[0], False) for run in (a, b)]
+        (va, ta, ma), (_, tb, mb) = found
+        if ta and ma and (ta, ma) == (tb, mb) and number(va) is not None:
+            shared.append((column, ta, ma))
+    return shared
+
+
 def _pair_results(
     spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict
 ) -> list[tuple[Run, Run, Column, str, Any]]:
-    """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and headline
-    column both have; the row is None when a run (or a task of the group) has no samples file."""
+    """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and column
+    both have (:func:`_shared`); the row is None when a run (or a task of the group) has no samples file."""
     from food_tasks import compare
 
     out = []
     pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
     for a, b in pairs:
-        targets = {(task, metric): column for column, _, task, metric in _headline(spec, a, suffix)}
-        for column, _, task, metric in _headline(spec, b, suffix):
-            if (task, metric) not in targets:
-                continue
+        for column, task, metric in _shared(spec, a, b, suffix):
             ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
             if ra is None or rb is None or any(r.task(leaf) is None for r in (ra, rb) for leaf in r.leaves(task)):
                 out.append((a, b, column, task, None))  # a task (or a task of the group) without its samples file
@@ -189,8 +215,10 @@ def _pair_results(
     return out
 
 
-def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]]) -> list[Block]:
+def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: BenchmarkSpec) -> list[Block]:
     rows, missing, few = [], set(), []
+    if not pairs:
+        return []
     for a, b, column, task, row in pairs:
         if row is None:
             missing.add(task)
@@ -248,11 +276,21 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]]) -> list[B
             ),
             ("p", PAIRED_NOTE),
         ]
+        partial = sorted({c.label for _, _, c, _, row in pairs if row is not None and c.key not in spec.headline})
+        if partial:
+            names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
+            blocks.append(
+                (
+                    "p",
+                    f"Paired on {', '.join(partial)}: the tasks both runs have. The headline numbers ({names}) are "
+                    "paired when both runs have their groups.",
+                )
+            )
     if few:
         blocks.append(
             (
                 "warn",
-                f"Too few independent units (clusters) to compare; no verdict below {MIN_UNITS}:\n"
+                f"{TOO_FEW.capitalize()}: fewer than {MIN_UNITS} independent units (clusters), no verdict for:\n"
                 + "\n".join(f"- {line}" for line in few),
             )
         )

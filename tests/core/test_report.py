@@ -242,12 +242,17 @@ def test_cli_report_and_bad_input(two_runs, tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "report.html").is_file()
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert cli_main(["report", str(empty), "-o", str(tmp_path / "x")]) == 2
+    # a bad input path exits 1, in report as in compare (issue 29: one exit status per kind of error)
+    nosuch = str(tmp_path / "nosuch")
+    assert cli_main(["report", nosuch]) == 1 and cli_main(["compare", nosuch, nosuch]) == 1
+    assert cli_main(["compare", str(empty), str(empty)]) == 1
+    capsys.readouterr()
+    assert cli_main(["report", str(empty), "-o", str(tmp_path / "x")]) == 1
     # The message is wrapped at 120 columns (issue 29.2): read it as one line.
     assert f"{empty}: no lmms-eval results file" in " ".join(capsys.readouterr().err.split())
     bad = tmp_path / "bad_results.json"
     bad.write_text("{}")
-    assert cli_main(["report", str(bad)]) == 2
+    assert cli_main(["report", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "not an lmms-eval results file (no 'results' object)" in " ".join(err.split())
     assert err.startswith("food-tasks report: ") and max(map(len, err.splitlines())) <= 120
@@ -358,7 +363,7 @@ def test_html_escapes_labels_and_values(tmp_path):
 
 def test_bad_input_leaves_no_folder_behind(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert cli_main(["report", "reslts/"]) == 2  # a typo: nothing is written, not even the default folder
+    assert cli_main(["report", "reslts/"]) == 1  # a typo: nothing is written, not even the default folder
     assert "reslts: no such file or directory" in capsys.readouterr().err
     assert not (tmp_path / "food_tasks_report").exists() and list(tmp_path.iterdir()) == []
     with pytest.raises(report.ReportInputError):
@@ -501,3 +506,13 @@ def test_links_are_links_in_html_and_their_path_in_markdown():
     # A target with a quote or a space is not a link: nothing can leave the href attribute.
     assert "href" not in to_html([("p", "[x](a' onclick='b)"), ("p", "[x](a b)")], "t")
     assert "[docs/error_bars.md](docs/error_bars.md)" in report_spec.INTERVAL_NOTE
+
+
+def test_compare_names_a_local_model_as_the_report_does(tmp_path):
+    """The demo's model is a local path: compare's ``A = ...`` line and the report's tables show its short label."""
+    from food_tasks import compare
+
+    model = "/root/.cache/food_tasks/tiny-qwen2-vl"
+    write_results(tmp_path / "a" / "x_results.json", f"pretrained={model}", {"worldcuisines_mcq_sample": {"acc": 1.0}})
+    assert compare.load_run(tmp_path / "a").label == "tiny-qwen2-vl"
+    assert report.build_report([tmp_path / "a"], tmp_path / "rep")["runs"] == ["tiny-qwen2-vl"]

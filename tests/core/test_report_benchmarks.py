@@ -90,6 +90,21 @@ def test_diningbench_table_views_curve_and_judge(tmp_path):
     assert "## Task `diningbench" not in md  # not in the generic section any more
 
 
+def test_diningbench_sample_counts_as_two_views(tmp_path):
+    """The packaged sample's tasks score two views (heading "(2 views)"): its curve line says 2, never the full
+    benchmark's "1 (reference photo)" of the same base-task template."""
+    tasks = {k.replace("_zh", "_sample"): v for k, v in db_tasks("zh", 0.6).items() if not k.endswith(("_v2", "_v4"))}
+    write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", tasks)
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    assert "## DiningBench — packaged sample (2 views)" in md
+    for title in ("Classification accuracy", "Nutrition Avg MAPE (%)"):
+        assert (
+            f"*Not shown:* {title} by number of views: these tasks have one views value (2); the full benchmark's "
+            "tasks have the curve." in md
+        )
+    assert "1 (reference photo)" not in md.split("## DiningBench — packaged sample")[1]
+
+
 def test_diningbench_different_judges_are_not_comparable(tmp_path):
     write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", db_tasks("zh", 0.6))
     other = db_tasks("zh", 0.5)

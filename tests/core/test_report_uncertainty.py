@@ -95,9 +95,10 @@ def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path
     group = better["results"][GROUP]
     assert cells[5] == f"{group['acc_n,none']} ({group['acc_clusters,none']})"  # every shared document, and the dishes
     # three dishes are three independent units: the interval is shown, no verdict is given, and the page says why
-    assert cells[7] == "too few independent units to tell (3)"
+    assert cells[7] == "too few units to tell"  # the units are in the column before
     assert (
-        "Too few independent units (clusters) to compare" in md and "36 shared documents in 3 independent units" in md
+        "Too few units to tell: fewer than 30 independent units (clusters), no verdict for:" in md
+        and "36 shared documents in 3 independent units" in md
     )
     # two models: the Uncertainty table shows the paired figure over the shared documents (the Paired differences
     # table's "Detectable (paired)", 2.80 x SE of A - B), against the other model, and says so
@@ -211,10 +212,11 @@ def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
         md = made["markdown"].read_text(encoding="utf-8")
         for built, missing in SECTIONS:
             assert (built in md) != (missing in md), (built, missing, md)
-        # a subtask alone has no headline (group) number: the page says why, and what to run
-        assert (
-            "*Not shown:* Uncertainty and Paired differences: they cover the headline numbers (Avg MCQ, Avg OEQ)" in md
-        )
+        # a subtask alone has no headline (group) number: the page says why, and what to run; two runs of the same
+        # subtask are paired on it
+        what = "Uncertainty and Paired differences: they cover" if len(paths) == 1 else "Uncertainty: it covers"
+        assert f"*Not shown:* {what} the headline numbers (Avg MCQ, Avg OEQ)" in md
+        assert ("### Paired differences" in md) == (len(paths) == 2)
         assert "### Per language: MCQ accuracy" in md  # the subtask's own table is there
         html = made["html"].read_text(encoding="utf-8")
         assert "Not shown:" in html  # the same document model in both files
@@ -222,3 +224,19 @@ def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
     assert "fewer than two models have a headline number" in (tmp_path / "rep2" / "report.md").read_text(
         encoding="utf-8"
     )
+
+
+def test_a_subtask_run_and_a_group_run_are_paired_on_the_subtask_both_have(two_runs, tmp_path):
+    """The README's replay (subtask 1a alone) beside a run of the group: the headline (group) is one run's only, so
+    the paired section uses the subtask both have, and says so; the group's row points to it."""
+    tmp, base, _ = two_runs
+    one = _readme_replay(tmp_path, "replay_example")
+    made = report.build_report([one, tmp / "better"], tmp_path / "rep")
+    md = made["markdown"].read_text(encoding="utf-8")
+    assert "### Paired differences" in md, md
+    rows = [
+        line for line in md.splitlines() if line.startswith("| replay_example vs ") or " vs replay_example |" in line
+    ]
+    assert len(rows) == 1 and "| 1a MCQ |" in rows[0], rows
+    assert "Paired on 1a MCQ: the tasks both runs have." in md
+    assert "(no other model has it; Paired differences use the tasks both ran)" in md

@@ -88,7 +88,7 @@ def test_paired_comparison_is_narrower_than_unpaired_when_runs_agree():
     assert same.diff == 0 and same.verdict() == "no detectable difference"
     # the same difference on 29 clusters of a few documents each: too few independent units for a verdict
     few = stats.compare(ACC, a, b, [i % 29 for i in ids])
-    assert few.clusters == 29 and few.verdict() == "too few independent units to tell (29)"
+    assert few.clusters == 29 and few.verdict() == "too few units to tell"
     assert dataclasses.replace(paired, diff=math.nan).verdict() == "undefined"
 
 
