@@ -249,13 +249,6 @@ def _xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files that hold a slow or end-to-end test first, each file's tests kept together and in order: pytest-xdist
-    hands out whole files (--dist loadfile), so the long ones start early and the short ones fill in at the end."""
-    slow = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("e2e")}
-    items.sort(key=lambda item: item.path not in slow)  # a stable sort: the order within each part is kept
-
-
 @pytest.hookimpl(optionalhook=True)  # only pytest-xdist defines this hook
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """Workers for ``-n auto`` (pyproject's addopts): one per core, at most 4. Each worker imports lmms-eval and
