@@ -155,6 +155,29 @@ def test_offline_without_mirror_says_what_to_do(monkeypatch, tmp_path):
         D.build_docs("cls", "zh")
 
 
+def test_offline_switch_sends_no_request_whatever_huggingface_hub_read_at_import(monkeypatch, tmp_path):
+    """Our offline switches are read at call time: with HF_HUB_OFFLINE=1 set after huggingface_hub was imported
+    (its constant still False) or only FOOD_TASKS_OFFLINE=1, the cache miss is an error at once, never a download
+    (which retried for 23 s in a worker whose huggingface_hub was imported while a test had unset the variable)."""
+    import huggingface_hub
+    from huggingface_hub import constants
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    def download(*args, local_files_only=False, **kwargs):  # type: ignore[no-untyped-def]
+        assert local_files_only, "a download was attempted although offline mode is on"
+        raise LocalEntryNotFoundError("not in the cache")
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    for switch in ("HF_HUB_OFFLINE", "FOOD_TASKS_OFFLINE"):
+        for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "FOOD_TASKS_OFFLINE"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(switch, "1")
+        with pytest.raises(DataAccessError, match=r"offline mode is on .*FOOD_TASKS_DATA_DIR/meituan/DiningBench/"):
+            D.build_docs("cls", "zh")
+
+
 def test_cot_answer_segment():
     from food_tasks.benchmarks.diningbench import parsing as P
 

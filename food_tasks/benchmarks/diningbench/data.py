@@ -83,7 +83,14 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
         return Path(hf_hub_download(REPO_ID, filename, repo_type="dataset", revision=revision, local_files_only=True))
     except LocalEntryNotFoundError:
         pass
-    reason = None if remote.offline() else remote.unreachable(constants.ENDPOINT)  # offline: the Hub's own error
+    if remote.offline():  # our switches, read now: no request at all (huggingface_hub read its own at import)
+        raise DataAccessError(
+            f"{REPO_ID}: {filename} is not in the Hugging Face cache and offline mode is on "
+            f"({' / '.join(remote.OFFLINE_ENVS)}). Unset it to download, or mirror the dataset repository under "
+            f"${DATA_DIR_ENV}/{REPO_ID}/ with its own file names: `hf download {REPO_ID} --repo-type dataset "
+            "--local-dir <dir>` on a machine online."
+        )
+    reason = remote.unreachable(constants.ENDPOINT)
     if reason is not None:
         raise DataAccessError(
             f"{REPO_ID}: {filename} is not in the Hugging Face cache and {constants.ENDPOINT} cannot be reached "
