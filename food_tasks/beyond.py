@@ -138,11 +138,6 @@ def context_units(run: Run, group: str, what: str) -> list[Unit] | None:
     return consistency.context_rows(records, views.pop()).get(what)  # type: ignore[arg-type]  # type: ignore[union-attr, arg-type]
 
 
-def _scale(run: Run, name: str) -> float:
-    leaf = run.task(run.leaves(name)[0]) if run.leaves(name)[0] in run.tasks else None
-    return consistency._scale(leaf.table) if leaf is not None else 100.0
-
-
 def measure_row(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> Row | None:
     """A minus B of one measure of :data:`MEASURES` for a task or group both runs report it for (None otherwise)."""
     va, vb = a.value(name, metric), b.value(name, metric)
@@ -163,7 +158,8 @@ def measure_row(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
     )
     if units[0] is None or units[1] is None:
         return Row(name, metric, va, vb, None, higher, "no samples files of its tasks (run with --log_samples)")
-    result = paired_means(units[0], units[1], _scale(a, name), iters, stats.seed_for(name, metric), metric in XLING)
+    # In percent, as every accuracy and rate of every benchmark (food_tasks.hooks.SCALES).
+    result = paired_means(units[0], units[1], 100.0, iters, stats.seed_for(name, metric), metric in XLING)
     return Row(name, metric, va, vb, result, higher, few_note(result))
 
 

@@ -327,12 +327,6 @@ def family_measures(records: Sequence[Record], view: View, scale: float = 100.0)
     return out
 
 
-def _scale(table: Any) -> float:
-    """Percent for a table whose headline is in percent, else a fraction (as the benchmark prints accuracy)."""
-    first = next((m for m in table.values() if m.estimator is not None), None)
-    return 100.0 if first is None or first.scale == "percent" else 1.0
-
-
 def measures(tasks: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | None = None) -> dict[str, dict[str, Any]]:
     """Every cross-task measure of a run, by task or group name: ``tasks`` maps a task name to an object with
     ``.table`` and ``.records`` (:class:`food_tasks.errorbars.TaskData` during a run, ``RunTask`` from files);
@@ -347,7 +341,7 @@ def measures(tasks: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | Non
         view = views.pop()
         if view.context is None:
             continue
-        found = context_sensitivity([r for d in data for r in d.records], view, _scale(data[0].table))
+        found = context_sensitivity([r for d in data for r in d.records], view)
         if found:
             out[group] = dict(found)
     families: dict[tuple[View, Hashable], list[tuple[str, Record]]] = {}
@@ -361,7 +355,7 @@ def measures(tasks: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | Non
         records = [r for _, r in pairs]
         if len({view.lang(r) for r in records}) < 2:
             continue
-        found = family_measures(records, view, _scale(tasks[pairs[0][0]].table))
+        found = family_measures(records, view)
         for task in sorted({t for t, r in pairs if view.lang(r) != view.reference}):
             out[task] = found
     return out

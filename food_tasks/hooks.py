@@ -38,7 +38,8 @@ Scorer = Callable[[Mapping[str, Any], Any], Record]
 # How a group combines a metric over its tasks (see food_tasks.taskgen.group_metric_list).
 GROUP_REDUCTIONS = ("mean", "max", "official", "official_numpy")
 # What a metric's number is, for the README tables and the report (one truth per unit).
-SCALES = ("percent", "fraction", "score", "native", "count", "breakdown", "info")
+# Every accuracy and rate is in percent (no "fraction" scale: one scale per kind of number across benchmarks).
+SCALES = ("percent", "score", "native", "count", "breakdown", "info")
 _UNSET: Any = object()  # a Payload built without its document's key computes it
 
 
@@ -51,8 +52,8 @@ class Metric:
         reduce: reduces the task's per-document records to the reported value (:func:`aggregate` passes them in
             canonical order: by document key, :meth:`MetricTable.in_order`).
         higher_is_better: as lmms-eval prints it (breakdowns and diagnostics say True unless lower is better).
-        scale: one of :data:`SCALES`: ``percent`` (0-100), ``fraction`` (0-1), ``score`` (a 0-1 statistic
-            such as F1, MRR or Kendall tau, or a toolkit score), ``native`` (units of the data: kcal, g),
+        scale: one of :data:`SCALES`: ``percent`` (0-100: every accuracy and rate), ``score`` (a 0-1 statistic
+            such as F1, MRR or Kendall tau, or a text-overlap score x 100), ``native`` (units of the data: kcal, g),
             ``count``, ``breakdown`` (a dict per language, condition ...), ``info`` (diagnostics).
         alias_of: for a metric that repeats another under the name shared across benchmarks
             (``parse_fail_rate``), the name it repeats; None otherwise.

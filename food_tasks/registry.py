@@ -46,7 +46,8 @@ class Benchmark:
         paper: citation (authors, title, venue, arXiv id).
         source: where the data comes from, as ``food-tasks list`` prints it.
         licence: the data's licence and what it allows us to do (ship, convert, cache).
-        units: one sentence: the scale of the metrics (percent, fraction, x 100), as the paper prints them.
+        units: one sentence: the scale of the metrics (every accuracy and rate in percent; text overlap x 100;
+            F1, MRR and the like in [0, 1]; errors in their units), and where it differs from the paper's.
         documents: task name -> its number of documents on the full data (``None`` when unknown); groups
             are never asked.
         sample_tasks: the packaged sample tasks and groups (offline, seconds); ``food-tasks demo`` runs

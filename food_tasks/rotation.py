@@ -160,14 +160,13 @@ class CircularRatio(stats.Ratio):
         return float(self.scale * total[0] / total[1]) if total[1] > 0 else math.nan
 
 
-def circular_metrics(
-    correct: Callable[[Record], float | None], scale: float = 100.0, unit: str = "percent"
-) -> tuple[Metric, Metric]:
-    """``circular_acc`` and ``rotation_mean_acc`` of a circular task, with their estimators."""
+def circular_metrics(correct: Callable[[Record], float | None]) -> tuple[Metric, Metric]:
+    """``circular_acc`` and ``rotation_mean_acc`` of a circular task, with their estimators (in percent, as every
+    accuracy of every benchmark)."""
     metrics = []
     for name, all_right in (("circular_acc", True), ("rotation_mean_acc", False)):
-        estimator = CircularRatio(correct, all_right, scale)
-        metrics.append(Metric(name, estimator.value, scale=unit, estimator=estimator))
+        estimator = CircularRatio(correct, all_right, 100.0)
+        metrics.append(Metric(name, estimator.value, scale="percent", estimator=estimator))
     return metrics[0], metrics[1]
 
 

@@ -23,8 +23,7 @@ from typing import Any
 PHRASES: tuple[tuple[str, frozenset[str]], ...] = (
     ("percent", frozenset({"percent"})),
     ("x 100", frozenset({"score"})),
-    ("[0, 1]", frozenset({"fraction", "score"})),
-    ("fraction", frozenset({"fraction"})),
+    ("[0, 1]", frozenset({"score"})),
     ("kcal", frozenset({"native"})),
     ("words", frozenset({"native", "count"})),  # mean words per caption: a count, no arrow in the table
 )

@@ -33,7 +33,7 @@ docs_sample_cls = partial(_docs, db.docs_sample_cls)
 
 TABLE = MetricTable(
     *TABLES["cls"].values(),
-    *rotation.circular_metrics(stats.field("correct", unless="image_missing"), scale=1.0, unit="fraction"),
+    *rotation.circular_metrics(stats.field("correct", unless="image_missing")),
     version=TABLES["cls"].version,
     key=stats.column("idx", "rotation"),
     cluster=stats.column("idx"),

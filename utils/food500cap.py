@@ -57,7 +57,8 @@ def doc_to_messages(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> l
 
 
 # Scales: caption metrics are the COCO toolkit's scores x 100 (BLEU-4 4.81 means 0.0481), SLA in percent,
-# CLIPScore x 100 as Hessel et al. print it; rates are fractions; lengths in words.
+# CLIPScore as computed (2.5 * cosine, not x 100: Table 4's CLIP-S column prints 0.70); rates in percent;
+# lengths in words.
 # Error bars (yaml_tasks/food500cap/README.md, "Error bars"): every image is its own cluster, identified by its
 # filename in the official file; image_missing rows count in no estimator, as in no reported metric.
 KEY = stats.column("key")

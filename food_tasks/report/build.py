@@ -220,27 +220,11 @@ class CellNotes:
 
 
 def _sourced(run: Run, column: Column, suffix: str, mode: Mode, official: bool) -> tuple[Any, str | None, Error]:
-    """The column's value for the run, the task it came from, and its error. An official metric with a display
-    factor of its own (a fraction beside our percent) gets its error in that factor, since cells scale errors by
-    the column's factor."""
+    """The column's value for the run, the task it came from, and its error."""
     value, task, metric = source_cell(run, column, suffix, mode, official)
     if not (task and metric):
         return value, task, NO_ERROR
-    se = run.se(task, metric)
-    fill = {"v": suffix, "m": mode[1], "mode": mode[2]}
-    own = [
-        s.official_scale
-        for s in column.sources
-        if official
-        and not column.rate
-        and s.official_scale is not None
-        and s.official
-        and s.official.format(**fill) == metric
-        and s.task.format(**fill) == task
-    ]
-    if own and se is not None and column.scale:
-        se = se * own[0] / column.scale
-    return value, task, (se, run.few(task, metric), run.unit_count(task, metric))
+    return value, task, (run.se(task, metric), run.few(task, metric), run.unit_count(task, metric))
 
 
 def _run_rows(

@@ -44,13 +44,8 @@ def source_cell(
             continue
         metric = (source.official if official and not column.rate else source.metric).format(**fill)
         value = lookup(run.metrics[task], metric)
-        scale = (
-            source.official_scale
-            if official and not column.rate and source.official_scale is not None
-            else column.scale
-        )
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and scale != 1.0:
-            value = value * scale
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and column.scale != 1.0:
+            value = value * column.scale
         if value is not None:
             return value, task, metric
     return (*parts(run, column, variant, mode, official), None)

@@ -50,7 +50,6 @@ class Source:
     task: str
     metric: str
     official: str | None = None
-    official_scale: float | None = None  # display factor of the official metric, where its scale is not the column's
 
 
 @dataclass(frozen=True)

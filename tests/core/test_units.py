@@ -3,12 +3,16 @@ and docs/benchmarks.md and the benchmark's README repeat it verbatim."""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
+import pkgutil
+import re
 from pathlib import Path
 
 import pytest
 
-from food_tasks import units
+import food_tasks.utils
+from food_tasks import hooks, units
 from food_tasks.benchmarks import BENCHMARKS
 from food_tasks.hooks import Metric, MetricTable
 
@@ -41,12 +45,12 @@ def test_the_check_catches_a_wrong_or_missing_unit():
             Metric("bleu4", len, scale="score"),
             Metric("clipscore", len, scale="score"),
             Metric("sla_accurate", len),
-            Metric("parse_fail_rate", len, False, "fraction"),
+            Metric("parse_fail_rate", len, False, "percent"),
         )
     }
     assert (
         units.problems(
-            "`bleu4` x 100; `clipscore` in [0, 1]; `sla_*` in percent; `parse_fail_rate` a fraction.", tables
+            "`bleu4` x 100; `clipscore` in [0, 1]; `sla_*` in percent; `parse_fail_rate` in percent (0-100).", tables
         )
         == []
     )
@@ -63,6 +67,61 @@ def test_the_check_catches_a_wrong_or_missing_unit():
         "'`cider` x 100': `cider` names no metric"
     ]
     assert units.problems("`bleu4` x 100; `clipscore` on the toolkit's scale.", tables)[0].endswith(
-        "no unit phrase (percent, x 100, [0, 1], fraction, kcal, words)"
+        "no unit phrase (percent, x 100, [0, 1], kcal, words)"
     )
     assert units.expand("ctc{,_ki}{,_official}") == ["ctc", "ctc_official", "ctc_ki", "ctc_ki_official"]
+
+
+# Issue 29.1: one scale per kind of number across the five benchmarks. An accuracy or a rate by its name (``acc``
+# anywhere, or ``rate`` as a word of it); a text-overlap score by its family.
+_ACCURACY_OR_RATE = re.compile(r"acc|(^|_)rate(_|$)")
+_TEXT_OVERLAP = re.compile(r"^(bleu|meteor|rouge|cider|bertscore)")
+
+
+def _hook_tables(bench: str) -> list[tuple[str, MetricTable]]:
+    """``(module, table)`` of every metric table of the benchmark's hook modules (``<bench>``, ``<bench>_circular``)."""
+    found = []
+    for info in pkgutil.iter_modules(food_tasks.utils.__path__):
+        if info.name != bench and not info.name.startswith(f"{bench}_"):
+            continue
+        module = importlib.import_module(f"food_tasks.utils.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, MetricTable):
+                found.append((info.name, value))
+            elif isinstance(value, dict) and value and all(isinstance(t, MetricTable) for t in value.values()):
+                found.extend((info.name, t) for t in value.values())
+    return found
+
+
+def _clauses_naming(sentence: str, name: str) -> list[str]:
+    """The clauses of a units sentence whose backticked patterns match ``name``."""
+    return [
+        clause
+        for clause in sentence.rstrip(".").split(";")
+        if any(fnmatch.fnmatch(name, p) for pattern in re.findall(r"`([^`]+)`", clause) for p in units.expand(pattern))
+    ]
+
+
+def test_no_fraction_scale_exists():
+    assert "fraction" not in hooks.SCALES
+    assert all(phrase != "fraction" and "fraction" not in allowed for phrase, allowed in units.PHRASES)
+    with pytest.raises(ValueError, match="fraction"):
+        Metric("acc", len, scale="fraction")
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS, ids=lambda b: b.name)
+def test_every_accuracy_and_rate_is_percent_and_text_overlap_x_100(bench):
+    tables = _hook_tables(bench.name)
+    assert tables, f"no metric table in food_tasks.utils.{bench.name}*"
+    wrong = []
+    for module, table in tables:
+        for name, metric in table.items():
+            if metric.scale in ("breakdown", "info", "count"):
+                continue
+            if _ACCURACY_OR_RATE.search(name) and metric.scale != "percent":
+                wrong.append(f"{module}: {name} is {metric.scale!r}, not percent")
+            if _TEXT_OVERLAP.match(name):
+                clauses = _clauses_naming(bench.units, name)
+                if metric.scale != "score" or not clauses or not all("x 100" in c for c in clauses):
+                    wrong.append(f"{module}: {name} ({metric.scale}) is not declared x 100 in the units sentence")
+    assert wrong == []

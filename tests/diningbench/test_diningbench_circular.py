@@ -42,7 +42,8 @@ def test_sample_circular_with_a_model_that_always_answers_a(tmp_path):
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     r = results["results"]["diningbench_cls_sample_circular"]
     assert len(samples["diningbench_cls_sample_circular"]) == 16
-    assert r["circular_acc,none"] == 0.0 and r["rotation_mean_acc,none"] == 0.125 and r["acc,none"] == 0.125
+    # in percent: right in 1 of 8 rotations
+    assert r["circular_acc,none"] == 0.0 and r["rotation_mean_acc,none"] == 12.5 and r["acc,none"] == 12.5
     assert r["position_bias,none"]["A"] == {"chosen": 16, "gold": 2, "chosen_share": 100.0, "gold_share": 12.5}
     from scipy.stats import chi2
 

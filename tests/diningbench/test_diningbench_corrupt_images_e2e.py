@@ -67,8 +67,8 @@ def test_the_run_completes_with_every_row_generated_and_logged(run):  # type: ig
 def test_classification_counts_the_row_and_scores_it_officially_as_a_failed_request(run):  # type: ignore[no-untyped-def]
     got = run[1]["results"]["diningbench_cls_en_v2"]
     assert got["image_missing,none"] == 1
-    assert got["acc,none"] == 1.0 and got["invalid_rate,none"] == 0.0  # row 1 only
-    assert got["acc_official,none"] == 0.5 and got["cannot_read_rate_official,none"] == 0.5  # row 0: __INFER_ERROR__
+    assert got["acc,none"] == 100.0 and got["invalid_rate,none"] == 0.0  # row 1 only; percent
+    assert got["acc_official,none"] == 50.0 and got["cannot_read_rate_official,none"] == 50.0  # row 0: __INFER_ERROR__
 
 
 def test_nutrition_counts_the_row_and_scores_it_officially_as_a_parse_failure(run):  # type: ignore[no-untyped-def]
@@ -77,4 +77,4 @@ def test_nutrition_counts_the_row_and_scores_it_officially_as_a_parse_failure(ru
     assert got["avg_mae,none"] == 0.0 and got["avg_mape,none"] == 0.0 and got["parse_fail_rate,none"] == 0.0
     # row 1 as a prediction of 0: errors |gt| = 200, 5, 30, 6 over two rows; APE 100 % over two rows
     assert got["calories_mae_official,none"] == 100.0 and got["avg_mape_official,none"] == 50.0
-    assert got["parse_fail_rate_official,none"] == 0.5
+    assert got["parse_fail_rate_official,none"] == 50.0

@@ -43,10 +43,11 @@ VERDICTS = {
 }
 FAULTS = {"【预测答案】：\n经历了油炸": ["500", "timeout", "garbage"], "【预测答案】：\nNot vegan": ["down"]}
 EXPECTED = {
-    "diningbench_cls_zh": {"acc": 0.8, "acc_official": 0.4, "invalid_rate": 20.0, "cannot_read_rate_official": 0.2},
+    # every accuracy and rate in percent (version 1.3)
+    "diningbench_cls_zh": {"acc": 80.0, "acc_official": 40.0, "invalid_rate": 20.0, "cannot_read_rate_official": 20.0},
     # boxed F correct both ways; option text -> B robust, "R" officially
-    "diningbench_cls_en_v4": {"acc": 1.0, "acc_official": 0.5, "invalid_rate": 0.0},
-    "diningbench_cls_en": {"acc": 0.5, "acc_official": 0.5, "invalid_rate": 0.0},
+    "diningbench_cls_en_v4": {"acc": 100.0, "acc_official": 50.0, "invalid_rate": 0.0},
+    "diningbench_cls_en": {"acc": 50.0, "acc_official": 50.0, "invalid_rate": 0.0},
     "diningbench_nutrition_zh": NUT_EXPECTED,
     # row 2 unparseable: errors |gt| (200, 5, 30, 6), APE 100 -> MAPE 50 per component
     "diningbench_nutrition_en_v2": {
@@ -58,16 +59,16 @@ EXPECTED = {
         "avg_mae": (100 + 2.5 + 15 + 3) / 4,
     },
     "diningbench_vqa_zh": {
-        "judge_acc": 2 / 3,
-        "judge_acc_official": 1 / 3,
+        "judge_acc": 100 * 2 / 3,
+        "judge_acc_official": 100 / 3,
         "judge_error_rate": 0.0,
         "judge_unparsed_rate": 0.0,
     },
     "diningbench_vqa_en": {
-        "judge_acc": 0.5,
-        "judge_acc_official": 1 / 3,
+        "judge_acc": 50.0,
+        "judge_acc_official": 100 / 3,
         "judge_error_rate": 100 / 3,
-        "rouge1_f": 0.4 / 3,
+        "rouge1_f": 100 * 0.4 / 3,  # x 100, as every text-overlap score
     },
 }
 
@@ -172,7 +173,7 @@ def test_vqa_without_judge_fails_before_generation_and_none_opts_out(setup):
     assert results is not None, proc.stderr[-3000:]
     assert {"diningbench_cls_en", "diningbench_nutrition_en", "diningbench_vqa_en"} <= set(results["results"])
     got = results["results"]["diningbench_vqa_en"]
-    assert math.isnan(got["judge_acc,none"]) and got["rouge1_f,none"] == pytest.approx(0.4 / 3)
+    assert math.isnan(got["judge_acc,none"]) and got["rouge1_f,none"] == pytest.approx(100 * 0.4 / 3)
     # no judge, no error bar for its metrics; ROUGE keeps its own
     assert (
         got["judge_acc_stderr,none"]
@@ -204,7 +205,7 @@ def test_chinese_and_english_classification_pair_on_the_same_dishes(first_run):
     the same gold letter (row 1: C in Chinese, B in English); both answered F: right and agreeing."""
     (_, results, _), _ = first_run
     zh = results["results"]["diningbench_cls_zh"]
-    assert zh["xling_all_correct,none"] == 1.0 and zh["xling_agreement,none"] == 1.0
+    assert zh["xling_all_correct,none"] == 100.0 and zh["xling_agreement,none"] == 100.0  # percent
     assert zh["xling_all_correct_n,none"] == 1 and zh["xling_all_correct_stderr,none"] == "N/A"  # one dish
     assert zh["xling_gap_to_en,none"]["zh"]["value"] == 0.0
     assert "xling_all_correct,none" not in results["results"]["diningbench_cls_en"]

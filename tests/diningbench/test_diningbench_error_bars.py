@@ -64,9 +64,13 @@ def test_classification_rows():
     np.testing.assert_array_equal(table["invalid_rate"].estimator.rows(records)[:, 0], [0, 0, 0, 0, 1])
     np.testing.assert_array_equal(table["cannot_read_rate_official"].estimator.rows(records)[:, 0], [0, 1, 0, 0, 0])
     assert len(_reproduces(table, records)) == 6
-    # independent rows: the CLT error of 4 of 5, sqrt(p (1 - p) / (n - 1))
+    # independent rows: the CLT error of 4 of 5, sqrt(p (1 - p) / (n - 1)), in percent as the accuracy
     est = stats.estimate(table["acc"].estimator, records, [table.cluster_of(r) for r in records])
-    assert est.se == pytest.approx(math.sqrt(0.8 * 0.2 / 4)) and (est.n, est.clusters, est.method) == (5, 5, "iid")
+    assert est.se == pytest.approx(100 * math.sqrt(0.8 * 0.2 / 4)) and (est.n, est.clusters, est.method) == (
+        5,
+        5,
+        "iid",
+    )
     assert [table.doc_key(r) for r in records] == [0, 1, 2, 3, 4] and table.cluster is table.key
     assert table["acc"].estimator.score(records[0]) == 1.0  # a per-row score: --repeats reads it
 
@@ -203,11 +207,11 @@ def test_judge_estimators_reproduce_the_judge_metrics_without_new_requests(judge
     records = _vqa_records()
     table = TABLES["vqa"]
     reported = {name: table[name].reduce(records) for name in ("judge_acc", "judge_acc_official", "judge_error_rate")}
-    # robust: 1 of 2 judged (the failed row leaves the denominator); official: 1 of 3; errors: 1 of 3 (a diagnostic
-    # rate: in percent, version 1.2)
+    # robust: 1 of 2 judged (the failed row leaves the denominator); official: 1 of 3; errors: 1 of 3 (all in
+    # percent: the rates since version 1.2, the accuracies since 1.3)
     assert reported == {
-        "judge_acc": 0.5,
-        "judge_acc_official": pytest.approx(1 / 3),
+        "judge_acc": 50.0,
+        "judge_acc_official": pytest.approx(100 / 3),
         "judge_error_rate": pytest.approx(100 / 3),
     }
     before = judged.requests
@@ -226,7 +230,7 @@ def test_judge_estimators_reproduce_the_judge_metrics_without_new_requests(judge
     np.testing.assert_array_equal(table["judge_error_rate"].estimator.rows(records), [[0, 1], [1, 1], [0, 1], [0, 0]])
     est = stats.estimate(table["judge_acc_official"].estimator, records, [r["idx"] for r in records])
     assert (est.n, est.clusters, est.method) == (3, 3, "iid") and est.se == pytest.approx(
-        math.sqrt((1 / 3) * (2 / 3) / 2)
+        100 * math.sqrt((1 / 3) * (2 / 3) / 2)
     )
     # the verdict is known only at aggregation: no per-row score in the payloads (--repeats); ROUGE is not a 0/1
     # score, which lmms-eval's stability metrics assume, so it shows none either

@@ -66,7 +66,7 @@ def test_a_lone_surrogate_in_an_output_is_one_judged_row(judge_env):
         got = {name: _aggregate(payloads, name) for name in JUDGE_METRICS}
     sent = [r["body"]["messages"][0]["content"] for r in server.requests]
     assert any("Chi\ufffdcken Kiev" in text for text in sent)
-    assert got["judge_acc"] == 0.5 and got["judge_acc_official"] == 0.5 and got["judge_error_rate"] == 0.0
+    assert got["judge_acc"] == 50.0 and got["judge_acc_official"] == 50.0 and got["judge_error_rate"] == 0.0
     assert got["judge_info"]["failures"] == 0 and got["judge_info"]["evaluated"] == 2
     json.dumps(got, ensure_ascii=False).encode("utf-8")  # what lmms-eval writes into the results file
 

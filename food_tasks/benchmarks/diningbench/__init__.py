@@ -64,10 +64,11 @@ BENCHMARK = Benchmark(
         "extracted into the cache, nothing converted or shipped"
     ),
     units=(
-        "`acc*`, `judge_acc*`, `cannot_read_rate_official` and `parse_fail_rate_official` are fractions in [0, 1] (the "
-        "paper prints 0.xx); `rouge{1,2,L}_f` in [0, 1]; `*_mape*` in percent; `*_mae*` and `*_rmse*` in kcal and g; "
-        "our diagnostic rates `invalid_rate`, `parse_fail_rate`, `judge_error_rate` and `judge_unparsed_rate` "
-        "in percent (0-100), as in every benchmark."
+        "`acc*`, `judge_acc*`, `cannot_read_rate_official` and `parse_fail_rate_official` in percent (0-100), as in "
+        "every benchmark: the paper and the official code print fractions (0.xx), ours are x 100; `rouge{1,2,L}_f` "
+        "x 100, as every benchmark's text overlap; `*_mape*` in percent; `*_mae*` and `*_rmse*` in kcal and g; our "
+        "diagnostic rates `invalid_rate`, `parse_fail_rate`, `judge_error_rate` and `judge_unparsed_rate` in percent "
+        "(0-100), as in every benchmark."
     ),
     documents=documents,
     sample_tasks=("diningbench_cls_sample", "diningbench_nutrition_sample"),

@@ -21,12 +21,11 @@ NUTRITION_UNPARSED = (
 def _main_columns() -> tuple[Column, ...]:
     cls, nut, vqa = "diningbench_cls{v}", "diningbench_nutrition{v}", "diningbench_vqa{v}"
     return (
-        Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),), 4),
-        # Ours in percent, the official scorer's a fraction (as it prints it).
+        Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),)),
         Column(
             "cls_unparsed",
             "Class unparsed %",
-            (Source(cls, "invalid_rate", "cannot_read_rate_official", 100.0),),
+            (Source(cls, "invalid_rate", "cannot_read_rate_official"),),
             differs=CLS_UNPARSED,
         ),
         *(
@@ -55,10 +54,10 @@ def _main_columns() -> tuple[Column, ...]:
         Column(
             "nut_unparsed",
             "Nutrition unparsed %",
-            (Source(nut, "parse_fail_rate", "parse_fail_rate_official", 100.0),),
+            (Source(nut, "parse_fail_rate", "parse_fail_rate_official"),),
             differs=NUTRITION_UNPARSED,
         ),
-        Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),), 4),
+        Column("vqa_acc", "VQA ACC", (Source(vqa, "judge_acc", "judge_acc_official"),)),
         Column("judge_errors", "Judge errors %", (Source(vqa, "judge_error_rate"),), rate=True),
     )
 
@@ -84,7 +83,7 @@ SPEC = BenchmarkSpec(
     ),
     tables=(
         TableSpec(
-            "Main table (Class/VQA ACC as fractions, MAPE %, Avg MAE/RMSE over the four nutrients)",
+            "Main table (Class/VQA ACC in %, MAPE %, Avg MAE/RMSE over the four nutrients)",
             "{variant}",
             _main_columns(),
         ),
@@ -114,8 +113,7 @@ SPEC = BenchmarkSpec(
             "views",
             tuple((x, t.replace("{task}", "diningbench_cls")) for x, t in _view_points()),
             "acc",
-            "Class ACC",
-            4,
+            "Class ACC (%)",
             by_variant=(("_sample", tuple((x, t.replace("{task}", "diningbench_cls")) for x, t in SAMPLE_POINTS)),),
         ),
         CurveSpec(
@@ -131,7 +129,8 @@ SPEC = BenchmarkSpec(
     ),
     notes=(
         (
-            "Class and VQA ACC are fractions, as the paper prints them; MAPE in %, MAE/RMSE in kcal and g (the "
+            "Class and VQA ACC in %, as every accuracy here: the paper prints fractions (0.6526), its rows here are "
+            "x 100 (65.26); MAPE in %, MAE/RMSE in kcal and g (the "
             "averages mix units, calories dominate). The paper's tables use the reference photo only (code default). "
             "VQA: *robust* = correct / judged, with the judge-error rate beside it; *official* counts judge errors "
             "as wrong. Runs with different judge models are flagged as not comparable."

@@ -1,6 +1,7 @@
 """DiningBench per-document records and dataset-level metrics.
 
-Scales (as the paper prints them): accuracies and rates are fractions in [0, 1]; MAPE is in percent;
+Scales: the reducers here give accuracies, rates and ROUGE F in [0, 1], as the official code prints them; the
+metric tables (:mod:`.tables`) report them x 100 (percent, as in every benchmark); MAPE is in percent;
 MAE and RMSE are in native units (kcal for calories, g for the others). Avg MAE/RMSE/MAPE are the
 unweighted means of the four component values (the paper computes them outside the official code).
 
@@ -549,17 +550,14 @@ def nutrition_metrics(official: bool) -> list[Metric]:
         )
         for stat in ("mae", "rmse", "mape")
     ]
-    # Ours in percent (a diagnostic rate, 0-100 in every benchmark); the official scorer's as it prints it (0-1).
-    rate = functools.partial(nutrition_parse_fail_rate, official=official)
+    # In percent, as every rate of every benchmark (the official scorer prints a fraction: ours is x 100).
     out.append(
         Metric(
             f"parse_fail_rate{tail}",
-            rate if official else functools.partial(metrics.percent_of, rate),
+            functools.partial(metrics.percent_of, functools.partial(nutrition_parse_fail_rate, official=official)),
             higher_is_better=False,
-            scale="fraction" if official else "percent",
-            estimator=stats.mean(
-                functools.partial(nutrition_parse_fail, official=official), 1.0 if official else 100.0, binary=True
-            ),
+            scale="percent",
+            estimator=stats.mean(functools.partial(nutrition_parse_fail, official=official), 100.0, binary=True),
         )
     )
     return out

@@ -13,7 +13,9 @@ from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.hooks import Metric, MetricTable
 
-# Scales as the paper prints them: accuracies and rates are fractions; MAE and RMSE in kcal / g; MAPE in %.
+# Scales: accuracies and rates in percent, as in every benchmark (the paper and the official code print fractions;
+# ours, the _official ones included, are x 100); ROUGE F x 100, as every benchmark's text overlap; MAE and RMSE in
+# kcal / g; MAPE in %.
 # Error bars (yaml_tasks/diningbench/README.md): a document is a row of the JSONL file (idx), one per row and
 # task, and the row is one dish: its own cluster (independent rows). Means and rates: analytic; RMSE and the
 # averages over the four components: bootstrap over rows.
@@ -28,25 +30,25 @@ _INVALID = Metric(
 )
 _CANNOT_READ = Metric(
     "cannot_read_rate_official",
-    db_scoring.cls_unreadable_official,
+    partial(metrics.percent_of, db_scoring.cls_unreadable_official),
     higher_is_better=False,
-    scale="fraction",
-    estimator=stats.mean(stats.field("unreadable_official"), binary=True),
+    scale="percent",
+    estimator=stats.mean(stats.field("unreadable_official"), 100.0, binary=True),
 )
 _IMAGE_MISSING = Metric("image_missing", db_scoring.image_missing, higher_is_better=False, scale="count")
 TABLES = {
     "cls": MetricTable(
         Metric(
             "acc",
-            db_scoring.cls_acc,
-            scale="fraction",
-            estimator=stats.mean(stats.field("correct", unless="image_missing"), binary=True),
+            partial(metrics.percent_of, db_scoring.cls_acc),
+            scale="percent",
+            estimator=stats.mean(stats.field("correct", unless="image_missing"), 100.0, binary=True),
         ),
         Metric(
             "acc_official",
-            partial(db_scoring.cls_acc, official=True),
-            scale="fraction",
-            estimator=stats.mean(stats.field("correct_official"), binary=True),
+            partial(metrics.percent_of, partial(db_scoring.cls_acc, official=True)),
+            scale="percent",
+            estimator=stats.mean(stats.field("correct_official"), 100.0, binary=True),
         ),
         _INVALID,
         _CANNOT_READ,
@@ -54,7 +56,7 @@ TABLES = {
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
         *db_circular.POSITIONS,
-        version=1.2,
+        version=1.3,
         key=KEY,
         consistency=db_scoring.CONSISTENCY,
     ),
@@ -64,42 +66,32 @@ TABLES = {
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
         _IMAGE_MISSING,
-        version=1.2,
+        version=1.3,
         key=KEY,
     ),
     "vqa": MetricTable(
         *(
             Metric(
                 name,
-                partial(db_scoring.judge_metric, name=name),
-                scale="fraction",
-                estimator=db_scoring.JudgeRatio(name),
-            )
-            for name in ("judge_acc", "judge_acc_official")
-        ),
-        # Our diagnostic rates, in percent as in every benchmark.
-        *(
-            Metric(
-                name,
                 partial(metrics.percent_of, partial(db_scoring.judge_metric, name=name)),
-                higher_is_better=False,
+                higher_is_better=name.startswith("judge_acc"),
                 scale="percent",
                 estimator=db_scoring.JudgeRatio(name, 100.0),
             )
-            for name in ("judge_error_rate", "judge_unparsed_rate")
+            for name in ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate")
         ),
         *(
             Metric(
                 f"{name}_f",
-                partial(db_scoring.rouge_mean, name=name),
+                partial(metrics.percent_of, partial(db_scoring.rouge_mean, name=name)),
                 scale="score",
-                estimator=stats.mean(partial(db_scoring.rouge_value, name=name)),
+                estimator=stats.mean(partial(db_scoring.rouge_value, name=name), 100.0),
             )
             for name in ("rouge1", "rouge2", "rougeL")
         ),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
-        version=1.2,
+        version=1.3,
         key=KEY,
     ),
 }

@@ -85,9 +85,9 @@ BENCHMARK = Benchmark(
         "`decision_acc*`, `option_decision_acc*`, `top{1,2,3}_acc*`, `all_options_exact_match*`, "
         "`false_recommend_rate*` and `answer_rate_official` in percent (0-100); `rationale_*`, `mrr*`, "
         "`kendall_tau` and `ctc{,_baseline,_cot,_ki,_cot_ki}{,_official_parsers}` in [0, 1], as the paper's "
-        "tables; `json_parse_rate*` a fraction in [0, 1]; our diagnostic rates `invalid_rate`, `parse_fail_rate`, "
-        "`empty_rationale_rate`, `valid_ranking_rate` and `valid_decision_rate` in percent (0-100), as in every "
-        "benchmark."
+        "tables; `json_parse_rate*` in percent (0-100), as every rate of every benchmark: the official code prints "
+        "a fraction, ours is x 100; our diagnostic rates `invalid_rate`, `parse_fail_rate`, `empty_rationale_rate`, "
+        "`valid_ranking_rate` and `valid_decision_rate` in percent (0-100), as in every benchmark."
     ),
     documents=documents,
     sample_tasks=("fambench_task1_sample", "fambench_task2_ctc_sample"),

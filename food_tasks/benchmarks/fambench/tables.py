@@ -13,8 +13,9 @@ from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.benchmarks.fambench.prompts import MODES
 from food_tasks.hooks import Metric, MetricTable
 
-# Scales as the paper prints them: accuracies and answer rates in percent; F1, MRR, Kendall tau and CTC in
-# [0, 1]; the robust validity/parse rates are fractions.
+# Scales: accuracies and every rate in percent, as in every benchmark (the official code prints the JSON parse
+# rate as a fraction: ours, json_parse_rate_official included, is x 100); F1, MRR, Kendall tau and CTC in [0, 1],
+# as the paper prints them.
 
 # Error bars (yaml_tasks/fambench/README.md): Task 1's document is its row (index) and its cluster the dish
 # (rated under several conditions); Task 2's document is (question, kind, mode) and its cluster the question
@@ -85,14 +86,14 @@ TABLES = {
             scale="score",
             estimator=_t1_prf(2, official=True),
         ),
-        Metric(
-            "json_parse_rate", partial(fb_scoring.t1_rate, field="json"), scale="fraction", estimator=_t1_mean("json")
-        ),
-        Metric(
-            "json_parse_rate_official",
-            partial(fb_scoring.t1_rate, field="strict_json"),
-            scale="fraction",
-            estimator=_t1_mean("strict_json"),
+        *(
+            Metric(
+                name,
+                partial(metrics.percent_of, partial(fb_scoring.t1_rate, field=field)),
+                scale="percent",
+                estimator=_t1_mean(field, scale=100.0),
+            )
+            for name, field in (("json_parse_rate", "json"), ("json_parse_rate_official", "strict_json"))
         ),
         _T1_INVALID,
         Metric(
@@ -105,7 +106,7 @@ TABLES = {
         _IMAGE_MISSING,
         Metric("per_condition", fb_scoring.t1_per_condition, scale="breakdown"),
         _T1_INVALID.alias("parse_fail_rate"),
-        version=1.1,
+        version=1.2,
         key=T1_KEY,
         cluster=T1_CLUSTER,
     ),

@@ -5,7 +5,8 @@ records of the whole split. The COCO toolkit runs once per split (results are ca
 records), over the images that were found (``image_missing`` ones are excluded from every denominator).
 
 Scales: BLEU-n, METEOR, ROUGE-L and CIDEr x 100 as in the paper's Table 4; SLA in percent as in its Table 3;
-CLIPScore as a fraction (Table 4's CLIP-S column); rates as fractions; mean caption length in words
+CLIPScore as computed, 2.5 * cosine, not x 100 (Table 4's CLIP-S column: 0.70); rates in percent (the metric
+tables scale the [0, 1] reducers here); mean caption length in words
 (whitespace-separated words of the cleaned caption). An absent metric's value is the string
 ``"absent: <reason>"``: visible in the results table and JSON, never a substitute number.
 
@@ -384,7 +385,7 @@ def _clip_values(rows: tuple, path: str) -> dict[str, float]:
 
 
 def clipscore(records: Sequence[Record], which: str = "pred") -> float | str:
-    """Mean CLIP-S of the scored images (fraction), or absent when ``$FOOD_TASKS_CLIP_MODEL`` is not set."""
+    """Mean CLIP-S of the scored images (not x 100), or absent when ``$FOOD_TASKS_CLIP_MODEL`` is not set."""
     values = clip_values(records, which)
     if isinstance(values, str):
         return values
