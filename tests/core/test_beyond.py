@@ -181,9 +181,9 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
 
     run = load_run(run_dir)
     found = beyond.image_gain(run, run, TASK, TWIN)
-    # Paired by document: (1 - 1, 1 - 0) -> +0.5; without the image 1 of 2 right.
-    assert found is not None and found.gain.diff == pytest.approx(0.5) and found.without_image == pytest.approx(0.5)
-    assert found.with_image == pytest.approx(1.0) and (found.gain.n, found.gain.clusters) == (2, 2)
+    # Paired by document: (1 - 1, 1 - 0) -> +50 points; without the image 1 of 2 right (percent, as every accuracy).
+    assert found is not None and found.gain.diff == pytest.approx(50.0) and found.without_image == pytest.approx(50.0)
+    assert found.with_image == pytest.approx(100.0) and (found.gain.n, found.gain.clusters) == (2, 2)
     # The same task and twin in two runs (two results files): A holds the task, B its twin.
     data = json.loads(run.path.read_text())
     for name, keep in (("a", TASK), ("b", TWIN)):
@@ -195,7 +195,7 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
     lines = beyond.compare_text(load_run(tmp_path / "a"), load_run(tmp_path / "b"), iters=0)
     # Each task heads its rows on a line of its own (issue 29.6), its measures indented below it.
     gain = lines[lines.index(TASK) + 1]
-    assert gain.split()[:4] == ["acc", "1.00", "0.50", "+0.50"] and gain.endswith("too few units to tell")
+    assert gain.split()[:4] == ["acc", "100.00", "50.00", "+50.00"] and gain.endswith("too few units to tell")
     assert max(map(len, lines)) <= 120
     # A run against itself: circular accuracy compared like a metric (paired), the p-value side by side.
     lines = beyond.compare_text(run, run, iters=0)
@@ -213,11 +213,11 @@ def test_report_beyond_accuracy_section(run_dir, tmp_path):
     section = text[text.index("DiningBench — beyond accuracy") :]
     row = next(line for line in section.splitlines() if line.startswith("| ") and f"`{TASK}`" in line and "acc" in line)
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[3] == "1.00" and cells[4].startswith("0.50 ± ") and cells[5] == "+0.50†"
-    # Circular: "A" in every rotation is right once per question: circular 0, mean per question 1/8.
+    assert cells[3] == "100.00" and cells[4].startswith("50.00 ± ") and cells[5] == "+50.00†"
+    # Circular: "A" in every rotation is right once per question: circular 0, mean per question 1/8 (12.5 %).
     circ = next(line for line in section.splitlines() if f"`{CIRCULAR}`" in line and "±" in line)
     cells = [c.strip() for c in circ.strip("|").split("|")]
-    assert cells[2].startswith("1.00") and cells[4].startswith("0.12") and cells[5].startswith("0.00")
+    assert cells[2].startswith("100.00") and cells[4].startswith("12.50") and cells[5].startswith("0.00")
     # Position bias: always "A" against gold spread evenly over the 8 positions.
     assert f"| `{CIRCULAR}` |" in section and "A: 100.0 vs 12.5" in section
     assert "Cross-lingual consistency: not shown" in section and "Context sensitivity: not shown" in section

@@ -97,14 +97,14 @@ _UNPARSED = [
         db.docs_sample_cls,
         None,
         db.process_results_cls,
-        {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0},
+        {"parse_fail_rate": 100.0, "parse_fail_rate_official": 100.0},
         id="diningbench_cls",
     ),
     pytest.param(
         db.docs_sample_nutrition,
         None,
         db.process_results_nutrition,
-        {"parse_fail_rate": 100.0, "parse_fail_rate_official": 1.0},
+        {"parse_fail_rate": 100.0, "parse_fail_rate_official": 100.0},
         id="diningbench_nutrition",
     ),
     pytest.param(

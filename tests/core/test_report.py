@@ -480,9 +480,9 @@ def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explaine
     write_results(tmp_path / "r" / "y_results.json", "pretrained=m/b", tasks)  # two runs: a heat map too
     md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
     assert (
-        "| m/a | 0.00 | undefined | 0.0000 |" in md and "undefined: the metric has no value on this run" in md
-    )  # heat map
-    assert "| **m/a** | official | 0.0000 | 0.00 |" in md and "| **m/a** | robust | 0.0000 | 100.00 |" in md
+        "| m/a | 0.00 | undefined | 0.00 |" in md and "undefined: the metric has no value on this run" in md
+    )  # heat map; Class ACC in percent with 2 decimals, as every accuracy
+    assert "| **m/a** | official | 0.00 | 0.00 |" in md and "| **m/a** | robust | 0.00 | 100.00 |" in md
     assert f"Class unparsed %, official and robust differ: {CLS_UNPARSED}" in md
     assert "| **m/a** | baseline | robust | – | – | – | 0.00 | 0.0000 | undefined [1] |" in md
     assert f"undefined [1]: {CTC_UNDEFINED}" in md and "NaN" not in md

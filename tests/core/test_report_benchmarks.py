@@ -23,21 +23,21 @@ def db_tasks(lang: str, acc: float) -> dict:
     for stat, base in (("mae", 11.5), ("rmse", 21.5), ("mape", 31.5)):  # the means of the four values above
         nutrition[f"avg_{stat}"] = base
         nutrition[f"avg_{stat}_official"] = base + 0.5
-    nutrition |= {"parse_fail_rate": 2.0, "parse_fail_rate_official": 0.1, "range_values": 3, "gold_missing": 0}
+    nutrition |= {"parse_fail_rate": 2.0, "parse_fail_rate_official": 10.0, "range_values": 3, "gold_missing": 0}
     return {
         f"diningbench_cls_{lang}": {
             "acc": acc,
-            "acc_official": acc - 0.1,
+            "acc_official": acc - 10,
             "invalid_rate": 5.0,
-            "cannot_read_rate_official": 0.125,
+            "cannot_read_rate_official": 12.5,
         },
-        f"diningbench_cls_{lang}_v2": {"acc": acc + 0.05},
-        f"diningbench_cls_{lang}_v4": {"acc": acc + 0.1},
+        f"diningbench_cls_{lang}_v2": {"acc": acc + 5},
+        f"diningbench_cls_{lang}_v4": {"acc": acc + 10},
         f"diningbench_nutrition_{lang}": nutrition,
         f"diningbench_nutrition_{lang}_v2": {"avg_mape": 29.0},
         f"diningbench_vqa_{lang}": {
-            "judge_acc": 0.8,
-            "judge_acc_official": 0.76,
+            "judge_acc": 80.0,
+            "judge_acc_official": 76.0,
             "judge_error_rate": 5.0,
             "judge_unparsed_rate": 0.0,
             "judge_info": {"model": "judge-a", "endpoint": "x"},
@@ -49,25 +49,25 @@ def test_diningbench_table_views_curve_and_judge(tmp_path):
     write_results(
         tmp_path / "r" / "a_results.json",
         "pretrained=Qwen/Qwen3-VL-8B-Instruct",
-        {**db_tasks("zh", 0.6), **db_tasks("en", 0.5)},
+        {**db_tasks("zh", 60.0), **db_tasks("en", 50.0)},
     )
     made = report.build_report([tmp_path / "r"], tmp_path / "rep")
     md = made["markdown"].read_text()
     assert "## DiningBench — Chinese (paper Table 2)" in md and "## DiningBench — English (paper Table 4)" in md
-    # Fractions for accuracies (4 decimals), MAPE %, unparsed and judge-error rates in % beside their scores.
+    # Accuracies in percent (2 decimals, as every benchmark's), MAPE %, unparsed and judge-error rates in % beside
+    # their scores; the paper's accuracies x 100 (0.6526 in Table 2 is 65.26).
     assert (
-        "| **Qwen/Qwen3-VL-8B-Instruct** | official | 0.5000 | 12.50 | 30.50 | 31.50 | 32.50 | 33.50 | 12.00 | 22.00 | "
-        "32.00 | 10.00 | 0.7600 | 5.00 |"
+        "| **Qwen/Qwen3-VL-8B-Instruct** | official | 50.00 | 12.50 | 30.50 | 31.50 | 32.50 | 33.50 | 12.00 | 22.00 | "
+        "32.00 | 10.00 | 76.00 | 5.00 |"
     ) in md
     assert (
-        "| **Qwen/Qwen3-VL-8B-Instruct** | robust | 0.6000 | 5.00 | 30.00 | 31.00 | 32.00 | 33.00 | 11.50 | 21.50 | "
-        "31.50 | 2.00 | 0.8000 | 5.00 |"
+        "| **Qwen/Qwen3-VL-8B-Instruct** | robust | 60.00 | 5.00 | 30.00 | 31.00 | 32.00 | 33.00 | 11.50 | 21.50 | "
+        "31.50 | 2.00 | 80.00 | 5.00 |"
     ) in md
     assert (
-        "| GPT-4o | paper | 0.6526 | – | 41.67 | 36.03 | 40.19 | 51.82 | 105.65 | 154.32 | 42.43 | – | 0.8060 | – |"
-        in md
+        "| GPT-4o | paper | 65.26 | – | 41.67 | 36.03 | 40.19 | 51.82 | 105.65 | 154.32 | 42.43 | – | 80.60 | – |" in md
     )
-    assert "| GPT-4o | paper | 0.6238 | – | – | – | – | – | 98.67 | 148.03 | 40.62 | – | 0.7736 | – |" in md  # Table 4
+    assert "| GPT-4o | paper | 62.38 | – | – | – | – | – | 98.67 | 148.03 | 40.62 | – | 77.36 | – |" in md  # Table 4
     assert "Reference rows (*paper*): Paper Table 2 (Chinese data, 29 VLMs" in md
     assert "Judge (LLM-as-a-judge tasks):\n- Qwen/Qwen3-VL-8B-Instruct, `diningbench_vqa_zh`: judge-a at x" in md
     # Per-nutrient MAE/RMSE: no published numbers.
@@ -77,8 +77,8 @@ def test_diningbench_table_views_curve_and_judge(tmp_path):
     )
     # Views curves: the missing 3-view run is a gap.
     assert (
-        "| views | Qwen/Qwen3-VL-8B-Instruct |\n|---|---|\n| 1 (reference photo) | 0.6000 |\n"
-        "| 2 | 0.6500 |\n| 3 | – |\n| 4 | 0.7000 |"
+        "| views | Qwen/Qwen3-VL-8B-Instruct |\n|---|---|\n| 1 (reference photo) | 60.00 |\n"
+        "| 2 | 65.00 |\n| 3 | – |\n| 4 | 70.00 |"
     ) in md
     assert "| 1 (reference photo) | 31.50 |\n| 2 | 29.00 |" in md
     names = sorted(p.name for p in made["charts"])
@@ -93,7 +93,7 @@ def test_diningbench_table_views_curve_and_judge(tmp_path):
 def test_diningbench_sample_counts_as_two_views(tmp_path):
     """The packaged sample's tasks score two views (heading "(2 views)"): its curve line says 2, never the full
     benchmark's "1 (reference photo)" of the same base-task template."""
-    tasks = {k.replace("_zh", "_sample"): v for k, v in db_tasks("zh", 0.6).items() if not k.endswith(("_v2", "_v4"))}
+    tasks = {k.replace("_zh", "_sample"): v for k, v in db_tasks("zh", 60.0).items() if not k.endswith(("_v2", "_v4"))}
     write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", tasks)
     md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
     assert "## DiningBench — packaged sample (2 views)" in md
@@ -106,13 +106,13 @@ def test_diningbench_sample_counts_as_two_views(tmp_path):
 
 
 def test_diningbench_different_judges_are_not_comparable(tmp_path):
-    write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", db_tasks("zh", 0.6))
-    other = db_tasks("zh", 0.5)
+    write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", db_tasks("zh", 60.0))
+    other = db_tasks("zh", 50.0)
     other["diningbench_vqa_zh"]["judge_info"] = {"model": "judge-b"}
     write_results(tmp_path / "r" / "b_results.json", "pretrained=m/b", other)
     md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
     assert '- judge model differs (m/a: "judge-a"; m/b: "judge-b") in `diningbench_vqa_zh`' in md
-    assert "| **m/b** ⚠ | robust | 0.5000 |" in md and "| **m/a** ⚠ | robust | 0.6000 |" in md
+    assert "| **m/b** ⚠ | robust | 50.00 |" in md and "| **m/a** ⚠ | robust | 60.00 |" in md
 
 
 def fq_tasks(prefix: str = "foodieqa") -> dict:
@@ -294,11 +294,11 @@ def test_heatmap_takes_new_headlines_and_skips_absent(tmp_path, monkeypatch):
     write_results(
         tmp_path / "r" / "a_results.json",
         "pretrained=m/a",
-        {"food500cap_caption": f5_metrics(REGION_ABSENT), **db_tasks("zh", 0.6)},
+        {"food500cap_caption": f5_metrics(REGION_ABSENT), **db_tasks("zh", 60.0)},
     )
     other = f5_metrics(REGION_ABSENT) | {"cider": F5_ABSENT}
     write_results(
-        tmp_path / "r" / "b_results.json", "pretrained=m/b", {"food500cap_caption": other, **db_tasks("zh", 0.5)}
+        tmp_path / "r" / "b_results.json", "pretrained=m/b", {"food500cap_caption": other, **db_tasks("zh", 50.0)}
     )
     md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
     table = md.split("## Models by benchmark", 1)[1].split("\n## ", 1)[0]
@@ -306,7 +306,7 @@ def test_heatmap_takes_new_headlines_and_skips_absent(tmp_path, monkeypatch):
         "| Model | diningbench_zh: Class ACC | diningbench_zh: Avg MAPE | diningbench_zh: VQA ACC | "
         "food500cap: CIDEr | food500cap: SLA accurate |" in table
     )
-    assert "| m/b | 0.5000 | 31.50 | 0.8000 | – | 40.00 |" in table
+    assert "| m/b | 50.00 | 31.50 | 80.00 | – | 40.00 |" in table
     assert seen["lower"] == [False, True, False, False, False]  # MAPE: the lowest run is coloured best
 
 
@@ -382,9 +382,10 @@ def test_report_on_real_sample_runs(tmp_path):
     with_intervals = made["markdown"].read_text(encoding="utf-8")
     # Cells carry "value ± half-width" where the run has a standard error; the values are checked without them
     # here, the intervals in tests/core/test_report_uncertainty.py.
-    assert "| **demo/replay** | official | 0.5000 ± 0.9800† |" in with_intervals  # two documents: the dagger
+    # 1 of 2 documents, in percent: 50 ± 1.96 x 100 sqrt(0.5 x 0.5 / 1) = 50 ± 98; two documents: the dagger
+    assert "| **demo/replay** | official | 50.00 ± 98.00† |" in with_intervals
     # at 0 % a rate over 2 independent units gets Wilson's [0, 1.96^2 / (2 + 1.96^2)] = [0, 65.76], not 0 ± 0
-    assert "| **demo/replay** | robust | 0.0000 [0.0000, 0.6576]† | 0.00 [0.00, 65.76]† |" in with_intervals
+    assert "| **demo/replay** | robust | 0.00 [0.00, 65.76]† | 0.00 [0.00, 65.76]† |" in with_intervals
     md = re.sub(r"( ± [0-9.]+| \[[0-9.]+, [0-9.]+\]| \(no interval: [^)]*\))†?", "", with_intervals)
     assert "## Task `" not in md  # nothing falls into the generic section any more
     for heading in (
@@ -398,8 +399,8 @@ def test_report_on_real_sample_runs(tmp_path):
     # "Answer: B": the official parsers read the first letter (A), the robust ones B: both rows, from the JSON.
     for scorer, tail in (("official", "_official"), ("robust", "")):
         assert (
-            f"| **demo/replay** | {scorer} | {cls[f'acc{tail},none']:.4f} | "
-            f"{100 * cls['cannot_read_rate_official,none'] if tail else cls['invalid_rate,none']:.2f} | "
+            f"| **demo/replay** | {scorer} | {cls[f'acc{tail},none']:.2f} | "
+            f"{cls['cannot_read_rate_official,none'] if tail else cls['invalid_rate,none']:.2f} | "
             f"{nut[f'calories_mape{tail},none']:.2f} |"
         ) in md
         value = r["foodieqa_mivqa_zh_sample_p1"]["acc_paper_protocol,none" if tail else "acc,none"]

@@ -67,8 +67,8 @@ EXPECTED = {
         "rationale_macro_f1_by_condition": (2 / 3 + 2 / 3 + 4 / 7 + 0 + 0) / 5,
         "rationale_macro_f1_official": 0.5 / 6,
         "rationale_micro_f1_official": 2 / 11,
-        "json_parse_rate": 4 / 6,
-        "json_parse_rate_official": 1 / 6,
+        "json_parse_rate": 400 / 6,  # percent (version 1.2)
+        "json_parse_rate_official": 100 / 6,
         "invalid_rate": 100 / 6,
         "empty_rationale_rate": 50.0,
         "image_missing": 0,
