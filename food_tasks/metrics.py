@@ -4,7 +4,7 @@
 functions here reduce lists of such records to scores. Names say whether an
 average is micro (over documents) or macro (over groups such as languages).
 
-Scale: accuracies are percentages in [0, 100]; precision/recall/F1, reciprocal ranks and Kendall tau
+Scale: accuracies and rates are percentages in [0, 100]; precision/recall/F1, reciprocal ranks and Kendall tau
 are in [0, 1] (as the benchmarks' papers print them). Empty input gives 0.0.
 "Official" reducers reproduce the rounding of a benchmark's reference scorer
 (2 decimals per cell, then 2 decimals for the average of the rounded cells).
@@ -51,7 +51,8 @@ def macro_percent(records: Sequence[Record], field: str, by: str) -> tuple[float
 
 
 def percent_of(reduce: Callable[[Sequence[Record]], float], records: Sequence[Record]) -> float:
-    """``reduce(records)`` (a fraction) in percent: our diagnostic rates read 0-100 in every benchmark."""
+    """``100 * reduce(records)``: a share in [0, 1] in percent (every accuracy and rate reads 0-100 in every
+    benchmark), or a [0, 1] text-overlap score on the x 100 scale every benchmark prints it on."""
     return 100.0 * reduce(records)
 
 

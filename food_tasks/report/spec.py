@@ -60,7 +60,8 @@ class Column:
         key: the column's key in the reference data.
         sources: where the run's value comes from (the first source the run has).
         rate: a failure rate or count shown beside the scores (the same in the official and robust rows).
-        scale: display factor (a fraction shown as a percentage: 100).
+        scale: display factor of the column's values (1: as the metric reports them; every accuracy and rate
+            is already in percent).
         lower_is_better: an error score (MAPE, MAE): the heat map colours its lowest run best.
         parts: when no source ran (a partial run: one subtask, not its group), the mean of these over the
             parts that ran, shown as :class:`Partial` ("12.50 (1 of 4)"); only for a mean the group itself
