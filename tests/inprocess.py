@@ -123,31 +123,16 @@ def _python_path(value: str | None):
 
 
 def cache_lmms_eval_task_index() -> None:
-    """Index lmms-eval's own task folder once per test process (7 s of YAML parsing per ``TaskManager``).
+    """Index lmms-eval's own task folder once per test session (7 s of YAML parsing per ``TaskManager``):
+    :mod:`lmms_eval_index` (tests/speedups), shared with the lmms-eval subprocesses of the session.
 
     Only that folder: it belongs to the installed lmms-eval and never changes during the session, and
     ``TaskManager._get_task_and_group`` is a function of the folder's files alone. Our task folder and
     every ``--include_path`` are indexed afresh each run, as the real CLI does."""
-    import copy
-
     import lmms_eval.tasks
-    from lmms_eval.tasks import TaskManager
+    import lmms_eval_index
 
-    if getattr(TaskManager._get_task_and_group, "food_tasks_tests_cache", None) is not None:
-        return
-    original = TaskManager._get_task_and_group
-    default_dir = os.path.dirname(os.path.abspath(lmms_eval.tasks.__file__))
-    cache: dict[str, dict] = {}
-
-    def _get_task_and_group(self, task_dir: str):  # type: ignore[no-untyped-def]
-        if os.path.abspath(task_dir) != default_dir:
-            return original(self, task_dir)
-        if "index" not in cache:
-            cache["index"] = original(self, task_dir)
-        return copy.deepcopy(cache["index"])
-
-    _get_task_and_group.food_tasks_tests_cache = cache  # type: ignore[attr-defined]
-    TaskManager._get_task_and_group = _get_task_and_group
+    lmms_eval_index.install(lmms_eval.tasks.TaskManager, os.path.dirname(os.path.abspath(lmms_eval.tasks.__file__)))
 
 
 def _default_warning_filters() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -35,6 +36,16 @@ SKIP = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_c
 for _name, _path in VARIABLES.items():
     _path.mkdir(parents=True, exist_ok=True)
     os.environ[_name] = str(_path)
+
+# lmms-eval's own task index, built once per session (tests/speedups/lmms_eval_index.py): the first process to
+# load this module (the controlling one under pytest-xdist) names the file; its workers and every lmms-eval
+# subprocess inherit the name, and tests/speedups/sitecustomize.py installs the cache in those subprocesses.
+SPEEDUPS = REPO / "tests" / "speedups"
+os.environ.setdefault("FOOD_TASKS_TESTS_INDEX", str(ROOT / "lmms_eval_index.json"))
+if str(SPEEDUPS) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SPEEDUPS), os.environ.get("PYTHONPATH")]))
+if str(SPEEDUPS) not in sys.path:
+    sys.path.append(str(SPEEDUPS))
 
 
 def _walk(root: Path) -> dict[str, float]:

@@ -5,7 +5,7 @@ Regenerate the golden files (after a change of numbers made on purpose, in the s
 
     python tests/pins/make_pins.py
 
-It runs one lmms-eval process (two runs in it: A on every packaged sample task, B on four of them), then
+It runs lmms-eval's CLI twice in its own process (two runs: A on every packaged sample task, B on four of them), then
 ``food-tasks report`` on both runs and ``food-tasks compare`` (headline and ``--all``), and writes
 ``tests/pins/golden/``. ``tests/pins/test_pins.py`` produces the same files in a temporary folder and compares.
 
@@ -22,7 +22,6 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -62,14 +61,6 @@ VOLATILE = (
     "upper_git_hash",
 )
 
-DRIVER = """
-import sys
-from lmms_eval.__main__ import cli_evaluate
-for argv in {runs!r}:
-    sys.argv = ["lmms-eval", *argv]
-    cli_evaluate()
-"""
-
 
 def predictions(path: Path, shift: int) -> Path:
     """A predictions file keyed by document position (``doc_id``), the same for every task."""
@@ -79,7 +70,8 @@ def predictions(path: Path, shift: int) -> Path:
 
 
 def run_lmms_eval(work: Path) -> tuple[Path, Path]:
-    """Runs A and B in one lmms-eval process; returns their output folders."""
+    """Runs A and B with lmms-eval's CLI in this process (tests/inprocess.py), one after the other, as one
+    lmms-eval process would; returns their output folders."""
     from food_tasks.cli import demo_tasks
 
     runs = []
@@ -100,17 +92,11 @@ def run_lmms_eval(work: Path) -> tuple[Path, Path]:
                 "--log_samples",
             ]
         )
+    import inprocess  # tests/ is on sys.path (pytest's rootdir conftest, or __main__ below)
+
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.run(
-        [sys.executable, "-c", DRIVER.format(runs=runs)],
-        env=env,
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    for name in ("A", "B"):
+    for name, argv in zip(("A", "B"), runs):
+        proc = inprocess.run(argv, env, work)
         if not list((work / name).rglob("*_results.json")):
             raise RuntimeError(
                 f"lmms-eval wrote no results for run {name}:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"

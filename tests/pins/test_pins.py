@@ -1,5 +1,5 @@
 """What users see stays what it was: the results JSON, the samples records, the report and the comparison of the
-packaged sample tasks equal the golden files in ``tests/pins/golden/`` (one lmms-eval process for all of them).
+packaged sample tasks equal the golden files in ``tests/pins/golden/`` (lmms-eval's CLI run in the test process).
 
 A change of numbers made on purpose regenerates the golden files in the same commit:
 ``python tests/pins/make_pins.py`` (its docstring says what is normalised).
