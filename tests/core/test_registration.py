@@ -76,6 +76,36 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     assert "mme" in tm.all_tasks
 
 
+def test_our_folder_indexed_through_libyaml_is_the_index_lmms_eval_builds():
+    """harness.fast_index parses our YAMLs with libyaml while lmms-eval indexes: the index is the one lmms-eval's
+    own loader gives, and lmms-eval's loader is back afterwards."""
+    import lmms_eval.utils
+    from lmms_eval.tasks import TaskManager
+
+    from food_tasks import harness
+
+    folder = str(registration.task_dir())
+    manager = TaskManager("ERROR", include_defaults=False)
+    calls = []
+    original = lmms_eval.utils.load_yaml_config
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs.get("yaml_config") is not None)
+        return original(*args, **kwargs)
+
+    lmms_eval.utils.load_yaml_config = counting
+    try:
+        slow = manager._get_task_and_group(folder)
+        with harness.fast_index(folder):
+            fast = manager._get_task_and_group(folder)
+            assert lmms_eval.utils.load_yaml_config is not counting
+    finally:
+        lmms_eval.utils.load_yaml_config = original
+    assert fast == slow and len(slow) >= len(yaml_names())
+    # Without it, lmms-eval parsed every file itself; with it, each of our files came parsed.
+    assert calls.count(True) >= len(yaml_names()) and calls.count(False) >= len(yaml_names())
+
+
 # What `python -m lmms_eval --tasks list` does, then whether each lmms-eval name our hook wraps is wrapped: one fresh
 # interpreter per setting of FOOD_TASKS_AUTOREGISTER (entry points are read once per process) proves both.
 FRESH_LIST = """
