@@ -250,7 +250,11 @@ JAVA_TABLES = {("food500cap", "caption")}
 
 
 @pytest.mark.parametrize("case", list(ADVERSARIAL))
-@pytest.mark.parametrize("bench,kind", TABLE_IDS, ids=[f"{b}-{k}" for b, k in TABLE_IDS])
+@pytest.mark.parametrize(
+    "bench,kind",
+    [pytest.param(b, k, marks=pytest.mark.slow) if (b, k) in JAVA_TABLES else (b, k) for b, k in TABLE_IDS],
+    ids=[f"{b}-{k}" for b, k in TABLE_IDS],
+)
 def test_no_aggregation_raises_on_any_output(
     docs_by_table, judge_url, tiny_bert, monkeypatch, tmp_path, bench, kind, case
 ):
@@ -264,6 +268,7 @@ def test_no_aggregation_raises_on_any_output(
     assert set(got) == set(table)
 
 
+@pytest.mark.slow  # Java tools
 @pytest.mark.parametrize("bench,kind", sorted(JAVA_TABLES))
 def test_adversarial_outputs_together(docs_by_table, judge_url, tiny_bert, monkeypatch, tmp_path, bench, kind):
     _environment(monkeypatch, tmp_path, judge_url, tiny_bert)

@@ -335,6 +335,7 @@ def _toolkit_pipeline(refs: dict, hyps: dict, meteor: Meteor) -> tuple[dict, dic
 
 
 @needs_java
+@pytest.mark.slow  # two JVMs (the toolkit's METEOR and tokenizer)
 def test_captions_within_512_new_tokens_get_the_toolkit_numbers_exactly(toolkit_meteor: Meteor) -> None:
     import random
 

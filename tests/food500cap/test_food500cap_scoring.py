@@ -158,6 +158,7 @@ def test_caption_metrics_are_the_toolkit_on_found_images_only(mirror, monkeypatc
 
 
 @needs_java
+@pytest.mark.slow  # two JVMs (the toolkit's METEOR and tokenizer)
 def test_runaway_captions_within_512_new_tokens_get_the_toolkit_numbers(mirror: Path, toolkit_meteor: Meteor) -> None:
     # Issue 27: 2-3 KB runaway repetitions (about 400-500 words, what 512 new tokens give) used to be cut to
     # 128 tokens; they are within the measured bound and get the toolkit's standard pipeline's numbers.
