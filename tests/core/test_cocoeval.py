@@ -237,6 +237,7 @@ def test_a_dead_or_killed_jar_is_the_metric_absent_with_the_reason(fake_meteor):
     assert fake_meteor("ok") and cocoeval.coco_scores(REFS, HYPS).corpus["METEOR"] == 0.25  # nothing stays locked
 
 
+@pytest.mark.slow  # waits for a stand-in jar (another interpreter) to block
 def test_a_garbled_answer_with_the_writer_blocked_fails_at_once(fake_meteor, monkeypatch):
     import time
 

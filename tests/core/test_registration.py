@@ -53,6 +53,7 @@ def test_entry_point_is_declared_and_installs_hook_idempotently():
     assert harness.install(task_dir, registration.our_names) and harness.install(task_dir, registration.our_names)
 
 
+@pytest.mark.slow  # indexes lmms-eval's 3,700 YAMLs unless the session already did
 def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_first():
     import inprocess
     import lmms_eval.models  # noqa: F401  (what the CLI imports before building its TaskManager)
@@ -76,6 +77,7 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     assert "mme" in tm.all_tasks
 
 
+@pytest.mark.slow  # PyYAML's pure-Python loader on our folder: seconds
 def test_our_folder_indexed_through_libyaml_is_the_index_lmms_eval_builds():
     """harness.fast_index parses our YAMLs with libyaml while lmms-eval indexes: the index is the one lmms-eval's
     own loader gives, and lmms-eval's loader is back afterwards."""

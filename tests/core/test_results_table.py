@@ -154,6 +154,7 @@ def test_no_legend_without_notes():
     assert "[N keys]" not in render(_lmms_eval_make_table(), results, "results", False, {"t"})
 
 
+@pytest.mark.slow  # lmms-eval renders hundreds of rows: seconds
 @pytest.mark.parametrize("benchmark", sorted({row["benchmark"] for row in shipped().values()}))
 def test_a_run_of_every_task_of_a_benchmark_names_each_row_and_fits_a_terminal(benchmark):
     """Every task and group of one benchmark in one table, each metric of its YAML with the widest note a

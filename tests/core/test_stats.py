@@ -129,6 +129,7 @@ def _coverage(draw, estimator, truth, sims: int = 1000, iters: int = 0) -> float
     return hits / sims
 
 
+@pytest.mark.slow  # simulation: seconds
 def test_95_percent_intervals_cover_the_truth_for_a_mean():
     def draw(rng):
         x = rng.random(300) < 0.3
@@ -152,6 +153,7 @@ def _clustered_truth() -> float:
     return float(np.clip(0.3 + 0.25 * rng.standard_normal(2_000_000), 0, 1).mean())
 
 
+@pytest.mark.slow  # simulation: seconds
 def test_95_percent_intervals_cover_the_truth_for_a_bootstrap_statistic():
     # A macro mean over two groups of unequal size (0.2 and 0.6): truth 0.4.
     macro = stats.Macro(stats.field("x"), stats.column("g"))
@@ -193,6 +195,7 @@ def _paired_runs(rng: np.random.Generator, delta: float, clusters: int = 60, per
     )
 
 
+@pytest.mark.slow  # simulation: seconds
 def test_paired_smallest_detectable_difference_has_80_percent_power_in_simulation():
     # The report's paired figure is Comparison.mde = 2.80 x the clustered SE of A - B. Take the figure the runs report
     # (mean over 300 runs without a difference), make it the true difference of 2,000 more runs: the paired test at

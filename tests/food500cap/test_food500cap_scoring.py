@@ -242,6 +242,7 @@ def test_without_java_caption_metrics_are_absent_with_the_reason(mirror, monkeyp
     fc_scoring._coco.cache_clear()
 
 
+@pytest.mark.slow  # Java tools, where a Java runtime is present
 @pytest.mark.parametrize("suffix", [".json", ".csv", ".tsv"])
 def test_region_breakdown_from_a_user_mapping(mirror, tmp_path, monkeypatch, suffix):
     path = tmp_path / f"regions{suffix}"

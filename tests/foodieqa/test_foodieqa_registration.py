@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import pytest
 import yaml
 
 YAML_DIR = Path(__file__).resolve().parents[2] / "yaml_tasks" / "foodieqa"
@@ -35,6 +36,7 @@ CIRCULAR_GROUPS = {
 }
 
 
+@pytest.mark.slow  # indexes lmms-eval's 3,700 YAMLs unless the session already did
 def test_task_manager_indexes_every_foodieqa_task_and_group():
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager

@@ -17,6 +17,8 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
+
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.sample_data import SAMPLE_ROOT
 
@@ -79,6 +81,7 @@ class _GitHubRaw:
         self.httpd.server_close()
 
 
+@pytest.mark.slow  # two interpreters
 def test_two_processes_prepare_into_an_empty_cache_and_download_once(tmp_path):
     cache = tmp_path / "cache"
     env = {
