@@ -1,7 +1,7 @@
 """One truth per unit: a benchmark's units sentence, checked against the scales its metrics declare.
 
 Each registry record states its units in one sentence (:attr:`food_tasks.registry.Benchmark.units`),
-which the README and the benchmark's README repeat verbatim. The sentence is a list of clauses separated
+which docs/benchmarks.md and the benchmark's README repeat verbatim. The sentence is a list of clauses separated
 by ``;``; a clause names metrics in backticks (``fnmatch`` patterns and ``{a,b}`` alternatives allowed:
 ```mrr*```, ```rouge{1,2,L}_f```) and says their unit with one of the phrases of :data:`PHRASES`::
 
@@ -79,5 +79,5 @@ def expand(pattern: str) -> list[str]:
 
 
 def units_paragraph(records: Iterable[Any]) -> str:
-    """The README's units list: one line per benchmark, its record's sentence."""
+    """docs/benchmarks.md's units list: one line per benchmark, its record's sentence."""
     return "\n".join(f"- {record.title}: {record.units}" for record in records)

@@ -204,7 +204,7 @@ def _xling(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts
                 images.append(
                     (
                         "table",
-                        [f"{run.label}, `{task}`: options", "Gap to English ± 95%", "Accuracy", "English"],
+                        [f"{run.label}, `{task}`: options", "Gap to English (points) ± 95%", "Accuracy", "English"],
                         [
                             [
                                 k,
@@ -223,7 +223,7 @@ def _xling(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts
         )
     blocks += [
         ("h", 3, "Cross-lingual consistency (is it the same model in every language?)"),
-        ("table", ["Model", "Task", "All languages right ± 95%", "Same option everywhere ± 95%", "Items"], rows),
+        ("table", ["Model", "Task", "All languages right % ± 95%", "Same option everywhere % ± 95%", "Items"], rows),
         (
             "p",
             "*All languages right* (xling_all_correct): share of items answered correctly in every language "
@@ -253,7 +253,14 @@ def _context(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], char
         ("h", 3, "Context sensitivity (does a hint help, does a misleading one flip it?)"),
         (
             "table",
-            ["Model", "Group", "Misled rate ± 95%", "Hint gain ± 95%", "Misled, same image", "Hint gain, same image"],
+            [
+                "Model",
+                "Group",
+                "Misled rate % ± 95%",
+                "Hint gain % ± 95%",
+                "Misled %, same image",
+                "Hint gain %, same image",
+            ],
             rows,
         ),
         (
