@@ -49,7 +49,8 @@ BENCHMARK = Benchmark(
         "never redistributed (the user points us at a local copy)"
     ),
     units=(
-        "`bleu*`, `meteor`, `rouge_l*` and `cider*` x 100 (paper Table 4); `clipscore` in [0, 1]; `sla_*` in percent "
+        "`bleu*`, `meteor`, `rouge_l*` and `cider*` x 100 (paper Table 4); `clipscore` as Table 4 prints it (2.5 x "
+        "the clipped cosine: at most 2.5, in [0, 1] in practice); `sla_*` in percent "
         "(Table 3); `*_mean_words` and `mean_caption_words` in words; our diagnostic rates `parse_fail_rate` and "
         "`empty_rate` in percent (0-100), as in every benchmark."
     ),
