@@ -7,8 +7,10 @@ input errors, and a regional task's configuration and data errors (no five downl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -102,25 +104,27 @@ def test_regional_task_errors_stop_the_run(tmp_path, edit, what, detail):
     assert detail in message and lines[-2:] == ["Check the task with:", f"  food-tasks validate {yaml_path}"]
 
 
-def _warnings() -> tuple[list[str], int]:
+@contextlib.contextmanager
+def _warnings() -> Iterator[list[str]]:
+    """The messages loguru logs at WARNING and above inside the block."""
     from loguru import logger
 
     seen: list[str] = []
-    return seen, logger.add(lambda m: seen.append(m.record["message"]), level="WARNING")
+    sink = logger.add(lambda m: seen.append(m.record["message"]), level="WARNING")
+    try:
+        yield seen
+    finally:
+        logger.remove(sink)
 
 
 def test_a_key_without_effect_is_a_warning_naming_the_yaml(tmp_path):
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager
-    from loguru import logger
 
     folder = _regional_copy(tmp_path, "with_dev", edit=lambda t: t + "validation_split: dev\n")
-    seen, sink = _warnings()
-    try:
+    with _warnings() as seen:
         manager = TaskManager(include_path=str(folder), include_defaults=False)
         task = manager.load_task_or_group(["with_dev"], task_type="simple")
-    finally:
-        logger.remove(sink)
     assert len(task["with_dev"].test_docs()) == 6
     assert (
         "food-tasks: regional task with_dev:\n"
@@ -133,17 +137,13 @@ def test_two_yamls_defining_one_task_name_both_named(tmp_path):
     # Issue 29.4: lmms-eval indexed one of them without a word, and the error that followed named no file.
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager
-    from loguru import logger
 
     folder = _regional_copy(tmp_path, "twice")
     (folder / "sub").mkdir()
     (folder / "sub" / "copy.yaml").write_text((folder / "twice.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     files = sorted([str(folder / "twice.yaml"), str(folder / "sub" / "copy.yaml")])
-    seen, sink = _warnings()
-    try:
+    with _warnings() as seen:
         manager = TaskManager(include_path=str(folder), include_defaults=False)
-    finally:
-        logger.remove(sink)
     used = manager.task_index["twice"]["yaml_path"]
     indexed = [f"  {'indexed' if f == used else 'ignored'}: {f}" for f in files]
     assert [m.splitlines() for m in seen if "twice" in m] == [
@@ -166,17 +166,13 @@ def test_two_yamls_defining_one_task_name_both_named(tmp_path):
 
 
 def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
-    from loguru import logger
 
     from food_tasks import harness
 
     folder = _regional_copy(tmp_path, "mmmu_val")
-    seen, sink = _warnings()
-    try:  # lmms-eval's index: its built-in task of that name wins
+    with _warnings() as seen:  # lmms-eval's index: its built-in task of that name wins
         index = {"mmmu_val": {"yaml_path": "/lmms_eval/tasks/mmmu/mmmu_val.yaml"}}
         assert harness.regional_clashes([str(folder)], index) == {}
-    finally:
-        logger.remove(sink)
     assert seen == [
         f"food-tasks: regional task mmmu_val is not indexed; rename it:\n  {folder / 'mmmu_val.yaml'}\n"
         "its name is taken by:\n  /lmms_eval/tasks/mmmu/mmmu_val.yaml"
@@ -187,16 +183,12 @@ def test_a_regional_yaml_hiding_a_packaged_task_is_named(tmp_path):
     # Our packaged tasks are indexed after the user's --include_path: a regional task of the same name wins.
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager
-    from loguru import logger
 
     from food_tasks.catalogue import task_dir
 
     folder = _regional_copy(tmp_path, "fambench_task1_sample")
-    seen, sink = _warnings()
-    try:
+    with _warnings() as seen:
         manager = TaskManager(include_path=str(folder), include_defaults=False)
-    finally:
-        logger.remove(sink)
     from food_tasks.regional_yaml import shown
 
     ours = [
@@ -329,7 +321,6 @@ def test_a_run_lists_every_problem_validate_lists(tmp_path):
     # Issue 29.4: the run named only the first problem of the YAML, `food-tasks validate` all of them.
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager
-    from loguru import logger
 
     from food_tasks import regional_check
 
@@ -341,13 +332,10 @@ def test_a_run_lists_every_problem_validate_lists(tmp_path):
     yaml_path = folder / "many.yaml"
     checked = regional_check.check(yaml_path, check_images=False)
     assert len(checked.problems) == 3 and len(checked.warnings) == 1
-    seen, sink = _warnings()
-    try:
+    with _warnings() as seen:
         manager = TaskManager(include_path=str(folder), include_defaults=False)
         with pytest.raises(RunStopped) as err:
             manager.load_task_or_group(["many"], task_type="simple")
-    finally:
-        logger.remove(sink)
     lines = str(err.value).splitlines()
     assert lines[1] == f"  YAML: {yaml_path}" and lines[-2] == "Check the task with:"
     assert _entries(lines[2:-2]) == [p.removeprefix(f"{yaml_path}: ") for p in checked.problems]
@@ -360,15 +348,11 @@ def test_a_generation_kwargs_typo_is_a_warning(tmp_path):
     # Issue 29.4: `temprature: 0.5` went to the model without a word (validate said OK).
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager
-    from loguru import logger
 
     folder = _regional_copy(tmp_path, "typo", edit=lambda t: t + "generation_kwargs:\n  temprature: 0.5\n")
-    seen, sink = _warnings()
-    try:
+    with _warnings() as seen:
         manager = TaskManager(include_path=str(folder), include_defaults=False)
         task = manager.load_task_or_group(["typo"], task_type="simple")
-    finally:
-        logger.remove(sink)
     assert task["typo"].config.generation_kwargs["temprature"] == 0.5  # a warning, not an error: the model gets it
     assert [m for m in seen if "temprature" in m] == [
         "food-tasks: regional task typo:\n"
