@@ -23,7 +23,11 @@ on public lmms-eval names only:
   ``calculate_clt_aggregate_metric`` (lmms-eval's own standard errors, which know nothing of our
   aggregations) our tasks' metrics get their clustered or bootstrap standard errors; after
   ``consolidate_group_results`` our groups get theirs, every metric its ``n``, and ``--baseline`` a paired
-  comparison matched by document identity.
+  comparison matched by document identity;
+* process exit: lmms-eval never destroys its process group, and a gloo group (``accelerate launch
+  --multi_gpu`` on CPU) left to interpreter shutdown aborts a rank now and then ("terminate called without an
+  active exception", SIGABRT: pytorch/pytorch#190489), which fails the whole launch after the results were
+  computed; :func:`install_exit` destroys a gloo group at exit, before the interpreter is torn down.
 
 ``FOOD_TASKS_AUTOREGISTER=0`` is the one opt-out: none of these wraps is installed (pass
 ``--include_path "$(food-tasks path)"`` yourself; regional tasks then build for chat models, tables
@@ -34,11 +38,13 @@ one place.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import functools
 import importlib
 import os
+import sys
 import weakref
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
@@ -53,6 +59,8 @@ TASK_MANAGER: contextvars.ContextVar[Any] = contextvars.ContextVar("food_tasks_t
 # Per TaskManager: regional task name -> every YAML under the user's --include_path defining that name, when
 # more than one does (lmms-eval indexes one of them without a word).
 _CLASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Whether destroy_gloo_group is registered with atexit in this process.
+_EXIT_INSTALLED = False
 
 # (module, attribute path, what we use it for). Each must exist; test_harness_api.py checks every one.
 HARNESS_API: tuple[tuple[str, str, str], ...] = (
@@ -405,6 +413,34 @@ def install_repeats() -> bool:
     return True
 
 
+def destroy_gloo_group() -> bool:
+    """Destroy the default process group if one is initialized and is gloo's; whether one was destroyed.
+
+    lmms-eval 0.7.x ends its ranks with a barrier and returns, never calling ``destroy_process_group``. Gloo's
+    worker threads then meet interpreter finalization, which aborts the process now and then. NCCL groups
+    (GPU runs) are left as lmms-eval leaves them. Never raises: it runs at exit.
+    """
+    dist = sys.modules.get("torch.distributed")
+    try:
+        if dist is None or not dist.is_available() or not dist.is_initialized():
+            return False
+        if str(dist.get_backend()).lower() != "gloo":
+            return False
+        dist.destroy_process_group()
+        return True
+    except Exception:  # noqa: BLE001 - at exit there is no one to report to; the group is left as it was
+        return False
+
+
+def install_exit() -> bool:
+    """Register :func:`destroy_gloo_group` to run at exit (once per process)."""
+    global _EXIT_INSTALLED
+    if not _EXIT_INSTALLED:
+        atexit.register(destroy_gloo_group)
+        _EXIT_INSTALLED = True
+    return True
+
+
 def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     """Install every wrap (nothing when :func:`enabled` is False). Returns whether they are installed."""
     if not enabled():
@@ -414,4 +450,5 @@ def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     install_table(ours)
     install_error_bars()
     install_repeats()
+    install_exit()
     return True
