@@ -59,6 +59,8 @@ TASK_MANAGER: contextvars.ContextVar[Any] = contextvars.ContextVar("food_tasks_t
 # Per TaskManager: regional task name -> every YAML under the user's --include_path defining that name, when
 # more than one does (lmms-eval indexes one of them without a word).
 _CLASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Our YAML files as libyaml parsed them while lmms-eval indexed (fast_index): (path, size, mtime) -> tree.
+_PARSED: dict[tuple[str, int, int], Any] = {}
 # Whether destroy_gloo_group is registered with atexit in this process.
 _EXIT_INSTALLED = False
 
@@ -156,9 +158,9 @@ def fast_index(task_dir: str) -> Iterator[None]:
     is parsed by libyaml, not by PyYAML's pure-Python loader, into what lmms-eval's own ``simple`` mode reads (a
     ``!function`` tag as its node, :func:`lmms_eval.utils.ignore_constructor`); lmms-eval then follows its
     ``include`` and builds the index itself. Every other file, and the ``full`` loading of the tasks a run asks
-    for, stay lmms-eval's. Our 276 YAMLs cost 0.2 s instead of 2 s at each start-up; the index is the same
-    (tests/core/test_registration.py). Without libyaml nothing changes."""
-    import yaml
+    for, stay lmms-eval's. Our 276 YAMLs cost 0.2 s instead of 2 s at each start-up, and a file already parsed in
+    this process is not parsed again (:func:`_parsed`); the index is the same (tests/core/test_registration.py).
+    Without libyaml nothing changes."""
 
     utils = importlib.import_module("lmms_eval.utils")
     loader = _simple_loader(utils.ignore_constructor)
@@ -172,8 +174,7 @@ def fast_index(task_dir: str) -> Iterator[None]:
         yaml_path: str | None = None, yaml_config: Any = None, yaml_dir: str | None = None, mode: str = "full"
     ) -> Any:
         if yaml_config is None and mode == "simple" and yaml_path and os.path.realpath(yaml_path).startswith(ours):
-            with open(yaml_path, "rb") as file:
-                yaml_config = yaml.load(file, Loader=loader)
+            yaml_config = _parsed(yaml_path, loader)
         return original(yaml_path=yaml_path, yaml_config=yaml_config, yaml_dir=yaml_dir, mode=mode)
 
     setattr(load_yaml_config, _MARKER, True)
@@ -182,6 +183,32 @@ def fast_index(task_dir: str) -> Iterator[None]:
         yield
     finally:
         utils.load_yaml_config = original
+
+
+def _parsed(path: str, loader: type) -> Any:
+    """The file parsed by ``loader``, as a fresh tree of dicts and lists (lmms-eval edits what it is given).
+
+    Kept per process, keyed by the file's path, size and modification time: a template included by many task
+    files, and every file when a process builds several TaskManagers (a notebook, a test session), is parsed
+    once. Our folder only: a few hundred small files."""
+    import yaml
+
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    tree = _PARSED.get(key)
+    if tree is None:
+        with open(path, "rb") as file:
+            tree = _PARSED[key] = yaml.load(file, Loader=loader)
+    return _fresh(tree)
+
+
+def _fresh(tree: Any) -> Any:
+    """A copy of the dicts and lists of a parsed YAML tree (its scalars and nodes are shared: never edited)."""
+    if isinstance(tree, dict):
+        return {key: _fresh(value) for key, value in tree.items()}
+    if isinstance(tree, list):
+        return [_fresh(value) for value in tree]
+    return tree
 
 
 @functools.lru_cache(maxsize=1)

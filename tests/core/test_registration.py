@@ -108,6 +108,27 @@ def test_our_folder_indexed_through_libyaml_is_the_index_lmms_eval_builds():
     assert calls.count(True) >= len(yaml_names()) and calls.count(False) >= len(yaml_names())
 
 
+def test_a_yaml_parsed_once_is_handed_out_fresh_and_parsed_again_when_it_changes(tmp_path):
+    """harness._parsed keeps each parsed file per process: lmms-eval edits what it gets (it deletes ``include``
+    and reverses the include list), so every call gets its own dicts and lists; an edited file is read again."""
+    import lmms_eval.utils
+
+    from food_tasks import harness
+
+    loader = harness._simple_loader(lmms_eval.utils.ignore_constructor)
+    path = tmp_path / "t.yaml"
+    path.write_text("include: [a.yaml, b.yaml]\ntask: t\nprocess_results: !function utils.p\n")
+    first = harness._parsed(str(path), loader)
+    first["include"].reverse()
+    del first["task"]
+    second = harness._parsed(str(path), loader)
+    assert second["include"] == ["a.yaml", "b.yaml"] and second["task"] == "t"
+    assert second["process_results"].tag == "!function"  # what lmms-eval's index reads a !function as (a node)
+    path.write_text("task: renamed\n")
+    os.utime(path, ns=(1, 1))  # a different size and modification time
+    assert harness._parsed(str(path), loader) == {"task": "renamed"}
+
+
 # What `python -m lmms_eval --tasks list` does, then whether each lmms-eval name our hook wraps is wrapped: one fresh
 # interpreter per setting of FOOD_TASKS_AUTOREGISTER (entry points are read once per process) proves both.
 FRESH_LIST = """
