@@ -361,7 +361,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from food_tasks.report import ReportInputError, build_report
 
     try:
-        made = build_report(args.results, args.output)
+        made = build_report(args.results, args.output, charts=not args.no_charts)
     except ReportInputError as err:  # a bad input path or file: 1, as every command (argparse usage errors are 2)
         error("report", str(err))
         return 1
@@ -445,6 +445,9 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("results", nargs="+", help="lmms-eval --output_path directories or *_results.json files")
     report.add_argument(
         "-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)"
+    )
+    report.add_argument(
+        "--no-charts", action="store_true", help="tables only: draw no chart (most of a report's time)"
     )
     report.set_defaults(func=cmd_report)
     compare = sub.add_parser(

@@ -19,9 +19,14 @@ if TYPE_CHECKING:  # matplotlib loads only when a chart is drawn
 class Charts:
     """PNG charts with matplotlib (the ``report`` extra); disabled with a note when it is missing."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, enabled: bool = True) -> None:
+        """``enabled=False`` (``food-tasks report --no-charts``): no chart is drawn, as without matplotlib."""
         self.out_dir = out_dir
         self.files: list[Path] = []
+        self.enabled = enabled
+        self.plt: Any = None
+        if not enabled:
+            return
         try:
             import matplotlib
 

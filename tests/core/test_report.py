@@ -149,7 +149,7 @@ def make_runs(tmp_path: Path) -> Path:
 
 
 def test_report_tables_reference_rows_and_flags(two_runs, tmp_path):
-    made = report.build_report([two_runs], tmp_path / "rep")
+    made = report.build_report([two_runs], tmp_path / "rep", charts=False)
     assert made["runs"] == ["Qwen/Qwen2-VL-2B-Instruct", "Qwen/Qwen2-VL-7B-Instruct"]
     md = made["markdown"].read_text()
     # WorldCuisines: official row then robust row, the MCQ unparsed rate beside the scores, then paper rows.
@@ -235,11 +235,20 @@ def test_report_charts_are_pngs_the_pages_embed(two_runs, tmp_path):
     refs = re.findall(r"""(?:src|href)\s*=\s*['"]([^'"]*)['"]|url\(\s*['"]?([^'")]*)""", page)
     assert refs and all(r.startswith("data:") for pair in refs for r in pair if r), [r for p in refs for r in p][:5]
     assert page.count("<table>") == md.count("\n|---|") and "<div class='warn'>" in page
+    # Without charts (--no-charts): every table and note the same, no chart, and the report says so.
+    bare = report.build_report([two_runs], tmp_path / "bare", charts=False)
+    bare_md = bare["markdown"].read_text()
+    assert bare["charts"] == [] and not (tmp_path / "bare" / "charts").exists() and "](charts/" not in bare_md
+    assert "Charts not drawn (--no-charts)" in bare_md and "Charts not drawn" not in md
+    assert [line for line in bare_md.splitlines() if line and "Charts not drawn" not in line] == [
+        line for line in md.splitlines() if line and "](charts/" not in line
+    ]
 
 
 def test_cli_report_and_bad_input(two_runs, tmp_path, capsys):
-    assert cli_main(["report", str(two_runs), "-o", str(tmp_path / "out")]) == 0
-    assert "wrote" in capsys.readouterr().out and (tmp_path / "out" / "report.html").is_file()
+    assert cli_main(["report", str(two_runs), "-o", str(tmp_path / "out"), "--no-charts"]) == 0
+    assert "and 0 chart(s)" in capsys.readouterr().out and (tmp_path / "out" / "report.html").is_file()
+    assert "Charts not drawn" in (tmp_path / "out" / "report.md").read_text()
     empty = tmp_path / "empty"
     empty.mkdir()
     # a bad input path exits 1, in report as in compare (issue 29: one exit status per kind of error)
@@ -352,7 +361,7 @@ def test_html_escapes_labels_and_values(tmp_path):
         "pretrained=<b>evil|model</b>",
         {"regional_x": {"acc": 1.0, "acc_by_region": {"<i>r</i>": 2.0}}},
     )
-    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)
     page, md = made["html"].read_text(), made["markdown"].read_text()
     assert "<b>evil" not in page and "&lt;b&gt;evil|model&lt;/b&gt;" in page and "&lt;i&gt;r&lt;/i&gt;" in page
     assert "| `acc` | 1.00 |" in md and "<b>evil\\|model</b>" in md  # a pipe in a label does not split the row
@@ -410,7 +419,7 @@ def test_partial_run_headline_rate_is_computed_from_what_ran(tmp_path):
             }
         },
     )
-    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
     assert "| **m/a** | official = robust | 0.00 | – | – | – | – | – | – | – | – | – | 100.00 (1 of 4) |" in md
     assert "(k of n): computed from the k of the n subtasks that ran" in md
     # the per-language table agrees; 0 of 3 gets Wilson's [0, z^2 / (3 + z^2)] = [0, 56.15], never a 0 wide interval
@@ -418,7 +427,7 @@ def test_partial_run_headline_rate_is_computed_from_what_ran(tmp_path):
 
 
 def test_html_lists_are_lists(two_runs, tmp_path):
-    page = report.build_report([two_runs], tmp_path / "rep")["html"].read_text()
+    page = report.build_report([two_runs], tmp_path / "rep", charts=False)["html"].read_text()
     assert "- <b>" not in page and "<br>- " not in page  # no literal Markdown bullets
     assert "<ul><li><b>Qwen/Qwen2-VL-2B-Instruct</b>: <code>" in page
     assert "<li>task version differs (Qwen/Qwen2-VL-2B-Instruct: 2.0; Qwen/Qwen2-VL-7B-Instruct: 1.0) in " in page
@@ -437,7 +446,7 @@ def test_models_named_by_a_path_show_a_short_name(tmp_path):
         "pretrained=/home/me/.cache/food_tasks/tiny-qwen2-vl",
         {"regional_y": {"acc": 2.0}},
     )  # the first model again, other tasks: merged
-    made = report.build_report([tmp_path / "r"], tmp_path / "rep")
+    made = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)
     assert made["runs"] == ["tiny-qwen2-vl", "tiny-qwen2-vl #2"]
     md = made["markdown"].read_text()
     assert "- **tiny-qwen2-vl** (`/home/me/.cache/food_tasks/tiny-qwen2-vl`): " in md
@@ -478,7 +487,7 @@ def test_official_and_robust_rates_that_differ_are_explained_and_nan_is_explaine
     }
     write_results(tmp_path / "r" / "x_results.json", "pretrained=m/a", tasks)
     write_results(tmp_path / "r" / "y_results.json", "pretrained=m/b", tasks)  # two runs: a heat map too
-    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
     assert (
         "| m/a | 0.00 | undefined | 0.00 |" in md and "undefined: the metric has no value on this run" in md
     )  # heat map; Class ACC in percent with 2 decimals, as every accuracy
@@ -515,4 +524,4 @@ def test_compare_names_a_local_model_as_the_report_does(tmp_path):
     model = "/root/.cache/food_tasks/tiny-qwen2-vl"
     write_results(tmp_path / "a" / "x_results.json", f"pretrained={model}", {"worldcuisines_mcq_sample": {"acc": 1.0}})
     assert compare.load_run(tmp_path / "a").label == "tiny-qwen2-vl"
-    assert report.build_report([tmp_path / "a"], tmp_path / "rep")["runs"] == ["tiny-qwen2-vl"]
+    assert report.build_report([tmp_path / "a"], tmp_path / "rep", charts=False)["runs"] == ["tiny-qwen2-vl"]

@@ -95,7 +95,7 @@ def test_diningbench_sample_counts_as_two_views(tmp_path):
     benchmark's "1 (reference photo)" of the same base-task template."""
     tasks = {k.replace("_zh", "_sample"): v for k, v in db_tasks("zh", 60.0).items() if not k.endswith(("_v2", "_v4"))}
     write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", tasks)
-    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
     assert "## DiningBench — packaged sample (2 views)" in md
     for title in ("Classification accuracy", "Nutrition Avg MAPE (%)"):
         assert (
@@ -110,7 +110,7 @@ def test_diningbench_different_judges_are_not_comparable(tmp_path):
     other = db_tasks("zh", 50.0)
     other["diningbench_vqa_zh"]["judge_info"] = {"model": "judge-b"}
     write_results(tmp_path / "r" / "b_results.json", "pretrained=m/b", other)
-    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
     assert '- judge model differs (m/a: "judge-a"; m/b: "judge-b") in `diningbench_vqa_zh`' in md
     assert "| **m/b** ⚠ | robust | 50.00 |" in md and "| **m/a** ⚠ | robust | 60.00 |" in md
 
@@ -204,7 +204,7 @@ def test_foodieqa_sample_has_per_template_rows_only(tmp_path):
         }
     }
     write_results(tmp_path / "r" / "a_results.json", "pretrained=m/a", tasks)
-    md = report.build_report([tmp_path / "r"], tmp_path / "rep")["markdown"].read_text()
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
     assert "## FoodieQA — packaged sample" in md and "Paper Table 3" not in md
     assert "| **m/a** | Multi-image ZH | official | – | 25.00 | – | – | – | – | 50.00 | 50.00 |" in md
     assert "No published numbers for this variant." in md

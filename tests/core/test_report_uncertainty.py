@@ -55,7 +55,7 @@ def two_runs(tmp_path_factory):  # type: ignore[no-untyped-def]
 
 def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_runs, tmp_path):
     tmp, base, _ = two_runs
-    made = report.build_report([tmp / "base"], tmp_path / "rep")
+    made = report.build_report([tmp / "base"], tmp_path / "rep", charts=False)
     md = made["markdown"].read_text(encoding="utf-8")
     row = base["results"][TASK]
     acc, se = row["acc,none"], row["acc_stderr,none"]
@@ -82,7 +82,7 @@ def test_cells_carry_the_95_interval_of_the_results_files_standard_error(two_run
 
 def test_two_runs_get_a_paired_difference_matched_by_document(two_runs, tmp_path):
     tmp, base, better = two_runs
-    made = report.build_report([tmp / "better", tmp / "base"], tmp_path / "rep")
+    made = report.build_report([tmp / "better", tmp / "base"], tmp_path / "rep", charts=False)
     md = made["markdown"].read_text(encoding="utf-8")
     assert "### Paired differences" in md and report.PAIRED_NOTE in md
     rows = [line for line in md.splitlines() if line.startswith("| demo/better vs demo/base |")]
@@ -115,7 +115,7 @@ def test_without_samples_files_the_report_says_what_to_pass(two_runs, tmp_path):
         shutil.copytree(tmp / name, tmp_path / name)
         for samples in (tmp_path / name).rglob("*_samples_*.jsonl"):
             samples.unlink()
-    made = report.build_report([tmp_path / "better", tmp_path / "base"], tmp_path / "rep")
+    made = report.build_report([tmp_path / "better", tmp_path / "base"], tmp_path / "rep", charts=False)
     md = made["markdown"].read_text(encoding="utf-8")
     assert "### Uncertainty" in md  # the standard errors come from the results files
     assert "No paired comparison for" in md and "--log_samples" in md
@@ -208,7 +208,7 @@ def test_on_the_readme_replay_runs_no_section_vanishes_silently(tmp_path):
     one = _readme_replay(tmp_path, "replay_example")
     two = _readme_replay(tmp_path, "replay_again")
     for paths in ([one], [one, two]):
-        made = report.build_report(paths, tmp_path / f"rep{len(paths)}")
+        made = report.build_report(paths, tmp_path / f"rep{len(paths)}", charts=False)
         md = made["markdown"].read_text(encoding="utf-8")
         for built, missing in SECTIONS:
             assert (built in md) != (missing in md), (built, missing, md)
@@ -231,7 +231,7 @@ def test_a_subtask_run_and_a_group_run_are_paired_on_the_subtask_both_have(two_r
     the paired section uses the subtask both have, and says so; the group's row points to it."""
     tmp, base, _ = two_runs
     one = _readme_replay(tmp_path, "replay_example")
-    made = report.build_report([one, tmp / "better"], tmp_path / "rep")
+    made = report.build_report([one, tmp / "better"], tmp_path / "rep", charts=False)
     md = made["markdown"].read_text(encoding="utf-8")
     assert "### Paired differences" in md, md
     rows = [
