@@ -446,9 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument(
         "-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)"
     )
-    report.add_argument(
-        "--no-charts", action="store_true", help="tables only: draw no chart (most of a report's time)"
-    )
+    report.add_argument("--no-charts", action="store_true", help="tables only: draw no chart (most of a report's time)")
     report.set_defaults(func=cmd_report)
     compare = sub.add_parser(
         "compare", help="paired differences of two runs, with 95%% intervals (needs --log_samples)"
