@@ -100,3 +100,26 @@ def test_a_session_that_writes_into_the_clone_or_home_cache_fails(tmp_path, work
     assert home[0].endswith(f"{os.sep}home{os.sep}.cache{os.sep}food_tasks"), log  # the session's (a worker's) home
     if not workers:  # -s shows a test's output in a plain session only
         assert f"HOME_CACHE {home[0]}" in proc.stdout, log
+
+
+def test_a_deferred_module_is_imported_when_a_public_name_is_read(monkeypatch):
+    """tests/speedups/sitecustomize.py defers Hugging Face ``evaluate`` in the session's interpreters (4 of the 10
+    CPU-seconds of an lmms-eval start-up); lmms-eval binds it by ``import evaluate as hf_evaluate`` and reads
+    ``hf_evaluate.load`` only to load a metric. Here on a small module: the scans that read a dunder name of every
+    module (warnings' registry) do not import it; the first public name does, and the bound stand-in has it."""
+    import sys
+
+    sitecustomize = sys.modules.get("sitecustomize")  # what this interpreter ran at start-up, if anything
+    if not hasattr(sitecustomize, "_Deferred"):
+        pytest.skip("this interpreter did not start with tests/speedups on PYTHONPATH (pytest -n 0)")
+    assert type(sys.modules.get("evaluate")).__name__ in {"_Deferred", "module"}
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+    stand_in = sitecustomize._Deferred("colorsys")
+    monkeypatch.setitem(sys.modules, "colorsys", stand_in)
+    import colorsys
+
+    assert colorsys is stand_in and getattr(colorsys, "__warningregistry__", None) is None
+    assert sys.modules["colorsys"] is stand_in  # still deferred
+    assert colorsys.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0)
+    real = sys.modules["colorsys"]
+    assert real is not stand_in and type(real).__name__ == "module" and stand_in.hls_to_rgb is real.hls_to_rgb

@@ -1,13 +1,25 @@
-"""Test sessions only (tests/conftest.py puts this folder on ``PYTHONPATH``): in an lmms-eval subprocess of a
-test, lmms-eval's own task folder is indexed once per session (:mod:`lmms_eval_index`), the moment
-``lmms_eval.tasks`` is imported. Nothing else of the process changes."""
+"""Test sessions only (tests/conftest.py puts this folder on ``PYTHONPATH``), in every interpreter of the session
+(pytest's workers and the lmms-eval subprocesses of tests):
+
+* lmms-eval's own task folder is indexed once per session (:mod:`lmms_eval_index`), the moment
+  ``lmms_eval.tasks`` is imported;
+* Hugging Face ``evaluate`` is imported when a public name of it is first read, not when lmms-eval's metric
+  registry imports it (``import evaluate as hf_evaluate``, used only to load a metric no task of ours names). Its
+  import pulls in transformers' pipelines, torchvision and datasets: about 4 of the 10 CPU-seconds an lmms-eval
+  start-up costs here, in each of the suite's dozen fresh interpreters. A run that reads ``hf_evaluate.load``
+  imports the real module then, and gets it.
+
+Nothing else of the process changes.
+"""
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import importlib.util
 import os
 import sys
+import types
 
 if os.environ.get("FOOD_TASKS_TESTS_INDEX"):
 
@@ -33,3 +45,20 @@ if os.environ.get("FOOD_TASKS_TESTS_INDEX"):
             return spec
 
     sys.meta_path.insert(0, _AfterImport())
+
+    class _Deferred(types.ModuleType):
+        """A module (``evaluate``) until a public name of it is read: then the real module is imported, takes this
+        one's place in ``sys.modules``, and lends this object its names (for those who bound it by ``import``)."""
+
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            if name.startswith("__") and name.endswith("__"):  # warnings' registry scans, copy, pickle, inspect
+                raise AttributeError(name)
+            module = self.__name__
+            if sys.modules.get(module) is self:
+                del sys.modules[module]
+            real = importlib.import_module(module)
+            self.__dict__.update({k: v for k, v in vars(real).items() if not k.startswith("__")})
+            return getattr(real, name)
+
+    if "evaluate" not in sys.modules and importlib.util.find_spec("evaluate") is not None:
+        sys.modules["evaluate"] = _Deferred("evaluate")
