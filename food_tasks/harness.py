@@ -451,7 +451,10 @@ def destroy_gloo_group() -> bool:
     try:
         if dist is None or not dist.is_available() or not dist.is_initialized():
             return False
-        if str(dist.get_backend()).lower() != "gloo":
+        # Accelerate on CPU initializes with no backend named: get_backend() then says "undefined" and the
+        # configuration "cpu:gloo"; a GPU run's says "cuda:nccl" (with or without "cpu:gloo").
+        config = getattr(dist, "get_backend_config", dist.get_backend)()
+        if {part.rsplit(":", 1)[-1].strip() for part in str(config).lower().split(",")} != {"gloo"}:
             return False
         dist.destroy_process_group()
         return True

@@ -24,7 +24,7 @@ import torch.distributed as dist
 
 # Registered first, so it runs last (atexit is last in, first out): after food-tasks' handler.
 atexit.register(lambda: print("initialized at exit:", dist.is_initialized(), flush=True))
-dist.init_process_group("gloo", rank=0, world_size=1)
+dist.init_process_group(None if sys.argv[1] == "None" else sys.argv[1], rank=0, world_size=1)
 from food_tasks import harness
 before = atexit._ncallbacks()
 harness.install_exit()
@@ -43,14 +43,48 @@ def test_nothing_to_destroy_without_a_process_group():
     assert harness.destroy_gloo_group() is False
 
 
-@pytest.mark.slow  # a fresh interpreter that imports torch
+@pytest.mark.slow  # fresh interpreters that import torch
 def test_a_gloo_group_is_destroyed_at_exit_by_one_handler():
+    """Accelerate's CPU launch names no backend (``get_backend()`` then says "undefined", its configuration
+    "cpu:gloo"); named ones too. The three interpreters start together (each is a torch import)."""
     import os
 
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
-    proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.splitlines() == ["handlers added: 1", "initialized at exit: False"], proc.stdout
+    backends = ("None", "gloo", "cpu:gloo")
+    procs = []
+    for backend in backends:
+        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+        cmd = [sys.executable, "-c", CHILD, backend]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for backend, proc in zip(backends, procs):
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, (backend, err[-2000:])
+        assert out.splitlines() == ["handlers added: 1", "initialized at exit: False"], (backend, out)
+
+
+@pytest.mark.parametrize(
+    ("config", "destroyed"),
+    [
+        ("cpu:gloo", True),
+        ("gloo", True),
+        ("cpu:gloo,cuda:gloo", True),
+        ("cuda:nccl", False),
+        ("cuda:nccl,cpu:gloo", False),
+    ],
+)
+def test_only_a_gloo_only_group_is_destroyed(monkeypatch, config, destroyed):
+    """NCCL groups (GPU runs, alone or beside gloo) are left as lmms-eval leaves them."""
+    import types
+
+    calls = []
+    fake = types.SimpleNamespace(
+        is_available=lambda: True,
+        is_initialized=lambda: True,
+        get_backend=lambda: "undefined",
+        get_backend_config=lambda: config,
+        destroy_process_group=lambda: calls.append(1),
+    )
+    monkeypatch.setitem(sys.modules, "torch.distributed", fake)
+    assert harness.destroy_gloo_group() is destroyed and len(calls) == int(destroyed)
 
 
 def test_install_registers_the_exit_handler():
