@@ -459,7 +459,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
 
 def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool = True) -> dict[str, Any]:
     """Writes ``report.md`` (linking ``charts/*.png``), ``report.html`` (one file: the charts embedded) and
-    ``charts/*.png`` (for papers) into ``out_dir``; ``charts=False``: the tables only (drawing is 95 % of a
+    ``charts/*.png`` (for papers) into ``out_dir``; ``charts=False``: the tables only (drawing is most of a
     report's time), and the report says so.
 
     Returns:

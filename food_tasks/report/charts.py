@@ -23,7 +23,6 @@ class Charts:
         """``enabled=False`` (``food-tasks report --no-charts``): no chart is drawn, as without matplotlib."""
         self.out_dir = out_dir
         self.files: list[Path] = []
-        self.enabled = enabled
         self.plt: Any = None
         if not enabled:
             return

@@ -10,7 +10,6 @@ catch, so this tests what the handler does.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 
@@ -24,7 +23,9 @@ import torch.distributed as dist
 
 # Registered first, so it runs last (atexit is last in, first out): after food-tasks' handler.
 atexit.register(lambda: print("initialized at exit:", dist.is_initialized(), flush=True))
-dist.init_process_group(None if sys.argv[1] == "None" else sys.argv[1], rank=0, world_size=1)
+# A file store: no TCP port to find, nothing but this process.
+backend = None if sys.argv[1] == "None" else sys.argv[1]
+dist.init_process_group(backend, init_method="file://" + sys.argv[2], rank=0, world_size=1)
 from food_tasks import harness
 before = atexit._ncallbacks()
 harness.install_exit()
@@ -33,28 +34,19 @@ print("handlers added:", atexit._ncallbacks() - before, flush=True)
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_nothing_to_destroy_without_a_process_group():
     assert harness.destroy_gloo_group() is False
 
 
 @pytest.mark.slow  # fresh interpreters that import torch
-def test_a_gloo_group_is_destroyed_at_exit_by_one_handler():
+def test_a_gloo_group_is_destroyed_at_exit_by_one_handler(tmp_path):
     """Accelerate's CPU launch names no backend (``get_backend()`` then says "undefined", its configuration
     "cpu:gloo"); named ones too. The three interpreters start together (each is a torch import)."""
-    import os
-
     backends = ("None", "gloo", "cpu:gloo")
     procs = []
-    for backend in backends:
-        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
-        cmd = [sys.executable, "-c", CHILD, backend]
-        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for i, backend in enumerate(backends):
+        cmd = [sys.executable, "-c", CHILD, backend, str(tmp_path / f"store{i}")]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     for backend, proc in zip(backends, procs):
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, (backend, err[-2000:])
