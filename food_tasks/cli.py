@@ -19,7 +19,6 @@ import shlex
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from food_tasks.benchmarks import BENCHMARKS, get
 from food_tasks.catalogue import entries as yaml_entries
 from food_tasks.catalogue import names as yaml_names
 from food_tasks.catalogue import task_dir
-from food_tasks.runfiles import newest_results
+from food_tasks.runfiles import newest_results, results_snapshot
 
 
 def demo_tasks() -> str:
@@ -249,9 +248,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from food_tasks.tiny_model import build_tiny_qwen2_vl
 
     build_tiny_qwen2_vl(model)
-    started = time.time()
+    before = results_snapshot(out_dir)  # the run's own results file is the one it created or rewrote
     code = subprocess.call(command, env=env)
-    results = newest_results(out_dir, since=started)
+    results = newest_results(out_dir, before=before)
     # lmms-eval exits 0 even when a task crashed: the results file is the verdict.
     if code != 0 or results is None:
         raise CommandError(f"lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.")

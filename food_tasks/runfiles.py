@@ -6,7 +6,9 @@ lmms-eval writes ``<output_path>/<model>/<date>_results.json`` and, with ``--log
 **The newest-file rule** (:func:`newest`): of several results (or samples) files, the newest is the one whose
 file name sorts last (the date prefix sorts chronologically), ties broken by the full path. Modification times
 are not used to choose: a copy or a checkout changes them, a name does not. (``food-tasks demo`` only narrows the
-candidates to the files its own run wrote, by their modification time, before applying the rule.)
+candidates to the files its own run wrote, before applying the rule: those absent from, or changed since, a
+:func:`results_snapshot` taken before the run. No file time is compared with the clock: a file's time comes from the
+kernel's coarse clock, which can lag ``time.time()`` by a tick, so a file written at once can look older than the run.)
 
 Used by the report, ``food-tasks compare``, the demo, the CLI and, during a run, ``--baseline``.
 """
@@ -25,15 +27,44 @@ if TYPE_CHECKING:  # pragma: no cover
 
 RESULTS_GLOB = "*_results.json"
 
+#: A results file's state as :func:`results_snapshot` records it: inode, size, modification and change times (ns).
+FileState = tuple[int, int, int, int]
+
 
 def newest(paths: Iterable[Path]) -> Path | None:
     """The newest of ``paths`` by the rule above (file name, then full path), or None."""
     return max(paths, key=lambda p: (p.name, str(p)), default=None)
 
 
-def newest_results(folder: str | Path, since: float = 0.0) -> Path | None:
-    """The newest results file below ``folder`` (among those modified at or after ``since``), or None."""
-    return newest(p for p in Path(folder).rglob(RESULTS_GLOB) if not since or p.stat().st_mtime >= since)
+def _state(path: Path) -> FileState | None:
+    """``path``'s :data:`FileState`, or None when it is gone."""
+    try:
+        stat = path.stat()
+    except OSError:  # gone since the listing
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def results_snapshot(folder: str | Path) -> dict[Path, FileState]:
+    """Every results file below ``folder`` (none if it does not exist) and its state: taken before a run, it tells
+    :func:`newest_results` which files the run wrote (a rewrite changes a file's times, whatever the clock says)."""
+    states = {path: _state(path) for path in Path(folder).rglob(RESULTS_GLOB)}
+    return {path: state for path, state in states.items() if state is not None}
+
+
+def newest_results(folder: str | Path, before: Mapping[Path, FileState] | None = None) -> Path | None:
+    """The newest results file below ``folder``, or None; with ``before`` (a :func:`results_snapshot` of ``folder``),
+    among the files created or rewritten since that snapshot."""
+    found = Path(folder).rglob(RESULTS_GLOB)
+    if before is not None:
+        found = (path for path in found if _written_since(path, before))
+    return newest(found)
+
+
+def _written_since(path: Path, before: Mapping[Path, FileState]) -> bool:
+    """Whether ``path`` exists and was absent from, or has changed since, the snapshot ``before``."""
+    now = _state(path)
+    return now is not None and before.get(path) != now
 
 
 def results_files(paths: Iterable[str | Path]) -> list[Path]:

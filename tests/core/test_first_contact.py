@@ -437,6 +437,41 @@ def test_demo_passes_the_table_mode_to_lmms_eval_and_its_epilogue_follows_it(
     assert seen["mode"] == passed and f"(samples beside it; the table above shows {says}" in " ".join(out.split())
 
 
+def test_demo_reads_the_results_file_its_run_wrote_whatever_its_time(tmp_path, monkeypatch, capsys):
+    """Issue 37: the demo kept only results files modified after ``time.time()`` at the start, but a file's time
+    comes from the kernel's coarse clock, which lags it: a file written at once could look older than the run
+    (the stand-in dates its file a second back, so the lag is certain here). The run's file is the one it created
+    or rewrote; an earlier run's file with a later name is not it, and a run that writes none fails."""
+    import json
+    import os
+
+    from food_tasks import cli, tiny_model
+
+    out = tmp_path / "out"
+    stale = out / "model" / "20991231_000000_results.json"  # an earlier run's file (a later name)
+    stale.parent.mkdir(parents=True)
+    stale.write_text(json.dumps({"results": {}}), encoding="utf-8")
+    written: list[Path] = []
+    run = {"writes": True}
+
+    def call(command: list[str], env: dict[str, str]) -> int:
+        if run["writes"]:
+            path = out / "model" / "20261126_000000_results.json"
+            path.write_text(json.dumps({"results": {"t": {}}}), encoding="utf-8")
+            past = stale.stat().st_mtime - 1
+            os.utime(path, (past, past))
+            written.append(path)
+        return 0
+
+    monkeypatch.setattr(cli.subprocess, "call", call)
+    monkeypatch.setattr(tiny_model, "build_tiny_qwen2_vl", lambda path: None)
+    assert cli.main(["demo", "--tasks", "t", "--output_path", str(out)]) == 0
+    assert str(written[0]) in " ".join(capsys.readouterr().out.split())
+    run["writes"] = False  # the next run writes nothing: both earlier files are left as they were
+    assert cli.main(["demo", "--tasks", "t", "--output_path", str(out)]) == 1
+    assert "lmms-eval wrote no results under" in capsys.readouterr().err
+
+
 def test_shell_lines_cut_at_argument_boundaries_and_commas_only():
     from food_tasks import cli
 

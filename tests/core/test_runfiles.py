@@ -29,12 +29,22 @@ def test_equal_names_are_broken_by_the_full_path(tmp_path):
     assert runfiles.newest_results(tmp_path) == b == runfiles.newest([b, a])
 
 
-def test_since_only_narrows_the_candidates(tmp_path):
+def test_a_snapshot_narrows_the_candidates_to_the_files_written_since(tmp_path):
+    """Issue 37: the demo's own results file is the one its run created or rewrote, whatever the file's time says
+    (a file's time comes from the kernel's coarse clock and can lag ``time.time()``: here it lies in the past)."""
     older = _touch(tmp_path / "m" / "20261125_090000_results.json", mtime=1_000)
-    mine = _touch(tmp_path / "m" / "20261101_090000_results.json", mtime=5_000)  # an earlier name, written by this run
+    kept = _touch(tmp_path / "m" / "20261120_090000_results.json", mtime=1_000)
+    before = runfiles.results_snapshot(tmp_path)
+    assert set(before) == {older, kept}
+    assert runfiles.newest_results(tmp_path, before=before) is None  # nothing written since
+    mine = _touch(tmp_path / "m" / "20261101_090000_results.json", mtime=500)  # an earlier name and an earlier time
     assert runfiles.newest_results(tmp_path) == older
-    assert runfiles.newest_results(tmp_path, since=4_000) == mine
-    assert runfiles.newest_results(tmp_path, since=9_000) is None
+    assert runfiles.newest_results(tmp_path, before=before) == mine
+    kept.write_text('{"results": {"t": {}}}')  # rewritten in place (same name and inode), dated as before
+    os.utime(kept, (1_000, 1_000))
+    assert runfiles.newest_results(tmp_path, before=before) == kept
+    assert runfiles.results_snapshot(tmp_path / "absent") == {}
+    assert runfiles.newest_results(tmp_path / "absent", before={}) is None
 
 
 def test_samples_file_of_a_folder_follows_the_same_rule(tmp_path):
