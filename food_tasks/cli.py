@@ -396,18 +396,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="food-tasks", description=description, formatter_class=_formatter(argparse.RawDescriptionHelpFormatter)
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    # The commands are listed once, in the description above (argparse would list them again with their help).
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="one of the above (food-tasks COMMAND --help: its options)",
+    )
     add_parser = sub.add_parser
     sub.add_parser = lambda *a, **k: add_parser(*a, **{"formatter_class": _formatter(argparse.HelpFormatter), **k})  # type: ignore[method-assign]
-    sub.add_parser("path", help="print the installed task directory").set_defaults(func=cmd_path)
-    sub.add_parser("list", help="list our tasks and groups").set_defaults(func=cmd_list)
-    demo = sub.add_parser("demo", help="run the packaged sample tasks on a tiny local model (offline, CPU)")
+    sub.add_parser("path", description="Print the installed task directory.").set_defaults(func=cmd_path)
+    sub.add_parser("list", description="List our tasks and groups.").set_defaults(func=cmd_list)
+    demo = sub.add_parser("demo", description="Run the packaged sample tasks on a tiny local model (offline, CPU).")
     demo.add_argument("--tasks", default=None, help="tasks to run (default: every benchmark's packaged sample tasks)")
     demo.add_argument("--output_path", default=None, help=f"where lmms-eval writes results (default: ./{DEMO_OUTPUT})")
     demo.set_defaults(func=cmd_demo)
     prefetch = sub.add_parser(
         "prefetch",
-        help="download a benchmark's files and third-party images into the cache",
         description="Download a benchmark's remote files once into the cache, before a multi-rank evaluation, so "
         "that every rank reads only the cache. Offline, it fails within seconds with what to do.",
         epilog="benchmarks: " + "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers),
@@ -436,11 +441,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
-    validate = sub.add_parser("validate", help="check regional task YAMLs and their data (see CONTRIBUTING.md)")
+    validate = sub.add_parser("validate", description="Check regional task YAMLs and their data (see CONTRIBUTING.md).")
     validate.add_argument("yaml", nargs="+", help="regional task YAML file(s)")
     validate.add_argument("--no-images", action="store_true", help="skip opening every image")
     validate.set_defaults(func=cmd_validate)
-    report = sub.add_parser("report", help="Markdown + HTML report of lmms-eval results, beside the papers' numbers")
+    report = sub.add_parser(
+        "report", description="Markdown + HTML report of lmms-eval results, beside the papers' numbers."
+    )
     report.add_argument("results", nargs="+", help="lmms-eval --output_path directories or *_results.json files")
     report.add_argument(
         "-o", "--output", default="food_tasks_report", help="report directory (default: ./food_tasks_report)"
@@ -448,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--no-charts", action="store_true", help="tables only: draw no chart (most of a report's time)")
     report.set_defaults(func=cmd_report)
     compare = sub.add_parser(
-        "compare", help="paired differences of two runs, with 95%% intervals (needs --log_samples)"
+        "compare", description="Paired differences of two runs, with 95% intervals (needs --log_samples)."
     )
     compare.add_argument(
         "run_a", help="results file or lmms-eval --output_path folder of run A (its samples files beside it)"

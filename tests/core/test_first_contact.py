@@ -315,6 +315,24 @@ def test_help_fills_in_the_prefetchable_benchmarks(capsys):
     assert len(block) > 1 and all(line.startswith(" " * 31) and line[31] != " " for line in block[1:]), block
 
 
+def test_help_lists_each_command_once(capsys):
+    """Issue 33.8: `food-tasks --help` listed the commands twice (the description's list, then argparse's
+    ``{path,list,...}`` with each command's help). Once now; each command's own help keeps its one-line summary."""
+    from food_tasks import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    commands = ("path", "list", "demo", "prefetch", "validate", "report", "compare")
+    for command in commands:
+        assert len(re.findall(rf"^\s*(?:food-tasks )?{command}\b", out, re.MULTILINE)) == 1, (command, out)
+    assert "{path," not in out and "usage: food-tasks [-h] COMMAND ..." in out
+    for command in commands:
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        assert capsys.readouterr().out.split("\n\n")[1].strip(), command  # a description under the usage
+
+
 def test_usage_text_wraps_long_lines_under_their_description_column():
     from food_tasks import cli
 
