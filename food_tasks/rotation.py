@@ -14,10 +14,11 @@ its options and counts it answered only when every rotation is right. Here:
   statistics (:mod:`food_tasks.stats`): the question's whole value sits on its first rotation, so a resample of
   clusters resamples questions (never single rotations) and ``n`` counts questions.
 * :func:`position_bias` and :func:`position_bias_p` compare the positions a model chose with the gold positions of
-  the same documents (answers that could not be read leave both): shares per position, and the chi-square
-  goodness-of-fit p-value of the chosen counts against the gold distribution (:func:`scipy.stats.chisquare`). The
-  test treats documents as independent; rotations or languages of one question are not, so read the p-value as a
-  screen, the shares (and ``circular_acc``) as the finding.
+  the same documents (answers that could not be read leave both): shares per position, and the p-value of a
+  chi-square test of homogeneity of the chosen and gold counts (:func:`chi_square_p`; Monte Carlo below Cochran's
+  rule). The test treats documents as independent; rotations or languages of one question are not, so
+  read the p-value as a screen, the shares, ``position_rstd`` (RStd, :class:`RecallSpread`, with a clustered
+  bootstrap error) and ``circular_acc`` as the finding.
 
 A benchmark states how to read a record's chosen and gold positions with :class:`position` (picklable).
 """
@@ -212,23 +213,40 @@ def position_counts(
     return picks, golds
 
 
-def chi_square_p(observed: Mapping[int, int], expected: Mapping[int, int]) -> float:
-    """Chi-square goodness-of-fit p-value of ``observed`` counts against the distribution of ``expected`` counts
-    (same total), over the positions either holds. A position chosen but never gold gives 0; fewer than two
-    positions, NaN."""
-    from scipy.stats import chisquare
+MIN_EXPECTED, MIN_EXPECTED_SHARE = 5.0, 0.8  # Cochran's rule: expected >= 5 in 80 % of the cells ...
+MIN_EXPECTED_ANY = 1.0  # ... and none below 1
+SIMULATED = 9999  # Monte Carlo tables below Cochran's rule: p-values from 1e-4 up
+NOT_TESTABLE = "absent: not testable"  # position_bias_p on fewer than two positions (a reason follows)
 
-    keys = sorted(set(observed) | set(expected))
-    if len(keys) < 2:
-        return math.nan
-    obs = [observed.get(k, 0) for k in keys]
-    exp = [expected.get(k, 0) for k in keys]
-    if any(e == 0 and o > 0 for o, e in zip(obs, exp)):
-        return 0.0
-    kept = [(o, e) for o, e in zip(obs, exp) if e > 0]
-    if len(kept) < 2:
-        return math.nan
-    return float(chisquare([o for o, _ in kept], [e for _, e in kept]).pvalue)
+
+def chi_square_p(observed: Mapping[int, int], expected: Mapping[int, int]) -> float | str:
+    """p-value of the chi-square test of homogeneity of the 2 x k table of ``observed`` (chosen) and ``expected``
+    (gold) counts per position, over the positions either holds: valid where a position holds no gold answer (a
+    goodness-of-fit test divides by an expected count of 0 there and gives p = 0).
+
+    Where the table meets Cochran's rule (expected counts of at least 5 in 80 % of the cells, none below 1) the
+    p-value is the asymptotic one (:func:`scipy.stats.chi2_contingency`, no continuity correction); below it, the
+    Monte Carlo conditional test (R's ``chisq.test(simulate.p.value = TRUE)``): :data:`SIMULATED` tables with the
+    same margins (:func:`scipy.stats.random_table`, seeded: the same counts give the same p), p = (1 + tables at
+    least as extreme) / (1 + tables), so never below 1e-4. With fewer than two positions, or no answers, it gives
+    :data:`NOT_TESTABLE` and the reason (the package's ``"absent: <reason>"`` value), never a number.
+
+    The two rows count the same documents; the test treats them as independent samples, which makes it
+    conservative when the model is mostly right."""
+    from scipy.stats import chi2_contingency, random_table
+    from scipy.stats.contingency import expected_freq
+
+    keys = sorted(k for k in set(observed) | set(expected) if observed.get(k, 0) or expected.get(k, 0))
+    table = np.array([[observed.get(k, 0) for k in keys], [expected.get(k, 0) for k in keys]], dtype=np.int64)
+    if len(keys) < 2 or table.sum(axis=1).min() == 0:
+        return f"{NOT_TESTABLE}: answers and gold answers on fewer than two positions"
+    cells = expected_freq(table)
+    if cells.min() >= MIN_EXPECTED_ANY and (cells < MIN_EXPECTED).sum() <= (1 - MIN_EXPECTED_SHARE) * cells.size:
+        return float(chi2_contingency(table, correction=False).pvalue)
+    drawn = random_table(table.sum(axis=1), table.sum(axis=0), seed=np.random.default_rng(stats.SEED)).rvs(SIMULATED)
+    statistic = float(((table - cells) ** 2 / cells).sum())
+    simulated = ((drawn - cells) ** 2 / cells).sum(axis=(1, 2))
+    return float((1 + np.count_nonzero(simulated >= statistic * (1 - 1e-9))) / (1 + SIMULATED))
 
 
 def position_bias(
@@ -255,9 +273,50 @@ def position_bias(
 
 def position_bias_p(
     records: Sequence[Record], chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None]
-) -> float:
-    """Chi-square p-value of the chosen positions against the gold positions (:func:`chi_square_p`)."""
+) -> float | str:
+    """p-value of the chosen positions against the gold positions (:func:`chi_square_p`), or why not testable."""
     return chi_square_p(*position_counts(records, chosen, gold))
+
+
+class RecallSpread(stats.Estimator):
+    """RStd (Zheng et al. 2024, "Large Language Models Are Not Robust Multiple Choice Selectors",
+    arXiv:2309.03882): the standard deviation (population, ddof 0) over option positions of the recall of each
+    position, in percent. A position's recall is the share of the documents whose gold answer sits there that the
+    model answered right; an answer that could not be read is a miss (as accuracy counts it); positions holding no
+    gold answer have no recall and stay out. NaN with fewer than two such positions.
+
+    Per-document statistics ``[right at position j (k columns), gold at position j (k columns)]``: a cluster
+    bootstrap (:mod:`food_tasks.stats`) gives its standard error on the accuracy's clusters. Documents without a
+    gold position, or with one outside the ``k`` positions, are not counted."""
+
+    def __init__(self, chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None], k: int) -> None:
+        self.chosen, self.gold, self.k = chosen, gold, k
+
+    def rows(self, records: Sequence[Record]) -> np.ndarray:
+        """``(n, 2k)``: a 1 at the document's gold position in the second half, and in the first when right."""
+        out = np.zeros((len(records), 2 * self.k))
+        for i, r in enumerate(records):
+            g = self.gold(r)
+            if g is None or not 0 <= g < self.k:
+                continue
+            out[i, self.k + g] = 1.0
+            out[i, g] = float(self.chosen(r) == g)
+        return out
+
+    def combine(self, sums: np.ndarray) -> np.ndarray:
+        """RStd in percent from column sums ``(..., 2k)`` (NaN below two positions holding gold answers)."""
+        sums = np.asarray(sums, dtype=float)
+        hits, golds = sums[..., : self.k], sums[..., self.k :]
+        present = golds > 0
+        recall = np.where(present, hits / np.where(present, golds, 1.0), 0.0)
+        m = present.sum(axis=-1)
+        mean = recall.sum(axis=-1) / np.maximum(m, 1)
+        var = np.where(present, (recall - mean[..., None]) ** 2, 0.0).sum(axis=-1) / np.maximum(m, 1)
+        return np.where(m >= 2, 100.0 * np.sqrt(var), np.nan)
+
+    def value(self, records: Sequence[Record]) -> float:
+        """RStd over ``records`` (the metric's reported value)."""
+        return float(self.combine(self.rows(records).sum(axis=0)))
 
 
 @dataclass(frozen=True)
@@ -270,15 +329,22 @@ class _Bias:
         """The ``position_bias`` breakdown: how often each option position is chosen and is gold."""
         return position_bias(records, self.chosen, self.gold, self.labels)
 
-    def p(self, records: Sequence[Record]) -> float:
+    def p(self, records: Sequence[Record]) -> float | str:
         """``position_bias_p``: chi-square p-value of the chosen positions against the gold positions."""
         return position_bias_p(records, self.chosen, self.gold)
 
 
 def position_metrics(
     chosen: Callable[[Record], int | None], gold: Callable[[Record], int | None], labels: Sequence[str]
-) -> tuple[Metric, Metric]:
-    """``position_bias`` (a breakdown per position) and ``position_bias_p`` (a p-value: a diagnostic, no standard
-    error) of any multiple-choice task: computed from the records, no extra generation."""
+) -> tuple[Metric, Metric, Metric]:
+    """``position_bias`` (a breakdown per position), ``position_bias_p`` (a p-value: a diagnostic, no standard
+    error) and ``position_rstd`` (RStd, :class:`RecallSpread`, lower is better, with its clustered bootstrap error)
+    of any multiple-choice task: computed from the records, no extra generation. Recomputations from files use the
+    same functions (:func:`position_bias_p`, :class:`RecallSpread`)."""
     bias = _Bias(chosen, gold, tuple(labels))
-    return (Metric("position_bias", bias.breakdown, scale="breakdown"), Metric("position_bias_p", bias.p, scale="info"))
+    spread = RecallSpread(chosen, gold, len(labels))
+    return (
+        Metric("position_bias", bias.breakdown, scale="breakdown"),
+        Metric("position_bias_p", bias.p, scale="info"),
+        Metric("position_rstd", spread.value, higher_is_better=False, scale="percent", estimator=spread),
+    )

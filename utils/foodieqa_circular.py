@@ -55,6 +55,7 @@ _KEEP = (
     "parse_fail_rate",
     "position_bias",
     "position_bias_p",
+    "position_rstd",
 )
 TABLE = MetricTable(
     *(TABLES["p0"][name] for name in _KEEP),

@@ -6,7 +6,6 @@ import math
 import pickle
 
 import pytest
-from scipy.stats import chi2
 
 from food_tasks import rotation, stats
 from food_tasks.data import DataSettingError
@@ -83,18 +82,20 @@ def test_always_a_model_hand_computed():
     circ, mean = rotation.circular_metrics(CORRECT)
     assert circ(records) == 0.0
     assert mean(records) == 25.0
-    bias, p = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
+    bias, p, rstd = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
     assert bias(records) == {
         "A": {"chosen": 4, "gold": 1, "chosen_share": 100.0, "gold_share": 25.0},
         "B": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 25.0},
         "C": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 25.0},
         "D": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 25.0},
     }
-    # chi-square by hand: (4-1)^2/1 + 3 * (0-1)^2/1 = 12 on 3 degrees of freedom
-    # closed form for 3 df: erfc(sqrt(x/2)) + sqrt(2x/pi) exp(-x/2) = 0.0073832
-    by_formula = math.erfc(math.sqrt(6)) + math.sqrt(24 / math.pi) * math.exp(-6)
-    assert p(records) == pytest.approx(by_formula) == pytest.approx(chi2.sf(12, 3))
-    assert p(records) == pytest.approx(0.0073832, abs=1e-7)
+    # 4 answers: expected counts (chosen + gold) / 2 <= 2.5, below Cochran's rule: the conditional test. Column
+    # sums (5, 1, 1, 1), 4 of the 8 in the chosen row: C(8, 4) = 70 tables; chosen (4, 0, 0, 0) and (1, 1, 1, 1)
+    # (5 ways each) give the largest statistic, 4.8; the other 60, 3.2: exact p = 10 / 70 (Monte Carlo, 9,999)
+    assert p(records) == pytest.approx(1 / 7, abs=0.01) and p(records) == p(records[::-1])
+    # recalls A 1, B 0, C 0, D 0: mean 1/4, variance (9/16 + 3/16) / 4 = 3/16, RStd = 100 sqrt(3) / 4
+    assert rstd(records) == pytest.approx(100 * math.sqrt(3) / 4) == pytest.approx(43.30127, abs=1e-5)
+    assert rstd.higher_is_better is False and rstd.scale == "percent"
 
 
 def test_circular_acc_over_questions_with_standard_errors():
@@ -141,21 +142,57 @@ def test_position_bias_leaves_unread_answers_out_and_handles_empty_positions():
         {"pred": "B", "gold": "A"},
         {"pred": "Z", "gold": "B"},
     ]
-    bias, p = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
+    bias, p, _ = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
     assert bias(records) == {
         "A": {"chosen": 1, "gold": 2, "chosen_share": 50.0, "gold_share": 100.0},
         "B": {"chosen": 1, "gold": 0, "chosen_share": 50.0, "gold_share": 0.0},
     }
-    assert p(records) == 0.0  # B chosen, never gold
-    assert math.isnan(p([{"pred": "A", "gold": "A"}])) and bias([]) == {}
+    # 2 answers: chosen (1, 1), gold (2, 0): conditional on the margins (3, 1) the lone B is chosen or gold, with
+    # the same statistic either way: p = 1
+    assert p(records) == 1.0
+    assert "fewer than two positions" in p([{"pred": "A", "gold": "A"}]) and bias([]) == {}
     # a model that follows the gold distribution exactly: p = 1
-    assert rotation.chi_square_p({0: 3, 1: 1}, {0: 3, 1: 1}) == pytest.approx(1.0)
-    # by formula: observed (6, 2) against gold (4, 4): (2^2 + 2^2) / 4 = 2 on 1 df
-    assert rotation.chi_square_p({0: 6, 1: 2}, {0: 4, 1: 4}) == pytest.approx(chi2.sf(2, 1))
+    assert rotation.chi_square_p({0: 30, 1: 10}, {0: 30, 1: 10}) == pytest.approx(1.0)
+    # by formula: chosen (30, 10) against gold (20, 20), expected (25, 15) in both rows:
+    # 2 * (5^2 / 25 + 5^2 / 15) = 16 / 3 on 1 df, p = erfc(sqrt(8 / 3))
+    assert rotation.chi_square_p({0: 30, 1: 10}, {0: 20, 1: 20}) == pytest.approx(math.erfc(math.sqrt(8 / 3)))
     # positions read from 1-based ids; booleans and junk are unread
     one_based = rotation.position("parsed", base=1, unless="image_missing")
     assert one_based({"parsed": 3}) == 2 and one_based({"parsed": True}) is None and one_based({"parsed": "x"}) is None
     assert one_based({"parsed": 3, "image_missing": True}) is None
+
+
+def test_position_chosen_where_no_gold_sits_is_tested_not_zero():
+    """A position chosen but never gold gave p = 0 (an expected count of 0 in a goodness-of-fit test)."""
+    # chosen (20, 10, 10), gold (20, 20, 0), 40 answers: expected (c + g) / 2 = (20, 15, 5) in both rows;
+    # chi-square = 2 * (0 + 5^2 / 15 + 5^2 / 5) = 40 / 3 on 2 df; p = exp(-x / 2) = exp(-20 / 3) = 0.0012726
+    p = rotation.chi_square_p({0: 20, 1: 10, 2: 10}, {0: 20, 1: 20})
+    assert p == pytest.approx(math.exp(-20 / 3)) == pytest.approx(0.0012726, abs=1e-7)
+    # the shipped replay example's case: 8 answers, one on a position where no gold sits (the old test: p = 0).
+    # Column sums (9, 6, 1): the lone third answer adds 1.0 to every table's statistic, and 9 cannot split
+    # evenly: no table has a smaller statistic than the observed one (1/9 + 1): p = 1
+    assert rotation.chi_square_p({0: 4, 1: 3, 2: 1}, {0: 5, 1: 3}) == 1.0
+    # a model that always answers A on 42 questions: p at its Monte Carlo floor, 1 / 10,000
+    assert rotation.chi_square_p({0: 42}, {0: 9, 1: 9, 2: 9, 3: 9, 4: 6}) == pytest.approx(1e-4)
+
+
+def test_position_rstd_hand_computed_with_a_clustered_error():
+    """RStd (Zheng et al. 2024): the SD over positions of per-position recall, in percent."""
+    rows = [("A", "A"), ("A", "A"), ("B", "A"), (None, "A"), ("B", "B"), ("A", "B"), ("C", "C"), ("C", "C")]
+    records = [{"pred": c, "gold": g, "q": i // 2} for i, (c, g) in enumerate(rows)]
+    _, _, rstd = rotation.position_metrics(CHOSEN, GOLD, LETTERS)
+    # recalls: A 2/4 (an unread answer is a miss), B 1/2, C 2/2, D holds no gold (left out)
+    # mean 2/3; variance ((1/6)^2 + (1/6)^2 + (1/3)^2) / 3 = 1/18; RStd = 100 / sqrt(18) = 23.570
+    assert rstd(records) == pytest.approx(100 / math.sqrt(18)) == pytest.approx(23.5702, abs=1e-4)
+    assert float(rstd.estimator.combine(rstd.estimator.rows(records).sum(0))) == pytest.approx(rstd(records))
+    assert math.isnan(rstd(records[:4]))  # gold on one position only: no spread to measure
+    clusters = [r["q"] for r in records]
+    est = stats.estimate(rstd.estimator, records, clusters, iters=200)
+    assert est.method == "bootstrap" and est.n == 8 and est.clusters == 4 and est.se > 0
+    again = stats.estimate(rstd.estimator, records[::-1], clusters[::-1], iters=200)
+    assert again.se == est.se  # a function of the set of documents
+    table = MetricTable(rstd, key=stats.column("q", "pred"), cluster=stats.column("q"))
+    assert pickle.loads(pickle.dumps(table))["position_rstd"](records) == pytest.approx(rstd(records))
 
 
 def test_with_rotation_copies_the_fields():

@@ -45,10 +45,11 @@ def test_sample_circular_with_a_model_that_always_answers_a(tmp_path):
     # in percent: right in 1 of 8 rotations
     assert r["circular_acc,none"] == 0.0 and r["rotation_mean_acc,none"] == 12.5 and r["acc,none"] == 12.5
     assert r["position_bias,none"]["A"] == {"chosen": 16, "gold": 2, "chosen_share": 100.0, "gold_share": 12.5}
-    from scipy.stats import chi2
-
-    # 8 positions, 2 gold answers at each: (16-2)^2/2 + 7 * (0-2)^2/2 = 112 on 7 df
-    assert r["position_bias_p,none"] == pytest.approx(chi2.sf(112, 7))
+    # 8 positions, 2 gold answers at each: expected (16 + 2) / 2 = 9 at A, 1 elsewhere, below Cochran's rule: the
+    # Monte Carlo test, at its floor (no table with these margins is more extreme)
+    assert r["position_bias_p,none"] == pytest.approx(1e-4)
+    # recalls 1 at A, 0 at the 7 others: RStd = 100 sqrt(7) / 8 (population SD over the 8 positions)
+    assert r["position_rstd,none"] == pytest.approx(100 * 7**0.5 / 8)
     assert r["circular_acc_stderr,none"] == 0.0 and r["rotation_mean_acc_stderr,none"] == 0.0
 
 
@@ -67,4 +68,9 @@ def test_every_classification_run_reports_position_bias():
         "E": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 100 / 3},
         "H": {"chosen": 1, "gold": 0, "chosen_share": 100 / 3, "gold_share": 0.0},
     }
-    assert table["position_bias_p"](records) == 0.0  # H chosen, never gold
+    # 3 answers read, chosen (A 2, E 0, H 1) against gold (A 2, E 1, H 0): statistic 2 (A adds 0, E and H 1 each).
+    # Margins (4, 1, 1), 3 in each row: no table with them has a smaller statistic (the lone E and H add 1 each
+    # wherever they sit): p = 1 (the old goodness-of-fit test: 0, "H chosen, never gold")
+    assert table["position_bias_p"](records) == 1.0
+    # recalls A 1/2, E 0/1, B 0/1 (unread: a miss): mean 1/6, variance 1/18
+    assert table["position_rstd"](records) == pytest.approx(100 / 18**0.5)

@@ -90,8 +90,6 @@ def test_sample_circular_with_a_model_that_always_answers_a(tmp_path):
 
 
 def test_every_foodieqa_task_reports_position_bias():
-    from scipy.stats import chi2
-
     from food_tasks.utils import foodieqa as hooks
 
     for table in hooks.TABLES.values():
@@ -106,5 +104,8 @@ def test_every_foodieqa_task_reports_position_bias():
             "A": {"chosen": 3, "gold": 2, "chosen_share": 75.0, "gold_share": 50.0},
             "B": {"chosen": 1, "gold": 2, "chosen_share": 25.0, "gold_share": 50.0},
         }
-        # (3-2)^2/2 + (1-2)^2/2 = 1 on 1 df
-        assert table["position_bias_p"](records) == pytest.approx(chi2.sf(1, 1))
+        # 4 answers read, chosen (3, 1) against gold (2, 2): margins (5, 3), below Cochran's rule; of the C(8, 4) = 70
+        # tables, chosen A = 3 or 2 (30 + 30) have the observed statistic, A = 4 or 1 (5 + 5) a larger one: p = 1
+        assert table["position_bias_p"](records) == 1.0
+        # recalls A 2/2, B 1/2: RStd = 25
+        assert table["position_rstd"](records) == pytest.approx(25.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from conftest import run_lmms_eval
@@ -70,15 +71,15 @@ def test_sample_circular_runs_with_replay_answers_always_1(tmp_path):
     assert r["circular_acc,none"] == 0.0
     assert r["rotation_mean_acc,none"] == pytest.approx(100 * sum(1 / k for k in n_options.values()) / len(n_options))
     assert r["position_bias,none"]["1"]["chosen_share"] == 100.0
-    assert r["position_bias_p,none"] < 0.05
+    assert r["position_bias_p,none"] == pytest.approx(1e-4)  # 42 answers at 1: the Monte Carlo test's floor
+    assert r["position_rstd,none"] == pytest.approx(40.0)  # recalls (1, 0, 0, 0, 0): SD 0.4
+    assert r["position_rstd_stderr,none"] > 0 and r["position_rstd_clusters,none"] == 3  # dishes
     # standard errors land in the results JSON (clustered by dish): every question wrong somewhere, so 0
     assert r["circular_acc_stderr,none"] == 0.0 and r["rotation_mean_acc_stderr,none"] > 0
     assert len(samples["worldcuisines_mcq_sample_circular_1a_nocontext"]) == len(docs)
 
 
 def test_every_mcq_table_reports_position_bias_from_its_records():
-    from scipy.stats import chi2
-
     from food_tasks.utils import worldcuisines as hooks
 
     table = hooks.TABLES["mcq"]
@@ -95,5 +96,8 @@ def test_every_mcq_table_reports_position_bias_from_its_records():
         "2": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 100 / 3},
         "3": {"chosen": 0, "gold": 1, "chosen_share": 0.0, "gold_share": 100 / 3},
     }
-    # (3-1)^2/1 + (0-1)^2/1 + (0-1)^2/1 = 6 on 2 df: p = exp(-3)
-    assert table["position_bias_p"](records) == pytest.approx(chi2.sf(6, 2)) == pytest.approx(0.049787, abs=1e-6)
+    # 3 answers read, chosen (3, 0, 0) against gold (1, 1, 1): column sums (4, 1, 1); of the C(6, 3) = 20 tables
+    # the observed one and its mirror (chosen (1, 1, 1): 4 ways each) are the most extreme: p = 8 / 20 (Monte Carlo)
+    assert table["position_bias_p"](records) == pytest.approx(0.4, abs=0.02)
+    # recalls 1/1, 0/1, 0/1, 0/1 (the unread answer to gold 4 is a miss): RStd = 100 sqrt(3/16)
+    assert table["position_rstd"](records) == pytest.approx(100 * math.sqrt(3) / 4)
