@@ -24,7 +24,14 @@ bar chart per dict metric (``acc_by_region``).
 from __future__ import annotations
 
 from food_tasks.errors import ReportInputError
-from food_tasks.report.build import benchmark_blocks, build_report, generic_blocks, heatmap_blocks, series_blocks
+from food_tasks.report.build import (
+    benchmark_blocks,
+    build_report,
+    generic_blocks,
+    heatmap_blocks,
+    legend_blocks,
+    series_blocks,
+)
 from food_tasks.report.cells import absent_reason, binomial_interval, bounds_text, fmt, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
@@ -33,6 +40,8 @@ from food_tasks.report.spec import (
     BINOMIAL_NOTE,
     FEW_NOTE,
     INTERVAL_NOTE,
+    LEGEND_TITLE,
+    MARKS_NOTE,
     BenchmarkSpec,
     Block,
     Column,
@@ -50,6 +59,8 @@ __all__ = [
     "BINOMIAL_NOTE",
     "FEW_NOTE",
     "INTERVAL_NOTE",
+    "LEGEND_TITLE",
+    "MARKS_NOTE",
     "PAIRED_NOTE",
     "POWER_NOTE",
     "BenchmarkSpec",
@@ -72,6 +83,7 @@ __all__ = [
     "fmt",
     "generic_blocks",
     "heatmap_blocks",
+    "legend_blocks",
     "load_runs",
     "reference_data",
     "registry",

@@ -18,12 +18,13 @@ from food_tasks.report.cells import (
     binomial_interval,
     bounds_text,
     cell,
+    column_interval,
     fmt,
     is_nan,
     number,
     source_cell,
     tasks_of,
-    with_interval,
+    undefined_as_nan,
 )
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
@@ -33,6 +34,9 @@ from food_tasks.report.spec import (
     FEW,
     FEW_NOTE,
     INTERVAL_NOTE,
+    LEGEND_TITLE,
+    MARKS,
+    MARKS_NOTE,
     MISSING,
     UNDEFINED,
     BenchmarkSpec,
@@ -46,6 +50,7 @@ from food_tasks.report.spec import (
     spec_for,
 )
 from food_tasks.report.uncertainty import uncertainty_blocks
+from food_tasks.runfiles import read_results
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
@@ -200,17 +205,15 @@ class CellNotes:
         se, thin, units = error
         if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
             self.intervals, self.few = True, self.few or thin
-            shown = with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better)
+            shown = column_interval(value, se, units, column)
             return shown + (FEW if thin else "")
         return fmt(value, column.decimals)
 
     def lines(self, differ: Sequence[Column]) -> list[str]:
         """The notes under the table, in the order a reader meets the marks."""
         notes = [f"{kind} [{k}]: {reason}" for k, (kind, reason) in enumerate(self.reasons, 1)]
-        if self.intervals:
-            notes.append(INTERVAL_NOTE)
-        if self.few:
-            notes.append(FEW_NOTE)
+        if self.intervals or self.few:
+            notes.append(MARKS_NOTE)  # the interval and dagger notes, said once in the legend
         notes += [f"{c.label}, official and robust differ: {c.differs}" for c in differ]
         if self.partial:
             notes.append(
@@ -312,7 +315,8 @@ def series_blocks(
     errors: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None,
 ) -> list[Block]:
     """A breakdown section: its heading, its chart (when one was drawn) and a table of every run's value per group,
-    its 95% interval (``errors``: Wilson bounds, :func:`binomial_interval`) and the group's size in brackets."""
+    its 95% interval (``errors``: Wilson bounds, :func:`binomial_interval`, explained in the legend) and the group's
+    size in brackets."""
     blocks: list[Block] = [("h", 3, heading)]
     if image:
         blocks.append(("img", image, alt))
@@ -325,7 +329,7 @@ def series_blocks(
     rows = [[g] + [text(r, g) for r in series] for g in groups]
     blocks.append(("table", [first] + [column(r) for r in series], rows))
     if errors and any(b is not None for e in errors.values() for b in e.values()):
-        blocks.append(("p", BINOMIAL_NOTE))
+        blocks.append(("p", MARKS_NOTE))
     return blocks
 
 
@@ -337,12 +341,33 @@ def _generic_cell(run: Run, task: str, metric: str) -> str:
     return f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}{FEW if run.few(task, metric) else ''}"
 
 
+def task_aliases(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, str]:
+    """The name each task is shown by in lmms-eval's table (its ``task_alias``, the results' ``alias``), for the
+    tasks that have one other than their own name; read from the runs' results files."""
+    wanted, found = set(tasks), {}
+    for path in dict.fromkeys(p for r in runs for p in r.paths):
+        for task, values in (read_results(Path(path)).get("results") or {}).items():
+            alias = values.get("alias") if task in wanted and isinstance(values, Mapping) else None
+            if isinstance(alias, str) and alias.strip() and alias.strip() != task:
+                found.setdefault(task, alias.strip())
+    return found
+
+
 def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
-    """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers."""
+    """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers; each
+    section titled by the task's alias (its name beside it) where it has one."""
     blocks: list[Block] = []
+    aliases = task_aliases(runs, tasks)
     for task in tasks:
         have = [r for r in runs if task in r.metrics]
-        blocks.append(("h", 2, f"Task `{task}`"))
+        blocks.append(("h", 2, f"{aliases[task]} (`{task}`)" if task in aliases else f"Task `{task}`"))
+        blocks.append(
+            (
+                "p",
+                "A task outside the packaged benchmarks (a regional task, say): one scorer, so one value per run and "
+                "no paper rows; its metrics as its results file holds them.",
+            )
+        )
         problems = comparability_problems(have, [task])
         if problems:
             blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
@@ -353,9 +378,7 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             rows = [[f"`{m}`"] + [_generic_cell(r, task, m) for r in have] for m in names]
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
             if any(" ± " in c for row in rows for c in row):
-                blocks.append(
-                    ("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else ""))
-                )
+                blocks.append(("p", MARKS_NOTE))
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
         for metric in dicts:
             column = metric.split("_by_")[-1]
@@ -443,18 +466,34 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
             return fmt(value, column.decimals)
         few = FEW if run.se(task, metric) is not None and run.few(task, metric) else ""
         se, units = run.se(task, metric), run.unit_count(task, metric)
-        return with_interval(value, se, units, column.decimals, column.scale, not column.lower_is_better) + few
+        return column_interval(value, se, units, column) + few
 
     rows = [
         [r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
         for r, row in zip(runs, matrix)
     ]
     blocks.append(("table", ["Model"] + labels, rows))
-    if any(" ± " in c or " [" in c for row in rows for c in row[1:]):
-        blocks.append(("p", INTERVAL_NOTE + (" " + FEW_NOTE if any(FEW in c for row in rows for c in row) else "")))
+    if any(" ± " in c or " [" in c or "(no interval" in c for row in rows for c in row[1:]):
+        blocks.append(("p", MARKS_NOTE))
     if any(is_nan(v) for row in matrix for v in row):
         blocks.append(("p", f"{UNDEFINED}: the metric has no value on this run; the benchmark's table below says why."))
     return blocks
+
+
+def legend_blocks(runs: Sequence[Run]) -> list[Block]:
+    """The report's legend, said once: the official and robust rows (where a benchmark's table has them), the
+    intervals and the marks the tables carry; the tables point to it (:data:`MARKS_NOTE`)."""
+    blocks: list[Block] = [("h", 2, LEGEND_TITLE)]
+    if any(spec_for(t) is not None for r in runs for t in r.metrics):
+        blocks.append(
+            (
+                "p",
+                "*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
+                "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
+                "the scores count outputs that could not be parsed and inputs whose images were missing.",
+            )
+        )
+    return blocks + [("list", [INTERVAL_NOTE, FEW_NOTE, BINOMIAL_NOTE, *MARKS])]
 
 
 def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool = True) -> dict[str, Any]:
@@ -469,6 +508,7 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
         ReportInputError: no results files, or a file that is not an lmms-eval results file.
     """
     runs = load_runs(paths)  # every input read before anything is written (a typo leaves no folder behind)
+    undefined_as_nan(runs)  # a null metric (strict JSON) is undefined, as NaN is
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     drawn = Charts(out, enabled=charts)
@@ -485,16 +525,7 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
             ],
         )
     )
-    blocks.append(
-        (
-            "p",
-            (
-                "*official*: the benchmark's own parser and scorer (compare with the paper rows); *robust*: "
-                "our parser (reasoning removed, multilingual answer forms, ambiguity = unparsed). Rates beside "
-                "the scores count outputs that could not be parsed and inputs whose images were missing."
-            ),
-        )
-    )
+    blocks += legend_blocks(runs)
     if not charts:
         blocks.append(("p", "Charts not drawn (--no-charts): the tables hold every value."))
     elif drawn.plt is None:

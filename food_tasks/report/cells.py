@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from food_tasks.confidence import Z95, wilson
 from food_tasks.report.runs import Run
-from food_tasks.report.spec import MISSING, BenchmarkSpec, Column, Partial
+from food_tasks.report.spec import MISSING, UNDEFINED, BenchmarkSpec, Column, Partial
 
 
 def fmt(value: Any, decimals: int) -> str:
-    """A cell's text: ``decimals`` decimals for a number, the missing mark for None, NaN as NaN."""
+    """A cell's text: ``decimals`` decimals for a number, the missing mark for None, the undefined mark for NaN
+    (:func:`undefined_as_nan`: a results file's ``null`` metric reads as NaN too)."""
     if value is None:
         return MISSING
     if isinstance(value, Partial):
@@ -20,8 +21,19 @@ def fmt(value: Any, decimals: int) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, float) and math.isnan(value):
-        return "NaN"
+        return UNDEFINED
     return f"{value:.{decimals}f}"
+
+
+def undefined_as_nan(runs: Iterable[Run]) -> None:
+    """A metric whose value is ``null`` in a results file (an undefined metric, written as strict JSON) becomes NaN
+    in the runs, as a metric written as ``NaN`` is: both read as undefined everywhere in the report, never as a
+    metric the run lacks (a metric the run lacks has no key at all)."""
+    for run in runs:
+        for values in run.metrics.values():
+            for metric, value in values.items():
+                if value is None:
+                    values[metric] = math.nan
 
 
 def cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
@@ -130,6 +142,13 @@ def with_interval(
     if bounds is not None:
         return text + bounds_text((bounds[0] * top, bounds[1] * top), decimals)
     return f"{text} (no interval: all units alike)"
+
+
+def column_interval(value: Any, se: float | None, units: Any, column: Column) -> str:
+    """:func:`with_interval` for a cell of ``column`` (its decimals and scale; a Wilson interval only for a
+    proportion that is not an error score)."""
+    proportion = column.proportion and not column.lower_is_better
+    return with_interval(value, se, units, column.decimals, column.scale, proportion)
 
 
 def is_nan(value: Any) -> bool:

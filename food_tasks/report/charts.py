@@ -37,6 +37,14 @@ class Charts:
             self.plt = None
 
     def _save(self, fig: Figure, name: str) -> str:
+        """Writes the chart; a bar chart whose bars all have zero length says so (:func:`all_zero_note`), whoever
+        drew it."""
+        from matplotlib.container import BarContainer
+
+        for ax in fig.axes:
+            bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+            if bars and not any(t.get_text() in ZERO_NOTES for t in ax.texts):
+                all_zero_note(ax, [float(v) for c in bars for v in (c.datavalues if c.datavalues is not None else [])])
         path = self.out_dir / "charts" / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name) + ".png")
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=110, bbox_inches="tight")
@@ -195,6 +203,9 @@ class Charts:
         return self._save(fig, name)
 
 
+ZERO_NOTES = ("all values 0", "no values")  # what :func:`all_zero_note` writes
+
+
 def all_zero_note(ax: Axes, values: Iterable[Any]) -> None:
     """Say so on a chart whose values are all 0 (or missing): its bars or polygons have no area."""
     numbers = [v for v in map(number, values) if v is not None and not math.isnan(v)]
@@ -203,7 +214,7 @@ def all_zero_note(ax: Axes, values: Iterable[Any]) -> None:
     ax.text(
         0.5,
         0.5,
-        "all values 0" if numbers else "no values",
+        ZERO_NOTES[0] if numbers else ZERO_NOTES[1],
         transform=ax.transAxes,
         ha="center",
         va="center",

@@ -25,8 +25,25 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\(([\w./#:%-]+)\)")
 
 
 def _md_links(text: str) -> str:
-    """Links as plain text for the Markdown file: the text alone where it is the target (a path), else both."""
-    return _LINK.sub(lambda m: m[1] if m[1] == m[2] else f"{m[1]} ({m[2]})", text)
+    """Links as plain text for the Markdown file: the text alone where it is the target (a path), else both; a link
+    to a heading of the report itself (``#anchor``) stays a link (it works wherever the file goes)."""
+
+    def plain(m: re.Match) -> str:
+        return m[0] if m[2].startswith("#") else m[1] if m[1] == m[2] else f"{m[1]} ({m[2]})"
+
+    return _LINK.sub(plain, text)
+
+
+def anchor(heading: str, taken: dict[str, int] | None = None) -> str:
+    """The anchor of a heading, as GitHub makes it (lower case, marks dropped, spaces as hyphens): the HTML file gives
+    its headings these ids, so ``[text](#anchor)`` works in both files. ``taken``: the anchors so far (a repeated
+    heading gets ``-1``, ``-2`` ...)."""
+    slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+    if taken is None:
+        return slug
+    count = taken.get(slug, 0)
+    taken[slug] = count + 1
+    return slug if count == 0 else f"{slug}-{count}"
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:
@@ -125,10 +142,11 @@ def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None)
         f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         f"<style>{STYLE}</style></head><body>"
     ]
+    taken: dict[str, int] = {}
     for block in blocks:
         kind = block[0]
         if kind == "h":
-            out.append(f"<h{block[1]}>{_inline(block[2])}</h{block[1]}>")
+            out.append(f"<h{block[1]} id='{html.escape(anchor(block[2], taken))}'>{_inline(block[2])}</h{block[1]}>")
         elif kind == "p":
             out.append(f"<div class='p'>{_html_lines(block[1])}</div>")
         elif kind == "list":

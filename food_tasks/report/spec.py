@@ -19,19 +19,31 @@ FEW_NOTE = (
     f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
     "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds)."
 )
-# Where the error bars are explained, in the food-tasks source tree: a link in HTML, the path in Markdown
-# (render.py reads ``[text](target)``).
+# The marks and intervals are explained once, in the report's first section; a table that carries them points there
+# (an anchor inside the report: it travels with the one-file HTML, as a link to a file beside it would not).
+LEGEND_TITLE = "How to read this report"
+LEGEND_LINK = "[how to read this report](#how-to-read-this-report)"  # the heading's anchor (GitHub's and ours)
+MARKS_NOTE = f"±, [low, high], {FEW}, undefined and absent: see {LEGEND_LINK}."
+# Where the error bars are explained, in the food-tasks source tree: named in words (the report travels without it).
 ERROR_BARS_DOC = "docs/error_bars.md"
 INTERVAL_NOTE = (
-    "± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; "
-    f"food-tasks [{ERROR_BARS_DOC}]({ERROR_BARS_DOC})); the paper's numbers come without one. Where every "
-    "independent unit scored alike "
-    "(a 0 wide normal interval), a rate at 0 or 100% shows its Wilson interval over those units in brackets."
+    "± half-width of the 95% interval (1.96 standard errors, clustered where documents share a context; the "
+    f"method is explained in {ERROR_BARS_DOC} of the food-tasks source); the paper's numbers come without one. Where "
+    "every independent unit scored alike (a 0 wide normal interval), a rate at 0 or 100% shows its Wilson interval "
+    "over those units in brackets; a score that is not a proportion (a caption metric, an F1, an error) has no "
+    "Wilson interval and says so."
 )
 BINOMIAL_NOTE = (
     "[low, high]: the 95% Wilson interval of each group's rate over its n documents taken as independent "
-    "(documents of one dish or question in a group make it somewhat too narrow); unlike the normal "
+    "(documents of one dish, question or image in a group make it somewhat too narrow); unlike the normal "
     "interval it is never 0 wide at 0 of n or n of n and stays within 0-100%. Charts draw the same intervals."
+)
+MARKS = (
+    f"{MISSING}: not in the run's results (the task or metric was not run).",
+    f"{UNDEFINED}: the metric has no value on this run (a rate over an empty set: no pair to compare, no dish "
+    f"answered right without context ...); *{UNDEFINED} [k]* points to the reason under its table.",
+    "*absent [k]*: a metric that could not be computed (a model or a mapping not given ...), its reason under the "
+    "table.",
 )
 
 
@@ -69,6 +81,9 @@ class Column:
         differs: why the official and robust values of this column can differ, printed under the table
             when they do for a run.
         undefined: why the metric can be undefined (NaN), printed under the table when it is.
+        proportion: the value is a share of independent units (an accuracy, a rate): where its normal interval is
+            0 wide at 0 or 100%, its Wilson interval is shown instead. False for any other score (a caption
+            metric, an F1, an MRR): a Wilson interval means nothing there, so such a cell says it has no interval.
     """
 
     key: str
@@ -81,6 +96,7 @@ class Column:
     parts: tuple[Source, ...] = ()
     differs: str = ""
     undefined: str = ""
+    proportion: bool = True
 
 
 @dataclass(frozen=True)

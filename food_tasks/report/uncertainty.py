@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from food_tasks.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
-from food_tasks.report.cells import fmt, is_nan, number, source_cell, with_interval
+from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell
 from food_tasks.report.runs import Run
-from food_tasks.report.spec import FEW, FEW_NOTE, MISSING, BenchmarkSpec, Block, Column
+from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column
 
 POWER_NOTE = (
     "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
@@ -91,10 +91,7 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                     else " (no paired standard error)"
                 )
                 basis = "single run: 2.80 x sqrt(2) x SE" + why
-            shown = (
-                with_interval(value, se, run.unit_count(task, metric), d, column.scale, not column.lower_is_better)
-                + mark
-            )
+            shown = column_interval(value, se, run.unit_count(task, metric), column) + mark
             count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
             power.append(
                 [
@@ -118,9 +115,7 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
             "Smallest detectable difference",
             "Basis",
         ]
-        blocks += [("h", 3, "Uncertainty"), ("table", header, power), ("p", POWER_NOTE)]
-        if any(FEW in row[2] for row in power):
-            blocks.append(("p", FEW_NOTE))
+        blocks += [("h", 3, "Uncertainty"), ("table", header, power), ("p", POWER_NOTE), ("p", MARKS_NOTE)]
     if not power and not without and runs:
         names = ", ".join(c.label for c in spec.tables[0].columns if c.key in spec.headline)
         what = "Uncertainty: it covers" if pairs else "Uncertainty and Paired differences: they cover"

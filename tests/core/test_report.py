@@ -17,8 +17,8 @@ WC_SUBS = ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location")
 CONDITIONS = ("type 2 diabetes", "hypertension", "gerd", "heart failure", "ckd", "gout")
 
 
-def _metrics(values: dict) -> dict:
-    out = {"alias": "x"}
+def _metrics(values: dict, alias: str) -> dict:
+    out = {"alias": alias}  # lmms-eval writes the task's name where its YAML sets no task_alias
     for name, value in values.items():
         out[f"{name},none"] = value
         out[f"{name}_stderr,none"] = "N/A"
@@ -33,11 +33,13 @@ def write_results(
     versions: dict | None = None,
     generation: dict | None = None,
     limit: dict | None = None,
+    aliases: dict | None = None,
 ) -> Path:
     """A results file in lmms-eval 0.7.3's layout (only the keys the report reads)."""
+    named = aliases or {}
     data = {
-        "results": {t: _metrics(v) for t, v in {**tasks, **(groups or {})}.items()},
-        "groups": {g: _metrics(v) for g, v in (groups or {}).items()},
+        "results": {t: _metrics(v, named.get(t, t)) for t, v in {**tasks, **(groups or {})}.items()},
+        "groups": {g: _metrics(v, named.get(g, g)) for g, v in (groups or {}).items()},
         "configs": {
             t: {"task": t, "metadata": {"version": 1.0}, "generation_kwargs": generation or {"max_new_tokens": 50}}
             for t in tasks
@@ -231,9 +233,13 @@ def test_report_charts_are_pngs_the_pages_embed(two_runs, tmp_path):
         # Markdown links the PNGs (kept for papers); the HTML carries each one itself, base64 in a data: URI
         assert f"](charts/{path.name})" in md and f"src='charts/{path.name}'" not in page
         assert "src='data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii") + "'" in page
-    # the HTML alone is the report: it references no other file (no src, href or url() outside data: URIs)
+    # the HTML alone is the report: it references no other file (no src, href or url() outside data: URIs and
+    # anchors of its own headings)
     refs = re.findall(r"""(?:src|href)\s*=\s*['"]([^'"]*)['"]|url\(\s*['"]?([^'")]*)""", page)
-    assert refs and all(r.startswith("data:") for pair in refs for r in pair if r), [r for p in refs for r in p][:5]
+    ids = set(re.findall(r"<h\d id='([^']+)'>", page))
+    assert refs and all(
+        r.startswith("data:") or (r.startswith("#") and r[1:] in ids) for pair in refs for r in pair if r
+    ), [r for p in refs for r in p][:5]
     assert page.count("<table>") == md.count("\n|---|") and "<div class='warn'>" in page
     # Without charts (--no-charts): every table and note the same, no chart, and the report says so.
     bare = report.build_report([two_runs], tmp_path / "bare", charts=False)
@@ -514,7 +520,13 @@ def test_links_are_links_in_html_and_their_path_in_markdown():
     assert "<li><a href='y'>y</a></li>" in html
     # A target with a quote or a space is not a link: nothing can leave the href attribute.
     assert "href" not in to_html([("p", "[x](a' onclick='b)"), ("p", "[x](a b)")], "t")
-    assert "[docs/error_bars.md](docs/error_bars.md)" in report_spec.INTERVAL_NOTE
+    # Issue 33.7: the one-file HTML travels alone, so the note names the page in words (no link to a file beside it)
+    assert "docs/error_bars.md of the food-tasks source" in report_spec.INTERVAL_NOTE
+    assert "](" not in report_spec.INTERVAL_NOTE
+    # a link to a heading of the report itself stays a link in Markdown too (it works wherever the file goes)
+    assert to_markdown([("p", "see [the legend](#how-to-read-this-report)")]) == (
+        "see [the legend](#how-to-read-this-report)\n"
+    )
 
 
 def test_compare_names_a_local_model_as_the_report_does(tmp_path):

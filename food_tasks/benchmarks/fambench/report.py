@@ -77,12 +77,14 @@ SPEC = BenchmarkSpec(
                     "T1 Macro F1",
                     (Source("fambench_task1{m}{v}", "rationale_macro_f1", "rationale_macro_f1_official"),),
                     4,
+                    proportion=False,  # not a share of documents: no Wilson interval
                 ),
                 Column(
                     "t1_micro_f1",
                     "T1 Micro F1",
                     (Source("fambench_task1{m}{v}", "rationale_micro_f1", "rationale_micro_f1_official"),),
                     4,
+                    proportion=False,  # not a share of documents: no Wilson interval
                 ),
                 Column(
                     "t2_acc",
@@ -102,6 +104,7 @@ SPEC = BenchmarkSpec(
                         Source("fambench_task2_ctc{m}{v}", "mrr"),
                     ),
                     4,
+                    proportion=False,
                 ),
                 Column(
                     "ctc",
@@ -112,6 +115,7 @@ SPEC = BenchmarkSpec(
                     ),
                     4,
                     undefined=CTC_UNDEFINED,
+                    proportion=False,
                 ),
                 Column("t1_invalid", "T1 unparsed %", (Source("fambench_task1{m}{v}", "invalid_rate"),), rate=True),
                 Column(

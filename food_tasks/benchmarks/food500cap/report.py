@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from food_tasks.benchmarks.food500cap.data import REGIONS_ENV
 from food_tasks.report import (
-    BINOMIAL_NOTE,
+    MARKS_NOTE,
     BenchmarkSpec,
     Block,
     Charts,
@@ -86,7 +86,7 @@ def region_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[B
                 ]
             )
         blocks.append(("details", f"{label}: caption metrics per region", ["Region"] + [h for _, h, _ in fields], rows))
-    blocks.append(("p", BINOMIAL_NOTE.replace("dish or question", "image")))
+    blocks.append(("p", MARKS_NOTE))
     return blocks
 
 
@@ -105,9 +105,14 @@ SPEC = BenchmarkSpec(
             "Captioning (paper Table 4; metrics x 100, CLIP-S in [0, 1]; SLA % from Table 3)",
             "table4",
             (
-                Column("avg_len", "Avg. len", (Source(TASK, "mean_caption_words", "mean_caption_words"),)),
-                *(
-                    Column(key, label, (Source(TASK, key, key),))
+                Column(
+                    "avg_len",
+                    "Avg. len",
+                    (Source(TASK, "mean_caption_words", "mean_caption_words"),),
+                    proportion=False,
+                ),
+                *(  # caption metrics are not shares of images: no Wilson interval
+                    Column(key, label, (Source(TASK, key, key),), proportion=False)
                     for key, label in (
                         ("bleu4", "BLEU-4"),
                         ("meteor", "METEOR"),
@@ -115,7 +120,7 @@ SPEC = BenchmarkSpec(
                         ("cider", "CIDEr"),
                     )
                 ),
-                Column("clipscore", "CLIP-S", (Source(TASK, "clipscore", "clipscore"),), 3),
+                Column("clipscore", "CLIP-S", (Source(TASK, "clipscore", "clipscore"),), 3, proportion=False),
                 Column("sla_accurate", "SLA accurate", (Source(TASK, "sla_accurate", "sla_accurate"),)),
                 Column("sla_relaxed", "SLA relaxed", (Source(TASK, "sla_relaxed", "sla_relaxed"),)),
                 Column("parse_fail", "Unparsed %", (Source(TASK, "parse_fail_rate"),), rate=True),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from food_tasks.report import (
-    BINOMIAL_NOTE,
+    MARKS_NOTE,
     BenchmarkSpec,
     Block,
     Charts,
@@ -109,7 +109,7 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
             blocks.append(("img", image, f"{label} by language"))
         for run_label, header, rows in tables:
             blocks.append(("details", f"{run_label}: {label} per language and subtask", header, rows))
-        blocks.append(("p", BINOMIAL_NOTE + " The mean over subtasks is taken as one rate over all their documents."))
+        blocks.append(("p", "The mean over subtasks is taken as one rate over all their documents. " + MARKS_NOTE))
     return blocks
 
 
@@ -129,7 +129,7 @@ SPEC = BenchmarkSpec(
             "OEQ BERTScore F1 x100 (paper Table 8)",
             "bertscore_{variant}",
             tuple(
-                Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),))
+                Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),), proportion=False)
                 for key, label, task in (
                     ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"),
                     ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
