@@ -22,19 +22,19 @@ from food_tasks.hooks import aggregate, results_hook
 from food_tasks.messages import build_messages
 from food_tasks.regional_files import (
     LOCAL_BUILDERS,
-    MAX_LINE_PROBLEMS,
+    capped,
     data_file_problems,
+    data_problems,
     innermost,
     local_files,
     root_cause,
 )
 from food_tasks.regional_scoring import (
     DEFAULT_GENERATION,
+    IMAGE_KEYS,
     RegionalConfigError,
     RegionalDataError,
     Settings,
-    answer_problem,
-    cell_text,
     data_base_dir,
     doc_images,
     doc_text,
@@ -106,18 +106,20 @@ def _bind(config: dict, where: str | None = None) -> dict:
         data_name = ", ".join(shown(p) for p in files)
 
     def checked_docs(dataset: datasets.Dataset) -> datasets.Dataset:
-        # A row whose answer cannot be scored would stop the run after generation (in process_results).
-        problems = answer_problems(settings, dataset, data_name)
+        # Every problem validate reports in the data, but unreadable images (counted in image_missing as the model
+        # asks for them): refused here, before generation, with validate's lines. Reads only the columns needed.
+        columns = [c for c in dataset.column_names if c != IMAGE_KEYS]
+        kind, problems = data_problems(settings, dataset, columns, data_name, split)
         if problems:
-            raise _stop(config, "data error", "\n".join(problems), where)
+            raise _stop(config, kind, "\n".join(capped(problems, data_name)), where)
         return dataset
 
     theirs = config.get("process_docs")  # the YAML's own, applied first: our checks see the rows it gives
 
     def process_docs(dataset: datasets.Dataset) -> datasets.Dataset:
-        dataset = checked_docs(theirs(dataset) if theirs else dataset)
-        # hub Image columns stay undecoded until the model asks (undecoded_images)
-        return undecoded_images(settings.image, dataset) if settings.image else dataset
+        dataset = theirs(dataset) if theirs else dataset
+        # hub Image columns stay undecoded until the model asks (undecoded_images): the checks decode no image
+        return checked_docs(undecoded_images(settings.image, dataset) if settings.image else dataset)
 
     config["process_docs"] = process_docs
     table = metric_table(settings)
@@ -138,38 +140,6 @@ def _bind(config: dict, where: str | None = None) -> dict:
         ],
     )
     return config
-
-
-def answer_problems(settings: Settings, dataset: Any, data_name: str, limit: int = MAX_LINE_PROBLEMS) -> list[str]:
-    """Rows whose answer cannot be scored: an MCQ answer that is neither a label nor one option's text, an
-    empty open answer (at most ``limit`` lines, then a count). Reads only the columns it needs (no images)."""
-    needed = [
-        c
-        for c in (
-            settings.id,
-            settings.answer,
-            *(
-                settings.options
-                if isinstance(settings.options, tuple)
-                else (settings.options,)
-                if settings.options
-                else ()
-            ),
-        )
-        if c
-    ]
-    names = getattr(dataset, "column_names", None)
-    rows = dataset.select_columns([c for c in needed if c in names]) if names is not None else dataset
-    problems: list[str] = []
-    for number, row in enumerate(rows, start=1):
-        rid = cell_text(row.get(settings.id)) if settings.id else ""
-        at = f"{data_name}: row {number}" + (f" (id {rid})" if rid else "") + f", column '{settings.answer}'"
-        problem = answer_problem(settings, row)
-        if problem:
-            problems.append(f"{at}: {problem}")
-    if len(problems) > limit:
-        problems = problems[:limit] + [f"{data_name}: {len(problems) - limit} more row(s) like these"]
-    return problems
 
 
 def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None = None) -> RunStopped:

@@ -12,15 +12,11 @@ from functools import partial
 from pathlib import Path
 
 from food_tasks import catalogue
-from food_tasks.regional_files import LOCAL_BUILDERS, data_file_problems, local_files, root_cause
+from food_tasks.regional_files import LOCAL_BUILDERS, data_file_problems, data_problems, local_files, root_cause
 from food_tasks.regional_scoring import (
     RegionalConfigError,
     Settings,
-    answer_problem,
     cell_text,
-    doc_options,
-    doc_text,
-    image_refs,
     load_image,
     settings_problems,
     url_store,
@@ -157,25 +153,30 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         rows = _load_rows(builder, config, files, split)
     except Exception as err:  # noqa: BLE001
         return Validation([f"{where}: data unreachable ({data_name}, split {split!r}): {root_cause(err)}"], warnings)
-    if not rows:
-        return Validation([f"{data_name}: no rows in split {split!r}"], warnings)
-    columns = set(rows[0])
-    absent = [c for c in settings.columns_used if c not in columns]
-    if absent:
-        return Validation(
-            [
-                f"{data_name}: column '{c}' named in metadata.regional is not in the data "
-                f"(columns: {', '.join(sorted(columns))})"
-                for c in absent
-            ],
-            warnings,
-        )
-    try:
-        doc_text(settings, rows[0])
-    except (ValueError, IndexError) as err:  # RegionalConfigError is a ValueError naming the key itself
-        reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
-        return Validation([f"{where}: {reason} (row 1; write literal braces as {{{{ }}}})"], warnings)
-    problems, images = _row_problems(settings, rows, data_name, check_images)
+    opened = 0  # images opened: each distinct file or URL once, each image embedded in the data (hub Image cells)
+    store = None
+
+    def open_image(ref: object) -> str | None:
+        nonlocal opened, store
+        opened += 1
+        try:
+            if isinstance(ref, str) and ref.startswith(("http://", "https://")):
+                store = store or url_store()
+            load_image(ref, settings.base_dir, store)
+        except Exception as err:  # noqa: BLE001  (any unreadable image is one problem line)
+            return str(err)
+        return None
+
+    # The checks a run makes before generation (regional_files.data_problems), opening every image here.
+    _, problems = data_problems(
+        settings,
+        rows,
+        set(rows[0]) if rows else set(),
+        data_name,
+        split,
+        settings_at=f"{where}: ",
+        image_problem=open_image if check_images else None,
+    )
     return Validation(
         problems,
         warnings,
@@ -184,7 +185,7 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         split=split,
         rows=len(rows),
         format=settings.format,
-        images=images if check_images else None,
+        images=opened if check_images else None,
         slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices},
     )
 
@@ -203,64 +204,3 @@ def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: 
         if shown:
             datasets.enable_progress_bars()
     return [dict(row) for row in ds]
-
-
-def _row_problems(settings: Settings, rows: list[dict], data_name: str, check_images: bool) -> tuple[list[str], int]:
-    """One line per problem of the rows, and the number of images opened (each distinct file or URL once)."""
-    problems: list[str] = []
-    seen: dict[str, int] = {}
-    opened: dict[str, str | None] = {}  # image reference -> problem (each distinct file or URL opened once)
-    unnamed = 0  # images embedded in the data (hub Image cells): opened one by one
-    store = None
-    for number, row in enumerate(rows, start=1):
-        rid = cell_text(row.get(settings.id)) if settings.id else ""
-        at = f"{data_name}: row {number}" + (f" (id {rid})" if rid else "")
-        if settings.id:
-            if not rid.strip():
-                problems.append(f"{at}, column '{settings.id}': empty id")
-            elif rid in seen:
-                problems.append(f"{at}, column '{settings.id}': duplicate id (first at row {seen[rid]})")
-            else:
-                seen[rid] = number
-        if not cell_text(row.get(settings.question)).strip():
-            problems.append(f"{at}, column '{settings.question}': empty question")
-        if settings.format == "mcq":
-            options = doc_options(settings, row)
-            column = settings.options if isinstance(settings.options, str) else "/".join(settings.options or ())
-            if len(options) < 2:
-                problems.append(f"{at}, column '{column}': {len(options)} option(s); need at least 2")
-            elif len(options) > len(settings.labels):
-                problems.append(
-                    f"{at}, column '{column}': {len(options)} options but only {len(settings.labels)} labels"
-                )
-            elif len({o.strip() for o in options}) != len(options):
-                problems.append(f"{at}, column '{column}': duplicate option texts")
-            elif problem := answer_problem(settings, row):
-                problems.append(f"{at}, column '{settings.answer}': {problem}")
-        elif problem := answer_problem(settings, row):
-            problems.append(f"{at}, column '{settings.answer}': {problem}")
-        for column in settings.slices:
-            if not cell_text(row.get(column)).strip():
-                problems.append(f"{at}, column '{column}': empty slice value")
-        if settings.image:
-            refs = image_refs(settings, row)
-            if not refs:
-                problems.append(f"{at}, column '{settings.image}': no image")
-            for ref in refs if check_images else ():
-                key = ref if isinstance(ref, str) else None
-                unnamed += key is None
-                if key is None or key not in opened:
-                    problem = None
-                    try:
-                        if isinstance(ref, str) and ref.startswith(("http://", "https://")):
-                            store = store or url_store()
-                        load_image(ref, settings.base_dir, store)
-                    except Exception as err:  # noqa: BLE001  (any unreadable image is one problem line)
-                        problem = str(err)
-                    if key is not None:
-                        opened[key] = problem
-                else:
-                    problem = opened[key]
-                if problem:
-                    problems.append(f"{at}, column '{settings.image}': {problem}")
-    return problems, len(opened) + unnamed

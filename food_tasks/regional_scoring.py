@@ -315,14 +315,30 @@ def load_image(ref: Any, base_dir: str, store: UrlImageStore | None = None) -> I
         if image is None:
             raise FileNotFoundError(f"image {ref}: {store.failures.get(ref, 'unavailable')}")
         return image
-    path = _image_path(ref, base_dir)
-    if not path.is_file():
-        raise FileNotFoundError(f"image {ref}: no file {path} (paths are relative to the data file)")
-    return images.rgb(images.decode_file(path, f"image {ref}"))
+    missing = missing_image_file(ref, base_dir)
+    if missing:
+        raise FileNotFoundError(missing)
+    return images.rgb(images.decode_file(_image_path(ref, base_dir), f"image {ref}"))
 
 
 def _image_path(ref: str, base_dir: str) -> Path:
     return Path(ref) if os.path.isabs(ref) else Path(base_dir) / ref
+
+
+def missing_image_file(ref: Any, base_dir: str) -> str | None:
+    """Why a reference to a local image file cannot be used: no file at its path (relative to ``base_dir``); None
+    when the file is there or the reference is no path (a URL, bytes, a decoded image). A stat, no decoding."""
+    if isinstance(ref, Mapping):
+        if ref.get("bytes"):
+            return None
+        ref = ref.get("path") or ""
+    if not isinstance(ref, (str, int, float)):  # a decoded image
+        return None
+    ref = str(ref)
+    if ref.startswith(("http://", "https://")):
+        return None
+    path = _image_path(ref, base_dir)
+    return None if path.is_file() else f"image {ref}: no file {path} (paths are relative to the data file)"
 
 
 def image_key(ref: Any, base_dir: str) -> str | None:
@@ -353,12 +369,7 @@ def _probe(ref: Any, base_dir: str) -> str | None:
     if ref.startswith(("http://", "https://")):
         store = url_store()
         return None if store.available(ref) else store.failures.get(ref, "unavailable")
-    path = _image_path(ref, base_dir)
-    return (
-        images.probe_file(path)
-        if path.is_file()
-        else f"image {ref}: no file {path} (paths are relative to the data file)"
-    )
+    return missing_image_file(ref, base_dir) or images.probe_file(_image_path(ref, base_dir))
 
 
 def doc_images(settings: Settings, doc: Mapping[str, Any], label: str) -> list:
