@@ -29,6 +29,12 @@ PAIRED_NOTE = (
 MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
 
 
+def _detectable(figure: float, decimals: int) -> str:
+    """A smallest detectable difference; none where the standard error behind it is 0 (every unit scored alike: a
+    difference of 0 is not one a test detects)."""
+    return fmt(figure, decimals) if figure > 0 else "n/a (standard error 0)"
+
+
 def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, Any, str, str]]:
     """(column, value, task, metric) of the benchmark's headline columns the run has (robust scorer, first mode)."""
     table = spec.tables[0]
@@ -74,10 +80,10 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                 and row.comparison.mde is not None
             ]
             if paired:
-                figure = "; ".join(f"{fmt(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
+                figure = "; ".join(f"{_detectable(m * column.scale, d)}{mark} vs {other.label}" for other, m in paired)
                 basis = "paired: 2.80 x SE of A - B on the shared documents"
             else:
-                figure = fmt((Z95 + Z80) * math.sqrt(2) * scaled, d) if scaled > 0 else "n/a (standard error 0)"
+                figure = _detectable((Z95 + Z80) * math.sqrt(2) * scaled, d)
                 mine = [row for a, b, c, t, row in pairs if (a is run or b is run) and t == task and c == column]
                 partial = any(c.key not in spec.headline for a, b, c, _, _ in pairs if a is run or b is run)
                 why = (
@@ -247,7 +253,7 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
                 f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]",
                 f"{c.p:.3g}",
                 f"{c.n} ({c.clusters})",
-                fmt(c.mde * scale, d),
+                _detectable(c.mde * scale, d),
                 verdict,
             ]
         )

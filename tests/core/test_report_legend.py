@@ -23,8 +23,10 @@ def _with_errors(path: Path, errors: dict[str, dict[str, tuple[float, int]]]) ->
     data = json.loads(path.read_text())
     for task, metrics in errors.items():
         for metric, (se, clusters) in metrics.items():
-            data["results"][task][f"{metric}_stderr,none"] = se
-            data["results"][task][f"{metric}_clusters,none"] = clusters
+            for section in ("results", "groups"):  # a group is in both
+                if task in data[section]:
+                    data[section][task][f"{metric}_stderr,none"] = se
+                    data[section][task][f"{metric}_clusters,none"] = clusters
     path.write_text(json.dumps(data))
 
 
@@ -170,3 +172,30 @@ def test_regional_section_is_titled_by_its_alias_and_says_what_its_rows_are(tmp_
     assert "## Task `regional_y`\n" in md  # no alias of its own (lmms-eval writes the task's name)
     assert "*official*" not in md and "robust" not in md
     assert "one scorer, so one value per run and no paper rows" in md
+
+
+def test_a_zero_standard_error_detects_no_difference(tmp_path, monkeypatch):
+    """Two runs that scored every unit alike: the paired standard error of A - B is 0, and "0.00" would claim that
+    any difference is detectable; the report says there is no figure, as it does for a single run."""
+    from types import SimpleNamespace
+
+    from food_tasks.report import uncertainty
+    from food_tasks.stats import Comparison
+
+    group = "worldcuisines_mcq_sample"
+    for name in ("a", "b"):
+        path = write_results(
+            tmp_path / "r" / name / "x_results.json", f"pretrained=m/{name}", {}, {group: {"acc": 0.0}}
+        )
+        _with_errors(path, {group: {"acc": (0.0, 3)}})
+    flat = Comparison(0.0, 0.0, 0.0, 0.0, 1.0, 6, 3, 0.0, "clustered analytic")
+
+    def pairs(spec, runs, suffix, cache):  # type: ignore[no-untyped-def]
+        column = next(c for c in spec.tables[0].columns if c.key == "avg_mcq")
+        return [(runs[0], runs[1], column, group, SimpleNamespace(comparison=flat, note=""))]
+
+    monkeypatch.setattr(uncertainty, "_pair_results", pairs)
+    md = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
+    none = "n/a (standard error 0)"
+    assert f"| **m/a** | Avg MCQ | 0.00 [0.00, 56.15]† | 0.00 | 3 | {none}† vs m/b |" in md
+    assert f"| m/a vs m/b | Avg MCQ | +0.00 | [+0.00, +0.00] | 1 | 6 (3) | {none} |" in md
