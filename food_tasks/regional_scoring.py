@@ -39,6 +39,7 @@ import io
 import json
 import math
 import os
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -183,7 +184,22 @@ def settings_problems(metadata: Any) -> list[str]:
     prompt = block.get("prompt")
     if isinstance(prompt, str) and "{question}" not in prompt:
         problems.append("metadata.regional.prompt: must contain {question}")
+    if isinstance(block.get("option_format"), str):
+        problems += _option_format_problems(block["option_format"])
     return problems
+
+
+def _option_format_problems(template: str) -> list[str]:
+    """A field of ``option_format`` other than ``{label}`` and ``{option}``, or a template that does not parse."""
+    try:
+        fields = dict.fromkeys(f for _, f, _, _ in string.Formatter().parse(template) if f is not None)
+    except ValueError as err:
+        return [f"metadata.regional.option_format: {err} (write literal braces as {{{{ }}}})"]
+    return [
+        f"metadata.regional.option_format: {{{f}}} is neither {{label}} nor {{option}}"
+        for f in fields
+        if f not in ("label", "option")
+    ]
 
 
 def data_base_dir(dataset_kwargs: Any) -> str:

@@ -130,6 +130,48 @@ def _load(yaml_path: Path) -> str:
     return str(err.value)
 
 
+# The keys of metadata.regional that name no column: their problems are the YAML's (settings_problems).
+SETTINGS = {
+    "format": ("format: mcq", "format: mqc", "metadata.regional.format: 'mqc' is not one of mcq, open"),
+    "labels": ("    slices:", "    labels: [A, B, A, D]\n    slices:", "metadata.regional.labels: give a list of"),
+    "option_format": (
+        "    slices:",
+        '    option_format: "{lable}. {option}"\n    slices:',
+        "metadata.regional.option_format: {lable} is neither {label} nor {option}",
+    ),
+    "system": (
+        "    slices:",
+        "    system: [You are a chef.]\n    slices:",
+        "metadata.regional.system: must be a string",
+    ),
+    "prompt": (
+        "    slices:",
+        '    prompt: "{qestion}"\n    slices:',
+        "metadata.regional.prompt: must contain {question}",
+    ),
+    "a key": ("slices:", "slice:", "metadata.regional.slice: unknown key"),
+}
+
+
+@pytest.mark.parametrize("key", SETTINGS)
+def test_a_wrong_setting_stops_the_run_with_validates_message(tmp_path, key):
+    # Before: a misspelled option_format field (or a literal brace) crashed validate with a KeyError, and the run
+    # stopped with "data error ... KeyError: 'lable'".
+    old, new, expected = SETTINGS[key]
+    yaml_path = _task(tmp_path, "bad_setting", lambda t: t.replace(old, new, 1))
+    problems = regional_check.validate(yaml_path)
+    assert len(problems) == 1 and problems[0].startswith(f"{yaml_path}: {expected}"), problems
+    lines = _load(yaml_path).splitlines()
+    assert lines[0] == "food-tasks: regional task bad_setting: configuration error, the run stops before generation:"
+    assert _entries(lines[2:-2]) == [problems[0].removeprefix(f"{yaml_path}: ")]
+
+
+def test_an_option_format_that_does_not_parse_is_named():
+    assert regional_scoring.settings_problems(
+        {"regional": {"format": "mcq", "question": "q", "answer": "a", "options": "o", "option_format": "{label}) {"}}
+    ) == ["metadata.regional.option_format: Single '{' encountered in format string (write literal braces as {{ }})"]
+
+
 def test_every_row_problem_validate_reports_stops_the_run_with_its_lines(tmp_path):
     # Before: only an answer that could not be scored stopped the run; the rest ran and scored.
     def broken(rows: list[dict]) -> list[dict]:
