@@ -6,12 +6,14 @@ two runs on the measures that are not plain accuracy (``food-tasks compare``, ``
   ``process_docs``), so they are paired by document identity; ``image_gain`` is the task's headline metric with
   the image minus without it on the shared documents, clustered like the metric (:func:`food_tasks.stats.compare`),
   and ``answerable_without_image`` the image-free score on those documents, with its clustered standard error.
+  Each model's tasks are paired with that model's own twins (:func:`gain_pairs`, in ``compare`` and the report).
 * **Measures of two runs** (:data:`MEASURES`): a measure its task's metric table declares with an estimator
   (``circular_acc``, a task's own ``xling_*``) is compared like any metric (:func:`food_tasks.compare.compare_one`);
   one computed across tasks (``xling_*`` pooled over a benchmark's language tasks, ``misled_rate`` / ``hint_gain``
   of a group) is recomputed from both runs' records as a mean of per-unit values (an item, a dish in one language),
-  the two means compared on the same clusters (:func:`paired_means`). ``position_bias_p`` is a p-value: shown side
-  by side, never differenced.
+  the two means compared on the same clusters (:func:`paired_means`). ``position_rstd`` (RStd) is compared like a
+  metric; ``position_bias_p`` is a p-value: shown side by side (:func:`food_tasks.confidence.p_text`), never
+  differenced.
 """
 
 from __future__ import annotations
@@ -22,16 +24,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from food_tasks import consistency, stats
-from food_tasks.compare import Row, Run, compare_one, value_text
+from food_tasks.compare import Row, Run, compare_one, interval_p, value_text
 from food_tasks.compare import lines as grouped_lines
+from food_tasks.confidence import p_text
 from food_tasks.errorbars import RunTask, compare_tasks, few_note
 from food_tasks.noimage import image_twin
 
 XLING = ("xling_all_correct", "xling_agreement")
 CONTEXT = ("misled_rate", "hint_gain", "misled_rate_same_image", "hint_gain_same_image")
 CIRCULAR = ("circular_acc", "rotation_mean_acc")
-MEASURES = (*XLING, *CONTEXT, *CIRCULAR, "position_bias_p")
-LOWER_IS_BETTER = {m for m, higher in consistency.HIGHER_IS_BETTER.items() if not higher}
+POSITION = ("position_rstd", "position_bias_p")
+MEASURES = (*XLING, *CONTEXT, *CIRCULAR, *POSITION)
+LOWER_IS_BETTER = {m for m, higher in consistency.HIGHER_IS_BETTER.items() if not higher} | {"position_rstd"}
 Unit = tuple[Hashable, Hashable, float]  # (unit, cluster, value)
 
 
@@ -56,6 +60,30 @@ def twin_pairs(with_run: Run, without_run: Run) -> list[tuple[str, str]]:
     """``(task, image-free twin)``: the image-free tasks of ``without_run`` whose image twin ``with_run`` holds."""
     found = [(image_twin(t), t) for t in without_run.tasks]
     return sorted((task, twin) for task, twin in found if task is not None and task in with_run.tasks)
+
+
+def gain_pairs(runs: Sequence[Run]) -> list[tuple[Run, Run, str, str]]:
+    """``(run with the image, run without it, task, image-free twin)``: each task of ``runs`` paired with its twin
+    as ``food-tasks compare`` and the report both pair them. A model's image gain is its own score with the image
+    against its own score without it: the twin comes from the task's own run when that run holds it, else from
+    another run of the same model (:func:`food_tasks.report.runs.model_name`: results files of one model given
+    separately); runs of different models are never paired. Tasks only: a group has no samples file of its own
+    (its tasks are paired one by one). A run given twice counts once."""
+    from food_tasks.report.runs import model_name
+
+    unique = list({r.path: r for r in runs}.values())
+    out = []
+    for run in unique:
+        model = model_name(run.data)
+        same = [run] + [r for r in unique if r is not run and model_name(r.data) == model]
+        pairs = [(source, twin_pairs(run, source)) for source in same]
+        for task in sorted(run.tasks):
+            for source, found in pairs:
+                twins = [twin for x, twin in found if x == task]
+                if twins:
+                    out += [(run, source, task, twin) for twin in twins]
+                    break
+    return out
 
 
 def headline_of(data: RunTask) -> str | None:
@@ -177,13 +205,14 @@ def measure_rows(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterabl
 
 # --------------------------------------------------------------------------- `food-tasks compare`
 
-GAIN_HEADER = ("task", "metric", "with", "without", "image gain", "95% interval", "units", "verdict")
+GAIN_HEADER = ("task", "metric", "runs", "with", "without", "image gain", "95% interval", "units", "verdict")
 MEASURE_HEADER = ("task or group", "measure", "A", "B", "A - B", "95% interval", "units", "verdict")
 WIDTH = 120  # columns of a line of `food-tasks compare`
 
 
 def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple[str, ...]:
-    """Difference, interval, independent units and verdict of a comparison (no verdict below MIN_UNITS units)."""
+    """Difference, interval, independent units and verdict of a comparison (no verdict, and no interval, below
+    MIN_UNITS units: :func:`food_tasks.compare.interval_p`)."""
     defined = math.isfinite(c.diff)
     if not defined:
         verdict = "undefined"
@@ -193,12 +222,7 @@ def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple
         verdict = c.verdict(higher_is_better, a, b)
         if verdict in (f"{a} > {b}", f"{a} < {b}") and a == "A":
             verdict += f" ({'A' if (c.diff > 0) == higher_is_better else 'B'} better)"
-    return (
-        f"{c.diff:+.2f}" if defined else "n/a",
-        f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and c.high is not None and defined else "n/a",
-        str(c.clusters),
-        verdict,
-    )
+    return (f"{c.diff:+.2f}" if defined else "n/a", interval_p(c)[0], str(c.clusters), verdict)
 
 
 def fitted(header: tuple[str, ...], table: Sequence[tuple[str, ...]]) -> list[str]:
@@ -208,19 +232,21 @@ def fitted(header: tuple[str, ...], table: Sequence[tuple[str, ...]]) -> list[st
     return grouped_lines(list(table), WIDTH, header[1:])
 
 
-def gain_lines(gains: Sequence[tuple[str, ImageGain]]) -> list[str]:
-    """The image-gain tables of ``food-tasks compare``: per model, one line per task."""
+def gain_lines(gains: Sequence[tuple[str, str, ImageGain]]) -> list[str]:
+    """The image-gain tables of ``food-tasks compare``: per model, one line per task; ``runs`` says which run
+    (A or B) the score with the image and the one without it come from."""
     lines: list[str] = []
-    for label in dict.fromkeys(label for label, _ in gains):
+    for label in dict.fromkeys(label for label, _, _ in gains):
         table = [
             (
                 g.task,
                 g.metric,
+                runs,
                 value_text(g.with_image),
                 value_text(g.without_image),
                 *_cells(g.gain, g.higher_is_better, "with", "without"),
             )
-            for m, g in gains
+            for m, runs, g in gains
             if m == label
         ]
         lines += [f"model: {label}", *fitted(GAIN_HEADER, table)]
@@ -231,7 +257,8 @@ def measure_lines(rows: Sequence[Row]) -> list[str]:
     """The measures table of ``food-tasks compare``: one line per task or group and measure."""
     table = []
     for row in rows:
-        values = (row.name, row.metric, value_text(row.a), value_text(row.b))
+        shown = p_text if row.metric == "position_bias_p" else value_text
+        values = (row.name, row.metric, shown(row.a), shown(row.b))
         c = row.comparison
         table.append(
             (*values, "", "", "", row.note) if c is None else (*values, *_cells(c, row.higher_is_better, "A", "B"))
@@ -242,19 +269,22 @@ def measure_lines(rows: Sequence[Row]) -> list[str]:
 GAIN_NOTE = (
     "Image gain: a task's headline score with the image minus its image-free twin's (`_noimage`, or a\n"
     "text-only input mode) on the documents both scored, paired by document, clustered; 'without' is\n"
-    f"answerable_without_image; units: independent clusters (no verdict below {stats.MIN_UNITS})."
+    "answerable_without_image; runs: where 'with' / 'without' come from (A/A: both from run A). A model is paired\n"
+    "with itself only: the twin from the task's own run, else from the other run when it is the same model.\n"
+    f"Units: independent clusters (no verdict or interval below {stats.MIN_UNITS})."
 )
 
 
 def compare_text(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterable[tuple[str, str]] = ()) -> list[str]:
-    """The lines ``food-tasks compare`` prints after its main table: image gains (a task in one run, its twin in
-    the other or in the same run) and the beyond-accuracy measures both runs report ([] when there are none)."""
-    gains: list[tuple[str, ImageGain]] = []
-    if a.path != b.path:
-        gains += [(a.label, g) for t, tw in twin_pairs(a, b) if (g := image_gain(a, b, t, tw, iters))]
-        gains += [(b.label, g) for t, tw in twin_pairs(b, a) if (g := image_gain(b, a, t, tw, iters))]
-    for run in (a, b) if a.path != b.path else (a,):
-        gains += [(run.label, g) for t, tw in twin_pairs(run, run) if (g := image_gain(run, run, t, tw, iters))]
+    """The lines ``food-tasks compare`` prints after its main table: image gains (each model's tasks against their
+    twins, :func:`gain_pairs`, as the report pairs them) and the beyond-accuracy measures both runs report ([] when
+    there are none)."""
+    names = {b.path: "B", a.path: "A"}
+    gains = [
+        (w.label, f"{names[w.path]}/{names[wo.path]}", g)
+        for w, wo, task, twin in gain_pairs([a, b])
+        if (g := image_gain(w, wo, task, twin, iters))
+    ]
     lines: list[str] = []
     if gains:
         lines += ["", "Image gain (with the image minus without it)", *gain_lines(gains), *GAIN_NOTE.splitlines()]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from food_tasks import stats
+from food_tasks.confidence import p_text
 from food_tasks.errorbars import RunTask, compare_tasks, few_note, group_entries, metric_of, reduce_group, tables_for
 from food_tasks.hooks import Metric
 from food_tasks.runfiles import newest_results, read_records, samples_file
@@ -315,7 +316,7 @@ WIDTH = 120  # the widest line `food-tasks compare` prints: each task or group h
 EXPLANATION = (
     "Differences A - B on the documents both runs scored, 95% intervals (clustered; paired bootstrap for\n"
     "statistics that are not means); 'no detectable difference' when the interval contains 0; units are the\n"
-    f"independent clusters (dishes, questions, images): with fewer than {stats.MIN_UNITS} no verdict is given.\n"
+    f"independent clusters (dishes, questions, images): with fewer than {stats.MIN_UNITS} no verdict, interval or p.\n"
 )
 
 
@@ -333,7 +334,6 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
             better = (c.diff > 0) == row.higher_is_better
             verdict += f" ({'A' if better else 'B'} better)"
         defined = math.isfinite(c.diff)
-        interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and defined else "n/a"
         table.append(
             (
                 row.name,
@@ -341,13 +341,22 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
                 value_text(row.a),
                 value_text(row.b),
                 f"{c.diff:+.2f}" if defined else "n/a",
-                interval,
-                f"{c.p:.3g}" if c.p is not None and defined else "n/a",
+                *interval_p(c),
                 f"{c.n} ({c.clusters})",
                 verdict,
             )
         )
     return table
+
+
+def interval_p(c: stats.Comparison) -> tuple[str, str]:
+    """The 95% interval and p-value cells of a comparison (:func:`food_tasks.confidence.p_text`): ``n/a`` for an
+    undefined difference, and below :data:`food_tasks.stats.MIN_UNITS` independent units, where no verdict is given:
+    the normal interval is not to be trusted there (it can cross the metric's bounds: +108.67 points for a
+    difference of two percentages) and neither is its p-value."""
+    if not math.isfinite(c.diff) or c.clusters < stats.MIN_UNITS or c.low is None or c.high is None:
+        return "n/a", "n/a"
+    return f"[{c.low:+.2f}, {c.high:+.2f}]", p_text(c.p)
 
 
 def aligned(header: tuple[str, ...], table: list[tuple[str, ...]]) -> list[str]:

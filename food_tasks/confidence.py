@@ -31,3 +31,20 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | 
     low = 0.0 if p == 0.0 else max(0.0, centre - half)
     high = 1.0 if p == 1.0 else min(1.0, centre + half)
     return low, high
+
+
+P_FLOOR = 1e-6  # p-values below this print as "< 1e-6": the normal tail is not known that far out
+
+
+def p_text(p: object) -> str:
+    """A p-value as ``food-tasks compare`` and the report print it: three decimals (``0.049``, ``1.000``), two
+    significant digits below 0.001 (``4.4e-05``), ``< 1e-6`` below :data:`P_FLOOR`; ``not testable`` for a
+    ``"absent: not testable ..."`` value (:data:`food_tasks.rotation.NOT_TESTABLE`); ``n/a`` for anything else that is
+    not a finite number (None, NaN, a bool)."""
+    if isinstance(p, str) and p.startswith("absent: not testable"):
+        return "not testable"
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p):
+        return "n/a"
+    if p < P_FLOOR:
+        return "< 1e-6"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"

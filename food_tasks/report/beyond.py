@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, Z95
+from food_tasks.confidence import MIN_UNITS, Z95, p_text
 from food_tasks.noimage import image_twin
 from food_tasks.report.cells import fmt
 from food_tasks.report.charts import Charts
@@ -66,25 +66,19 @@ def _image_gain(
     from food_tasks import beyond, compare
 
     rows, missing = [], []
-    cache: dict[Any, Any] = {}
-
-    def loaded(path: Any) -> Any:
-        if path not in cache:
-            cache[path] = compare.load_run(path)
-        return cache[path]
-
     for run, tasks in present:
-        for twin in tasks:
-            task = image_twin(twin)
-            if task is None or task not in run.metrics or twin not in run.files or task not in run.files:
+        if not any(image_twin(t) in tasks for t in tasks):  # no task here with its image-free twin
+            continue
+        loaded = list({path: compare.load_run(path) for path in run.files.values()}.values())
+        for with_run, without_run, task, twin in beyond.gain_pairs(loaded):
+            if task not in tasks:  # another benchmark's task
                 continue
-            gain = beyond.image_gain(loaded(run.files[task]), loaded(run.files[twin]), task, twin)
+            gain = beyond.image_gain(with_run, without_run, task, twin)
             if gain is None:
                 missing.append(f"`{task}`")
                 continue
             c = gain.gain
             few = FEW if c.clusters < MIN_UNITS else ""
-            interval = f"[{c.low:+.2f}, {c.high:+.2f}]" if c.low is not None and c.high is not None else "n/a"
             without = fmt(gain.without_image, 2) + (
                 f" ± {fmt(Z95 * gain.without_se, 2)}" if gain.without_se is not None else ""
             )
@@ -96,7 +90,7 @@ def _image_gain(
                     fmt(gain.with_image, 2),
                     without,
                     f"{c.diff:+.2f}{few}",
-                    interval,
+                    compare.interval_p(c)[0],
                     f"{c.n} ({c.clusters})",
                 ]
             )
@@ -129,7 +123,11 @@ def _image_gain(
             "documents both scored, paired by document and clustered like the metric (MMStar's "
             "multi-modal gain); *Without image* (± 95%) is answerable_without_image, the score the "
             "text alone earns. "
-            + (f"{FEW}: fewer than {MIN_UNITS} independent units." if any(FEW in r[5] for r in rows) else ""),
+            + (
+                f"{FEW}: fewer than {MIN_UNITS} independent units (no interval)."
+                if any(FEW in r[5] for r in rows)
+                else ""
+            ),
         ),
     ]
     if missing:
@@ -345,13 +343,13 @@ def _positions(
     found.sort(key=lambda rt: ("_circular" not in rt[1], rt[1], rt[0].label))
     for i, (run, task) in enumerate(found):
         p = run.value(task, "position_bias_p")
-        top = max(shares(run.value(task, "position_bias")).items(), key=lambda kv: kv[1][0] - kv[1][1], default=None)
         rows.append(
             [
                 f"**{run.label}**",
                 f"`{task}`",
-                fmt(p, 3),
-                f"{top[0]}: {fmt(top[1][0], 1)} vs {fmt(top[1][1], 1)}" if top else "–",
+                _with_error(run, task, "position_rstd") if run.value(task, "position_rstd") is not None else "–",
+                p_text(p),
+                over_chosen(run.value(task, "position_bias"), p),
             ]
         )
         if i < MAX_POSITION_CHARTS:
@@ -371,17 +369,35 @@ def _positions(
         )
     blocks: list[Block] = [
         ("h", 3, "Position bias (does it prefer a letter?)"),
-        ("table", ["Model", "Task", "p (chi-square)", "Most over-chosen: chosen vs gold %"], rows),
+        ("table", ["Model", "Task", "RStd % ± 95%", "p (chi-square)", "Most over-chosen: chosen vs gold %"], rows),
         (
             "p",
-            "Chosen positions against the gold positions of the same documents (answers that could not "
-            "be read left out); the chi-square p-value treats documents as independent, so read it as a "
-            "screen and the shares as the finding."
+            "*RStd* (Zheng et al. 2024): the standard deviation over option positions of each position's recall (the "
+            "share of the documents whose gold answer sits there answered right), lower is better, its interval "
+            "clustered like the accuracy. *p*: chi-square test of homogeneity of the chosen and gold positions of "
+            "the same documents (answers that could not be read left out; Monte Carlo below Cochran's rule); it "
+            "treats documents as independent, so read it as a screen and the shares as the finding. A position is "
+            "named over-chosen only when p < 0.05 and it is chosen more often than it is gold."
             + (f" Charts for the first {MAX_POSITION_CHARTS}." if len(found) > MAX_POSITION_CHARTS else ""),
         ),
         *images,
     ]
     return blocks, ""
+
+
+def over_chosen(breakdown: Any, p: Any, alpha: float = 0.05) -> str:
+    """The most over-chosen position, ``"B: 60.0 vs 25.0"`` (chosen vs gold %), when the test finds a preference
+    (``p < alpha``) and a position is chosen more often than it is gold; otherwise why none is named."""
+    if isinstance(p, str) and p.startswith("absent: not testable"):
+        return "– (not testable)"
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or math.isnan(p):
+        return "–"
+    if p >= alpha:
+        return f"none (p ≥ {alpha:g})"
+    top = max(shares(breakdown).items(), key=lambda kv: (kv[1][0] - kv[1][1], kv[0]), default=None)
+    if top is None or top[1][0] <= top[1][1]:
+        return "none"
+    return f"{top[0]}: {fmt(top[1][0], 1)} vs {fmt(top[1][1], 1)}"
 
 
 def shares(breakdown: Any) -> dict[str, tuple[float, float]]:

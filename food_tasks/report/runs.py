@@ -76,6 +76,12 @@ def _model_label(data: Mapping[str, Any]) -> str:
     return str(data.get("model_name") or config.get("model") or "model")
 
 
+def model_name(data: Mapping[str, Any]) -> str:
+    """The model of a results file as its ``model_args`` name it (a local checkpoint by its full path): what makes
+    two results files one model's (the report merges them; image gains pair a task and its twin only within one)."""
+    return _model_label(data)
+
+
 def model_label(data: Mapping[str, Any]) -> str:
     """The short name of a results file's model, as the report's tables and ``food-tasks compare`` show it."""
     return short_label(_model_label(data))

@@ -195,7 +195,9 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
     lines = beyond.compare_text(load_run(tmp_path / "a"), load_run(tmp_path / "b"), iters=0)
     # Each task heads its rows on a line of its own (issue 29.6), its measures indented below it.
     gain = lines[lines.index(TASK) + 1]
-    assert gain.split()[:4] == ["acc", "100.00", "50.00", "+50.00"] and gain.endswith("too few units to tell")
+    # one model in both files: its task (in A) paired with its own twin (in B), and the row says so
+    assert gain.split()[:5] == ["acc", "A/B", "100.00", "50.00", "+50.00"] and gain.endswith("too few units to tell")
+    assert gain.split()[5] == "n/a"  # 2 units: no interval (a normal one ran to +148.00 points)
     assert max(map(len, lines)) <= 120
     # A run against itself: circular accuracy compared like a metric (paired), the p-value side by side.
     lines = beyond.compare_text(run, run, iters=0)
@@ -306,7 +308,11 @@ def test_report_position_bias_shows_where_a_task_reports_it_and_says_whose_tasks
     charts = Charts(tmp_path)
     blocks = beyond_blocks(spec_for(mcq), [run], charts)
     table = next(b for b in blocks if b[0] == "table" and b[1][0] == "Model" and "p (chi-square)" in b[1])
-    assert table[2] == [["**m**", f"`{mcq}`", "0.050", "1: 75.0 vs 25.0"]]  # most over-chosen: +50 points
+    # RStd absent from this run's results: a dash; p = 0.05 is no evidence: no position is named
+    assert table[2] == [["**m**", f"`{mcq}`", "–", "0.050", "none (p ≥ 0.05)"]]
+    run.metrics[mcq]["position_bias_p"] = 0.01
+    table = next(b for b in beyond_blocks(spec_for(mcq), [run], charts) if b[0] == "table" and "RStd % ± 95%" in b[1])
+    assert table[2] == [["**m**", f"`{mcq}`", "–", "0.010", "1: 75.0 vs 25.0"]]  # most over-chosen: +50 points
     assert ("h", 3, "Position bias (does it prefer a letter?)") in blocks
     assert "Position bias: not shown" not in "\n".join(b[1] for b in blocks if b[0] == "p")
     # FAM-Bench's tasks report no position_bias: the line says so of its tasks, not of the runs.
@@ -315,3 +321,81 @@ def test_report_position_bias_shows_where_a_task_reports_it_and_says_whose_tasks
         "Position bias: not shown, none of these runs' FAM-Bench tasks reports `position_bias` (a multiple-choice "
         "task that picks one of its listed options does)."
     )
+
+
+@pytest.mark.e2e
+def test_compare_pairs_each_model_with_its_own_twin_and_says_where_each_side_comes_from(run_dir, tmp_path):
+    """Issue 33.2: two runs of two models, each holding a task and its twin: compare printed every task twice under
+    model A (against B's twin and against A's own) with nothing telling the rows apart."""
+    from food_tasks.compare import load_run
+
+    data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
+    for name, model in (("a", "responses=/x/model_a.jsonl"), ("b", "responses=/x/model_b.jsonl")):
+        folder = tmp_path / name
+        folder.mkdir()
+        for samples in run_dir.rglob("*_samples_*.jsonl"):  # named after the results file, as lmms-eval does
+            shutil.copy(samples, folder / f"x_samples_{samples.name.split('_samples_', 1)[1]}")
+        (folder / "x_results.json").write_text(json.dumps({**data, "config": {**data["config"], "model_args": model}}))
+    a, b = load_run(tmp_path / "a"), load_run(tmp_path / "b")
+    assert a.label != b.label
+    pairs = [(w.path, wo.path, task) for w, wo, task, _ in beyond.gain_pairs([a, b])]
+    assert pairs == [(a.path, a.path, TASK), (b.path, b.path, TASK)]  # never A's task against B's twin
+    lines = beyond.compare_text(a, b, iters=0)
+    gains = [line.split() for line in lines if line.strip().startswith("acc ") and "/" in line.split()[1]]
+    assert [g[1] for g in gains] == ["A/A", "B/B"]
+    assert lines.count(f"model: {a.label}") == 1 and lines.count(f"model: {b.label}") == 1
+    assert all(g[2:5] == ["100.00", "50.00", "+50.00"] for g in gains)
+
+
+def test_p_values_print_with_sensible_precision():
+    """Issue 33.4: compare printed p-values such as 4.44e-310."""
+    from food_tasks.confidence import p_text
+
+    assert [p_text(x) for x in (4.44e-310, 0.0, 3.2e-5, 0.04937, 1.0)] == [
+        "< 1e-6",
+        "< 1e-6",
+        "3.2e-05",
+        "0.049",
+        "1.000",
+    ]
+    assert [p_text(x) for x in (None, float("nan"), True, "absent: not testable: 1 position")] == [
+        "n/a",
+        "n/a",
+        "n/a",
+        "not testable",
+    ]
+
+
+def test_report_over_chosen_needs_evidence():
+    """Issue 33.8: p = 1.000 came with "Most over-chosen: 1: 33.3 vs 33.3"."""
+    from food_tasks.report.beyond import over_chosen
+
+    even = {str(k): {"chosen_share": 100 / 3, "gold_share": 100 / 3} for k in (1, 2, 3)}
+    assert over_chosen(even, 1.0) == "none (p ≥ 0.05)"
+    assert over_chosen(even, 0.001) == "none"  # nothing chosen more often than it is gold
+    assert over_chosen(even, "absent: not testable: fewer than two positions") == "– (not testable)"
+    skewed = {"A": {"chosen_share": 60.0, "gold_share": 25.0}, "B": {"chosen_share": 40.0, "gold_share": 75.0}}
+    assert over_chosen(skewed, 0.001) == "A: 60.0 vs 25.0" and over_chosen(skewed, None) == "–"
+
+
+@pytest.mark.e2e
+def test_report_pairs_tasks_not_groups_for_the_image_gain(run_dir, tmp_path):
+    """Issue 33.7: a run made with --log_samples holding a group and its image-free group was told "No image gain
+    for <group>: samples files missing (--log_samples)": a group has no samples file of its own."""
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import load_runs
+    from food_tasks.report.spec import spec_for
+
+    data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
+    group, twin_group = "diningbench_cls_sample_grp", "diningbench_cls_sample_noimage_grp"
+    results = {**data["results"], group: {"alias": group}, twin_group: {"alias": twin_group}}
+    subtasks = {**(data.get("group_subtasks") or {}), group: [TASK], twin_group: [TWIN]}
+    for samples in run_dir.rglob("*_samples_*.jsonl"):  # named after the results file, as lmms-eval does
+        shutil.copy(samples, tmp_path / f"x_samples_{samples.name.split('_samples_', 1)[1]}")
+    (tmp_path / "x_results.json").write_text(json.dumps({**data, "results": results, "group_subtasks": subtasks}))
+    blocks = beyond_blocks(spec_for(TASK), load_runs([tmp_path]), Charts(tmp_path / "charts"))
+    text = "\n".join(str(b[1]) for b in blocks if b[0] == "p")
+    assert "No image gain" not in text and "samples files missing" not in text
+    table = next(b for b in blocks if b[0] == "table" and "Image gain" in b[1])
+    assert [row[1] for row in table[2]] == [f"`{TASK}`"] and table[2][0][6] == "n/a"  # 2 units: no interval
