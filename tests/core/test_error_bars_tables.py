@@ -91,3 +91,16 @@ def test_tables_pickle_and_documents_have_keys_and_clusters(task):
     keys = [table.doc_key(r) for r in records[:6]]
     assert table.key is not None and None not in keys, f"{task}: records need a document identity (MetricTable key=)"
     assert all(table.cluster_of(r) is not None for r in records)
+
+
+def test_compare_prints_no_interval_or_p_below_the_units_for_a_verdict():
+    """Issue 33.2 / 33.4: on 3 units compare printed an interval past +100 points and p = 4.44e-310 beside "too few
+    units to tell"; with enough units a p-value prints with sensible precision."""
+    from food_tasks import stats
+    from food_tasks.compare import Row, table_rows
+
+    few = stats.Comparison(77.78, 15.73, 46.95, 108.61, 4.44e-310, 9, 3, None, "clustered paired")
+    many = stats.Comparison(10.0, 1.0, 8.04, 11.96, 1e-23, 400, 40, None, "clustered paired")
+    rows = table_rows([Row("t", "acc", 88.89, 11.11, few, True), Row("t", "acc", 60.0, 50.0, many, True)])
+    assert rows[0][5:] == ("n/a", "n/a", "9 (3)", stats.TOO_FEW)
+    assert rows[1][5:7] == ("[+8.04, +11.96]", "< 1e-6")
