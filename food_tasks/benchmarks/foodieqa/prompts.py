@@ -164,7 +164,7 @@ def build(doc: dict, task: str, lang: str, template: int, *, dishname: bool = Fa
         doc: a document of :func:`food_tasks.benchmarks.foodieqa.data.load_docs`.
         task: ``mivqa``, ``sivqa`` or ``textqa``.
         lang: ``zh`` or ``en`` (textqa: ``zh`` only).
-        template: 0-3 (the paper's prompts 1-4).
+        template: 0-3, the ``p0`` ... ``p3`` of the task names (the README's template numbering).
         dishname: sivqa ablation: ``图片中的食物`` in the (Chinese) question becomes the dish name.
         image: sivqa ablation: False drops the image (text unchanged).
     """

@@ -128,7 +128,10 @@ SPEC = BenchmarkSpec(
             ),
         ),
         TableSpec(
-            "Per template (accuracy %; p0-p3 = the paper's p1-p4)", "templates", _template_columns(), TEMPLATE_MODES
+            "Per template (accuracy %; p0-p3 as in the task names: the paper's prompts 1-4)",
+            "templates",
+            _template_columns(),
+            TEMPLATE_MODES,
         ),
     ),
     headline=("mivqa_zh", "sivqa_zh"),
