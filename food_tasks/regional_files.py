@@ -46,8 +46,9 @@ def local_files(config: dict, yaml_dir: Path) -> dict[str, list[Path]]:
 
 
 def data_file_problems(builder: str, files: Sequence[Path]) -> list[str]:
-    """What ``datasets`` would report without a line number: a missing or empty local data file, and (``json``) each
-    line of a JSON Lines file that is not one JSON object (``<file>: line <n>: <what is wrong>``)."""
+    """What ``datasets`` would report without a line number or not clearly: a missing local data file, one without
+    rows (empty or blank, a CSV header alone, an empty JSON list), and (``json``) each line of a JSON Lines file
+    that is not one JSON object (``<file>: line <n>: <what is wrong>``)."""
     problems: list[str] = []
     for path in files:
         if not path.is_file():
@@ -56,7 +57,20 @@ def data_file_problems(builder: str, files: Sequence[Path]) -> list[str]:
             problems.append(f"{shown(path)}: empty file: no rows")
         elif builder == "json":
             problems += json_lines_problems(path)
+        elif builder == "csv" and _text_lines(path, 2) < 2:
+            problems.append(f"{shown(path)}: {'a header line and ' if _text_lines(path, 1) else 'empty file: '}no rows")
     return problems
+
+
+def _text_lines(path: Path, most: int) -> int:
+    """How many non-blank lines ``path`` has, counting up to ``most`` (a large file is not read further)."""
+    count = 0
+    with path.open("rb") as handle:
+        for line in handle:
+            count += bool(line.strip())
+            if count >= most:
+                break
+    return count
 
 
 def json_lines_problems(path: Path) -> list[str]:
@@ -73,7 +87,9 @@ def json_lines_problems(path: Path) -> list[str]:
     except ValueError:
         whole = None
     if isinstance(whole, list) and all(isinstance(row, dict) for row in whole):
-        return []
+        return [] if whole else [f"{shown(path)}: an empty JSON list: no rows"]
+    if not text.strip():
+        return [f"{shown(path)}: empty file: no rows"]
     problems: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

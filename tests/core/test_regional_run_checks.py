@@ -221,14 +221,48 @@ def test_a_run_shows_ten_problems_and_counts_the_others(tmp_path):
     assert entries == [*problems[:10], f"{data}: 8 more problem(s) like these"]
 
 
-def test_an_empty_data_file_stops_the_run(tmp_path):
-    # Before: validate said "data unreachable (...): StopIteration: ", the run "StopIteration: ".
-    yaml_path = _task(tmp_path, "empty", rows=lambda rows: [])
-    line = f"{yaml_path.with_suffix('.jsonl')}: empty file: no rows"
+@pytest.mark.parametrize(
+    "name, text, problem",
+    [
+        ("empty.jsonl", "", "empty file: no rows"),
+        ("blank.jsonl", "\n  \n", "empty file: no rows"),
+        ("list.jsonl", "[]\n", "an empty JSON list: no rows"),
+        ("header.csv", "id,image,question,answer,region\n", "a header line and no rows"),
+        ("blank.csv", "\n\n", "empty file: no rows"),
+    ],
+)
+def test_a_data_file_without_rows_stops_the_run(tmp_path, name, text, problem):
+    # Before: validate said "data unreachable (...): StopIteration: " or "... ValueError: Instruction "test"
+    # corresponds to no data!", and the run said as much.
+    if name.endswith(".csv"):
+        folder = tmp_path / "tasks"
+        folder.mkdir()
+        yaml_text = (EXAMPLE / "regional_example_open.yaml").read_text(encoding="utf-8")
+        yaml_path = folder / "no_rows.yaml"
+        yaml_path.write_text(
+            yaml_text.replace("task: regional_example_open", "task: no_rows").replace("dishes_open.csv", name),
+            encoding="utf-8",
+        )
+    else:
+        yaml_path = _task(tmp_path, "no_rows")
+        yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("no_rows.jsonl", name), encoding="utf-8")
+    (yaml_path.parent / name).write_text(text, encoding="utf-8")
+    line = f"{yaml_path.parent / name}: {problem}"
     assert regional_check.validate(yaml_path) == [line]
     message = _load(yaml_path)
-    assert message.startswith("food-tasks: regional task empty: data error, the run stops before generation:")
+    assert message.startswith("food-tasks: regional task no_rows: data error, the run stops before generation:")
     assert line in message.splitlines()
+
+
+def test_a_dataset_without_rows_is_a_data_error(tmp_path):
+    import datasets
+
+    settings = regional_scoring.Settings.from_metadata({"regional": {"format": "open", "question": "q", "answer": "a"}})
+    ds = datasets.Dataset.from_dict({"q": [], "a": []})
+    assert regional_files.data_problems(settings, ds, ds.column_names, "hub/dishes", "test") == (
+        "data error",
+        ["hub/dishes: no rows in split 'test'"],
+    )
 
 
 def test_an_undecodable_image_is_for_validate_to_find_not_the_run(tmp_path):
