@@ -121,6 +121,75 @@ def test_first_json_search_settles_nested_candidates_like_the_original() -> None
     assert fb_parsing._first_json_official(inner) == '{"b": 1}' == _old_first_json(inner)
 
 
+def test_first_json_search_reads_short_prefixes_like_the_original(monkeypatch) -> None:
+    """Issue 33.8: candidates are decoded from prefixes that decide the outcome (here of 24, 96 ... characters,
+    errors more than 12 before the cut), and a "{" not followed by a key or "}" is not decoded at all. Same result
+    as decoding every candidate whole, on texts whose strings, numbers, literals and escapes cross the cuts."""
+    monkeypatch.setattr(fb_parsing, "_WINDOW", 24)
+    monkeypatch.setattr(fb_parsing, "_MARGIN", 12)
+    rng = random.Random(17)
+    pieces = [
+        "{",
+        "}",
+        "{ ",
+        "{\n",
+        '{"a":',
+        '{"a": [',
+        "]",
+        ",",
+        " ",
+        '"',
+        '"long string ' + "x" * 30 + '"',
+        '"unterminated ' + "y" * 30,
+        "\\",
+        '\\"',
+        "\\u12",
+        '"\\ud800\\udc00"',
+        "\t",
+        "1",
+        "-",
+        "1e",
+        "12345678901234567890.5e+3",
+        "9" * 40,
+        "true",
+        "nul",
+        "null",
+        "-Infinity",
+        "NaN",
+        '{"b": {"c": "}"}}',
+    ]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        assert fb_parsing._first_json_official(text) == _old_first_json(text), text
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["{", '{"a" ', '{"a": 1 ', '{"a": "x", ', '{"a":', '{"a": ['],
+    ids=["braces", "no colon", "no comma", "strings", "deep", "deep arrays"],
+)
+def test_first_json_search_decodes_linearly_many_characters(monkeypatch, unit: str) -> None:
+    """Issue 33.8: a runaway `{{{...}}}` took 1.76 s at 200 KB: every "{" was decoded, each from a copy of its
+    whole candidate (up to the output's length: quadratic). What json.loads reads now grows as the output (no
+    timing: the characters are counted; past the recursion limit the bisection adds a logarithm)."""
+    read = [0]
+
+    class CountingJson:
+        JSONDecodeError = json.JSONDecodeError
+
+        @staticmethod
+        def loads(text: str) -> object:
+            read[0] += len(text)
+            return json.loads(text)
+
+    monkeypatch.setattr(fb_parsing, "json", CountingJson)
+    for n in (4000, 16000):
+        text = unit * n + "}" * n
+        read[0] = 0
+        fb_parsing._first_json_official(text)
+        assert read[0] <= 60 * len(text), (n, read[0] / len(text))
+
+
 def _deeper(levels: int, fn, *args):  # type: ignore[no-untyped-def]
     return _deeper(levels - 1, fn, *args) if levels else fn(*args)
 

@@ -154,6 +154,11 @@ def _strip_fence_official(text: str) -> str:
     return text.strip()
 
 
+# What json.loads needs after an object's "{": JSON whitespace, then a key's '"' or the "}" of {}; on anything
+# else it fails ("Expecting property name enclosed in double quotes"), just after the whitespace.
+_OBJECT_HEAD = re.compile(r'\{[ \t\n\r]*+["}]')
+
+
 def _first_json_official(text: str) -> str | None:
     """``llm_providers.extract_first_json_object``: the first ``{...}`` (trying each ``{`` in turn) that is
     balanced and valid JSON (any exception, ``RecursionError`` included, moves on to the next ``{``).
@@ -168,6 +173,10 @@ def _first_json_official(text: str) -> str | None:
     * ``RecursionError``: the decoder reached the nesting limit at the first point ``q`` where the
       structure is that deep; objects closed before ``q`` are valid, and of the objects still open at
       ``q`` (outer to inner) those that fail the same way form a prefix, found by bisection.
+
+    Candidates that are not settled are not all decoded either: a ``{`` that JSON whitespace does not
+    separate from a ``"`` or ``}`` fails at once (a runaway ``{{{...}}}``), and the others are decoded from
+    their shortest prefix that decides the outcome (:func:`_decode`), not copied whole.
     """
     ends = balanced_ends(text)
     settled: dict[int, bool] = {}
@@ -176,40 +185,62 @@ def _first_json_official(text: str) -> str | None:
         if end is None:
             continue
         known = settled.get(start)
-        if known is False:
+        if known is False or (known is None and not _OBJECT_HEAD.match(text, start, end)):
             continue
-        candidate = text[start:end]
         if known is True:
-            return candidate
-        outcome = _decode_here(candidate)
+            return text[start:end]
+        outcome = _decode_here(text, start, end)
         if outcome is None:
-            return candidate
+            return text[start:end]
         if isinstance(outcome, int):
-            _settle_nested(text, start, start + outcome, ends, settled)
+            if text.find("{", start + 1, start + outcome) >= 0:  # objects nested in the valid prefix
+                _settle_nested(text, start, start + outcome, ends, settled)
         elif outcome == "deep":
             limit = _decodable_depth() if limit is None else limit
             _settle_deep(text, start, ends, settled, limit)
     return None
 
 
-def _decode(candidate: str) -> int | str | None:
-    """``json.loads``: None when it succeeds, the position of a ``JSONDecodeError``, ``"deep"`` for a
-    ``RecursionError``, ``"error"`` for anything else (``ValueError`` for an oversized integer ...)."""
-    try:
-        json.loads(candidate)
-    except json.JSONDecodeError as err:
-        return err.pos
-    except RecursionError:
-        return "deep"
-    except Exception:  # noqa: BLE001
-        return "error"
-    return None
+def _decode(text: str, start: int = 0, end: int | None = None) -> int | str | None:
+    """``json.loads(text[start:end])``: None when it succeeds, the position (in the candidate) of a
+    ``JSONDecodeError``, ``"deep"`` for a ``RecursionError``, ``"error"`` for anything else (``ValueError``
+    for an oversized integer ...).
+
+    The candidate is read from the shortest of its prefixes of 64, 256, 1,024 ... characters that decides
+    the outcome: a ``RecursionError`` (the nesting limit was reached inside the prefix), or a
+    ``JSONDecodeError`` more than :data:`_MARGIN` characters before the cut (no look-ahead of the decoder
+    reached it) that is not an unterminated string (whose position is where the string starts); on anything
+    else the next prefix is read, at last the whole candidate. A candidate that fails early costs what was
+    read, not its length: the candidates of a runaway output overlap, and copying each whole is quadratic."""
+    end = len(text) if end is None else end
+    width = _WINDOW
+    while True:
+        whole = width >= end - start
+        try:
+            json.loads(text[start:end] if whole else text[start : start + width])
+        except json.JSONDecodeError as err:
+            if whole or (err.pos < width - _MARGIN and not err.msg.startswith("Unterminated string")):
+                return err.pos
+        except RecursionError:
+            return "deep"
+        except Exception:  # noqa: BLE001
+            if whole:
+                return "error"
+        else:
+            if whole:
+                return None
+        width *= 4
 
 
-def _decode_here(candidate: str) -> int | str | None:
+# The first prefix :func:`_decode` reads, and how far before a prefix's end an error must lie to be the whole
+# candidate's (the decoder looks at most 9 characters ahead, in "-Infinity").
+_WINDOW, _MARGIN = 64, 32
+
+
+def _decode_here(text: str, start: int, end: int) -> int | str | None:
     # One frame above _decode, like the bisection in _settle_deep: every decode runs at the same stack
     # depth, so all of them meet the same nesting limit.
-    return _decode(candidate)
+    return _decode(text, start, end)
 
 
 def _decodable_depth() -> int:
@@ -245,7 +276,7 @@ def _settle_deep(text: str, start: int, ends: dict[int, int | None], settled: di
     low, high = 0, len(chain)  # chain[:low] fail with RecursionError; the first that does not is in [low, high]
     while low < high:
         mid = (low + high) // 2
-        if _decode(text[chain[mid] : ends[chain[mid]]]) == "deep":
+        if _decode(text, chain[mid], ends[chain[mid]]) == "deep":
             low = mid + 1
         else:
             high = mid
