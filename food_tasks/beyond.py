@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from food_tasks import consistency, stats
 from food_tasks.compare import Row, Run, compare_one, interval_p, value_text
 from food_tasks.compare import lines as grouped_lines
 from food_tasks.confidence import p_text
-from food_tasks.errorbars import RunTask, compare_tasks, few_note
+from food_tasks.errorbars import ImageGain, few_note, paired_gain
 from food_tasks.noimage import image_twin
 
 XLING = ("xling_all_correct", "xling_agreement")
@@ -40,20 +39,6 @@ Unit = tuple[Hashable, Hashable, float]  # (unit, cluster, value)
 
 
 # --------------------------------------------------------------------------- image gain
-
-
-@dataclass(frozen=True)
-class ImageGain:
-    """A task with images against its image-free twin on the documents both scored (values on the metric's scale)."""
-
-    task: str
-    twin: str
-    metric: str
-    with_image: float
-    without_image: float  # answerable_without_image
-    without_se: float | None
-    gain: stats.Comparison  # image_gain: with minus without, paired by document, clustered
-    higher_is_better: bool
 
 
 def twin_pairs(with_run: Run, without_run: Run) -> list[tuple[str, str]]:
@@ -86,31 +71,16 @@ def gain_pairs(runs: Sequence[Run]) -> list[tuple[Run, Run, str, str]]:
     return out
 
 
-def headline_of(data: RunTask) -> str | None:
-    """The task's headline metric: the first of its table with an estimator (as ``food-tasks compare`` takes it)."""
-    return next((m.name for m in data.table.values() if m.estimator is not None and m.alias_of is None), None)
-
-
 def image_gain(
     with_run: Run, without_run: Run, task: str, twin: str, iters: int = stats.DEFAULT_ITERS
 ) -> ImageGain | None:
     """The image gain of ``task`` (in ``with_run``) over ``twin`` (in ``without_run``); None without both samples
-    files, a headline metric, or a shared document."""
+    files, a headline metric, or a shared document (:func:`food_tasks.errorbars.paired_gain`, as the run writes it
+    into the results JSON)."""
     ta, tb = with_run.task(task), without_run.task(twin)
-    if ta is None or tb is None or (name := headline_of(ta)) is None:
+    if ta is None or tb is None:
         return None
-    gain = compare_tasks(ta, tb, [name], iters, task).get(name)
-    if gain is None:
-        return None
-    keys_a = ta.by_key()
-    shared = [r for k, r in tb.by_key().items() if k in keys_a]
-    metric = tb.table.get(name) or ta.table[name]
-    estimator = metric.estimator
-    clusters = [tb.table.cluster_of(r) for r in shared]
-    inverse, c = stats.cluster_index(clusters)
-    without = float(estimator.combine(stats.cluster_sums(estimator.rows(shared), inverse, c).sum(0)))
-    se = stats.estimate(estimator, shared, clusters, iters, stats.seed_for(twin, name)).se
-    return ImageGain(task, twin, name, without + gain.diff, without, se, gain, metric.higher_is_better)
+    return paired_gain(ta, tb, task, twin, iters)
 
 
 # --------------------------------------------------------------------------- measures recomputed from records

@@ -207,6 +207,7 @@ def finish(
                 _group_statistics(group, results[group], config, [(t, _RUN[t]) for t in tasks], iters)
         # Measures across tasks (languages in separate tasks, contexts of one group): food_tasks.consistency.
         consistency.run_statistics(results, groups, _RUN)
+        _image_gains(results, iters)  # a task and its image-free twin in one run
         if baseline:
             for task, data in _RUN.items():
                 if task in results:
@@ -355,6 +356,87 @@ def compare_tasks(
             metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, metric.alias_of or name)
         )
     return out
+
+
+@dataclass(frozen=True)
+class ImageGain:
+    """A task with images against its image-free twin on the documents both scored (values on the metric's scale)."""
+
+    task: str
+    twin: str
+    metric: str
+    with_image: float
+    without_image: float  # answerable_without_image
+    without_se: float | None
+    gain: stats.Comparison  # image_gain: with minus without, paired by document, clustered
+    higher_is_better: bool
+
+
+def headline_of(data: RunTask | TaskData) -> str | None:
+    """The task's headline metric: the first of its table with an estimator (as ``food-tasks compare`` takes it)."""
+    return next((m.name for m in data.table.values() if m.estimator is not None and m.alias_of is None), None)
+
+
+def paired_gain(ta: RunTask, tb: RunTask, task: str, twin: str, iters: int) -> ImageGain | None:
+    """The image gain of ``task`` (records ``ta``) over its image-free ``twin`` (``tb``): the headline metric with
+    the image minus without it on the documents both scored, paired by identity and clustered
+    (:func:`compare_tasks`), and the image-free score on those documents with its clustered standard error. None
+    without a headline metric or a shared document."""
+    name = headline_of(ta)
+    gain = compare_tasks(ta, tb, [name], iters, task).get(name) if name is not None else None
+    if gain is None or name is None:
+        return None
+    keys_a = ta.by_key()
+    shared = [r for k, r in tb.by_key().items() if k in keys_a]
+    metric = tb.table.get(name) or ta.table[name]
+    estimator = metric.estimator
+    clusters = [tb.table.cluster_of(r) for r in shared]
+    inverse, c = stats.cluster_index(clusters)
+    without = float(estimator.combine(stats.cluster_sums(estimator.rows(shared), inverse, c).sum(0)))
+    se = stats.estimate(estimator, shared, clusters, iters, stats.seed_for(twin, name)).se
+    return ImageGain(task, twin, name, without + gain.diff, without, se, gain, metric.higher_is_better)
+
+
+def _image_gains(results: dict, iters: int) -> None:
+    """``image_gain`` and ``answerable_without_image`` (each with ``_stderr``, and ``image_gain_n`` /
+    ``image_gain_clusters``) in the row of every task whose image-free twin this run scored too: the numbers
+    ``food-tasks compare`` and the report give for the pair (:func:`paired_gain`)."""
+    from food_tasks.noimage import image_twin
+
+    for twin, without in _RUN.items():
+        task = image_twin(twin)
+        row = results.get(task) if task in _RUN else None
+        if row is None:
+            continue
+        with_image = _RUN[task]  # type: ignore[index]
+        try:
+            found = paired_gain(
+                RunTask(with_image.table, with_image.records),
+                RunTask(without.table, without.records),
+                task,
+                twin,
+                iters,
+            )
+        except (ValueError, KeyError) as err:  # records without identity: no pairing (compare says the same)
+            logger.warning(f"food-tasks: {task}: no image gain over {twin} ({type(err).__name__}: {err})")
+            continue
+        if found is None:
+            continue
+        key = next((k for k in row if k.partition(",")[0] == found.metric), f"{found.metric},none")
+        filter_key = key.partition(",")[2] or "none"
+        c = found.gain
+        row.update(
+            {
+                f"image_gain,{filter_key}": c.diff,
+                f"image_gain_stderr,{filter_key}": c.se if c.se is not None else "N/A",
+                f"image_gain_n,{filter_key}": c.n,
+                f"image_gain_clusters,{filter_key}": c.clusters,
+                f"answerable_without_image,{filter_key}": found.without_image,
+                f"answerable_without_image_stderr,{filter_key}": found.without_se
+                if found.without_se is not None
+                else "N/A",
+            }
+        )
 
 
 def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -> None:

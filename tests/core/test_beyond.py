@@ -399,3 +399,15 @@ def test_report_pairs_tasks_not_groups_for_the_image_gain(run_dir, tmp_path):
     assert "No image gain" not in text and "samples files missing" not in text
     table = next(b for b in blocks if b[0] == "table" and "Image gain" in b[1])
     assert [row[1] for row in table[2]] == [f"`{TASK}`"] and table[2][0][6] == "n/a"  # 2 units: no interval
+
+
+@pytest.mark.e2e
+def test_a_run_with_a_task_and_its_twin_writes_the_image_gain_into_its_results(run_dir):
+    """Issue 33.8: docs/beyond_accuracy.md says every measure is in the results JSON; image_gain was not."""
+    row = json.loads(next(run_dir.rglob("*_results.json")).read_text())["results"][TASK]
+    # paired by document: (1 - 1, 1 - 0) -> +50 points over 2 documents, 2 units; without the image 1 of 2 right
+    assert row["image_gain,none"] == pytest.approx(50.0) and row["answerable_without_image,none"] == pytest.approx(50.0)
+    assert (row["image_gain_n,none"], row["image_gain_clusters,none"]) == (2, 2)
+    # SE of the paired difference (linearised): e_i = (a_i - 1) / 2 - (b_i - 1/2) / 2 = (-1/4, +1/4), CR1 factor 2:
+    # sqrt(2 * (1/16 + 1/16)) = 1/2, in percent 50
+    assert row["image_gain_stderr,none"] == pytest.approx(50.0)
