@@ -49,12 +49,13 @@ class Run:
         return [g for g, children in subtasks.items() if children and g in reported]
 
     def value(self, name: str, metric: str) -> Any:
-        """The reported value of ``metric`` (any filter) for task or group ``name``; None when the run has none."""
+        """The reported value of ``metric`` (any filter) for task or group ``name``; None when the run has none, NaN
+        when it is undefined (``null`` in the results file, as lmms-eval writes it through our harness)."""
         for section in ("results", "groups"):
             row = (self.data.get(section) or {}).get(name) or {}
             for key, value in row.items():
                 if key.partition(",")[0] == metric:
-                    return value
+                    return math.nan if value is None else value
         return None
 
     def task(self, task: str) -> RunTask | None:

@@ -15,6 +15,9 @@ on public lmms-eval names only:
 * the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional
   tasks) and prints its breakdowns as short notes (:mod:`food_tasks.results_table`); the results JSON
   is untouched;
+* the results files: ``EvaluationTracker.save_results_aggregated`` and ``save_results_samples`` get every
+  non-finite number (an undefined metric is NaN while lmms-eval aggregates) as ``None`` first, so the
+  files are strict JSON with an absent value as ``null``, and the table printed afterwards shows ``[absent]``;
 * ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks
   one request answered K times, keeps the first answer, and so never computes its stability metrics for a
   generation task); ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's
@@ -43,6 +46,7 @@ import contextlib
 import contextvars
 import functools
 import importlib
+import math
 import os
 import sys
 import weakref
@@ -72,6 +76,8 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.utils", "make_table", "wrapped: our rows named, breakdowns as short notes"),
     ("lmms_eval.utils", "load_yaml_config", "swapped while lmms-eval indexes: our YAMLs parsed by libyaml"),
     ("lmms_eval.utils", "ignore_constructor", "what lmms-eval's index reads a !function tag as"),
+    ("lmms_eval.loggers", "EvaluationTracker.save_results_aggregated", "wrapped: NaN written as null"),
+    ("lmms_eval.loggers", "EvaluationTracker.save_results_samples", "wrapped: NaN written as null"),
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_aggregate_metric", "wrapped: our standard errors"),
     (
         "lmms_eval.evaluator_utils",
@@ -332,6 +338,50 @@ def install_table(ours: Callable[[], Collection[str]]) -> bool:
     return _wrap(lmms_eval.utils, "make_table", make)
 
 
+def strict_json(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, the infinities) replaced by ``None``, dicts and lists changed in
+    place: what ``json.dumps`` then writes is strict JSON (``NaN`` is not JSON; ``JSON.parse`` and jq refuse it)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = strict_json(item)
+    elif isinstance(value, list):
+        value[:] = [strict_json(item) for item in value]
+    elif type(value) is tuple:
+        return tuple(strict_json(item) for item in value)
+    elif isinstance(value, float) or type(value).__module__ == "numpy" and hasattr(value, "dtype"):
+        try:
+            return value if math.isfinite(value) else None
+        except (TypeError, ValueError):  # a numpy value that is not one number
+            return value
+    return value
+
+
+def install_strict_json() -> bool:
+    """lmms-eval's results and samples files as strict JSON (see :func:`strict_json`)."""
+    tracker = resolve("lmms_eval.loggers", "EvaluationTracker")
+    resolve("lmms_eval.loggers", "EvaluationTracker.save_results_aggregated")
+    resolve("lmms_eval.loggers", "EvaluationTracker.save_results_samples")
+
+    def make_results(original: Callable) -> Callable:
+        def save_results_aggregated(self: Any, results: dict, *args: Any, **kwargs: Any) -> Any:
+            return original(self, strict_json(results), *args, **kwargs)
+
+        return save_results_aggregated
+
+    def make_samples(original: Callable) -> Callable:
+        def save_results_samples(self: Any, task_name: str, samples: Any, *args: Any, **kwargs: Any) -> Any:
+            for sample in samples if isinstance(samples, list) else ():
+                if isinstance(sample, dict):  # not the document (the writer drops it) nor the request's arguments
+                    for key in sample.keys() - {"doc", "arguments"}:
+                        sample[key] = strict_json(sample[key])
+            return original(self, task_name, samples, *args, **kwargs)
+
+        return save_results_samples
+
+    _wrap(tracker, "save_results_aggregated", make_results)
+    return _wrap(tracker, "save_results_samples", make_samples)
+
+
 def install_error_bars() -> bool:
     """Our standard errors, ``n``, group errors and ``--baseline`` comparisons (:mod:`food_tasks.errorbars`).
 
@@ -478,6 +528,7 @@ def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     install_task_index(task_dir)
     install_task_type()
     install_table(ours)
+    install_strict_json()
     install_error_bars()
     install_repeats()
     install_exit()

@@ -11,8 +11,13 @@ tests whose expected scores are known exactly.
 ``response`` (or ``prediction``; ``null`` or ``NaN`` there is the empty
 answer), optionally ``task`` (restricts the line to one task), and the
 document fields named by ``keys`` (``+``-separated; default ``doc_id``, the
-document's position in its task). A document without a line
-gets ``default`` (empty string unless set) and is counted; the count is logged.
+document's position in its task). ``keys`` names fields of the *documents* (the task's data), which each line
+repeats; a line's ``task`` field is compared with the task's name and is not a key.
+
+Every request is looked up before any is answered. A document without a line stops the run before generation
+(exit status 1): the message gives the count, a few unmatched documents with their ``keys`` values, and the
+fields of the file's first line. With ``default=<answer>`` (``default=`` for the empty answer) such documents
+are answered ``<answer>`` instead, and counted: the count is logged and said once under the printed table.
 A line that is not a JSON object with those fields stops the run before generation
 (exit status 1) with an error naming the file and line (a JSON array is refused
 with the one-line conversion).
@@ -45,6 +50,8 @@ from lmms_eval.api.model import lmms
 from loguru import logger
 
 from food_tasks.errors import RunStopped
+from food_tasks.regional_yaml import fit
+from food_tasks.results_table import RUN_NOTES
 
 if TYPE_CHECKING:  # pragma: no cover
     from lmms_eval.api.instance import Instance
@@ -55,6 +62,8 @@ JSONL_HELP = (
     "(the document fields named by keys=, and the answer under 'response' or 'prediction')"
 )
 MODEL_ID = "food_tasks_replay"
+SHOWN = 3  # unmatched documents named in the message that stops a run
+_NO_FIELD = object()  # a keys= field the document does not have
 
 
 def _fail(path: Path, message: str) -> ValueError:
@@ -130,6 +139,22 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
     return answers
 
 
+def first_line(responses: str | Path) -> dict:
+    """The first JSON object of a predictions file that :func:`load_responses` read ({} when it has none)."""
+    with Path(responses).open(encoding="utf-8-sig") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                return row if isinstance(row, dict) else {}
+    return {}
+
+
+def _shown(value: object, width: int = 60) -> str:
+    """A field's value in a message: its repr, cut to ``width`` characters."""
+    text = "<no such field>" if value is _NO_FIELD else repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 class ReplayModel(lmms):
     """Answer each document with the response recorded for it."""
 
@@ -137,16 +162,18 @@ class ReplayModel(lmms):
         self,
         responses: str,
         keys: str = "doc_id",
-        default: str = "",
+        default: str | None = None,
         model_name: str = "",
         load_images: bool | str = False,
         **kwargs,
     ) -> None:
         super().__init__()
+        self._responses = Path(responses)
         self._keys = tuple(k for k in str(keys).split("+") if k)
-        self._default = str(default)
+        self._default = None if default is None else str(default)  # None: a document without a line stops the run
         self._load_images = str(load_images).strip().lower() in ("1", "true", "yes", "on")
         self.missing = 0
+        RUN_NOTES.pop(MODEL_ID, None)  # a note of an earlier run in this process
         try:
             self._answers = load_responses(responses, self._keys)
         except (OSError, ValueError) as err:
@@ -166,26 +193,96 @@ class ReplayModel(lmms):
         accelerator = getattr(self, "accelerator", None)
         return accelerator.device if accelerator is not None else torch.device("cpu")
 
-    def _lookup(self, task: str, doc_id: int, doc: dict) -> str:
-        key = tuple(str(doc_id) if k == "doc_id" else str(doc[k]) for k in self._keys)
+    def _key(self, doc_id: int, doc: dict) -> tuple:
+        """The document's values of the ``keys`` fields (``_NO_FIELD`` for a field it lacks)."""
+        return tuple(str(doc_id) if k == "doc_id" else str(doc[k]) if k in doc else _NO_FIELD for k in self._keys)
+
+    def _find(self, task: str, key: tuple) -> str | None:
+        """The recorded answer for a document of ``task`` with ``key`` (a line for the task first); None if none."""
         for candidate in ((task, key), (None, key)):
             if candidate in self._answers:
                 return self._answers[candidate]
-        self.missing += 1
-        return self._default
+        return None
+
+    def _all_ranks(self, count: int) -> int:
+        """``count`` summed over the processes of the run (each rank answers its own share of the requests)."""
+        dist = torch.distributed
+        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+            total = torch.tensor([count], device=self.device)
+            dist.all_reduce(total)
+            return int(total.item())
+        return count
+
+    def _unmatched(self, total: int, unmatched: dict[tuple, tuple], docs: dict[str, dict]) -> str:
+        """The message that stops a run in which ``total`` documents have no line (``unmatched``: this rank's)."""
+        keys = "+".join(self._keys)
+        first = first_line(self._responses)
+        lines = [
+            f"food_tasks_replay: no line for {total} document(s) with keys={keys} in",
+            f"  {self._responses}",
+            f"  A line answers a document when its {', '.join(map(repr, self._keys))} field(s) equal the document's"
+            + (" and its 'task' field, if it has one, is the task's name." if "task" not in self._keys else "."),
+            f"  unmatched documents ({min(SHOWN, len(unmatched))} of {total}):",
+        ]
+        for (task, doc_id), key in sorted(unmatched.items(), key=lambda item: (item[0][0], item[0][1]))[:SHOWN]:
+            values = ", ".join(f"{k}={_shown(v)}" for k, v in zip(self._keys, key))
+            lines.append(f"    task {task}, document {doc_id}: {values}")
+        fields = ", ".join(f"{k}={_shown(v)}" for k, v in first.items())
+        lines.append(f"  the file's first line: {fields}")
+        for task, doc in sorted(docs.items()):
+            absent = [k for k in self._keys if k != "doc_id" and k not in doc]
+            if absent:
+                lines.append(
+                    f"  the documents of {task} have no field {', '.join(map(repr, absent))}; their fields: "
+                    + ", ".join(map(str, list(doc)[:20]))
+                    + (" ..." if len(doc) > 20 else "")
+                )
+        if "task" in self._keys:
+            lines.append(
+                "  'task' in keys= is a document field; a line's 'task' field is matched to the task by itself"
+            )
+        lines.append(
+            "Name in keys= the fields that identify a document (default doc_id, its position in the task), or add "
+            "default=<answer> to --model_args to answer those documents with <answer> (counted in the table's note)."
+        )
+        return fit("\n".join(lines))
 
     def generate_until(self, requests: list[Instance]) -> list[str]:
-        """The recorded response of each request's document (the default answer where none was recorded)."""
-        out = []
+        """The recorded response of each request's document; every request is looked up before any is answered.
+
+        A document without a line stops the run (:class:`RunStopped`) unless ``default`` was given."""
+        found: list[str | None] = []
+        unmatched: dict[tuple, tuple] = {}  # (task, doc_id) -> key: documents, not requests (repeats, padding)
+        docs: dict[str, dict] = {}  # task -> one of its documents: its fields, for the message
         for request in requests:
-            _, _, doc_to_visual, doc_id, task, split = request.args
+            _, _, _, doc_id, task, split = request.args
             doc = self.task_dict[task][split][doc_id]
+            key = self._key(doc_id, doc)
+            answer = self._find(task, key) if _NO_FIELD not in key else None
+            if answer is None:
+                unmatched[(task, doc_id)] = key
+                docs.setdefault(task, doc)
+            found.append(answer)
+        total = self._all_ranks(len(unmatched))
+        if total and self._default is None:
+            raise RunStopped(
+                "food-tasks: replay model error, the run stops before generation:\n"
+                + self._unmatched(total, unmatched, docs)
+            )
+        out = []
+        for request, answer in zip(requests, found):
+            _, _, doc_to_visual, doc_id, task, split = request.args
             if self._load_images and callable(doc_to_visual):
-                doc_to_visual(doc)  # decoded and dropped, as a model's input would be after use
-            out.append(self._lookup(task, doc_id, doc))
-        if self.missing:
+                doc_to_visual(self.task_dict[task][split][doc_id])  # decoded and dropped, as a model's input
+            out.append(self._default if answer is None else answer)
+        self.missing += total
+        if total:
             logger.warning(
-                f"food_tasks_replay: {self.missing} document(s) had no recorded response; answered {self._default!r}"
+                f"food_tasks_replay: {total} document(s) had no recorded response; answered {self._default!r}"
+            )
+            RUN_NOTES[MODEL_ID] = (
+                f"food_tasks_replay: {self.missing} document(s) had no line in {self._responses.name} "
+                f"(keys={'+'.join(self._keys)}); each was answered default={self._default!r} and scored."
             )
         return out
 

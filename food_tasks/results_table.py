@@ -23,6 +23,7 @@ ours are printed as lmms-eval prints them.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -37,18 +38,25 @@ LABEL_WIDTH = 40  # food_tasks.taskgen.ALIAS_WIDTH: every alias we ship fits; th
 NOTE_WIDTH = 24  # a string metric value longer than this is a note too ("absent: <reason>")
 LEGEND = (
     "[N keys]: a breakdown (per language, per slice ...), [absent]: a metric that could not be computed,\n"
-    "[text]: a long value; each is in the results JSON (an absent metric with its reason)."
+    "[text]: a long value; each is in the results JSON (an absent metric as null, or with its reason)."
 )
 HEADLINE_NOTE = (
     "FOOD_TASKS_TABLE=headline: groups and each task's headline metric only; every task and metric is in "
     "the results JSON."
 )
 _TREE = re.compile(r"^ *- ")  # lmms-eval's mark for a task inside a group (" - ", "  - " ...)
+ABSENT = "[absent]"
+# Notes of the run, printed once under the last table: source -> text (the replay model's count of documents it
+# answered with its default). A model sets its note when it is built (none) and when it answers.
+RUN_NOTES: dict[str, str] = {}
 
 
 def note(value: Any) -> Any:
-    """What the table shows for a metric value: scalars unchanged; a breakdown, an absent metric or a long
-    text as a short bracketed note (the table ends with :data:`LEGEND`; the values are in the results JSON)."""
+    """What the table shows for a metric value: scalars unchanged; a breakdown, an absent metric (``None``, NaN, or
+    an ``"absent: <reason>"`` text) or a long text as a short bracketed note (the table ends with :data:`LEGEND`;
+    the values are in the results JSON)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):  # undefined: null in the results JSON
+        return ABSENT
     if isinstance(value, Mapping):
         return f"[{len(value)} keys]"
     if isinstance(value, (list, tuple)):
@@ -240,6 +248,8 @@ def render(
     rows = {n for c in ("results", "groups") if isinstance(result_dict.get(c), Mapping) for n in result_dict[c]}
     if headline_only() and column == last and ours_in(result_dict, names) & rows:
         table += f"\n{HEADLINE_NOTE}"
+    if column == last and RUN_NOTES:
+        table += "".join(f"\n{text}" for _, text in sorted(RUN_NOTES.items()))
     noted = any(
         _is_note(v) and not _is_note(result_dict[column][name].get(k))
         for name, row in (shown.get(column) or {}).items()

@@ -37,7 +37,7 @@ def cap_run(tmp_path_factory):  # type: ignore[no-untyped-def]
         "--model",
         "food_tasks_replay",
         "--model_args",
-        f"responses={responses},keys=replay_key",
+        f"responses={responses},keys=replay_key,default=",  # documents without a line answer ""
         "--tasks",
         ",".join(TASKS),
     ]
@@ -115,7 +115,14 @@ def test_missing_image_root_fails_before_generation(tmp_path):
     responses = tmp_path / "r.jsonl"
     responses.write_text("")
     env = {"FOOD_TASKS_DATA_DIR": str(root), "FOOD_TASKS_CACHE_DIR": str(tmp_path / "cache")}
-    args = ["--model", "food_tasks_replay", "--model_args", f"responses={responses}", "--tasks", "food500cap_caption"]
+    args = [
+        "--model",
+        "food_tasks_replay",
+        "--model_args",
+        f"responses={responses},default=",
+        "--tasks",
+        "food500cap_caption",
+    ]
     proc, results, samples = run_lmms_eval(args, tmp_path / "out", env=env)
     output = proc.stdout + proc.stderr
     assert results is None or "food500cap_caption" not in results.get("results", {})

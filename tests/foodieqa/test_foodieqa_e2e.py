@@ -57,7 +57,7 @@ def test_scripted_answers_give_hand_computed_template_and_group_numbers(tmp_path
             "--model",
             "food_tasks_replay",
             "--model_args",
-            f"responses={_responses(tmp_path)},keys=qid",
+            f"responses={_responses(tmp_path)},keys=qid,default=",  # documents without a line answer ""
             "--tasks",
             "foodieqa,foodieqa_sivqa_zh_dishname_noimage",
         ],
