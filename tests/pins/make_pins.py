@@ -141,17 +141,27 @@ class Normaliser:
         return self.text(json.dumps(_round(data), indent=1, sort_keys=True, ensure_ascii=False, default=str)) + "\n"
 
 
+def strict(text: str) -> Any:
+    """``json.loads`` that refuses ``NaN`` and the infinities (not JSON: jq and ``JSON.parse`` fail on them)."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"not strict JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
 def results_pins(run: Path, norm: Normaliser) -> dict[str, str]:
-    """The results JSON (volatile keys removed) and every samples record of a run, as golden texts."""
+    """The results JSON (volatile keys removed) and every samples record of a run, as golden texts; each file
+    read as strict JSON."""
     (results,) = run.rglob("*_results.json")
-    data = json.loads(results.read_text(encoding="utf-8"))
+    data = strict(results.read_text(encoding="utf-8"))
     for key in VOLATILE:
         data.pop(key, None)
     out = {f"{run.name}_results.json": norm.json(data)}
     samples = {}
     for path in sorted(run.rglob("*_samples_*.jsonl")):
         task = path.name.split("_samples_", 1)[1].removesuffix(".jsonl")
-        samples[task] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        samples[task] = [strict(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     out[f"{run.name}_samples.json"] = norm.json(samples)
     return out
 
