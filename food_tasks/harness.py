@@ -34,7 +34,8 @@ on public lmms-eval names only:
 
 ``FOOD_TASKS_AUTOREGISTER=0`` is the one opt-out: none of these wraps is installed (pass
 ``--include_path "$(food-tasks path)"`` yourself; regional tasks then build for chat models, tables
-print breakdowns inline, and our metrics have no standard errors). :data:`HARNESS_API` lists every lmms-eval
+print breakdowns inline, an undefined metric is a bare ``NaN`` in the results file, and our metrics have no
+standard errors). :data:`HARNESS_API` lists every lmms-eval
 attribute the package relies on; tests/core/test_harness_api.py checks them all, so an lmms-eval upgrade fails in
 one place.
 """

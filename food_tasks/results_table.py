@@ -18,7 +18,10 @@ prints
 
 The table is rendered after the results JSON was written, and from a copy: the
 breakdowns and aliases stay in the results JSON, unchanged. Tasks that are not
-ours are printed as lmms-eval prints them.
+ours are printed as lmms-eval prints them. An undefined metric (``null`` in the
+results JSON, :func:`food_tasks.harness.strict_json`) reads ``[absent]``, as a
+metric absent with its reason does. :data:`RUN_NOTES` (the replay model's count of
+documents answered with its ``default=``) are printed once, under the last table.
 """
 
 from __future__ import annotations
