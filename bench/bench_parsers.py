@@ -15,6 +15,7 @@ as ``> limit``. Non-string outputs (None, numbers, lists, dicts) are checked too
 reported as ``RAISED``.
 
     python bench/bench_parsers.py [--sizes 16384,1048576] [--limit 60] [--repeat 3] [--json out.json]
+        [--shapes TEXT] [--hooks TEXT]   (only the shapes / hooks whose name contains TEXT)
 
 Nothing is asserted; the goal (issue 10) is no hook call above 50 ms on any output of up to 16 KB.
 """
@@ -50,6 +51,8 @@ def shapes(size: int) -> dict[str, str]:
         "``` + newlines": "```" + "\n" * size,
         "backticks": "`" * size,
         "{ x n": "{" * size,
+        "{ x n, } x n (nested braces)": "{" * (size // 2) + "}" * (size // 2),
+        '{"a" x n, } x n': '{"a" ' * (size // 6) + "}" * (size // 6),
         '{" x n': rep('{"'),
         '{\\" x n': rep('{\\"'),
         '"{ x n': rep('"{'),
@@ -118,12 +121,14 @@ def hooks() -> dict[str, tuple[Callable, dict]]:
     }
 
 
-def _run_shape(output: Any, repeat: int, conn: Any) -> None:
+def _run_shape(output: Any, repeat: int, conn: Any, only: str = "") -> None:
     """Child: every hook on one output; sends (hook, seconds or error) as each finishes. Per-output caches
     are cleared before every call (a repeated call must not measure a cache hit)."""
     from food_tasks import parsing
 
     for name, (fn, doc) in hooks().items():
+        if only not in name:
+            continue
         best = None
         try:
             fn(doc, ['warm-up <think>x</think> {"ranking": ["A"]}'])  # first-call costs are not the output's
@@ -139,10 +144,10 @@ def _run_shape(output: Any, repeat: int, conn: Any) -> None:
     conn.send(None)
 
 
-def measure(output: Any, repeat: int, limit: float) -> dict[str, Any]:
+def measure(output: Any, repeat: int, limit: float, only: str = "") -> dict[str, Any]:
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_run_shape, args=(output, repeat, child))
+    proc = ctx.Process(target=_run_shape, args=(output, repeat, child, only))
     proc.start()
     child.close()
     results: dict[str, Any] = {}
@@ -152,7 +157,8 @@ def measure(output: Any, repeat: int, limit: float) -> dict[str, Any]:
         if left <= 0 or not parent.poll(left):
             proc.kill()
             for name in hooks():
-                results.setdefault(name, f"> {limit:g} s")
+                if only in name:
+                    results.setdefault(name, f"> {limit:g} s")
             break
         try:
             item = parent.recv()
@@ -171,12 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per shape (all hooks) before giving up")
     parser.add_argument("--repeat", type=int, default=3, help="calls per hook and shape (the fastest is kept)")
     parser.add_argument("--json", type=Path, default=None, help="write all figures here")
+    parser.add_argument("--shapes", default="", help="only the shapes whose name contains this text")
+    parser.add_argument("--hooks", default="", help="only the hooks whose name contains this text")
     args = parser.parse_args(argv)
     hooks()  # build the sample documents once in the parent (cached files for the children)
     report: dict[str, Any] = {}
     print("non-string outputs (every hook must treat them as unparseable, never raise):")
     for label, value in NON_STRINGS.items():
-        got = measure(value, 1, args.limit)
+        got = measure(value, 1, args.limit, args.hooks)
         raised = {k: v for k, v in got.items() if isinstance(v, str)}
         print(f"  {label:<10} {'OK' if not raised else raised}")
         report[f"non-string {label}"] = got
@@ -185,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         worst: dict[str, tuple[float, str]] = {}
         table: dict[str, dict[str, Any]] = {}
         for shape, text in shapes(size).items():
-            got = measure(text, args.repeat, args.limit)
+            if args.shapes not in shape:
+                continue
+            got = measure(text, args.repeat, args.limit, args.hooks)
             table[shape] = got
             slowest = max(got.items(), key=lambda kv: kv[1] if isinstance(kv[1], float) else float("inf"))
             cell = f"{slowest[1] * 1000:9.1f}" if isinstance(slowest[1], float) else f"{slowest[1]:>9}"
