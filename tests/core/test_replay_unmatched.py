@@ -151,3 +151,33 @@ def test_compare_reads_a_null_metric_as_undefined_not_as_missing(tmp_path):
     run = load_run(tmp_path)
     assert math.isnan(run.value("t", "ctc")) and value_text(run.value("t", "ctc")) == "nan"  # as a NaN in the file
     assert run.value("t", "acc") == 50.0 and run.value("t", "mrr") is None  # a metric the run lacks
+
+
+def test_a_non_finite_official_nutrition_value_read_back_from_a_samples_file_is_still_undefined():
+    """DiningBench's official parser accepts NaN and 1e400 in a model's JSON (the official MAE goes non-finite). The
+    samples file now holds them as null; a comparison or a --baseline that re-reads the records must not crash on it
+    (``None - gold`` was a TypeError) and must give the same non-finite value."""
+    from food_tasks.benchmarks.diningbench import scoring
+    from food_tasks.harness import strict_json
+    from food_tasks.utils.diningbench import TABLES
+
+    gold = {"calories": 100, "protein": 10, "carbohydrates": 10, "fat": 10}
+    doc = {
+        "idx": 0,
+        "id": "0",
+        "prompt": "",
+        "gold_json": json.dumps(gold),
+        "model_name": "",
+        "cot": False,
+        "images": [],
+    }
+    for out in (
+        '{"calories": NaN, "protein": 10, "carbohydrates": 10, "fat": 10}',
+        '{"calories": 1e400, "protein": 10, "carbohydrates": 10, "fat": 10}',
+    ):
+        records = [scoring.score_nutrition(doc, out), scoring.score_nutrition(doc, '{"calories": 90}')]
+        read_back = _strict(json.dumps(strict_json(records)))  # as a samples file is written and read
+        for name in ("calories_mae_official", "calories_mape_official", "avg_mae_official"):
+            metric = TABLES["nutrition"][name]
+            assert not math.isfinite(metric.reduce(read_back)), (out, name)
+            assert not math.isfinite(float(metric.estimator.combine(metric.estimator.rows(read_back).sum(0))))

@@ -187,7 +187,8 @@ def row_errors(record: Record, key: str, official: bool = False) -> tuple[float,
     gt = gold[key]
     pred = record["pred_official" if official else "pred"]
     if pred is not None:
-        diff = pred[key] - gt
+        value = pred[key]  # None: a non-finite official value read back from a samples file (strict JSON: null)
+        diff = (math.nan if value is None else value) - gt
         return abs(diff), _square(diff), (abs(diff / gt) * 100 if gt != 0 else None)
     penalty = abs(gt)
     return penalty, _square(penalty), (100.0 if gt != 0 else None)
