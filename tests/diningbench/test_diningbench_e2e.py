@@ -204,6 +204,11 @@ def test_standard_errors_in_the_results(first_run, task):
     table = TABLES[task.split("_")[1]]
     for metric in [m for m in table.values() if m.estimator is not None]:
         stderr = got[f"{metric.name}_stderr,none"]
+        if task == "diningbench_cls_en_v4" and metric.name == "position_rstd":
+            # 2 documents, gold at 2 positions: RStd 0, but a resample that draws one document twice holds one
+            # position (RStd undefined), half of them or more: no bootstrap error (stats.spread)
+            assert got[f"{metric.name},none"] == 0.0 and stderr == "N/A", (task, metric.name, stderr)
+            continue
         assert isinstance(stderr, float) and stderr >= 0, (task, metric.name, stderr)
         assert got[f"{metric.name}_clusters,none"] == got[f"{metric.name}_n,none"] >= 2, (task, metric.name)
 

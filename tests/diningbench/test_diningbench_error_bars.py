@@ -63,7 +63,17 @@ def test_classification_rows():
     np.testing.assert_array_equal(table["acc_official"].estimator.rows(records)[:, 0], [1, 0, 1, 0, 0])
     np.testing.assert_array_equal(table["invalid_rate"].estimator.rows(records)[:, 0], [0, 0, 0, 0, 1])
     np.testing.assert_array_equal(table["cannot_read_rate_official"].estimator.rows(records)[:, 0], [0, 1, 0, 0, 0])
-    assert len(_reproduces(table, records)) == 6
+    assert _reproduces(table, records) == [
+        "acc",
+        "acc_official",
+        "invalid_rate",
+        "cannot_read_rate_official",
+        "parse_fail_rate",
+        "parse_fail_rate_official",
+        "position_rstd",
+    ]
+    # gold F, C, A, B, H: one at each of five positions, recall 1, 1, 1, 1, 0: mean 0.8, SD sqrt(0.8 / 5) = 0.4
+    assert table["position_rstd"].reduce(records) == pytest.approx(40.0)
     # independent rows: the CLT error of 4 of 5, sqrt(p (1 - p) / (n - 1)), in percent as the accuracy
     est = stats.estimate(table["acc"].estimator, records, [table.cluster_of(r) for r in records])
     assert est.se == pytest.approx(100 * math.sqrt(0.8 * 0.2 / 4)) and (est.n, est.clusters, est.method) == (
