@@ -540,7 +540,8 @@ def metric_table(settings: Settings) -> MetricTable:
     if settings.image:
         table.append(Metric("image_missing", image_missing, higher_is_better=False, scale="count"))
     key = stats.column("id") if settings.id else None
-    cluster = stats.column("cluster") if settings.cluster else key
+    # the results JSON's <metric>_stderr_method names the data column: "3 values of column dish", not "(cluster)"
+    cluster = stats.column("cluster", noun=f"values of column {settings.cluster}") if settings.cluster else key
     return MetricTable(*table, version=1.0, key=key, cluster=cluster)
 
 

@@ -711,3 +711,14 @@ def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
         f"a run with --include_path {task} warns naming both files and stops with exit status 1; rename one"
     ]
     assert regional_check.validate(task / "regional_example_open.yaml", check_images=False) == []
+
+
+def test_the_error_bars_name_the_cluster_column():
+    # issue 33.7: the results JSON's method read "3 clusters (cluster)" (the record's field) for `cluster: dish`
+    from food_tasks import stats
+
+    table = regional_scoring.metric_table(settings(cluster="dish"))
+    assert table.cluster_noun == "values of column dish"
+    est = stats.Estimate(se=1.0, n=6, clusters=3, method="clustered")
+    assert stats.describe(est, table.cluster_noun) == "clustered analytic (CR1), 3 values of column dish"
+    assert regional_scoring.metric_table(settings()).cluster_noun == "documents"
