@@ -350,14 +350,15 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
     return table
 
 
-def interval_p(c: stats.Comparison) -> tuple[str, str]:
-    """The 95% interval and p-value cells of a comparison (:func:`food_tasks.confidence.p_text`): ``n/a`` for an
-    undefined difference, and below :data:`food_tasks.stats.MIN_UNITS` independent units, where no verdict is given:
-    the normal interval is not to be trusted there (it can cross the metric's bounds: +108.67 points for a
-    difference of two percentages) and neither is its p-value."""
+def interval_p(c: stats.Comparison, scale: float = 1.0, decimals: int = 2) -> tuple[str, str]:
+    """The 95% interval and p-value cells of a comparison (:func:`food_tasks.confidence.p_text`), the interval's
+    bounds times ``scale`` with ``decimals`` decimals: ``n/a`` for an undefined difference, and below
+    :data:`food_tasks.stats.MIN_UNITS` independent units, where no verdict is given: the normal interval is not to
+    be trusted there (it can cross the metric's bounds: +108.67 points for a difference of two percentages) and
+    neither is its p-value. ``food-tasks compare`` and the report's tables of differences both use it."""
     if not math.isfinite(c.diff) or c.clusters < stats.MIN_UNITS or c.low is None or c.high is None:
         return "n/a", "n/a"
-    return f"[{c.low:+.2f}, {c.high:+.2f}]", p_text(c.p)
+    return f"[{c.low * scale:+.{decimals}f}, {c.high * scale:+.{decimals}f}]", p_text(c.p)
 
 
 def aligned(header: tuple[str, ...], table: list[tuple[str, ...]]) -> list[str]:

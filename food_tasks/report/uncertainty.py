@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from food_tasks.compare import interval_p
 from food_tasks.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
 from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell
 from food_tasks.report.runs import Run
@@ -24,7 +25,8 @@ PAIRED_NOTE = (
     "A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
     "p-value of the paired difference (clustered analytic for means, paired cluster bootstrap otherwise). "
     '"No detectable difference" when the interval contains 0; units are the independent clusters (dishes, '
-    "questions, images): with fewer than 30 the interval is not trusted and no verdict is given. Robust scorer."
+    "questions, images): with fewer than 30 no interval, p-value or verdict is given (n/a: a normal interval there "
+    "can cross the metric's bounds). Robust scorer."
 )
 MAX_PAIRS = 10  # model pairs compared per benchmark (the first runs')
 
@@ -250,8 +252,7 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
                 f"{a.label} vs {b.label}",
                 column.label,
                 f"{c.diff * scale:+.{d}f}",
-                f"[{c.low * scale:+.{d}f}, {c.high * scale:+.{d}f}]",
-                f"{c.p:.3g}",
+                *interval_p(c, scale, d),
                 f"{c.n} ({c.clusters})",
                 _detectable(c.mde * scale, d),
                 verdict,

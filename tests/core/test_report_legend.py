@@ -198,4 +198,46 @@ def test_a_zero_standard_error_detects_no_difference(tmp_path, monkeypatch):
     md = report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
     none = "n/a (standard error 0)"
     assert f"| **m/a** | Avg MCQ | 0.00 [0.00, 56.15]† | 0.00 | 3 | {none}† vs m/b |" in md
-    assert f"| m/a vs m/b | Avg MCQ | +0.00 | [+0.00, +0.00] | 1 | 6 (3) | {none} |" in md
+    assert f"| m/a vs m/b | Avg MCQ | +0.00 | n/a | n/a | 6 (3) | {none} |" in md  # 3 units: no interval or p
+
+
+def _paired_report(tmp_path: Path, monkeypatch, comparison) -> str:  # type: ignore[no-untyped-def]
+    """The report of two runs of WorldCuisines' MCQ group whose paired comparison is ``comparison``."""
+    from types import SimpleNamespace
+
+    from food_tasks.report import uncertainty
+
+    group = "worldcuisines_mcq_sample"
+    for name in ("a", "b"):
+        path = write_results(
+            tmp_path / "r" / name / "x_results.json", f"pretrained=m/{name}", {}, {group: {"acc": 50.0}}
+        )
+        _with_errors(path, {group: {"acc": (5.0, comparison.clusters)}})
+
+    def pairs(spec, runs, suffix, cache):  # type: ignore[no-untyped-def]
+        column = next(c for c in spec.tables[0].columns if c.key == "avg_mcq")
+        return [(runs[0], runs[1], column, group, SimpleNamespace(comparison=comparison, note=""))]
+
+    monkeypatch.setattr(uncertainty, "_pair_results", pairs)
+    return report.build_report([tmp_path / "r"], tmp_path / "rep", charts=False)["markdown"].read_text()
+
+
+def test_paired_differences_give_no_interval_or_p_below_the_units_for_a_verdict(tmp_path, monkeypatch):
+    """Issue 33.2/33.5: the report's Paired differences printed a normal interval on 3 units (here past +100 points,
+    with p = 4.44e-310) beside "too few units to tell"; it follows food-tasks compare: n/a for both."""
+    from food_tasks.stats import Comparison
+
+    few = Comparison(77.78, 15.73, 46.95, 108.61, 4.44e-310, 9, 3, 44.0, "clustered paired")
+    md = _paired_report(tmp_path, monkeypatch, few)
+    assert "| m/a vs m/b | Avg MCQ | +77.78 | n/a | n/a | 9 (3) | 44.00 | too few units to tell |" in md
+    assert "108.61" not in md and "4.44e-310" not in md
+
+
+def test_paired_differences_print_interval_and_p_from_the_units_for_a_verdict(tmp_path, monkeypatch):
+    """From 30 units on, the interval and the p-value as food-tasks compare prints them (p below 1e-6: '< 1e-6',
+    was '4.44e-310')."""
+    from food_tasks.stats import Comparison
+
+    many = Comparison(10.0, 1.0, 8.04, 11.96, 4.44e-310, 400, 40, 4.8, "clustered paired")
+    md = _paired_report(tmp_path, monkeypatch, many)
+    assert "| m/a vs m/b | Avg MCQ | +10.00 | [+8.04, +11.96] | < 1e-6 | 400 (40) | 4.80 | m/a > m/b |" in md
