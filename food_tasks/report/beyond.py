@@ -15,13 +15,14 @@ from typing import Any
 
 from food_tasks.confidence import MIN_UNITS, Z95, p_text
 from food_tasks.noimage import image_twin
-from food_tasks.report.cells import fmt
+from food_tasks.report.cells import fmt, number, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, BenchmarkSpec, Block, spec_for
 
 MAX_POSITION_CHARTS = 6  # per benchmark: the circular tasks first, then ordinary ones
 GAP = "xling_gap_to_"
+GAP_SPAN = 10.0  # the gap chart's axis spans at least ±GAP_SPAN points
 
 
 def _tasks(spec: BenchmarkSpec, run: Run) -> list[str]:
@@ -29,17 +30,36 @@ def _tasks(spec: BenchmarkSpec, run: Run) -> list[str]:
     return sorted(t for t in run.metrics if (found := spec_for(t)) is not None and found.name == spec.name)
 
 
-def _with_error(run: Run, task: str, metric: str) -> str:
-    """``value ± 95% half-width`` (the few-units mark below :data:`MIN_UNITS`), or the value alone."""
+def _with_error(run: Run, task: str, metric: str, proportion: bool = True) -> str:
+    """The value and its 95% interval as the report's other tables write it (:func:`with_interval`: ``± half-width``;
+    where that would be 0 wide, a ``proportion`` (a rate in %) at 0 or 100 gets its Wilson interval over the
+    metric's independent units, anything else says it has none), the few-units mark below :data:`MIN_UNITS`; the
+    value alone without a standard error."""
     value, se = run.value(task, metric), run.se(task, metric)
-    if se is None or not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+    if se is None or number(value) is None or math.isnan(value):
         return fmt(value, 2)
-    return f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}{FEW if run.few(task, metric) else ''}"
+    shown = with_interval(value, se, run.unit_count(task, metric), 2, proportion=proportion)
+    return shown + (FEW if run.few(task, metric) else "")
 
 
-def _pm(value: Any, se: Any) -> str:
-    """``value ± 95% half-width`` from a breakdown entry's value and standard error."""
-    return fmt(value, 2) + (f" ± {fmt(Z95 * se, 2)}" if isinstance(se, (int, float)) else "")
+def _gap(entry: Any) -> str:
+    """A gap to the reference language (a difference of two accuracies, in points) from its breakdown entry: with
+    its 95% interval (``± half-width``; none when every unit scored alike) from :data:`MIN_UNITS` independent units
+    on, below them the value alone with the few-units mark: a normal interval there can pass ±100 points."""
+    entry = entry if isinstance(entry, dict) else {}
+    value, se, units = entry.get("value"), entry.get("se"), number(entry.get("clusters"))
+    if units is not None and units < MIN_UNITS and number(value) is not None:
+        return fmt(value, 2) + FEW
+    return with_interval(value, number(se), units, 2, proportion=False)
+
+
+def _gap_interval(entry: dict[str, Any]) -> tuple[float, float] | None:
+    """(below, above) the value of a gap's 95% interval for its chart; None below :data:`MIN_UNITS` units."""
+    units = number(entry.get("clusters"))
+    if units is not None and units < MIN_UNITS:
+        return None
+    value, low, high = entry["value"], number(entry.get("low")), number(entry.get("high"))
+    return (value - low if low is not None else 0.0, high - value if high is not None else 0.0)
 
 
 def beyond_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
@@ -152,19 +172,28 @@ def _gap_chart(charts: Charts, gaps: dict[str, dict[str, Any]], title: str, name
     if not items:
         return None
     values = [v["value"] for _, v in items]
-    low = [v["value"] - v["low"] if isinstance(v.get("low"), (int, float)) else 0.0 for _, v in items]
-    high = [v["high"] - v["value"] if isinstance(v.get("high"), (int, float)) else 0.0 for _, v in items]
+    intervals = [_gap_interval(v) for _, v in items]
     fig, ax = charts.plt.subplots(figsize=(7, max(2.0, 0.25 * len(items) + 1)))
     ax.barh(
         range(len(items)),
         values,
-        xerr=[low, high],
+        xerr=[[i[0] if i else 0.0 for i in intervals], [i[1] if i else 0.0 for i in intervals]]
+        if any(intervals)
+        else None,
         color=["#c44" if v < 0 else "#4a4" for v in values],
         error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"},
     )
     ax.set_yticks(range(len(items)), [k for k, _ in items])
     ax.axvline(0, color="#333", linewidth=0.8)
-    ax.set_title(f"{title}\nbars: 95% intervals, paired by item, clustered", fontsize="medium")
+    if all(intervals):
+        what = "bars: 95% intervals, paired by item, clustered"
+    elif any(intervals):
+        what = f"bars: 95% intervals, paired by item, clustered; none below {MIN_UNITS} independent units"
+    else:
+        what = f"no intervals: fewer than {MIN_UNITS} independent units"
+    ax.set_title(f"{title}\n{what}", fontsize="medium")
+    low, high = ax.get_xlim()  # points of accuracy: at least ±10 (all gaps 0 would span ±0.05)
+    ax.set_xlim(min(low, -GAP_SPAN), max(high, GAP_SPAN))
     ax.grid(axis="x", alpha=0.3)
     return charts._save(fig, name)
 
@@ -206,7 +235,7 @@ def _xling(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts
                         [
                             [
                                 k,
-                                _pm(v.get("value"), v.get("se")),
+                                _gap(v),
                                 fmt(v.get("acc"), 2),
                                 fmt(v.get("acc_reference"), 2),
                             ]
@@ -227,7 +256,8 @@ def _xling(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts
             "*All languages right* (xling_all_correct): share of items answered correctly in every language "
             "present; *same option everywhere* (xling_agreement, multiple choice): share of items where every "
             "language chose the same option, right or wrong. Items asked in fewer than two languages do not "
-            "count; intervals clustered like the headline metric.",
+            "count; intervals clustered like the headline metric. A gap to English is a difference of two accuracies "
+            f"(points): below {MIN_UNITS} independent units it has no interval ({FEW}), in its table and chart.",
         ),
         *images,
     ]
@@ -347,7 +377,9 @@ def _positions(
             [
                 f"**{run.label}**",
                 f"`{task}`",
-                _with_error(run, task, "position_rstd") if run.value(task, "position_rstd") is not None else "–",
+                _with_error(run, task, "position_rstd", proportion=False)
+                if run.value(task, "position_rstd") is not None
+                else "–",
                 p_text(p),
                 over_chosen(run.value(task, "position_bias"), p),
             ]

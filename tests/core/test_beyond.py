@@ -217,9 +217,11 @@ def test_report_beyond_accuracy_section(run_dir, tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[3] == "100.00" and cells[4].startswith("50.00 ± ") and cells[5] == "+50.00†"
     # Circular: "A" in every rotation is right once per question: circular 0, mean per question 1/8 (12.5 %).
-    circ = next(line for line in section.splitlines() if f"`{CIRCULAR}`" in line and "±" in line)
+    circ = next(line for line in section.splitlines() if f"`{CIRCULAR}`" in line and line.count("|") == 7)
     cells = [c.strip() for c in circ.strip("|").split("|")]
     assert cells[2].startswith("100.00") and cells[4].startswith("12.50") and cells[5].startswith("0.00")
+    # 2 questions all right (plain) and all wrong (circular): their Wilson intervals, 1.96^2 / (2 + 1.96^2) = 0.6576
+    assert cells[2] == "100.00 [34.24, 100.00]†" and cells[5] == "0.00 [0.00, 65.76]†", cells
     # Position bias: always "A" against gold spread evenly over the 8 positions.
     assert f"| `{CIRCULAR}` |" in section and "A: 100.0 vs 12.5" in section
     assert "Cross-lingual consistency: not shown" in section and "Context sensitivity: not shown" in section
@@ -255,6 +257,99 @@ def test_report_section_of_cross_lingual_and_context_measures(tmp_path):
         assert any(b[0] == "img" and "xling_gap_to_en" in b[1] for b in blocks)
     lines = [b[1] for b in blocks if b[0] == "p"][-1].splitlines()
     assert [line.split(":")[0] for line in lines] == ["Image gain", "Circular accuracy", "Position bias"]
+
+
+def test_report_beyond_cells_follow_the_legend_and_gaps_have_no_interval_below_30_units(tmp_path, monkeypatch):
+    """Issue 33.5: the cross-lingual, context and position tables printed "0.00 ± 0.00†" (a 0-wide interval) where the
+    legend says a rate at 0 or 100% gets its Wilson interval and another score says it has none; a gap to English (a
+    difference) on 3 units printed "-33.33 ± 65.33" and its chart drew a bar to -98.67 points."""
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import Run
+    from food_tasks.report.spec import spec_for
+
+    task, group = "worldcuisines_mcq_task1a_sample", "worldcuisines_mcq_task1_sample"
+    few = {"value": -33.33, "se": 33.33, "low": -98.67, "high": 32.0, "clusters": 3, "acc": 0.0, "acc_reference": 33.3}
+    many = {"value": -10.0, "se": 5.0, "low": -19.8, "high": -0.2, "clusters": 40, "acc": 40.0, "acc_reference": 50.0}
+    flat = {"value": 0.0, "se": 0.0, "low": 0.0, "high": 0.0, "clusters": 40, "acc": 0.0, "acc_reference": 0.0}
+    metrics = {
+        task: {
+            "xling_all_correct": 0.0,
+            "xling_agreement": 100.0,
+            "xling_gap_to_en": {"fr": few, "yo": many},
+            "xling_by_lang_status": {"full/partly": few, "full/translated": many, "mixed/english": flat},
+            "position_bias": {"A": {"chosen_share": 50.0, "gold_share": 50.0}},
+            "position_rstd": 0.0,
+            "position_bias_p": 1.0,
+        },
+        group: {"hint_gain": 0.0},
+    }
+    stderr = {task: {"xling_all_correct": 0.0, "xling_agreement": 0.0, "position_rstd": 0.0}, group: {"hint_gain": 0.0}}
+    units = {
+        task: {"xling_all_correct": 3, "xling_agreement": 3, "position_rstd": 3},
+        group: {"hint_gain": 3},
+    }
+    from matplotlib.container import BarContainer
+
+    drawn: dict[str, tuple] = {}
+    save = Charts._save
+
+    def capture(self, fig, name):  # type: ignore[no-untyped-def]
+        ax = fig.axes[0]
+        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        drawn[name] = (ax.get_xlim(), [c.errorbar for c in bars], ax.get_title())
+        return save(self, fig, name)
+
+    monkeypatch.setattr(Charts, "_save", capture)
+    run = Run("m", [tmp_path], metrics, stderr=stderr, units=units)
+    charts = Charts(tmp_path)
+    blocks = beyond_blocks(spec_for(task), [run], charts)
+    rows = [row for b in blocks if b[0] == "table" for row in b[2]]
+    # Wilson over 3 units at 0 of 3 and 3 of 3: 1.96^2 / (3 + 1.96^2) = 0.5615 -> [0.00, 56.15] and [43.85, 100.00]
+    assert ["**m**", f"`{task}`", "0.00 [0.00, 56.15]†", "100.00 [43.85, 100.00]†", "3"] in rows
+    assert ["**m**", f"`{group}`", "–", "0.00 [0.00, 56.15]†", "–", "–"] in rows  # context: hint gain
+    # RStd is a standard deviation, not a proportion: no Wilson interval
+    assert ["**m**", f"`{task}`", "0.00 (no interval: all units alike)†", "1.000", "none (p ≥ 0.05)"] in rows
+    # gaps to English: 3 units, no interval; 40 units, ± 1.96 x 5; 40 units alike, none
+    assert ["full/partly", "-33.33†", "0.00", "33.30"] in rows
+    assert ["full/translated", "-10.00 ± 9.80", "40.00", "50.00"] in rows
+    assert ["mixed/english", "0.00 (no interval: all units alike)", "0.00", "0.00"] in rows
+    if charts.plt is not None:  # the chart: no error bar on the 3-unit gap (sorted: fr -33.33 first), ±10 at least
+        xlim, errorbars, title = drawn[f"{task}_m_xling_gap_to_en"]
+        segments = errorbars[0].lines[2][0].get_segments()
+        assert [(s[0][0], s[1][0]) for s in segments] == [(-33.33, -33.33), pytest.approx((-19.8, -0.2))]
+        assert xlim[1] >= 10 and "none below 30 independent units" in title
+
+
+def test_an_all_zero_gap_chart_spans_ten_points_and_says_it_has_no_interval(tmp_path, monkeypatch):
+    """Issue 33.7: gaps of 0 on 3 units drew an axis of ±0.05 points (and zero-wide interval bars)."""
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import Run
+    from food_tasks.report.spec import spec_for
+
+    task = "worldcuisines_mcq_task1a_sample"
+    zero = {"value": 0.0, "se": 0.0, "low": 0.0, "high": 0.0, "clusters": 3}
+    from matplotlib.container import BarContainer
+
+    drawn: dict[str, tuple] = {}
+    save = Charts._save
+
+    def capture(self, fig, name):  # type: ignore[no-untyped-def]
+        ax = fig.axes[0]
+        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        drawn[name] = (ax.get_xlim(), [c.errorbar for c in bars], ax.get_title())
+        return save(self, fig, name)
+
+    monkeypatch.setattr(Charts, "_save", capture)
+    metrics = {task: {"xling_all_correct": 0.0, "xling_gap_to_en": {"fr": zero, "yo": zero}}}
+    charts = Charts(tmp_path)
+    if charts.plt is None:
+        pytest.skip("matplotlib is not installed")
+    beyond_blocks(spec_for(task), [Run("m", [tmp_path], metrics)], charts)
+    xlim, errorbars, title = drawn[f"{task}_m_xling_gap_to_en"]
+    assert xlim[0] <= -10 and xlim[1] >= 10 and errorbars == [None]
+    assert title.endswith("no intervals: fewer than 30 independent units")
 
 
 def test_xling_units_pool_the_language_tasks_of_one_family():
