@@ -19,6 +19,7 @@ two runs on the measures that are not plain accuracy (``food-tasks compare``, ``
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
@@ -245,19 +246,33 @@ GAIN_NOTE = (
 )
 
 
+def gain_missing(with_run: Run, without_run: Run, task: str, twin: str) -> list[str]:
+    """Why ``food-tasks compare`` shows no image gain of ``task`` over ``twin``: the samples file it lacks and that
+    the run needs ``--log_samples`` (one sentence, wrapped at :data:`WIDTH`)."""
+    lacking = [(run, name) for run, name in ((with_run, task), (without_run, twin)) if run.task(name) is None]
+    why = "; ".join(f"no samples file of {name} beside {run.path}" for run, name in lacking)
+    text = f"{task} ({with_run.label}): no image gain, " + (
+        f"{why} (run with --log_samples)" if lacking else f"no document scored by both {task} and {twin}"
+    )
+    return textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+
+
 def compare_text(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterable[tuple[str, str]] = ()) -> list[str]:
     """The lines ``food-tasks compare`` prints after its main table: image gains (each model's tasks against their
     twins, :func:`gain_pairs`, as the report pairs them) and the beyond-accuracy measures both runs report ([] when
     there are none)."""
     names = {b.path: "B", a.path: "A"}
-    gains = [
-        (w.label, f"{names[w.path]}/{names[wo.path]}", g)
-        for w, wo, task, twin in gain_pairs([a, b])
-        if (g := image_gain(w, wo, task, twin, iters))
-    ]
+    gains: list[tuple[str, str, ImageGain]] = []
+    missing: list[str] = []
+    for w, wo, task, twin in gain_pairs([a, b]):
+        if (g := image_gain(w, wo, task, twin, iters)) is not None:
+            gains.append((w.label, f"{names[w.path]}/{names[wo.path]}", g))
+        else:  # said, never dropped: a pair without its samples files (or without a document both scored)
+            missing += gain_missing(w, wo, task, twin)
     lines: list[str] = []
-    if gains:
-        lines += ["", "Image gain (with the image minus without it)", *gain_lines(gains), *GAIN_NOTE.splitlines()]
+    if gains or missing:
+        lines += ["", "Image gain (with the image minus without it)", *gain_lines(gains), *missing]
+        lines += GAIN_NOTE.splitlines() if gains else []
     rows = measure_rows(a, b, iters, skip)
     if rows:
         lines += [

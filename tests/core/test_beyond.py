@@ -442,6 +442,24 @@ def test_compare_pairs_each_model_with_its_own_twin_and_says_where_each_side_com
     assert all(g[2:5] == ["100.00", "50.00", "+50.00"] for g in gains)
 
 
+@pytest.mark.e2e
+def test_compare_says_which_image_gain_it_cannot_compute_without_samples_files(run_dir, tmp_path):
+    """Issue 33 leftover: the report named a task whose twin's samples file is missing, compare dropped its image
+    gain silently; it says so in one line naming the task, the file it lacks and --log_samples."""
+    from food_tasks.compare import load_run
+
+    data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
+    shutil.copy(next(run_dir.rglob(f"*_samples_{TASK}.jsonl")), tmp_path / f"x_samples_{TASK}.jsonl")  # no twin's
+    (tmp_path / "x_results.json").write_text(json.dumps(data))
+    run = load_run(tmp_path)
+    lines = beyond.compare_text(run, run, iters=0)
+    said = [line for line in lines if line.startswith(f"{TASK} ({run.label}): no image gain")]
+    assert len(said) == 1 and "Image gain (with the image minus without it)" in lines, lines
+    text = " ".join(" ".join(lines[lines.index(said[0]) :][:3]).split())  # the sentence may wrap
+    assert f"no samples file of {TWIN} beside " in text and "(run with --log_samples)" in text
+    assert max(map(len, lines)) <= 120
+
+
 def test_p_values_print_with_sensible_precision():
     """Issue 33.4: compare printed p-values such as 4.44e-310."""
     from food_tasks.confidence import p_text
