@@ -246,14 +246,18 @@ GAIN_NOTE = (
 )
 
 
-def gain_missing(with_run: Run, without_run: Run, task: str, twin: str) -> list[str]:
-    """Why ``food-tasks compare`` shows no image gain of ``task`` over ``twin``: the samples file it lacks and that
-    the run needs ``--log_samples`` (one sentence, wrapped at :data:`WIDTH`)."""
+def gain_missing_reason(with_run: Run, without_run: Run, task: str, twin: str) -> str:
+    """Why there is no image gain of ``task`` over ``twin``: the samples file it lacks and that the run needs
+    ``--log_samples``, or that no document was scored by both (what compare and the report say)."""
     lacking = [(run, name) for run, name in ((with_run, task), (without_run, twin)) if run.task(name) is None]
     why = "; ".join(f"no samples file of {name} beside {run.path}" for run, name in lacking)
-    text = f"{task} ({with_run.label}): no image gain, " + (
-        f"{why} (run with --log_samples)" if lacking else f"no document scored by both {task} and {twin}"
-    )
+    return f"{why} (run with --log_samples)" if lacking else f"no document scored by both {task} and {twin}"
+
+
+def gain_missing(with_run: Run, without_run: Run, task: str, twin: str) -> list[str]:
+    """Why ``food-tasks compare`` shows no image gain of ``task`` over ``twin`` (:func:`gain_missing_reason`), one
+    sentence wrapped at :data:`WIDTH`."""
+    text = f"{task} ({with_run.label}): no image gain, {gain_missing_reason(with_run, without_run, task, twin)}"
     return textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
 
 

@@ -94,8 +94,10 @@ def _image_gain(
             if task not in tasks:  # another benchmark's task
                 continue
             gain = beyond.image_gain(with_run, without_run, task, twin)
-            if gain is None:
-                missing.append(f"`{task}`")
+            if gain is None:  # the same reason compare gives (a samples file, or no document scored by both)
+                missing.append(
+                    f"`{task}` ({run.label}): {beyond.gain_missing_reason(with_run, without_run, task, twin)}"
+                )
                 continue
             c = gain.gain
             few = FEW if c.clusters < MIN_UNITS else ""
@@ -116,7 +118,7 @@ def _image_gain(
             )
     if not rows:
         why = (
-            f"their samples files are missing (--log_samples) for {', '.join(sorted(set(missing)))}"
+            "; ".join(sorted(set(missing)))
             if missing
             else "no run holds a task together with its image-free twin (`_noimage`, or the paper's `_textonly` mode)"
         )
@@ -151,9 +153,7 @@ def _image_gain(
         ),
     ]
     if missing:
-        blocks.append(
-            ("p", "No image gain for " + ", ".join(sorted(set(missing))) + ": samples files missing (--log_samples).")
-        )
+        blocks.append(("p", "No image gain for " + "; ".join(sorted(set(missing))) + "."))
     return blocks, ""
 
 

@@ -460,6 +460,24 @@ def test_compare_says_which_image_gain_it_cannot_compute_without_samples_files(r
     assert max(map(len, lines)) <= 120
 
 
+@pytest.mark.e2e
+def test_the_report_gives_compares_reason_for_a_missing_image_gain(run_dir, tmp_path):
+    """The report said "samples files missing" whatever the cause; it names the file it lacks, as compare does."""
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import load_runs
+    from food_tasks.report.spec import spec_for
+
+    data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
+    shutil.copy(next(run_dir.rglob(f"*_samples_{TASK}.jsonl")), tmp_path / f"x_samples_{TASK}.jsonl")  # no twin's
+    (tmp_path / "x_results.json").write_text(json.dumps(data))
+    blocks = beyond_blocks(spec_for(TASK), load_runs([tmp_path]), Charts(tmp_path / "charts"))
+    text = " ".join(str(b[1]) for b in blocks if b[0] in ("p", "note")) + " ".join(
+        str(b) for b in blocks if isinstance(b, str)
+    )
+    assert f"no samples file of {TWIN} beside " in text and "(run with --log_samples)" in text, blocks
+
+
 def test_p_values_print_with_sensible_precision():
     """Issue 33.4: compare printed p-values such as 4.44e-310."""
     from food_tasks.confidence import p_text
