@@ -391,8 +391,12 @@ def lines(table: list[tuple[str, ...]], width: int = WIDTH, header: tuple[str, .
 
 
 def value_text(value: object) -> str:
-    """A run's value in the table: a number with two decimals, nothing for None, an absent metric as ``absent``
-    (its reason is in the results JSON), other values cut to 20 characters at a word boundary."""
+    """A run's value in the table: a number with two decimals, nothing for None (not in the run), an undefined
+    metric (NaN: null in the results JSON) as ``undefined`` and an absent one as ``absent`` (its reason is in the
+    results JSON), as the report and the printed table say them; other values cut to 20 characters at a word
+    boundary."""
+    if isinstance(value, float) and math.isnan(value):
+        return "undefined"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"{value:.2f}"
     if value is None:

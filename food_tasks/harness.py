@@ -17,7 +17,7 @@ on public lmms-eval names only:
   is untouched;
 * the results files: ``EvaluationTracker.save_results_aggregated`` and ``save_results_samples`` get every
   non-finite number (an undefined metric is NaN while lmms-eval aggregates) as ``None`` first, so the
-  files are strict JSON with an absent value as ``null``, and the table printed afterwards shows ``[absent]``;
+  files are strict JSON with an undefined value as ``null``, and the table printed afterwards shows ``[undefined]``;
 * ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks
   one request answered K times, keeps the first answer, and so never computes its stability metrics for a
   generation task); ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's

@@ -19,8 +19,9 @@ prints
 The table is rendered after the results JSON was written, and from a copy: the
 breakdowns and aliases stay in the results JSON, unchanged. Tasks that are not
 ours are printed as lmms-eval prints them. An undefined metric (``null`` in the
-results JSON, :func:`food_tasks.harness.strict_json`) reads ``[absent]``, as a
-metric absent with its reason does. :data:`RUN_NOTES` (the replay model's count of
+results JSON, :func:`food_tasks.harness.strict_json`) reads ``[undefined]``, a
+metric absent with its reason ``[absent]``: the words of the report and of
+``food-tasks compare``. :data:`RUN_NOTES` (the replay model's count of
 documents answered with its ``default=``) are printed once, under the last table.
 """
 
@@ -40,26 +41,26 @@ from food_tasks.consistency import HIGHER_IS_BETTER
 LABEL_WIDTH = 40  # food_tasks.taskgen.ALIAS_WIDTH: every alias we ship fits; the rule is for regional tasks
 NOTE_WIDTH = 24  # a string metric value longer than this is a note too ("absent: <reason>")
 LEGEND = (
-    "[N keys]: a breakdown (per language, per slice ...), [absent]: a metric that could not be computed,\n"
-    "[text]: a long value; each is in the results JSON (an absent metric as null, or with its reason)."
+    "[N keys]: a breakdown (per language, per slice ...), [undefined]: no value on this run (null),\n"
+    "[absent]: a metric that could not be computed, [text]: a long value; each is in the results JSON."
 )
 HEADLINE_NOTE = (
     "FOOD_TASKS_TABLE=headline: groups and each task's headline metric only; every task and metric is in "
     "the results JSON."
 )
 _TREE = re.compile(r"^ *- ")  # lmms-eval's mark for a task inside a group (" - ", "  - " ...)
-ABSENT = "[absent]"
+UNDEFINED = "[undefined]"  # null in the results JSON; "undefined" in the report and in food-tasks compare
 # Notes of the run, printed once under the last table: source -> text (the replay model's count of documents it
 # answered with its default). A model sets its note when it is built (none) and when it answers.
 RUN_NOTES: dict[str, str] = {}
 
 
 def note(value: Any) -> Any:
-    """What the table shows for a metric value: scalars unchanged; a breakdown, an absent metric (``None``, NaN, or
-    an ``"absent: <reason>"`` text) or a long text as a short bracketed note (the table ends with :data:`LEGEND`;
+    """What the table shows for a metric value: scalars unchanged; a breakdown, an undefined metric (``None`` or
+    NaN), an ``"absent: <reason>"`` text or a long text as a short bracketed note (the table ends with :data:`LEGEND`;
     the values are in the results JSON)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):  # undefined: null in the results JSON
-        return ABSENT
+        return UNDEFINED
     if isinstance(value, Mapping):
         return f"[{len(value)} keys]"
     if isinstance(value, (list, tuple)):

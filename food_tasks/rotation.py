@@ -238,7 +238,9 @@ def chi_square_p(observed: Mapping[int, int], expected: Mapping[int, int]) -> fl
 
     keys = sorted(k for k in set(observed) | set(expected) if observed.get(k, 0) or expected.get(k, 0))
     table = np.array([[observed.get(k, 0) for k in keys], [expected.get(k, 0) for k in keys]], dtype=np.int64)
-    if len(keys) < 2 or table.sum(axis=1).min() == 0:
+    if not table[0].sum():
+        return f"{NOT_TESTABLE}: no answer could be read"
+    if len(keys) < 2:
         return f"{NOT_TESTABLE}: answers and gold answers on fewer than two positions"
     cells = expected_freq(table)
     if cells.min() >= MIN_EXPECTED_ANY and (cells < MIN_EXPECTED).sum() <= (1 - MIN_EXPECTED_SHARE) * cells.size:

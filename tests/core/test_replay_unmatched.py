@@ -1,5 +1,5 @@
 """Issue 33.3 and 33.6: a replayed document without a line stops the run unless ``default=`` is given (then the
-count is said under the printed table), and an undefined metric is ``null`` in the files and ``[absent]`` in the
+count is said under the printed table), and an undefined metric is ``null`` in the files and ``[undefined]`` in the
 table (lmms-eval wrote a bare ``NaN``, which strict JSON parsers refuse, and printed ``NaN``)."""
 
 from __future__ import annotations
@@ -107,18 +107,18 @@ def test_every_document_with_a_line_needs_no_default(tmp_path):
     assert model.missing == 0 and "food_tasks_replay" not in results_table.RUN_NOTES
 
 
-def test_an_undefined_metric_is_absent_in_the_table_and_null_in_json():
+def test_an_undefined_metric_is_undefined_in_the_table_and_null_in_json():
     from food_tasks.harness import strict_json
 
-    assert results_table.note(None) == "[absent]" and results_table.note(math.nan) == "[absent]"
-    assert results_table.note(np.float64("nan")) == "[absent]" and results_table.note(0.0) == 0.0
+    assert results_table.note(None) == "[undefined]" and results_table.note(math.nan) == "[undefined]"
+    assert results_table.note(np.float64("nan")) == "[undefined]" and results_table.note(0.0) == 0.0
     tree = {"a": [math.nan, 1.5, (np.float32("nan"), 2)], "b": {"c": math.inf, "d": "NaN"}}
     assert strict_json(tree) is tree and tree == {"a": [None, 1.5, (None, 2)], "b": {"c": None, "d": "NaN"}}
     assert _strict(json.dumps(tree)) == {"a": [None, 1.5, [None, 2]], "b": {"c": None, "d": "NaN"}}
 
 
 @pytest.mark.e2e
-def test_a_sample_run_writes_strict_json_and_prints_absent(tmp_path):
+def test_a_sample_run_writes_strict_json_and_prints_undefined(tmp_path):
     """FAM-Bench's CTC sample task: no question is answerable from these outputs, so ctc is undefined (it was a
     bare NaN in the results JSON and 'NaN' in the table)."""
     preds = tmp_path / "r.jsonl"
@@ -135,7 +135,7 @@ def test_a_sample_run_writes_strict_json_and_prints_absent(tmp_path):
     row = results["results"]["fambench_task2_ctc_sample"]
     assert row["ctc,none"] is None and row["ctc_official_parsers,none"] is None and row["ctc_n,none"] == 0
     ctc = [line for line in proc.stdout.splitlines() if line.startswith("|") and "|ctc " in line]
-    assert len(ctc) == 1 and "[absent]" in ctc[0] and "NaN" not in proc.stdout, ctc
+    assert len(ctc) == 1 and "[undefined]" in ctc[0] and "NaN" not in proc.stdout, ctc
 
     # The same run with a predictions file that lacks documents: exit status 1, no results, our message last.
     preds.write_text(json.dumps({"doc_id": 0, "response": "1"}) + "\n", encoding="utf-8")
@@ -149,7 +149,9 @@ def test_compare_reads_a_null_metric_as_undefined_not_as_missing(tmp_path):
 
     (tmp_path / "x_results.json").write_text(json.dumps({"results": {"t": {"ctc,none": None, "acc,none": 50.0}}}))
     run = load_run(tmp_path)
-    assert math.isnan(run.value("t", "ctc")) and value_text(run.value("t", "ctc")) == "nan"  # as a NaN in the file
+    # undefined, the word of the report and of the printed table ([undefined]); compare printed "nan"
+    assert math.isnan(run.value("t", "ctc")) and value_text(run.value("t", "ctc")) == "undefined"
+    assert value_text("absent: no CLIP model given") == "absent" and value_text(None) == ""
     assert run.value("t", "acc") == 50.0 and run.value("t", "mrr") is None  # a metric the run lacks
 
 

@@ -151,6 +151,8 @@ def test_position_bias_leaves_unread_answers_out_and_handles_empty_positions():
     # the same statistic either way: p = 1
     assert p(records) == 1.0
     assert "fewer than two positions" in p([{"pred": "A", "gold": "A"}]) and bias([]) == {}
+    # no answer read (every one left out): said as such, not as "fewer than two positions"
+    assert p([{"pred": None, "gold": "A"}, {"pred": None, "gold": "B"}]).endswith(": no answer could be read")
     # a model that follows the gold distribution exactly: p = 1
     assert rotation.chi_square_p({0: 30, 1: 10}, {0: 30, 1: 10}) == pytest.approx(1.0)
     # by formula: chosen (30, 10) against gold (20, 20), expected (25, 15) in both rows:
