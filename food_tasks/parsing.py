@@ -27,6 +27,7 @@ __all__ = [
     "last_match",
     "normalize_chars",
     "option_key",
+    "option_spans",
     "strip_reasoning",
 ]
 
@@ -444,3 +445,54 @@ def extract_choice(
 def _present(index: int, present: int) -> int | None:
     """The index when it names one of the ``present`` options, else ``None`` (an answer for a missing option)."""
     return index if index < present else None
+
+
+# --------------------------------------------------------------------------
+# Option blocks of a prompt (what rotation rewrites and the answer parser reads)
+# --------------------------------------------------------------------------
+
+
+def option_spans(
+    prompt: object, line: re.Pattern[str], *, run: Sequence[str] | None = None, stop_at: tuple[str, ...] = ()
+) -> list[tuple[str, int, int]]:
+    """``(label, start, end)`` of each option text a prompt lists: ``prompt[start:end]`` is the text.
+
+    An option line is a line (without its ``\\r``) that ``line`` matches, group 1 the label, group 2 the text.
+    Only lines before the last line that starts (after whitespace) with a ``stop_at`` prefix are read (the
+    instruction). ``run=None``: the first line of each label, in prompt order. ``run=labels``: the last run of
+    consecutive lines labelled ``labels[0], labels[1], ...``, so a question line that happens to start like an
+    option (``1. Look at ...``) is not one. One pass over the prompt; not a string: no options.
+
+    The answer parser (the option texts) and rotation (:func:`food_tasks.rotation.rotate_spans`, which rewrites
+    them) call this one scan, so both always see the same lines.
+    """
+    if not isinstance(prompt, str):
+        return []
+    lines, starts, at = prompt.split("\n"), [], 0
+    for text in lines:
+        starts.append(at)
+        at += len(text) + 1
+    end = len(lines)
+    if stop_at:
+        end = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip().startswith(stop_at)), end)
+    first: dict[str, tuple[str, int, int]] = {}
+    block: list[tuple[str, int, int]] = []
+    current: list[tuple[str, int, int]] = []
+    for i in range(end):
+        match = line.match(lines[i].rstrip("\r"))
+        if match is None:
+            if current:
+                block, current = current, []
+            continue
+        span = (match.group(1), starts[i] + match.start(2), starts[i] + match.end(2))
+        if run is None:
+            first.setdefault(span[0], span)
+        elif len(current) < len(run) and span[0] == run[len(current)]:
+            current.append(span)
+        elif span[0] == run[0]:
+            block, current = current, [span]
+        else:
+            if current:
+                block = current
+            current = []
+    return list(first.values()) if run is None else current or block

@@ -71,6 +71,18 @@ def rotate(values: Sequence[Any], offset: int) -> list[Any]:
     return [values[(i + offset) % n] for i in range(n)] if n else []
 
 
+def rotate_spans(text: str, spans: Sequence[tuple[str, int, int]], offset: int) -> str:
+    """``text`` with the option texts at ``spans`` (``(label, start, end)``, in order, as
+    :func:`food_tasks.parsing.option_spans` finds them) rotated by ``offset`` (:func:`rotate`); labels,
+    punctuation, spacing and every other character stay byte-exact."""
+    texts = rotate([text[start:end] for _, start, end in spans], offset)
+    out, last = [], 0
+    for (_, start, end), option in zip(spans, texts):
+        out += [text[last:start], option]
+        last = end
+    return "".join(out) + text[last:]
+
+
 def rotated_gold(gold: int, offset: int, n: int) -> int:
     """The position (0-based) of the original option ``gold`` after rotation ``offset``."""
     return (gold - offset) % n

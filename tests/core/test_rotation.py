@@ -205,3 +205,63 @@ def test_with_rotation_copies_the_fields():
         "rotation": 2,
         "rotations": 4,
     }
+
+
+# --------------------------------------------------------------------------- one option-block scan (issue 34.2)
+
+
+def test_rotation_and_the_answer_parser_read_the_same_option_lines():
+    """WorldCuisines: rotation rewrites exactly the lines parse_mcq_options reads (one scan,
+    food_tasks.parsing.option_spans): a question line that starts like an option, an earlier broken run, CRLF
+    line ends and an option-like line after the instruction are left alone."""
+    from food_tasks.benchmarks.worldcuisines import circular, parsing
+
+    prompt = (
+        "1. Look at the photo.\r\n2. Not an option either\r\nWhich dish?\r\n1. Serabi\r\n2. Syrniki\r\n3. Murtabak\r\n"
+        "Print only the answer with a single answer id (1,2,3,4,5).\r\n1. after the instruction"
+    )
+    spans = parsing.mcq_option_spans(prompt)
+    assert [(label, prompt[start:end]) for label, start, end in spans] == [
+        ("1", "Serabi"),
+        ("2", "Syrniki"),
+        ("3", "Murtabak"),
+    ]
+    assert parsing.parse_mcq_options(prompt) == ["Serabi", "Syrniki", "Murtabak"]
+    rotated = circular.rotate_prompt(prompt, 1)
+    assert rotated == prompt.replace("1. Serabi\r\n2. Syrniki\r\n3. Murtabak", "1. Syrniki\r\n2. Murtabak\r\n3. Serabi")
+    assert parsing.parse_mcq_options(rotated) == ["Syrniki", "Murtabak", "Serabi"]
+    assert parsing.mcq_option_spans(None) == [] and parsing.mcq_option_spans(42) == []
+
+
+def test_diningbench_rotation_and_parser_share_the_scan():
+    """DiningBench: the first line per letter, read by prompt_options and rotated by the _circular tasks alike."""
+    from food_tasks.benchmarks.diningbench import circular, parsing
+
+    prompt = "Which dish?\nA. Noodles\n  B)  Rice  \nA. again\nC、Soup\nAnswer with the letter."
+    assert parsing.option_spans(prompt) == [("A", 15, 22), ("B", 29, 33), ("C", 47, 51)]
+    assert parsing.prompt_options(prompt) == (["A", "B", "C"], ["Noodles", "Rice", "Soup"])
+    assert circular.rotate_prompt(prompt, 2) == (
+        "Which dish?\nA. Soup\n  B)  Noodles  \nA. again\nC、Rice\nAnswer with the letter."
+    )
+    assert parsing.option_spans(["A. x"]) == []
+
+
+def test_rotate_spans_keeps_every_other_character():
+    text = "<1. a|2. bb|3. ccc>"
+    spans = [("1", 4, 5), ("2", 9, 11), ("3", 15, 18)]
+    assert rotation.rotate_spans(text, spans, 0) == text
+    assert rotation.rotate_spans(text, spans, 1) == "<1. bb|2. ccc|3. a>"
+    assert rotation.rotate_spans(text, spans, 2) == "<1. ccc|2. a|3. bb>"
+    assert rotation.rotate_spans(text, [], 1) == text
+
+
+def test_option_scan_is_linear_on_a_huge_prompt():
+    import time
+
+    from food_tasks.benchmarks.worldcuisines.parsing import MCQ_IDS, OPTION_LINE_RE
+    from food_tasks.parsing import option_spans
+
+    prompt = "1. x\n2. y\n" * 200_000
+    start = time.perf_counter()
+    assert len(option_spans(prompt, OPTION_LINE_RE, run=MCQ_IDS)) == 2
+    assert time.perf_counter() - start < 5

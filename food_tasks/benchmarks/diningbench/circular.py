@@ -1,7 +1,8 @@
 """DiningBench classification with rotated options (the ``_circular`` tasks; :mod:`food_tasks.rotation`).
 
 A rotation rewrites only the option texts of the record's prompt (the lines ``A. <dish>`` ... ``H. <dish>`` that
-:func:`food_tasks.benchmarks.diningbench.parsing.prompt_options` reads): letters, punctuation, spacing and every
+:func:`food_tasks.benchmarks.diningbench.parsing.prompt_options` reads, found by the same scan,
+:func:`food_tasks.benchmarks.diningbench.parsing.option_spans`): letters, punctuation, spacing and every
 other character stay byte-exact, and the CoT tasks' template is applied after (:func:`prompts.with_cot`). The gold
 letter follows its dish. A record lists 8 options, so 8 rotations.
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 from food_tasks import rotation
 from food_tasks.benchmarks.diningbench import prompts
-from food_tasks.benchmarks.diningbench.parsing import _OPTION_LINE_RE
+from food_tasks.benchmarks.diningbench.parsing import option_spans
 
 LABELS = tuple("ABCDEFGH")
 # Chosen against gold option letters (answers that could not be read, and documents whose images failed, left out).
@@ -24,35 +25,21 @@ POSITIONS = rotation.position_metrics(
 )
 
 
-def _spans(prompt: str) -> list[tuple[str, int, int]]:
-    """``(letter, start, end)`` of each option text, first line per letter (as ``prompt_options`` reads them)."""
-    out: dict[str, tuple[str, int, int]] = {}
-    for match in _OPTION_LINE_RE.finditer(prompt):
-        out.setdefault(match.group(1), (match.group(1), match.start(2), match.end(2)))
-    return list(out.values())
-
-
 def n_options(doc: dict[str, Any]) -> int:
     """The number of options the document's prompt lists."""
-    return len(_spans(doc["prompt"]))
+    return len(option_spans(doc["prompt"]))
 
 
 def rotate_prompt(prompt: str, offset: int) -> str:
-    """The prompt with its option texts rotated by ``offset``
-    (:func:`food_tasks.rotation.rotate`), the rest verbatim."""
-    spans = _spans(prompt)
-    texts = rotation.rotate([prompt[start:end] for _, start, end in spans], offset)
-    out, last = [], 0
-    for (_, start, end), text in zip(spans, texts):
-        out += [prompt[last:start], text]
-        last = end
-    return "".join(out) + prompt[last:]
+    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.rotation.rotate_spans`), the rest
+    verbatim."""
+    return rotation.rotate_spans(prompt, option_spans(prompt), offset)
 
 
 def rotate_doc(doc: dict[str, Any], offset: int) -> dict[str, Any]:
     """A document asked with rotation ``offset`` of its options; its gold letter remapped (kept when not an option)."""
     prompt = rotate_prompt(doc["prompt"], offset)
-    letters = [letter for letter, _, _ in _spans(doc["prompt"])]
+    letters = [letter for letter, _, _ in option_spans(doc["prompt"])]
     gold = json.loads(doc["gold_json"])
     key = str(gold).strip().upper()
     if key in letters:

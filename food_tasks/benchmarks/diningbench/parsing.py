@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from food_tasks import parsing as shared
 from food_tasks.jsonparse import json_objects
 from food_tasks.outputs import safe_str
 from food_tasks.parsing import WHITESPACE_RE, extract_choice, last_match, normalize_chars, strip_reasoning
@@ -190,14 +191,17 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _OPTION_LINE_RE = re.compile(r"^[ \t]*([A-H])[.．、)][ \t]*(\S.*?)[ \t]*$", re.MULTILINE)
 
 
+def option_spans(prompt: object) -> list[tuple[str, int, int]]:
+    """``(letter, start, end)`` of each option text of a classification prompt (lines ``A. <dish>`` ...
+    ``H. <dish>``, the first line per letter): what :func:`prompt_options` reads and the ``_circular`` tasks
+    rotate (:func:`food_tasks.parsing.option_spans`)."""
+    return shared.option_spans(prompt, _OPTION_LINE_RE)
+
+
 def prompt_options(prompt: str) -> tuple[list[str], list[str]]:
     """Option letters and texts listed in a classification prompt (lines ``A. <dish>`` ... ``H. <dish>``)."""
-    letters, texts = [], []
-    for match in _OPTION_LINE_RE.finditer(prompt or ""):
-        if match.group(1) not in letters:
-            letters.append(match.group(1))
-            texts.append(match.group(2))
-    return letters, texts
+    spans = option_spans(prompt)
+    return [letter for letter, _, _ in spans], [prompt[start:end] for _, start, end in spans]
 
 
 def letter_official(model_pred: str) -> str:

@@ -11,47 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from food_tasks import rotation
-from food_tasks.benchmarks.worldcuisines.parsing import INSTRUCTION_PREFIXES, OPTION_LINE_RE
-
-
-def option_lines(lines: list[str]) -> list[int]:
-    """Indices of the option lines of a prompt split at ``\\n``: the block
-    :func:`food_tasks.benchmarks.worldcuisines.parsing.parse_mcq_options` reads (the last run of lines numbered
-    1, 2, 3, ... before the instruction line)."""
-    end = len(lines)
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].strip().startswith(INSTRUCTION_PREFIXES):
-            end = i
-            break
-    block: list[int] = []
-    current: list[int] = []
-    for i, line in enumerate(lines[:end]):
-        match = OPTION_LINE_RE.match(line.rstrip("\r"))
-        if match is None:
-            if current:
-                block, current = current, []
-            continue
-        option_id = int(match.group(1))
-        if option_id == len(current) + 1:
-            current.append(i)
-        elif option_id == 1:
-            block, current = current, [i]
-        else:
-            if current:
-                block = current
-            current = []
-    return current or block
+from food_tasks.benchmarks.worldcuisines.parsing import mcq_option_spans
 
 
 def rotate_prompt(prompt: str, offset: int) -> str:
-    """The prompt with its option texts rotated by ``offset``
-    (:func:`food_tasks.rotation.rotate`), the rest verbatim."""
-    lines = prompt.split("\n")
-    where = option_lines(lines)
-    texts = [OPTION_LINE_RE.match(lines[i].rstrip("\r")).group(2) for i in where]  # type: ignore[union-attr]
-    for number, (i, text) in enumerate(zip(where, rotation.rotate(texts, offset)), start=1):
-        lines[i] = f"{number}. {text}" + ("\r" if lines[i].endswith("\r") else "")
-    return "\n".join(lines)
+    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.rotation.rotate_spans`) in the
+    block :func:`food_tasks.benchmarks.worldcuisines.parsing.parse_mcq_options` reads, the rest verbatim."""
+    return rotation.rotate_spans(prompt, mcq_option_spans(prompt), offset)
 
 
 def rotate_doc(doc: dict[str, Any], offset: int) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from food_tasks.parsing import (
     extract_choice,
     label_list_echo,
     label_range_echo,
+    option_spans,
     strip_reasoning,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "oeq_match_strict",
     "official_mcq_correct",
     "official_mcq_parse",
+    "mcq_option_spans",
     "parse_mcq_options",
 ]
 
@@ -150,31 +152,13 @@ def parse_mcq_options(prompt: str) -> list[str]:
     Returns:
         Option texts in id order (index 0 is id 1); empty if none are found.
     """
-    lines = prompt.split("\n")
-    end = len(lines)
-    for i in range(len(lines) - 1, -1, -1):
-        stripped = lines[i].strip()
-        if stripped.startswith(INSTRUCTION_PREFIXES):
-            end = i
-            break
-    block: list[str] = []
-    current: list[str] = []
-    for line in lines[:end]:
-        match = OPTION_LINE_RE.match(line.rstrip("\r"))
-        if match is None:
-            if current:
-                block, current = current, []
-            continue
-        option_id = int(match.group(1))
-        if option_id == len(current) + 1:
-            current.append(match.group(2))
-        elif option_id == 1:
-            block, current = current, [match.group(2)]
-        else:
-            if current:
-                block = current
-            current = []
-    return current or block
+    return [prompt[start:end] for _, start, end in mcq_option_spans(prompt)]
+
+
+def mcq_option_spans(prompt: object) -> list[tuple[str, int, int]]:
+    """``(id, start, end)`` of each option text of a ``multi_choice_prompt``, the block
+    :func:`parse_mcq_options` reads and the ``_circular`` tasks rotate (:func:`food_tasks.parsing.option_spans`)."""
+    return option_spans(prompt, OPTION_LINE_RE, run=MCQ_IDS, stop_at=INSTRUCTION_PREFIXES)
 
 
 # --------------------------------------------------------------------------
