@@ -68,3 +68,73 @@ def _map_source_tree() -> None:
 
 
 _map_source_tree()
+
+
+# Every module-level cache the package keeps, in one place: (module, name). A function memoised by ``functools``
+# is cleared with ``cache_clear``; a dict, list or set is emptied; anything else is the module's own reset function,
+# called. A module that is not imported has nothing cached. tests/core/test_reset.py fails when a module of the
+# package keeps a cache this list does not name, or when a name here no longer exists.
+_CACHES = (
+    # run state: what one lmms-eval run collects for its tables and notes
+    ("food_tasks.errorbars", "_RUN"),
+    ("food_tasks.results_table", "RUN_NOTES"),
+    ("food_tasks.images", "reset"),  # which images could not be decoded, and how many warnings were printed
+    # task folders and YAML
+    ("food_tasks.catalogue", "_INDEX"),
+    ("food_tasks.catalogue", "yaml_loader"),
+    ("food_tasks.harness", "_PARSED"),
+    ("food_tasks.harness", "_simple_loader"),
+    ("food_tasks.report.spec", "_LOADED"),
+    # data, images and remote services
+    ("food_tasks.data", "hub_image_store"),
+    ("food_tasks.remote", "_probe"),
+    ("food_tasks.remote", "default_image_store"),
+    ("food_tasks.regional_scoring", "url_store"),
+    ("food_tasks.redact", "_configured"),
+    ("food_tasks.judge", "client_for"),
+    ("food_tasks.cocojava", "_java_problem"),
+    ("food_tasks.bertscore", "_scorer"),
+    ("food_tasks.bertscore", "_f1"),
+    ("food_tasks.benchmarks.diningbench.data", "_prepared"),
+    ("food_tasks.benchmarks.diningbench.scoring", "_rouge_scorer"),
+    ("food_tasks.benchmarks.diningbench.scoring", "_warn_once"),
+    ("food_tasks.benchmarks.fambench.data", "_read_json"),
+    ("food_tasks.benchmarks.fambench.data", "_prepared"),
+    ("food_tasks.benchmarks.fambench.data", "_mirror_store"),
+    ("food_tasks.benchmarks.food500cap.data", "_load"),
+    ("food_tasks.benchmarks.food500cap.data", "_regions"),
+    ("food_tasks.benchmarks.food500cap.data", "_prepared"),
+    ("food_tasks.benchmarks.food500cap.scoring", "_coco"),
+    ("food_tasks.benchmarks.food500cap.scoring", "_clip"),
+    ("food_tasks.benchmarks.food500cap.scoring", "_clip_values"),
+    ("food_tasks.benchmarks.foodieqa.data", "_data_folder"),
+    ("food_tasks.benchmarks.foodieqa.data", "_load_docs"),
+    ("food_tasks.benchmarks.worldcuisines.data", "load_split"),
+    ("food_tasks.benchmarks.worldcuisines.data", "_prepare_docs"),
+    ("food_tasks.benchmarks.worldcuisines.parsing", "_prepare_strict_reference"),
+    # compiled patterns
+    ("food_tasks.parsing", "_LABEL_SETS"),
+    ("food_tasks.parsing", "_strip_tagged"),
+    ("food_tasks.jsonparse", "_MARK_PATTERNS"),
+    ("food_tasks.benchmarks.diningbench.parsing", "_TAG_CACHE"),
+)
+
+
+def reset() -> None:
+    """Forget everything the package keeps between calls in this process (every cache in ``_CACHES``): memoised
+    data, indexes of task folders, parsed YAML, image stores and clients, compiled patterns and the state of a run.
+
+    A fresh process starts with none of it; a process that runs lmms-eval, ``food-tasks`` commands or the scoring
+    functions more than once (a notebook, a test session) calls this between runs to start each as a fresh process
+    would: a changed data folder, environment variable or task file is then read again. Imports nothing."""
+    for module_name, name in _CACHES:
+        module = _sys.modules.get(module_name)
+        if module is None:
+            continue  # never imported: nothing cached
+        value = getattr(module, name)
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()
+        elif isinstance(value, (dict, list, set)):
+            value.clear()
+        else:
+            value()

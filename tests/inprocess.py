@@ -6,18 +6,18 @@ anything; the suite runs about thirty. :func:`run` calls the console script's ow
 :func:`subprocess.run` would: the exit status (``SystemExit`` as Python reports it, an uncaught
 exception as status 1 with its traceback) and the captured stdout and stderr.
 
-What a fresh process has and this one must re-create around each run (and put back afterwards):
-``sys.argv``, the environment (including the offline switches that ``huggingface_hub`` and ``datasets``
-read at import), the working directory, Python's default warning filters (pytest records warnings
-instead of printing them), lmms-eval's loguru sink (it re-adds one on ``sys.stdout`` per run), the
-per-run hooks of our ``lmms_eval.models`` entry point (it runs once per process, at lmms-eval's model
-registry import: the backend notes read ``sys.argv``), our package's in-process caches, and a ``PYTHONPATH``
-of the test's own (stand-in modules such as tests/serving/stand_ins/vllm): its folders go first on ``sys.path``
-and lmms-eval's model modules, which bind optional dependencies at import (``optional_import("vllm", "LLM")``),
-are imported afresh (:func:`_python_path`). One thing is kept on purpose: the index of lmms-eval's own task
-folder (:func:`cache_lmms_eval_task_index`). And one thing a fresh process does not have to pay for: lmms-eval ends
-each run with full garbage collections (``lm.clean()``: two ``gc.collect()``, 0.35 s each over a heap that holds
-torch, transformers and lmms-eval), so what was alive before a run is frozen out of the collector (:func:`_freeze`).
+What a fresh process has and this one must re-create around each run (and put back afterwards): ``sys.argv``, the
+environment (including the offline switches that ``huggingface_hub`` and ``datasets`` read at import), the working
+directory, Python's default warning filters (pytest records warnings instead of printing them), lmms-eval's loguru
+sink (it re-adds one on ``sys.stdout`` per run), the per-run hooks of our ``lmms_eval.models`` entry point (it runs
+once per process, at lmms-eval's model registry import: the backend notes read ``sys.argv``), our package's caches
+(:func:`food_tasks.reset`), and a ``PYTHONPATH`` of the test's own (stand-in modules such as
+tests/serving/stand_ins/vllm): its folders go first on ``sys.path`` and lmms-eval's model modules, which bind
+optional dependencies at import (``optional_import("vllm", "LLM")``), are imported afresh (:func:`_python_path`).
+One thing is kept on purpose: the index of lmms-eval's own task folder (:func:`cache_lmms_eval_task_index`). And one
+thing a fresh process does not have to pay for: lmms-eval ends each run with full garbage collections
+(``lm.clean()``: two ``gc.collect()``, 0.35 s each over a heap that holds torch, transformers and lmms-eval), so
+what was alive before a run is frozen out of the collector (:func:`_freeze`).
 
 The real console script is still proven by the tests that pass ``console=True`` to
 ``conftest.run_lmms_eval`` (entry-point discovery in a fresh interpreter, the exit status of a stopped
@@ -37,6 +37,8 @@ import traceback
 import warnings
 from pathlib import Path
 
+import food_tasks
+
 # Set, for the run, on the modules that read these variables once at import.
 _IMPORT_TIME_SWITCHES = (
     ("HF_HUB_OFFLINE", "huggingface_hub.constants", "HF_HUB_OFFLINE"),
@@ -44,27 +46,10 @@ _IMPORT_TIME_SWITCHES = (
     ("HF_DATASETS_OFFLINE", "datasets.config", "HF_HUB_OFFLINE"),
     ("HF_DATASETS_OFFLINE", "datasets.config", "HF_DATASETS_OFFLINE"),
 )
-# Run state of our package kept in module-level dictionaries (a fresh process starts without it).
-_RUN_STATE = ("_RUN", "_TASK_CACHE")
 
 
 def _true(value: str | None) -> bool:
     return (value or "").strip().upper() in {"1", "ON", "YES", "TRUE"}
-
-
-def _reset_package_state() -> None:
-    """Forget what earlier runs left in ``food_tasks`` modules: memoised functions and per-run tables."""
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("food_tasks") or module is None:
-            continue
-        for attr, value in list(vars(module).items()):
-            if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == name:
-                value.cache_clear()
-            elif attr in _RUN_STATE and isinstance(value, dict):
-                value.clear()
-    from food_tasks import images
-
-    images.reset()
 
 
 @contextlib.contextmanager
@@ -173,7 +158,7 @@ def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Completed
     _freeze()
     out, err = io.StringIO(), io.StringIO()
     code: int = 0
-    _reset_package_state()
+    food_tasks.reset()  # what earlier runs left in the package's caches (a fresh process has none)
     with _process_like(["lmms-eval", *args], env, cwd), _python_path(env.get("PYTHONPATH")), warnings.catch_warnings():
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             _default_warning_filters()

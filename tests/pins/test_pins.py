@@ -9,15 +9,27 @@ from __future__ import annotations
 
 import difflib
 
+import package_caches
 import pytest
 from make_pins import GOLDEN, produce  # tests/pins is on sys.path (rootdir-relative test module)
+
+import food_tasks
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> dict[str, str]:
-    return produce(tmp_path_factory.mktemp("pins"))
+    package_caches.import_all()
+    food_tasks.reset()
+    before = package_caches.state()
+    out = produce(tmp_path_factory.mktemp("pins"))
+    after = package_caches.state()
+    _FILLED.update(key for key, size in after.items() if size > before.get(key, 0))
+    return out
+
+
+_FILLED: set[tuple[str, str]] = set()  # the package's caches the runs, the report and the comparison filled
 
 
 def test_the_golden_files_are_those_made(made):
@@ -37,3 +49,13 @@ def test_pinned_output_is_unchanged(made, name):
             f"{name} differs from its golden file (regenerate with `python tests/pins/make_pins.py` only for a "
             f"change made on purpose):\n{diff[:20000]}"
         )
+
+
+def test_reset_forgets_every_cache_the_runs_filled(made):
+    """Two lmms-eval runs of every benchmark's sample tasks, a report and a comparison fill the package's caches:
+    food_tasks.reset() names each of them (``food_tasks._CACHES``), and afterwards none holds anything."""
+    assert ("food_tasks.harness", "_PARSED") in _FILLED and ("food_tasks.catalogue", "_INDEX") in _FILLED
+    assert sorted(_FILLED - package_caches.listed()) == [], "caches that food_tasks._CACHES does not name"
+    food_tasks.reset()
+    held = {key: size for key, size in package_caches.state().items() if size and key in package_caches.listed()}
+    assert held == {}

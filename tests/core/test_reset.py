@@ -1,0 +1,46 @@
+"""food_tasks.reset(): one function forgets every module-level cache of the package, listed in one place
+(``food_tasks._CACHES``), as a fresh process has none. tests/pins/test_pins.py checks, after real runs, a report
+and a comparison, that the list names every cache those filled."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+import package_caches
+
+import food_tasks
+
+
+def test_every_cache_named_for_reset_exists():
+    for module_name, name in food_tasks._CACHES:
+        module = importlib.import_module(module_name)
+        assert hasattr(module, name), f"food_tasks._CACHES names {module_name}.{name}, which no longer exists"
+        value = getattr(module, name)
+        assert (
+            isinstance(value, functools._lru_cache_wrapper)
+            or type(value) in (dict, list, set)
+            or (name == "reset" and callable(value))
+        ), f"{module_name}.{name} is neither a memoised function, a container nor a reset function"
+    assert len(set(food_tasks._CACHES)) == len(food_tasks._CACHES)
+
+
+def test_after_reset_no_cache_holds_anything():
+    from food_tasks import catalogue, images, parsing
+    from food_tasks.report import spec
+
+    package_caches.import_all()
+    # Some caches of each kind filled: a task index, parsed YAML, compiled label sets, the report specs, an image
+    # record, a memoised loader.
+    catalogue.index()
+    assert parsing.extract_choice("Answer: B", ("A", "B", "C")) == 1
+    spec.registry()
+    assert images.load("bad.png", lambda: images.decode(b"not an image", "bad.png"), "test") is None
+    filled = {key for key, size in package_caches.state().items() if size and key in package_caches.listed()}
+    assert {("food_tasks.catalogue", "_INDEX"), ("food_tasks.parsing", "_LABEL_SETS")} <= filled
+    assert {("food_tasks.report.spec", "_LOADED"), ("food_tasks.images", "_status")} <= filled
+
+    food_tasks.reset()
+
+    held = {key: size for key, size in package_caches.state().items() if size and key in package_caches.listed()}
+    assert held == {}
