@@ -149,6 +149,11 @@ def first_line(responses: str | Path) -> dict:
     return {}
 
 
+def _fields(row: dict) -> str:
+    """A line's fields in a message: ``name=value, ...``."""
+    return ", ".join(f"{k}={_shown(v)}" for k, v in row.items())
+
+
 def _shown(value: object, width: int = 60) -> str:
     """A field's value in a message: its repr, cut to ``width`` characters."""
     text = "<no such field>" if value is _NO_FIELD else repr(value)
@@ -173,6 +178,7 @@ class ReplayModel(lmms):
         self._default = None if default is None else str(default)  # None: a document without a line stops the run
         self._load_images = str(load_images).strip().lower() in ("1", "true", "yes", "on")
         self.missing = 0
+        self.documents = 0  # documents looked up (all ranks): the note says "<missing> of <documents>"
         RUN_NOTES.pop(MODEL_ID, None)  # a note of an earlier run in this process
         try:
             self._answers = load_responses(responses, self._keys)
@@ -227,8 +233,7 @@ class ReplayModel(lmms):
         for (task, doc_id), key in sorted(unmatched.items(), key=lambda item: (item[0][0], item[0][1]))[:SHOWN]:
             values = ", ".join(f"{k}={_shown(v)}" for k, v in zip(self._keys, key))
             lines.append(f"    task {task}, document {doc_id}: {values}")
-        fields = ", ".join(f"{k}={_shown(v)}" for k, v in first.items())
-        lines.append(f"  the file's first line: {fields}")
+        lines.append(f"  the file's first line: {_fields(first)}")
         for task, doc in sorted(docs.items()):
             absent = [k for k in self._keys if k != "doc_id" and k not in doc]
             if absent:
@@ -264,6 +269,7 @@ class ReplayModel(lmms):
                 docs.setdefault(task, doc)
             found.append(answer)
         total = self._all_ranks(len(unmatched))
+        self.documents += self._all_ranks(len({(r.args[4], r.args[3]) for r in requests}))
         if total and self._default is None:
             raise RunStopped(
                 "food-tasks: replay model error, the run stops before generation:\n"
@@ -280,9 +286,16 @@ class ReplayModel(lmms):
             logger.warning(
                 f"food_tasks_replay: {total} document(s) had no recorded response; answered {self._default!r}"
             )
+            keys = "+".join(self._keys)
             RUN_NOTES[MODEL_ID] = (
-                f"food_tasks_replay: {self.missing} document(s) had no line in {self._responses.name} "
-                f"(keys={'+'.join(self._keys)}); each was answered default={self._default!r} and scored."
+                f"food_tasks_replay: {self.missing} of {self.documents} document(s) had no line in "
+                f"{self._responses.name} (keys={keys}); each was answered default={self._default!r} and scored."
+                + (
+                    f" No document matched: keys={keys} is likely wrong (the file's first line: "
+                    f"{_fields(first_line(self._responses))})."
+                    if self.missing == self.documents
+                    else ""
+                )
             )
         return out
 

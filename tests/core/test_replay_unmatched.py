@@ -78,13 +78,26 @@ def test_some_documents_without_a_line_stop_the_run_with_the_count(tmp_path):
     assert "document 0" not in message
 
 
+def test_with_a_default_a_replay_that_matches_no_document_says_keys_is_likely_wrong(tmp_path):
+    # a newcomer's keys=task+doc_id with default=A: every document answered A, exit 0, "9 document(s) had no line"
+    lines = [{"qa_id": "999", "lang": "en", "response": "2"}]
+    model, _ = _model(tmp_path, lines, keys="qa_id+lang", default="A")
+    assert model.generate_until(_requests([])) == ["A", "A", "A", "A"]
+    note = results_table.RUN_NOTES["food_tasks_replay"]
+    assert note.startswith("food_tasks_replay: 3 of 3 document(s) had no line in preds.jsonl (keys=qa_id+lang)")
+    assert note.endswith(
+        "No document matched: keys=qa_id+lang is likely wrong (the file's first line: "
+        "qa_id='999', lang='en', response='2')."
+    )
+
+
 def test_with_a_default_the_unmatched_documents_are_answered_and_counted_once_under_the_table(tmp_path):
     lines = [{"qa_id": "400", "lang": "en", "response": "2"}]
     model, preds = _model(tmp_path, lines, keys="qa_id+lang", default="")
     assert model.generate_until(_requests([])) == ["2", "", "", ""]
     assert model.missing == 2
-    note = "food_tasks_replay: 2 document(s) had no line in preds.jsonl (keys=qa_id+lang); each was answered default=''"
-    assert results_table.RUN_NOTES["food_tasks_replay"].startswith(note)
+    note = "food_tasks_replay: 2 of 3 document(s) had no line in preds.jsonl (keys=qa_id+lang); each was answered "
+    assert results_table.RUN_NOTES["food_tasks_replay"] == note + "default='' and scored."
     import lmms_eval.utils
 
     make_table = getattr(lmms_eval.utils.make_table, "__wrapped__", lmms_eval.utils.make_table)
