@@ -44,13 +44,17 @@ Record = Mapping[str, Any]
 Reader = Callable[[Record], Any]
 
 NO_CONTEXT, HINT, MISLEADING = "none", "hint", "misleading"  # the values View.context returns
-# The direction of the context measures. lmms-eval reads higher_is_better from a task's metric_list; these are
-# computed across the tasks of a group (run_statistics), in no metric_list, so they are declared here.
-HIGHER_IS_BETTER = {
+# The direction of the measures computed across tasks, which no metric_list declares (lmms-eval reads
+# higher_is_better from a task's metric_list): the context measures of a group (run_statistics) and a task's
+# answerable_without_image (food_tasks.errorbars.finish; its image_gain has the direction of the task's headline
+# metric). True: higher is better, False: lower is better, None: neither (the share of the benchmark answerable
+# without the image says more of the benchmark than of the model). food_tasks.results_table.directions applies it.
+HIGHER_IS_BETTER: dict[str, bool | None] = {
     "misled_rate": False,
     "misled_rate_same_image": False,
     "hint_gain": True,
     "hint_gain_same_image": True,
+    "answerable_without_image": None,
 }
 
 

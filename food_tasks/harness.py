@@ -18,6 +18,9 @@ on public lmms-eval names only:
 * the results files: ``EvaluationTracker.save_results_aggregated`` and ``save_results_samples`` get every
   non-finite number (an undefined metric is NaN while lmms-eval aggregates) as ``None`` first, so the
   files are strict JSON with an undefined value as ``null``, and the table printed afterwards shows ``[undefined]``;
+  the results' ``higher_is_better`` gets the direction of every metric of our rows (lmms-eval's lacks the measures
+  computed across tasks, marks counts, breakdowns and p-values as scores, and gives every group the metrics of all
+  groups: :func:`food_tasks.results_table.directions`), so the file and the table say the same;
 * ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks
   one request answered K times, keeps the first answer, and so never computes its stability metrics for a
   generation task); ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's
@@ -77,7 +80,11 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.utils", "make_table", "wrapped: our rows named, breakdowns as short notes"),
     ("lmms_eval.utils", "load_yaml_config", "swapped while lmms-eval indexes: our YAMLs parsed by libyaml"),
     ("lmms_eval.utils", "ignore_constructor", "what lmms-eval's index reads a !function tag as"),
-    ("lmms_eval.loggers", "EvaluationTracker.save_results_aggregated", "wrapped: NaN written as null"),
+    (
+        "lmms_eval.loggers",
+        "EvaluationTracker.save_results_aggregated",
+        "wrapped: NaN written as null, our metrics' higher_is_better told",
+    ),
     ("lmms_eval.loggers", "EvaluationTracker.save_results_samples", "wrapped: NaN written as null"),
     ("lmms_eval.evaluator_utils", "TaskOutput.calculate_aggregate_metric", "wrapped: our standard errors"),
     (
@@ -357,14 +364,27 @@ def strict_json(value: Any) -> Any:
     return value
 
 
-def install_strict_json() -> bool:
-    """lmms-eval's results and samples files as strict JSON (see :func:`strict_json`)."""
+def install_strict_json(ours: Callable[[], Collection[str]] | None = None) -> bool:
+    """lmms-eval's results and samples files as strict JSON (see :func:`strict_json`); with ``ours`` (the names of
+    our tasks and groups), the results' ``higher_is_better`` told the truth for our rows first
+    (:func:`food_tasks.results_table.directions`), in the dict the table is then printed from too."""
+    from food_tasks.results_table import directions
+
     tracker = resolve("lmms_eval.loggers", "EvaluationTracker")
     resolve("lmms_eval.loggers", "EvaluationTracker.save_results_aggregated")
     resolve("lmms_eval.loggers", "EvaluationTracker.save_results_samples")
 
     def make_results(original: Callable) -> Callable:
         def save_results_aggregated(self: Any, results: dict, *args: Any, **kwargs: Any) -> Any:
+            if ours is not None and isinstance(results, dict) and isinstance(results.get("higher_is_better"), dict):
+                try:
+                    results["higher_is_better"] = directions(results, frozenset(ours()))
+                except Exception as err:  # noqa: BLE001 - a direction must never cost a run its results file
+                    from loguru import logger
+
+                    logger.warning(
+                        f"food-tasks: higher_is_better left as lmms-eval wrote it ({type(err).__name__}: {err})"
+                    )
             return original(self, strict_json(results), *args, **kwargs)
 
         return save_results_aggregated
@@ -529,7 +549,7 @@ def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     install_task_index(task_dir)
     install_task_type()
     install_table(ours)
-    install_strict_json()
+    install_strict_json(ours)
     install_error_bars()
     install_repeats()
     install_exit()

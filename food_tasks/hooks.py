@@ -40,6 +40,9 @@ GROUP_REDUCTIONS = ("mean", "max", "official", "official_numpy")
 # What a metric's number is, for the README tables and the report (one truth per unit).
 # Every accuracy and rate is in percent (no "fraction" scale: one scale per kind of number across benchmarks).
 SCALES = ("percent", "score", "native", "count", "breakdown", "info")
+# Scales whose numbers are no score, so neither higher nor lower is better: more documents, a dict of slices or a
+# p-value say nothing of the model's quality (Metric.direction: null in the results JSON, no arrow in the table).
+UNDIRECTED = frozenset({"count", "breakdown", "info"})
 _UNSET: Any = object()  # a Payload built without its document's key computes it
 
 
@@ -51,7 +54,8 @@ class Metric:
         name: the metric name in lmms-eval's results (``acc``, ``rationale_macro_f1_official`` ...).
         reduce: reduces the task's per-document records to the reported value (:func:`aggregate` passes them in
             canonical order: by document key, :meth:`MetricTable.in_order`).
-        higher_is_better: as lmms-eval prints it (breakdowns and diagnostics say True unless lower is better).
+        higher_is_better: the direction of a score (what the YAML's ``metric_list`` says); the results JSON and the
+            table give :attr:`direction`, which is None for a count, a breakdown or a diagnostic.
         scale: one of :data:`SCALES`: ``percent`` (0-100: every accuracy and rate), ``score`` (a 0-1 statistic
             such as F1, MRR or Kendall tau, or a text-overlap score x 100), ``native`` (units of the data: kcal, g),
             ``count``, ``breakdown`` (a dict per language, condition ...), ``info`` (diagnostics).
@@ -75,6 +79,11 @@ class Metric:
 
     def __call__(self, records: Sequence[Record]) -> Any:
         return self.reduce(records)
+
+    @property
+    def direction(self) -> bool | None:
+        """True: higher is better, False: lower is better, None: neither (a scale of :data:`UNDIRECTED`)."""
+        return None if self.scale in UNDIRECTED else self.higher_is_better
 
     def alias(self, name: str) -> Metric:
         """The same metric under another name (documented as an alias of this one)."""

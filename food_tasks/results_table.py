@@ -34,6 +34,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from food_tasks.consistency import HIGHER_IS_BETTER
+from food_tasks.hooks import Metric
 
 # The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
 # name, a value or note, stderr) a row stays within 120 characters. A longer alias gives way to the
@@ -102,9 +103,6 @@ def ours_in(result_dict: Mapping, names: Collection[str]) -> set[str]:
     return ours
 
 
-# lmms-eval prints an arrow from each metric's higher_is_better; a count, a breakdown or a diagnostic note is
-# not a score (more documents or more words are not better): its arrow is left out (Metric.scale says which).
-NO_ARROW = frozenset({"count", "breakdown", "info"})
 # FOOD_TASKS_TABLE=headline: our rows print groups and each task's headline metric only (`food-tasks demo`
 # passes it; every metric stays in the results JSON). Unset or "full": every metric.
 TABLE_ENV = "FOOD_TASKS_TABLE"
@@ -116,8 +114,8 @@ def headline_only(environ: Mapping[str, str] | None = None) -> bool:
     return (os.environ if environ is None else environ).get(TABLE_ENV, "").strip().lower() == "headline"
 
 
-def metric_scales(task: str, config: Any) -> dict[str, str]:
-    """``metric -> scale`` of one of our tasks (its tables' :class:`food_tasks.hooks.Metric` declarations);
+def _metrics(task: str, config: Any) -> dict[str, Metric]:
+    """``name -> Metric`` of one of our tasks (its tables' declarations, the first table's where two share a name);
     ``{}`` when unknown (a task that is not ours, or a table that cannot be imported)."""
     from food_tasks.errorbars import tables_for
 
@@ -125,7 +123,76 @@ def metric_scales(task: str, config: Any) -> dict[str, str]:
         tables = tables_for(task, config if isinstance(config, Mapping) else None)
     except Exception:  # noqa: BLE001 - the table must print even if a hook module cannot be imported
         return {}
-    return {name: metric.scale for table in tables for name, metric in table.items()}
+    found: dict[str, Metric] = {}
+    for table in tables:
+        for name, metric in table.items():
+            found.setdefault(name, metric)
+    return found
+
+
+def directions(result_dict: Mapping, names: Collection[str]) -> dict:
+    """A copy of the results' ``higher_is_better`` in which each of our rows (:func:`ours_in`) says the truth for
+    every metric it reports: True (higher is better) or False for a score, None (``null``: no arrow) for a count, a
+    breakdown or a diagnostic such as a p-value (:attr:`food_tasks.hooks.Metric.direction`).
+
+    A task's metrics take their direction from its tables; the measures computed across tasks, which no
+    ``metric_list`` declares, from :data:`food_tasks.consistency.HIGHER_IS_BETTER` where lmms-eval has none
+    (``image_gain``: the direction of the task's headline metric). A group's metric has its member rows' direction
+    where they agree, None where they do not (lmms-eval's rule); lmms-eval 0.7.x gives every group one shared dict
+    with the metrics of all groups' tasks, so a group lists the metrics of its own row only. Rows that are not ours
+    are as lmms-eval wrote them."""
+    given = result_dict.get("higher_is_better")
+    out = {k: dict(v) if isinstance(v, Mapping) else v for k, v in given.items()} if isinstance(given, Mapping) else {}
+    rows = {
+        name: row
+        for column in ("results", "groups")
+        if isinstance(result_dict.get(column), Mapping)
+        for name, row in result_dict[column].items()
+        if isinstance(row, Mapping)
+    }
+    configs = result_dict.get("configs") or {}
+    subtasks = {
+        g: [m for m in members if m in rows]
+        for g, members in (result_dict.get("group_subtasks") or {}).items()
+        if isinstance(members, (list, tuple)) and members
+    }
+    done: dict[str, dict] = {}
+
+    def of(name: str) -> dict:
+        if name in done:
+            return done[name]
+        done[name] = {}  # a group that names itself among its members ends here
+        present = {str(k).partition(",")[0] for k in rows[name] if "," in str(k)}
+        declared = dict(out[name]) if isinstance(out.get(name), Mapping) else {}
+        found = {}
+        if name in subtasks:  # a group: its own row's metrics, in the direction its members agree on
+            members = [of(m) for m in subtasks[name]]
+            for m in sorted(present):
+                if any(m in d for d in members):
+                    agreed = {d[m] for d in members if m in d}
+                    found[m] = agreed.pop() if len(agreed) == 1 else None
+                elif declared.get(m) is None and m in HIGHER_IS_BETTER:
+                    found[m] = HIGHER_IS_BETTER[m]
+                elif m in declared:
+                    found[m] = declared[m]
+        else:
+            metrics = _metrics(name, configs.get(name)) if name in configs else {}
+            lead = headline(name, configs[name]) if "image_gain" in present and name in configs else None
+            for m in [*declared, *sorted(present - set(declared))]:
+                if m in metrics:
+                    found[m] = metrics[m].direction
+                elif m == "image_gain" and lead in metrics:
+                    found[m] = metrics[lead].direction  # with minus without the image, on the headline metric
+                elif declared.get(m) is None and m in HIGHER_IS_BETTER:
+                    found[m] = HIGHER_IS_BETTER[m]
+                elif m in declared:
+                    found[m] = declared[m]
+        done[name] = found
+        return found
+
+    for name in ours_in(result_dict, names) & set(rows):
+        out[name] = of(name)
+    return out
 
 
 def headline(task: str, config: Any) -> str | None:
@@ -160,9 +227,10 @@ def group_headline(group: str, result_dict: Mapping) -> str | None:
 
 def compact(result_dict: Mapping, column: str, names: Collection[str], only_headline: bool = False) -> dict:
     """A copy of ``result_dict`` in which our rows of ``column`` (:func:`ours_in`) have their breakdowns
-    replaced by :func:`note`, their alias by :func:`label` and no arrow on counts, breakdowns and diagnostics
-    (:data:`NO_ARROW`). ``only_headline``: of our rows, groups (in the Groups table only, when there is one) and
-    tasks outside any group, each with its headline metric (:func:`headline`; a group: :func:`group_headline`).
+    replaced by :func:`note`, their alias by :func:`label` and their arrows by :func:`directions` (none on
+    counts, breakdowns and diagnostics). ``only_headline``: of our rows, groups (in the Groups table only, when
+    there is one) and tasks outside any group, each with its headline metric (:func:`headline`; a group:
+    :func:`group_headline`).
     The input is not modified (``make_table`` pops ``alias`` from the rows it prints)."""
     rows = result_dict.get(column)
     if not isinstance(rows, Mapping):
@@ -179,17 +247,7 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
         else row
         for name, row in rows.items()
     }
-    arrows = dict(result_dict.get("higher_is_better") or {})
-    for name in ours & set(rows):
-        declared = dict(arrows[name]) if isinstance(arrows.get(name), Mapping) else {}
-        # Measures across tasks (food_tasks.consistency) are in no metric_list: lmms-eval knows no direction.
-        present = {str(k).partition(",")[0] for k in rows[name]} if isinstance(rows[name], Mapping) else set()
-        declared.update({m: up for m, up in HIGHER_IS_BETTER.items() if m in present and declared.get(m) is None})
-        if name in configs:
-            scales = metric_scales(name, configs[name])
-            declared = {m: v for m, v in declared.items() if scales.get(m) not in NO_ARROW}
-        arrows[name] = declared
-    out["higher_is_better"] = arrows
+    out["higher_is_better"] = directions(result_dict, names)
     if only_headline:
         members = {
             m
