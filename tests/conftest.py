@@ -161,6 +161,7 @@ def run_lmms_eval(
     cwd: Path | None = None,
     console: bool = False,
     unset: tuple[str, ...] = (),
+    as_user: bool = False,
 ):
     """Run the lmms-eval CLI offline; return (completed process, results dict or None, samples by task).
 
@@ -169,15 +170,24 @@ def run_lmms_eval(
     the real ``python -m lmms_eval`` in a subprocess:
     the tests that prove the console script itself (entry points of a fresh interpreter, exit status, a
     clone's sys.path). ``cwd`` defaults to a folder outside the repository; pass the repository root to run as
-    a user in a clone does. ``unset`` names variables the run must not inherit (``PYTHONPATH`` for a fresh venv)."""
+    a user in a clone does. ``unset`` names variables the run must not inherit (``PYTHONPATH`` for a fresh venv).
+    ``as_user=True`` runs exactly what a user's shell would: the ``lmms-eval`` console script beside ``python`` (or
+    ``python -m lmms_eval`` where there is none, a venv without pip), without the session's speedups
+    (:func:`sandbox.as_user`: lmms-eval's real ``import evaluate`` and its own task index, built afresh)."""
     full_env = dict(
         os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **(env or {})
     )
     for name in unset:
         full_env.pop(name, None)
+    if as_user:
+        full_env = sandbox.as_user(full_env)
     cli_args = [*args, "--output_path", str(out_dir), "--log_samples"]
-    if console or python != sys.executable or cwd is not None:
+    script = Path(python).with_name("lmms-eval")
+    if as_user and script.is_file():
+        cmd = [str(script), *cli_args]
+    else:
         cmd = [python, "-m", "lmms_eval", *cli_args]
+    if as_user or console or python != sys.executable or cwd is not None:
         # cwd outside the repository: `python -m` puts the cwd first on sys.path, which would shadow the installed
         # package.
         proc = subprocess.run(

@@ -19,9 +19,9 @@ thing a fresh process does not have to pay for: lmms-eval ends each run with ful
 (``lm.clean()``: two ``gc.collect()``, 0.35 s each over a heap that holds torch, transformers and lmms-eval), so
 what was alive before a run is frozen out of the collector (:func:`_freeze`).
 
-The real console script is still proven by the tests that pass ``console=True`` to
+The real console script is still proven by the tests that pass ``console=True`` or ``as_user=True`` to
 ``conftest.run_lmms_eval`` (entry-point discovery in a fresh interpreter, the exit status of a stopped
-run, multi-process launches) and by the demo test.
+run, multi-process launches; ``as_user``: a process with none of the session's speedups) and by the demo test.
 """
 
 from __future__ import annotations
@@ -114,13 +114,13 @@ def cache_lmms_eval_task_index() -> None:
     """Index lmms-eval's own task folder once per test session (7 s of YAML parsing per ``TaskManager``):
     :mod:`lmms_eval_index` (tests/speedups), shared with the lmms-eval subprocesses of the session.
 
-    Only that folder: it belongs to the installed lmms-eval and never changes during the session, and
-    ``TaskManager._get_task_and_group`` is a function of the folder's files alone. Our task folder and
-    every ``--include_path`` are indexed afresh each run, as the real CLI does."""
+    Only that folder: it belongs to the installed lmms-eval and never changes during the session, and its index is a
+    function of the folder's files alone. Our task folder and every ``--include_path`` are indexed afresh each run,
+    as the real CLI does."""
     import lmms_eval.tasks
     import lmms_eval_index
 
-    lmms_eval_index.install(lmms_eval.tasks.TaskManager, os.path.dirname(os.path.abspath(lmms_eval.tasks.__file__)))
+    lmms_eval_index.install(lmms_eval.tasks.TaskManager)
 
 
 def _freeze() -> None:

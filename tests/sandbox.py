@@ -48,6 +48,16 @@ if str(SPEEDUPS) not in sys.path:
     sys.path.append(str(SPEEDUPS))
 
 
+def as_user(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without what the session adds for its own speed (tests/speedups on ``PYTHONPATH``, the name of the
+    shared index): a process started with it imports and indexes everything as a user's process does."""
+    out = {k: v for k, v in env.items() if k != "FOOD_TASKS_TESTS_INDEX"}
+    path = [p for p in out.pop("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != SPEEDUPS.resolve()]
+    if path:
+        out["PYTHONPATH"] = os.pathsep.join(path)
+    return out
+
+
 def _walk(root: Path) -> dict[str, float]:
     out: dict[str, float] = {}
     if not root.is_dir():

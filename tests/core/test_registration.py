@@ -383,9 +383,6 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     python = str(venv / "bin" / "python")
     # The venv sees only the wheel: a PYTHONPATH of the test process (a clone's source folders) must not leak in.
     fresh = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    # lmms-eval sees one folder besides the venv: tests/speedups, whose sitecustomize gives it the session's index
-    # of lmms-eval's own tasks (tests/sandbox.py); it holds no module of ours.
-    speedups_only = {"PYTHONPATH": str(sandbox.SPEEDUPS)}
     where = subprocess.run(
         [python, "-c", "import food_tasks.utils.worldcuisines as m; print(m.__file__)"],
         capture_output=True,
@@ -411,7 +408,8 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
         ],
         tmp_path / "out",
         python=python,
-        env=speedups_only,
+        unset=("PYTHONPATH",),
+        as_user=True,  # as a user's process: lmms-eval indexes its own tasks and imports `evaluate` itself
     )
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(
@@ -449,7 +447,9 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
         tmp_path / "out_root",
         python=python,
         cwd=REPO,
-        env=speedups_only,
+        # lmms-eval sees one folder besides the venv: tests/speedups, whose sitecustomize gives it the session's
+        # index of lmms-eval's own tasks (tests/sandbox.py); it holds no module of ours. (The run above is a user's.)
+        env={"PYTHONPATH": str(sandbox.SPEEDUPS)},
     )
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)

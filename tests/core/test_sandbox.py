@@ -3,6 +3,7 @@ session when something was written into the clone or, ignoring the cache variabl
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -113,6 +114,9 @@ def test_a_deferred_module_is_imported_when_a_public_name_is_read(monkeypatch):
     if not hasattr(sitecustomize, "_Deferred"):
         pytest.skip("this interpreter did not start with tests/speedups on PYTHONPATH (pytest -n 0)")
     assert type(sys.modules.get("evaluate")).__name__ in {"_Deferred", "module"}
+    # Deferred or not, "evaluate" has the real module's spec: importlib.util.find_spec reads it from sys.modules.
+    found = importlib.util.find_spec("evaluate")
+    assert found is not None and found.name == "evaluate" and found.origin.endswith(f"evaluate{os.sep}__init__.py")
     monkeypatch.delitem(sys.modules, "colorsys", raising=False)
     stand_in = sitecustomize._Deferred("colorsys")
     monkeypatch.setitem(sys.modules, "colorsys", stand_in)
@@ -123,3 +127,16 @@ def test_a_deferred_module_is_imported_when_a_public_name_is_read(monkeypatch):
     assert colorsys.rgb_to_hsv(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0)
     real = sys.modules["colorsys"]
     assert real is not stand_in and type(real).__name__ == "module" and stand_in.hls_to_rgb is real.hls_to_rgb
+
+
+def test_a_process_as_a_users_has_none_of_the_sessions_speedups():
+    """conftest.run_lmms_eval(as_user=True) (the wheel's fresh venv, the missing-data run) starts a process with
+    :func:`sandbox.as_user`: neither tests/speedups on its path nor the name of the session's index."""
+    import subprocess
+    import sys
+
+    env = sandbox.as_user(dict(os.environ, PYTHONPATH=os.pathsep.join([str(sandbox.SPEEDUPS), "/elsewhere"])))
+    assert "FOOD_TASKS_TESTS_INDEX" not in env and env["PYTHONPATH"] == "/elsewhere"
+    probe = "import importlib.util as u, sys; print(u.find_spec('lmms_eval_index'), 'evaluate' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["None", "False"], proc.stderr

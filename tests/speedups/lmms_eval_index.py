@@ -2,13 +2,13 @@
 process of it (pytest-xdist workers and the lmms-eval subprocesses the tests start).
 
 Every ``TaskManager`` walks lmms-eval's task folder and parses its ~3,700 YAML files with PyYAML's pure-Python
-loader: 6-7 s of CPU per lmms-eval process, the largest part of a start-up after the imports. The folder belongs
-to the installed lmms-eval and does not change during a session, and ``TaskManager._get_task_and_group`` is a
-function of the folder's files alone, so the session keeps its result in one JSON file (named by
-``$FOOD_TASKS_TESTS_INDEX``) that the first process writes and the others read. Only that folder: our task
+loader: 6-7 s of CPU per lmms-eval process, the largest part of a start-up after the imports. The folder belongs to
+the installed lmms-eval and does not change during a session, and its index (``TaskManager.initialize_tasks``
+without an include path) is a function of the folder's files alone, so the session keeps its result in one JSON file
+(named by ``$FOOD_TASKS_TESTS_INDEX``) that the first process writes and the others read. Only that folder: our task
 folder and every ``--include_path`` are indexed afresh by every run, as the real CLI does, so the tests of entry
-point discovery still prove what they prove. Users never load this module (tests/speedups/sitecustomize.py
-installs it in subprocesses; tests/inprocess.py in the test processes).
+point discovery still prove what they prove. Users never load this module (tests/speedups/sitecustomize.py installs
+it in subprocesses; tests/inprocess.py in the test processes).
 """
 
 from __future__ import annotations
@@ -40,28 +40,32 @@ def _write(path: str, index: dict) -> None:
     os.replace(tmp, path)
 
 
-def install(task_manager: Any, task_dir_of_lmms_eval: str) -> None:
-    """Wrap ``task_manager._get_task_and_group`` (the class) so that lmms-eval's own folder is indexed once per
-    session (the file of ``$FOOD_TASKS_TESTS_INDEX``, else once per process); idempotent."""
-    if getattr(task_manager._get_task_and_group, "food_tasks_tests_cache", None) is not None:
+def install(task_manager: Any) -> None:
+    """Wrap ``task_manager.initialize_tasks`` (the class; lmms-eval's public method that builds a ``TaskManager``'s
+    index) so that lmms-eval's own folder is indexed once per session (the file of ``$FOOD_TASKS_TESTS_INDEX``, else
+    once per process) and every ``include_path`` afresh; idempotent. The index is what the method returns: the
+    include paths' entries, under lmms-eval's own (the first folder indexed wins a name, and lmms-eval's comes
+    first)."""
+    if getattr(task_manager.initialize_tasks, "food_tasks_tests_cache", None) is not None:
         return
-    original = task_manager._get_task_and_group
-    default_dir = os.path.abspath(task_dir_of_lmms_eval)
+    original = task_manager.initialize_tasks
     memory: dict[str, dict] = {}
 
-    def _get_task_and_group(self, task_dir: str):  # type: ignore[no-untyped-def]
-        if os.path.abspath(task_dir) != default_dir:
-            return original(self, task_dir)
+    def own(self) -> dict:  # type: ignore[no-untyped-def]
         if "index" not in memory:
             path = os.environ.get(VARIABLE)
             index = _read(path) if path else None
             if index is None:
-                index = original(self, task_dir)
+                index = original(self, include_path=None, include_defaults=True)
                 # Only an index that JSON keeps exactly is shared; any other stays in this process.
                 if path and json.loads(json.dumps(index)) == index:
                     _write(path, index)
             memory["index"] = index
         return copy.deepcopy(memory["index"])
 
-    _get_task_and_group.food_tasks_tests_cache = memory  # type: ignore[attr-defined]
-    task_manager._get_task_and_group = _get_task_and_group
+    def initialize_tasks(self, include_path=None, include_defaults=True):  # type: ignore[no-untyped-def]
+        included = original(self, include_path=include_path, include_defaults=False) if include_path else {}
+        return {**included, **own(self)} if include_defaults else included
+
+    initialize_tasks.food_tasks_tests_cache = memory  # type: ignore[attr-defined]
+    task_manager.initialize_tasks = initialize_tasks

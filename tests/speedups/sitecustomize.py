@@ -1,5 +1,6 @@
-"""Test sessions only (tests/conftest.py puts this folder on ``PYTHONPATH``), in every interpreter of the session
-(pytest's workers and the lmms-eval subprocesses of tests):
+"""Test sessions only (tests/sandbox.py puts this folder on ``PYTHONPATH``), in the session's interpreters (pytest's
+workers and the lmms-eval subprocesses of tests), except those started as a user's process
+(``conftest.run_lmms_eval(as_user=True)``: the wheel's fresh venv, the missing-data run):
 
 * lmms-eval's own task folder is indexed once per session (:mod:`lmms_eval_index`), the moment
   ``lmms_eval.tasks`` is imported;
@@ -39,7 +40,7 @@ if os.environ.get("FOOD_TASKS_TESTS_INDEX"):
                 run(module)
                 import lmms_eval_index
 
-                lmms_eval_index.install(module.TaskManager, os.path.dirname(os.path.abspath(module.__file__)))
+                lmms_eval_index.install(module.TaskManager)
 
             spec.loader.exec_module = exec_module  # type: ignore[method-assign]
             return spec
@@ -60,5 +61,9 @@ if os.environ.get("FOOD_TASKS_TESTS_INDEX"):
             self.__dict__.update({k: v for k, v in vars(real).items() if not k.startswith("__")})
             return getattr(real, name)
 
-    if "evaluate" not in sys.modules and importlib.util.find_spec("evaluate") is not None:
-        sys.modules["evaluate"] = _Deferred("evaluate")
+    if "evaluate" not in sys.modules:
+        _spec = importlib.util.find_spec("evaluate")
+        if _spec is not None:
+            # The real module's spec: importlib.util.find_spec("evaluate") reads it while the import is deferred.
+            sys.modules["evaluate"] = _Deferred("evaluate")
+            sys.modules["evaluate"].__spec__ = _spec
