@@ -401,39 +401,32 @@ def build_mirror(
     n_task1 = (n_qa * 3 // 4) // 3 * 3
     qa_plan = [(str(TASK1_FIRST_QA + i), "task1", TASK1_PROMPT_TYPES[i * 3 // n_task1]) for i in range(n_task1)]
     qa_plan += [(str(TASK2_FIRST_QA + i), "task2", "2") for i in range(n_qa - n_task1)]
-    rows = []
-    for qa_id, task, prompt_type in qa_plan:
-        dish = rng.choice(dishes)
-        url = rng.choice(dish["urls"])
-        template = rng.choice(QUESTIONS_EN[prompt_type])
-        context = rng.choice(COUNTRIES)
-        word = rng.choice(DISH_WORDS)
-        gold = rng.randint(1, 5)
-        if task == "task1":
-            options = rng.sample(names[len(dishes) :], 4)
-            options.insert(gold - 1, dish["name"])
-        else:
-            options = rng.sample(COUNTRIES, 5)
-        prompt_id = str(10 * int(prompt_type) + QUESTIONS_EN[prompt_type].index(template))
-        for lang in LANGUAGES:
-            variant = rng.randint(0, 5)
-            question = localize(template.format(c=context, w=word), lang)
-            # Latin-script languages mostly keep the dish name (as in the real data); others transliterate.
-            opts = [localize(o, lang, variant) for o in options]
-            rows.append(
-                wc_layout.wc_row(
-                    qa_id=qa_id,
-                    lang=lang,
-                    food_id=dish["food_id"],
-                    prompt_id=prompt_id,
-                    prompt_type=prompt_type,
-                    question=question,
-                    options=opts,
-                    answer_id=gold,
-                    image_url=url,
-                    task=f"large_{task}",
-                )
+
+    def items():  # drawn one at a time: each question's languages are localised before the next is drawn
+        for qa_id, task, prompt_type in qa_plan:
+            dish = rng.choice(dishes)
+            url = rng.choice(dish["urls"])
+            template = rng.choice(QUESTIONS_EN[prompt_type])
+            context = rng.choice(COUNTRIES)
+            word = rng.choice(DISH_WORDS)
+            gold = rng.randint(1, 5)
+            if task == "task1":
+                options = rng.sample(names[len(dishes) :], 4)
+                options.insert(gold - 1, dish["name"])
+            else:
+                options = rng.sample(COUNTRIES, 5)
+            prompt_id = str(10 * int(prompt_type) + QUESTIONS_EN[prompt_type].index(template))
+            question = template.format(c=context, w=word)
+            yield wc_layout.WcItem(
+                qa_id, dish["food_id"], prompt_id, prompt_type, question, options, gold, url, f"large_{task}"
             )
+
+    def in_language(item: wc_layout.WcItem, lang: str) -> tuple[str, list[str]]:
+        variant = rng.randint(0, 5)
+        # Latin-script languages mostly keep the dish name (as in the real data); others transliterate.
+        return localize(item.question, lang), [localize(o, lang, variant) for o in item.options]
+
+    rows = wc_layout.item_rows(items(), LANGUAGES, in_language)
     wc_layout.write_wc_vqa(root, rows)
     mcq_len = [len(r["multi_choice_prompt"]) for r in rows]
     return {

@@ -59,36 +59,35 @@ QUESTIONS = {
 URL = "https://upload.wikimedia.org/wikipedia/commons/x/{}.jpg?download"
 
 
-def _translate(text: str, lang: str) -> str:
-    return ZH.get(text, text) if lang == "zh_cn" else text
+def wc_items(size: str = "large", qa_offset: int = 0) -> list[wc_layout.WcItem]:
+    """The fixture's questions (ITEMS) in English, for the ``test_<size>`` split."""
+    return [
+        wc_layout.WcItem(
+            str(int(qa_id) + qa_offset),
+            food_id,
+            prompt_id,
+            prompt_type,
+            QUESTIONS[prompt_type],
+            options,
+            gold,
+            URL.format(food_id),
+            f"{size}_task2" if prompt_type == "2" else f"{size}_task1",
+        )
+        for prompt_type, items in ITEMS.items()
+        for qa_id, food_id, prompt_id, options, gold in items
+    ]
+
+
+def _localize(item: wc_layout.WcItem, lang: str) -> tuple[str, list[str]]:
+    # zh_cn rows: translated dish names, and the leading spaces that exist in the data; Hokkien rows keep English
+    # option strings (lang_status "mixed"), as in the data.
+    if lang != "zh_cn":
+        return item.question, list(item.options)
+    return "  " + item.question, [ZH.get(o, o) for o in item.options]
 
 
 def wc_rows(size: str = "large", qa_offset: int = 0) -> list[dict]:
-    rows = []
-    for prompt_type, items in ITEMS.items():
-        task = f"{size}_task2" if prompt_type == "2" else f"{size}_task1"
-        for qa_id, food_id, prompt_id, options, gold in items:
-            for lang in LANGS:
-                # Hokkien rows keep English option strings (lang_status "mixed"), as in the data.
-                opts = [_translate(o, lang) for o in options] if lang == "zh_cn" else list(options)
-                question = ("  " if lang == "zh_cn" else "") + QUESTIONS[
-                    prompt_type
-                ]  # leading spaces exist in the data
-                rows.append(
-                    wc_layout.wc_row(
-                        qa_id=str(int(qa_id) + qa_offset),
-                        lang=lang,
-                        food_id=food_id,
-                        prompt_id=prompt_id,
-                        prompt_type=prompt_type,
-                        question=question,
-                        options=opts,
-                        answer_id=gold,
-                        image_url=URL.format(food_id),
-                        task=task,
-                    )
-                )
-    return rows
+    return wc_layout.item_rows(wc_items(size, qa_offset), LANGS, _localize)
 
 
 def wc_kb() -> list[dict]:

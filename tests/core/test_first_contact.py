@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ITEMS, QUESTIONS, URL, run_lmms_eval, wc_kb
+from conftest import run_lmms_eval, wc_items, wc_kb
 
 from food_tasks import results_table
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
@@ -20,25 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def build_30_language_mirror(root: Path) -> Path:
     """The conftest items in all 30 WorldCuisines languages (English text everywhere), official layout."""
-    rows = []
-    for prompt_type, items in ITEMS.items():
-        task = "large_task2" if prompt_type == "2" else "large_task1"
-        for qa_id, food_id, prompt_id, options, gold in items:
-            for lang in LANGUAGES:
-                rows.append(
-                    wc_layout.wc_row(
-                        qa_id=qa_id,
-                        lang=lang,
-                        food_id=food_id,
-                        prompt_id=prompt_id,
-                        prompt_type=prompt_type,
-                        question=QUESTIONS[prompt_type],
-                        options=options,
-                        answer_id=gold,
-                        image_url=URL.format(food_id),
-                        task=task,
-                    )
-                )
+    rows = wc_layout.item_rows(wc_items(), LANGUAGES)
     wc_layout.write_wc_vqa(root, rows)
     wc_layout.write_wc_kb(root, wc_kb())
     return root

@@ -4,8 +4,9 @@ parquet), for the test fixtures and the packaged sample data (the ``FOOD_TASKS_D
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from food_tasks.benchmarks.worldcuisines.data import KB_REPO, VQA_REPO
 
@@ -53,6 +54,40 @@ def wc_row(
         "task": task,
         "lang_status": "full" if prompt_type == "2" else "mixed",
     }
+
+
+class WcItem(NamedTuple):
+    """One question of ``hf_prompt`` before it is put into each language (English question and options)."""
+
+    qa_id: str
+    food_id: str
+    prompt_id: str
+    prompt_type: str
+    question: str
+    options: Sequence[str]
+    answer_id: int
+    image_url: str
+    task: str
+
+
+def _as_is(item: WcItem, lang: str) -> tuple[str, Sequence[str]]:
+    return item.question, item.options
+
+
+def item_rows(
+    items: Iterable[WcItem],
+    langs: Sequence[str],
+    localize: Callable[[WcItem, str], tuple[str, Sequence[str]]] = _as_is,
+) -> list[dict]:
+    """The ``hf_prompt`` records of each item in each language (item by item, languages in ``langs`` order): the
+    question and options of a language are ``localize(item, lang)`` (default: the item's own, in every language).
+    ``items`` may be a generator: each item is drawn before its languages are localised."""
+    rows = []
+    for item in items:
+        for lang in langs:
+            question, options = localize(item, lang)
+            rows.append(wc_row(**{**item._asdict(), "lang": lang, "question": question, "options": options}))
+    return rows
 
 
 def wc_vqa_card(splits: Iterable[tuple[str, str]]) -> str:

@@ -97,36 +97,31 @@ def _country(name: str, lang: str) -> str:
     return name if lang == "en" else COUNTRIES[name][lang]
 
 
+def _url(food_id: str) -> str:
+    return f"https://example.org/food-tasks-sample/{food_id}.png?download"
+
+
 def rows() -> list[dict]:
     """The sample's ``hf_prompt`` records: every dish, subtask and sample language."""
-    out = []
-    for prompt_type, (prompt_id, templates) in QUESTIONS.items():
+    items, contexts = [], {}
+    for prompt_type, (prompt_id, _) in QUESTIONS.items():
         for k, (food_id, _, country, options, gold, context, _) in enumerate(DISHES):
+            contexts[food_id] = context
+            if prompt_type == "2":
+                options, gold, task = COUNTRY_OPTIONS[k], COUNTRY_OPTIONS[k].index(country) + 1, "large_task2"
+            else:
+                task = "large_task1"
             qa_id = str(QA_BASE[prompt_type] + k)
-            for lang in LANGS:
-                if prompt_type == "2":
-                    opts = [_country(c, lang) for c in COUNTRY_OPTIONS[k]]
-                    answer_id = COUNTRY_OPTIONS[k].index(country) + 1
-                    task = "large_task2"
-                else:
-                    opts, answer_id, task = options, gold, "large_task1"
-                question = templates[lang].format(c=_country(context, lang))
-                url = f"https://example.org/food-tasks-sample/{food_id}.png?download"
-                out.append(
-                    wc_layout.wc_row(
-                        qa_id=qa_id,
-                        lang=lang,
-                        food_id=food_id,
-                        prompt_id=prompt_id,
-                        prompt_type=prompt_type,
-                        question=question,
-                        options=opts,
-                        answer_id=answer_id,
-                        image_url=url,
-                        task=task,
-                    )
-                )
-    return out
+            items.append(
+                wc_layout.WcItem(qa_id, food_id, prompt_id, prompt_type, "", options, gold, _url(food_id), task)
+            )
+
+    def localize(item: wc_layout.WcItem, lang: str) -> tuple[str, list[str]]:
+        question = QUESTIONS[item.prompt_type][1][lang].format(c=_country(contexts[item.food_id], lang))
+        options = [_country(o, lang) for o in item.options] if item.prompt_type == "2" else list(item.options)
+        return question, options
+
+    return wc_layout.item_rows(items, LANGS, localize)
 
 
 def kb() -> list[dict]:
@@ -135,7 +130,7 @@ def kb() -> list[dict]:
         {
             "food_id": food_id,
             "name": name,
-            "images": [(f"https://example.org/food-tasks-sample/{food_id}.png?download", mirror.png_bytes(colour, 48))],
+            "images": [(_url(food_id), mirror.png_bytes(colour, 48))],
         }
         for food_id, name, _, _, _, _, colour in DISHES
     ]
