@@ -12,7 +12,6 @@ food-tasks compare RUN_A RUN_B which model differences are real: paired differen
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -26,7 +25,7 @@ from food_tasks.benchmarks import BENCHMARKS, get
 from food_tasks.catalogue import entries as yaml_entries
 from food_tasks.catalogue import names as yaml_names
 from food_tasks.catalogue import task_dir
-from food_tasks.runfiles import newest_results, results_snapshot
+from food_tasks.runfiles import newest_results, read_results, results_snapshot
 
 
 def demo_tasks() -> str:
@@ -254,7 +253,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     # lmms-eval exits 0 even when a task crashed: the results file is the verdict.
     if code != 0 or results is None:
         raise CommandError(f"lmms-eval wrote no results under {out_dir} (exit code {code}); see the log above.")
-    data = json.loads(results.read_text(encoding="utf-8"))
+    data = read_results(results)
     kinds = {name: kind for name, kind, _ in yaml_names()}
     expected = [t for t in tasks.split(",") if t in kinds]  # groups land under "groups", tasks under "results"
     missing = [t for t in expected if t not in data.get("groups" if kinds.get(t) == "group" else "results", {})]
@@ -266,17 +265,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Paired differences of two runs on the documents both scored (needs both runs' samples files)."""
-    from food_tasks import compare
+    from food_tasks import beyond, compare  # beyond: image gains over image-free twins, beyond-accuracy measures
     from food_tasks.confidence import DEFAULT_ITERS
+    from food_tasks.runs import load_run
+    from food_tasks.runs.paired import compare_runs
 
-    runs = [compare.load_run(p) for p in (args.run_a, args.run_b)]
+    runs = [load_run(p) for p in (args.run_a, args.run_b)]
     iters = args.iters if args.iters is not None else DEFAULT_ITERS
-    rows = compare.compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
+    rows = compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
     print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
     print(compare.EXPLANATION)
     table = compare.table_rows(rows)
-    from food_tasks import beyond  # image gain (a task against its image-free twin) and the beyond-accuracy measures
-
     extra = beyond.compare_text(*runs, iters=iters, skip={(r.name, r.metric) for r in rows})
     if not table and not extra:
         error("compare", "the two runs share no task of ours")
@@ -469,12 +468,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     compare.set_defaults(func=cmd_compare)
     args = parser.parse_args(argv)
-    from food_tasks.errors import DataAccessError
+    from food_tasks.errors import DataAccessError, ReportInputError
 
     try:
         return args.func(args)
     except (
         DataAccessError,
+        ReportInputError,
         FileNotFoundError,
         CommandError,
     ) as err:  # our message last, non-zero exit status, no traceback

@@ -176,9 +176,15 @@ def item_value(item: Item, view: View, what: str) -> float | None:
     raise ValueError(f"unknown item measure {what!r}")
 
 
-def _item_stat(records: Sequence[Record], view: View, what: str, scale: float) -> Stat:
+def item_units(records: Sequence[Record], view: View, what: str) -> list[tuple[Hashable, Hashable, float]]:
+    """``(item, cluster, value)`` of every item of ``records`` asked in two languages at least (:func:`item_value`):
+    the units ``xling_all_correct`` / ``xling_agreement`` average, during a run and when two runs are compared."""
     values = ((it.key, it.cluster, item_value(it, view, what)) for it in items(records, view))
-    return mean_stat(((k, c, v) for k, c, v in values if v is not None), scale)
+    return [(k, c, v) for k, c, v in values if v is not None]
+
+
+def _item_stat(records: Sequence[Record], view: View, what: str, scale: float) -> Stat:
+    return mean_stat(item_units(records, view, what), scale)
 
 
 def all_correct(records: Sequence[Record], view: View, scale: float = 100.0) -> float:
@@ -348,6 +354,17 @@ def measures(tasks: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | Non
         found = context_sensitivity([r for d in data for r in d.records], view)
         if found:
             out[group] = dict(found)
+    for view, pairs in family_pools(tasks):
+        found = family_measures([r for _, r in pairs], view)
+        for task in sorted({t for t, r in pairs if view.lang(r) != view.reference}):
+            out[task] = found
+    return out
+
+
+def family_pools(tasks: Mapping[str, Any]) -> list[tuple[View, list[tuple[str, Record]]]]:
+    """The records of tasks whose languages live in separate tasks (a view with a ``family``), pooled per family
+    (view and family value) as ``(task, record)`` pairs, families in canonical order; a family in fewer than two
+    languages is left out. ``tasks`` as :func:`measures` takes them (during a run, and from files)."""
     families: dict[tuple[View, Hashable], list[tuple[str, Record]]] = {}
     for task in sorted(tasks):
         view = view_of(tasks[task].table)
@@ -355,14 +372,11 @@ def measures(tasks: Mapping[str, Any], groups: Mapping[str, Sequence[str]] | Non
             continue
         for record in tasks[task].records:
             families.setdefault((view, view.family(record)), []).append((task, record))
-    for (view, _), pairs in sorted(families.items(), key=lambda kv: _sort_key(kv[0][1])):
-        records = [r for _, r in pairs]
-        if len({view.lang(r) for r in records}) < 2:
-            continue
-        found = family_measures(records, view)
-        for task in sorted({t for t, r in pairs if view.lang(r) != view.reference}):
-            out[task] = found
-    return out
+    return [
+        (view, pairs)
+        for (view, _), pairs in sorted(families.items(), key=lambda kv: _sort_key(kv[0][1]))
+        if len({view.lang(r) for _, r in pairs}) >= 2
+    ]
 
 
 def run_statistics(results: dict, groups: Mapping[str, tuple[Any, Sequence[str]]], tasks: Mapping[str, Any]) -> None:

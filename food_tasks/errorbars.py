@@ -12,9 +12,10 @@ During a run (:mod:`food_tasks.harness` calls these from lmms-eval's aggregation
   subtasks and a plain mean; neither holds here); and, with lmms-eval's ``--baseline``, a paired
   comparison of each task's headline metric against the baseline run, matched by document identity.
 
-Afterwards, from files, :mod:`food_tasks.compare` (``food-tasks compare`` and the report) reads a run's results
-JSON and its samples files (``--log_samples``: the first metric of each task logs the whole per-document record)
-and compares two runs on the documents both scored, with :func:`compare_tasks` and the tables of :func:`tables_for`.
+Afterwards, from files, :mod:`food_tasks.runs` (``food-tasks compare`` and the report) reads a run's results JSON
+and its samples files (``--log_samples``: the first metric of each task logs the whole per-document record) and
+compares two runs on the documents both scored with the functions a run uses: :func:`compare_tasks` (as
+``--baseline``), :func:`paired_gain` (the image gain), :func:`reduce_group` and the tables of :func:`tables_for`.
 
 Bootstrap resamples: lmms-eval's default ``bootstrap_iters`` (100,000) is replaced by
 :data:`food_tasks.stats.DEFAULT_ITERS` (or ``FOOD_TASKS_BOOTSTRAP_ITERS``); another value passed to
@@ -40,13 +41,6 @@ from food_tasks.runfiles import read_records, samples_file
 LMMS_EVAL_DEFAULT_ITERS = 100_000
 ITERS_ENV = "FOOD_TASKS_BOOTSTRAP_ITERS"
 MIN_SHARED = stats.MIN_UNITS  # fewer shared clusters than this: a comparison says it has too few to be trusted
-
-
-def few_note(comparison: stats.Comparison | None) -> str:
-    """The warning of a comparison on too few independent units ("" when it has enough)."""
-    if comparison is None or comparison.clusters >= MIN_SHARED:
-        return ""
-    return f"only {comparison.n} shared documents in {comparison.clusters} independent units (clusters)"
 
 
 def bootstrap_iters(requested: Any) -> int:
@@ -502,24 +496,3 @@ def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[Metr
         return ()
     hook = catalogue.function(catalogue.yaml_key(path, "process_results"))
     return tuple(getattr(hook, "tables", ()) or ())
-
-
-def group_entries(group: str) -> list[dict]:
-    """The ``aggregate_metric_list`` of one of our groups (aggregation callables resolved), or []."""
-    path = catalogue.index().get(group)
-    if path is None:
-        return []
-    entries = catalogue.yaml_key(path, "aggregate_metric_list") or []
-    out = []
-    for entry in entries:
-        how = entry.get("aggregation", "mean")
-        out.append({**entry, "aggregation": catalogue.function(how) or how})
-    return out
-
-
-def metric_of(tables: Sequence[MetricTable], name: str) -> tuple[MetricTable, Metric] | None:
-    """The first table holding metric ``name``, and the metric."""
-    for table in tables:
-        if name in table:
-            return table, table[name]
-    return None

@@ -4,7 +4,7 @@ next to plain accuracy, and position bias (a chart of chosen against gold shares
 
 Every value comes from the results files (measures computed during the run, :mod:`food_tasks.consistency`,
 :mod:`food_tasks.rotation`), except the image gain, which pairs a task's and its twin's samples files by document
-(:mod:`food_tasks.beyond`). A part that cannot be built says so in one line with the reason.
+(:mod:`food_tasks.runs.measures`). A part that cannot be built says so in one line with the reason.
 """
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from food_tasks.compare import interval_p
 from food_tasks.confidence import MIN_UNITS, Z95, p_text
 from food_tasks.noimage import image_twin
 from food_tasks.report.cells import fmt, number, with_interval
 from food_tasks.report.charts import Charts
-from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, BenchmarkSpec, Block, spec_for
+from food_tasks.runs.measures import gain_missing_reason, gain_pairs, image_gain
+from food_tasks.runs.measures import shares as read_shares
+from food_tasks.runs.run import Run
 
 MAX_POSITION_CHARTS = 6  # per benchmark: the circular tasks first, then ordinary ones
 GAP = "xling_gap_to_"
@@ -83,21 +86,16 @@ def beyond_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> l
 def _image_gain(
     spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts
 ) -> tuple[list[Block], str]:
-    from food_tasks import beyond, compare
-
     rows, missing = [], []
     for run, tasks in present:
         if not any(image_twin(t) in tasks for t in tasks):  # no task here with its image-free twin
             continue
-        loaded = list({path: compare.load_run(path) for path in run.files.values()}.values())
-        for with_run, without_run, task, twin in beyond.gain_pairs(loaded):
+        for with_run, without_run, task, twin in gain_pairs([run]):
             if task not in tasks:  # another benchmark's task
                 continue
-            gain = beyond.image_gain(with_run, without_run, task, twin)
+            gain = image_gain(with_run, without_run, task, twin)
             if gain is None:  # the same reason compare gives (a samples file, or no document scored by both)
-                missing.append(
-                    f"`{task}` ({run.label}): {beyond.gain_missing_reason(with_run, without_run, task, twin)}"
-                )
+                missing.append(f"`{task}` ({run.label}): {gain_missing_reason(with_run, without_run, task, twin)}")
                 continue
             c = gain.gain
             few = FEW if c.clusters < MIN_UNITS else ""
@@ -112,7 +110,7 @@ def _image_gain(
                     fmt(gain.with_image, 2),
                     without,
                     f"{c.diff:+.2f}{few}",
-                    compare.interval_p(c)[0],
+                    interval_p(c)[0],
                     f"{c.n} ({c.clusters})",
                 ]
             )
@@ -345,8 +343,6 @@ def _circular(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], cha
 
 def _position_chart(charts: Charts, breakdown: dict[str, Any], title: str, name: str) -> str | None:
     """Grouped bars per option position: the share of answers that chose it and the share of gold answers there."""
-    from food_tasks.beyond import shares
-
     found = shares(breakdown)
     if charts.plt is None or not found:
         return None
@@ -433,7 +429,5 @@ def over_chosen(breakdown: Any, p: Any, alpha: float = 0.05) -> str:
 
 
 def shares(breakdown: Any) -> dict[str, tuple[float, float]]:
-    """``{position: (chosen %, gold %)}`` of a ``position_bias`` breakdown (:func:`food_tasks.beyond.shares`)."""
-    from food_tasks.beyond import shares as read
-
-    return read(breakdown)
+    """``{position: (chosen %, gold %)}`` of a ``position_bias`` breakdown (:func:`food_tasks.runs.measures.shares`)."""
+    return read_shares(breakdown)

@@ -50,7 +50,6 @@ from food_tasks.report.spec import (
     spec_for,
 )
 from food_tasks.report.uncertainty import uncertainty_blocks
-from food_tasks.runfiles import read_results
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
@@ -345,8 +344,8 @@ def task_aliases(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, str]:
     """The name each task is shown by in lmms-eval's table (its ``task_alias``, the results' ``alias``), for the
     tasks that have one other than their own name; read from the runs' results files."""
     wanted, found = set(tasks), {}
-    for path in dict.fromkeys(p for r in runs for p in r.paths):
-        for task, values in (read_results(Path(path)).get("results") or {}).items():
+    for data in {path: data for r in runs for path, data in r.data.items()}.values():
+        for task, values in (data.get("results") or {}).items():
             alias = values.get("alias") if task in wanted and isinstance(values, Mapping) else None
             if isinstance(alias, str) and alias.strip() and alias.strip() != task:
                 found.setdefault(task, alias.strip())

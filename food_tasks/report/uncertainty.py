@@ -10,8 +10,9 @@ from typing import Any
 from food_tasks.compare import interval_p
 from food_tasks.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
 from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell
-from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column
+from food_tasks.runs.paired import best_of_bias, compare_one, group_entries
+from food_tasks.runs.run import Run
 
 POWER_NOTE = (
     "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
@@ -54,8 +55,7 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
     """Standard errors and the smallest detectable difference of the headline numbers (paired over the shared documents
     with two or more runs, single-run otherwise); with two or more runs, paired differences and verdicts; for a
     best-of-templates group, the selection bias of its max. A section that cannot be built says why in one line."""
-    cache: dict = {}  # one read of each run's files (and samples) for every section below
-    pairs = _pair_results(spec, runs, suffix, cache) if len(runs) >= 2 else []
+    pairs = _pair_results(spec, runs, suffix) if len(runs) >= 2 else []
     power, without = [], []
     for run in runs:
         for column, value, task, metric in _headline(spec, run, suffix):
@@ -143,7 +143,7 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                 "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value).",
             )
         )
-    blocks += _best_of_blocks(spec, runs, suffix, cache)
+    blocks += _best_of_blocks(spec, runs, suffix)
     if len(runs) >= 2 and pairs:
         blocks += _paired_blocks(pairs, spec)
     elif len(runs) >= 2:
@@ -165,17 +165,9 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
     return blocks
 
 
-def _error_run(run: Run, task: str, cache: dict) -> Any:
-    from food_tasks import compare
-
-    path = run.files.get(task)
-    if path is None:
-        return None
-    if path not in cache:
-        loaded = compare.load_run(path)
-        loaded.label = run.label
-        cache[path] = loaded
-    return cache[path]
+def _error_run(run: Run, task: str) -> Run | None:
+    """The run when it holds ``task`` (its samples files are read when first paired), else None."""
+    return run if task in run.files else None
 
 
 def _shared(spec: BenchmarkSpec, a: Run, b: Run, suffix: str) -> list[tuple[Column, str, str]]:
@@ -197,22 +189,18 @@ def _shared(spec: BenchmarkSpec, a: Run, b: Run, suffix: str) -> list[tuple[Colu
     return shared
 
 
-def _pair_results(
-    spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict
-) -> list[tuple[Run, Run, Column, str, Any]]:
+def _pair_results(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[tuple[Run, Run, Column, str, Any]]:
     """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and column
     both have (:func:`_shared`); the row is None when a run (or a task of the group) has no samples file."""
-    from food_tasks import compare
-
     out = []
     pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
     for a, b in pairs:
         for column, task, metric in _shared(spec, a, b, suffix):
-            ra, rb = _error_run(a, task, cache), _error_run(b, task, cache)
+            ra, rb = _error_run(a, task), _error_run(b, task)
             if ra is None or rb is None or any(r.task(leaf) is None for r in (ra, rb) for leaf in r.leaves(task)):
                 out.append((a, b, column, task, None))  # a task (or a task of the group) without its samples file
                 continue
-            row = compare.compare_one(ra, rb, task, metric)
+            row = compare_one(ra, rb, task, metric)
             if row is not None:  # None: no per-document estimator to pair on
                 out.append((a, b, column, task, row))
     return out
@@ -307,18 +295,16 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
     return blocks
 
 
-def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str, cache: dict) -> list[Block]:
-    from food_tasks import compare
-
+def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
     rows, missing = [], []
     for run in runs:
         for column, _value, task, metric in _headline(spec, run, suffix):
-            loaded = _error_run(run, task, cache)
+            loaded = _error_run(run, task)
             if loaded is None or task not in loaded.groups:
                 continue
-            entries = [e for e in compare.group_entries(task) if str(e.get("metric")) == metric]
+            entries = [e for e in group_entries(task) if str(e.get("metric")) == metric]
             best_of = bool(entries) and getattr(entries[-1].get("aggregation"), "__name__", "") == "group_max"
-            found = compare.best_of_bias(loaded, task, metric) if best_of else None
+            found = best_of_bias(loaded, task, metric) if best_of else None
             if best_of and found is None:
                 missing.append(f"`{task}` ({run.label})")
             if found is None or math.isnan(found.bias):

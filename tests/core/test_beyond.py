@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import run_lmms_eval
 
 from food_tasks import beyond, consistency, stats
 from food_tasks.consistency import HINT, MISLEADING, NO_CONTEXT
+from food_tasks.runs import measures
 
 VIEW = consistency.View(
     item=stats.column("qa_id"),
@@ -206,6 +208,46 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
     assert any(" position_bias_p " in line and "not differenced" in line for line in lines)
 
 
+def _two_models(run_dir: Path, tmp_path: Path) -> list[Path]:
+    """The run's folder twice, the second as another model's run (both with their samples files)."""
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for folder, model in zip(folders, ("m/a", "m/b")):
+        shutil.copytree(run_dir, folder)
+        path = next(folder.rglob("*_results.json"))
+        data = json.loads(path.read_text())
+        data["config"]["model_args"] = f"pretrained={model}"
+        path.write_text(json.dumps(data))
+    return folders
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_each_results_file_is_read_once_per_command(run_dir, tmp_path, monkeypatch, capsys, command):
+    """Issue 34.1: one read of each results file per command (the report re-read a file for its paired differences
+    and its image gains, up to three times). Both runs pair (their tasks, their twins, their groups)."""
+    from food_tasks.cli import main
+
+    folders = _two_models(run_dir, tmp_path)
+    reads: list[str] = []
+    read_text = Path.read_text
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if self.name.endswith("_results.json"):
+            reads.append(Path(self).resolve().relative_to(tmp_path.resolve()).parts[0])
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    extra = ["-o", str(tmp_path / "report"), "--no-charts"] if command == "report" else ["--iters", "0"]
+    assert main([command, *map(str, folders), *extra]) == 0
+    out = capsys.readouterr().out
+    assert sorted(reads) == ["a", "b"], reads
+    if command == "compare":  # the paired lines were computed from the files read once: the image gain of each
+        assert "Image gain" in out and "A/A" in out and "B/B" in out
+    else:
+        text = (tmp_path / "report" / "report.md").read_text()
+        assert "Paired differences" in text and "Image gain" in text
+
+
 @pytest.mark.e2e
 def test_report_beyond_accuracy_section(run_dir, tmp_path):
     from food_tasks.report import build_report
@@ -374,12 +416,40 @@ def test_xling_units_pool_the_language_tasks_of_one_family():
     }
     run = SimpleNamespace(tasks=list(tasks), task=tasks.get)
     # en + fr of A: q1 right in both, q2 right in both, q3 wrong in both.
-    assert sorted(beyond.xling_units(run, "t_fr", "all_correct")) == [
+    assert sorted(measures.xling_units(run, "t_fr", "all_correct")) == [
         ("q1", "q1", 1.0),
         ("q2", "q2", 1.0),
         ("q3", "q3", 0.0),
     ]
-    assert beyond.xling_units(run, "t_fr", "agreement") == [("q1", "q1", 1.0), ("q2", "q2", 1.0), ("q3", "q3", 1.0)]
+    assert measures.xling_units(run, "t_fr", "agreement") == [("q1", "q1", 1.0), ("q2", "q2", 1.0), ("q3", "q3", 1.0)]
+    # The pooling a run does (consistency.measures): the same function, the same mean (2 of 3 items all right).
+    pooled = consistency.measures(tasks)["t_fr"]["xling_all_correct"]
+    assert pooled.value == 100.0 * 2 / 3 and pooled.n == 3
+
+
+def test_xling_units_pool_families_with_the_in_run_function(monkeypatch):
+    """The offline pooling of a family's language tasks is the run's own (consistency.family_pools), not a copy."""
+    from types import SimpleNamespace
+
+    view = consistency.View(
+        item=stats.column("qa_id"),
+        lang=stats.column("lang"),
+        correct=stats.field("correct"),
+        cluster=stats.column("qa_id"),
+        family=stats.column("setting"),
+    )
+    table = SimpleNamespace(consistency=view)
+    records = [{"qa_id": "q1", "lang": lang, "correct": 1, "setting": "s"} for lang in ("en", "fr")]
+    tasks = {t: SimpleNamespace(table=table, records=[r]) for t, r in zip(("t_en", "t_fr"), records)}
+    calls, pool = [], consistency.family_pools
+
+    def spy(found):  # type: ignore[no-untyped-def]
+        calls.append(sorted(found))
+        return pool(found)
+
+    monkeypatch.setattr(consistency, "family_pools", spy)
+    run = SimpleNamespace(tasks=list(tasks), task=tasks.get)
+    assert measures.xling_units(run, "t_fr", "all_correct") == [("q1", "q1", 1.0)] and calls == [["t_en", "t_fr"]]
 
 
 def test_report_position_bias_shows_where_a_task_reports_it_and_says_whose_tasks_do_not(tmp_path):

@@ -17,6 +17,7 @@ import pytest
 from test_error_bars_tables import SAMPLE_TASKS, _leaf_tasks, _records
 
 from food_tasks import compare, errorbars, hooks, stats
+from food_tasks.runs.paired import group_entries
 
 ITERS = 200
 SEEDS = (1, 2, 3)
@@ -37,7 +38,7 @@ def _reported(tasks: dict[str, list], groups: dict[str, list[str]] = {}) -> dict
         results[task] = row
     configs = {}
     for group, members in groups.items():
-        entries = errorbars.group_entries(group)
+        entries = group_entries(group)
         configs[group] = ({"aggregate_metric_list": entries}, members)
         names = {str(e["metric"]) for e in entries}
         results[group] = {f"{n},none": float(np.mean([results[t][f"{n},none"] for t in members])) for n in names}

@@ -59,7 +59,11 @@ LAYERS = {
     "food_tasks.results_table": IN_RUN,  # the printed table of a run: reads the metrics' declared scales
     "food_tasks.regional": IN_RUN,
     "food_tasks.replay_model": IN_RUN,
-    # offline: runs read back from their files
+    # offline: runs read back from their files (food_tasks.runs: the one Run, the paired statistics)
+    "food_tasks.runs": OFFLINE,
+    "food_tasks.runs.run": OFFLINE,
+    "food_tasks.runs.paired": OFFLINE,
+    "food_tasks.runs.measures": OFFLINE,
     "food_tasks.compare": OFFLINE,
     "food_tasks.beyond": OFFLINE,
     "food_tasks.report.beyond": OFFLINE,
@@ -97,7 +101,7 @@ MODULES = _modules()
 CORE = {
     name
     for name, path in MODULES.items()
-    if path.parent == PACKAGE or path.parent.parent == PACKAGE and path.parent.name == "report"
+    if path.parent == PACKAGE or path.parent.parent == PACKAGE and path.parent.name in ("report", "runs")
 } - {n for n in MODULES if n.startswith(("food_tasks.benchmarks", "food_tasks.utils", "food_tasks.sample_data"))}
 
 

@@ -163,9 +163,9 @@ def test_compare_reads_a_null_metric_as_undefined_not_as_missing(tmp_path):
     (tmp_path / "x_results.json").write_text(json.dumps({"results": {"t": {"ctc,none": None, "acc,none": 50.0}}}))
     run = load_run(tmp_path)
     # undefined, the word of the report and of the printed table ([undefined]); compare printed "nan"
-    assert math.isnan(run.value("t", "ctc")) and value_text(run.value("t", "ctc")) == "undefined"
+    assert math.isnan(run.reported("t", "ctc")) and value_text(run.reported("t", "ctc")) == "undefined"
     assert value_text("absent: no CLIP model given") == "absent" and value_text(None) == ""
-    assert run.value("t", "acc") == 50.0 and run.value("t", "mrr") is None  # a metric the run lacks
+    assert run.reported("t", "acc") == 50.0 and run.reported("t", "mrr") is None  # a metric the run lacks
 
 
 def test_a_non_finite_official_nutrition_value_read_back_from_a_samples_file_is_still_undefined():

@@ -190,7 +190,7 @@ def test_a_zero_standard_error_detects_no_difference(tmp_path, monkeypatch):
         _with_errors(path, {group: {"acc": (0.0, 3)}})
     flat = Comparison(0.0, 0.0, 0.0, 0.0, 1.0, 6, 3, 0.0, "clustered analytic")
 
-    def pairs(spec, runs, suffix, cache):  # type: ignore[no-untyped-def]
+    def pairs(spec, runs, suffix):  # type: ignore[no-untyped-def]
         column = next(c for c in spec.tables[0].columns if c.key == "avg_mcq")
         return [(runs[0], runs[1], column, group, SimpleNamespace(comparison=flat, note=""))]
 
@@ -214,7 +214,7 @@ def _paired_report(tmp_path: Path, monkeypatch, comparison) -> str:  # type: ign
         )
         _with_errors(path, {group: {"acc": (5.0, comparison.clusters)}})
 
-    def pairs(spec, runs, suffix, cache):  # type: ignore[no-untyped-def]
+    def pairs(spec, runs, suffix):  # type: ignore[no-untyped-def]
         column = next(c for c in spec.tables[0].columns if c.key == "avg_mcq")
         return [(runs[0], runs[1], column, group, SimpleNamespace(comparison=comparison, note=""))]
 
