@@ -64,10 +64,10 @@ def ingredient_lines(rng: random.Random, n: int) -> list[str]:
 
 
 def build_mirror(root: Path, rng: random.Random) -> None:
-    from food_tasks import remote
+    from food_tasks import mirror
     from food_tasks.benchmarks.fambench import data as fb_data
+    from food_tasks.benchmarks.fambench import sample as fb_sample
 
-    repo = root / "github" / fb_data.REPO
     urls = []
     t1 = []
     for i in range(1500):
@@ -140,34 +140,19 @@ def build_mirror(root: Path, rng: random.Random) -> None:
         ],
         "alias_map": {"gerd": "gastrointestinal health"},
     }
-    guidelines = {
-        "rules": [
-            {
-                "condition_key": "hypertension",
-                "nutrient": "Sodium",
-                "target_type": "Max",
-                "max": 1500,
-                "unit": "mg",
-                "basis": "per day",
-                "population": "Adults",
-                "population_key": "adults",
-            }
-        ]
-    }
-    for rel, content in {
-        fb_data.TASK1_FILE: t1,
-        fb_data.TASK2_FILE: {"questions": questions},
-        fb_data.KB_FILE: kb,
-        fb_data.RULES_FILE: rules,
-        fb_data.GUIDELINES_FILE: guidelines,
-    }.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(json.dumps(content))
+    mirror.write_github_repo(
+        root,
+        fb_data.REPO,
+        {
+            fb_data.TASK1_FILE: t1,
+            fb_data.TASK2_FILE: {"questions": questions},
+            fb_data.KB_FILE: kb,
+            fb_data.RULES_FILE: rules,
+            fb_data.GUIDELINES_FILE: fb_sample.GUIDELINES,
+        },
+    )
     pool = [jpeg(rng) for _ in range(50)]
-    for url in urls:
-        path = root / "urls" / remote.local_relpath(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(rng.choice(pool))
+    mirror.write_url_images(root, {url: rng.choice(pool) for url in urls})
 
 
 def t1_output(rng: random.Random) -> str:

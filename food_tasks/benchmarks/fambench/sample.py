@@ -139,27 +139,30 @@ def repository_files() -> dict[str, object]:
         ],
         "alias_map": {"high blood pressure": "hypertension"},
     }
-    guidelines = {
-        "rules": [
-            {
-                "condition_key": "hypertension",
-                "nutrient": "Sodium",
-                "target_type": "Max",
-                "max": 1500,
-                "unit": "mg",
-                "basis": "per day",
-                "population": "Adults",
-                "population_key": "adults",
-            }
-        ]
-    }
     return {
         fb_data.TASK1_FILE: task1,
         fb_data.TASK2_FILE: {"metadata": {"benchmark_name": "food-tasks sample"}, "questions": questions},
         fb_data.KB_FILE: kb,
         fb_data.RULES_FILE: rules,
-        fb_data.GUIDELINES_FILE: guidelines,
+        fb_data.GUIDELINES_FILE: GUIDELINES,
     }
+
+
+# The guidelines file (one rule), shared with bench/bench_fambench.py's synthetic mirror.
+GUIDELINES = {
+    "rules": [
+        {
+            "condition_key": "hypertension",
+            "nutrient": "Sodium",
+            "target_type": "Max",
+            "max": 1500,
+            "unit": "mg",
+            "basis": "per day",
+            "population": "Adults",
+            "population_key": "adults",
+        }
+    ]
+}
 
 
 def url_images() -> dict[str, bytes]:
