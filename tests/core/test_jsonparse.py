@@ -100,19 +100,16 @@ def test_repeated_answers_and_literal_control_characters() -> None:
 
 
 def _char_by_char_marks(text: str, start: int, end: int, marks: str) -> list[tuple[int, str]]:
-    """The straightforward scan: every character in turn, string state and escape flag."""
-    found, in_string, escape = [], False, False
-    for i in range(start, end):
-        ch = text[i]
-        if in_string:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_string = False
+    """The straightforward scan: every character in turn through three states (outside a string, inside one, just
+    after a backslash inside one)."""
+    found, state = [], "outside"
+    for i, ch in enumerate(text[start:end], start):
+        if state == "escaped":
+            state = "inside"
+        elif state == "inside":
+            state = {"\\": "escaped", '"': "outside"}.get(ch, "inside")
         elif ch == '"':
-            in_string = True
+            state = "inside"
         elif ch in marks:
             found.append((i, ch))
     return found
