@@ -150,24 +150,8 @@ def build(name: str, root: Path, docs: int, cache: Path) -> None:
             )
             for i in range(docs)
         ]
-        sivqa = [
-            layout.sivqa_row(
-                "vqa-0",
-                "图片中的食物通常属于哪个菜系?",
-                ["京菜", "徽菜", "新疆菜", "桂菜"],
-                "Which cuisine?",
-                ["a", "b", "c", "d"],
-                2,
-                "cuisine_type",
-                "烤羊肉串",
-                "新疆菜",
-                paths[0],
-            )
-        ]
-        textqa = [
-            layout.textqa_row("t0", "北京烤鸭通常属于哪个菜系?", ["京菜", "粤菜", "川菜", "湘菜"], 0, "cuisine_type")
-        ]
-        layout.write_unpacked(root, {"mivqa": mivqa, "sivqa": sivqa, "textqa": textqa}, images)
+        # The other two tasks (not measured) as in the packaged sample.
+        layout.write_unpacked(root, {**layout.sample_tables(), "mivqa": mivqa}, images | layout.sample_images())
     elif name == "diningbench":
         from food_tasks.benchmarks.diningbench import layout
 
@@ -196,24 +180,12 @@ def build(name: str, root: Path, docs: int, cache: Path) -> None:
         layout.write_wc_kb(
             root, [{"food_id": str(i), "name": f"dish {i}", "images": [(url(i), pool.take())]} for i in range(docs)]
         )
-        layout.write_wc_vqa(
-            root,
-            [
-                layout.wc_row(
-                    qa_id=str(400 + i),
-                    lang="en",
-                    food_id=str(i),
-                    prompt_id="9",
-                    prompt_type="1",
-                    question="What is this culinary dish called?",
-                    options=["A", "B", "C", "D", "E"],
-                    answer_id=1,
-                    image_url=url(i),
-                    task="large_task1",
-                )
-                for i in range(docs)
-            ],
-        )
+        item = layout.WcItem  # qa_id, food_id, prompt_id, prompt_type, question, options, answer_id, image_url, task
+        question = "What is this culinary dish called?"
+        items = [
+            item(str(400 + i), str(i), "9", "1", question, list("ABCDE"), 1, url(i), "large_task1") for i in range(docs)
+        ]
+        layout.write_wc_vqa(root, layout.item_rows(items, ["en"]))
     elif name == "fambench":
         from food_tasks import mirror
         from food_tasks.benchmarks.fambench import data as fb_data
