@@ -24,7 +24,16 @@ import pytest
 import sandbox  # noqa: I001  (first: the cache variables must be set before datasets is imported)
 
 from food_tasks import mirror
+from food_tasks.benchmarks import BENCHMARKS
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+
+# Each benchmark's test folder goes on sys.path here, not in test files: its fixture module
+# (tests/<bench>/<bench>_fixture.py) is then importable from every test folder, as this folder's helpers are (pytest
+# puts the rootdir conftest's folder on it).
+_TESTS = Path(__file__).resolve().parent
+for _folder in (_TESTS / b.name for b in BENCHMARKS):
+    if _folder.is_dir() and str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 if TYPE_CHECKING:
     from pycocoevalcap.meteor.meteor import Meteor
@@ -110,6 +119,31 @@ def build_wc_mirror(root: Path, *, with_card: bool = True, small: bool = True) -
     wc_layout.write_wc_vqa(root, rows, with_card=with_card)
     wc_layout.write_wc_kb(root, wc_kb())
     return root
+
+
+# The folder of test_large task1's language files in a mirror.
+WC_TASK1 = "worldcuisines/vqa/hf_prompt/large_eval_task1"
+
+
+def build_all_languages_mirror(root: Path) -> Path:
+    """The fixture's questions in all 30 WorldCuisines languages (English text everywhere), test_large only: the
+    full language requirement."""
+    from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
+
+    wc_layout.write_wc_vqa(root, wc_layout.item_rows(wc_items(), LANGUAGES))
+    wc_layout.write_wc_kb(root, wc_kb())
+    return root
+
+
+def corrupt_wc_kb(root: Path, food_id: str = "949") -> str:
+    """Rewrite food-kb with undecodable bytes for one dish; return its URL."""
+    dishes = [
+        dict(d, images=[(url, b"\x89PNG\r\n\x1a\n not really a png")]) if d["food_id"] == food_id else d
+        for d in wc_kb()
+        for url, _ in d["images"]
+    ]
+    wc_layout.write_wc_kb(root, dishes)
+    return next(url for d in dishes if d["food_id"] == food_id for url, _ in d["images"])
 
 
 NOT_AN_IMAGE = b"\xff\xd8\xff\xe0<html>Please enable cookies</html>"  # a JPEG signature, then not an image

@@ -1,6 +1,6 @@
 """COCO caption metrics (food_tasks.cocoeval) against the toolkit's own numbers on a small fixed corpus.
 
-EXPECTED was obtained by running the toolkit's own pipeline on test_cocoeval_corpus.py, exactly as
+EXPECTED was obtained by running the toolkit's own pipeline on cocoeval_corpus.py, exactly as
 lmms-eval's coco_cap task does: ``PTBTokenizer().tokenize`` on references and hypotheses, then
 ``Bleu(4).compute_score``, ``Meteor()``, ``Rouge()``, ``Cider()`` (pycocoevalcap 1.2, OpenJDK 17,
 LANG=C.UTF-8). The corpus has one empty hypothesis, parentheses (toolkit keeps "-lrb-"), a clitic ("it 's"),
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from test_cocoeval_corpus import HYPS, REFS
+from cocoeval_corpus import HYPS, REFS
 
 from food_tasks import cocoeval, cocojava
 

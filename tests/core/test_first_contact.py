@@ -9,21 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_lmms_eval, wc_items, wc_kb
+from conftest import build_all_languages_mirror, run_lmms_eval
 
 from food_tasks import results_table
-from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def build_30_language_mirror(root: Path) -> Path:
-    """The conftest items in all 30 WorldCuisines languages (English text everywhere), official layout."""
-    rows = wc_layout.item_rows(wc_items(), LANGUAGES)
-    wc_layout.write_wc_vqa(root, rows)
-    wc_layout.write_wc_kb(root, wc_kb())
-    return root
 
 
 @pytest.mark.slow  # another interpreter
@@ -96,7 +87,7 @@ def test_lmms_eval_table_function_is_still_what_the_hook_wraps():
 @pytest.mark.e2e
 def test_30_language_run_prints_a_table_that_fits_a_terminal(tmp_path, monkeypatch):
     monkeypatch.delenv("FOOD_TASKS_WORLDCUISINES_LANGS", raising=False)  # all 30 languages
-    root = build_30_language_mirror(tmp_path / "mirror")
+    root = build_all_languages_mirror(tmp_path / "mirror")
     responses = tmp_path / "r.jsonl"
     responses.write_text('{"lang": "en", "response": "1"}\n')
     proc, results, _ = run_lmms_eval(

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from judge_server import JudgeServer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from judge_server import JudgeServer  # noqa: E402
-
-from food_tasks import judge  # noqa: E402
+from food_tasks import judge
 
 
 def _config(url, tmp_path, **kw):  # type: ignore[no-untyped-def]

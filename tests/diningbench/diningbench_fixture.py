@@ -1,11 +1,12 @@
 """A small DiningBench mirror in the published layout (six JSONL files + a real images.tar.gz), built by code.
 
-Invented records in the schema the official scripts read; expected metric values in test_diningbench_*.py
-are hand-computed from these records and the scripted outputs below.
+Invented records in the schema the official scripts read; expected metric values (here, for the scripted
+outputs at the end, and in test_diningbench_*.py) are hand-computed from these records and the scripted outputs.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from food_tasks import mirror
@@ -162,3 +163,50 @@ def images() -> dict[str, bytes]:
 def build(root: Path, *, extracted: bool = False, rows: dict | None = None) -> Path:
     """Write the mirror under ``root`` ($FOOD_TASKS_DATA_DIR layout); return the dataset directory."""
     return layout.write_mirror(root, rows or files(), images(), extracted=extracted)
+
+
+# --- scripted outputs and their hand-computed scores (test_diningbench_scoring.py, test_diningbench_e2e.py)
+
+# The e2e outputs of diningbench_cls_zh (scored by hand in test_diningbench_scoring.py)
+CLS_OUTPUTS = ["F", "答案：C", "Answer: A", "<think>maybe C</think>B", "I don't know"]
+
+NUT_OUTPUTS = [
+    '{"卡路里": 550, "蛋白质": 18, "碳水化合物": 60, "脂肪": 12}',
+    '```json\n{"calories": "330 kcal", "protein": 12, "carbohydrates": 40, "fat": 1}\n```',
+    'About {"calories": 800, "protein": 30, "carbohydrates": 120, "fat": 30}',
+]
+# Robust errors per row (cal, prot, carb, fat): (50, 2, 0, 2), (30, 2, 0, 1), (0, 10, 20, 0).
+# Official: rows 2 and 3 are parse failures -> errors |gt|: (300, 10, 40, 0), (800, 40, 100, 30), APE 100.
+NUT_EXPECTED = {
+    "calories_mae": 80 / 3,
+    "calories_rmse": math.sqrt(3400 / 3),
+    "calories_mape": 20 / 3,
+    "protein_mae": 14 / 3,
+    "protein_rmse": 6.0,
+    "protein_mape": 55 / 3,
+    "carbohydrates_mae": 20 / 3,
+    "carbohydrates_rmse": math.sqrt(400 / 3),
+    "carbohydrates_mape": 20 / 3,
+    "fat_mae": 1.0,
+    "fat_rmse": math.sqrt(5 / 3),
+    "fat_mape": 10.0,  # fat gt 0 in row 2: out of the MAPE denominator
+    "avg_mae": 9.75,
+    "avg_mape": 125 / 12,
+    "avg_rmse": (math.sqrt(3400 / 3) + 6 + math.sqrt(400 / 3) + math.sqrt(5 / 3)) / 4,
+    "parse_fail_rate": 0.0,
+    "calories_mae_official": 1150 / 3,
+    "calories_rmse_official": math.sqrt(732500 / 3),
+    "calories_mape_official": 70.0,
+    "protein_mae_official": 52 / 3,
+    "protein_rmse_official": math.sqrt(568),
+    "protein_mape_official": 70.0,
+    "carbohydrates_mae_official": 140 / 3,
+    "carbohydrates_rmse_official": math.sqrt(11600 / 3),
+    "carbohydrates_mape_official": 200 / 3,
+    "fat_mae_official": 32 / 3,
+    "fat_rmse_official": math.sqrt(904 / 3),
+    "fat_mape_official": 60.0,
+    "avg_mae_official": 114.5,
+    "avg_mape_official": 200 / 3,
+    "parse_fail_rate_official": 100 * 2 / 3,  # percent, as every rate (the official scorer prints 2 / 3)
+}

@@ -8,24 +8,19 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-from pathlib import Path
 
 import diningbench_fixture as F
 import pytest
 from conftest import run_lmms_eval
-from test_diningbench_scoring import CLS_OUTPUTS, NUT_EXPECTED, NUT_OUTPUTS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from judge_server import JudgeServer  # noqa: E402
+from judge_server import JudgeServer
 
 pytestmark = pytest.mark.e2e
 
 OUTPUTS = {
-    "diningbench_cls_zh": CLS_OUTPUTS,
+    "diningbench_cls_zh": F.CLS_OUTPUTS,
     "diningbench_cls_en_v4": ["\\boxed{F}", "Roasted Potato Chicken Salad"],
     "diningbench_cls_en": ["F", "A"],
-    "diningbench_nutrition_zh": NUT_OUTPUTS,
+    "diningbench_nutrition_zh": F.NUT_OUTPUTS,
     "diningbench_nutrition_en_v2": [
         '{"calories": 580, "protein": 24, "carbohydrates": 80, "fat": 18}',
         "I cannot tell.",
@@ -48,7 +43,7 @@ EXPECTED = {
     # boxed F correct both ways; option text -> B robust, "R" officially
     "diningbench_cls_en_v4": {"acc": 100.0, "acc_official": 50.0, "invalid_rate": 0.0},
     "diningbench_cls_en": {"acc": 50.0, "acc_official": 50.0, "invalid_rate": 0.0},
-    "diningbench_nutrition_zh": NUT_EXPECTED,
+    "diningbench_nutrition_zh": F.NUT_EXPECTED,
     # row 2 unparseable: errors |gt| (200, 5, 30, 6), APE 100 -> MAPE 50 per component
     "diningbench_nutrition_en_v2": {
         "calories_mae": 100.0,

@@ -4,17 +4,13 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import diningbench_fixture as F
 import pytest
+from judge_server import JudgeServer
 
 from food_tasks import hooks
 from food_tasks.utils import diningbench as U
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from judge_server import JudgeServer  # noqa: E402
 
 PRED = "【预测答案】：\n"  # the prediction's place in the judge prompt (whose rules quote an example answer)
 JUDGE_METRICS = ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate", "judge_info")

@@ -23,12 +23,10 @@ def _doc(idx, prompt, gold, model_name="", cot=False):  # type: ignore[no-untype
 
 
 CLS_PROMPT = F.cls_prompt(F.OPTIONS_ZH, "zh")
-# The e2e outputs of diningbench_cls_zh (see test_diningbench_e2e.py)
-CLS_OUTPUTS = ["F", "答案：C", "Answer: A", "<think>maybe C</think>B", "I don't know"]
 
 
 def test_classification_metrics_hand_computed():
-    records = [S.score_cls(_doc(i, CLS_PROMPT, g), out) for i, ((g, _), out) in enumerate(zip(F.CLS_ZH, CLS_OUTPUTS))]
+    records = [S.score_cls(_doc(i, CLS_PROMPT, g), out) for i, ((g, _), out) in enumerate(zip(F.CLS_ZH, F.CLS_OUTPUTS))]
     # robust: F, C, A, B correct; "I don't know" invalid -> 4/5. official first letters: F, 答, A, T, I -> 2/5
     assert S.cls_acc(records) == 0.8
     assert S.cls_acc(records, official=True) == 0.4
@@ -46,60 +44,18 @@ def test_classification_official_model_name_and_cot():
     assert record["pred"] == "F" and record["pred_official"] == "V"
 
 
-NUT_OUTPUTS = [
-    '{"卡路里": 550, "蛋白质": 18, "碳水化合物": 60, "脂肪": 12}',
-    '```json\n{"calories": "330 kcal", "protein": 12, "carbohydrates": 40, "fat": 1}\n```',
-    'About {"calories": 800, "protein": 30, "carbohydrates": 120, "fat": 30}',
-]
-# Robust errors per row (cal, prot, carb, fat): (50, 2, 0, 2), (30, 2, 0, 1), (0, 10, 20, 0).
-# Official: rows 2 and 3 are parse failures -> errors |gt|: (300, 10, 40, 0), (800, 40, 100, 30), APE 100.
-NUT_EXPECTED = {
-    "calories_mae": 80 / 3,
-    "calories_rmse": math.sqrt(3400 / 3),
-    "calories_mape": 20 / 3,
-    "protein_mae": 14 / 3,
-    "protein_rmse": 6.0,
-    "protein_mape": 55 / 3,
-    "carbohydrates_mae": 20 / 3,
-    "carbohydrates_rmse": math.sqrt(400 / 3),
-    "carbohydrates_mape": 20 / 3,
-    "fat_mae": 1.0,
-    "fat_rmse": math.sqrt(5 / 3),
-    "fat_mape": 10.0,  # fat gt 0 in row 2: out of the MAPE denominator
-    "avg_mae": 9.75,
-    "avg_mape": 125 / 12,
-    "avg_rmse": (math.sqrt(3400 / 3) + 6 + math.sqrt(400 / 3) + math.sqrt(5 / 3)) / 4,
-    "parse_fail_rate": 0.0,
-    "calories_mae_official": 1150 / 3,
-    "calories_rmse_official": math.sqrt(732500 / 3),
-    "calories_mape_official": 70.0,
-    "protein_mae_official": 52 / 3,
-    "protein_rmse_official": math.sqrt(568),
-    "protein_mape_official": 70.0,
-    "carbohydrates_mae_official": 140 / 3,
-    "carbohydrates_rmse_official": math.sqrt(11600 / 3),
-    "carbohydrates_mape_official": 200 / 3,
-    "fat_mae_official": 32 / 3,
-    "fat_rmse_official": math.sqrt(904 / 3),
-    "fat_mape_official": 60.0,
-    "avg_mae_official": 114.5,
-    "avg_mape_official": 200 / 3,
-    "parse_fail_rate_official": 100 * 2 / 3,  # percent, as every rate (the official scorer prints 2 / 3)
-}
-
-
 def nutrition_records():  # type: ignore[no-untyped-def]
     return [
-        S.score_nutrition(_doc(i, F.NUT_PROMPT_ZH, g), out) for i, (g, out) in enumerate(zip(F.NUT_ZH, NUT_OUTPUTS))
+        S.score_nutrition(_doc(i, F.NUT_PROMPT_ZH, g), out) for i, (g, out) in enumerate(zip(F.NUT_ZH, F.NUT_OUTPUTS))
     ]
 
 
-@pytest.mark.parametrize("metric", sorted(NUT_EXPECTED))
+@pytest.mark.parametrize("metric", sorted(F.NUT_EXPECTED))
 def test_nutrition_metrics_hand_computed(metric):
     from food_tasks.utils.diningbench import TABLES
 
     records = nutrition_records()
-    assert TABLES["nutrition"][metric](list(reversed(records))) == pytest.approx(NUT_EXPECTED[metric], rel=1e-12)
+    assert TABLES["nutrition"][metric](list(reversed(records))) == pytest.approx(F.NUT_EXPECTED[metric], rel=1e-12)
 
 
 def test_nutrition_edge_cases():

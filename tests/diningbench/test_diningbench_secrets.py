@@ -10,14 +10,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import diningbench_fixture as F
 import pytest
 from conftest import run_lmms_eval
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from judge_server import JudgeServer  # noqa: E402
+from judge_server import JudgeServer
 
 pytestmark = pytest.mark.e2e
 

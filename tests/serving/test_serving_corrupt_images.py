@@ -8,22 +8,15 @@ option labels in place), and the results must count the documents in ``image_mis
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import diningbench_fixture as DB  # tests/<bench> folders are on sys.path (tests/conftest.py)
+import foodieqa_fixture as FQ
 import pytest
 from conftest import NOT_AN_IMAGE, run_lmms_eval, truncated_jpeg
 from engine_script import read_log
 from serving_harness import stand_in_env
 
-TESTS = Path(__file__).resolve().parents[1]
-for folder in ("diningbench", "foodieqa"):
-    sys.path.insert(0, str(TESTS / folder))
-import diningbench_fixture as DB  # noqa: E402
-import foodieqa_fixture as FQ  # noqa: E402
-
-from food_tasks.benchmarks.diningbench import layout as db_layout  # noqa: E402
-from food_tasks.benchmarks.foodieqa import layout as fq_layout  # noqa: E402
+from food_tasks.benchmarks.diningbench import layout as db_layout
+from food_tasks.benchmarks.foodieqa import layout as fq_layout
 
 pytestmark = pytest.mark.e2e
 

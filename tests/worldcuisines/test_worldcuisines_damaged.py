@@ -12,22 +12,12 @@ from pathlib import Path
 
 import datasets
 import pytest
-from conftest import build_wc_mirror, wc_kb, wc_rows
+from conftest import WC_TASK1, build_all_languages_mirror, build_wc_mirror, corrupt_wc_kb, wc_kb
 
 from food_tasks import data
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
-
-TASK1 = "worldcuisines/vqa/hf_prompt/large_eval_task1"
-
-
-def build_all_languages_mirror(root: Path) -> Path:
-    """All 30 languages (English rows relabelled), test_large only: the full language requirement."""
-    rows = [dict(r, lang=lang) for r in wc_rows("large") if r["lang"] == "en" for lang in wc_data.LANGUAGES]
-    wc_layout.write_wc_vqa(root, rows)
-    wc_layout.write_wc_kb(root, wc_kb())
-    return root
 
 
 def _lines(path: Path) -> list[str]:
@@ -44,12 +34,13 @@ def test_all_thirty_languages_are_required_without_a_selection(tmp_path, monkeyp
 def test_missing_language_file_stops_and_names_the_file(tmp_path, monkeypatch):
     monkeypatch.delenv(wc_data.LANGS_ENV)
     root = build_all_languages_mirror(tmp_path)
-    (root / TASK1 / "yo_large_eval_task1.jsonl").unlink()
+    (root / WC_TASK1 / "yo_large_eval_task1.jsonl").unlink()
     with pytest.raises(data.DataAccessError) as err:
         wc_data.prepare_docs("large", "1b_contextualized", root=root)
     message = str(err.value)
     assert (
-        f"{root / TASK1 / 'yo_large_eval_task1.jsonl'}" in message and "1 of the 30 expected language files" in message
+        f"{root / WC_TASK1 / 'yo_large_eval_task1.jsonl'}" in message
+        and "1 of the 30 expected language files" in message
     )
     assert "FOOD_TASKS_WORLDCUISINES_LANGS" in message and "hf download worldcuisines/vqa" in message
     # Task 2 lives in another folder and is complete: it still loads.
@@ -58,7 +49,7 @@ def test_missing_language_file_stops_and_names_the_file(tmp_path, monkeypatch):
 
 def test_explicit_language_selection_may_leave_files_out(tmp_path, monkeypatch):
     root = build_all_languages_mirror(tmp_path)
-    (root / TASK1 / "yo_large_eval_task1.jsonl").unlink()
+    (root / WC_TASK1 / "yo_large_eval_task1.jsonl").unlink()
     monkeypatch.setenv(wc_data.LANGS_ENV, "en,ar")
     ds = wc_data.prepare_docs("large", "1a_nocontext", root=root)
     assert sorted(set(ds["lang"])) == ["ar", "en"]
@@ -66,7 +57,7 @@ def test_explicit_language_selection_may_leave_files_out(tmp_path, monkeypatch):
 
 def test_empty_language_file_counts_as_missing(tmp_path):
     root = build_wc_mirror(tmp_path)
-    (root / TASK1 / "nan_large_eval_task1.jsonl").write_text("")
+    (root / WC_TASK1 / "nan_large_eval_task1.jsonl").write_text("")
     with pytest.raises(data.DataAccessError, match=r"missing or empty in the mirror: .*nan_large_eval_task1\.jsonl"):
         wc_data.prepare_docs("large", "1a_nocontext", root=root)
 
@@ -81,7 +72,7 @@ def test_missing_split_folder_stops_and_names_it(tmp_path):
 
 def test_truncated_language_file_names_the_language_and_items(tmp_path):
     root = build_wc_mirror(tmp_path)
-    path = root / TASK1 / "zh_cn_large_eval_task1.jsonl"
+    path = root / WC_TASK1 / "zh_cn_large_eval_task1.jsonl"
     path.write_text("\n".join(line for line in _lines(path) if '"qa_id": "401"' not in line) + "\n", encoding="utf-8")
     with pytest.raises(
         data.DataAccessError,
@@ -92,8 +83,8 @@ def test_truncated_language_file_names_the_language_and_items(tmp_path):
 
 def test_file_of_an_unknown_language_is_refused(tmp_path):
     root = build_wc_mirror(tmp_path)
-    rows = [json.loads(line) for line in _lines(root / TASK1 / "en_large_eval_task1.jsonl")]
-    (root / TASK1 / "xx_large_eval_task1.jsonl").write_text(
+    rows = [json.loads(line) for line in _lines(root / WC_TASK1 / "en_large_eval_task1.jsonl")]
+    (root / WC_TASK1 / "xx_large_eval_task1.jsonl").write_text(
         "".join(json.dumps(dict(r, lang="xx")) + "\n" for r in rows)
     )
     with pytest.raises(data.DataAccessError, match=r"language\(s\) \['xx'\] that the benchmark does not have"):
@@ -102,7 +93,7 @@ def test_file_of_an_unknown_language_is_refused(tmp_path):
 
 def test_duplicated_rows_are_refused(tmp_path):
     root = build_wc_mirror(tmp_path)
-    path = root / TASK1 / "en_large_eval_task1.jsonl"
+    path = root / WC_TASK1 / "en_large_eval_task1.jsonl"
     path.write_text(path.read_text(encoding="utf-8") * 2, encoding="utf-8")
     with pytest.raises(data.DataAccessError, match=r"qa_id 400 appears twice for language 'en'"):
         wc_data.prepare_docs("large", "1a_nocontext", root=root)
@@ -111,7 +102,7 @@ def test_duplicated_rows_are_refused(tmp_path):
 @pytest.mark.parametrize("bad", ['{"qa_id": "401", garbage', "\x00\x01 binary garbage", '["a", "list"]'])
 def test_broken_jsonl_line_names_file_and_line(tmp_path, bad):
     root = build_wc_mirror(tmp_path)
-    path = root / TASK1 / "zh_cn_large_eval_task1.jsonl"
+    path = root / WC_TASK1 / "zh_cn_large_eval_task1.jsonl"
     lines = _lines(path)
     path.write_text("\n".join(lines[:3] + [bad] + lines[3:]) + "\n", encoding="utf-8")
     with pytest.raises(data.DataAccessError) as err:
@@ -148,20 +139,9 @@ def test_published_item_counts_are_checked_on_hub_data(wc_root):
 # ------------------------------------------------------------------ images that do not load
 
 
-def _corrupt_kb(root: Path, food_id: str = "949") -> str:
-    """Rewrite food-kb with undecodable bytes for one dish; return its URL."""
-    dishes = [
-        dict(d, images=[(url, b"\x89PNG\r\n\x1a\n not really a png")]) if d["food_id"] == food_id else d
-        for d in wc_kb()
-        for url, _ in d["images"]
-    ]
-    wc_layout.write_wc_kb(root, dishes)
-    return next(url for d in dishes if d["food_id"] == food_id for url, _ in d["images"])
-
-
 def test_corrupt_image_is_counted_and_leaves_the_denominators(tmp_path):
     root = build_wc_mirror(tmp_path)
-    bad_url = _corrupt_kb(root)
+    bad_url = corrupt_wc_kb(root)
     ds = wc_data.prepare_docs("large", "1b_contextualized", root=root)  # qa 402 uses dish 949, qa 403 dish 422
     docs = {(d["qa_id"], d["lang"]): d for d in ds}
     bad, good = docs[("402", "en")], docs[("403", "en")]

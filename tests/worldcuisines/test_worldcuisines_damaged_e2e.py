@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import build_wc_mirror, run_lmms_eval, wc_rows
-from test_worldcuisines_damaged import TASK1, _corrupt_kb, build_all_languages_mirror
+from conftest import WC_TASK1, build_all_languages_mirror, build_wc_mirror, corrupt_wc_kb, run_lmms_eval, wc_rows
 
 pytestmark = pytest.mark.e2e
 
@@ -16,7 +15,7 @@ pytestmark = pytest.mark.e2e
 def test_missing_language_file_stops_the_run_with_our_message_last(tmp_path, monkeypatch):
     monkeypatch.delenv("FOOD_TASKS_WORLDCUISINES_LANGS")
     root = build_all_languages_mirror(tmp_path / "mirror")
-    missing = root / TASK1 / "si_formal_spoken_large_eval_task1.jsonl"
+    missing = root / WC_TASK1 / "si_formal_spoken_large_eval_task1.jsonl"
     missing.unlink()
     proc, results, _ = run_lmms_eval(
         ["--model", "dummy", "--tasks", "worldcuisines_mcq_2_location,worldcuisines_mcq_1a_nocontext"],
@@ -34,7 +33,7 @@ def test_missing_language_file_stops_the_run_with_our_message_last(tmp_path, mon
 
 def test_corrupt_image_is_counted_in_the_results(tmp_path):
     root = build_wc_mirror(tmp_path / "mirror")
-    _corrupt_kb(root)  # dish 949: qa 402 of subtask 1b
+    corrupt_wc_kb(root)  # dish 949: qa 402 of subtask 1b
     lines = []
     for row in wc_rows("large"):
         if row["prompt_type"] == "3":
