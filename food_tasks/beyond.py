@@ -9,8 +9,8 @@ import textwrap
 from collections.abc import Iterable, Sequence
 
 from food_tasks import stats
-from food_tasks.compare import interval_p, value_text
 from food_tasks.compare import lines as grouped_lines
+from food_tasks.compare import value_text
 from food_tasks.confidence import p_text
 from food_tasks.errorbars import ImageGain
 from food_tasks.runs.measures import (
@@ -23,7 +23,7 @@ from food_tasks.runs.measures import (
     shares,
     twin_pairs,
 )
-from food_tasks.runs.paired import Row
+from food_tasks.runs.paired import Row, interval_p
 from food_tasks.runs.run import Run
 
 # --------------------------------------------------------------------------- `food-tasks compare`
@@ -35,7 +35,7 @@ WIDTH = 120  # columns of a line of `food-tasks compare`
 
 def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple[str, ...]:
     """Difference, interval, independent units and verdict of a comparison (no verdict, and no interval, below
-    MIN_UNITS units: :func:`food_tasks.compare.interval_p`)."""
+    MIN_UNITS units: :func:`food_tasks.runs.paired.interval_p`)."""
     defined = math.isfinite(c.diff)
     if not defined:
         verdict = "undefined"

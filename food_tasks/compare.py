@@ -12,8 +12,17 @@ import math
 import textwrap
 
 from food_tasks import stats
-from food_tasks.confidence import p_text
-from food_tasks.runs.paired import BestOf, Row, best_of_bias, compare_one, compare_runs, few_note, group_entries
+from food_tasks.report import spec
+from food_tasks.runs.paired import (
+    BestOf,
+    Row,
+    best_of_bias,
+    compare_one,
+    compare_runs,
+    few_note,
+    group_entries,
+    interval_p,
+)
 from food_tasks.runs.run import Run, load_run
 
 # --------------------------------------------------------------------------- the table `food-tasks compare` prints
@@ -40,15 +49,15 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
         if verdict in ("A > B", "A < B"):
             better = (c.diff > 0) == row.higher_is_better
             verdict += f" ({'A' if better else 'B'} better)"
-        defined = math.isfinite(c.diff)
+        defined, d = math.isfinite(c.diff), decimals(row)
         table.append(
             (
                 row.name,
                 row.metric,
-                value_text(row.a),
-                value_text(row.b),
-                f"{c.diff:+.2f}" if defined else "n/a",
-                *interval_p(c),
+                value_text(row.a, d),
+                value_text(row.b, d),
+                f"{c.diff:+.{d}f}" if defined else "n/a",
+                *interval_p(c, 1.0, d),
                 f"{c.n} ({c.clusters})",
                 verdict,
             )
@@ -56,15 +65,36 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
     return table
 
 
-def interval_p(c: stats.Comparison, scale: float = 1.0, decimals: int = 2) -> tuple[str, str]:
-    """The 95% interval and p-value cells of a comparison (:func:`food_tasks.confidence.p_text`), the interval's
-    bounds times ``scale`` with ``decimals`` decimals: ``n/a`` for an undefined difference, and below
-    :data:`food_tasks.stats.MIN_UNITS` independent units, where no verdict is given: the normal interval is not to
-    be trusted there (it can cross the metric's bounds: +108.67 points for a difference of two percentages) and
-    neither is its p-value. ``food-tasks compare`` and the report's tables of differences both use it."""
-    if not math.isfinite(c.diff) or c.clusters < stats.MIN_UNITS or c.low is None or c.high is None:
-        return "n/a", "n/a"
-    return f"[{c.low * scale:+.{decimals}f}, {c.high * scale:+.{decimals}f}]", p_text(c.p)
+SCORE_DECIMALS = 4  # a [0, 1] score (an F1, an MRR, Kendall's tau, CTC): as the report's columns show them
+
+
+def decimals(row: Row) -> int:
+    """The decimals a row's values are shown with: those of the report's column of its metric (its benchmark's
+    table: 4 for an F1, an MRR or CTC, 3 for CLIP-S, 2 for an accuracy in %), or of the column of the metric it
+    refines or is a sibling of (``mrr_parsed``: ``mrr``'s; ``rationale_micro_recall``: ``rationale_micro_f1``'s);
+    else :data:`SCORE_DECIMALS` for a [0, 1] score (scale ``score``, its estimator on scale 1); else 2."""
+    found = spec.spec_for(row.name)
+    shown: dict[str, int] = {}
+    for table in found.tables if found is not None else ():
+        modes = [mode for _, _, mode in table.modes if mode]
+        for column in table.columns:
+            names = [n for source in column.sources for n in (source.metric, source.official) if n]
+            for name in names if column.scale == 1.0 else ():
+                for each in [name.format(mode=m) for m in modes] if "{mode}" in name else [name]:
+                    shown.setdefault(each, column.decimals)
+    words = row.metric.split("_")
+
+    def shared(name: str) -> int:  # leading words in common; every word of ``name`` when it is a prefix
+        common = next((i for i, (x, y) in enumerate(zip(words, name.split("_"))) if x != y), None)
+        return len(name.split("_")) if common is None and len(name.split("_")) <= len(words) else common or 0
+
+    kin = [(shared(m), m) for m in shown if shared(m) >= min(2, len(m.split("_")))]
+    if kin:
+        return shown[max(kin, key=lambda x: x[0])[1]]
+    declared = row.declared
+    if declared is not None and declared.scale == "score" and getattr(declared.estimator, "scale", None) == 1.0:
+        return SCORE_DECIMALS
+    return 2
 
 
 def aligned(header: tuple[str, ...], table: list[tuple[str, ...]]) -> list[str]:
@@ -96,15 +126,15 @@ def lines(table: list[tuple[str, ...]], width: int = WIDTH, header: tuple[str, .
     return out
 
 
-def value_text(value: object) -> str:
-    """A run's value in the table: a number with two decimals, nothing for None (not in the run), an undefined
+def value_text(value: object, decimals: int = 2) -> str:
+    """A run's value in the table: a number with ``decimals`` decimals, nothing for None (not in the run), an undefined
     metric (NaN: null in the results JSON) as ``undefined`` and an absent one as ``absent`` (its reason is in the
     results JSON), as the report and the printed table say them; other values cut to 20 characters at a word
     boundary."""
     if isinstance(value, float) and math.isnan(value):
         return "undefined"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{value:.2f}"
+        return f"{value:.{decimals}f}"
     if value is None:
         return ""
     text = str(value)
@@ -120,6 +150,7 @@ __all__ = [
     "best_of_bias",
     "compare_one",
     "compare_runs",
+    "decimals",
     "few_note",
     "group_entries",
     "interval_p",

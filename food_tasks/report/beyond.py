@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.compare import interval_p
 from food_tasks.confidence import MIN_UNITS, Z95, p_text
 from food_tasks.noimage import image_twin
 from food_tasks.report.cells import fmt, number, with_interval
@@ -21,6 +20,7 @@ from food_tasks.report.charts import Charts
 from food_tasks.report.spec import FEW, BenchmarkSpec, Block, spec_for
 from food_tasks.runs.measures import gain_missing_reason, gain_pairs, image_gain
 from food_tasks.runs.measures import shares as read_shares
+from food_tasks.runs.paired import interval_p
 from food_tasks.runs.run import Run
 
 MAX_POSITION_CHARTS = 6  # per benchmark: the circular tasks first, then ordinary ones

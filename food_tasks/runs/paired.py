@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from food_tasks import catalogue, stats
+from food_tasks.confidence import p_text
 from food_tasks.errorbars import RunTask, compare_tasks, reduce_group
 from food_tasks.hooks import Metric, MetricTable
 from food_tasks.runs.run import Run
@@ -60,6 +61,7 @@ class Row:
     comparison: stats.Comparison | None
     higher_is_better: bool
     note: str = ""
+    declared: Metric | None = None  # the metric as its task's table declares it (its scale, its estimator)
 
 
 def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.DEFAULT_ITERS) -> list[Row]:
@@ -89,7 +91,16 @@ def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.D
             metric = ta.table[name]
             note = few_note(result)
             rows.append(
-                Row(task, name, a.reported(task, name), b.reported(task, name), result, metric.higher_is_better, note)
+                Row(
+                    task,
+                    name,
+                    a.reported(task, name),
+                    b.reported(task, name),
+                    result,
+                    metric.higher_is_better,
+                    note,
+                    metric,
+                )
             )
     for group in [g for g in a.groups if g in b.groups]:
         rows += _compare_group(a, b, group, iters, headline=metrics == "headline")
@@ -128,6 +139,7 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
                 result,
                 found[0][1].higher_is_better,
                 note,
+                found[0][1],
             )
         )  # type: ignore[index]
     return sorted(out, key=lambda row: order.get(row.metric, len(order)))
@@ -222,6 +234,7 @@ def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
             comparison,
             found[1].higher_is_better,
             note,
+            found[1],
         )
     if name in a.groups and name in b.groups:
         return next((row for row in _compare_group(a, b, name, iters) if row.metric == metric), None)
@@ -280,3 +293,14 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
         float(np.std(maxima, ddof=1)),
         len(blocks),
     )
+
+
+def interval_p(c: stats.Comparison, scale: float = 1.0, decimals: int = 2) -> tuple[str, str]:
+    """The 95% interval and p-value cells of a comparison (:func:`food_tasks.confidence.p_text`), the interval's
+    bounds times ``scale`` with ``decimals`` decimals: ``n/a`` for an undefined difference, and below
+    :data:`food_tasks.stats.MIN_UNITS` independent units, where no verdict is given: the normal interval is not to
+    be trusted there (it can cross the metric's bounds: +108.67 points for a difference of two percentages) and
+    neither is its p-value. ``food-tasks compare`` and the report's tables of differences both use it."""
+    if not math.isfinite(c.diff) or c.clusters < stats.MIN_UNITS or c.low is None or c.high is None:
+        return "n/a", "n/a"
+    return f"[{c.low * scale:+.{decimals}f}, {c.high * scale:+.{decimals}f}]", p_text(c.p)

@@ -1,0 +1,37 @@
+"""What ``food-tasks compare`` prints of a row: a [0, 1] score with the decimals the report shows it with (issue 34.7:
+an F1 of 0.6123 printed as 0.61, a difference of +0.1123 as +0.11)."""
+
+from __future__ import annotations
+
+from food_tasks import compare
+from food_tasks.errorbars import tables_for
+from food_tasks.runs.paired import Row
+from food_tasks.stats import Comparison
+
+TASK = "fambench_task1_sample"
+
+
+def _row(metric: str, a: float, b: float, declared: bool = True) -> Row:
+    # 40 shared documents in 40 units: enough for an interval and a verdict (MIN_UNITS is 30)
+    diff, se = a - b, 0.05
+    c = Comparison(diff, se, diff - 1.96 * se, diff + 1.96 * se, 0.0245, 40, 40, 2.8 * se, "clustered analytic")
+    table = tables_for(TASK)[0]
+    return Row(TASK, metric, a, b, c, True, "", table[metric] if declared else None)
+
+
+def test_a_unit_interval_score_has_the_reports_four_decimals():
+    # The report's FAM-Bench table shows Macro F1 with 4 decimals: 0.61234 - 0.5 = +0.11234, +-1.96 x 0.05 = 0.098
+    cells = compare.table_rows([_row("rationale_macro_f1", 0.61234, 0.5)])[0]
+    assert cells[2:6] == ("0.6123", "0.5000", "+0.1123", "[+0.0143, +0.2103]")
+    # Micro recall has no column of its own: that of its sibling, Micro F1 (4); without its table too
+    assert compare.table_rows([_row("rationale_micro_recall", 0.25, 0.125, False)])[0][2:5] == (
+        "0.2500",
+        "0.1250",
+        "+0.1250",
+    )
+
+
+def test_a_percentage_keeps_two_decimals():
+    # 11.234 -+ 0.098: [11.136, 11.332]
+    cells = compare.table_rows([_row("decision_acc", 61.234, 50.0)])[0]
+    assert cells[2:6] == ("61.23", "50.00", "+11.23", "[+11.14, +11.33]")
