@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 import pytest
-from test_error_bars_tables import SAMPLE_TASKS, _leaf_tasks, _records
+from sample_records import SAMPLE_TASKS, leaf_tasks, scored
 
 from food_tasks import compare, errorbars, hooks, stats
 from food_tasks.runs.paired import group_entries
@@ -28,7 +28,7 @@ def _reported(tasks: dict[str, list], groups: dict[str, list[str]] = {}) -> dict
     aggregation step through our hooks, then our group errors and JSON keys."""
     results: dict[str, dict] = {}
     for task, records in tasks.items():
-        table = _records(task)[0]
+        table = scored(task)[0]
         per_doc = [table.payloads(r) for r in records]
         sample_metrics = {(name, "none"): [p[name] for p in per_doc] for name in table}
         row = {f"{name},none": hooks.aggregate(items) for (name, _), items in sample_metrics.items()}
@@ -58,7 +58,7 @@ def _shuffled(records: list, seed: int) -> list:
 )
 def test_every_key_of_every_packaged_sample_is_independent_of_record_order(task, monkeypatch):
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "none")
-    records = _records(task)[1]
+    records = scored(task)[1]
     reference = _reported({task: records})
     assert any(k.endswith("_stderr_method,none") for k in reference[task]), "no metric with an estimator"
     for seed in SEEDS:
@@ -67,12 +67,12 @@ def test_every_key_of_every_packaged_sample_is_independent_of_record_order(task,
 
 def test_a_group_is_independent_of_record_order(monkeypatch):
     group = "worldcuisines_mcq_sample"
-    members = _leaf_tasks(group)
-    reference = _reported({t: _records(t)[1] for t in members}, {group: members})
+    members = leaf_tasks(group)
+    reference = _reported({t: scored(t)[1] for t in members}, {group: members})
     assert isinstance(reference[group]["acc_stderr,none"], float)
     assert reference[group]["acc_stderr_method,none"].endswith("joint over the group's 4 tasks")
     for seed in SEEDS:
-        shuffled = {t: _shuffled(_records(t)[1], seed + i) for i, t in enumerate(reversed(members))}
+        shuffled = {t: _shuffled(scored(t)[1], seed + i) for i, t in enumerate(reversed(members))}
         assert _reported(shuffled, {group: members}) == reference, seed
 
 
@@ -137,7 +137,7 @@ def _write_run(folder, tasks: dict[str, list], group: str, members: list[str]): 
     folder.mkdir(parents=True)
     results = {}
     for task, records in tasks.items():
-        table = _records(task)[0]
+        table = scored(task)[0]
         first = next(iter(table))
         lines = [json.dumps({first: r}, default=repr) for r in records]
         (folder / f"run_samples_{task}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -157,11 +157,11 @@ def _write_run(folder, tasks: dict[str, list], group: str, members: list[str]): 
 
 def test_compare_runs_is_independent_of_either_runs_record_order(tmp_path):
     group = "worldcuisines_mcq_sample"
-    members = _leaf_tasks(group)
+    members = leaf_tasks(group)
     # A: every document's first output (its own target); B: its third (another document's target, mostly wrong);
     # each document once (the first six records are one document's six outputs).
-    a = {t: _records(t)[1][0::6] for t in members}
-    b = {t: _records(t)[1][2::6] for t in members}
+    a = {t: scored(t)[1][0::6] for t in members}
+    b = {t: scored(t)[1][2::6] for t in members}
     runs = []  # kept alive: errorbars caches a run's tasks by id()
 
     def compared(a_tasks: dict, b_tasks: dict, name: str) -> list:

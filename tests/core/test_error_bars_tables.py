@@ -10,54 +10,11 @@ from __future__ import annotations
 
 import math
 import pickle
-import random
-from functools import cache
 
 import pytest
+from sample_records import SAMPLE_TASKS, scored
 
-from food_tasks import catalogue
-from food_tasks.benchmarks import BENCHMARKS
-from food_tasks.hooks import MetricTable
-
-JUNK = [
-    "",
-    "I cannot tell.",
-    "A",
-    "B",
-    "3",
-    "{}",
-    "[LMMS_EVAL_REQUEST_FAILED after 2 retries] 500",
-    None,
-    "<think>unfinished",
-]
 OFFICIAL_ROUNDING = 0.0101  # official reducers round each cell, then their mean, to 2 decimals: at most 0.005 + 0.005
-
-
-def _leaf_tasks(name: str) -> list[str]:
-    path = catalogue.index()[name]
-    listed = catalogue.yaml_key(path, "task")
-    if isinstance(listed, list):  # a group
-        return [leaf for child in listed for leaf in _leaf_tasks(child)]
-    return [name]
-
-
-@cache
-def _records(task: str) -> tuple[MetricTable, list]:
-    path = catalogue.index()[task]
-    docs = list(catalogue.function(catalogue.yaml_key(path, "process_docs"))(None))
-    process = catalogue.function(catalogue.yaml_key(path, "process_results"))
-    target = catalogue.yaml_key(path, "doc_to_target")
-    rng = random.Random(7)
-    targets = [str(d.get(target, "")) for d in docs]
-    outputs_per_doc = []
-    for t in targets:
-        outputs_per_doc.append([t, t, rng.choice(targets), *rng.sample(JUNK, 3)])
-    payloads = [process(doc, [out]) for doc, outs in zip(docs, outputs_per_doc) for out in outs]
-    table = next(iter(payloads[0].values())).table
-    return table, [next(iter(p.values())).record for p in payloads]
-
-
-SAMPLE_TASKS = sorted({leaf for b in BENCHMARKS for t in b.sample_tasks for leaf in _leaf_tasks(t)})
 
 
 # Food-500 Cap's caption metrics start Java tools (the tokenizer and METEOR's jar): slow, out of the inner loop.
@@ -66,7 +23,7 @@ SAMPLE_TASKS = sorted({leaf for b in BENCHMARKS for t in b.sample_tasks for leaf
 )
 def test_estimators_reproduce_the_reported_value(task, monkeypatch):
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", "none")
-    table, records = _records(task)
+    table, records = scored(task)
     checked = 0
     for metric in table.values():
         if metric.estimator is None:
@@ -86,7 +43,7 @@ def test_estimators_reproduce_the_reported_value(task, monkeypatch):
 
 @pytest.mark.parametrize("task", SAMPLE_TASKS)
 def test_tables_pickle_and_documents_have_keys_and_clusters(task):
-    table, records = _records(task)
+    table, records = scored(task)
     assert pickle.loads(pickle.dumps(table)).keys() == table.keys()  # several processes gather payloads
     keys = [table.doc_key(r) for r in records[:6]]
     assert table.key is not None and None not in keys, f"{task}: records need a document identity (MetricTable key=)"
