@@ -20,7 +20,9 @@ its options and counts it answered only when every rotation is right. Here:
   read the p-value as a screen, the shares, ``position_rstd`` (RStd, :class:`RecallSpread`, with a clustered
   bootstrap error) and ``circular_acc`` as the finding.
 
-A benchmark states how to read a record's chosen and gold positions with :class:`position` (picklable).
+A benchmark states how to read a record's chosen and gold positions with :class:`position` (picklable), and
+its ``_circular`` tasks with one :class:`Circular` (``CIRCULAR`` in its hook module), from which
+:func:`food_tasks.taskgen.circular_task` generates each rotated task out of its base task.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ import math
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from food_tasks import stats
-from food_tasks.data import DataSettingError
-from food_tasks.hooks import Metric
+from food_tasks.data import DataSettingError, stop_run_on_data_error
+from food_tasks.hooks import Metric, MetricTable, results_hook
 
 Record = Mapping[str, Any]
 ROTATIONS_ENV = "FOOD_TASKS_ROTATIONS"
@@ -124,6 +127,41 @@ def with_rotation(score: Callable[[Mapping[str, Any], Any], dict]) -> Callable[[
 
     scored.__qualname__ = getattr(score, "__qualname__", "scored")
     return scored
+
+
+class Circular:
+    """How a benchmark rotates its options: declared once, as ``CIRCULAR`` in its hook module
+    (``utils/<bench>.py``, beside the base tasks' ``process_docs``).
+
+    A ``_circular`` task is generated from its base task (:func:`food_tasks.taskgen.circular_task`): it declares
+    ``metadata: rotation_of: <base task>``, reads its documents through the hook ``<base process_docs>_circular``
+    (``docs_large_1a_circular = CIRCULAR.docs(docs_large_1a)``: :meth:`docs`) and scores with
+    ``process_results_circular = CIRCULAR.process_results``.
+
+    Args:
+        expand: ``expand(dataset) -> dataset``: the base task's documents (a ``datasets.Dataset``), one per
+            rotation of each one's options (the benchmark's ``circular.expand``, built on :func:`expand`).
+        score: the base task's per-document scorer (``score(doc, output) -> record``).
+        table: the rotated tasks' metric table: the base task's metrics that are defined over rotations, plus
+            :func:`circular_metrics`.
+    """
+
+    def __init__(
+        self, expand: Callable[[Any], Any], score: Callable[[Mapping[str, Any], Any], dict], table: MetricTable
+    ):
+        self.expand = expand
+        self.table = table
+        self.process_results = results_hook(with_rotation(score), table)
+
+    def docs(self, base: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """The ``process_docs`` of a rotated task: ``base`` (its base task's), then :attr:`expand`."""
+        return partial(_rotated_docs, self.expand, base)
+
+
+@stop_run_on_data_error
+def _rotated_docs(expand: Callable[[Any], Any], base: Callable[[Any], Any], dataset: Any) -> Any:
+    """The base task's documents, one per rotation of each one's options (a data error stops the run)."""
+    return expand(base(dataset))
 
 
 # --------------------------------------------------------------------------- circular accuracy

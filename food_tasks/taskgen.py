@@ -30,6 +30,11 @@ GROUP_HOOKS = {
     "official_numpy": "!function food_tasks.metrics.group_mean_official_numpy",
 }
 STUB = "_stub.jsonl"
+FUNCTION = "!function"
+# A rotated-options task (food_tasks.rotation.Circular): the metadata key that names its base task, and the suffix of
+# its hooks' names (process_docs: the base task's hook name + it; process_results: process_results + it).
+ROTATION_OF = "rotation_of"
+ROTATED = "_circular"
 
 
 def text(lines: Sequence[str]) -> str:
@@ -233,6 +238,68 @@ def noimage_task(
         for line in lines[1:]
     ]
     return text([*body, *noimage_lines(tasks[0], version=version, kwargs=kwargs, metadata=metadata)])
+
+
+def circular_task(base_file: str, name: str, *, alias: str, table: MetricTable, metadata: Sequence[str] = ()) -> str:
+    """Task ``name``, the base task of a generated task file asked once per rotation of its options
+    (:mod:`food_tasks.rotation`): the same file (template, prompt hooks, overrides) under its own name and
+    ``alias``, with the hooks of its base task's hook module's ``CIRCULAR`` (:class:`food_tasks.rotation.Circular`):
+    ``process_docs`` ``<base process_docs>_circular``, ``process_results_circular`` and ``table`` (its table), and
+    ``metadata: rotation_of: <base task>`` (:data:`ROTATION_OF`).
+
+    A task file's own ``metadata`` replaces the template's whole block: ``metadata`` repeats the template's lines
+    after the version. The base file must set ``process_docs`` and no ``metadata``, kwargs or ``process_results``;
+    its ``metric_list`` gives way to ``table``'s.
+    """
+    lines = text_lines(base_file)
+    base = one_task(lines, "circular_task")
+    docs = [line.removeprefix(f"process_docs: {FUNCTION} ") for line in lines if line.startswith("process_docs: ")]
+    if len(docs) != 1 or any(
+        line in ("metadata:", "lmms_eval_specific_kwargs:") or line.startswith("process_results:") for line in lines
+    ):
+        raise ValueError(
+            "circular_task: the base file must set process_docs and no metadata, kwargs or process_results:\n"
+            + base_file
+        )
+    hooks = docs[0].rpartition(".")[0]
+    body, skipping = [], False
+    for line in lines[1:]:
+        skipping = line == "metric_list:" or (skipping and line.startswith(" "))
+        if skipping:
+            continue
+        body.append(
+            f"task: {name}"
+            if line.startswith("task: ")
+            else f'task_alias: "{check_alias(name, alias)}"'
+            if line.startswith("task_alias: ")
+            else f"process_docs: {FUNCTION} {docs[0]}{ROTATED}"
+            if line.startswith("process_docs: ")
+            else line
+        )
+    return text(
+        [
+            *body,
+            f"process_results: {FUNCTION} {hooks}.process_results{ROTATED}",
+            *metric_list(table),
+            "metadata:",
+            f"  version: {table.version}",
+            *(f"  {line}" for line in metadata),
+            f"  {ROTATION_OF}: {base}",
+        ]
+    )
+
+
+def text_lines(file: str) -> list[str]:
+    """The lines of a generated file."""
+    return file.rstrip("\n").split("\n")
+
+
+def one_task(lines: Sequence[str], who: str) -> str:
+    """The one task a generated task file names (ValueError otherwise)."""
+    tasks = [line.removeprefix("task: ") for line in lines if line.startswith("task: ")]
+    if len(tasks) != 1:
+        raise ValueError(f"{who}: the base file must name one task:\n" + "\n".join(lines))
+    return tasks[0]
 
 
 def write(files: Mapping[str, str], out_dir: Path) -> None:

@@ -12,9 +12,11 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from food_tasks import rotation
+from food_tasks.benchmarks.diningbench import circular
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
-from food_tasks.benchmarks.diningbench.tables import TABLES
+from food_tasks.benchmarks.diningbench.tables import CIRCULAR_TABLE, TABLES
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Doc, Docs, HookKwargs, Output, Record, Scorer, results_hook
 from food_tasks.messages import build_messages
@@ -97,3 +99,11 @@ def _with_images(score: Callable[..., Record]) -> Scorer:
 process_results_cls = results_hook(_with_images(db_scoring.score_cls), TABLES["cls"])
 process_results_nutrition = results_hook(_with_images(db_scoring.score_nutrition), TABLES["nutrition"])
 process_results_vqa = results_hook(_with_images(db_scoring.score_vqa), TABLES["vqa"])
+
+# The _circular classification tasks (food_tasks.rotation.Circular): each record asked once per rotation of its
+# options (food_tasks.benchmarks.diningbench.circular); images, prompt and scorer are the classification task's.
+CIRCULAR = rotation.Circular(circular.expand, _with_images(db_scoring.score_cls), CIRCULAR_TABLE)
+process_results_circular = CIRCULAR.process_results  # and each rotated task's process_docs:
+docs_cls_zh_circular = CIRCULAR.docs(docs_cls_zh)
+docs_cls_en_circular = CIRCULAR.docs(docs_cls_en)
+docs_sample_cls_circular = CIRCULAR.docs(docs_sample_cls)

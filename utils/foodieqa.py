@@ -1,10 +1,7 @@
-"""lmms-eval hooks for FoodieQA (installed as ``food_tasks.utils.foodieqa``).
-
-Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.foodieqa`; see that package and
-yaml_tasks/foodieqa/README.md. ``process_docs`` stamps each document with its task variant (task,
-language, template, ablation), so every other hook reads what it needs from the document. ``TABLES``
-(:mod:`food_tasks.benchmarks.foodieqa.tables`) declares every metric once;
-``yaml_tasks/foodieqa/_generate_configs.py`` writes the YAML from it.
+"""lmms-eval hooks for FoodieQA (installed as ``food_tasks.utils.foodieqa``): a thin mapping onto
+:mod:`food_tasks.benchmarks.foodieqa` (yaml_tasks/foodieqa/README.md). ``process_docs`` stamps each document with its
+task variant (task, language, template, ablation), so every other hook reads what it needs from the document.
+Every metric is declared once in :mod:`food_tasks.benchmarks.foodieqa.tables`, the YAML generator writes from it.
 """
 
 from __future__ import annotations
@@ -12,10 +9,12 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from food_tasks import rotation
+from food_tasks.benchmarks.foodieqa import circular
 from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
-from food_tasks.benchmarks.foodieqa.tables import TABLES
+from food_tasks.benchmarks.foodieqa.tables import CIRCULAR_TABLE, TABLES
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Doc, Docs, HookKwargs, Output, Record, results_hook
 from food_tasks.noimage import images_wanted
@@ -111,8 +110,7 @@ def doc_to_messages(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> l
     return fq_prompts.to_messages(_prompt(doc, lmms_eval_specific_kwargs), _images(doc, lmms_eval_specific_kwargs))
 
 
-# --------------------------------------------------------------------------- scoring
-# The metric tables, scales and error bars: food_tasks/benchmarks/foodieqa/tables.py.
+# --------------------------------------------------------------------------- scoring (tables: see tables.py)
 
 
 def score_qa(doc: Doc, output: Output) -> Record:
@@ -129,3 +127,24 @@ def score_qa(doc: Doc, output: Output) -> Record:
 
 
 process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))
+# _circular VQA (food_tasks.rotation.Circular): each question once per rotation of its options, else as its base task.
+CIRCULAR = rotation.Circular(circular.expand, score_qa, CIRCULAR_TABLE)
+process_results_circular = CIRCULAR.process_results  # and each rotated task's process_docs:
+docs_mivqa_zh_p0_circular = CIRCULAR.docs(docs_mivqa_zh_p0)
+docs_mivqa_zh_p1_circular = CIRCULAR.docs(docs_mivqa_zh_p1)
+docs_mivqa_zh_p2_circular = CIRCULAR.docs(docs_mivqa_zh_p2)
+docs_mivqa_zh_p3_circular = CIRCULAR.docs(docs_mivqa_zh_p3)
+docs_mivqa_en_p0_circular = CIRCULAR.docs(docs_mivqa_en_p0)
+docs_mivqa_en_p1_circular = CIRCULAR.docs(docs_mivqa_en_p1)
+docs_mivqa_en_p2_circular = CIRCULAR.docs(docs_mivqa_en_p2)
+docs_mivqa_en_p3_circular = CIRCULAR.docs(docs_mivqa_en_p3)
+docs_sivqa_zh_p0_circular = CIRCULAR.docs(docs_sivqa_zh_p0)
+docs_sivqa_zh_p1_circular = CIRCULAR.docs(docs_sivqa_zh_p1)
+docs_sivqa_zh_p2_circular = CIRCULAR.docs(docs_sivqa_zh_p2)
+docs_sivqa_zh_p3_circular = CIRCULAR.docs(docs_sivqa_zh_p3)
+docs_sivqa_en_p0_circular = CIRCULAR.docs(docs_sivqa_en_p0)
+docs_sivqa_en_p1_circular = CIRCULAR.docs(docs_sivqa_en_p1)
+docs_sivqa_en_p2_circular = CIRCULAR.docs(docs_sivqa_en_p2)
+docs_sivqa_en_p3_circular = CIRCULAR.docs(docs_sivqa_en_p3)
+docs_mivqa_zh_sample_p1_circular = CIRCULAR.docs(docs_mivqa_zh_sample_p1)
+docs_sivqa_en_sample_p3_circular = CIRCULAR.docs(docs_sivqa_en_sample_p3)

@@ -11,9 +11,11 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from food_tasks import rotation
+from food_tasks.benchmarks.worldcuisines import circular
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
-from food_tasks.benchmarks.worldcuisines.tables import TABLES
+from food_tasks.benchmarks.worldcuisines.tables import CIRCULAR_TABLE, TABLES
 from food_tasks.data import stop_run_on_data_error
 from food_tasks.hooks import Doc, Docs, HookKwargs, Output, Record, results_hook
 from food_tasks.messages import build_messages
@@ -103,3 +105,16 @@ def score_oeq(doc: Doc, output: Output) -> Record:
 process_results_mcq = results_hook(score_mcq, TABLES["mcq"])
 process_results_oeq = results_hook(score_oeq, TABLES["oeq"])
 process_results_oeq_sample = results_hook(score_oeq, TABLES["oeq_sample"])
+
+# The _circular MCQ tasks (food_tasks.rotation.Circular): each document asked once per rotation of its options
+# (food_tasks.benchmarks.worldcuisines.circular); images, prompt hook and scorer are the MCQ task's.
+CIRCULAR = rotation.Circular(circular.expand, score_mcq, CIRCULAR_TABLE)
+process_results_circular = CIRCULAR.process_results  # and each rotated task's process_docs:
+docs_large_1a_circular = CIRCULAR.docs(docs_large_1a)
+docs_large_1b_circular = CIRCULAR.docs(docs_large_1b)
+docs_large_1c_circular = CIRCULAR.docs(docs_large_1c)
+docs_large_2_circular = CIRCULAR.docs(docs_large_2)
+docs_sample_1a_circular = CIRCULAR.docs(docs_sample_1a)
+docs_sample_1b_circular = CIRCULAR.docs(docs_sample_1b)
+docs_sample_1c_circular = CIRCULAR.docs(docs_sample_1c)
+docs_sample_2_circular = CIRCULAR.docs(docs_sample_2)

@@ -96,12 +96,13 @@ def _function(dotted: str) -> Callable:
 
 def _tables(bench: str) -> dict:
     """Every metric table of ``bench``: its hook module's ``TABLES`` and, where the benchmark has ``_circular``
-    tasks, their hook module's ``TABLE`` (as ``"circular"``)."""
-    import importlib.util
+    tasks, its ``CIRCULAR`` table (as ``"circular"``)."""
+    import importlib
 
-    tables = dict(_function(f"food_tasks.utils.{bench}.TABLES"))
-    if importlib.util.find_spec(f"food_tasks.utils.{bench}_circular") is not None:
-        tables["circular"] = _function(f"food_tasks.utils.{bench}_circular.TABLE")
+    hooks = importlib.import_module(f"food_tasks.utils.{bench}")
+    tables = dict(hooks.TABLES)
+    if getattr(hooks, "CIRCULAR", None) is not None:
+        tables["circular"] = hooks.CIRCULAR.table
     return tables
 
 

@@ -130,3 +130,69 @@ def test_rotated_and_image_free_tasks_have_their_own_alias():
     assert [(name, aliases[name]) for name, base in pairs if aliases[name] == aliases[base]] == []
     assert aliases["worldcuisines_mcq_circular_1a_nocontext"] == "1a. Dish Name (No-Context), circular"
     assert aliases["foodieqa_sivqa_zh_dishname_noimage_p0"] == "p0, no image"
+
+
+# --------------------------------------------------------------------------- declared variants (issue 34.2)
+
+
+def test_circular_task_is_derived_from_its_base_task_file():
+    """The rotated task is its base task's file under its own name, with the base hook module's rotated hooks, the
+    table's metric list and ``metadata: rotation_of``; the base file's metric list gives way."""
+    base = taskgen.task(
+        include="_t_yaml",
+        name="bench_t",
+        alias="T",
+        docs="food_tasks.utils.bench.docs_t",
+        extra=["doc_to_visual: !function food_tasks.utils.bench.visual_sample", *taskgen.metric_list(TABLE)],
+    )
+    made = taskgen.circular_task(base, "bench_t_circular", alias="T, circular", table=TABLE, metadata=["mode: x"])
+    assert made == taskgen.text(
+        [
+            "include: _t_yaml",
+            "task: bench_t_circular",
+            'task_alias: "T, circular"',
+            "process_docs: !function food_tasks.utils.bench.docs_t_circular",
+            "doc_to_visual: !function food_tasks.utils.bench.visual_sample",
+            "process_results: !function food_tasks.utils.bench.process_results_circular",
+            *taskgen.metric_list(TABLE),
+            "metadata:",
+            "  version: 1.2",
+            "  mode: x",
+            "  rotation_of: bench_t",
+        ]
+    )
+    assert yaml.load(made, Loader=_Loader)["metadata"]["rotation_of"] == "bench_t"
+    with_metadata = base + "metadata:\n  version: 1.0\n"
+    for bad in (with_metadata, base.replace("process_docs", "other"), base + base):
+        with pytest.raises(ValueError, match="circular_task"):
+            taskgen.circular_task(bad, "x_circular", alias="X", table=TABLE)
+
+
+def test_every_rotated_task_declares_its_base_task_and_reads_its_documents():
+    """Each shipped task with ``metadata: rotation_of`` rotates that task's documents through the base hook
+    module's CIRCULAR (one generic hook), and scores with its process_results and table; a task is rotated
+    exactly when it declares so (the name is never read)."""
+    import importlib
+
+    from food_tasks import catalogue
+    from food_tasks.rotation import Circular
+
+    index = catalogue.index()
+    rotated = {}
+    for name, path in index.items():
+        metadata = catalogue.yaml_key(path, "metadata") or {}
+        if taskgen.ROTATION_OF in metadata:
+            rotated[name] = metadata[taskgen.ROTATION_OF]
+    assert len(rotated) == 8 + 3 + 18
+    for name, base in rotated.items():
+        path, base_path = index[name], index[base]
+        docs, base_docs = catalogue.yaml_key(path, "process_docs"), catalogue.yaml_key(base_path, "process_docs")
+        module_name = base_docs.removeprefix("!function ").rpartition(".")[0]
+        hooks = importlib.import_module(module_name)
+        assert isinstance(hooks.CIRCULAR, Circular), name
+        rotated_docs = catalogue.function(docs)
+        assert rotated_docs.args == (hooks.CIRCULAR.expand, catalogue.function(base_docs)), name
+        assert catalogue.function(catalogue.yaml_key(path, "process_results")) is hooks.CIRCULAR.process_results
+        metrics = [m["metric"] for m in catalogue.yaml_key(path, "metric_list")]
+        assert metrics == list(hooks.CIRCULAR.table), name
+        assert catalogue.yaml_key(path, "task_alias") != catalogue.yaml_key(base_path, "task_alias"), name

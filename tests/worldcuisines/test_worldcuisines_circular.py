@@ -46,9 +46,9 @@ def test_sample_circular_runs_with_replay_answers_always_1(tmp_path):
     """The packaged sample, asked in every rotation, a model that always answers 1: each question is right only in
     the rotation whose gold is at 1."""
     tasks = "worldcuisines_mcq_sample_circular"
-    from food_tasks.utils import worldcuisines_circular as hooks
+    from food_tasks.utils import worldcuisines as hooks
 
-    docs = hooks.docs_sample_1a(None).to_list()
+    docs = hooks.docs_sample_1a_circular(None).to_list()
     keys = {(d["qa_id"], d["lang"], d["rotation"]) for d in docs}
     assert len(keys) == len(docs) and {d["rotations"] for d in docs} <= {4, 5}
     lines = [{"qa_id": q, "lang": lang, "rotation": r, "response": "1"} for q, lang, r in sorted(keys)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from food_tasks import taskgen
 from food_tasks.utils import diningbench as hooks
-from food_tasks.utils import diningbench_circular as circular_hooks
 
 HOOKS = "food_tasks.utils.diningbench"
 KINDS = {"cls": "classification", "nutrition": "nutrition estimation", "vqa": "VQA"}
@@ -114,7 +113,7 @@ def render() -> dict[str, str]:
         files[f"{name}.yaml"] = sample_yaml(name)
     for lang in LANGS:
         files[f"_diningbench_{lang}.yaml"] = group_yaml(lang)
-    files |= circular_files()
+    files |= circular_files(files)
     files |= noimage_files()
     return files
 
@@ -150,31 +149,19 @@ def noimage_files() -> dict[str, str]:
 
 
 # ------------------------------------------------------------------ _circular classification (options rotated)
-CIRCULAR_HOOKS = "food_tasks.utils.diningbench_circular"
-CIRCULAR = {  # task -> (process_docs hook, alias, extra lines)
-    "diningbench_cls_zh_circular": ("docs_cls_zh", "DiningBench cls (ZH, 1 view, circular)", ()),
-    "diningbench_cls_en_circular": ("docs_cls_en", "DiningBench cls (EN, 1 view, circular)", ()),
-    "diningbench_cls_sample_circular": (
-        "docs_sample_cls",
-        "DiningBench cls (sample, circular)",
-        tuple(taskgen.generation_kwargs(48)),
-    ),
+CIRCULAR = {  # rotated task -> (its base task, alias)
+    "diningbench_cls_zh_circular": ("diningbench_cls_zh", "DiningBench cls (ZH, 1 view, circular)"),
+    "diningbench_cls_en_circular": ("diningbench_cls_en", "DiningBench cls (EN, 1 view, circular)"),
+    "diningbench_cls_sample_circular": ("diningbench_cls_sample", "DiningBench cls (sample, circular)"),
 }
 
 
-def circular_files() -> dict[str, str]:
-    """Classification tasks asked once per rotation of their options (food_tasks.rotation)."""
-    results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
-    results += taskgen.metric_list(circular_hooks.TABLE)
+def circular_files(files: dict[str, str]) -> dict[str, str]:
+    """Classification tasks asked once per rotation of their options (food_tasks.rotation), from their base
+    tasks' files."""
     return {
-        f"{name}.yaml": taskgen.task(
-            include="_diningbench_cls_yaml",
-            name=name,
-            alias=alias,
-            docs=f"{CIRCULAR_HOOKS}.{docs}",
-            extra=[*results, *extra],
-        )
-        for name, (docs, alias, extra) in CIRCULAR.items()
+        f"{name}.yaml": taskgen.circular_task(files[f"{base}.yaml"], name, alias=alias, table=hooks.CIRCULAR.table)
+        for name, (base, alias) in CIRCULAR.items()
     }
 
 

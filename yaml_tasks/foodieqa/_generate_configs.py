@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from food_tasks import noimage, taskgen
 from food_tasks.utils import foodieqa as hooks
-from food_tasks.utils import foodieqa_circular as circular_hooks
 
 HOOKS = "food_tasks.utils.foodieqa"
 TEMPLATES = (0, 1, 2, 3)
@@ -162,7 +161,8 @@ def render() -> dict[str, str]:
 # image samples: foodieqa_<task>_<lang>[_sample]_noimage_p<k>, grouped per setting and in foodieqa_noimage.
 NOIMAGE = (("mivqa", "zh"), ("mivqa", "en"), ("sivqa", "zh"), ("sivqa", "en"))
 NOIMAGE_SAMPLES = tuple((task, lang, k) for task, lang, k in SAMPLES if task != "textqa")
-# The template's lmms_eval_specific_kwargs and metadata, repeated in each image-free task file.
+# The template's lmms_eval_specific_kwargs and metadata, repeated in each image-free task file (the metadata in
+# each rotated task file too).
 NOIMAGE_KWARGS = (
     "# doc_to_text (simple models) marks mivqa image positions with this token.",
     'image_token: "<image>"',
@@ -226,7 +226,6 @@ def noimage_files() -> dict[str, str]:
 
 
 # ------------------------------------------------------------------ _circular VQA (options rotated)
-CIRCULAR_HOOKS = "food_tasks.utils.foodieqa_circular"
 CIRCULAR = (("mivqa", "zh"), ("mivqa", "en"), ("sivqa", "zh"), ("sivqa", "en"))
 CIRCULAR_SAMPLES = (("mivqa", "zh", 1), ("sivqa", "en", 3))
 CIRCULAR_GROUP_METRICS = [
@@ -238,12 +237,9 @@ CIRCULAR_GROUP_METRICS = [
 ]
 
 
-def circular_task(name: str, docs: str, alias: str, extra: tuple[str, ...] = ()) -> str:
-    """A rotated-options task: the circular hooks' ``process_results`` and metric list."""
-    results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
-    results += taskgen.metric_list(circular_hooks.TABLE)
-    docs = f"{CIRCULAR_HOOKS}.{docs}"
-    return taskgen.task(include="_foodieqa_yaml", name=name, alias=alias, docs=docs, extra=[*results, *extra])
+def circular_task(base_file: str, name: str, alias: str) -> str:
+    """A rotated-options task from its base task's file, with the template's metadata repeated."""
+    return taskgen.circular_task(base_file, name, alias=alias, table=hooks.CIRCULAR.table, metadata=NOIMAGE_METADATA)
 
 
 def circular_files() -> dict[str, str]:
@@ -253,12 +249,11 @@ def circular_files() -> dict[str, str]:
         base = f"foodieqa_{task}_{lang}_circular"
         groups.append(base)
         for k in TEMPLATES:
-            alias = f"p{k}, circular"
-            files[f"{base}_p{k}.yaml"] = circular_task(f"{base}_p{k}", f"docs_{task}_{lang}_p{k}", alias)
+            files[f"{base}_p{k}.yaml"] = circular_task(task_yaml(task, lang, "", k), f"{base}_p{k}", f"p{k}, circular")
         title = f"FoodieQA {TASK_NAMES[task]} ({LANG_NAMES[lang]}), circular"
         members = [f"{base}_p{k}" for k in TEMPLATES]
         files[f"_{base}.yaml"] = taskgen.group(
-            base, title, members, metrics=CIRCULAR_GROUP_METRICS, version=circular_hooks.TABLE.version
+            base, title, members, metrics=CIRCULAR_GROUP_METRICS, version=hooks.CIRCULAR.table.version
         )
     files["_foodieqa_circular.yaml"] = taskgen.group("foodieqa_circular", "FoodieQA VQA, circular", groups)
     names = []
@@ -266,8 +261,7 @@ def circular_files() -> dict[str, str]:
         name = f"foodieqa_{task}_{lang}_sample_circular_p{k}"
         names.append(name)
         alias = f"{TASK_NAMES[task]} ({LANG_NAMES[lang]}) p{k}, circular"
-        budget = tuple(taskgen.generation_kwargs(32))
-        files[f"{name}.yaml"] = circular_task(name, f"docs_{task}_{lang}_sample_p{k}", alias, budget)
+        files[f"{name}.yaml"] = circular_task(sample_yamls()[f"foodieqa_{task}_{lang}_sample_p{k}.yaml"], name, alias)
     files["_foodieqa_sample_circular.yaml"] = taskgen.group(
         "foodieqa_sample_circular", "FoodieQA (sample, circular)", names, metrics=CIRCULAR_GROUP_METRICS
     )

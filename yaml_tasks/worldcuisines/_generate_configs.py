@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from food_tasks import taskgen
 from food_tasks.utils import worldcuisines as hooks
-from food_tasks.utils import worldcuisines_circular as circular_hooks
 
 HOOKS = "food_tasks.utils.worldcuisines"
 
@@ -173,8 +172,7 @@ def noimage_files() -> dict[str, str]:
 
 
 # ------------------------------------------------------------------ _circular MCQ variants (options rotated)
-CIRCULAR_HOOKS = "food_tasks.utils.worldcuisines_circular"
-CIRCULAR = {
+CIRCULAR = {  # the variant rotated -> (the rotated tasks' infix, group label)
     "large": ("_circular", "test_large, circular"),
     "sample": ("_sample_circular", "sample, circular"),
 }
@@ -189,36 +187,27 @@ CIRCULAR_GROUP_METRICS = [
 
 
 def circular_files() -> dict[str, str]:
-    """The MCQ tasks asked once per rotation of their options, and their groups (``worldcuisines_mcq_circular``)."""
+    """The MCQ tasks asked once per rotation of their options, and their groups (``worldcuisines_mcq_circular``),
+    from their base tasks' files."""
     files = {}
-    results = [f"process_results: !function {CIRCULAR_HOOKS}.process_results"]
-    results += taskgen.metric_list(circular_hooks.TABLE)
     for variant, (infix, label) in CIRCULAR.items():
         names = []
-        for subtask, (suffix, alias) in SUBTASKS.items():
+        for subtask, (_, alias) in SUBTASKS.items():
             name = f"worldcuisines_mcq{infix}_{subtask}"
             names.append(name)
-            extra = []
-            if variant == "sample":  # as the sample MCQ tasks
-                extra = [
-                    f"doc_to_visual: !function {HOOKS}.doc_to_visual_sample",
-                    f"doc_to_messages: !function {HOOKS}.doc_to_messages_mcq_sample",
-                ]
-            docs = f"{CIRCULAR_HOOKS}.docs_{variant}_{suffix}"
             # Its own alias: a rotated task shown alone (no group row above it) is told from its base task.
-            files[f"{name}.yaml"] = taskgen.task(
-                include="_worldcuisines_mcq_yaml",
-                name=name,
+            files[f"{name}.yaml"] = taskgen.circular_task(
+                task_yaml("mcq", variant, subtask),
+                name,
                 alias=f"{alias}, circular",
-                docs=docs,
-                extra=extra + results,
+                table=hooks.CIRCULAR.table,
             )
         files[f"_worldcuisines_mcq{infix}.yaml"] = taskgen.group(
             f"worldcuisines_mcq{infix}",
             f"WorldCuisines MCQ ({label})",
             names,
             metrics=CIRCULAR_GROUP_METRICS,
-            version=circular_hooks.TABLE.version,
+            version=hooks.CIRCULAR.table.version,
         )
     return files
 

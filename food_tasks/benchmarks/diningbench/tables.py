@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import metrics, stats
+from food_tasks import metrics, rotation, stats
 from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.hooks import Metric, MetricTable
@@ -95,3 +95,14 @@ TABLES = {
         key=KEY,
     ),
 }
+
+# The _circular classification tasks' table (food_tasks.rotation.Circular): the classification task's metrics, plus
+# the circular ones. A document is (row, rotation); the cluster is the row, so standard errors resample records,
+# never rotations.
+CIRCULAR_TABLE = MetricTable(
+    *TABLES["cls"].values(),
+    *rotation.circular_metrics(stats.field("correct", unless="image_missing")),
+    version=TABLES["cls"].version,
+    key=stats.column("idx", "rotation"),
+    cluster=stats.column("idx"),
+)

@@ -95,3 +95,14 @@ TABLES = {
 }
 # Packaged sample tasks skip BERTScore (its model is a 2 GB download).
 TABLES["oeq_sample"] = TABLES["oeq"].without("bertscore_f1", "per_language_bertscore")
+
+# The _circular MCQ tasks' table (food_tasks.rotation.Circular): the MCQ task's metrics, plus the circular ones. A
+# document is (qa_id, language, rotation); the cluster stays the dish (food_id), which holds whole questions.
+CIRCULAR_TABLE = MetricTable(
+    # The cross-lingual measures read one answer per (item, language): not defined over rotations.
+    *TABLES["mcq"].without(*(name for name in TABLES["mcq"] if name.startswith("xling_"))).values(),
+    *rotation.circular_metrics(stats.field("correct", unless="image_missing")),
+    version=TABLES["mcq"].version,
+    key=stats.column("qa_id", "lang", "rotation"),
+    cluster=CLUSTER,
+)
