@@ -36,6 +36,7 @@ from loguru import logger
 
 from food_tasks import catalogue, consistency, stats
 from food_tasks.hooks import Metric, MetricTable, Payload
+from food_tasks.noimage import image_twin
 from food_tasks.runfiles import read_records, samples_file
 
 LMMS_EVAL_DEFAULT_ITERS = 100_000
@@ -395,8 +396,6 @@ def _image_gains(results: dict, iters: int) -> None:
     """``image_gain`` and ``answerable_without_image`` (each with ``_stderr``, and ``image_gain_n`` /
     ``image_gain_clusters``) in the row of every task whose image-free twin this run scored too: the numbers
     ``food-tasks compare`` and the report give for the pair (:func:`paired_gain`)."""
-    from food_tasks.noimage import image_twin
-
     for twin, without in _RUN.items():
         task = image_twin(twin)
         row = results.get(task) if task in _RUN else None
