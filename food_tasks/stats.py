@@ -390,6 +390,12 @@ class Comparison:
             return "no detectable difference"
         return f"{a} > {b}" if self.diff > 0 else f"{a} < {b}"
 
+    def few_note(self) -> str:
+        """The warning of a comparison on fewer than :data:`MIN_UNITS` independent units ("" with enough)."""
+        if self.clusters >= MIN_UNITS:
+            return ""
+        return f"only {self.n} shared documents in {self.clusters} independent units (clusters)"
+
 
 def normal_p(z: float) -> float:
     """Two-sided p-value of a standard normal statistic."""

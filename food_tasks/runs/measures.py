@@ -25,7 +25,7 @@ from typing import Any
 from food_tasks import consistency, stats
 from food_tasks.errorbars import ImageGain, paired_gain
 from food_tasks.noimage import image_twin
-from food_tasks.runs.paired import Row, compare_one, few_note
+from food_tasks.runs.paired import Row, compare_one
 from food_tasks.runs.run import Run
 
 XLING = ("xling_all_correct", "xling_agreement")
@@ -152,7 +152,7 @@ def measure_row(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
         return Row(name, metric, va, vb, None, higher, "no samples files of its tasks (run with --log_samples)")
     # In percent, as every accuracy and rate of every benchmark (food_tasks.hooks.SCALES).
     result = paired_means(units[0], units[1], 100.0, iters, stats.seed_for(name, metric), metric in XLING)
-    return Row(name, metric, va, vb, result, higher, few_note(result))
+    return Row(name, metric, va, vb, result, higher, result.few_note())
 
 
 def measure_rows(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterable[tuple[str, str]] = ()) -> list[Row]:

@@ -23,10 +23,8 @@ from food_tasks.runs.run import Run
 
 
 def few_note(comparison: stats.Comparison | None) -> str:
-    """The warning of a comparison on too few independent units ("" when it has enough)."""
-    if comparison is None or comparison.clusters >= stats.MIN_UNITS:
-        return ""
-    return f"only {comparison.n} shared documents in {comparison.clusters} independent units (clusters)"
+    """The warning of a comparison on too few independent units ("" when it has enough, or without one)."""
+    return comparison.few_note() if comparison is not None else ""
 
 
 def group_entries(group: str) -> list[dict]:
@@ -87,15 +85,15 @@ def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.D
             continue
         names = [m.name for m in ta.table.values() if m.estimator is not None and m.alias_of is None]
         for name in names[:1] if metrics == "headline" else names:
+            values = a.reported(task, name), b.reported(task, name)  # the reported values, then the comparison
             result = compare_tasks(ta, tb, [name], iters, task).get(name)
             metric = ta.table[name]
-            note = few_note(result)
+            note = result.few_note() if result is not None else ""
             rows.append(
                 Row(
                     task,
                     name,
-                    a.reported(task, name),
-                    b.reported(task, name),
+                    *values,
                     result,
                     metric.higher_is_better,
                     note,
@@ -128,14 +126,14 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
         found = [metric_of(x.tables or (x.table,), name) for x, _ in members]
         if not matching or any(f is None or f[1].estimator is None for f in found):
             continue
+        values = a.reported(group, name), b.reported(group, name)
         result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
-        note = few_note(result)
+        note = result.few_note() if result is not None else ""
         out.append(
             Row(
                 group,
                 name,
-                a.reported(group, name),
-                b.reported(group, name),
+                *values,
                 result,
                 found[0][1].higher_is_better,
                 note,
@@ -221,16 +219,16 @@ def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
         found = metric_of(ta.tables or (ta.table,), metric)
         if found is None or found[1].estimator is None:
             return None
+        values = a.reported(name, metric), b.reported(name, metric)
         result = compare_tasks(
             RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name
         )
         comparison = result.get(metric)
-        note = few_note(comparison)
+        note = comparison.few_note() if comparison is not None else ""
         return Row(
             name,
             metric,
-            a.reported(name, metric),
-            b.reported(name, metric),
+            *values,
             comparison,
             found[1].higher_is_better,
             note,
