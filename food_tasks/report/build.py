@@ -28,7 +28,7 @@ from food_tasks.report.cells import (
 )
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
-from food_tasks.report.runs import Run, comparability_problems, flagged_tasks, load_runs
+from food_tasks.report.runs import comparability_problems, flagged_tasks
 from food_tasks.report.spec import (
     BINOMIAL_NOTE,
     FEW,
@@ -50,6 +50,7 @@ from food_tasks.report.spec import (
     spec_for,
 )
 from food_tasks.report.uncertainty import uncertainty_blocks
+from food_tasks.runs import Run, load_runs
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:
