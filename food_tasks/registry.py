@@ -17,7 +17,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from food_tasks import catalogue, noimage
+
 PUBLISHED_DIR = Path(__file__).resolve().parent / "report_data"
+# A variant task names its base task in its YAML metadata (lmms-eval copies it into the results JSON's "configs"):
+# metadata key -> the variant's kind. Written by food_tasks.taskgen (noimage_task, circular_task).
+ROTATION_OF = "rotation_of"
+VARIANT_KEYS = {noimage.METADATA_KEY: "noimage", ROTATION_OF: "circular"}
+
+
+def variant_in(metadata: object) -> tuple[str, str] | None:
+    """``(kind, base task)`` that a task's ``metadata`` declares (its config's, or the results JSON's
+    ``configs.<task>.metadata``): ``("noimage", <image twin>)``, ``("circular", <task rotated>)``; None for a base
+    task."""
+    if not isinstance(metadata, dict):
+        return None
+    return next(((kind, str(metadata[key])) for key, kind in VARIANT_KEYS.items() if metadata.get(key)), None)
+
+
+def variant(task: str) -> tuple[str, str] | None:
+    """:func:`variant_in` of a task we ship, read from its YAML (None for a base task or a name we do not ship)."""
+    path = catalogue.index().get(task)
+    return variant_in(catalogue.yaml_key(path, "metadata")) if path is not None else None
 
 
 @dataclass(frozen=True)

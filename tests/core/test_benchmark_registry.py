@@ -139,3 +139,34 @@ def test_the_core_names_check_finds_names():
     for text in ("food", "a food caption", "Tunisia", "fine dining", "cuisine", "database"):
         assert not any(p.search(text) for p in patterns), text
     assert len(_core_modules()) > 15
+
+
+def test_a_variant_is_read_from_its_declaration_never_from_its_name(monkeypatch):
+    """Issue 34.2: the records count a variant's documents from what it declares in its YAML metadata."""
+    from food_tasks import registry
+
+    assert registry.variant("diningbench_cls_en_circular") == ("circular", "diningbench_cls_en")
+    assert registry.variant("diningbench_cls_en_noimage") == ("noimage", "diningbench_cls_en")
+    assert registry.variant("worldcuisines_mcq_sample_circular_2_location") == (
+        "circular",
+        "worldcuisines_mcq_sample_2_location",
+    )
+    assert registry.variant("diningbench_cls_en") is None and registry.variant("no_such_task_circular") is None
+    # Offline readers hand the results JSON's configs.<task>.metadata.
+    assert registry.variant_in({"version": 1.0, "rotation_of": "t"}) == ("circular", "t")
+    assert registry.variant_in({"image_twin": "t"}) == ("noimage", "t")
+    assert registry.variant_in({"version": 1.0}) is None and registry.variant_in(None) is None
+    assert registry.variant_in("image_twin: t") is None
+    # A name that says nothing: the declaration alone decides (8 rotations of DiningBench's 2,884 items, FoodieQA's
+    # 4 of 256 questions, an image-free twin's count is its twin's).
+    for bench, declared, expected in (
+        ("diningbench", ("circular", "diningbench_cls_zh"), 8 * 2884),
+        ("foodieqa", ("circular", "foodieqa_sivqa_en_p0"), 4 * 256),
+        ("food500cap", ("noimage", "food500cap_caption_sample"), 5),
+        ("worldcuisines", ("circular", "worldcuisines_mcq_sample_2_location"), 45),
+    ):
+        package = __import__(f"food_tasks.benchmarks.{bench}", fromlist=["variant"])
+        monkeypatch.setattr(package, "variant", lambda task, d=declared: d if task == "renamed" else None)
+        assert benchmarks.get(bench).documents("renamed") == expected, bench
+    monkeypatch.undo()
+    assert benchmarks.get("diningbench").documents("diningbench_cls_zh_circular") == 8 * 2884

@@ -20,8 +20,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.noimage import image_twin
-from food_tasks.registry import Benchmark, Lazy
+from food_tasks.registry import Benchmark, Lazy, variant
 
 SIZES = {
     "diningbench_cls": 2884,
@@ -33,12 +32,13 @@ SIZES = {
 
 
 def documents(task: str) -> int | None:
-    """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2. ``_circular``
-    classification asks each item 8 times (once per rotation of its 8 options); an image-free twin: its twin's."""
-    task = image_twin(task) or task
-    if task.endswith("_circular"):
-        base = documents(task.removesuffix("_circular"))
-        return 8 * base if base is not None else None
+    """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2. A rotated
+    classification task asks each item 8 times (once per rotation of its 8 options); an image-free twin: its twin's
+    (both read from the variant's declaration, :func:`food_tasks.registry.variant`)."""
+    kind, base = variant(task) or ("", task)
+    if kind:
+        count = documents(base)
+        return 8 * count if kind == "circular" and count is not None else count
     return SIZES.get(task) or SIZES.get("_".join(task.split("_")[:2]))
 
 

@@ -20,8 +20,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.noimage import image_twin
-from food_tasks.registry import Benchmark, Lazy
+from food_tasks.registry import Benchmark, Lazy, variant
 
 SIZES = {
     "food500cap_caption": 4940,
@@ -33,7 +32,7 @@ SIZES = {
 
 def documents(task: str) -> int | None:
     """Images: the test split 4,940, all images 24,732, the sample 5 (an image-free twin: its twin's)."""
-    return SIZES.get(image_twin(task) or task)
+    return SIZES.get((variant(task) or ("", task))[1])
 
 
 BENCHMARK = Benchmark(

@@ -21,16 +21,26 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, Lazy
+from food_tasks.registry import Benchmark, Lazy, variant
+
+# Documents of the packaged sample's rotated MCQ tasks (every rotation of each question: 4 or 5 options).
+ROTATED_SAMPLE = {
+    "worldcuisines_mcq_sample_1a_nocontext": 42,
+    "worldcuisines_mcq_sample_1b_contextualized": 42,
+    "worldcuisines_mcq_sample_1c_adversarial": 42,
+    "worldcuisines_mcq_sample_2_location": 45,
+}
 
 
 def documents(task: str) -> int | None:
     """Questions per task: test_large 15,000; test_small (and our smallref slice of it) 3,000; the sample 9.
-    ``_circular`` tasks ask each question once per option (4 or 5): counted for the sample, unknown otherwise."""
-    if "_circular" in task:
-        return (45 if task.endswith("_2_location") else 42) if "_sample_" in task else None
-    for variant, count in (("smallref", 3000), ("small", 3000), ("sample", 9)):
-        if f"_{variant}_" in task:
+    A rotated task asks each question once per option (4 or 5): counted for the sample, unknown otherwise; an
+    image-free twin: its twin's (both read from the variant's declaration, :func:`food_tasks.registry.variant`)."""
+    kind, base = variant(task) or ("", task)
+    if kind:
+        return ROTATED_SAMPLE.get(base) if kind == "circular" else documents(base)
+    for split, count in (("smallref", 3000), ("small", 3000), ("sample", 9)):
+        if f"_{split}_" in task:
             return count
     return 15000
 
