@@ -117,10 +117,9 @@ def cache_lmms_eval_task_index() -> None:
     Only that folder: it belongs to the installed lmms-eval and never changes during the session, and its index is a
     function of the folder's files alone. Our task folder and every ``--include_path`` are indexed afresh each run,
     as the real CLI does."""
-    import lmms_eval.tasks
     import lmms_eval_index
 
-    lmms_eval_index.install(lmms_eval.tasks.TaskManager)
+    lmms_eval_index.install_on_import()
 
 
 def _freeze() -> None:

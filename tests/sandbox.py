@@ -46,6 +46,9 @@ if str(SPEEDUPS) not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SPEEDUPS), os.environ.get("PYTHONPATH")]))
 if str(SPEEDUPS) not in sys.path:
     sys.path.append(str(SPEEDUPS))
+import lmms_eval_index  # noqa: E402  (tests/speedups, just put on sys.path)
+
+lmms_eval_index.install_on_import()  # in this process too, before anything imports lmms_eval.tasks
 
 
 def as_user(env: dict[str, str]) -> dict[str, str]:

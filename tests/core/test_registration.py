@@ -77,6 +77,20 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     assert "mme" in tm.all_tasks
 
 
+def test_the_sessions_index_cache_sits_beneath_our_task_index_wrapper():
+    """The test session's cache of lmms-eval's own task index (tests/speedups/lmms_eval_index.py) wraps lmms-eval's
+    public ``TaskManager.initialize_tasks`` beneath our plugin's wrapper, installed when ``lmms_eval.tasks`` is
+    imported: the wrapper sees the whole index (lmms-eval's tasks and ours), as in a user's process."""
+    import lmms_eval.models  # noqa: F401  (its entry point is our plugin, which wraps initialize_tasks)
+    from lmms_eval.tasks import TaskManager
+
+    registration.lmms_eval_plugin()
+    outer = TaskManager.initialize_tasks
+    inner = getattr(outer, "__wrapped__", None)
+    assert inner is not None and "food_tasks_tests_cache" in vars(inner)  # the cache, beneath the plugin's wrapper
+    assert getattr(inner, "__wrapped__", None) is None  # and lmms-eval's own method beneath the cache
+
+
 @pytest.mark.slow  # PyYAML's pure-Python loader on our folder: seconds
 def test_our_folder_indexed_through_libyaml_is_the_index_lmms_eval_builds():
     """harness.fast_index parses our YAMLs with libyaml while lmms-eval indexes: the index is the one lmms-eval's

@@ -14,8 +14,11 @@ it in subprocesses; tests/inprocess.py in the test processes).
 from __future__ import annotations
 
 import copy
+import importlib.abc
+import importlib.util
 import json
 import os
+import sys
 import tempfile
 from typing import Any
 
@@ -40,13 +43,48 @@ def _write(path: str, index: dict) -> None:
     os.replace(tmp, path)
 
 
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: lets the normal finders load ``lmms_eval.tasks``, then installs the cache."""
+
+    def find_spec(self, name, path, target=None):  # type: ignore[no-untyped-def]
+        if name != "lmms_eval.tasks":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):  # type: ignore[no-untyped-def]
+            run(module)
+            install(module.TaskManager)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def install_on_import() -> None:
+    """Install the cache the moment ``lmms_eval.tasks`` is imported (or now, if it is): before our plugin wraps
+    ``TaskManager.initialize_tasks`` (it imports that module first), so the cache sits beneath the wrapper, which
+    then sees the whole index, as in a user's process. Called at start-up by tests/speedups/sitecustomize.py and by
+    tests/sandbox.py in the test processes."""
+    module = sys.modules.get("lmms_eval.tasks")
+    if module is not None:
+        install(module.TaskManager)
+    elif not any(isinstance(finder, _AfterImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport())
+
+
 def install(task_manager: Any) -> None:
     """Wrap ``task_manager.initialize_tasks`` (the class; lmms-eval's public method that builds a ``TaskManager``'s
     index) so that lmms-eval's own folder is indexed once per session (the file of ``$FOOD_TASKS_TESTS_INDEX``, else
     once per process) and every ``include_path`` afresh; idempotent. The index is what the method returns: the
     include paths' entries, under lmms-eval's own (the first folder indexed wins a name, and lmms-eval's comes
-    first)."""
+    first). Where the method is already wrapped (our plugin's wrapper), nothing is installed: the cache would sit
+    above the wrapper and change what it sees."""
     if getattr(task_manager.initialize_tasks, "food_tasks_tests_cache", None) is not None:
+        return
+    if getattr(task_manager.initialize_tasks, "__wrapped__", None) is not None:
         return
     original = task_manager.initialize_tasks
     memory: dict[str, dict] = {}
