@@ -1,8 +1,8 @@
 """One truth per unit: a benchmark's units sentence, checked against the scales its metrics declare.
 
 Each registry record states its units in one sentence (:attr:`food_tasks.registry.Benchmark.units`),
-which docs/benchmarks.md and the benchmark's README repeat verbatim. The sentence is a list of clauses separated
-by ``;``; a clause names metrics in backticks (``fnmatch`` patterns and ``{a,b}`` alternatives allowed:
+which the benchmark's README repeats verbatim (docs/benchmarks.md says where). The sentence is a list of clauses
+separated by ``;``; a clause names metrics in backticks (``fnmatch`` patterns and ``{a,b}`` alternatives allowed:
 ```mrr*```, ```rouge{1,2,L}_f```) and says their unit with one of the phrases of :data:`PHRASES`::
 
     `acc*`, `invalid_rate` and `parse_fail_rate` in percent (0-100); `bertscore_f1` x 100 (paper Table 8).
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 # Unit phrase (as written in a clause) -> the Metric scales it may describe.
@@ -76,8 +76,3 @@ def expand(pattern: str) -> list[str]:
     return [
         p for alt in match.group(1).split(",") for p in expand(pattern[: match.start()] + alt + pattern[match.end() :])
     ]
-
-
-def units_paragraph(records: Iterable[Any]) -> str:
-    """docs/benchmarks.md's units list: one line per benchmark, its record's sentence."""
-    return "\n".join(f"- {record.title}: {record.units}" for record in records)

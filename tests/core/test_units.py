@@ -1,5 +1,5 @@
 """One truth per unit (issue 19.9): each benchmark's units sentence agrees with the scales its metrics declare,
-and docs/benchmarks.md and the benchmark's README repeat it verbatim."""
+and the benchmark's README repeats it verbatim (docs/benchmarks.md says where: issue 34.4)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,12 @@ def test_benchmark_readme_repeats_the_units_sentence(bench):
     assert readme.count(_flat(f"Units: {bench.units}")) == 1
 
 
-def test_readme_units_list_is_the_records_sentences():
-    assert units.units_paragraph(BENCHMARKS) in (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+def test_the_docs_point_to_the_records_sentences_and_copy_none():
+    """Issue 34.4: a new benchmark's units sentence lives in its record and README only; docs/benchmarks.md says
+    where, so adding a benchmark does not edit it."""
+    docs = _flat((REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8"))
+    assert "registry record's `units`" in docs and "`Units:` line" in docs
+    assert not any(_flat(bench.units) in docs for bench in BENCHMARKS)
 
 
 def test_the_check_catches_a_wrong_or_missing_unit():
