@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_report import write_results  # tests/core is on sys.path
+from results_files import write_results
 
 from food_tasks import report
 

@@ -9,7 +9,7 @@ import math
 import re
 from pathlib import Path
 
-from test_report import write_results  # tests/core is on sys.path
+from results_files import write_results
 
 from food_tasks import report
 from food_tasks.report.cells import fmt
