@@ -210,3 +210,10 @@ NUT_EXPECTED = {
     "avg_mape_official": 200 / 3,
     "parse_fail_rate_official": 100 * 2 / 3,  # percent, as every rate (the official scorer prints 2 / 3)
 }
+
+
+def hook_environment(root: Path) -> dict[str, str]:
+    """A mirror under ``root`` that every DiningBench task's ``process_docs`` reads (``FOOD_TASKS_DATA_DIR=root``),
+    and the other environment variables it needs (none): tests/core/test_adversarial_outputs.py calls it."""
+    build(root)
+    return {}

@@ -279,3 +279,10 @@ def build(root: Path, *, task1=None, task2=None, kb=None, skip=()) -> Path:  # t
         },
     )
     return root
+
+
+def hook_environment(root: Path) -> dict[str, str]:
+    """A mirror under ``root`` that every FAM-Bench task's ``process_docs`` reads (``FOOD_TASKS_DATA_DIR=root``),
+    and the other environment variables it needs (none): tests/core/test_adversarial_outputs.py calls it."""
+    build(root)
+    return {}

@@ -9,6 +9,7 @@ caption, as the 88 real overlaps) and a lower-case category spelling variant (``
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from pathlib import Path
 
@@ -85,3 +86,13 @@ def build_mirror(root: Path, *, images: bool = True) -> Path:
             root, {f: fc_layout.jpeg_bytes(colour(i), 32) for i, f in enumerate(rows) if f not in MISSING}
         )
     return root
+
+
+def hook_environment(root: Path) -> dict[str, str]:
+    """A mirror under ``root`` that every Food-500 Cap task's ``process_docs`` reads (``FOOD_TASKS_DATA_DIR=root``),
+    and the other environment variables it needs (the region file): tests/core/test_adversarial_outputs.py calls
+    it."""
+    build_mirror(root)
+    regions = root / "regions.json"
+    regions.write_text(json.dumps(REGIONS))
+    return {"FOOD_TASKS_FOOD500CAP_REGIONS": str(regions)}

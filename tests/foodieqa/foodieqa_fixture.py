@@ -123,3 +123,11 @@ def doc(task: str, i: int = 0) -> dict:
             return type("P", (), {"is_file": staticmethod(lambda: True)})()
 
     return _doc(task, i, tables()[task][i], Path(f"{task}_tidy.json"), _Folder())  # type: ignore[arg-type]
+
+
+def hook_environment(root: Path) -> dict[str, str]:
+    """A mirror under ``root`` that every FoodieQA task's ``process_docs`` reads (``FOOD_TASKS_DATA_DIR=root``),
+    and the other environment variables it needs (a Hub home of its own): tests/core/test_adversarial_outputs.py
+    calls it."""
+    build(root)
+    return {"HF_HOME": str(root / "hf_home")}
