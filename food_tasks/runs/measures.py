@@ -106,13 +106,15 @@ def xling_units(run: Run, name: str, what: str) -> list[Unit] | None:
     language chose the same option (``agreement``); the items of ``name``'s task, or of its family pooled over the
     run's tasks as a run pools them (:func:`food_tasks.consistency.family_pools`: a benchmark's separate language
     tasks). None when the task declares no consistency view."""
-    data = run.task(name) if name in run.tasks else None
+    if name not in run.tasks:
+        return None
+    read = {t: found for t in run.tasks if (found := run.task(t)) is not None}  # once per run (Run.task caches)
+    data = read.get(name)
     view = consistency.view_of(data.table) if data is not None else None
     if data is None or view is None:
         return None
     records = list(data.records)
     if view.family is not None:
-        read = {t: found for t in run.tasks if (found := run.task(t)) is not None}
         pools = consistency.family_pools(read)
         records = [r for v, pairs in pools if v == view and any(t == name for t, _ in pairs) for _, r in pairs]
     return consistency.item_units(records, view, what)
