@@ -41,6 +41,27 @@ def variant(task: str) -> tuple[str, str] | None:
     return variant_in(catalogue.yaml_key(path, "metadata")) if path is not None else None
 
 
+def in_sample(task: str, sample_tasks: tuple[str, ...]) -> bool:
+    """Whether a task we ship runs on its benchmark's packaged sample: one of ``sample_tasks`` (its record's), a
+    member of one of those groups, or a variant declared on such a task (:func:`variant`); never read from its name."""
+    declared = variant(task)
+    if declared is not None:
+        return in_sample(declared[1], sample_tasks)
+    todo, seen = list(sample_tasks), set()
+    while todo:
+        name = todo.pop()
+        if name == task:
+            return True
+        path = catalogue.index().get(name)
+        if name in seen or path is None:
+            continue
+        seen.add(name)
+        config = catalogue.load_yaml(path) or {}
+        members = config.get("task") if "group" in config else None
+        todo += [m for m in members if isinstance(m, str)] if isinstance(members, list) else []
+    return False
+
+
 @dataclass(frozen=True)
 class Lazy:
     """``"module:attribute"``, imported on first use; calling it calls the attribute."""

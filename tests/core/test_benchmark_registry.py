@@ -170,3 +170,18 @@ def test_a_variant_is_read_from_its_declaration_never_from_its_name(monkeypatch)
         assert benchmarks.get(bench).documents("renamed") == expected, bench
     monkeypatch.undo()
     assert benchmarks.get("diningbench").documents("diningbench_cls_zh_circular") == 8 * 2884
+
+
+def test_a_sample_task_is_found_from_the_records_never_from_its_name():
+    """Issue 34.2: a record's sample tasks and groups, their members and the variants declared on them."""
+    from food_tasks.registry import in_sample
+
+    samples = ("foodieqa_sample",)  # a group of three tasks
+    assert in_sample("foodieqa_sample", samples) and in_sample("foodieqa_textqa_zh_sample_p2", samples)
+    assert in_sample("foodieqa_mivqa_zh_sample_circular_p1", samples)  # rotation_of a member
+    assert in_sample("foodieqa_sivqa_en_sample_noimage_p3", samples)  # image_twin of a member
+    assert not in_sample("foodieqa_mivqa_zh_p1", samples) and not in_sample("foodieqa_mivqa_zh_circular_p1", samples)
+    # "sample" in a name says nothing: only the records do.
+    assert not in_sample("worldcuisines_mcq_sample_1a_nocontext", samples)
+    assert in_sample("worldcuisines_mcq_sample_1a_nocontext", benchmarks.get("worldcuisines").sample_tasks)
+    assert benchmarks.get("worldcuisines").documents("worldcuisines_mcq_sample_noimage_2_location") == 9

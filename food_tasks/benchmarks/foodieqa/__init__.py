@@ -21,21 +21,22 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, Lazy, variant
+from food_tasks.registry import Benchmark, Lazy, in_sample, variant
 
 SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
 
 
 def documents(task: str) -> int | None:
-    """Questions per task: multi-image 403, single-image 256, text 705 (every template); the sample 2. A rotated
-    task asks each question 4 times (once per rotation of its options); an image-free twin: its twin's (both read from
-    the variant's declaration, :func:`food_tasks.registry.variant`)."""
+    """Questions per task: multi-image 403, single-image 256, text 705 (every template); the sample 2 (the record's
+    sample tasks: :func:`food_tasks.registry.in_sample`). A rotated task asks each question 4 times (once per rotation
+    of its options); an image-free twin: its twin's (both read from the variant's declaration,
+    :func:`food_tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
     if kind:
         count = documents(base)
         return 4 * count if kind == "circular" and count is not None else count
     parts = task.split("_")
-    return 2 if "_sample_" in task else SIZES.get(parts[1]) if len(parts) > 1 else None
+    return 2 if in_sample(task, BENCHMARK.sample_tasks) else SIZES.get(parts[1]) if len(parts) > 1 else None
 
 
 def prefetch(workers: int = 16, report: str | None = None) -> int:

@@ -21,7 +21,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, Lazy, variant
+from food_tasks.registry import Benchmark, Lazy, in_sample, variant
 
 # Documents of the packaged sample's rotated MCQ tasks (every rotation of each question: 4 or 5 options).
 ROTATED_SAMPLE = {
@@ -33,13 +33,16 @@ ROTATED_SAMPLE = {
 
 
 def documents(task: str) -> int | None:
-    """Questions per task: test_large 15,000; test_small (and our smallref slice of it) 3,000; the sample 9.
-    A rotated task asks each question once per option (4 or 5): counted for the sample, unknown otherwise; an
-    image-free twin: its twin's (both read from the variant's declaration, :func:`food_tasks.registry.variant`)."""
+    """Questions per task: test_large 15,000; test_small (and our smallref slice of it) 3,000; the sample 9 (the
+    record's sample tasks: :func:`food_tasks.registry.in_sample`). A rotated task asks each question once per option
+    (4 or 5): counted for the sample, unknown otherwise; an image-free twin: its twin's (both read from the variant's
+    declaration, :func:`food_tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
     if kind:
         return ROTATED_SAMPLE.get(base) if kind == "circular" else documents(base)
-    for split, count in (("smallref", 3000), ("small", 3000), ("sample", 9)):
+    if in_sample(task, BENCHMARK.sample_tasks):
+        return 9
+    for split, count in (("smallref", 3000), ("small", 3000)):
         if f"_{split}_" in task:
             return count
     return 15000
