@@ -25,6 +25,7 @@ from food_tasks.benchmarks import BENCHMARKS, get
 from food_tasks.catalogue import entries as yaml_entries
 from food_tasks.catalogue import names as yaml_names
 from food_tasks.catalogue import task_dir
+from food_tasks.registry import in_sample
 from food_tasks.runfiles import newest_results, read_results, results_snapshot
 
 
@@ -61,19 +62,18 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: the registry records' ``sample_tasks``, their variants
-    (image-free twins, rotations: "sample" is a component of their names) and everything in them."""
+    """The packaged sample tasks and groups: what the registry records' ``sample_tasks`` hold, the variants declared on
+    those (:func:`food_tasks.registry.in_sample`), and every group all of whose members are samples."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
-    found: set[str] = set()
-    samples = {t for b in BENCHMARKS for t in b.sample_tasks}
-    # Variants of a sample (image-free twins, rotations) carry "sample" as a name component, as the samples do.
-    todo = [*samples, *(name for name, *_ in entries if "sample" in name.split("_"))]
-    while todo:
-        name = todo.pop()
-        if name not in found:
-            found.add(name)
-            todo += groups.get(name, ())
-    return found
+
+    def sample(name: str, bench: str, seen: frozenset = frozenset()) -> bool:
+        record = get(bench)
+        if record is not None and in_sample(name, record.sample_tasks):
+            return True
+        members = groups.get(name, ()) if name not in seen else ()
+        return bool(members) and all(sample(m, bench, seen | {name}) for m in members)
+
+    return {name for name, _, bench, _ in entries if sample(name, bench)}
 
 
 def cmd_list(_: argparse.Namespace) -> int:

@@ -185,3 +185,17 @@ def test_a_sample_task_is_found_from_the_records_never_from_its_name():
     assert not in_sample("worldcuisines_mcq_sample_1a_nocontext", samples)
     assert in_sample("worldcuisines_mcq_sample_1a_nocontext", benchmarks.get("worldcuisines").sample_tasks)
     assert benchmarks.get("worldcuisines").documents("worldcuisines_mcq_sample_noimage_2_location") == 9
+
+
+def test_food_tasks_list_finds_the_samples_from_the_records():
+    """`food-tasks list` marks sample rows from the records and declarations (issue 34.2), not from the word
+    "sample" in a name: a group is a sample when all its members are."""
+    from food_tasks import catalogue, cli
+
+    entries = catalogue.entries()
+    fake = [("worldcuisines_mcq_sample_fake", "task", "worldcuisines", ()), ("g", "group", "foodieqa", ("g",))]
+    samples = cli._samples([*entries, *fake])
+    assert "worldcuisines_mcq_sample_circular" in samples  # a group of declared rotations of sample tasks
+    assert "foodieqa_sample_noimage" in samples and "foodieqa_textqa_zh_sample_p2" in samples
+    assert "worldcuisines_mcq_sample_fake" not in samples and "g" not in samples
+    assert not samples & {"worldcuisines_mcq", "worldcuisines_mcq_circular", "foodieqa_mivqa_zh_circular_p1"}
