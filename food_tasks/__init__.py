@@ -95,39 +95,33 @@ _CACHES = (
     ("food_tasks.cocojava", "_java_problem"),
     ("food_tasks.bertscore", "_scorer"),
     ("food_tasks.bertscore", "_f1"),
-    ("food_tasks.benchmarks.diningbench.data", "_prepared"),
-    ("food_tasks.benchmarks.diningbench.scoring", "_rouge_scorer"),
-    ("food_tasks.benchmarks.diningbench.scoring", "_warn_once"),
-    ("food_tasks.benchmarks.fambench.data", "_read_json"),
-    ("food_tasks.benchmarks.fambench.data", "_prepared"),
-    ("food_tasks.benchmarks.fambench.data", "_mirror_store"),
-    ("food_tasks.benchmarks.food500cap.data", "_load"),
-    ("food_tasks.benchmarks.food500cap.data", "_regions"),
-    ("food_tasks.benchmarks.food500cap.data", "_prepared"),
-    ("food_tasks.benchmarks.food500cap.scoring", "_coco"),
-    ("food_tasks.benchmarks.food500cap.scoring", "_clip"),
-    ("food_tasks.benchmarks.food500cap.scoring", "_clip_values"),
-    ("food_tasks.benchmarks.foodieqa.data", "_data_folder"),
-    ("food_tasks.benchmarks.foodieqa.data", "_load_docs"),
-    ("food_tasks.benchmarks.worldcuisines.data", "load_split"),
-    ("food_tasks.benchmarks.worldcuisines.data", "_prepare_docs"),
-    ("food_tasks.benchmarks.worldcuisines.parsing", "_prepare_strict_reference"),
     # compiled patterns
     ("food_tasks.parsing", "_LABEL_SETS"),
     ("food_tasks.parsing", "_strip_tagged"),
     ("food_tasks.jsonparse", "_MARK_PATTERNS"),
-    ("food_tasks.benchmarks.diningbench.parsing", "_TAG_CACHE"),
 )
 
 
+def caches() -> tuple[tuple[str, str], ...]:
+    """Every cache :func:`reset` clears, as ``(module, name)``: the core's ``_CACHES`` and, of each benchmark module
+    imported, the names its ``CACHES`` declares (a benchmark keeps its own list, so the core names no benchmark)."""
+    declared = sorted(
+        (module_name, name)
+        for module_name, module in list(_sys.modules.items())
+        if module_name.startswith(f"{__name__}.benchmarks.") and module is not None
+        for name in getattr(module, "CACHES", ())
+    )
+    return _CACHES + tuple(declared)
+
+
 def reset() -> None:
-    """Forget everything the package keeps between calls in this process (every cache in ``_CACHES``): memoised
+    """Forget everything the package keeps between calls in this process (every cache of :func:`caches`): memoised
     data, indexes of task folders, parsed YAML, image stores and clients, compiled patterns and the state of a run.
 
     A fresh process starts with none of it; a process that runs lmms-eval, ``food-tasks`` commands or the scoring
     functions more than once (a notebook, a test session) calls this between runs to start each as a fresh process
     would: a changed data folder, environment variable or task file is then read again. Imports nothing."""
-    for module_name, name in _CACHES:
+    for module_name, name in caches():
         module = _sys.modules.get(module_name)
         if module is None:
             continue  # never imported: nothing cached

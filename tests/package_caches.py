@@ -39,8 +39,8 @@ def state() -> dict[tuple[str, str], int]:
 
 def listed() -> set[tuple[str, str]]:
     """The caches :func:`food_tasks.reset` clears; a module's own reset function stands for its containers."""
-    out = set(food_tasks._CACHES)
-    for module_name, name in food_tasks._CACHES:
+    out = set(food_tasks.caches())
+    for module_name, name in food_tasks.caches():
         value = getattr(sys.modules.get(module_name), name, None)
         if name == "reset" and callable(value):
             module = sys.modules[module_name]

@@ -33,6 +33,8 @@ from food_tasks.archive import archive_key, extract_once
 from food_tasks.data import DATA_DIR_ENV, DataAccessError, hub_mirror_dir
 from food_tasks.remote import cache_root
 
+CACHES = ("_prepared",)  # what food_tasks.reset() clears in this module
+
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
     from PIL import Image as PILImage

@@ -26,6 +26,8 @@ from food_tasks.jsonparse import json_objects
 from food_tasks.outputs import safe_str
 from food_tasks.parsing import WHITESPACE_RE, extract_choice, last_match, normalize_chars, strip_reasoning
 
+CACHES = ("_TAG_CACHE",)  # what food_tasks.reset() clears in this module
+
 # --------------------------------------------------------------------------- official reasoning clean-up
 
 INFER_ERROR = "__INFER_ERROR__"

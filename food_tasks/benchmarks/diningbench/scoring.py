@@ -34,6 +34,8 @@ from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 from food_tasks.hooks import Metric
 
+CACHES = ("_rouge_scorer", "_warn_once")  # what food_tasks.reset() clears in this module
+
 if TYPE_CHECKING:  # pragma: no cover
     from rouge_score.rouge_scorer import RougeScorer
 

@@ -26,6 +26,8 @@ from food_tasks import remote
 from food_tasks.benchmarks.fambench import parsing, prompts
 from food_tasks.data import DataAccessError
 
+CACHES = ("_read_json", "_prepared", "_mirror_store")  # what food_tasks.reset() clears in this module
+
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
 

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 from food_tasks import images, remote
 from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
 
+CACHES = ("_load", "_regions", "_prepared")  # what food_tasks.reset() clears in this module
+
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
     from PIL import Image as PILImage

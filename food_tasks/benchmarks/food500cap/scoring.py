@@ -32,6 +32,8 @@ from food_tasks.benchmarks.food500cap import data, parsing
 from food_tasks.metrics import mean
 from food_tasks.outputs import NoAnswer
 
+CACHES = ("_coco", "_clip", "_clip_values")  # what food_tasks.reset() clears in this module
+
 if TYPE_CHECKING:  # pragma: no cover
     from transformers import CLIPModel, CLIPProcessor
 

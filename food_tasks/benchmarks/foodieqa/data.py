@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from food_tasks import data, images
 from food_tasks.archive import archive_key, extract_once
 
+CACHES = ("_data_folder", "_load_docs")  # what food_tasks.reset() clears in this module
+
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image
 

@@ -20,6 +20,8 @@ from loguru import logger
 from food_tasks import data, images
 from food_tasks.benchmarks.worldcuisines import parsing
 
+CACHES = ("load_split", "_prepare_docs")  # what food_tasks.reset() clears in this module
+
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
     from PIL import Image

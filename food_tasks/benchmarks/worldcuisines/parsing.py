@@ -49,6 +49,8 @@ from food_tasks.parsing import (
     strip_reasoning,
 )
 
+CACHES = ("_prepare_strict_reference",)  # what food_tasks.reset() clears in this module
+
 __all__ = [
     "extract_mcq_choice",
     "oeq_match",
