@@ -142,7 +142,7 @@ def _record(key: str, reason: str | None, label: str) -> None:
     if count <= WARN_LIMIT:
         logger.warning(
             f"{label}: an image cannot be used; the model gets its documents without it and they are counted "
-            f"in image_missing (README: Failure accounting): {reason}"
+            f"in image_missing (docs/failure_accounting.md): {reason}"
         )
     if count == WARN_LIMIT:
         logger.warning(

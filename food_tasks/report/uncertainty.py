@@ -16,10 +16,10 @@ from food_tasks.runs.run import Run
 POWER_NOTE = (
     "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
     "power at 5% significance. *Paired* (two or more models): 2.80 x the standard error of the paired difference "
-    "A - B over the documents both runs scored (clustered as the README says), per other model; the models' "
-    "errors on a question are correlated, so it is usually smaller. *Single run* (one model, or no samples files "
-    "to pair on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent run of the "
-    "same size."
+    "A - B over the documents both runs scored (clustered by each benchmark's unit, docs/error_bars.md), per other "
+    "model; the models' errors on a question are correlated, so it is usually smaller. *Single run* (one model, or "
+    "no samples files to pair on): 2.80 x sqrt(2) x this run's standard error, for a comparison with an independent "
+    "run of the same size."
 )
 PAIRED_NOTE = (
     "A - B on the documents both runs scored, matched by document identity (never by position); 95% interval and "
