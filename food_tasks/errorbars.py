@@ -34,9 +34,8 @@ from typing import Any
 import numpy as np
 from loguru import logger
 
-from food_tasks import catalogue, consistency, stats
+from food_tasks import catalogue, consistency, registry, stats
 from food_tasks.hooks import Metric, MetricTable, Payload
-from food_tasks.noimage import image_twin
 from food_tasks.runfiles import read_records, samples_file
 
 LMMS_EVAL_DEFAULT_ITERS = 100_000
@@ -64,6 +63,7 @@ class TaskData:
     estimates: dict[str, stats.Estimate] = field(default_factory=dict)
     failed: int = 0
     sums: dict = field(default_factory=dict)  # stats.estimate_many(keep=...): per-cluster statistics for the groups
+    variant: tuple[str, str] | None = None  # (kind, base task) its config's metadata declares: registry.variant_in
 
 
 # Task name -> data of the run in progress (rank 0 only: lmms-eval aggregates there). Cleared by finish().
@@ -81,13 +81,18 @@ def _payloads(items: Sequence[Any]) -> bool:
 
 
 def task_statistics(
-    task: str, sample_metrics: Mapping[tuple[str, str], Sequence[Any]], agg_metrics: dict, iters: int
+    task: str,
+    sample_metrics: Mapping[tuple[str, str], Sequence[Any]],
+    agg_metrics: dict,
+    iters: int,
+    metadata: Mapping[str, Any] | None = None,
 ) -> None:
     """Fill ``<metric>_stderr,<filter>`` of one task's metrics that have an estimator; remember the task.
 
     Args:
         task: the task name; sample_metrics: lmms-eval's ``{(metric, filter): per-document values}``;
-        agg_metrics: lmms-eval's aggregated values of the task (updated in place); iters: resamples.
+        agg_metrics: lmms-eval's aggregated values of the task (updated in place); iters: resamples;
+        metadata: the task config's ``metadata``, where a variant names its base task (:func:`registry.variant_in`).
     """
     _ITERS[0] = iters
     data: TaskData | None = None
@@ -107,6 +112,7 @@ def task_statistics(
     for (name, filter_key, _), est in zip(wanted, _estimates(data, [m for _, _, m in wanted], iters, task)):
         data.estimates[name] = est
         agg_metrics[f"{name}_stderr,{filter_key}"] = est.se if est.se is not None else "N/A"
+    data.variant = registry.variant_in(metadata)
     _RUN[task] = data
     if data.failed:
         logger.warning(
@@ -397,7 +403,7 @@ def _image_gains(results: dict, iters: int) -> None:
     ``image_gain_clusters``) in the row of every task whose image-free twin this run scored too: the numbers
     ``food-tasks compare`` and the report give for the pair (:func:`paired_gain`)."""
     for twin, without in _RUN.items():
-        task = image_twin(twin)
+        task = without.variant[1] if without.variant and without.variant[0] == "noimage" else None
         row = results.get(task) if task in _RUN else None
         if row is None:
             continue

@@ -425,7 +425,11 @@ def install_error_bars() -> bool:
         ) -> None:
             original(self, bootstrap_iters=bootstrap_iters)
             errorbars.task_statistics(
-                self.task_name, self.sample_metrics, self.agg_metrics, errorbars.bootstrap_iters(bootstrap_iters)
+                self.task_name,
+                self.sample_metrics,
+                self.agg_metrics,
+                errorbars.bootstrap_iters(bootstrap_iters),
+                metadata=(getattr(self, "task_config", None) or {}).get("metadata"),
             )
 
         return calculate_aggregate_metric

@@ -9,14 +9,16 @@ How a task says it is image-free: its ``lmms_eval_specific_kwargs`` carry ``noim
 module's ``doc_to_visual`` then returns no image, ``doc_to_messages`` holds no image part and a simple model's
 ``doc_to_text`` no image placeholder (:func:`images_wanted`).
 
-How a task finds its image twin (one rule, declared twice so that either side can be read alone):
+How a task finds its image twin: its YAML declares ``metadata: image_twin: <task>``, which lmms-eval copies into
+the results JSON (``configs.<task>.metadata.image_twin``); groups whose members pair one to one carry it too. The
+code reads only the declaration: :func:`food_tasks.registry.variant` (our YAML), the task config in a run
+(:func:`food_tasks.errorbars.task_statistics`) and :meth:`food_tasks.runs.run.Run.variant` (a results file).
 
-* the YAML: ``metadata: image_twin: <task>``, which lmms-eval copies into the results JSON
-  (``configs.<task>.metadata.image_twin``); groups whose members pair one to one carry it too;
-* the name: :func:`image_twin` drops the ``_noimage`` token (or a paper's own text-only mode, ``_textonly``).
-  tests/core/test_noimage.py checks that both say the same for every YAML file. A group that gathers image-free
-  tasks whose image twins share no group of their own (a benchmark's ``<bench>_noimage``) has no ``image_twin``:
-  the rule then names a group that does not exist.
+The names follow a convention that the generator and the tests check against the declaration, and that nothing
+reads to find a twin: :func:`image_twin` drops the ``_noimage`` token (or a paper's own text-only mode,
+``_textonly``); tests/core/test_noimage.py checks that both say the same for every YAML file. A group that gathers
+image-free tasks whose image twins share no group of their own (a benchmark's ``<bench>_noimage``) has no
+``image_twin``: the convention then names a group that does not exist.
 
 Documents whose image cannot be read stay out of the image-free run's denominators as they do out of the
 twin's (``image_missing`` is decided by the image file, not by whether it was sent): both score the same
@@ -38,7 +40,9 @@ _TOKEN_RE = re.compile(rf"_(?:{TOKEN}|{TEXT_ONLY})(?=_|$)")
 
 
 def image_twin(name: str) -> str | None:
-    """The task or group that sends the images ``name`` leaves out; None when ``name`` sends them itself."""
+    """The task or group that the naming convention pairs ``name`` with; None when the name has no image-free token.
+    A check of names against their declaration (taskgen, tests), never the way to find a twin: read the declared
+    ``image_twin`` (:func:`food_tasks.registry.variant`, :meth:`food_tasks.runs.run.Run.variant`)."""
     twin = _TOKEN_RE.sub("", name, count=1)
     return twin if twin != name else None
 

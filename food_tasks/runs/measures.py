@@ -2,9 +2,10 @@
 two runs on the measures that are not plain accuracy (``food-tasks compare``, ``food-tasks report``).
 
 * **Image gain** (MMStar's multi-modal gain, Chen et al. 2024, arXiv:2403.20330): a task and its image-free twin
-  (:func:`food_tasks.noimage.image_twin`) score the same documents (the twin reads them with the task's own
-  ``process_docs``), so they are paired by document identity; ``image_gain`` is the task's headline metric with
-  the image minus without it on the shared documents, clustered like the metric (:func:`food_tasks.stats.compare`),
+  (declared in its results file's config, :meth:`food_tasks.runs.run.Run.variant`) score the same documents (the
+  twin reads them with the task's own ``process_docs``), so they are paired by document identity; ``image_gain`` is
+  the task's headline metric with the image minus without it on the shared documents, clustered like the metric
+  (:func:`food_tasks.stats.compare`),
   and ``answerable_without_image`` the image-free score on those documents, with its clustered standard error
   (:func:`food_tasks.errorbars.paired_gain`, the function a run writes them with). Each model's tasks are paired
   with that model's own twins (:func:`gain_pairs`, in ``compare`` and the report).
@@ -24,7 +25,6 @@ from typing import Any
 
 from food_tasks import consistency, stats
 from food_tasks.errorbars import ImageGain, paired_gain
-from food_tasks.noimage import image_twin
 from food_tasks.runs.paired import Row, compare_one
 from food_tasks.runs.run import Run
 
@@ -42,8 +42,8 @@ Unit = tuple[Hashable, Hashable, float]  # (unit, cluster, value)
 
 def twin_pairs(with_run: Run, without_run: Run) -> list[tuple[str, str]]:
     """``(task, image-free twin)``: the image-free tasks of ``without_run`` whose image twin ``with_run`` holds."""
-    found = [(image_twin(t), t) for t in without_run.tasks]
-    return sorted((task, twin) for task, twin in found if task is not None and task in with_run.tasks)
+    found = [(without_run.variant(t), t) for t in without_run.tasks]
+    return sorted((v[1], twin) for v, twin in found if v is not None and v[0] == "noimage" and v[1] in with_run.tasks)
 
 
 def gain_pairs(runs: Sequence[Run]) -> list[tuple[Run, Run, str, str]]:

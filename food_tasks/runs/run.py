@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from food_tasks import runfiles
+from food_tasks import registry, runfiles
 from food_tasks.confidence import MIN_UNITS
 from food_tasks.errorbars import RunTask, tables_for
 
 FILTER = "none"  # the lmms-eval filter our metrics are reported under
+# The task-name token of a rotated task, read ONLY for results files written before rotation_of was declared.
+UNDECLARED_ROTATION = "_circular"
 
 
 @dataclass
@@ -120,6 +122,24 @@ class Run:
             found = runfiles.samples_file(path, task) if tables else None
             self.read[task] = RunTask(tables[0], runfiles.read_records(found, tables[0]), tables) if found else None
         return self.read[task]
+
+    def variant(self, task: str) -> tuple[str, str] | None:
+        """``(kind, base task)`` that the task's config declares in its results file (``configs.<task>.metadata``,
+        :func:`food_tasks.registry.variant_in`): ``("noimage", <image twin>)``, ``("circular", <task rotated>)``;
+        None for a base task. Read from the declaration, never from the task's name.
+
+        Results files written before rotation was declared (``rotation_of``, food-tasks 0.1.0 of 2026-11-27) name
+        no base task for a ``_circular`` task: for a config that declares no variant at all, and only then, the old
+        name rule stands in (``<base>_circular<...>`` rotates ``<base><...>``). An image-free twin has declared its
+        ``image_twin`` since such twins exist, so it has no such fallback."""
+        config = ((self.data.get(self.files.get(task, self.path)) or {}).get("configs") or {}).get(task) or {}
+        metadata = config.get("metadata") if isinstance(config, dict) else None
+        declared = registry.variant_in(metadata)
+        if declared is not None or not isinstance(config, dict) or not config:
+            return declared
+        # Older results files only (no declaration in this config): the suffix rule they were written under.
+        base = task.replace(UNDECLARED_ROTATION, "", 1)
+        return ("circular", base) if base != task else None
 
     def leaves(self, name: str) -> list[str]:
         """The tasks under a group (recursively), or [name] for a task."""

@@ -185,3 +185,68 @@ def test_a_packaged_pair_runs_with_no_flag_and_scores_alike(tmp_path):
 
     keys = [sorted(TABLES["cls"].key(s["acc"]) for s in samples[t]) for t in pair]
     assert keys[0] == keys[1] and len(set(keys[0])) == 2
+
+
+# --------------------------------------------------------------------------- pairs found by declaration (issue 34.2)
+
+
+def _results_file(tmp_path: Path, configs: dict) -> Path:
+    path = tmp_path / "results.json"
+    results = {task: {"alias": task, "acc,none": 50.0} for task in configs}
+    path.write_text(json.dumps({"results": results, "configs": configs}), encoding="utf-8")
+    return path
+
+
+def test_a_read_back_run_pairs_twins_by_their_declaration_not_their_names(tmp_path):
+    from food_tasks.runs.measures import twin_pairs
+    from food_tasks.runs.run import load_run
+
+    configs = {
+        "dish": {"metadata": {"version": 1}},
+        "dish_without_pictures": {"metadata": {"version": 1, "image_twin": "dish"}},  # declared: paired
+        "soup": {"metadata": {"version": 1}},
+        "soup_noimage": {"metadata": {"version": 1}},  # named like a twin, declares none: not paired
+        "soup_circular": {"metadata": {"version": 1, "rotation_of": "soup"}},
+    }
+    run = load_run(_results_file(tmp_path, configs))
+    assert twin_pairs(run, run) == [("dish", "dish_without_pictures")]
+    assert run.variant("dish_without_pictures") == ("noimage", "dish")
+    assert run.variant("soup_noimage") is None and run.variant("dish") is None
+    assert run.variant("soup_circular") == ("circular", "soup")
+
+
+def test_a_results_file_from_before_rotation_was_declared_falls_back_to_the_name(tmp_path):
+    # Written before `rotation_of` existed: a config with no declaration at all is read by the old name rule.
+    configs = {"mcq_circular_1a": {"metadata": {"version": 0.1}}, "mcq_1a": {"metadata": {"version": 0.1}}}
+    from food_tasks.runs.run import load_run
+
+    run = load_run(_results_file(tmp_path, configs))
+    assert run.variant("mcq_circular_1a") == ("circular", "mcq_1a") and run.variant("mcq_1a") is None
+
+
+def _in_run(tasks: dict[str, dict | None]) -> dict:
+    """What a run writes into each task's row for the packaged DiningBench sample scored under several names
+    (name -> its config's metadata): lmms-eval's aggregation through our hooks, then errorbars.finish."""
+    from sample_records import scored
+
+    from food_tasks import errorbars, hooks
+
+    table, records = scored("diningbench_cls_sample")
+    per_doc = [table.payloads(r) for r in records]
+    results = {}
+    for task, metadata in tasks.items():
+        sample_metrics = {(name, "none"): [p[name] for p in per_doc] for name in table}
+        row = {f"{name},none": hooks.aggregate(items) for (name, _), items in sample_metrics.items()}
+        errorbars.task_statistics(task, sample_metrics, row, 50, metadata=metadata)
+        results[task] = row
+    errorbars.finish(results, {}, None, 50)
+    return results
+
+
+def test_a_run_pairs_twins_by_the_task_configs_declaration_not_their_names():
+    declared = _in_run({"cls": {"version": 1}, "cls_without_pictures": {"version": 1, "image_twin": "cls"}})
+    # the same answers with and without the image: a gain of 0, in the row of the task with the image only
+    assert declared["cls"]["image_gain,none"] == 0.0 and "answerable_without_image,none" in declared["cls"]
+    assert not any(k.startswith("image_gain") for k in declared["cls_without_pictures"])
+    named = _in_run({"cls": {"version": 1}, "cls_noimage": {"version": 1}})  # named like a twin, declares none
+    assert not any(k.startswith("image_gain") for k in named["cls"])
