@@ -1,7 +1,9 @@
 """What the rest of the package needs to know about one benchmark: its :class:`Benchmark` record.
 
-Each benchmark package declares one record as ``BENCHMARK`` in its ``__init__.py``;
-:mod:`food_tasks.benchmarks` lists them. The CLI (``list``, ``prefetch``, ``demo``), the report, the
+Each benchmark package declares one record as ``BENCHMARK`` in its ``__init__.py``; ``food_tasks.benchmarks.PACKAGES``
+lists the packages and :func:`records` reads their records, by name, as it reads a :class:`Lazy` reference: the
+report takes them from here, beneath the benchmarks' own report modules (which import :mod:`food_tasks.report`), so
+no core module imports :mod:`food_tasks.benchmarks`. The CLI (``list``, ``prefetch``, ``demo``), the report, the
 sample-data builder and the registration tests read the records, so the core never names a benchmark.
 (Not to be confused with :mod:`food_tasks.registration`, which tells lmms-eval where our task YAMLs are.)
 
@@ -20,6 +22,7 @@ from typing import Any
 from food_tasks import catalogue, noimage
 
 PUBLISHED_DIR = Path(__file__).resolve().parent / "report_data"
+BENCHMARKS_PACKAGE = "food_tasks.benchmarks"
 # A variant task names its base task in its YAML metadata (lmms-eval copies it into the results JSON's "configs"):
 # metadata key -> the variant's kind. Written by food_tasks.taskgen (noimage_task, circular_task).
 ROTATION_OF = "rotation_of"
@@ -127,3 +130,17 @@ class Benchmark:
         doc = (self.prefetch.__doc__ or "").strip() if self.prefetch else ""
         first = doc.splitlines()[0].rstrip(".") if doc else ""
         return first[:1].lower() + first[1:] if first[1:2].islower() else first  # mid-sentence; "JSONL" stays
+
+
+def records() -> tuple[Benchmark, ...]:
+    """Each benchmark's record (``BENCHMARK`` of ``food_tasks.benchmarks.<name>``), in the order of
+    ``food_tasks.benchmarks.PACKAGES`` (the order of the report's sections). Read by name, like a :class:`Lazy`
+    target: the benchmark packages are plugins of the core, and their ``__init__.py`` files import nothing of ours
+    but this module."""
+    packages = Lazy(f"{BENCHMARKS_PACKAGE}:PACKAGES").load()
+    return tuple(Lazy(f"{BENCHMARKS_PACKAGE}.{package}:BENCHMARK").load() for package in packages)
+
+
+def record(name: str) -> Benchmark | None:
+    """The record named ``name``, or None."""
+    return next((b for b in records() if b.name == name), None)

@@ -2,14 +2,13 @@
 :class:`food_tasks.registry.Benchmark` record each (``BENCHMARK`` in the package's ``__init__.py``).
 
 Adding a benchmark adds one line to :data:`PACKAGES` (CONTRIBUTING.md, "Adding a benchmark"). The order is
-the order of the report's sections.
+the order of the report's sections. The core reads the records with :func:`food_tasks.registry.records` (this
+package imports nothing of ours but the registry); :data:`BENCHMARKS` and :func:`get` are the same records.
 """
 
 from __future__ import annotations
 
-import importlib
-
-from food_tasks.registry import Benchmark
+from food_tasks.registry import Benchmark, record, records
 
 PACKAGES = (
     "worldcuisines",
@@ -19,11 +18,9 @@ PACKAGES = (
     "food500cap",
 )
 
-BENCHMARKS: tuple[Benchmark, ...] = tuple(
-    importlib.import_module(f"{__name__}.{package}").BENCHMARK for package in PACKAGES
-)
+BENCHMARKS: tuple[Benchmark, ...] = records()
 
 
 def get(name: str) -> Benchmark | None:
     """The record named ``name``, or None."""
-    return next((b for b in BENCHMARKS if b.name == name), None)
+    return record(name)

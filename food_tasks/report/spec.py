@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from food_tasks.confidence import MIN_UNITS
-from food_tasks.registry import PUBLISHED_DIR
+from food_tasks.registry import PUBLISHED_DIR, record, records
 
 DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry record declares: <name>.json
 FILTER = "none"
@@ -150,15 +150,12 @@ class BenchmarkSpec:
 
 
 def registry() -> tuple[BenchmarkSpec, ...]:
-    """The benchmark specs, in the order of :mod:`food_tasks.benchmarks`, loaded on first use (the benchmark
+    """The benchmark specs, in the order of :data:`food_tasks.registry.PACKAGES`, loaded on first use (the benchmark
     modules that hold them import this one); callers look it up as ``spec.registry()`` (a test may replace it)."""
     if not _LOADED:
-        from food_tasks.benchmarks import BENCHMARKS
-
-        specs = tuple(b.report.load() for b in BENCHMARKS if b.report is not None)
-        mismatched = [
-            (b.name, s.name) for b, s in zip([b for b in BENCHMARKS if b.report is not None], specs) if b.name != s.name
-        ]
+        with_report = [b for b in records() if b.report is not None]
+        specs = tuple(b.report.load() for b in with_report)
+        mismatched = [(b.name, s.name) for b, s in zip(with_report, specs) if b.name != s.name]
         if mismatched:
             raise ValueError(f"report specs named unlike their registry records (record, spec): {mismatched}")
         _LOADED.append(specs)
@@ -177,8 +174,6 @@ def spec_for(task: str) -> BenchmarkSpec | None:
 def reference_data(name: str) -> dict:
     """The published numbers of one benchmark (the file its registry record names; ``DATA_DIR/<name>.json``
     for a spec no record declares), ``{}`` when absent."""
-    from food_tasks.benchmarks import get
-
-    record = get(name)
-    path = record.published_path if record is not None else DATA_DIR / f"{name}.json"
+    found = record(name)
+    path = found.published_path if found is not None else DATA_DIR / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}

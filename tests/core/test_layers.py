@@ -174,6 +174,18 @@ def test_no_core_module_imports_a_higher_layer():
     assert wrong == []
 
 
+def test_only_the_face_imports_the_benchmark_packages():
+    # The benchmarks' report modules import food_tasks.report: the report takes the records from the registry
+    # (registry.records), beneath both; a benchmark package is no layer of the core (issue 34.1).
+    wrong = [
+        f"{m} imports {t} at line {line}"
+        for m in sorted(CORE & set(LAYERS))
+        for t, line, _ in imports(m)
+        if t.startswith("food_tasks.benchmarks") and LAYERS[m] < FACE
+    ]
+    assert wrong == []
+
+
 def test_no_private_name_is_imported_across_core_modules():
     found = [
         f"{m} imports {n} from {t} at line {line}"
