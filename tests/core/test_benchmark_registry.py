@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks import benchmarks, report
+from food_tasks import benchmarks, registry, report
 from food_tasks.benchmarks import BENCHMARKS
 from food_tasks.registry import Benchmark, Lazy
 
@@ -199,3 +199,10 @@ def test_food_tasks_list_finds_the_samples_from_the_records():
     assert "foodieqa_sample_noimage" in samples and "foodieqa_textqa_zh_sample_p2" in samples
     assert "worldcuisines_mcq_sample_fake" not in samples and "g" not in samples
     assert not samples & {"worldcuisines_mcq", "worldcuisines_mcq_circular", "foodieqa_mivqa_zh_circular_p1"}
+
+
+def test_the_registry_reads_the_records_the_package_list_names(monkeypatch):
+    # The report takes them from here (food_tasks.registry, beneath the benchmarks' report modules).
+    assert registry.records() == BENCHMARKS and registry.record("foodieqa") is BENCHMARKS[3]
+    monkeypatch.setattr(benchmarks, "PACKAGES", ("food500cap", "fambench"))  # read when asked, in the list's order
+    assert [b.name for b in registry.records()] == ["food500cap", "fambench"] and registry.record("foodieqa") is None
