@@ -272,6 +272,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     runs = [load_run(p) for p in (args.run_a, args.run_b)]
     iters = args.iters if args.iters is not None else DEFAULT_ITERS
+    cross = sum(w.path != wo.path for w, wo, _, _ in beyond.gain_pairs(runs))  # image gains across the two runs
+    if (why := compare.nothing_in_common(*runs, cross)) is not None:
+        error("compare", why)
+        return 1
+    if (warning := compare.same_run(*runs)) is not None:
+        print("\n".join(error_lines("compare", f"warning: {warning}")), file=sys.stderr, flush=True)
     rows = compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
     print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
     print(compare.EXPLANATION)

@@ -65,6 +65,30 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
     return table
 
 
+def same_run(a: Run, b: Run) -> str | None:
+    """The warning ``food-tasks compare`` prints once when A and B are the same results files (every difference
+    is then 0 by construction), else None."""
+    if [p.resolve() for p in a.paths] != [p.resolve() for p in b.paths]:
+        return None
+    return f"A and B are the same run ({a.path}): every difference below is 0; give two runs to compare them."
+
+
+def nothing_in_common(a: Run, b: Run, cross_gains: int) -> str | None:
+    """Why ``food-tasks compare`` has nothing to compare (it then exits 1): the runs share no task or group and no
+    image-free twin of one is the other's (``cross_gains``: image gains paired across the runs); else None."""
+    if set(a.tasks) & set(b.tasks) or set(a.groups) & set(b.groups) or cross_gains:
+        return None
+
+    def brief(run: Run) -> str:
+        names = sorted(run.tasks) or ["no task"]
+        return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+    return (
+        f"the two runs share no task, so there is nothing to compare: A has {brief(a)}; B has {brief(b)}. "
+        "Give two runs of the same tasks (or a task and its image-free twin)."
+    )
+
+
 SCORE_DECIMALS = 4  # a [0, 1] score (an F1, an MRR, Kendall's tau, CTC): as the report's columns show them
 
 
@@ -156,6 +180,8 @@ __all__ = [
     "interval_p",
     "lines",
     "load_run",
+    "nothing_in_common",
+    "same_run",
     "table_rows",
     "value_text",
 ]

@@ -13,8 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, Z95, p_text
-from food_tasks.noimage import image_twin
+from food_tasks.confidence import MIN_UNITS, p_text
 from food_tasks.report.cells import fmt, number, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.spec import FEW, BenchmarkSpec, Block, spec_for
@@ -86,34 +85,36 @@ def beyond_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> l
 def _image_gain(
     spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts
 ) -> tuple[list[Block], str]:
+    """Each task of the benchmark against its image-free twin, paired over all the report's runs as
+    ``food-tasks compare`` pairs them (:func:`gain_pairs`: the twin from the task's own run, else from another run
+    of the same model); the *Runs* column names the run of each side."""
     rows, missing = [], []
-    for run, tasks in present:
-        if not any(image_twin(t) in tasks for t in tasks):  # no task here with its image-free twin
+    ours = {run.path: set(tasks) for run, tasks in present}
+    for with_run, without_run, task, twin in gain_pairs([run for run, _ in present]):
+        if task not in ours.get(with_run.path, ()):  # another benchmark's task
             continue
-        for with_run, without_run, task, twin in gain_pairs([run]):
-            if task not in tasks:  # another benchmark's task
-                continue
-            gain = image_gain(with_run, without_run, task, twin)
-            if gain is None:  # the same reason compare gives (a samples file, or no document scored by both)
-                missing.append(f"`{task}` ({run.label}): {gain_missing_reason(with_run, without_run, task, twin)}")
-                continue
-            c = gain.gain
-            few = FEW if c.clusters < MIN_UNITS else ""
-            without = fmt(gain.without_image, 2) + (
-                f" ± {fmt(Z95 * gain.without_se, 2)}" if gain.without_se is not None else ""
-            )
-            rows.append(
-                [
-                    f"**{run.label}**",
-                    f"`{task}`",
-                    gain.metric,
-                    fmt(gain.with_image, 2),
-                    without,
-                    f"{c.diff:+.2f}{few}",
-                    interval_p(c)[0],
-                    f"{c.n} ({c.clusters})",
-                ]
-            )
+        gain = image_gain(with_run, without_run, task, twin)
+        if gain is None:  # the same reason compare gives (a samples file, or no document scored by both)
+            why = gain_missing_reason(with_run, without_run, task, twin)
+            missing.append(f"`{task}` ({with_run.label}): {why}")
+            continue
+        c = gain.gain
+        few = FEW if c.clusters < MIN_UNITS else ""
+        proportion = getattr((without_run.task(twin) or with_run.task(task)).table.get(gain.metric), "scale", None)
+        without = with_interval(gain.without_image, gain.without_se, c.clusters, 2, proportion=proportion == "percent")
+        rows.append(
+            [
+                f"**{with_run.label}**",
+                f"`{task}`",
+                f"{with_run.label} / {without_run.label}",
+                gain.metric,
+                fmt(gain.with_image, 2),
+                without + few,
+                f"{c.diff:+.2f}{few}",
+                interval_p(c)[0],
+                f"{c.n} ({c.clusters})",
+            ]
+        )
     if not rows:
         why = (
             "; ".join(sorted(set(missing)))
@@ -128,6 +129,7 @@ def _image_gain(
             [
                 "Model",
                 "Task",
+                "Runs (with / without)",
                 "Metric",
                 "With image",
                 "Without image",
@@ -142,10 +144,11 @@ def _image_gain(
             "Image gain: the task's headline score with the image minus its image-free twin's on the "
             "documents both scored, paired by document and clustered like the metric (MMStar's "
             "multi-modal gain); *Without image* (± 95%) is answerable_without_image, the score the "
-            "text alone earns. "
+            "text alone earns. *Runs*: the run the score with the image comes from and the one without it "
+            "comes from (the same run, or another run of the same model; never another model). "
             + (
-                f"{FEW}: fewer than {MIN_UNITS} independent units (no interval)."
-                if any(FEW in r[5] for r in rows)
+                f"{FEW}: fewer than {MIN_UNITS} independent units (no interval for the gain)."
+                if any(FEW in r[6] for r in rows)
                 else ""
             ),
         ),

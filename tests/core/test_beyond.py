@@ -257,7 +257,8 @@ def test_report_beyond_accuracy_section(run_dir, tmp_path):
     section = text[text.index("DiningBench — beyond accuracy") :]
     row = next(line for line in section.splitlines() if line.startswith("| ") and f"`{TASK}`" in line and "acc" in line)
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[3] == "100.00" and cells[4].startswith("50.00 ± ") and cells[5] == "+50.00†"
+    assert cells[2] == f"{cells[0].strip('*')} / {cells[0].strip('*')}"  # both sides from the run itself
+    assert cells[4] == "100.00" and cells[5] == "50.00 ± 98.00†" and cells[6] == "+50.00†"  # 2 units: the dagger
     # Circular: "A" in every rotation is right once per question: circular 0, mean per question 1/8 (12.5 %).
     circ = next(line for line in section.splitlines() if f"`{CIRCULAR}`" in line and line.count("|") == 7)
     cells = [c.strip() for c in circ.strip("|").split("|")]
@@ -599,7 +600,7 @@ def test_report_pairs_tasks_not_groups_for_the_image_gain(run_dir, tmp_path):
     text = "\n".join(str(b[1]) for b in blocks if b[0] == "p")
     assert "No image gain" not in text and "samples files missing" not in text
     table = next(b for b in blocks if b[0] == "table" and "Image gain" in b[1])
-    assert [row[1] for row in table[2]] == [f"`{TASK}`"] and table[2][0][6] == "n/a"  # 2 units: no interval
+    assert [row[1] for row in table[2]] == [f"`{TASK}`"] and table[2][0][7] == "n/a"  # 2 units: no interval
 
 
 @pytest.mark.e2e
