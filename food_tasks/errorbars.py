@@ -374,8 +374,10 @@ class ImageGain:
 
 
 def headline_of(data: RunTask | TaskData) -> str | None:
-    """The task's headline metric: the first of its table with an estimator (as ``food-tasks compare`` takes it)."""
-    return next((m.name for m in data.table.values() if m.estimator is not None and m.alias_of is None), None)
+    """The task's headline metric: the one its table declares (:attr:`MetricTable.headline`, the report's headline
+    column), else the first of its table with an estimator (as ``food-tasks compare`` takes it)."""
+    first = next((m.name for m in data.table.values() if m.estimator is not None and m.alias_of is None), None)
+    return data.table.headline or first
 
 
 def paired_gain(ta: RunTask, tb: RunTask, task: str, twin: str, iters: int) -> ImageGain | None:

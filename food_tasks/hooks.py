@@ -100,6 +100,8 @@ class MetricTable(Mapping[str, Metric]):
     A mapping from metric name to :class:`Metric` (a Metric is callable on records, so
     ``table["acc"](records)`` gives the value). ``consistency``: a :class:`food_tasks.consistency.View` saying
     how the records read across languages and contexts (the measures computed across tasks), or None.
+    ``headline``: the metric the benchmark's report leads with, where that is not the first metric with an
+    estimator (Food-500 Cap: CIDEr after BLEU-4); :func:`food_tasks.errorbars.headline_of` reads it.
     """
 
     def __init__(
@@ -109,9 +111,12 @@ class MetricTable(Mapping[str, Metric]):
         key: Callable[[Record], Hashable] | None = None,
         cluster: Callable[[Record], Hashable] | None = None,
         consistency: Any = None,
+        headline: str | None = None,
     ) -> None:
         if not metrics:
             raise ValueError("a metric table needs at least one metric")
+        if headline is not None and not any(m.name == headline and m.estimator is not None for m in metrics):
+            raise ValueError(f"headline {headline!r} is not a metric of the table with an estimator")
         names = [m.name for m in metrics]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -121,6 +126,7 @@ class MetricTable(Mapping[str, Metric]):
         self.key = key  # a document's identity in a record (paired comparisons match runs on it)
         self.cluster = cluster if cluster is not None else key  # the independent unit (default: the document)
         self.consistency = consistency  # food_tasks.consistency.View: its records across languages and contexts
+        self.headline = headline
 
     def __getitem__(self, name: str) -> Metric:
         return self._metrics[name]
@@ -145,6 +151,7 @@ class MetricTable(Mapping[str, Metric]):
             key=self.key,
             cluster=self.cluster,
             consistency=self.consistency,
+            headline=self.headline if self.headline not in names else None,
         )
 
     def plus(self, *metrics: Metric) -> MetricTable:
@@ -156,6 +163,7 @@ class MetricTable(Mapping[str, Metric]):
             key=self.key,
             cluster=self.cluster,
             consistency=self.consistency,
+            headline=self.headline,
         )
 
     def doc_key(self, record: Record) -> Hashable:

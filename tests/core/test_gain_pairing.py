@@ -92,10 +92,14 @@ def test_the_reports_without_image_cell_follows_the_legend(run_dir, tmp_path):
     # 1 of 2 right without the image: se of the mean over 2 clusters, CR1: sqrt(2/1 * ((1/2)^2 + (1/2)^2) / 4)
     # = 1/2, x 100 = 50 points; 1.96 x 50 = 98.00; 2 units < 30: the dagger
     assert table is not None and table[0][5] == "50.00 ± 98.00†"
-    # The caption twin: a wrong caption's smoothed BLEU-4 is about 3e-8 per image, not 0 (so an interval, ± 0.00),
-    # a score and not a proportion (never a Wilson interval), on 5 units: the dagger.
+    # The caption twin ("a plate of food" for every image): CIDEr, a score (never a Wilson interval), ± 1.96 se,
+    # on 5 units: the dagger.
+    from food_tasks.runs.measures import image_gain
+
+    gain = image_gain(runs[0], runs[0], CAP, CAP_TWIN)
     caption = _gain_table(beyond_blocks(spec_for(CAP), runs, Charts(tmp_path / "charts")))
-    assert caption is not None and caption[0][5] == "0.00 ± 0.00†"
+    assert gain is not None and gain.without_se is not None and gain.without_se > 0
+    assert caption is not None and caption[0][5] == f"{gain.without_image:.2f} ± {1.96 * gain.without_se:.2f}†"
 
 
 def _compare(capsys, a: Path, b: Path) -> tuple[int, str, str]:
@@ -125,3 +129,41 @@ def test_compare_exits_1_naming_each_runs_tasks_when_they_share_nothing(run_dir,
     only_twin = _subset(run_dir, tmp_path / "w", lambda t: t == TWIN)
     code, out, err = _compare(capsys, only_task, only_twin)
     assert code == 0 and "share no task" not in err and "A/B" in out
+
+
+def test_the_image_gain_takes_the_metric_the_reports_headline_column_shows():
+    """Food-500 Cap's image gain was BLEU-4 (its table's first metric with an estimator) while the report leads with
+    CIDEr: the gain takes the headline the report's first headline column reads, one rule for every benchmark whose
+    headline task has a metric table (CIDEr is a mean of per-image scores: it pairs by image)."""
+    from food_tasks import catalogue
+    from food_tasks.errorbars import RunTask, headline_of, tables_for
+    from food_tasks.report.spec import registry
+
+    checked = {}
+    for spec in registry():
+        table = spec.tables[0]
+        mode = table.modes[0]
+        column = next(c for c in table.columns if c.key == spec.headline[0])
+        for source in column.sources:
+            fill = {"v": "", "m": mode[1], "mode": mode[2]}
+            task, metric = source.task.format(**fill), source.metric.format(**fill)
+            tables = tables_for(task) if task in catalogue.index() else ()
+            if tables:
+                checked[task] = (headline_of(RunTask(tables[0], [], tables)), metric)
+    assert checked["food500cap_caption"] == ("cider", "cider")
+    assert all(found == shown for found, shown in checked.values()), checked
+
+
+@pytest.mark.e2e
+def test_the_caption_image_gain_is_cider_in_compare_and_the_report(run_dir, tmp_path):
+    from food_tasks import beyond
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import load_runs
+    from food_tasks.report.spec import spec_for
+
+    runs = load_runs([run_dir])
+    found = beyond.image_gain(runs[0], runs[0], CAP, CAP_TWIN)
+    assert found is not None and found.metric == "cider"
+    table = _gain_table(beyond_blocks(spec_for(CAP), runs, Charts(tmp_path / "charts")))
+    assert table is not None and table[0][3] == "cider"
