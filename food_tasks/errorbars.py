@@ -441,10 +441,11 @@ def _image_gains(results: dict, iters: int) -> None:
 
 
 def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -> None:
-    """lmms-eval's ``paired_*`` columns for the task's headline metric (its table's first metric with an estimator)."""
-    headline = next((m for m in data.table.values() if m.estimator is not None), None)
-    if headline is None:
+    """lmms-eval's ``paired_*`` columns for the task's headline metric (:func:`headline_of`)."""
+    name = headline_of(data)
+    if name is None:
         return
+    headline = data.table[name]
     path = samples_file(Path(baseline), task)
     if path is None:
         logger.warning(

@@ -308,12 +308,13 @@ def _circular(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], cha
         for task in tasks:
             if run.value(task, "circular_acc") is None:
                 continue
-            base = task.replace("_circular", "", 1)
+            declared = run.variant(task)  # the rotated task's declared base (rotation_of), never its name
+            base = declared[1] if declared and declared[0] == "circular" else None
             rows.append(
                 [
                     f"**{run.label}**",
                     f"`{task}`",
-                    _with_error(run, base, "acc") if base in run.metrics else "–",
+                    _with_error(run, base, "acc") if base and base in run.metrics else "–",
                     _with_error(run, task, "acc"),
                     _with_error(run, task, "rotation_mean_acc"),
                     _with_error(run, task, "circular_acc"),
@@ -369,7 +370,8 @@ def _positions(
     found = [
         (run, task) for run, tasks in present for task in tasks if isinstance(run.value(task, "position_bias"), dict)
     ]
-    found.sort(key=lambda rt: ("_circular" not in rt[1], rt[1], rt[0].label))
+    # rotated tasks first (their declared variant), then by task and model
+    found.sort(key=lambda rt: ((rt[0].variant(rt[1]) or ("",))[0] != "circular", rt[1], rt[0].label))
     for i, (run, task) in enumerate(found):
         p = run.value(task, "position_bias_p")
         rows.append(

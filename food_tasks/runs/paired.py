@@ -17,7 +17,7 @@ import numpy as np
 
 from food_tasks import catalogue, stats
 from food_tasks.confidence import p_text
-from food_tasks.errorbars import RunTask, compare_tasks, reduce_group
+from food_tasks.errorbars import RunTask, compare_tasks, headline_of, reduce_group
 from food_tasks.hooks import Metric, MetricTable
 from food_tasks.runs.run import Run
 
@@ -84,7 +84,8 @@ def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.D
             )
             continue
         names = [m.name for m in ta.table.values() if m.estimator is not None and m.alias_of is None]
-        for name in names[:1] if metrics == "headline" else names:
+        headline = headline_of(ta)  # the one rule of the report's headline, the image gain and --baseline
+        for name in ([headline] if headline else []) if metrics == "headline" else names:
             values = a.reported(task, name), b.reported(task, name)  # the reported values, then the comparison
             result = compare_tasks(ta, tb, [name], iters, task).get(name)
             metric = ta.table[name]

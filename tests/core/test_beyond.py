@@ -613,3 +613,28 @@ def test_a_run_with_a_task_and_its_twin_writes_the_image_gain_into_its_results(r
     # SE of the paired difference (linearised): e_i = (a_i - 1) / 2 - (b_i - 1/2) / 2 = (-1/4, +1/4), CR1 factor 2:
     # sqrt(2 * (1/16 + 1/16)) = 1/2, in percent 50
     assert row["image_gain_stderr,none"] == pytest.approx(50.0)
+
+
+def test_the_reports_circular_table_takes_the_declared_base_task(tmp_path):
+    """Issue 34.2: the report found a rotated task's base by cutting "_circular" out of its name; it reads the
+    task's declaration (metadata rotation_of), so a base that the name does not spell is still found."""
+    from results_files import write_results
+
+    from food_tasks.report.beyond import _circular
+    from food_tasks.report.runs import load_runs
+
+    path = write_results(
+        tmp_path / "r" / "x_results.json",
+        "pretrained=m/a",
+        {
+            "foodieqa_sivqa_en_p3": {"acc": 40.0},
+            "foodieqa_sivqa_en_rotated": {"acc": 30.0, "circular_acc": 10.0, "rotation_mean_acc": 30.0},
+        },
+    )
+    data = json.loads(path.read_text())
+    data["configs"]["foodieqa_sivqa_en_rotated"]["metadata"]["rotation_of"] = "foodieqa_sivqa_en_p3"
+    path.write_text(json.dumps(data))
+    (run,) = load_runs([path])
+    blocks, _ = _circular(None, [(run, ["foodieqa_sivqa_en_p3", "foodieqa_sivqa_en_rotated"])], None)
+    table = next(b for b in blocks if b[0] == "table")
+    assert [row[1] for row in table[2]] == ["`foodieqa_sivqa_en_rotated`"] and table[2][0][2].startswith("40.00")

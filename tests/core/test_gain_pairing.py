@@ -167,3 +167,21 @@ def test_the_caption_image_gain_is_cider_in_compare_and_the_report(run_dir, tmp_
     assert found is not None and found.metric == "cider"
     table = _gain_table(beyond_blocks(spec_for(CAP), runs, Charts(tmp_path / "charts")))
     assert table is not None and table[0][3] == "cider"
+
+
+@pytest.mark.e2e
+def test_compare_and_baseline_lead_with_the_same_headline_as_the_report(run_dir, tmp_path, monkeypatch):
+    """One headline rule (errorbars.headline_of): compare's headline rows and --baseline's paired columns took the
+    table's first metric with an estimator (BLEU-4 for Food-500 Cap) while the report and the image gain take CIDEr."""
+    from food_tasks import errorbars
+    from food_tasks.runs.paired import compare_runs
+    from food_tasks.runs.run import load_run
+
+    run = load_run(run_dir)
+    assert [r.metric for r in compare_runs(run, run, "headline", iters=0) if r.name == CAP] == ["cider"]
+    asked = []
+    monkeypatch.setattr(errorbars, "compare_tasks", lambda ta, tb, names, *a, **k: asked.extend(names) or {})
+    ours = run.task(CAP)
+    data = errorbars.TaskData(ours.table, ours.records, [ours.table.cluster_of(r) for r in ours.records])
+    errorbars._baseline(CAP, {}, data, str(run_dir), 0)  # the same run as its own baseline
+    assert asked == ["cider"]
