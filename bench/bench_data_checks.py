@@ -86,9 +86,9 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=40, help="distinct food-kb images")
     args = parser.parse_args()
 
-    from food_tasks import data
     from food_tasks.benchmarks.worldcuisines import data as wc_data
     from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
+    from food_tasks.data import hub as data
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "mirror"

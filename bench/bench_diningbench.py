@@ -110,11 +110,11 @@ def main() -> int:
     import diningbench_fixture as F
     from judge_server import JudgeServer
 
-    from food_tasks import judge
     from food_tasks.benchmarks.diningbench import data as D
     from food_tasks.benchmarks.diningbench import layout
     from food_tasks.benchmarks.diningbench import parsing as P
     from food_tasks.benchmarks.diningbench import scoring as S
+    from food_tasks.judge import client as judge
     from food_tasks.utils import diningbench as hooks
 
     # ---------------------------------------------------------------- mirror

@@ -3,7 +3,7 @@
 Usage: ``python bench/bench_errorbars.py [--iters 1000] [--repeat 3]``. Builds the per-document records a
 WorldCuisines test_large run produces (4 subtasks x 30 languages x 500 questions, ~2,400 dishes as clusters,
 MCQ and OEQ, random outcomes), then times what the harness adds to lmms-eval's aggregation: every task's
-standard errors (food_tasks.errorbars.task_statistics) and the groups' (finish), against the aggregation
+standard errors (food_tasks.lmms.errorbars.task_statistics) and the groups' (finish), against the aggregation
 itself (the metrics' reducers); then the paired comparison of every metric with a second model's records on
 the same documents (what food-tasks compare and the report's paired section compute per task). Figures only
 (docs/performance.md); nothing is asserted.
@@ -16,7 +16,8 @@ import random
 import statistics
 import time
 
-from food_tasks import errorbars, hooks
+from food_tasks.hooks import convention as hooks
+from food_tasks.lmms import errorbars
 from food_tasks.utils import worldcuisines as wc
 
 SUBTASKS = ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location")

@@ -64,9 +64,9 @@ def ingredient_lines(rng: random.Random, n: int) -> list[str]:
 
 
 def build_mirror(root: Path, rng: random.Random) -> None:
-    from food_tasks import mirror
     from food_tasks.benchmarks.fambench import data as fb_data
     from food_tasks.benchmarks.fambench import sample as fb_sample
+    from food_tasks.data import mirror
 
     urls = []
     t1 = []
@@ -250,7 +250,7 @@ def main() -> int:
         t1_docs = [t1[i] for i in range(len(t1))]
         ctc_docs = [ctc[i] for i in rng.sample(range(len(ctc)), 1000)]
         print("2. per-document hooks")
-        from food_tasks import remote
+        from food_tasks.data import remote
 
         store = remote.default_image_store()
         for d in t1_docs + ctc_docs[250:]:  # process_results runs after the model saw the images: already verified

@@ -116,7 +116,7 @@ def main() -> int:
             (dest / name).write_bytes((src / name).read_bytes())
         build_images(root, root)
         os.environ.update(FOOD_TASKS_DATA_DIR=str(root), FOOD_TASKS_OFFLINE="1")
-        from food_tasks import cocoeval
+        from food_tasks.hooks import cocoeval
         from food_tasks.utils import food500cap as hooks
 
         print(f"java: {cocoeval.java_problem() or 'available'}")
@@ -190,8 +190,8 @@ def main() -> int:
 
 def reset_caches(cold: bool) -> None:
     """Forget the cached toolkit results; ``cold``: also stop the METEOR process kept for the next task."""
-    from food_tasks import cocoeval
     from food_tasks.benchmarks.food500cap import scoring as fc_scoring
+    from food_tasks.hooks import cocoeval
 
     fc_scoring._coco.cache_clear()
     if cold and hasattr(cocoeval, "METEOR"):
@@ -285,7 +285,7 @@ def time_parts(records: list) -> dict[str, float]:
     from pycocoevalcap.meteor.meteor import Meteor
     from pycocoevalcap.rouge.rouge import Rouge
 
-    from food_tasks import cocoeval
+    from food_tasks.hooks import cocoeval
 
     rows = [r for r in records if not r["image_missing"]]
     parts: dict[str, float] = {}
@@ -310,8 +310,8 @@ def time_parts(records: list) -> dict[str, float]:
 
 
 def tokenizer_distance(root: Path) -> dict[str, object]:
-    from food_tasks import cocoeval
     from food_tasks.benchmarks.food500cap import data as fc_data
+    from food_tasks.hooks import cocoeval
 
     captions = [r["caption"] for name in (fc_data.TEST_FILE, fc_data.TRAIN_FILE) for r in fc_data.load_file(name)]
     java = cocoeval.ptb_tokenize(captions)

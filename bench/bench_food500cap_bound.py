@@ -3,12 +3,12 @@
 
 For one runaway hypothesis of growing length (1 KiB .. 1 MiB of text, three kinds) against one reference,
 in a corpus of 50 ordinary items (so that CIDEr-D has document frequencies), it times each part of the
-toolkit as food_tasks.cocoeval drives it:
+toolkit as food_tasks.hooks.cocoeval drives it:
 
-* PTB tokenizer: the toolkit's Stanford jar (:func:`food_tasks.cocoeval.ptb_tokenize`), all captions in one call;
+* PTB tokenizer: the toolkit's Stanford jar (:func:`food_tasks.hooks.cocoeval.ptb_tokenize`), all captions in one call;
 * BLEU-1..4, ROUGE-L (its LCS table is hypothesis tokens x reference tokens), CIDEr-D: pycocoevalcap in Python;
 * METEOR 1.5: the toolkit's jar with the toolkit's command line (``-Xmx2G``) in our
-  :class:`food_tasks.cocoeval.MeteorProcess`, one jar per kind, started and warmed up before the first timed
+  :class:`food_tasks.hooks.cocoeval.MeteorProcess`, one jar per kind, started and warmed up before the first timed
   call (as a run keeps it); the time of the one call, whether the jar failed (out of memory, time limit)
   and the jar's peak resident memory (VmHWM, the peak over the kind's lengths so far).
 
@@ -83,7 +83,7 @@ def measure(kind: str, kib: int, meteor, timeout: float) -> dict[str, object]:  
     from pycocoevalcap.cider.cider import Cider
     from pycocoevalcap.rouge.rouge import Rouge
 
-    from food_tasks import cocoeval
+    from food_tasks.hooks import cocoeval
 
     rng = random.Random(kib)
     hyp = hypothesis(kind, kib * 1024, rng)
@@ -126,7 +126,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="METEOR time limit per call, s")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
-    from food_tasks import cocoeval
+    from food_tasks.hooks import cocoeval
 
     problem = cocoeval.java_problem()
     if problem:

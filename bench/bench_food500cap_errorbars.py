@@ -5,7 +5,7 @@ Builds ``n`` per-image records (with ``--data-dir``, a FOOD_TASKS_DATA_DIR mirro
 github/aaronma2020/Food500-Cap/evaluation_data.json: its captions, each hypothesis another caption of the same
 category; otherwise generated captions), 1 % of them ``image_missing``. Times the aggregation as a run does it
 (every metric's reducer; the COCO toolkit runs once and is cached), then what the harness adds for the error
-bars: every metric's standard error (food_tasks.errorbars.task_statistics: per-image statistics from the
+bars: every metric's standard error (food_tasks.lmms.errorbars.task_statistics: per-image statistics from the
 cached toolkit results, BLEU's n-gram statistics, one cluster bootstrap shared by the BLEU metrics).
 ``--pytok``: the ``*_pytok`` metrics too (FOOD_TASKS_FOOD500CAP_PYTOK=1). Figures only; nothing is asserted.
 """
@@ -78,8 +78,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.pytok:
         os.environ["FOOD_TASKS_FOOD500CAP_PYTOK"] = "1"
-    from food_tasks import cocoeval, errorbars
     from food_tasks.benchmarks.food500cap import scoring as fc_scoring
+    from food_tasks.hooks import cocoeval
+    from food_tasks.lmms import errorbars
     from food_tasks.utils import food500cap as hooks
 
     table = hooks.TABLES["caption"]

@@ -187,8 +187,8 @@ def build(name: str, root: Path, docs: int, cache: Path) -> None:
         ]
         layout.write_wc_vqa(root, layout.item_rows(items, ["en"]))
     elif name == "fambench":
-        from food_tasks import mirror
         from food_tasks.benchmarks.fambench import data as fb_data
+        from food_tasks.data import mirror
 
         url = "https://recipes.example.org/photos/{}.jpg".format
         rows = [
@@ -464,7 +464,7 @@ def pieces(cache: Path) -> dict:
     from lmms_eval.models.model_utils.media_encoder import encode_image_to_base64
     from PIL import Image
 
-    from food_tasks import images
+    from food_tasks.data import images
 
     out = {}
     for label, size, quality in (

@@ -124,7 +124,7 @@ def hooks() -> dict[str, tuple[Callable, dict]]:
 def _run_shape(output: Any, repeat: int, conn: Any, only: str = "") -> None:
     """Child: every hook on one output; sends (hook, seconds or error) as each finishes. Per-output caches
     are cleared before every call (a repeated call must not measure a cache hit)."""
-    from food_tasks import parsing
+    from food_tasks.hooks import parsing
 
     for name, (fn, doc) in hooks().items():
         if only not in name:

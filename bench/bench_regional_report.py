@@ -16,8 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from food_tasks import regional_check, regional_scoring, report
-from food_tasks.mirror import png_bytes
+from food_tasks import report
+from food_tasks.data.mirror import png_bytes
+from food_tasks.regional_tasks import check as regional_check
+from food_tasks.regional_tasks import scoring as regional_scoring
 
 LANGS = [f"l{i:02d}" for i in range(30)]
 

@@ -20,8 +20,9 @@ import time
 
 import datasets
 
-from food_tasks import rotation, stats
 from food_tasks.benchmarks.worldcuisines import circular
+from food_tasks.hooks import rotation
+from food_tasks.stats import uncertainty as stats
 
 PROMPT = "What is this culinary dish called?\n{}\n\nPrint only the answer with a single answer id (1,2,3,4,5)."
 

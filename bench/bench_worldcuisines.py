@@ -26,7 +26,7 @@ Everything runs offline in a temporary directory::
 The synthetic text is not real language: dish names, countries and questions
 are generated in the script of each language (Latin with diacritics, Cyrillic,
 Arabic, Devanagari, Bengali, Sinhala, Thai, Han, kana, Hangul) with the lengths
-of the real prompts, rendered with the official templates (``food_tasks.mirror``).
+of the real prompts, rendered with the official templates (``food_tasks.data.mirror``).
 """
 
 from __future__ import annotations
@@ -571,9 +571,9 @@ def child_prepare() -> None:
     t0 = time.perf_counter()
     import datasets  # noqa: F401
 
-    from food_tasks import data
     from food_tasks.benchmarks.worldcuisines import data as wc_data
     from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring  # noqa: F401 - timed with the imports
+    from food_tasks.data import hub as data
 
     out["import_s"] = time.perf_counter() - t0
     out["rss_after_import_mib"] = peak_rss_mib()

@@ -76,29 +76,29 @@ _map_source_tree()
 # package keeps a cache this list does not name, or when a name here no longer exists.
 _CACHES = (
     # run state: what one lmms-eval run collects for its tables and notes
-    ("food_tasks.errorbars", "_RUN"),
-    ("food_tasks.results_table", "RUN_NOTES"),
-    ("food_tasks.images", "reset"),  # which images could not be decoded, and how many warnings were printed
+    ("food_tasks.lmms.errorbars", "_RUN"),
+    ("food_tasks.lmms.results_table", "RUN_NOTES"),
+    ("food_tasks.data.images", "reset"),  # which images could not be decoded, and how many warnings were printed
     # task folders and YAML
-    ("food_tasks.catalogue", "_INDEX"),
-    ("food_tasks.catalogue", "yaml_loader"),
-    ("food_tasks.harness", "_PARSED"),
-    ("food_tasks.harness", "_simple_loader"),
+    ("food_tasks.tasks.catalogue", "_INDEX"),
+    ("food_tasks.tasks.catalogue", "yaml_loader"),
+    ("food_tasks.lmms.harness", "_PARSED"),
+    ("food_tasks.lmms.harness", "_simple_loader"),
     ("food_tasks.report.spec", "_LOADED"),
     # data, images and remote services
-    ("food_tasks.data", "hub_image_store"),
-    ("food_tasks.remote", "_probe"),
-    ("food_tasks.remote", "default_image_store"),
-    ("food_tasks.regional_scoring", "url_store"),
-    ("food_tasks.redact", "_configured"),
-    ("food_tasks.judge", "client_for"),
-    ("food_tasks.cocojava", "_java_problem"),
-    ("food_tasks.bertscore", "_scorer"),
-    ("food_tasks.bertscore", "_f1"),
+    ("food_tasks.data.hub", "hub_image_store"),
+    ("food_tasks.data.remote", "_probe"),
+    ("food_tasks.data.remote", "default_image_store"),
+    ("food_tasks.regional_tasks.scoring", "url_store"),
+    ("food_tasks.judge.redact", "_configured"),
+    ("food_tasks.judge.client", "client_for"),
+    ("food_tasks.hooks.cocojava", "_java_problem"),
+    ("food_tasks.hooks.bertscore", "_scorer"),
+    ("food_tasks.hooks.bertscore", "_f1"),
     # compiled patterns
-    ("food_tasks.parsing", "_LABEL_SETS"),
-    ("food_tasks.parsing", "_strip_tagged"),
-    ("food_tasks.jsonparse", "_MARK_PATTERNS"),
+    ("food_tasks.hooks.parsing", "_LABEL_SETS"),
+    ("food_tasks.hooks.parsing", "_strip_tagged"),
+    ("food_tasks.hooks.jsonparse", "_MARK_PATTERNS"),
 )
 
 

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from food_tasks.benchmarks import BENCHMARKS, get
-from food_tasks.catalogue import entries as yaml_entries
-from food_tasks.catalogue import names as yaml_names
-from food_tasks.catalogue import task_dir
-from food_tasks.registry import in_sample
-from food_tasks.runfiles import newest_results, read_results, results_snapshot
+from food_tasks.lmms.runfiles import newest_results, read_results, results_snapshot
+from food_tasks.tasks.catalogue import entries as yaml_entries
+from food_tasks.tasks.catalogue import names as yaml_names
+from food_tasks.tasks.catalogue import task_dir
+from food_tasks.tasks.registry import in_sample
 
 
 def demo_tasks() -> str:
@@ -63,7 +63,7 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
     """The packaged sample tasks and groups: what the registry records' ``sample_tasks`` hold, the variants declared on
-    those (:func:`food_tasks.registry.in_sample`), and every group all of whose members are samples."""
+    those (:func:`food_tasks.tasks.registry.in_sample`), and every group all of whose members are samples."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
 
     def sample(name: str, bench: str, seen: frozenset = frozenset()) -> bool:
@@ -231,12 +231,12 @@ def demo_banner(command: list[str], model: Path, out_dir: Path) -> list[str]:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run the packaged sample tasks through lmms-eval on a tiny random model; the results file is the verdict."""
-    from food_tasks.remote import cache_root
+    from food_tasks.data.remote import cache_root
 
     tasks = args.tasks or demo_tasks()
     model = cache_root() / "tiny-qwen2-vl"
     out_dir = Path(args.output_path or DEMO_OUTPUT)
-    from food_tasks.results_table import TABLE_ENV, headline_only
+    from food_tasks.lmms.results_table import TABLE_ENV, headline_only
 
     # The printed table: groups and headline metrics (a screen, not 216 lines); every metric is in the results JSON.
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
@@ -244,7 +244,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     command = demo_command(model, tasks, out_dir)
     # The command comes first, before anything (the model build, lmms-eval) prints progress.
     print("\n".join(demo_banner(command, model, out_dir)), flush=True)
-    from food_tasks.tiny_model import build_tiny_qwen2_vl
+    from food_tasks.lmms.tiny_model import build_tiny_qwen2_vl
 
     build_tiny_qwen2_vl(model)
     before = results_snapshot(out_dir)  # the run's own results file is the one it created or rewrote
@@ -265,10 +265,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Paired differences of two runs on the documents both scored (needs both runs' samples files)."""
-    from food_tasks import beyond, compare  # beyond: image gains over image-free twins, beyond-accuracy measures
-    from food_tasks.confidence import DEFAULT_ITERS
+    from food_tasks.compare import beyond  # image gains over image-free twins, beyond-accuracy measures
+    from food_tasks.compare import table as compare
     from food_tasks.runs import load_run
     from food_tasks.runs.paired import compare_runs
+    from food_tasks.stats.confidence import DEFAULT_ITERS
 
     runs = [load_run(p) for p in (args.run_a, args.run_b)]
     iters = args.iters if args.iters is not None else DEFAULT_ITERS
@@ -350,7 +351,7 @@ def _path_hint() -> list[str]:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Each regional task YAML's verdict, problems and warnings on stdout; exit status 1 when any has a problem."""
-    from food_tasks.regional_check import check, report
+    from food_tasks.regional_tasks.check import check, report
 
     failed = 0
     for path in args.yaml:

@@ -1,6 +1,6 @@
 """Our exceptions, in one leaf that imports nothing: data, images, judge, runs and reports raise them.
 
-``food_tasks.data`` re-exports the data errors under their old names (``food_tasks.data.DataAccessError`` ...).
+``food_tasks.data.hub`` re-exports the data errors under their old names (``food_tasks.data.hub.DataAccessError`` ...).
 """
 
 from __future__ import annotations

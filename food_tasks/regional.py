@@ -1,8 +1,8 @@
 """The lmms-eval task class of regional food tasks: ``class: !function food_tasks.regional.RegionalTask``.
 
 A contributor's YAML is an ordinary lmms-eval task file whose ``class`` is :class:`RegionalTask` and
-whose ``metadata.regional`` block says what the columns mean (CONTRIBUTING.md; :mod:`food_tasks.regional_scoring`
-holds the settings, documents and scoring, :mod:`food_tasks.regional_check` the ``food-tasks validate`` checker).
+whose ``metadata.regional`` block says what the columns mean (CONTRIBUTING.md; :mod:`food_tasks.regional_tasks.scoring`
+holds the settings, documents and scoring, :mod:`food_tasks.regional_tasks.check` the ``food-tasks validate`` checker).
 lmms-eval hooks receive no task configuration, so the settings are bound to the hooks here, from the YAML's own
 config. This module imports lmms-eval: only lmms-eval imports it (to build the task).
 """
@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
 
-from food_tasks.harness import task_yaml
-from food_tasks.hooks import aggregate, results_hook
-from food_tasks.messages import build_messages
-from food_tasks.regional_files import (
+from food_tasks.hooks.convention import aggregate, results_hook
+from food_tasks.hooks.messages import build_messages
+from food_tasks.lmms.harness import task_yaml
+from food_tasks.regional_tasks.config import fit, key_problems, labelled, shown
+from food_tasks.regional_tasks.files import (
     LOCAL_BUILDERS,
     capped,
     data_file_problems,
@@ -29,7 +30,7 @@ from food_tasks.regional_files import (
     local_files,
     root_cause,
 )
-from food_tasks.regional_scoring import (
+from food_tasks.regional_tasks.scoring import (
     DEFAULT_GENERATION,
     IMAGE_KEYS,
     RegionalConfigError,
@@ -43,14 +44,13 @@ from food_tasks.regional_scoring import (
     settings_problems,
     undecoded_images,
 )
-from food_tasks.regional_yaml import fit, key_problems, labelled, shown
 
 if TYPE_CHECKING:
     import datasets
 
-    from food_tasks.data import RunStopped
+    from food_tasks.data.hub import RunStopped
 
-TASK_CLASS = "food_tasks.regional.RegionalTask"  # the same as food_tasks.regional_yaml.TASK_CLASS
+TASK_CLASS = "food_tasks.regional.RegionalTask"  # the same as food_tasks.regional_tasks.config.TASK_CLASS
 
 
 def requested_task_type() -> str:
@@ -58,10 +58,10 @@ def requested_task_type() -> str:
 
     lmms-eval builds a ``class:`` task with ``cls(config=...)`` and does not pass the kind it chose for the
     model (chat models need ``ConfigurableMessagesTask`` requests); it passes it to the public
-    ``TaskManager.load_task_or_group(task_list, task_type)``, around which :mod:`food_tasks.harness` sets
-    :data:`food_tasks.harness.TASK_TYPE`. Outside such a call (or with the harness hooks off): ``"chat"``.
+    ``TaskManager.load_task_or_group(task_list, task_type)``, around which :mod:`food_tasks.lmms.harness` sets
+    :data:`food_tasks.lmms.harness.TASK_TYPE`. Outside such a call (or with the harness hooks off): ``"chat"``.
     """
-    from food_tasks.harness import TASK_TYPE
+    from food_tasks.lmms.harness import TASK_TYPE
 
     return TASK_TYPE.get()
 
@@ -70,7 +70,7 @@ def _bind(config: dict, where: str | None = None) -> dict:
     """The task config with our hooks, metric list and defaults filled in from ``metadata.regional``.
 
     A key the task would replace or lmms-eval reject is a :class:`RegionalConfigError`; a key without effect is
-    logged as a warning naming ``where`` (the YAML) (:mod:`food_tasks.regional_yaml`)."""
+    logged as a warning naming ``where`` (the YAML) (:mod:`food_tasks.regional_tasks.config`)."""
     task = config.get("task", "?")
     errors, warnings = key_problems(config)
     if warnings:
@@ -145,7 +145,7 @@ def _bind(config: dict, where: str | None = None) -> dict:
 def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None = None) -> RunStopped:
     """The error that ends the run, naming the task, its YAML (``where``, when lmms-eval's index says), what to do;
     every line wrapped to 120 columns (the YAML's path on a line of its own)."""
-    from food_tasks.data import RunStopped
+    from food_tasks.data.hub import RunStopped
 
     task = config.get("task", "?")
     command = f"food-tasks validate {where or '<the task YAML>'}"

@@ -50,8 +50,8 @@ from lmms_eval.api.model import lmms
 from loguru import logger
 
 from food_tasks.errors import RunStopped
-from food_tasks.regional_yaml import fit
-from food_tasks.results_table import RUN_NOTES
+from food_tasks.lmms.results_table import RUN_NOTES
+from food_tasks.regional_tasks.config import fit
 
 if TYPE_CHECKING:  # pragma: no cover
     from lmms_eval.api.instance import Instance

@@ -23,9 +23,9 @@ import inprocess
 import pytest
 import sandbox  # noqa: I001  (first: the cache variables must be set before datasets is imported)
 
-from food_tasks import mirror
 from food_tasks.benchmarks import BENCHMARKS
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+from food_tasks.data import mirror
 
 # Each benchmark's test folder goes on sys.path here, not in test files: its fixture module
 # (tests/<bench>/<bench>_fixture.py) is then importable from every test folder, as this folder's helpers are (pytest
@@ -179,8 +179,8 @@ def _offline(monkeypatch, tmp_path_factory):
     # subset does (without a selection, every language file must be present). Tests of the full
     # requirement delete this variable.
     monkeypatch.setenv("FOOD_TASKS_WORLDCUISINES_LANGS", ",".join(LANGS))
-    # Each test starts with no record of undecodable images (food_tasks.images keeps one per process).
-    from food_tasks import images
+    # Each test starts with no record of undecodable images (food_tasks.data.images keeps one per process).
+    from food_tasks.data import images
 
     images.reset()
 
@@ -272,8 +272,8 @@ def toolkit_meteor() -> Iterator[Meteor]:
 def tiny_qwen2_vl() -> Path:
     """The tiny random Qwen2-VL of ``food-tasks demo``, built once per session where the demo looks for it
     (``$FOOD_TASKS_CACHE_DIR/tiny-qwen2-vl``, inside the session folder)."""
-    from food_tasks.remote import cache_root
-    from food_tasks.tiny_model import build_tiny_qwen2_vl
+    from food_tasks.data.remote import cache_root
+    from food_tasks.lmms.tiny_model import build_tiny_qwen2_vl
 
     return build_tiny_qwen2_vl(cache_root() / "tiny-qwen2-vl")
 

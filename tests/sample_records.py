@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from functools import cache
 
-from food_tasks import catalogue
 from food_tasks.benchmarks import BENCHMARKS
-from food_tasks.hooks import MetricTable
+from food_tasks.hooks.convention import MetricTable
+from food_tasks.tasks import catalogue
 
 JUNK = [
     "",

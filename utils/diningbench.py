@@ -12,16 +12,16 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from food_tasks import rotation
 from food_tasks.benchmarks.diningbench import circular
 from food_tasks.benchmarks.diningbench import data as db_data
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.benchmarks.diningbench.tables import CIRCULAR_TABLE, TABLES
-from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Doc, Docs, HookKwargs, Output, Record, Scorer, results_hook
-from food_tasks.messages import build_messages
-from food_tasks.noimage import images_wanted
+from food_tasks.data.hub import stop_run_on_data_error
+from food_tasks.hooks import rotation
+from food_tasks.hooks.convention import Doc, Docs, HookKwargs, Output, Record, Scorer, results_hook
+from food_tasks.hooks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
+from food_tasks.tasks.noimage import images_wanted
 
 
 @stop_run_on_data_error
@@ -29,7 +29,7 @@ def _docs(kind: str, lang: str, views: tuple[int, ...], cot: bool, dataset: obje
     """``process_docs``: the YAML's stub dataset is replaced by the real documents. VQA tasks check the
     judge configuration first, so a missing judge fails before any generation."""
     if kind == "vqa":
-        from food_tasks.judge import JudgeConfig
+        from food_tasks.judge.client import JudgeConfig
 
         JudgeConfig.from_env(f"DiningBench VQA ({lang})")
     return db_data.prepare_docs(kind, lang, views, cot, root=root)
@@ -68,7 +68,7 @@ docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SA
 def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:
     """The selected views as PIL images (an undecodable one left out); none for an image-free twin."""
     if not images_wanted(lmms_eval_specific_kwargs):
-        return []  # an image-free twin (food_tasks.noimage)
+        return []  # an image-free twin (food_tasks.tasks.noimage)
     return db_data.doc_images(doc)  # an undecodable image is left out: the document counts in image_missing
 
 
@@ -100,7 +100,7 @@ process_results_cls = results_hook(_with_images(db_scoring.score_cls), TABLES["c
 process_results_nutrition = results_hook(_with_images(db_scoring.score_nutrition), TABLES["nutrition"])
 process_results_vqa = results_hook(_with_images(db_scoring.score_vqa), TABLES["vqa"])
 
-# The _circular classification tasks (food_tasks.rotation.Circular): each record asked once per rotation of its
+# The _circular classification tasks (food_tasks.hooks.rotation.Circular): each record asked once per rotation of its
 # options (food_tasks.benchmarks.diningbench.circular); images, prompt and scorer are the classification task's.
 CIRCULAR = rotation.Circular(circular.expand, _with_images(db_scoring.score_cls), CIRCULAR_TABLE)
 process_results_circular = CIRCULAR.process_results  # and each rotated task's process_docs:

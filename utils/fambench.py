@@ -17,9 +17,9 @@ from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.benchmarks.fambench.prompts import MODES
 from food_tasks.benchmarks.fambench.tables import TABLES
-from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import results_hook
-from food_tasks.messages import build_messages
+from food_tasks.data.hub import stop_run_on_data_error
+from food_tasks.hooks.convention import results_hook
+from food_tasks.hooks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
 
 __all__ = ["DOCS", "INPUTS", "MODES", "TABLES", "VARIANTS", "docs_hook", "variants"]

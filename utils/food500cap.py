@@ -2,22 +2,23 @@
 
 Thin mapping from YAML hooks onto :mod:`food_tasks.benchmarks.food500cap`; see that package and
 yaml_tasks/food500cap/README.md for what is implemented. ``TABLES`` declares every metric once
-(:mod:`food_tasks.hooks`); ``yaml_tasks/food500cap/_generate_configs.py`` writes the YAML from it.
+(:mod:`food_tasks.hooks.convention`); ``yaml_tasks/food500cap/_generate_configs.py`` writes the YAML from it.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import metrics, stats
 from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import prompts as fc_prompts
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
-from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Doc, Docs, HookKwargs, Metric, MetricTable, results_hook
-from food_tasks.messages import build_messages
-from food_tasks.noimage import images_wanted
+from food_tasks.data.hub import stop_run_on_data_error
+from food_tasks.hooks.convention import Doc, Docs, HookKwargs, Metric, MetricTable, results_hook
+from food_tasks.hooks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
+from food_tasks.stats import metrics
+from food_tasks.stats import uncertainty as stats
+from food_tasks.tasks.noimage import images_wanted
 
 
 @stop_run_on_data_error
@@ -41,7 +42,7 @@ def docs_sample(dataset: object) -> Docs:
 def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:
     """The dish photo as a PIL image; none for an image-free twin or a photo that cannot be decoded."""
     if not images_wanted(lmms_eval_specific_kwargs):
-        return []  # an image-free twin (food_tasks.noimage)
+        return []  # an image-free twin (food_tasks.tasks.noimage)
     image = fc_data.load_image(doc)
     return [image] if image is not None else []
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from food_tasks import rotation
 from food_tasks.benchmarks.foodieqa import circular
 from food_tasks.benchmarks.foodieqa import data as fq_data
 from food_tasks.benchmarks.foodieqa import prompts as fq_prompts
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
 from food_tasks.benchmarks.foodieqa.tables import CIRCULAR_TABLE, TABLES
-from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Doc, Docs, HookKwargs, Output, Record, results_hook
-from food_tasks.noimage import images_wanted
+from food_tasks.data.hub import stop_run_on_data_error
+from food_tasks.hooks import rotation
+from food_tasks.hooks.convention import Doc, Docs, HookKwargs, Output, Record, results_hook
 from food_tasks.sample_data import SAMPLE_ROOT
+from food_tasks.tasks.noimage import images_wanted
 
 
 @stop_run_on_data_error
@@ -71,7 +71,7 @@ def _prompt(doc: Doc, kwargs: HookKwargs = None) -> fq_prompts.Prompt:
         dishname=variant.startswith("dishname"),
         image=variant != "dishname_noimage",
     )
-    return prompt if images_wanted(kwargs) else fq_prompts.text_only(prompt)  # image-free: food_tasks.noimage
+    return prompt if images_wanted(kwargs) else fq_prompts.text_only(prompt)  # image-free: food_tasks.tasks.noimage
 
 
 def _root(doc: Doc) -> Path | None:
@@ -127,7 +127,7 @@ def score_qa(doc: Doc, output: Output) -> Record:
 
 
 process_results = results_hook(score_qa, lambda doc: TABLES[f"p{doc['fq_template']}"], tables=list(TABLES.values()))
-# _circular VQA (food_tasks.rotation.Circular): each question once per rotation of its options, else as its base task.
+# _circular VQA (food_tasks.hooks.rotation.Circular): each question once per rotation of its options, else as base.
 CIRCULAR = rotation.Circular(circular.expand, score_qa, CIRCULAR_TABLE)
 process_results_circular = CIRCULAR.process_results  # and each rotated task's process_docs:
 docs_mivqa_zh_p0_circular = CIRCULAR.docs(docs_mivqa_zh_p0)

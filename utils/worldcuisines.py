@@ -11,16 +11,16 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from food_tasks import rotation
 from food_tasks.benchmarks.worldcuisines import circular
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.benchmarks.worldcuisines.tables import CIRCULAR_TABLE, TABLES
-from food_tasks.data import stop_run_on_data_error
-from food_tasks.hooks import Doc, Docs, HookKwargs, Output, Record, results_hook
-from food_tasks.messages import build_messages
-from food_tasks.noimage import images_wanted
+from food_tasks.data.hub import stop_run_on_data_error
+from food_tasks.hooks import rotation
+from food_tasks.hooks.convention import Doc, Docs, HookKwargs, Output, Record, results_hook
+from food_tasks.hooks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
+from food_tasks.tasks.noimage import images_wanted
 
 SAMPLE_LANGUAGES = (
     "en",
@@ -59,7 +59,7 @@ docs_sample_2 = partial(_docs, "large", "2_location", root=SAMPLE_ROOT, language
 def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:
     """The dish image (one PIL image), or none for an image-free twin or an image that cannot be loaded."""
     if not images_wanted(lmms_eval_specific_kwargs):
-        return []  # an image-free twin (food_tasks.noimage)
+        return []  # an image-free twin (food_tasks.tasks.noimage)
     return wc_data.doc_images(doc)  # [] when the image cannot be loaded: counted as image_missing
 
 
@@ -106,7 +106,7 @@ process_results_mcq = results_hook(score_mcq, TABLES["mcq"])
 process_results_oeq = results_hook(score_oeq, TABLES["oeq"])
 process_results_oeq_sample = results_hook(score_oeq, TABLES["oeq_sample"])
 
-# The _circular MCQ tasks (food_tasks.rotation.Circular): each document asked once per rotation of its options
+# The _circular MCQ tasks (food_tasks.hooks.rotation.Circular): each document asked once per rotation of its options
 # (food_tasks.benchmarks.worldcuisines.circular); images, prompt hook and scorer are the MCQ task's.
 CIRCULAR = rotation.Circular(circular.expand, score_mcq, CIRCULAR_TABLE)
 process_results_circular = CIRCULAR.process_results  # and each rotated task's process_docs:

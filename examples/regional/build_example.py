@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from food_tasks.mirror import png_bytes
+from food_tasks.data.mirror import png_bytes
 
 HERE = Path(__file__).resolve().parent
 # (id, region, language, colour, question, options, answer label, open answer)

@@ -1,14 +1,14 @@
 """The benchmarks: one package each (data preparation, prompts, parsing, scoring, report tables), one
-:class:`food_tasks.registry.Benchmark` record each (``BENCHMARK`` in the package's ``__init__.py``).
+:class:`food_tasks.tasks.registry.Benchmark` record each (``BENCHMARK`` in the package's ``__init__.py``).
 
 Adding a benchmark adds one line to :data:`PACKAGES` (CONTRIBUTING.md, "Adding a benchmark"). The order is
-the order of the report's sections. The core reads the records with :func:`food_tasks.registry.records` (this
+the order of the report's sections. The core reads the records with :func:`food_tasks.tasks.registry.records` (this
 package imports nothing of ours but the registry); :data:`BENCHMARKS` and :func:`get` are the same records.
 """
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, record, records
+from food_tasks.tasks.registry import Benchmark, record, records
 
 PACKAGES = (
     "worldcuisines",

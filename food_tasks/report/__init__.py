@@ -10,12 +10,12 @@ runs whose task versions, generation settings, prompts or judge settings differ 
 comparable.
 
 This package holds the generic pieces: :mod:`.spec` (what a table looks like, the registry of specs, the blocks of
-the document model), :mod:`.runs` (runs read with :mod:`food_tasks.runfiles`), :mod:`.cells` (values and their
+the document model), :mod:`.runs` (runs read with :mod:`food_tasks.lmms.runfiles`), :mod:`.cells` (values and their
 text), :mod:`.build` (every section's blocks; :func:`build_report`), :mod:`.uncertainty` (standard errors, paired
 differences, best-of bias), :mod:`.charts` (PNG charts) and :mod:`.render`
 (the one document model written as Markdown and as HTML). Each benchmark's layout is a :class:`BenchmarkSpec` in
 its own package (``food_tasks/benchmarks/<name>/report.py``), named by its registry record
-(:attr:`food_tasks.registry.Benchmark.report`); :func:`registry` collects them in the order of
+(:attr:`food_tasks.tasks.registry.Benchmark.report`); :func:`registry` collects them in the order of
 :mod:`food_tasks.benchmarks` (keyed by task-name prefix), with the published numbers the record names.
 Tasks no entry claims (regional tasks, for example) get a generic table of their scalar metrics and a
 bar chart per dict metric (``acc_by_region``).

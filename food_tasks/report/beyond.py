@@ -2,8 +2,8 @@
 consistency (with a chart of each language's gap to the reference language), context sensitivity, circular accuracy
 next to plain accuracy, and position bias (a chart of chosen against gold shares per position).
 
-Every value comes from the results files (measures computed during the run, :mod:`food_tasks.consistency`,
-:mod:`food_tasks.rotation`), except the image gain, which pairs a task's and its twin's samples files by document
+Every value comes from the results files (measures computed during the run, :mod:`food_tasks.stats.consistency`,
+:mod:`food_tasks.hooks.rotation`), except the image gain, which pairs a task's and its twin's samples files by document
 (:mod:`food_tasks.runs.measures`). A part that cannot be built says so in one line with the reason.
 """
 
@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, p_text
 from food_tasks.report.cells import fmt, number, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.spec import FEW, BenchmarkSpec, Block, spec_for
@@ -21,6 +20,7 @@ from food_tasks.runs.measures import gain_missing_reason, gain_pairs, image_gain
 from food_tasks.runs.measures import shares as read_shares
 from food_tasks.runs.paired import interval_p
 from food_tasks.runs.run import Run
+from food_tasks.stats.confidence import MIN_UNITS, p_text
 
 MAX_POSITION_CHARTS = 6  # per benchmark: the circular tasks first, then ordinary ones
 GAP = "xling_gap_to_"

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import food_tasks.report.spec as specs
-from food_tasks.confidence import Z95
 from food_tasks.report.beyond import beyond_blocks
 from food_tasks.report.cells import (
     absent_reason,
@@ -51,6 +50,7 @@ from food_tasks.report.spec import (
 )
 from food_tasks.report.uncertainty import uncertainty_blocks
 from food_tasks.runs import Run, load_runs
+from food_tasks.stats.confidence import Z95
 
 
 def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> list[Block]:

@@ -6,9 +6,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from food_tasks.confidence import Z95, wilson
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import MISSING, UNDEFINED, BenchmarkSpec, Column, Partial
+from food_tasks.stats.confidence import Z95, wilson
 
 
 def fmt(value: Any, decimals: int) -> str:
@@ -111,7 +111,7 @@ def tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
 
 def binomial_interval(percent: Any, n: Any) -> tuple[float, float] | None:
     """The 95% Wilson interval (percent) of a proportion given in percent over ``n`` independent units
-    (:func:`food_tasks.confidence.wilson`: never zero-wide at 0/n or n/n, never outside [0, 100])."""
+    (:func:`food_tasks.stats.confidence.wilson`: never zero-wide at 0/n or n/n, never outside [0, 100])."""
     if not isinstance(percent, (int, float)) or isinstance(percent, bool) or math.isnan(percent):
         return None
     found = wilson(percent / 100.0 * n, n) if isinstance(n, (int, float)) and not isinstance(n, bool) else None

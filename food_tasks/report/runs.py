@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from food_tasks.errors import ReportInputError  # noqa: F401  (raised by the reads; public here too)
-from food_tasks.runfiles import results_files
+from food_tasks.lmms.runfiles import results_files
 from food_tasks.runs.run import Run, load_runs, model_label, model_name, short_label
 
 find_results = results_files  # the report's name for it

@@ -7,8 +7,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from food_tasks.confidence import MIN_UNITS
-from food_tasks.registry import PUBLISHED_DIR, record, records
+from food_tasks.stats.confidence import MIN_UNITS
+from food_tasks.tasks.registry import PUBLISHED_DIR, record, records
 
 DATA_DIR = PUBLISHED_DIR  # published numbers of a report spec that no registry record declares: <name>.json
 FILTER = "none"
@@ -150,8 +150,9 @@ class BenchmarkSpec:
 
 
 def registry() -> tuple[BenchmarkSpec, ...]:
-    """The benchmark specs, in the order of :data:`food_tasks.registry.PACKAGES`, loaded on first use (the benchmark
-    modules that hold them import this one); callers look it up as ``spec.registry()`` (a test may replace it)."""
+    """The benchmark specs, in the order of :data:`food_tasks.tasks.registry.PACKAGES`, loaded on first use (the
+    benchmark modules that hold them import this one); callers look it up as ``spec.registry()`` (a test may replace
+    it)."""
     if not _LOADED:
         with_report = [b for b in records() if b.report is not None]
         specs = tuple(b.report.load() for b in with_report)

@@ -7,11 +7,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
 from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell
 from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column
 from food_tasks.runs.paired import best_of_bias, compare_one, group_entries, interval_p
 from food_tasks.runs.run import Run
+from food_tasks.stats.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
 
 POWER_NOTE = (
     "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "

@@ -5,15 +5,15 @@ two runs on the measures that are not plain accuracy (``food-tasks compare``, ``
   (declared in its results file's config, :meth:`food_tasks.runs.run.Run.variant`) score the same documents (the
   twin reads them with the task's own ``process_docs``), so they are paired by document identity; ``image_gain`` is
   the task's headline metric with the image minus without it on the shared documents, clustered like the metric
-  (:func:`food_tasks.stats.compare`),
+  (:func:`food_tasks.stats.uncertainty.compare`),
   and ``answerable_without_image`` the image-free score on those documents, with its clustered standard error
-  (:func:`food_tasks.errorbars.paired_gain`, the function a run writes them with). Each model's tasks are paired
+  (:func:`food_tasks.lmms.errorbars.paired_gain`, the function a run writes them with). Each model's tasks are paired
   with that model's own twins (:func:`gain_pairs`, in ``compare`` and the report).
 * **Measures of two runs** (:data:`MEASURES`): a measure its task's metric table declares with an estimator
   (``circular_acc``, a task's own ``xling_*``) is compared like any metric (:func:`food_tasks.runs.paired.compare_one`);
   one computed across tasks (``xling_*`` pooled over a benchmark's language tasks, ``misled_rate`` / ``hint_gain``
   of a group) is recomputed from both runs' records by the functions a run computes them with
-  (:mod:`food_tasks.consistency`) as a mean of per-unit values (an item, a dish in one language), the two means
+  (:mod:`food_tasks.stats.consistency`) as a mean of per-unit values (an item, a dish in one language), the two means
   compared on the same clusters (:func:`paired_means`). ``position_rstd`` (RStd) is compared like a metric;
   ``position_bias_p`` is a p-value: shown side by side, never differenced.
 """
@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-from food_tasks import consistency, stats
-from food_tasks.errorbars import ImageGain, paired_gain
+from food_tasks.lmms.errorbars import ImageGain, paired_gain
 from food_tasks.runs.paired import Row, compare_one
 from food_tasks.runs.run import Run
+from food_tasks.stats import consistency
+from food_tasks.stats import uncertainty as stats
 
 XLING = ("xling_all_correct", "xling_agreement")
 CONTEXT = ("misled_rate", "hint_gain", "misled_rate_same_image", "hint_gain_same_image")
@@ -72,7 +73,7 @@ def image_gain(
     with_run: Run, without_run: Run, task: str, twin: str, iters: int = stats.DEFAULT_ITERS
 ) -> ImageGain | None:
     """The image gain of ``task`` (in ``with_run``) over ``twin`` (in ``without_run``); None without both samples
-    files, a headline metric, or a shared document (:func:`food_tasks.errorbars.paired_gain`, as the run writes it
+    files, a headline metric, or a shared document (:func:`food_tasks.lmms.errorbars.paired_gain`, as the run writes it
     into the results JSON)."""
     ta, tb = with_run.task(task), without_run.task(twin)
     if ta is None or tb is None:
@@ -91,7 +92,7 @@ def paired_means(
     ``pair_units``: only the units both runs have count (an item answered in several languages by both); otherwise
     each run keeps its own units (``misled_rate`` counts the dishes a run got right without context) and the two
     ratios are compared over the union of their units, each unit in its cluster (the linearised paired ratio
-    difference of :func:`food_tasks.stats.compare`)."""
+    difference of :func:`food_tasks.stats.uncertainty.compare`)."""
     va = {u: (c, v) for u, c, v in a}
     vb = {u: (c, v) for u, c, v in b}
     units = sorted(va.keys() & vb.keys() if pair_units else va.keys() | vb.keys(), key=stats.canonical)
@@ -104,7 +105,7 @@ def paired_means(
 def xling_units(run: Run, name: str, what: str) -> list[Unit] | None:
     """Per item (asked in two languages at least): 1 when right in every language (``all_correct``) or when every
     language chose the same option (``agreement``); the items of ``name``'s task, or of its family pooled over the
-    run's tasks as a run pools them (:func:`food_tasks.consistency.family_pools`: a benchmark's separate language
+    run's tasks as a run pools them (:func:`food_tasks.stats.consistency.family_pools`: a benchmark's separate language
     tasks). None when the task declares no consistency view."""
     if name not in run.tasks:
         return None
@@ -121,7 +122,8 @@ def xling_units(run: Run, name: str, what: str) -> list[Unit] | None:
 
 
 def context_units(run: Run, group: str, what: str) -> list[Unit] | None:
-    """The per-dish rows of a group's ``misled_rate`` / ``hint_gain`` (:func:`food_tasks.consistency.context_rows`)."""
+    """The per-dish rows of a group's ``misled_rate`` / ``hint_gain``
+    (:func:`food_tasks.stats.consistency.context_rows`)."""
     members = [run.task(t) for t in run.leaves(group)]
     if not members or any(m is None for m in members):
         return None
@@ -152,7 +154,7 @@ def measure_row(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
     )
     if units[0] is None or units[1] is None:
         return Row(name, metric, va, vb, None, higher, "no samples files of its tasks (run with --log_samples)")
-    # In percent, as every accuracy and rate of every benchmark (food_tasks.hooks.SCALES).
+    # In percent, as every accuracy and rate of every benchmark (food_tasks.hooks.convention.SCALES).
     result = paired_means(units[0], units[1], 100.0, iters, stats.seed_for(name, metric), metric in XLING)
     return Row(name, metric, va, vb, result, higher, result.few_note())
 

@@ -1,8 +1,8 @@
 """Two runs compared on the documents both scored, from their files (``food-tasks compare``, the report).
 
-A task's metrics are compared by document identity (:func:`food_tasks.errorbars.compare_tasks`, the function a run
+A task's metrics are compared by document identity (:func:`food_tasks.lmms.errorbars.compare_tasks`, the function a run
 calls for ``--baseline``); a group's aggregate by one joint paired cluster bootstrap over its tasks' documents, reduced
-as the group declares (:func:`food_tasks.errorbars.reduce_group`, as during a run); a best-of-templates group's
+as the group declares (:func:`food_tasks.lmms.errorbars.reduce_group`, as during a run); a best-of-templates group's
 selection bias.
 """
 
@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from food_tasks import catalogue, stats
-from food_tasks.confidence import p_text
-from food_tasks.errorbars import RunTask, compare_tasks, headline_of, reduce_group
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.lmms.errorbars import RunTask, compare_tasks, headline_of, reduce_group
 from food_tasks.runs.run import Run
+from food_tasks.stats import uncertainty as stats
+from food_tasks.stats.confidence import p_text
+from food_tasks.tasks import catalogue
 
 
 def few_note(comparison: stats.Comparison | None) -> str:
@@ -295,10 +296,10 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
 
 
 def interval_p(c: stats.Comparison, scale: float = 1.0, decimals: int = 2) -> tuple[str, str]:
-    """The 95% interval and p-value cells of a comparison (:func:`food_tasks.confidence.p_text`), the interval's
+    """The 95% interval and p-value cells of a comparison (:func:`food_tasks.stats.confidence.p_text`), the interval's
     bounds times ``scale`` with ``decimals`` decimals: ``n/a`` for an undefined difference, and below
-    :data:`food_tasks.stats.MIN_UNITS` independent units, where no verdict is given: the normal interval is not to
-    be trusted there (it can cross the metric's bounds: +108.67 points for a difference of two percentages) and
+    :data:`food_tasks.stats.uncertainty.MIN_UNITS` independent units, where no verdict is given: the normal interval is
+    not to be trusted there (it can cross the metric's bounds: +108.67 points for a difference of two percentages) and
     neither is its p-value. ``food-tasks compare`` and the report's tables of differences both use it."""
     if not math.isfinite(c.diff) or c.clusters < stats.MIN_UNITS or c.low is None or c.high is None:
         return "n/a", "n/a"

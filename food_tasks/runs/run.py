@@ -1,9 +1,9 @@
 """One run read back from lmms-eval's files: :class:`Run`, :func:`load_run` (one results file, ``food-tasks compare``)
 and :func:`load_runs` (one run per model, its results files merged: the report).
 
-Each results file is read once, by :func:`food_tasks.runfiles.read_results`, when the run is loaded; a task's samples
-file (``--log_samples``: the first metric of each task logs the whole per-document record) is read when first asked
-for (:meth:`Run.task`), once.
+Each results file is read once, by :func:`food_tasks.lmms.runfiles.read_results`, when the run is loaded; a task's
+samples file (``--log_samples``: the first metric of each task logs the whole per-document record) is read when first
+asked for (:meth:`Run.task`), once.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from food_tasks import registry, runfiles
-from food_tasks.confidence import MIN_UNITS
-from food_tasks.errorbars import RunTask, tables_for
+from food_tasks.lmms import runfiles
+from food_tasks.lmms.errorbars import RunTask, tables_for
+from food_tasks.stats.confidence import MIN_UNITS
+from food_tasks.tasks import registry
 
 FILTER = "none"  # the lmms-eval filter our metrics are reported under
 # The task-name token of a rotated task, read ONLY for results files written before rotation_of was declared.
@@ -68,7 +69,7 @@ class Run:
         return None
 
     def se(self, task: str, metric: str) -> float | None:
-        """The metric's standard error (food_tasks.errorbars), or None (none computed, or not a number)."""
+        """The metric's standard error (food_tasks.lmms.errorbars), or None (none computed, or not a number)."""
         value = self.stderr.get(task, {}).get(metric)
         return (
             value if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
@@ -125,7 +126,7 @@ class Run:
 
     def variant(self, task: str) -> tuple[str, str] | None:
         """``(kind, base task)`` that the task's config declares in its results file (``configs.<task>.metadata``,
-        :func:`food_tasks.registry.variant_in`): ``("noimage", <image twin>)``, ``("circular", <task rotated>)``;
+        :func:`food_tasks.tasks.registry.variant_in`): ``("noimage", <image twin>)``, ``("circular", <task rotated>)``;
         None for a base task. Read from the declaration, never from the task's name.
 
         Results files written before rotation was declared (``rotation_of``, food-tasks 0.1.0 of 2026-11-27) name
@@ -201,7 +202,8 @@ def _judge_fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
 
 
 def from_results(path: Path, data: Mapping[str, Any]) -> Run:
-    """The run of one results file (``data``: its JSON, as :func:`food_tasks.runfiles.read_results` returned it)."""
+    """The run of one results file (``data``: its JSON, as :func:`food_tasks.lmms.runfiles.read_results` returned
+    it)."""
     metrics: dict[str, dict[str, Any]] = {}
     stderr: dict[str, dict[str, float]] = {}
     units: dict[str, dict[str, Any]] = {}
@@ -211,7 +213,7 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
             clean = {
                 k.rsplit(",", 1)[0]: v for k, v in values.items() if k.endswith(f",{FILTER}") and "_stderr" not in k
             }
-            # <metric>_n and <metric>_clusters (food_tasks.errorbars) describe a metric, they are not metrics
+            # <metric>_n and <metric>_clusters (food_tasks.lmms.errorbars) describe a metric, they are not metrics
             described = {m for m in clean if m.endswith(("_n", "_clusters")) and m.rsplit("_", 1)[0] in clean}
             units.setdefault(task, {}).update(
                 {m.removesuffix("_clusters"): clean[m] for m in described if m.endswith("_clusters")}

@@ -1,6 +1,6 @@
 """Write the packaged sample data (run: ``python -m food_tasks.sample_data.build [ROOT]``).
 
-Each benchmark's record names its sample writer (:attr:`food_tasks.registry.Benchmark.write_sample`,
+Each benchmark's record names its sample writer (:attr:`food_tasks.tasks.registry.Benchmark.write_sample`,
 ``food_tasks/benchmarks/<name>/sample.py``), which writes a miniature of the official distribution under
 ``ROOT`` in the ``FOOD_TASKS_DATA_DIR`` layout. Deterministic: the committed files are checked against a
 fresh build.

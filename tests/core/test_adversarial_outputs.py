@@ -1,5 +1,5 @@
 """No aggregation raises on any model output: every metric of every table of every benchmark (and of regional
-tasks), through ``process_results`` and ``food_tasks.hooks.aggregate``, on adversarial outputs.
+tasks), through ``process_results`` and ``food_tasks.hooks.convention.aggregate``, on adversarial outputs.
 
 Documents come from each benchmark's own test fixture (a mirror in the published layout), loaded by the
 ``process_docs`` of the task YAMLs we ship, one task per table. Each adversarial output is given to every
@@ -20,8 +20,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from food_tasks import hooks, regional, regional_check, regional_files
+from food_tasks import regional
 from food_tasks.benchmarks import BENCHMARKS
+from food_tasks.hooks import convention as hooks
+from food_tasks.regional_tasks import check as regional_check
+from food_tasks.regional_tasks import files as regional_files
 from food_tasks.registration import task_dir
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""food_tasks.archive: extract a zip or tar once; corrupt and unsafe archives are clear errors."""
+"""food_tasks.data.archive: extract a zip or tar once; corrupt and unsafe archives are clear errors."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from food_tasks.archive import MARKER, archive_key, extract_once
-from food_tasks.data import DataAccessError
+from food_tasks.data.archive import MARKER, archive_key, extract_once
+from food_tasks.data.hub import DataAccessError
 
 
 def _tar(path, files):

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks import benchmarks, registry, report
+from food_tasks import benchmarks, report
 from food_tasks.benchmarks import BENCHMARKS
-from food_tasks.registry import Benchmark, Lazy
+from food_tasks.tasks import registry
+from food_tasks.tasks.registry import Benchmark, Lazy
 
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "food_tasks"
@@ -101,7 +102,8 @@ def _patterns() -> list[re.Pattern[str]]:
 
 
 def _core_modules() -> list[Path]:
-    return sorted(CORE.glob("*.py")) + sorted((CORE / "sample_data").glob("*.py"))
+    # Every module of the core's folders (its layers) and the sample builder; the benchmark packages are not core.
+    return sorted(p for p in CORE.rglob("*.py") if "benchmarks" not in p.relative_to(CORE).parts)
 
 
 def test_no_core_module_names_a_benchmark():
@@ -143,7 +145,7 @@ def test_the_core_names_check_finds_names():
 
 def test_a_variant_is_read_from_its_declaration_never_from_its_name(monkeypatch):
     """Issue 34.2: the records count a variant's documents from what it declares in its YAML metadata."""
-    from food_tasks import registry
+    from food_tasks.tasks import registry
 
     assert registry.variant("diningbench_cls_en_circular") == ("circular", "diningbench_cls_en")
     assert registry.variant("diningbench_cls_en_noimage") == ("noimage", "diningbench_cls_en")
@@ -174,7 +176,7 @@ def test_a_variant_is_read_from_its_declaration_never_from_its_name(monkeypatch)
 
 def test_a_sample_task_is_found_from_the_records_never_from_its_name():
     """Issue 34.2: a record's sample tasks and groups, their members and the variants declared on them."""
-    from food_tasks.registry import in_sample
+    from food_tasks.tasks.registry import in_sample
 
     samples = ("foodieqa_sample",)  # a group of three tasks
     assert in_sample("foodieqa_sample", samples) and in_sample("foodieqa_textqa_zh_sample_p2", samples)
@@ -190,7 +192,8 @@ def test_a_sample_task_is_found_from_the_records_never_from_its_name():
 def test_food_tasks_list_finds_the_samples_from_the_records():
     """`food-tasks list` marks sample rows from the records and declarations (issue 34.2), not from the word
     "sample" in a name: a group is a sample when all its members are."""
-    from food_tasks import catalogue, cli
+    from food_tasks import cli
+    from food_tasks.tasks import catalogue
 
     entries = catalogue.entries()
     fake = [("worldcuisines_mcq_sample_fake", "task", "worldcuisines", ()), ("g", "group", "foodieqa", ("g",))]
@@ -202,7 +205,7 @@ def test_food_tasks_list_finds_the_samples_from_the_records():
 
 
 def test_the_registry_reads_the_records_the_package_list_names(monkeypatch):
-    # The report takes them from here (food_tasks.registry, beneath the benchmarks' report modules).
+    # The report takes them from here (food_tasks.tasks.registry, beneath the benchmarks' report modules).
     assert registry.records() == BENCHMARKS and registry.record("foodieqa") is BENCHMARKS[3]
     monkeypatch.setattr(benchmarks, "PACKAGES", ("food500cap", "fambench"))  # read when asked, in the list's order
     assert [b.name for b in registry.records()] == ["food500cap", "fambench"] and registry.record("foodieqa") is None

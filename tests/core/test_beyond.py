@@ -1,4 +1,4 @@
-"""Beyond accuracy read back from runs (issue 28, offline part; :mod:`food_tasks.beyond`,
+"""Beyond accuracy read back from runs (issue 28, offline part; :mod:`food_tasks.compare.beyond`,
 :mod:`food_tasks.report.beyond`): hand-computed paired comparisons of the new measures, and one end-to-end run of a
 packaged task with its image-free and circular variants (replay model) read by ``food-tasks compare`` and
 ``food-tasks report``."""
@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import beyond, consistency, stats
-from food_tasks.consistency import HINT, MISLEADING, NO_CONTEXT
+from food_tasks.compare import beyond
 from food_tasks.runs import measures
+from food_tasks.stats import consistency
+from food_tasks.stats import uncertainty as stats
+from food_tasks.stats.consistency import HINT, MISLEADING, NO_CONTEXT
 
 VIEW = consistency.View(
     item=stats.column("qa_id"),
@@ -179,7 +181,7 @@ def run_dir(tmp_path_factory):
 
 @pytest.mark.e2e
 def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, tmp_path):
-    from food_tasks.compare import load_run
+    from food_tasks.compare.table import load_run
 
     run = load_run(run_dir)
     found = beyond.image_gain(run, run, TASK, TWIN)
@@ -493,7 +495,7 @@ def test_report_position_bias_shows_where_a_task_reports_it_and_says_whose_tasks
 def test_compare_pairs_each_model_with_its_own_twin_and_says_where_each_side_comes_from(run_dir, tmp_path):
     """Issue 33.2: two runs of two models, each holding a task and its twin: compare printed every task twice under
     model A (against B's twin and against A's own) with nothing telling the rows apart."""
-    from food_tasks.compare import load_run
+    from food_tasks.compare.table import load_run
 
     data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
     for name, model in (("a", "responses=/x/model_a.jsonl"), ("b", "responses=/x/model_b.jsonl")):
@@ -517,7 +519,7 @@ def test_compare_pairs_each_model_with_its_own_twin_and_says_where_each_side_com
 def test_compare_says_which_image_gain_it_cannot_compute_without_samples_files(run_dir, tmp_path):
     """Issue 33 leftover: the report named a task whose twin's samples file is missing, compare dropped its image
     gain silently; it says so in one line naming the task, the file it lacks and --log_samples."""
-    from food_tasks.compare import load_run
+    from food_tasks.compare.table import load_run
 
     data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
     shutil.copy(next(run_dir.rglob(f"*_samples_{TASK}.jsonl")), tmp_path / f"x_samples_{TASK}.jsonl")  # no twin's
@@ -551,7 +553,7 @@ def test_the_report_gives_compares_reason_for_a_missing_image_gain(run_dir, tmp_
 
 def test_p_values_print_with_sensible_precision():
     """Issue 33.4: compare printed p-values such as 4.44e-310."""
-    from food_tasks.confidence import p_text
+    from food_tasks.stats.confidence import p_text
 
     assert [p_text(x) for x in (4.44e-310, 0.0, 3.2e-5, 0.04937, 1.0)] == [
         "< 1e-6",

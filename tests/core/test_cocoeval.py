@@ -1,4 +1,4 @@
-"""COCO caption metrics (food_tasks.cocoeval) against the toolkit's own numbers on a small fixed corpus.
+"""COCO caption metrics (food_tasks.hooks.cocoeval) against the toolkit's own numbers on a small fixed corpus.
 
 EXPECTED was obtained by running the toolkit's own pipeline on cocoeval_corpus.py, exactly as
 lmms-eval's coco_cap task does: ``PTBTokenizer().tokenize`` on references and hypotheses, then
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 from cocoeval_corpus import HYPS, REFS
 
-from food_tasks import cocoeval, cocojava
+from food_tasks.hooks import cocoeval, cocojava
 
 if TYPE_CHECKING:
     from pycocoevalcap.meteor.meteor import Meteor

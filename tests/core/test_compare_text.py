@@ -3,10 +3,10 @@ an F1 of 0.6123 printed as 0.61, a difference of +0.1123 as +0.11)."""
 
 from __future__ import annotations
 
-from food_tasks import compare
-from food_tasks.errorbars import tables_for
+from food_tasks.compare import table as compare
+from food_tasks.lmms.errorbars import tables_for
 from food_tasks.runs.paired import Row
-from food_tasks.stats import Comparison
+from food_tasks.stats.uncertainty import Comparison
 
 TASK = "fambench_task1_sample"
 

@@ -1,4 +1,4 @@
-"""food_tasks.consistency: hand-computed cross-lingual and context measures on small fixtures, their
+"""food_tasks.stats.consistency: hand-computed cross-lingual and context measures on small fixtures, their
 standard errors, and independence from record order."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import random
 import numpy as np
 import pytest
 
-from food_tasks import consistency, stats
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.stats import consistency
+from food_tasks.stats import uncertainty as stats
 
 VIEW = consistency.View(
     item=stats.column("item"),

@@ -1,4 +1,4 @@
-"""Tests for food_tasks.parsing: the generic pieces every benchmark may use (hand-written expectations)."""
+"""Tests for food_tasks.hooks.parsing: the generic pieces every benchmark may use (hand-written expectations)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from food_tasks.parsing import (
+from food_tasks.hooks.parsing import (
     extract_choice,
     label_list_echo,
     label_range_echo,

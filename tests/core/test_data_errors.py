@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks import bertscore, data
+from food_tasks.data import hub as data
+from food_tasks.hooks import bertscore
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -197,7 +198,7 @@ def test_a_pair_that_cannot_be_scored_counts_zero(monkeypatch, tiny_bert):
 def test_image_store_probe_checks_the_header_and_get_decodes(tmp_path, monkeypatch):
     import datasets
 
-    from food_tasks import mirror
+    from food_tasks.data import mirror
 
     png = mirror.png_bytes((10, 20, 30), 64)
     rows = {
@@ -244,7 +245,7 @@ def test_our_commands_exit_non_zero_with_our_message_last(tmp_path, monkeypatch,
 def test_url_image_store_refuses_truncated_images_under_lmms_eval_setting(tmp_path, monkeypatch):
     from PIL import ImageFile
 
-    from food_tasks import mirror, remote
+    from food_tasks.data import mirror, remote
 
     monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
     png = mirror.png_bytes((10, 20, 30), 64)

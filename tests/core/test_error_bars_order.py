@@ -1,8 +1,8 @@
 """Same documents, same numbers: every reported key (values, standard errors, n, clusters, methods) and every
 paired comparison is a function of the set of documents, never of the order the records arrive in (issue 27).
 
-Each benchmark's packaged sample goes through the hooks a run uses (food_tasks.hooks.aggregate for the values,
-food_tasks.errorbars for the errors, the groups and the JSON keys), then again with its records shuffled:
+Each benchmark's packaged sample goes through the hooks a run uses (food_tasks.hooks.convention.aggregate for the
+values, food_tasks.lmms.errorbars for the errors, the groups and the JSON keys), then again with its records shuffled:
 every key must be equal (``==``, not approximately).
 """
 
@@ -16,8 +16,11 @@ import numpy as np
 import pytest
 from sample_records import SAMPLE_TASKS, leaf_tasks, scored
 
-from food_tasks import compare, errorbars, hooks, stats
+from food_tasks.compare import table as compare
+from food_tasks.hooks import convention as hooks
+from food_tasks.lmms import errorbars
 from food_tasks.runs.paired import group_entries
+from food_tasks.stats import uncertainty as stats
 
 ITERS = 200
 SEEDS = (1, 2, 3)

@@ -2,7 +2,7 @@
 
 The value a run reports comes from the metric's reducer (the benchmark's official summation and rounding);
 its standard error, intervals and paired differences come from the estimator's per-document statistics
-(food_tasks.stats). On the full data both must give the same value, or the error bar belongs to another
+(food_tasks.stats.uncertainty). On the full data both must give the same value, or the error bar belongs to another
 number. Outputs are each document's own target (right), other documents' targets (mostly wrong) and junk.
 """
 
@@ -53,8 +53,8 @@ def test_tables_pickle_and_documents_have_keys_and_clusters(task):
 def test_compare_prints_no_interval_or_p_below_the_units_for_a_verdict():
     """Issue 33.2 / 33.4: on 3 units compare printed an interval past +100 points and p = 4.44e-310 beside "too few
     units to tell"; with enough units a p-value prints with sensible precision."""
-    from food_tasks import stats
-    from food_tasks.compare import Row, table_rows
+    from food_tasks.compare.table import Row, table_rows
+    from food_tasks.stats import uncertainty as stats
 
     few = stats.Comparison(77.78, 15.73, 46.95, 108.61, 4.44e-310, 9, 3, None, "clustered paired")
     many = stats.Comparison(10.0, 1.0, 8.04, 11.96, 1e-23, 400, 40, None, "clustered paired")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import build_all_languages_mirror, run_lmms_eval
 
-from food_tasks import results_table
 from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
+from food_tasks.lmms import results_table
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,7 +75,7 @@ def test_lmms_eval_table_function_is_still_what_the_hook_wraps():
     import lmms_eval.models  # noqa: F401  (loads our entry point, which installs the hook)
     import lmms_eval.utils
 
-    from food_tasks import harness
+    from food_tasks.lmms import harness
 
     assert getattr(lmms_eval.utils.make_table, harness._MARKER, False)
     params = list(inspect.signature(inspect.unwrap(lmms_eval.utils.make_table)).parameters)
@@ -380,7 +380,7 @@ def test_demo_epilogue_says_what_the_table_above_shows_in_each_mode(monkeypatch)
     """Issue 29 (demo footnotes): FOOD_TASKS_TABLE=full printed "the table above shows groups and headline
     metrics". The epilogue follows the mode the demo passed to lmms-eval (headline unless the user set one)."""
     from food_tasks import cli
-    from food_tasks.results_table import headline_only
+    from food_tasks.lmms.results_table import headline_only
 
     results, tasks = Path("food_tasks_demo/x/20261126_015500_results.json"), cli.demo_tasks()
     short = cli.demo_epilogue(results, tasks, hint=[], headline=True)
@@ -406,7 +406,8 @@ def test_demo_passes_the_table_mode_to_lmms_eval_and_its_epilogue_follows_it(
     the epilogue describes the table that mode printed (lmms-eval and the model build replaced by stand-ins)."""
     import json
 
-    from food_tasks import cli, tiny_model
+    from food_tasks import cli
+    from food_tasks.lmms import tiny_model
 
     seen = {}
 
@@ -436,7 +437,8 @@ def test_demo_reads_the_results_file_its_run_wrote_whatever_its_time(tmp_path, m
     import json
     import os
 
-    from food_tasks import cli, tiny_model
+    from food_tasks import cli
+    from food_tasks.lmms import tiny_model
 
     out = tmp_path / "out"
     stale = out / "model" / "20991231_000000_results.json"  # an earlier run's file (a later name)

@@ -56,7 +56,7 @@ def _gain_table(blocks) -> list[list[str]] | None:
 def test_the_report_pairs_across_runs_as_compare_does_and_names_both_runs(run_dir, tmp_path):
     """Run E (model A, only the tasks with images) and run A (model A, tasks and twins): compare paired E's task
     with A's twin (A/B) while the report, pairing run by run, showed no image gain for E."""
-    from food_tasks import beyond
+    from food_tasks.compare import beyond
     from food_tasks.report.beyond import beyond_blocks
     from food_tasks.report.charts import Charts
     from food_tasks.report.runs import load_runs
@@ -135,9 +135,9 @@ def test_the_image_gain_takes_the_metric_the_reports_headline_column_shows():
     """Food-500 Cap's image gain was BLEU-4 (its table's first metric with an estimator) while the report leads with
     CIDEr: the gain takes the headline the report's first headline column reads, one rule for every benchmark whose
     headline task has a metric table (CIDEr is a mean of per-image scores: it pairs by image)."""
-    from food_tasks import catalogue
-    from food_tasks.errorbars import RunTask, headline_of, tables_for
+    from food_tasks.lmms.errorbars import RunTask, headline_of, tables_for
     from food_tasks.report.spec import registry
+    from food_tasks.tasks import catalogue
 
     checked = {}
     for spec in registry():
@@ -156,7 +156,7 @@ def test_the_image_gain_takes_the_metric_the_reports_headline_column_shows():
 
 @pytest.mark.e2e
 def test_the_caption_image_gain_is_cider_in_compare_and_the_report(run_dir, tmp_path):
-    from food_tasks import beyond
+    from food_tasks.compare import beyond
     from food_tasks.report.beyond import beyond_blocks
     from food_tasks.report.charts import Charts
     from food_tasks.report.runs import load_runs
@@ -173,7 +173,7 @@ def test_the_caption_image_gain_is_cider_in_compare_and_the_report(run_dir, tmp_
 def test_compare_and_baseline_lead_with_the_same_headline_as_the_report(run_dir, tmp_path, monkeypatch):
     """One headline rule (errorbars.headline_of): compare's headline rows and --baseline's paired columns took the
     table's first metric with an estimator (BLEU-4 for Food-500 Cap) while the report and the image gain take CIDEr."""
-    from food_tasks import errorbars
+    from food_tasks.lmms import errorbars
     from food_tasks.runs.paired import compare_runs
     from food_tasks.runs.run import load_run
 

@@ -1,4 +1,4 @@
-"""Every lmms-eval name food-tasks relies on, in one place (food_tasks.harness.HARNESS_API).
+"""Every lmms-eval name food-tasks relies on, in one place (food_tasks.lmms.harness.HARNESS_API).
 
 An lmms-eval upgrade that renames or removes one fails here first, with the name. Our code uses public names
 only: no private attribute (``._x``), no stack walking; every lmms-eval import is listed.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks import harness
+from food_tasks.lmms import harness
 
 REPO = Path(__file__).resolve().parents[2]
 OUR_CODE = [*sorted((REPO / "food_tasks").rglob("*.py")), *sorted((REPO / "utils").glob("*.py"))]
@@ -49,7 +49,7 @@ def test_our_code_uses_only_listed_public_lmms_eval_names():
                 f"private name: {where}"
             )
             assert (module, name) in listed or module == "lmms_eval.models" and name == "registry_v2", (
-                f"{where} is not in food_tasks.harness.HARNESS_API: add it there (with why we need it)"
+                f"{where} is not in food_tasks.lmms.harness.HARNESS_API: add it there (with why we need it)"
             )
         text = path.read_text(encoding="utf-8")
         assert "_getframe" not in text and "f_locals" not in text, f"{path.relative_to(REPO)} walks the call stack"

@@ -1,4 +1,4 @@
-"""The one hook convention (food_tasks.hooks): metric tables, process_results, the aggregation hook."""
+"""The one hook convention (food_tasks.hooks.convention): metric tables, process_results, the aggregation hook."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from functools import partial
 
 import pytest
 
-from food_tasks import metrics
-from food_tasks.hooks import Metric, MetricTable, Payload, aggregate, results_hook
+from food_tasks.hooks.convention import Metric, MetricTable, Payload, aggregate, results_hook
+from food_tasks.stats import metrics
 
 ACC = Metric("acc", partial(metrics.percent_true, field="correct"))
 INVALID = Metric("invalid_rate", partial(metrics.percent_true, field="invalid"), higher_is_better=False)

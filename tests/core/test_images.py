@@ -1,4 +1,4 @@
-"""food_tasks.images: strict decoding whatever Pillow's process-wide setting, and the per-process record that
+"""food_tasks.data.images: strict decoding whatever Pillow's process-wide setting, and the per-process record that
 carries an undecodable image from the hook that asked for it to the scorer (docs/failure_accounting.md)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from conftest import NOT_AN_IMAGE, truncated_jpeg
 from PIL import Image, ImageFile
 
-from food_tasks import images
-from food_tasks.data import CorruptImageError
+from food_tasks.data import images
+from food_tasks.data.hub import CorruptImageError
 
 
 def _encode(image: Image.Image, fmt: str, **kwargs) -> bytes:

@@ -1,4 +1,4 @@
-"""food_tasks.jsonparse: the linear scans give the same results as the straightforward ones (issue 10)."""
+"""food_tasks.hooks.jsonparse: the linear scans give the same results as the straightforward ones (issue 10)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from food_tasks import jsonparse
+from food_tasks.hooks import jsonparse
 
 # The fence pattern before it was made possessive (cubic on "```" + whitespace): same matches expected.
 OLD_FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)```", re.DOTALL)

@@ -1,11 +1,11 @@
-"""food_tasks.judge against a local OpenAI-compatible server: retries, back-off, cache, bounded pool."""
+"""food_tasks.judge.client against a local OpenAI-compatible server: retries, back-off, cache, bounded pool."""
 
 from __future__ import annotations
 
 import pytest
 from judge_server import JudgeServer
 
-from food_tasks import judge
+from food_tasks.judge import client as judge
 
 
 def _config(url, tmp_path, **kw):  # type: ignore[no-untyped-def]

@@ -1,9 +1,13 @@
-"""Four layers, no circle: the import graph of ``food_tasks/``, built from the modules' own source (every import
-statement, those inside functions included), has no cycle, and no core module imports a module of a higher layer.
+"""The core's layers are its folders, and no circle: the import graph of ``food_tasks/``, built from the modules' own
+source (every import statement, those inside functions included), has no cycle, and no core module imports a module
+of a higher layer.
 
-The layers (README, "Layout"): 1 leaves (they import nothing of ours but other leaves), 2 the in-run layer (what
-lmms-eval calls during a run), 3 the offline layer (reading runs back: compare, report, the regional checker),
-4 the face (the CLI and the lmms-eval entry point). A new core module gets its layer in :data:`LAYERS`.
+The layers (docs/layout.md), lowest first: the package root's base (``food_tasks/__init__.py``, ``errors.py``), then
+one folder per layer in :data:`FOLDERS` (each folder's ``__init__`` docstring says what it holds), then the face: the
+modules left at the package root (the CLI, the lmms-eval entry point, the regional task class users' YAML names,
+the replay model whose class path results files record, and ``parsing``, kept at its old path for users). A module
+imports its own folder or lower ones. A new core module needs no entry here: its folder is its layer; a new folder
+gets its place in :data:`FOLDERS`.
 """
 
 from __future__ import annotations
@@ -16,73 +20,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "food_tasks"
 
-LEAVES, IN_RUN, OFFLINE, FACE = 1, 2, 3, 4
-LAYERS = {
-    "food_tasks": LEAVES,  # the package root: maps utils/ and yaml_tasks/, imports nothing of ours
-    # leaves: errors, the YAML catalogue, the run-file reader, statistics, hooks, data and images, parsing ...
-    "food_tasks.errors": LEAVES,
-    "food_tasks.confidence": LEAVES,
-    "food_tasks.catalogue": LEAVES,
-    "food_tasks.runfiles": LEAVES,
-    "food_tasks.estimators": LEAVES,
-    "food_tasks.stats": LEAVES,
-    "food_tasks.hooks": LEAVES,
-    "food_tasks.outputs": LEAVES,
-    "food_tasks.parsing": LEAVES,
-    "food_tasks.jsonparse": LEAVES,
-    "food_tasks.metrics": LEAVES,
-    "food_tasks.units": LEAVES,
-    "food_tasks.messages": LEAVES,
-    "food_tasks.images": LEAVES,
-    "food_tasks.data": LEAVES,
-    "food_tasks.archive": LEAVES,
-    "food_tasks.mirror": LEAVES,
-    "food_tasks.remote": LEAVES,
-    "food_tasks.redact": LEAVES,
-    "food_tasks.judge": LEAVES,
-    "food_tasks.bertscore": LEAVES,
-    "food_tasks.cocoeval": LEAVES,
-    "food_tasks.cocojava": LEAVES,
-    "food_tasks.rotation": LEAVES,
-    "food_tasks.consistency": LEAVES,
-    "food_tasks.noimage": LEAVES,
-    "food_tasks.registry": LEAVES,
-    "food_tasks.taskgen": LEAVES,
-    "food_tasks.serving": LEAVES,
-    "food_tasks.tiny_model": LEAVES,
-    "food_tasks.regional_scoring": LEAVES,
-    "food_tasks.regional_files": LEAVES,
-    "food_tasks.regional_yaml": LEAVES,
-    # in-run: called by lmms-eval during a run
-    "food_tasks.harness": IN_RUN,
-    "food_tasks.errorbars": IN_RUN,
-    "food_tasks.results_table": IN_RUN,  # the printed table of a run: reads the metrics' declared scales
-    "food_tasks.regional": IN_RUN,
-    "food_tasks.replay_model": IN_RUN,
-    # offline: runs read back from their files (food_tasks.runs: the one Run, the paired statistics)
-    "food_tasks.runs": OFFLINE,
-    "food_tasks.runs.run": OFFLINE,
-    "food_tasks.runs.paired": OFFLINE,
-    "food_tasks.runs.measures": OFFLINE,
-    "food_tasks.compare": OFFLINE,
-    "food_tasks.beyond": OFFLINE,
-    "food_tasks.report.beyond": OFFLINE,
-    "food_tasks.regional_check": OFFLINE,
-    "food_tasks.report": OFFLINE,
-    "food_tasks.report.spec": OFFLINE,
-    "food_tasks.report.runs": OFFLINE,
-    "food_tasks.report.cells": OFFLINE,
-    "food_tasks.report.charts": OFFLINE,
-    "food_tasks.report.render": OFFLINE,
-    "food_tasks.report.build": OFFLINE,
-    "food_tasks.report.uncertainty": OFFLINE,
-    # the face
-    "food_tasks.cli": FACE,
-    "food_tasks.registration": FACE,
-}
+# Lowest first. runs/: runs read back from their files (the offline layer), which report/ and compare/ take.
+FOLDERS = ["stats", "data", "hooks", "judge", "tasks", "regional_tasks", "lmms", "runs", "report", "compare"]
+BASE = {"food_tasks", "food_tasks.errors"}  # the package root (maps utils/ and yaml_tasks/) and our exceptions
+NOT_CORE = ("food_tasks.benchmarks", "food_tasks.utils", "food_tasks.sample_data")
+FACE = len(FOLDERS) + 1
 MAX_LINES = 600
-LONG_EXEMPT = {"food_tasks.cocoeval"}  # the official COCO port
-PRIVATE_EXEMPT = {"food_tasks.cocoeval"}  # imports cocojava._clean; its owner makes it public
+LONG_EXEMPT = {"food_tasks.hooks.cocoeval"}  # the official COCO port
+PRIVATE_EXEMPT = {"food_tasks.hooks.cocoeval"}  # imports cocojava._clean; its owner makes it public
 
 
 def _modules() -> dict[str, Path]:
@@ -98,11 +43,18 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
-CORE = {
-    name
-    for name, path in MODULES.items()
-    if path.parent == PACKAGE or path.parent.parent == PACKAGE and path.parent.name in ("report", "runs")
-} - {n for n in MODULES if n.startswith(("food_tasks.benchmarks", "food_tasks.utils", "food_tasks.sample_data"))}
+CORE = {name for name in MODULES if not name.startswith(NOT_CORE)}
+
+
+def layer(module: str) -> int:
+    """0 for the base, a folder's place in :data:`FOLDERS` (from 1), :data:`FACE` for the other root modules."""
+    if module in BASE:
+        return 0
+    path = MODULES[module].relative_to(PACKAGE)
+    return FOLDERS.index(path.parts[0]) + 1 if len(path.parts) > 1 else FACE
+
+
+LAYERS = {m: layer(m) for m in sorted(CORE)}
 
 
 def _resolve(name: str) -> str | None:
@@ -141,9 +93,23 @@ def imports(module: str) -> list[tuple[str, int, str]]:
 GRAPH = {m: sorted({t for t, _, _ in imports(m)}) for m in MODULES}
 
 
-def test_every_core_module_has_a_layer():
-    assert sorted(CORE - set(LAYERS)) == [], "declare the layer of each new core module in LAYERS"
-    assert sorted(set(LAYERS) - CORE) == [], "LAYERS names modules that no longer exist"
+def test_every_core_folder_is_a_layer():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    folders -= {n.split(".")[1] for n in NOT_CORE}
+    assert sorted(folders - set(FOLDERS)) == [], "give each new core folder its place in FOLDERS"
+    assert sorted(set(FOLDERS) - folders) == [], "FOLDERS names folders that no longer exist"
+
+
+def test_the_face_is_small():
+    # The package root holds only the base and the face: a new module goes into the folder of its layer.
+    face = sorted(m for m, n in LAYERS.items() if n == FACE)
+    assert face == [
+        "food_tasks.cli",
+        "food_tasks.parsing",
+        "food_tasks.regional",
+        "food_tasks.registration",
+        "food_tasks.replay_model",
+    ]
 
 
 def test_no_import_circle():
@@ -204,5 +170,5 @@ def test_no_core_module_is_over_600_lines(module):
 
 def test_the_graph_sees_function_level_and_relative_imports(tmp_path):
     # registration imports the harness inside a function: the graph has the edge.
-    assert "food_tasks.harness" in GRAPH["food_tasks.registration"]
+    assert "food_tasks.lmms.harness" in GRAPH["food_tasks.registration"]
     assert "food_tasks.report.spec" in GRAPH["food_tasks.report.build"]

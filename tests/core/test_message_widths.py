@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks.data import RunStopped
+from food_tasks.data.hub import RunStopped
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regional"
 DEEP = Path("my_tasks") / ("contributed_regional_tasks_southeast_asia"[:40])  # a 40-character folder

@@ -3,8 +3,8 @@
 lmms-eval builds it from each task's ``metric_list`` (so it lacks the measures we compute across tasks:
 ``misled_rate``, ``hint_gain``, ``image_gain`` ...), marks counts, breakdowns and p-values as scores, and gives every
 group one shared dict holding the metrics of all groups' tasks. Ours: True for a score, False where lower is better,
-null for a count, a breakdown or a diagnostic (:func:`food_tasks.results_table.directions`), and the printed table's
-arrows say the same.
+null for a count, a breakdown or a diagnostic (:func:`food_tasks.lmms.results_table.directions`), and the printed
+table's arrows say the same.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import results_table
-from food_tasks.hooks import Metric
-from food_tasks.results_table import directions
+from food_tasks.hooks.convention import Metric
+from food_tasks.lmms import results_table
+from food_tasks.lmms.results_table import directions
 
 GOLDEN = Path(__file__).resolve().parents[1] / "pins" / "golden" / "A_results.json"
 TASKS = (

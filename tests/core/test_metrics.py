@@ -1,4 +1,4 @@
-"""food_tasks.metrics: every public reducer on small fixtures with hand-computed values.
+"""food_tasks.stats.metrics: every public reducer on small fixtures with hand-computed values.
 
 The arithmetic is written next to each expected value. Fixtures are chosen so that the alternatives a
 reader might confuse give different numbers: micro vs macro averages, rounding cells before or after
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from food_tasks import metrics as M
+from food_tasks.stats import metrics as M
 
 
 def rows(by: str, **groups: tuple[int, int]) -> list[dict]:

@@ -1,6 +1,6 @@
-"""food_tasks.metrics.group_max: the lmms-eval group aggregation for best-of-templates numbers."""
+"""food_tasks.stats.metrics.group_max: the lmms-eval group aggregation for best-of-templates numbers."""
 
-from food_tasks.metrics import group_max
+from food_tasks.stats.metrics import group_max
 
 
 def test_group_max_is_the_best_subtask_and_ignores_sizes():

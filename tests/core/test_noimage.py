@@ -1,4 +1,4 @@
-"""Image-free twins (issue 28, item 3; :mod:`food_tasks.noimage`): every ``_noimage`` task is its twin with no
+"""Image-free twins (issue 28, item 3; :mod:`food_tasks.tasks.noimage`): every ``_noimage`` task is its twin with no
 image, and every pair can be found from the YAML (and the results JSON) as well as from the names.
 
 Checked for every benchmark's YAML files: the link (``metadata.image_twin``, the naming rule, the twin exists), the
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import noimage
-from food_tasks.catalogue import names as yaml_names
 from food_tasks.registration import task_dir
+from food_tasks.tasks import noimage
+from food_tasks.tasks.catalogue import names as yaml_names
 
 NAMES = {name: kind for name, kind, _ in yaml_names()}
 TWINNED = sorted(n for n in NAMES if noimage.image_twin(n))
@@ -92,7 +92,7 @@ def test_the_issue_names_its_twins_and_they_exist():
         assert name in NAMES, name
     # Counted from what the YAML declares, not by hand (issue 34.4: a new benchmark's twins need no edit here): every
     # task that switches its images off declares its image twin, the one the naming rule finds.
-    from food_tasks import catalogue, registry
+    from food_tasks.tasks import catalogue, registry
 
     switched = sorted(
         name
@@ -229,7 +229,8 @@ def _in_run(tasks: dict[str, dict | None]) -> dict:
     (name -> its config's metadata): lmms-eval's aggregation through our hooks, then errorbars.finish."""
     from sample_records import scored
 
-    from food_tasks import errorbars, hooks
+    from food_tasks.hooks import convention as hooks
+    from food_tasks.lmms import errorbars
 
     table, records = scored("diningbench_cls_sample")
     per_doc = [table.payloads(r) for r in records]

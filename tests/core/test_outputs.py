@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from food_tasks.hooks import aggregate
-from food_tasks.outputs import NoAnswer, backend_failure, model_output
+from food_tasks.hooks.convention import aggregate
+from food_tasks.hooks.outputs import NoAnswer, backend_failure, model_output
 from food_tasks.utils import diningbench as db
 from food_tasks.utils import fambench as fb
 from food_tasks.utils import food500cap as fc
@@ -47,7 +47,7 @@ def test_failed_request_is_invalid_not_option_2():
 def test_no_answer_is_the_empty_string_that_remembers_the_marker():
     import pickle
 
-    from food_tasks.outputs import NoAnswer
+    from food_tasks.hooks.outputs import NoAnswer
 
     out = model_output(["[LMMS_EVAL_BUDGET_EXCEEDED]"])
     assert isinstance(out, NoAnswer) and out == "" and not out and out.reason == "[LMMS_EVAL_BUDGET_EXCEEDED]"
@@ -128,7 +128,7 @@ def test_every_unparsed_rate_counts_a_failed_request(docs, kind, process_results
 
 
 def test_safe_str_and_utf8_safe_never_raise():
-    from food_tasks.outputs import safe_str, utf8_safe
+    from food_tasks.hooks.outputs import safe_str, utf8_safe
 
     deep: list = []
     for _ in range(10_000):

@@ -6,7 +6,7 @@ import random
 import re
 import unicodedata
 
-from food_tasks import parsing
+from food_tasks.hooks import parsing
 
 OLD_ROLE_ECHO_RE = re.compile(
     r"^\s*(?:<\|assistant\|>\s*|(?:<\|im_start\|>)?assistant[ \t]*(?::|\r?\n)\s*)",

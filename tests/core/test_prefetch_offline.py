@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from food_tasks import cli, remote
+from food_tasks import cli
+from food_tasks.data import remote
 
 CLOSED = "http://127.0.0.1:9"  # the discard port: nothing listens on it here
 

@@ -1,4 +1,4 @@
-"""A gloo process group is destroyed at exit (food_tasks.harness.install_exit).
+"""A gloo process group is destroyed at exit (food_tasks.lmms.harness.install_exit).
 
 lmms-eval 0.7.x ends each rank of ``accelerate launch --multi_gpu`` with a barrier and returns without
 ``destroy_process_group``; on CPU (gloo) a rank then aborts now and then while the interpreter shuts down
@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from food_tasks import harness
+from food_tasks.lmms import harness
 
 CHILD = """
 import atexit, os, sys
@@ -26,7 +26,7 @@ atexit.register(lambda: print("initialized at exit:", dist.is_initialized(), flu
 # A file store: no TCP port to find, nothing but this process.
 backend = None if sys.argv[1] == "None" else sys.argv[1]
 dist.init_process_group(backend, init_method="file://" + sys.argv[2], rank=0, world_size=1)
-from food_tasks import harness
+from food_tasks.lmms import harness
 before = atexit._ncallbacks()
 harness.install_exit()
 harness.install_exit()

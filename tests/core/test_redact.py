@@ -1,4 +1,4 @@
-"""Configured credentials are masked in what we log (food_tasks.redact)."""
+"""Configured credentials are masked in what we log (food_tasks.judge.redact)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 
 from loguru import logger
 
-from food_tasks import redact
+from food_tasks.judge import redact
 
 
 def test_secrets_from_the_environment_and_urls(monkeypatch):

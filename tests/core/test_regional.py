@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from food_tasks import regional, regional_check, regional_files, regional_scoring
+from food_tasks import regional
 from food_tasks.cli import main as cli_main
-from food_tasks.mirror import png_bytes
+from food_tasks.data.mirror import png_bytes
+from food_tasks.regional_tasks import check as regional_check
+from food_tasks.regional_tasks import files as regional_files
+from food_tasks.regional_tasks import scoring as regional_scoring
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "regional"
@@ -638,7 +641,7 @@ def test_every_lmms_eval_task_key_is_honoured_replaced_or_unused():
 
     from lmms_eval.api.task import TaskConfig
 
-    from food_tasks import regional_yaml
+    from food_tasks.regional_tasks import config as regional_yaml
 
     known = set(regional_yaml.HONOURED) | set(regional_yaml.REPLACED) | set(regional_yaml.UNUSED)
     assert {f.name for f in dataclasses.fields(TaskConfig)} <= known
@@ -678,7 +681,7 @@ def test_validate_names_every_key_the_task_replaces_or_does_not_read(tmp_path, c
 
 def test_validate_warns_on_an_unknown_generation_kwargs_key(tmp_path):
     # Issue 29.4: a typo inside generation_kwargs got no message from validate (nor from the run).
-    from food_tasks import regional_yaml
+    from food_tasks.regional_tasks import config as regional_yaml
 
     task = tmp_path / "t"
     shutil.copytree(EXAMPLE, task)
@@ -715,7 +718,7 @@ def test_validate_names_every_yaml_of_the_same_task_name(tmp_path):
 
 def test_the_error_bars_name_the_cluster_column():
     # issue 33.7: the results JSON's method read "3 clusters (cluster)" (the record's field) for `cluster: dish`
-    from food_tasks import stats
+    from food_tasks.stats import uncertainty as stats
 
     table = regional_scoring.metric_table(settings(cluster="dish"))
     assert table.cluster_noun == "values of column dish"

@@ -1,6 +1,6 @@
 """A regional task's data problems stop an lmms-eval run before generation, with validate's own lines (issue 33.1).
 
-`food-tasks validate` and the run share one list of checks (``food_tasks.regional_files.data_problems``): a column
+`food-tasks validate` and the run share one list of checks (``food_tasks.regional_tasks.files.data_problems``): a column
 named in ``metadata.regional`` that the data lacks (each key that names one), and every row problem validate reports
 but an image that does not decode (counted in ``image_missing`` as the model asks for it). Before, a misspelled
 ``question``, ``image``, ``slices``, ``id``, ``cluster`` or prompt column ran and scored (exit status 0).
@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import regional_check, regional_files, regional_scoring
-from food_tasks.data import RunStopped
+from food_tasks.data.hub import RunStopped
+from food_tasks.regional_tasks import check as regional_check
+from food_tasks.regional_tasks import files as regional_files
+from food_tasks.regional_tasks import scoring as regional_scoring
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regional"
 COLUMNS = "answer, id, image, language, opt_a, opt_b, opt_c, opt_d, options, question, region"

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 import sandbox
 
-from food_tasks import catalogue, registration
+from food_tasks import registration
 from food_tasks.benchmarks import BENCHMARKS
-from food_tasks.catalogue import names as yaml_names
+from food_tasks.tasks import catalogue
+from food_tasks.tasks.catalogue import names as yaml_names
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [b.name for b in BENCHMARKS]
@@ -43,7 +44,7 @@ def test_lmms_eval_still_has_what_the_hook_wraps():
 def test_entry_point_is_declared_and_installs_hook_idempotently():
     from importlib.metadata import entry_points
 
-    from food_tasks import harness
+    from food_tasks.lmms import harness
 
     eps = [ep for ep in entry_points(group="lmms_eval.models") if ep.name == "food_tasks"]
     assert eps and eps[0].value == "food_tasks.registration:lmms_eval_plugin"
@@ -67,7 +68,7 @@ def test_task_manager_indexes_our_tasks_without_include_path_and_keeps_builtins_
     assert ours == declared, (sorted(declared - ours), sorted(ours - declared))
     assert {t for b in BENCHMARKS for t in b.sample_tasks} <= ours
     assert {bench for _, _, bench in yaml_names()} == set(NAMES)  # one YAML folder per registered benchmark
-    from food_tasks.harness import with_dir
+    from food_tasks.lmms.harness import with_dir
 
     assert with_dir(None, str(registration.task_dir())) == [str(registration.task_dir())]
     # Built-ins are indexed first and win any clash; none of our names collides with one.
@@ -98,7 +99,7 @@ def test_our_folder_indexed_through_libyaml_is_the_index_lmms_eval_builds():
     import lmms_eval.utils
     from lmms_eval.tasks import TaskManager
 
-    from food_tasks import harness
+    from food_tasks.lmms import harness
 
     folder = str(registration.task_dir())
     manager = TaskManager("ERROR", include_defaults=False)
@@ -127,7 +128,7 @@ def test_a_yaml_parsed_once_is_handed_out_fresh_and_parsed_again_when_it_changes
     and reverses the include list), so every call gets its own dicts and lists; an edited file is read again."""
     import lmms_eval.utils
 
-    from food_tasks import harness
+    from food_tasks.lmms import harness
 
     loader = harness._simple_loader(lmms_eval.utils.ignore_constructor)
     path = tmp_path / "t.yaml"
@@ -154,7 +155,7 @@ try:
 except SystemExit as stop:
     code = stop.code
 import lmms_eval.models
-from food_tasks import harness
+from food_tasks.lmms import harness
 names = [(m, p) for m, p, why in harness.HARNESS_API if why.startswith("wrapped")]
 print("wrapped:", [getattr(harness.resolve(m, p), harness._MARKER, False) for m, p in names])
 sys.exit(code)
@@ -198,7 +199,7 @@ def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(fresh_listings):
 
 @pytest.mark.e2e
 def test_opt_out_installs_no_wrap(fresh_listings):
-    from food_tasks import harness
+    from food_tasks.lmms import harness
 
     assert sum(why.startswith("wrapped") for _, _, why in harness.HARNESS_API) == 10
     for value, expected in (("0", [False] * 10), ("1", [True] * 10)):
@@ -251,7 +252,7 @@ def test_food_tasks_cli_path_and_list(capsys):
 
 @pytest.mark.parametrize("bench", NAMES)
 def test_generated_yaml_matches_committed(tmp_path, bench):
-    from food_tasks import taskgen
+    from food_tasks.tasks import taskgen
 
     gen = REPO / "yaml_tasks" / bench / "_generate_configs.py"
     taskgen.write(runpy.run_path(str(gen), run_name="not_main")["render"](), tmp_path)
@@ -301,10 +302,10 @@ def test_every_metric_aggregates_through_the_one_hook():
     aggregations = [
         r
         for r in _function_refs(paths)
-        if r.startswith(("food_tasks.hooks.", "food_tasks.utils."))
+        if r.startswith(("food_tasks.hooks.convention.", "food_tasks.utils."))
         and not r.rsplit(".", 1)[1].startswith(("docs_", "doc_to_", "process_results"))
     ]
-    assert set(aggregations) == {"food_tasks.hooks.aggregate"}
+    assert set(aggregations) == {"food_tasks.hooks.convention.aggregate"}
 
 
 def test_sample_data_matches_its_generator(tmp_path):

@@ -1,4 +1,4 @@
-"""Tests of food_tasks.remote with a fake HTTP session: nothing here touches the network."""
+"""Tests of food_tasks.data.remote with a fake HTTP session: nothing here touches the network."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 import requests
 from PIL import Image
 
-from food_tasks import remote
-from food_tasks.data import DataAccessError
+from food_tasks.data import remote
+from food_tasks.data.hub import DataAccessError
 
 REPO, COMMIT, PATH = "anon-review/food-bench", "0123abcd", "data/items.json"
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import results_table
-from food_tasks.data import RunStopped
+from food_tasks.data.hub import RunStopped
+from food_tasks.lmms import results_table
 
 DOCS = {
     "t1": {"test": [{"qa_id": "400", "lang": "en"}, {"qa_id": "401", "lang": "en"}, {"qa_id": "402", "lang": "en"}]}
@@ -121,7 +121,7 @@ def test_every_document_with_a_line_needs_no_default(tmp_path):
 
 
 def test_an_undefined_metric_is_undefined_in_the_table_and_null_in_json():
-    from food_tasks.harness import strict_json
+    from food_tasks.lmms.harness import strict_json
 
     assert results_table.note(None) == "[undefined]" and results_table.note(math.nan) == "[undefined]"
     assert results_table.note(np.float64("nan")) == "[undefined]" and results_table.note(0.0) == 0.0
@@ -158,7 +158,7 @@ def test_a_sample_run_writes_strict_json_and_prints_undefined(tmp_path):
 
 
 def test_compare_reads_a_null_metric_as_undefined_not_as_missing(tmp_path):
-    from food_tasks.compare import load_run, value_text
+    from food_tasks.compare.table import load_run, value_text
 
     (tmp_path / "x_results.json").write_text(json.dumps({"results": {"t": {"ctc,none": None, "acc,none": 50.0}}}))
     run = load_run(tmp_path)
@@ -173,7 +173,7 @@ def test_a_non_finite_official_nutrition_value_read_back_from_a_samples_file_is_
     samples file now holds them as null; a comparison or a --baseline that re-reads the records must not crash on it
     (``None - gold`` was a TypeError) and must give the same non-finite value."""
     from food_tasks.benchmarks.diningbench import scoring
-    from food_tasks.harness import strict_json
+    from food_tasks.lmms.harness import strict_json
     from food_tasks.utils.diningbench import TABLES
 
     gold = {"calories": 100, "protein": 10, "carbohydrates": 10, "fat": 10}

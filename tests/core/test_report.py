@@ -492,7 +492,7 @@ def test_links_are_links_in_html_and_their_path_in_markdown():
 
 def test_compare_names_a_local_model_as_the_report_does(tmp_path):
     """The demo's model is a local path: compare's ``A = ...`` line and the report's tables show its short label."""
-    from food_tasks import compare
+    from food_tasks.compare import table as compare
 
     model = "/root/.cache/food_tasks/tiny-qwen2-vl"
     write_results(tmp_path / "a" / "x_results.json", f"pretrained={model}", {"worldcuisines_mcq_sample": {"acc": 1.0}})

@@ -180,7 +180,7 @@ def test_a_zero_standard_error_detects_no_difference(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
     from food_tasks.report import uncertainty
-    from food_tasks.stats import Comparison
+    from food_tasks.stats.uncertainty import Comparison
 
     group = "worldcuisines_mcq_sample"
     for name in ("a", "b"):
@@ -225,7 +225,7 @@ def _paired_report(tmp_path: Path, monkeypatch, comparison) -> str:  # type: ign
 def test_paired_differences_give_no_interval_or_p_below_the_units_for_a_verdict(tmp_path, monkeypatch):
     """Issue 33.2/33.5: the report's Paired differences printed a normal interval on 3 units (here past +100 points,
     with p = 4.44e-310) beside "too few units to tell"; it follows food-tasks compare: n/a for both."""
-    from food_tasks.stats import Comparison
+    from food_tasks.stats.uncertainty import Comparison
 
     few = Comparison(77.78, 15.73, 46.95, 108.61, 4.44e-310, 9, 3, 44.0, "clustered paired")
     md = _paired_report(tmp_path, monkeypatch, few)
@@ -236,7 +236,7 @@ def test_paired_differences_give_no_interval_or_p_below_the_units_for_a_verdict(
 def test_paired_differences_print_interval_and_p_from_the_units_for_a_verdict(tmp_path, monkeypatch):
     """From 30 units on, the interval and the p-value as food-tasks compare prints them (p below 1e-6: '< 1e-6',
     was '4.44e-310')."""
-    from food_tasks.stats import Comparison
+    from food_tasks.stats.uncertainty import Comparison
 
     many = Comparison(10.0, 1.0, 8.04, 11.96, 4.44e-310, 400, 40, 4.8, "clustered paired")
     md = _paired_report(tmp_path, monkeypatch, many)

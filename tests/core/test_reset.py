@@ -30,8 +30,10 @@ def test_every_cache_named_for_reset_exists():
 
 
 def test_after_reset_no_cache_holds_anything():
-    from food_tasks import catalogue, images, parsing
+    from food_tasks.data import images
+    from food_tasks.hooks import parsing
     from food_tasks.report import spec
+    from food_tasks.tasks import catalogue
 
     package_caches.import_all()
     # Some caches of each kind filled: a task index, parsed YAML, compiled label sets, the report specs, an image
@@ -41,8 +43,8 @@ def test_after_reset_no_cache_holds_anything():
     spec.registry()
     assert images.load("bad.png", lambda: images.decode(b"not an image", "bad.png"), "test") is None
     filled = {key for key, size in package_caches.state().items() if size and key in package_caches.listed()}
-    assert {("food_tasks.catalogue", "_INDEX"), ("food_tasks.parsing", "_LABEL_SETS")} <= filled
-    assert {("food_tasks.report.spec", "_LOADED"), ("food_tasks.images", "_status")} <= filled
+    assert {("food_tasks.tasks.catalogue", "_INDEX"), ("food_tasks.hooks.parsing", "_LABEL_SETS")} <= filled
+    assert {("food_tasks.report.spec", "_LOADED"), ("food_tasks.data.images", "_status")} <= filled
 
     food_tasks.reset()
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from food_tasks import results_table, taskgen
+from food_tasks.lmms import results_table
+from food_tasks.lmms.results_table import LABEL_WIDTH, compact, label, note, ours_in, render
 from food_tasks.registration import task_dir
-from food_tasks.results_table import LABEL_WIDTH, compact, label, note, ours_in, render
+from food_tasks.tasks import taskgen
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml: ten times faster on our 276 YAMLs
@@ -204,7 +205,7 @@ GOLDEN_SAMPLE_RUN = Path(__file__).resolve().parents[1] / "pins" / "golden" / "A
 
 
 def _lmms_eval_make_table():  # type: ignore[no-untyped-def]
-    """lmms-eval's own make_table: the function itself, not our wrap of it (food_tasks.harness.install_table puts
+    """lmms-eval's own make_table: the function itself, not our wrap of it (food_tasks.lmms.harness.install_table puts
     the wrap in place once any test of this worker has loaded our plugin, and render would then run twice)."""
     import lmms_eval.utils
 
@@ -255,7 +256,7 @@ def test_every_score_prints_its_arrow_the_context_measures_too(monkeypatch):
         assert arrows[name] == {"↓"}, name
     for name in ("hint_gain", "hint_gain_same_image"):
         assert arrows[name] == {"↑"}, name
-    # Scales count, breakdown or info (food_tasks.hooks.Metric.scale): no arrow.
+    # Scales count, breakdown or info (food_tasks.hooks.convention.Metric.scale): no arrow.
     no_arrow = set(
         "captions_cut ctc_pairs ctc_pool gold_missing image_missing mean_caption_words range_values"
         " reference_mean_words per_category per_condition per_language per_question_type"

@@ -1,4 +1,4 @@
-"""food_tasks.rotation: option rotation, circular accuracy and position bias, hand-computed."""
+"""food_tasks.hooks.rotation: option rotation, circular accuracy and position bias, hand-computed."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import pickle
 
 import pytest
 
-from food_tasks import rotation, stats
-from food_tasks.data import DataSettingError
-from food_tasks.hooks import MetricTable
+from food_tasks.data.hub import DataSettingError
+from food_tasks.hooks import rotation
+from food_tasks.hooks.convention import MetricTable
+from food_tasks.stats import uncertainty as stats
 
 LETTERS = ("A", "B", "C", "D")
 CHOSEN, GOLD = rotation.position("pred", labels=LETTERS), rotation.position("gold", labels=LETTERS)
@@ -212,7 +213,7 @@ def test_with_rotation_copies_the_fields():
 
 def test_rotation_and_the_answer_parser_read_the_same_option_lines():
     """WorldCuisines: rotation rewrites exactly the lines parse_mcq_options reads (one scan,
-    food_tasks.parsing.option_spans): a question line that starts like an option, an earlier broken run, CRLF
+    food_tasks.hooks.parsing.option_spans): a question line that starts like an option, an earlier broken run, CRLF
     line ends and an option-like line after the instruction are left alone."""
     from food_tasks.benchmarks.worldcuisines import circular, parsing
 
@@ -259,7 +260,7 @@ def test_option_scan_is_linear_on_a_huge_prompt():
     import time
 
     from food_tasks.benchmarks.worldcuisines.parsing import MCQ_IDS, OPTION_LINE_RE
-    from food_tasks.parsing import option_spans
+    from food_tasks.hooks.parsing import option_spans
 
     prompt = "1. x\n2. y\n" * 200_000
     start = time.perf_counter()

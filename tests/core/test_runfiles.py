@@ -1,11 +1,11 @@
-"""The newest-file rule of :mod:`food_tasks.runfiles`: the file name decides (lmms-eval's date prefix), ties
+"""The newest-file rule of :mod:`food_tasks.lmms.runfiles`: the file name decides (lmms-eval's date prefix), ties
 by full path; modification times never choose (a copy or checkout changes them, a name does not)."""
 
 from __future__ import annotations
 
 import os
 
-from food_tasks import runfiles
+from food_tasks.lmms import runfiles
 
 
 def _touch(path, mtime):

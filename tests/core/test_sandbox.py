@@ -21,7 +21,7 @@ def test_every_cache_points_into_the_session_folder():
     import matplotlib
 
     from food_tasks.benchmarks.foodieqa import data as fq_data
-    from food_tasks.remote import cache_root
+    from food_tasks.data.remote import cache_root
 
     assert all(_inside(os.environ[name]) for name in sandbox.VARIABLES)
     assert _inside(Path.home()) and _inside(os.path.expanduser("~/.cache"))

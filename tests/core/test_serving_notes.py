@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from food_tasks.serving import backend_notes, parse_model_args, warn_for_cli
+from food_tasks.lmms.serving import backend_notes, parse_model_args, warn_for_cli
 
 
 def test_parse_model_args():

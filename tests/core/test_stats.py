@@ -1,4 +1,5 @@
-"""Estimators of food_tasks.stats: hand-computed values, clustered vs naive, paired vs unpaired, coverage."""
+"""Estimators of food_tasks.stats.uncertainty: hand-computed values, clustered vs naive, paired vs unpaired,
+coverage."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pickle
 import numpy as np
 import pytest
 
-from food_tasks import stats
+from food_tasks.stats import uncertainty as stats
 
 RECORDS = [  # 3 clusters (dishes) of 2 documents: answers agree within a dish
     {"id": 1, "dish": "a", "correct": True, "lang": "en"},

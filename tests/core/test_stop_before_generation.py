@@ -1,7 +1,7 @@
 """Every error we raise before generation ends the run with exit status 1 and our message last (issue 19.3).
 
 lmms-eval 0.7.3 catches every ``Exception`` of model construction and task loading, prints it and exits 0;
-data errors of our benchmarks already stop through ``food_tasks.data.RunStopped``. Here: the replay model's
+data errors of our benchmarks already stop through ``food_tasks.data.hub.RunStopped``. Here: the replay model's
 input errors, and a regional task's configuration and data errors (no five download retries first).
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import regional_files
-from food_tasks.data import RunStopped
+from food_tasks.data.hub import RunStopped
+from food_tasks.regional_tasks import files as regional_files
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regional"
 
@@ -167,7 +167,7 @@ def test_two_yamls_defining_one_task_name_both_named(tmp_path):
 
 def test_a_regional_yaml_whose_name_another_task_takes_is_named(tmp_path):
 
-    from food_tasks import harness
+    from food_tasks.lmms import harness
 
     folder = _regional_copy(tmp_path, "mmmu_val")
     with _warnings() as seen:  # lmms-eval's index: its built-in task of that name wins
@@ -184,12 +184,12 @@ def test_a_regional_yaml_hiding_a_packaged_task_is_named(tmp_path):
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager
 
-    from food_tasks.catalogue import task_dir
+    from food_tasks.tasks.catalogue import task_dir
 
     folder = _regional_copy(tmp_path, "fambench_task1_sample")
     with _warnings() as seen:
         manager = TaskManager(include_path=str(folder), include_defaults=False)
-    from food_tasks.regional_yaml import shown
+    from food_tasks.regional_tasks.config import shown
 
     ours = [
         p
@@ -322,7 +322,7 @@ def test_a_run_lists_every_problem_validate_lists(tmp_path):
     import lmms_eval.models  # noqa: F401
     from lmms_eval.tasks import TaskManager
 
-    from food_tasks import regional_check
+    from food_tasks.regional_tasks import check as regional_check
 
     def edit(text: str) -> str:
         text = text.replace("    slices: [region, language]", "    slice: region\n    promt: '{question}'")

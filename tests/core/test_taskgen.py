@@ -1,12 +1,12 @@
-"""The shared YAML generator library (food_tasks.taskgen)."""
+"""The shared YAML generator library (food_tasks.tasks.taskgen)."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from food_tasks import taskgen
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.tasks import taskgen
 
 TABLE = MetricTable(Metric("acc", len), Metric("invalid_rate", len, higher_is_better=False), version=1.2)
 
@@ -46,8 +46,12 @@ def test_template_writes_the_tables_metrics_and_version():
     assert text.startswith(taskgen.HEADER + "\n# About.\n")
     config = yaml.load(text, Loader=_Loader)
     assert config["metric_list"] == [
-        {"metric": "acc", "aggregation": "!function food_tasks.hooks.aggregate", "higher_is_better": True},
-        {"metric": "invalid_rate", "aggregation": "!function food_tasks.hooks.aggregate", "higher_is_better": False},
+        {"metric": "acc", "aggregation": "!function food_tasks.hooks.convention.aggregate", "higher_is_better": True},
+        {
+            "metric": "invalid_rate",
+            "aggregation": "!function food_tasks.hooks.convention.aggregate",
+            "higher_is_better": False,
+        },
     ]
     assert config["metadata"] == {"version": 1.2, "note": 1} and config["reasoning_tags"] == "none"
     assert config["generation_kwargs"] == {
@@ -87,8 +91,8 @@ def test_group_reductions():
     assert config["task"] == ["a", "b"] and config["metadata"] == {"version": 1.0}
     assert [m["aggregation"] for m in config["aggregate_metric_list"]] == [
         "mean",
-        "!function food_tasks.metrics.group_max",
-        "!function food_tasks.metrics.group_mean_official",
+        "!function food_tasks.stats.metrics.group_max",
+        "!function food_tasks.stats.metrics.group_mean_official",
     ]
     assert "aggregate_metric_list" not in yaml.load(taskgen.group("g", "G", ["a"]), Loader=_Loader)
     with pytest.raises(ValueError, match="reduction 'median'"):
@@ -174,8 +178,8 @@ def test_every_rotated_task_declares_its_base_task_and_reads_its_documents():
     exactly when it declares so (the name is never read)."""
     import importlib
 
-    from food_tasks import catalogue
-    from food_tasks.rotation import Circular
+    from food_tasks.hooks.rotation import Circular
+    from food_tasks.tasks import catalogue
 
     index = catalogue.index()
     rotated = {}

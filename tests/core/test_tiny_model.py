@@ -7,7 +7,7 @@ import json
 import pytest
 from PIL import Image
 
-from food_tasks.tiny_model import MARKER_FILE, SPECIAL_TOKENS, build_tiny_qwen2_vl
+from food_tasks.lmms.tiny_model import MARKER_FILE, SPECIAL_TOKENS, build_tiny_qwen2_vl
 
 # torch and transformers are imported by the tests (lmms-eval requires both): importing them here would cost
 # every collection, the inner loop's included, 10-20 s.

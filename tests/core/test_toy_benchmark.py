@@ -18,12 +18,13 @@ from conftest import run_lmms_eval
 
 import food_tasks.benchmarks
 import food_tasks.utils
-from food_tasks import catalogue, registry, taskgen, units
+from food_tasks.stats import units
+from food_tasks.tasks import catalogue, registry, taskgen
 
 # food_tasks/benchmarks/toy/__init__.py: the record.
 INIT = '''"""Toy: two question sets, a benchmark written from CONTRIBUTING's recipe by a test."""
 
-from food_tasks.registry import Benchmark
+from food_tasks.tasks.registry import Benchmark
 
 SIZES = {"toy_colour": 3, "toy_shape": 2}
 
@@ -62,8 +63,12 @@ TABLES = '''"""The toy's metric table."""
 
 from functools import partial
 
-from food_tasks import metrics, rotation, stats
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.stats import metrics
+
+from food_tasks.hooks import rotation
+
+from food_tasks.stats import uncertainty as stats
+from food_tasks.hooks.convention import Metric, MetricTable
 
 TABLES = {
     "qa": MetricTable(
@@ -73,7 +78,7 @@ TABLES = {
         key=stats.column("id"),
     )
 }
-# The rotated task's table (food_tasks.rotation.Circular): the same metrics, the circular ones, by question.
+# The rotated task's table (food_tasks.hooks.rotation.Circular): the same metrics, the circular ones, by question.
 CIRCULAR_TABLE = MetricTable(
     *TABLES["qa"].values(),
     *rotation.circular_metrics(stats.field("correct")),
@@ -87,7 +92,7 @@ CIRCULAR = '''"""The toy with rotated options: the options shift, the gold index
 
 import datasets
 
-from food_tasks import rotation
+from food_tasks.hooks import rotation
 
 
 def rotate_doc(doc: dict, offset: int) -> dict:
@@ -106,10 +111,10 @@ from functools import partial
 
 import datasets
 
-from food_tasks import rotation
+from food_tasks.hooks import rotation
 from food_tasks.benchmarks.toy import circular, data
 from food_tasks.benchmarks.toy.tables import CIRCULAR_TABLE, TABLES
-from food_tasks.hooks import results_hook
+from food_tasks.hooks.convention import results_hook
 
 
 def _docs(task: str, dataset: object) -> datasets.Dataset:
@@ -148,7 +153,7 @@ docs_colour_circular = CIRCULAR.docs(docs_colour)
 # yaml_tasks/toy/_generate_configs.py: the YAML generator.
 GENERATOR = '''"""Generate the toy's task YAML files."""
 
-from food_tasks import taskgen
+from food_tasks.tasks import taskgen
 from food_tasks.utils import toy as hooks
 
 HOOKS = "food_tasks.utils.toy"

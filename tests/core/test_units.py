@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 import food_tasks.utils
-from food_tasks import hooks, units
 from food_tasks.benchmarks import BENCHMARKS
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks import convention as hooks
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.stats import units
 
 REPO = Path(__file__).resolve().parents[2]
 

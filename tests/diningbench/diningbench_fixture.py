@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from food_tasks import mirror
 from food_tasks.benchmarks.diningbench import layout
 from food_tasks.benchmarks.diningbench.parsing import VQA_ENDING_EN, VQA_ENDING_ZH
+from food_tasks.data import mirror
 
 OPTIONS_ZH = [
     "红薯鸡肉沙拉",

@@ -10,9 +10,9 @@ import tarfile
 import diningbench_fixture as F
 import pytest
 
-from food_tasks.archive import MARKER
 from food_tasks.benchmarks.diningbench import data as D
-from food_tasks.data import DataAccessError
+from food_tasks.data.archive import MARKER
+from food_tasks.data.hub import DataAccessError
 
 
 @pytest.fixture

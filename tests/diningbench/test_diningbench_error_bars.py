@@ -1,5 +1,5 @@
-"""DiningBench error bars: each metric's per-row statistics (food_tasks.stats), hand-computed, and their agreement
-with the reported values (tests/diningbench/test_diningbench_scoring.py has the reported values by hand).
+"""DiningBench error bars: each metric's per-row statistics (food_tasks.stats.uncertainty), hand-computed, and their
+agreement with the reported values (tests/diningbench/test_diningbench_scoring.py has the reported values by hand).
 
 A document is a row of the JSONL file (idx), one per row and task, and the row is its own cluster.
 """
@@ -14,8 +14,10 @@ import diningbench_fixture as F
 import numpy as np
 import pytest
 
-from food_tasks import errorbars, judge, stats
 from food_tasks.benchmarks.diningbench import scoring as S
+from food_tasks.judge import client as judge
+from food_tasks.lmms import errorbars
+from food_tasks.stats import uncertainty as stats
 from food_tasks.utils.diningbench import TABLES
 
 

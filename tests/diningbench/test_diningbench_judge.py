@@ -9,7 +9,7 @@ import diningbench_fixture as F
 import pytest
 from judge_server import JudgeServer
 
-from food_tasks import hooks
+from food_tasks.hooks import convention as hooks
 from food_tasks.utils import diningbench as U
 
 PRED = "【预测答案】：\n"  # the prediction's place in the judge prompt (whose rules quote an example answer)

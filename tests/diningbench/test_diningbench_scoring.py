@@ -91,13 +91,13 @@ class FakeClient:
     """Scripted verdicts by prediction; predictions in ``down`` fail like an exhausted judge."""
 
     def __init__(self, verdicts, down=()):  # type: ignore[no-untyped-def]
-        from food_tasks.judge import JudgeConfig
+        from food_tasks.judge.client import JudgeConfig
 
         self.config = JudgeConfig(model="fake-judge")
         self.verdicts, self.down, self.calls = verdicts, set(down), []
 
     def complete_many(self, bodies):  # type: ignore[no-untyped-def]
-        from food_tasks.judge import JudgeResult
+        from food_tasks.judge.client import JudgeResult
 
         out = []
         for body in bodies:
@@ -156,7 +156,7 @@ def test_judge_entirely_down_gives_no_accuracy():
 def test_chinese_and_english_rows_pair_on_id_images_and_gold():
     """Cross-lingual consistency (README "Beyond accuracy"), through the real scorer: rows 0-2 exist in both files
     (row 2 with another gold letter in English: not the same item), row 3 only in Chinese."""
-    from food_tasks import consistency
+    from food_tasks.stats import consistency
 
     def doc(i, lang, gold, image=None):  # type: ignore[no-untyped-def]
         prompt = F.cls_prompt(F.OPTIONS_ZH if lang == "zh" else F.OPTIONS_EN, lang)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from food_tasks.catalogue import names as yaml_names
 from food_tasks.cli import main
+from food_tasks.tasks.catalogue import names as yaml_names
 
 
 def test_diningbench_tasks_groups_and_list_rows(capsys):

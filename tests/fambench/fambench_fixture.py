@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from food_tasks import mirror
 from food_tasks.benchmarks.fambench import data as fb_data
+from food_tasks.data import mirror
 
 IMG = "https://images.example.org/recipes/{}.jpg"
 MISSING_IMG = "https://dead.example.org/gone/{}.jpg"

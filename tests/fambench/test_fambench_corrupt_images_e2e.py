@@ -14,7 +14,7 @@ import fambench_fixture as F
 import pytest
 from conftest import NOT_AN_IMAGE, run_lmms_eval, truncated_jpeg
 
-from food_tasks import mirror
+from food_tasks.data import mirror
 
 pytestmark = pytest.mark.e2e
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import fambench_fixture as fx
 import pytest
 
-from food_tasks import data
 from food_tasks.benchmarks.fambench import data as fb_data
+from food_tasks.data import hub as data
 
 
 @pytest.fixture()

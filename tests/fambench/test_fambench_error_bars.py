@@ -1,4 +1,4 @@
-"""FAM-Bench error bars: each metric's per-document statistics (food_tasks.stats), hand-computed, and their
+"""FAM-Bench error bars: each metric's per-document statistics (food_tasks.stats.uncertainty), hand-computed, and their
 agreement with the reported values on documents built from the fixture mirror and scored.
 
 The reported numbers come from the reducers (tests/fambench/test_fambench_scoring.py); the estimators give
@@ -14,9 +14,10 @@ import fambench_fixture as fx
 import numpy as np
 import pytest
 
-from food_tasks import remote, stats
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
+from food_tasks.data import remote
+from food_tasks.stats import uncertainty as stats
 from food_tasks.utils.fambench import MODES, TABLES
 
 REC, NREC = "recommend", "not_recommend"

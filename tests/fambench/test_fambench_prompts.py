@@ -15,10 +15,10 @@ from pathlib import Path
 import fambench_fixture
 import pytest
 
-from food_tasks import remote
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import prompts as fb_prompts
-from food_tasks.data import DataAccessError
+from food_tasks.data import remote
+from food_tasks.data.hub import DataAccessError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

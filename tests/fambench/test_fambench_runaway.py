@@ -16,7 +16,7 @@ import pytest
 
 from food_tasks.benchmarks.fambench import parsing as fb_parsing
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
-from food_tasks.jsonparse import balanced_end
+from food_tasks.hooks.jsonparse import balanced_end
 from food_tasks.utils import fambench as hooks
 
 NR, R = fb_parsing.NOT_REC, fb_parsing.REC

@@ -10,10 +10,10 @@ import math
 
 import pytest
 
-from food_tasks import metrics
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import parsing as fb_parsing
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
+from food_tasks.stats import metrics
 
 NR, R = fb_parsing.NOT_REC, fb_parsing.REC
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from food_tasks.catalogue import names as yaml_names
 from food_tasks.cli import main
+from food_tasks.tasks.catalogue import names as yaml_names
 
 REPO = Path(__file__).resolve().parents[2]
 GROUPS = {

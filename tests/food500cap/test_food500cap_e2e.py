@@ -14,7 +14,7 @@ import food500cap_fixture as fx
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks import cocoeval
+from food_tasks.hooks import cocoeval
 
 pytestmark = pytest.mark.e2e
 TASKS = ("food500cap", "food500cap_caption_all")  # the group: both prompts on the test split

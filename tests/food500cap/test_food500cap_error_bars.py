@@ -14,8 +14,9 @@ import shutil
 import numpy as np
 import pytest
 
-from food_tasks import cocoeval, stats
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
+from food_tasks.hooks import cocoeval
+from food_tasks.stats import uncertainty as stats
 from food_tasks.utils import food500cap as hooks
 
 TABLE = hooks.TABLES["caption"]

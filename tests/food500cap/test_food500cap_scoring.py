@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 import food500cap_fixture as fx
 import pytest
 
-from food_tasks import cocoeval
 from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
-from food_tasks.data import DataAccessError
+from food_tasks.data.hub import DataAccessError
+from food_tasks.hooks import cocoeval
 from food_tasks.utils import food500cap as hooks
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ def test_a_runaway_caption_is_cut_counted_and_never_hangs_the_aggregation() -> N
     # (the process-wide jar of the session; a child interpreter would start a JVM of its own for it).
     import threading
 
-    from food_tasks.hooks import aggregate
+    from food_tasks.hooks.convention import aggregate
     from food_tasks.utils.food500cap import docs_sample, process_results
 
     values: dict = {}

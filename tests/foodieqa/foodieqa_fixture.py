@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from food_tasks import mirror
 from food_tasks.benchmarks.foodieqa import layout
+from food_tasks.data import mirror
 
 COLOURS = [(250, 0, 0), (0, 250, 0), (0, 0, 250), (250, 250, 0), (0, 250, 250), (250, 0, 250)]
 IMG = "images/14456664_all_202404292352223293/{}_IMG.jpeg".format  # official-looking sub-folder per upload

@@ -10,9 +10,9 @@ import zipfile
 import pytest
 from foodieqa_fixture import IMG, build, tables
 
-from food_tasks.archive import MARKER
 from food_tasks.benchmarks.foodieqa import data as fq_data
-from food_tasks.data import DataAccessError
+from food_tasks.data.archive import MARKER
+from food_tasks.data.hub import DataAccessError
 
 
 @pytest.fixture(autouse=True)
@@ -129,7 +129,7 @@ def test_refused_access_is_explained(monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_fake")
-    from food_tasks import remote
+    from food_tasks.data import remote
 
     monkeypatch.setattr(remote, "unreachable", lambda url, timeout=0: None)  # the Hub answers (with a refusal)
     with pytest.raises(DataAccessError, match="has not been granted access.*Request access.*lyan62/FoodieQA"):

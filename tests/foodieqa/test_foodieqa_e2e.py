@@ -13,7 +13,8 @@ import pytest
 from conftest import run_lmms_eval
 from foodieqa_fixture import build, tables
 
-from food_tasks import compare, report
+from food_tasks import report
+from food_tasks.compare import table as compare
 
 pytestmark = pytest.mark.e2e
 

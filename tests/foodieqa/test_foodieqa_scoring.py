@@ -7,7 +7,7 @@ import pytest
 from foodieqa_fixture import doc
 
 from food_tasks.benchmarks.foodieqa import scoring
-from food_tasks.metrics import group_max
+from food_tasks.stats.metrics import group_max
 
 
 def _records():

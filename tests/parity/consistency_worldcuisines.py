@@ -23,8 +23,8 @@ import json
 import sys
 from pathlib import Path
 
-from food_tasks import consistency
 from food_tasks.benchmarks.worldcuisines import data, parsing, scoring
+from food_tasks.stats import consistency
 
 RENAMED = {"su": "su_loma", "si": "si_formal_spoken"}  # the official scorer's output names
 NAMES = {"1": "1a", "3": "1b", "4": "1c", "2": "2"}

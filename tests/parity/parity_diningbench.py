@@ -49,7 +49,7 @@ from pathlib import Path
 from food_tasks.benchmarks.diningbench import parsing as P
 from food_tasks.benchmarks.diningbench import prompts as PR
 from food_tasks.benchmarks.diningbench import scoring as S
-from food_tasks.judge import JudgeConfig, JudgeResult
+from food_tasks.judge.client import JudgeConfig, JudgeResult
 
 MODELS = ["", "judge", "gpt-4o", *P.OFFICIAL_MODEL_NAMES]
 PIECES = [

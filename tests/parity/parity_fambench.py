@@ -78,11 +78,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from food_tasks import metrics
 from food_tasks.benchmarks.fambench import data as fb_data
 from food_tasks.benchmarks.fambench import parsing as fb_parsing
 from food_tasks.benchmarks.fambench import prompts as fb_prompts
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
+from food_tasks.stats import metrics
 
 MODES = ("baseline", "cot", "ki", "cot_ki")
 T1_INPUTS = {"textimage": "text_image", "textonly": "text", "imageonly": "image_only"}

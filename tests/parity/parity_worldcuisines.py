@@ -175,7 +175,7 @@ def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
     """Write the hf_prompt files to ``root/worldcuisines/vqa`` with a card; return the test_large qa_id ->
     prompt_type map."""
     from food_tasks.benchmarks.worldcuisines.layout import wc_vqa_card, write_wc_kb
-    from food_tasks.mirror import png_bytes
+    from food_tasks.data.mirror import png_bytes
 
     vqa = root / "worldcuisines" / "vqa"
     prompt_types: dict[str, str] = {}

@@ -118,8 +118,8 @@ class Normaliser:
     """Replaces what depends on the machine and the moment by placeholders."""
 
     def __init__(self, work: Path) -> None:
+        from food_tasks.data.remote import cache_root
         from food_tasks.registration import task_dir
-        from food_tasks.remote import cache_root
 
         # The task directory: the clone's yaml_tasks/, or an editable install's (another checkout) before it.
         places = {work: "<WORK>", cache_root(): "<CACHE>", task_dir(): "<ROOT>/yaml_tasks", ROOT: "<ROOT>"}

@@ -54,7 +54,7 @@ def test_pinned_output_is_unchanged(made, name):
 def test_reset_forgets_every_cache_the_runs_filled(made):
     """Two lmms-eval runs of every benchmark's sample tasks, a report and a comparison fill the package's caches:
     food_tasks.reset() names each of them (``food_tasks.caches()``), and afterwards none holds anything."""
-    assert ("food_tasks.harness", "_PARSED") in _FILLED and ("food_tasks.catalogue", "_INDEX") in _FILLED
+    assert ("food_tasks.lmms.harness", "_PARSED") in _FILLED and ("food_tasks.tasks.catalogue", "_INDEX") in _FILLED
     assert sorted(_FILLED - package_caches.listed()) == [], "caches that food_tasks.caches() does not name"
     food_tasks.reset()
     held = {key: size for key, size in package_caches.state().items() if size and key in package_caches.listed()}

@@ -24,7 +24,7 @@ from food_tasks.sample_data import SAMPLE_ROOT
 
 DRIVER = """
 import json, sys, time
-import food_tasks.remote as remote
+import food_tasks.data.remote as remote
 remote.GITHUB_RAW = sys.argv[1]
 while time.time() < float(sys.argv[2]):
     time.sleep(0.005)

@@ -8,9 +8,10 @@ import math
 import pytest
 from conftest import build_wc_mirror
 
-from food_tasks import data, metrics
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
+from food_tasks.data import hub as data
+from food_tasks.stats import metrics
 
 
 def test_prepare_docs_large_selects_subtask_and_keeps_prompts_verbatim(wc_root):
@@ -82,8 +83,8 @@ def test_images_join_by_exact_url_and_decode_lazily(wc_root):
 
 
 def test_corrupt_image_names_row_column_and_url(tmp_path):
-    from food_tasks import mirror
     from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+    from food_tasks.data import mirror
 
     wc_layout.write_wc_kb(
         tmp_path,

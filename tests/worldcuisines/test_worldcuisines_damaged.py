@@ -14,10 +14,10 @@ import datasets
 import pytest
 from conftest import WC_TASK1, build_all_languages_mirror, build_wc_mirror, corrupt_wc_kb, wc_kb
 
-from food_tasks import data
 from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
+from food_tasks.data import hub as data
 
 
 def _lines(path: Path) -> list[str]:

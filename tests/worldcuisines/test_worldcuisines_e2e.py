@@ -193,7 +193,7 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     assert max(len(line) for line in lines[: end + 1] + lines[ok:]) <= 120  # the demo's own lines (issue 29.1)
     # The table lmms-eval printed (headline mode): the group once, under its declared headline (acc: the first of
     # its aggregate_metric_list, whatever lmms-eval's order), the note once.
-    from food_tasks.results_table import HEADLINE_NOTE
+    from food_tasks.lmms.results_table import HEADLINE_NOTE
 
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in lines if line.startswith("|WorldCuisines")]
     assert sorted((r[0], r[3]) for r in rows) == [("WorldCuisines MCQ (sample)", "acc")], rows

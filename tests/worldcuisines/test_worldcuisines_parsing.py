@@ -26,7 +26,7 @@ from food_tasks.benchmarks.worldcuisines.parsing import (
     official_mcq_parse,
     parse_mcq_options,
 )
-from food_tasks.parsing import strip_reasoning
+from food_tasks.hooks.parsing import strip_reasoning
 
 INSTRUCTION = "Print only the answer with a single answer id (1,2,3,4,5)."
 
@@ -230,7 +230,7 @@ def test_official_four_option_five_is_int() -> None:
 
 
 # --------------------------------------------------------------------------
-# Robust parser (food_tasks.parsing.extract_choice configured for WorldCuisines)
+# Robust parser (food_tasks.hooks.parsing.extract_choice configured for WorldCuisines)
 # --------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ committed files. Metrics come from ``food_tasks.utils.diningbench.TABLES`` (one 
 
 from __future__ import annotations
 
-from food_tasks import taskgen
+from food_tasks.tasks import taskgen
 from food_tasks.utils import diningbench as hooks
 
 HOOKS = "food_tasks.utils.diningbench"
@@ -118,7 +118,7 @@ def render() -> dict[str, str]:
     return files
 
 
-# ---------------------------------------------------------------- image-free twins (food_tasks.noimage)
+# ---------------------------------------------------------------- image-free twins (food_tasks.tasks.noimage)
 # Classification and VQA (one view, the paper's setting; every view count sends the same text) and the packaged
 # classification sample: <twin>_noimage, grouped in diningbench_noimage. Nutrition estimation has none (issue 28).
 NOIMAGE = ("diningbench_cls_zh", "diningbench_cls_en", "diningbench_vqa_zh", "diningbench_vqa_en")
@@ -157,7 +157,7 @@ CIRCULAR = {  # rotated task -> (its base task, alias)
 
 
 def circular_files(files: dict[str, str]) -> dict[str, str]:
-    """Classification tasks asked once per rotation of their options (food_tasks.rotation), from their base
+    """Classification tasks asked once per rotation of their options (food_tasks.hooks.rotation), from their base
     tasks' files."""
     return {
         f"{name}.yaml": taskgen.circular_task(files[f"{base}.yaml"], name, alias=alias, table=hooks.CIRCULAR.table)

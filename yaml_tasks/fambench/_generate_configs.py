@@ -8,7 +8,7 @@ of each kind and their ``process_docs`` hooks from its ``VARIANTS``.
 
 from __future__ import annotations
 
-from food_tasks import taskgen
+from food_tasks.tasks import taskgen
 from food_tasks.utils import fambench as hooks
 
 HOOKS = "food_tasks.utils.fambench"
@@ -64,7 +64,8 @@ def task_yaml(kind: str, mode: str, input_name: str) -> str:
         alias = "FAM-Bench T2 CTC (4 modes, one pool)"
     else:
         alias = f"FAM-Bench {names[kind]} ({MODES[mode][1]}, {INPUTS[input_name][1]})"
-    # The paper's text-only input mode is the image-free twin of its T+I task (food_tasks.noimage): same documents.
+    # The paper's text-only input mode is the image-free twin of its T+I task (food_tasks.tasks.noimage): same
+    # documents.
     extra = (
         taskgen.image_twin_metadata(task_name(kind, mode), version=hooks.TABLES[kind].version)
         if input_name == "textonly"

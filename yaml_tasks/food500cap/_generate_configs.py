@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from food_tasks import noimage, taskgen
 from food_tasks.benchmarks.food500cap import prompts
+from food_tasks.tasks import noimage, taskgen
 from food_tasks.utils import food500cap as hooks
 
 HOOKS = "food_tasks.utils.food500cap"
@@ -30,7 +30,8 @@ GROUPS = {
         ["food500cap_caption_noimage", "food500cap_caption_food_noimage"],
     ),
 }
-# Every task has an image-free twin, <task>_noimage (food_tasks.noimage), food500cap_noimage pairs with food500cap.
+# Every task has an image-free twin, <task>_noimage (food_tasks.tasks.noimage), food500cap_noimage pairs with
+# food500cap.
 
 
 def template_yaml() -> str:
@@ -59,7 +60,7 @@ def template_yaml() -> str:
 
 
 def task_yaml(name: str, noimage: bool = False) -> str:
-    """Task ``name``, or with ``noimage`` its image-free twin ``<name>_noimage`` (:mod:`food_tasks.noimage`)."""
+    """Task ``name``, or with ``noimage`` its image-free twin ``<name>_noimage`` (:mod:`food_tasks.tasks.noimage`)."""
     docs, prompt, alias, budget = TASKS[name]
     comment = "# The prompt (a design choice: the paper gives none); override per model under its own key."
     kwargs = [f"prompt: {json.dumps(prompt)}"]

@@ -7,7 +7,7 @@ Metrics come from ``food_tasks.utils.foodieqa.TABLES`` (one declaration each).
 
 from __future__ import annotations
 
-from food_tasks import noimage, taskgen
+from food_tasks.tasks import noimage, taskgen
 from food_tasks.utils import foodieqa as hooks
 
 HOOKS = "food_tasks.utils.foodieqa"
@@ -156,7 +156,7 @@ def render() -> dict[str, str]:
     return dict(sorted(files.items()))
 
 
-# ---------------------------------------------------------------- image-free twins (food_tasks.noimage)
+# ---------------------------------------------------------------- image-free twins (food_tasks.tasks.noimage)
 # The VQA settings (the paper's own ablation, sivqa_zh_dishname_noimage, stays as it is) and the packaged
 # image samples: foodieqa_<task>_<lang>[_sample]_noimage_p<k>, grouped per setting and in foodieqa_noimage.
 NOIMAGE = (("mivqa", "zh"), ("mivqa", "en"), ("sivqa", "zh"), ("sivqa", "en"))
@@ -243,7 +243,7 @@ def circular_task(base_file: str, name: str, alias: str) -> str:
 
 
 def circular_files() -> dict[str, str]:
-    """VQA tasks asked once per rotation of their options (food_tasks.rotation), per setting and template."""
+    """VQA tasks asked once per rotation of their options (food_tasks.hooks.rotation), per setting and template."""
     files, groups = {}, []
     for task, lang in CIRCULAR:
         base = f"foodieqa_{task}_{lang}_circular"

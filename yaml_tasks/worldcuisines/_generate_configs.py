@@ -8,7 +8,7 @@ reruns it and diffs the output against the committed files. Metrics come from
 
 from __future__ import annotations
 
-from food_tasks import taskgen
+from food_tasks.tasks import taskgen
 from food_tasks.utils import worldcuisines as hooks
 
 HOOKS = "food_tasks.utils.worldcuisines"
@@ -133,7 +133,7 @@ def render() -> dict[str, str]:
     return dict(sorted(files.items()))
 
 
-# ---------------------------------------------------------------- image-free twins (food_tasks.noimage)
+# ---------------------------------------------------------------- image-free twins (food_tasks.tasks.noimage)
 # Every task of every split and kind has one: worldcuisines_<kind>[_<split>]_noimage_<subtask>, grouped
 # as worldcuisines_<kind>[_<split>]_noimage. Same documents, prompt, parser and metrics; no image.
 NOIMAGE_KWARGS = ('pre_prompt: ""', 'post_prompt: ""')  # the template's lmms_eval_specific_kwargs

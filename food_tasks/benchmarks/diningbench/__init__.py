@@ -20,7 +20,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, Lazy, variant
+from food_tasks.tasks.registry import Benchmark, Lazy, variant
 
 SIZES = {
     "diningbench_cls": 2884,
@@ -34,7 +34,7 @@ SIZES = {
 def documents(task: str) -> int | None:
     """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2. A rotated
     classification task asks each item 8 times (once per rotation of its 8 options); an image-free twin: its twin's
-    (both read from the variant's declaration, :func:`food_tasks.registry.variant`)."""
+    (both read from the variant's declaration, :func:`food_tasks.tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
     if kind:
         count = documents(base)

@@ -1,4 +1,4 @@
-"""DiningBench classification with rotated options (the ``_circular`` tasks; :mod:`food_tasks.rotation`).
+"""DiningBench classification with rotated options (the ``_circular`` tasks; :mod:`food_tasks.hooks.rotation`).
 
 A rotation rewrites only the option texts of the record's prompt (the lines ``A. <dish>`` ... ``H. <dish>`` that
 :func:`food_tasks.benchmarks.diningbench.parsing.prompt_options` reads, found by the same scan,
@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from food_tasks import rotation
 from food_tasks.benchmarks.diningbench import prompts
 from food_tasks.benchmarks.diningbench.parsing import option_spans
+from food_tasks.hooks import rotation
 
 LABELS = tuple("ABCDEFGH")
 # Chosen against gold option letters (answers that could not be read, and documents whose images failed, left out).
@@ -31,7 +31,7 @@ def n_options(doc: dict[str, Any]) -> int:
 
 
 def rotate_prompt(prompt: str, offset: int) -> str:
-    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.rotation.rotate_spans`), the rest
+    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.hooks.rotation.rotate_spans`), the rest
     verbatim."""
     return rotation.rotate_spans(prompt, option_spans(prompt), offset)
 

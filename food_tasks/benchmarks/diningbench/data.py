@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from food_tasks import images
-from food_tasks.archive import archive_key, extract_once
-from food_tasks.data import DATA_DIR_ENV, DataAccessError, hub_mirror_dir
-from food_tasks.remote import cache_root
+from food_tasks.data import images
+from food_tasks.data.archive import archive_key, extract_once
+from food_tasks.data.hub import DATA_DIR_ENV, DataAccessError, hub_mirror_dir
+from food_tasks.data.remote import cache_root
 
 CACHES = ("_prepared",)  # what food_tasks.reset() clears in this module
 
@@ -78,7 +78,7 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
     from huggingface_hub import constants, hf_hub_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
-    from food_tasks import remote
+    from food_tasks.data import remote
 
     revision = os.environ.get(REVISION_ENV, "").strip() or None
     try:
@@ -120,7 +120,7 @@ def _hub_file(filename: str, root: Path | None = None) -> Path:
 
 def extract_archive(archive: Path, dest: Path | None = None) -> Path:
     """Extract ``archive`` once (default: into the cache, keyed by its path, size and mtime), concurrency-
-    and interruption-safe (:func:`food_tasks.archive.extract_once`); returns the folder holding ``images/``."""
+    and interruption-safe (:func:`food_tasks.data.archive.extract_once`); returns the folder holding ``images/``."""
     return extract_once(archive, dest or cache_root() / "diningbench" / f"images-{archive_key(archive)}", REPO_ID)
 
 
@@ -308,7 +308,7 @@ def _decoded(path: str) -> PILImage.Image:
 
 def doc_images(doc: dict) -> list:
     """The document's images that decode, as RGB, in view order (PNG/WebP bytes in a ``.jpg`` file decode by
-    content, as PIL reads them). An undecodable one is left out and recorded (:mod:`food_tasks.images`): the
+    content, as PIL reads them). An undecodable one is left out and recorded (:mod:`food_tasks.data.images`): the
     document is then counted in ``image_missing`` (:func:`image_missing`)."""
     out = []
     for path in doc["images"]:

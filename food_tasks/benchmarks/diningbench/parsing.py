@@ -21,10 +21,10 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from food_tasks import parsing as shared
-from food_tasks.jsonparse import json_objects
-from food_tasks.outputs import safe_str
-from food_tasks.parsing import WHITESPACE_RE, extract_choice, last_match, normalize_chars, strip_reasoning
+from food_tasks.hooks import parsing as shared
+from food_tasks.hooks.jsonparse import json_objects
+from food_tasks.hooks.outputs import safe_str
+from food_tasks.hooks.parsing import WHITESPACE_RE, extract_choice, last_match, normalize_chars, strip_reasoning
 
 CACHES = ("_TAG_CACHE",)  # what food_tasks.reset() clears in this module
 
@@ -196,7 +196,7 @@ _OPTION_LINE_RE = re.compile(r"^[ \t]*([A-H])[.．、)][ \t]*(\S.*?)[ \t]*$", re
 def option_spans(prompt: object) -> list[tuple[str, int, int]]:
     """``(letter, start, end)`` of each option text of a classification prompt (lines ``A. <dish>`` ...
     ``H. <dish>``, the first line per letter): what :func:`prompt_options` reads and the ``_circular`` tasks
-    rotate (:func:`food_tasks.parsing.option_spans`)."""
+    rotate (:func:`food_tasks.hooks.parsing.option_spans`)."""
     return shared.option_spans(prompt, _OPTION_LINE_RE)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from food_tasks import mirror
 from food_tasks.benchmarks.diningbench import layout as db_layout
+from food_tasks.data import mirror
 
 DB_OPTIONS = [
     "Mapo Tofu",

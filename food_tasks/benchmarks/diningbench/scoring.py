@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from food_tasks import consistency, metrics, stats
 from food_tasks.benchmarks.diningbench import parsing, prompts
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
-from food_tasks.hooks import Metric
+from food_tasks.hooks.convention import Metric
+from food_tasks.stats import consistency, metrics
+from food_tasks.stats import uncertainty as stats
 
 CACHES = ("_rouge_scorer", "_warn_once")  # what food_tasks.reset() clears in this module
 
@@ -307,7 +308,7 @@ def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
     ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged). Rows
     with an undecodable image are not judged robustly (the official prediction is the request error).
     """
-    from food_tasks.judge import summarize
+    from food_tasks.judge.client import summarize
 
     verdicts, answers = _judge(records, client)
     verdicts = [v for v in verdicts if v is not None]
@@ -371,7 +372,7 @@ def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool]
 
 
 def _body(client: Any, prompt: str) -> dict:
-    from food_tasks.judge import request_body
+    from food_tasks.judge.client import request_body
 
     return request_body(
         client.config, prompt, temperature=prompts.JUDGE_TEMPERATURE, max_tokens=prompts.JUDGE_MAX_TOKENS
@@ -380,7 +381,7 @@ def _body(client: Any, prompt: str) -> dict:
 
 def judge_metric(records: Sequence[Record], name: str) -> Any:
     """One judge metric of a VQA task (NaN when judging is explicitly off, ``FOOD_TASKS_JUDGE_MODEL=none``)."""
-    from food_tasks.judge import JudgeConfig, client_for
+    from food_tasks.judge.client import JudgeConfig, client_for
 
     config = JudgeConfig.from_env("DiningBench VQA")
     if config is None:
@@ -404,7 +405,7 @@ def judge_metric(records: Sequence[Record], name: str) -> Any:
 
 
 # --------------------------------------------------------------------------- error bars
-# One row's share of a metric, for food_tasks.stats (standard errors, paired comparisons): a value per row
+# One row's share of a metric, for food_tasks.stats.uncertainty (standard errors, paired comparisons): a value per row
 # (None: outside the metric's denominator) for means, a row of sums for RMSE and the averages over components.
 # The reported numbers stay the reducers' above; tests check that these give the same values.
 
@@ -480,7 +481,7 @@ class JudgeRatio(stats.Ratio):
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
         """``(num, den)`` of the rate per row from the run's judge verdicts; zeros without a judge."""
-        from food_tasks.judge import JudgeConfig, JudgeNotConfigured, client_for
+        from food_tasks.judge.client import JudgeConfig, JudgeNotConfigured, client_for
 
         out = np.zeros((len(records), 2))
         try:

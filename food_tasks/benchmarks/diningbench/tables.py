@@ -1,4 +1,5 @@
-"""Metric tables of the DiningBench tasks: every metric of each task kind declared once (:mod:`food_tasks.hooks`).
+"""Metric tables of the DiningBench tasks: every metric of each task kind declared once
+(:mod:`food_tasks.hooks.convention`).
 
 ``food_tasks.utils.diningbench`` builds its ``process_results`` hooks from ``TABLES`` and
 ``yaml_tasks/diningbench/_generate_configs.py`` writes each task's ``metric_list`` from it.
@@ -8,10 +9,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import metrics, rotation, stats
 from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks import rotation
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.stats import metrics
+from food_tasks.stats import uncertainty as stats
 
 # Scales: accuracies and rates in percent, as in every benchmark (the paper and the official code print fractions;
 # ours, the _official ones included, are x 100); ROUGE F x 100, as every benchmark's text overlap; MAE and RMSE in
@@ -96,8 +99,8 @@ TABLES = {
     ),
 }
 
-# The _circular classification tasks' table (food_tasks.rotation.Circular): the classification task's metrics, plus
-# the circular ones. A document is (row, rotation); the cluster is the row, so standard errors resample records,
+# The _circular classification tasks' table (food_tasks.hooks.rotation.Circular): the classification task's metrics,
+# plus the circular ones. A document is (row, rotation); the cluster is the row, so standard errors resample records,
 # never rotations.
 CIRCULAR_TABLE = MetricTable(
     *TABLES["cls"].values(),

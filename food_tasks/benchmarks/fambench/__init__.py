@@ -1,8 +1,8 @@
 """FAM-Bench (food as medicine): dish suitability for 13 health conditions (Task 1) and dish ranking (Task 2).
 
 Data: the benchmark's GitHub repository at a pinned commit (``dataset/*.json``, the knowledge base and the
-Task 2 rule files), through :func:`food_tasks.remote.github_file` (``FOOD_TASKS_DATA_DIR`` mirror, cache,
-download); dish images are third-party URLs fetched through :class:`food_tasks.remote.UrlImageStore`.
+Task 2 rule files), through :func:`food_tasks.data.remote.github_file` (``FOOD_TASKS_DATA_DIR`` mirror, cache,
+download); dish images are third-party URLs fetched through :class:`food_tasks.data.remote.UrlImageStore`.
 
 Official code mirrored: the repository's v1.0 ``code/task1`` and ``code/task2`` runners (system prompts,
 knowledge-injection payloads, JSON parsers, decision/ranking parsers, percentage rounding), reproduced as
@@ -17,7 +17,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, Lazy
+from food_tasks.tasks.registry import Benchmark, Lazy
 
 SIZES = {
     "fambench_task1": 1500,
@@ -50,8 +50,8 @@ def prefetch(workers: int = 16, report: str | None = None) -> int:
     import json
     from pathlib import Path
 
-    from food_tasks import remote
     from food_tasks.benchmarks.fambench import data as fb_data
+    from food_tasks.data import remote
 
     urls = [r.get("image_url") or "" for r in fb_data.load_task1()]
     urls += [o.get("image_url") or "" for q in fb_data.load_task2() for o in q["options"]]

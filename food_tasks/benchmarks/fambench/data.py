@@ -2,12 +2,12 @@
 
 Data: the official GitHub repository at a pinned commit (raw files over HTTPS, cached), or the
 ``$FOOD_TASKS_DATA_DIR/github/<owner>/<repo>/`` mirror with the repository's own relative paths
-(:func:`food_tasks.remote.github_file`). Nothing is vendored. The schema is the one the official v1.0 code
+(:func:`food_tasks.data.remote.github_file`). Nothing is vendored. The schema is the one the official v1.0 code
 reads (``code/task1/run_q2.py::_load_dataset`` and ``_build_prompt_payload``, ``code/task2/evaluate.py``); the
 instance files themselves could not be inspected when this loader was written, so every record is
 validated and errors name the file, record and field.
 
-Images are third-party URLs fetched at evaluation time (:class:`food_tasks.remote.UrlImageStore`:
+Images are third-party URLs fetched at evaluation time (:class:`food_tasks.data.remote.UrlImageStore`:
 timeouts, retries, disk cache, cross-process locks). As in the official Task 1 scorer, a document
 whose image cannot be fetched is excluded from every denominator and counted in ``image_missing``;
 we apply the same rule to Task 2 (its official code would count the question as a failed request).
@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from food_tasks import remote
 from food_tasks.benchmarks.fambench import parsing, prompts
-from food_tasks.data import DataAccessError
+from food_tasks.data import remote
+from food_tasks.data.hub import DataAccessError
 
 CACHES = ("_read_json", "_prepared", "_mirror_store")  # what food_tasks.reset() clears in this module
 

@@ -34,13 +34,13 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from food_tasks.jsonparse import (
+from food_tasks.hooks.jsonparse import (
     balanced_end,
     balanced_ends,
     find_json_with,
     unquoted_marks,
 )
-from food_tasks.parsing import strip_reasoning
+from food_tasks.hooks.parsing import strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
 REC, NOT_REC = "recommend", "not recommend"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from food_tasks import mirror
 from food_tasks.benchmarks.fambench import data as fb_data
+from food_tasks.data import mirror
 
 FAM_IMG = "https://example.org/food-tasks-sample/fambench/{}.png"
 FAM_T1 = [  # (title, condition asked, decision, rationale condition, rationale ingredients, recipe lines, colour)

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from food_tasks import metrics
 from food_tasks.benchmarks.fambench import parsing
 from food_tasks.benchmarks.fambench.data import CONDITIONS, images_missing
 from food_tasks.benchmarks.fambench.parsing import LETTERS, pair_set
-from food_tasks.metrics import micro_prf, set_prf
+from food_tasks.stats import metrics
+from food_tasks.stats.metrics import micro_prf, set_prf
 
 Records = Sequence[Mapping[str, Any]]  # per-document records of score_task1 / score_task2
 
@@ -356,7 +356,7 @@ def ctc_value(
 
 
 # --------------------------------------------------------------------------- error bars
-# One document's share of a metric, for food_tasks.stats (standard errors, paired comparisons): a value per
+# One document's share of a metric, for food_tasks.stats.uncertainty (standard errors, paired comparisons): a value per
 # document (None: outside the metric's denominator) for means, a row of sums for the other statistics. The
 # reported numbers stay the reducers' above; tests check that these give the same values.
 
@@ -462,7 +462,7 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def _prf(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`food_tasks.metrics.micro_prf`, vectorised (same operations, same floats)."""
+    """:func:`food_tasks.stats.metrics.micro_prf`, vectorised (same operations, same floats)."""
     precision, recall = _safe_div(tp, tp + fp), _safe_div(tp, tp + fn)
     return precision, recall, _safe_div(2 * precision * recall, precision + recall)
 

@@ -1,4 +1,5 @@
-"""Metric tables of the FAM-Bench tasks: every metric of each task kind declared once (:mod:`food_tasks.hooks`).
+"""Metric tables of the FAM-Bench tasks: every metric of each task kind declared once
+(:mod:`food_tasks.hooks.convention`).
 
 ``food_tasks.utils.fambench`` builds its ``process_results`` hooks from ``TABLES`` and
 ``yaml_tasks/fambench/_generate_configs.py`` writes each task's ``metric_list`` from it.
@@ -8,10 +9,11 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import metrics, stats
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.benchmarks.fambench.prompts import MODES
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.stats import metrics
+from food_tasks.stats import uncertainty as stats
 
 # Scales: accuracies and every rate in percent, as in every benchmark (the official code prints the JSON parse
 # rate as a fraction: ours, json_parse_rate_official included, is x 100); F1, MRR, Kendall tau and CTC in [0, 1],

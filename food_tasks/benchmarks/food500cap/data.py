@@ -1,7 +1,7 @@
 """Food-500 Cap data: the official caption files, the ISIA Food-500 image root, documents, region mapping.
 
 Captions: ``aaronma2020/Food500-Cap`` at a pinned commit (data only: ``evaluation_data.json``, 4,940 rows,
-494 categories x 10; ``finetune_data.json``, 19,880 rows), read through :func:`food_tasks.remote.github_file`
+494 categories x 10; ``finetune_data.json``, 19,880 rows), read through :func:`food_tasks.data.remote.github_file`
 (``$FOOD_TASKS_DATA_DIR/github/aaronma2020/Food500-Cap/`` mirror, cache, download). Every record is
 validated; errors name the file, the record and what to do.
 
@@ -27,8 +27,8 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from food_tasks import images, remote
-from food_tasks.data import DATA_DIR_ENV, DataAccessError, mirror_root
+from food_tasks.data import images, remote
+from food_tasks.data.hub import DATA_DIR_ENV, DataAccessError, mirror_root
 
 CACHES = ("_load", "_regions", "_prepared")  # what food_tasks.reset() clears in this module
 
@@ -285,7 +285,7 @@ def _decoded(path: str) -> PILImage.Image:
 
 def load_image(doc: dict[str, Any]) -> PILImage.Image | None:
     """The document's image as RGB, or None when it is missing or cannot be decoded (a truncated file included,
-    whatever lmms-eval's Pillow setting: :mod:`food_tasks.images`); either way the document counts as missing."""
+    whatever lmms-eval's Pillow setting: :mod:`food_tasks.data.images`); either way the document counts as missing."""
     path = doc.get("image_path") or ""
     if not path:
         return None

@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from food_tasks import mirror
 from food_tasks.benchmarks.food500cap.data import MIRROR_IMAGES, REPO
+from food_tasks.data import mirror
 
 
 def jpeg_bytes(color: tuple[int, int, int], size: int = 48) -> bytes:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from food_tasks.parsing import strip_reasoning
+from food_tasks.hooks.parsing import strip_reasoning
 
 STOP_WORDS = frozenset("and with of the a an in on de la le al du di en y".split())
 MIN_RELAXED_LEN = 3

@@ -10,8 +10,8 @@ tables scale the [0, 1] reducers here); mean caption length in words
 (whitespace-separated words of the cleaned caption). An absent metric's value is the string
 ``"absent: <reason>"``: visible in the results table and JSON, never a substitute number.
 
-The toolkit sees every caption whole up to :data:`food_tasks.cocoeval.MAX_HYP_CHARS` characters and
-:data:`~food_tasks.cocoeval.MAX_HYP_TOKENS` tokens (the measured bounds of what it scores in bounded time
+The toolkit sees every caption whole up to :data:`food_tasks.hooks.cocoeval.MAX_HYP_CHARS` characters and
+:data:`~food_tasks.hooks.cocoeval.MAX_HYP_TOKENS` tokens (the measured bounds of what it scores in bounded time
 and memory); a caption past them is cut to them (runaway generations only; counted in ``captions_cut``).
 The ``*_pytok`` metrics (pure-Python tokenizer) are computed when the toolkit's tokenizer cannot run, or
 when ``FOOD_TASKS_FOOD500CAP_PYTOK=1`` asks for them.
@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from food_tasks import cocoeval, stats
 from food_tasks.benchmarks.food500cap import data, parsing
-from food_tasks.metrics import mean
-from food_tasks.outputs import NoAnswer
+from food_tasks.hooks import cocoeval
+from food_tasks.hooks.outputs import NoAnswer
+from food_tasks.stats import uncertainty as stats
+from food_tasks.stats.metrics import mean
 
 CACHES = ("_coco", "_clip", "_clip_values")  # what food_tasks.reset() clears in this module
 
@@ -66,7 +67,7 @@ def absent(reason: str) -> str:
 def score_caption(doc: Mapping[str, Any], output: object) -> dict[str, Any]:
     """The record of one image: cleaned caption, SLA indicators, flags.
 
-    A failed backend request (:class:`food_tasks.outputs.NoAnswer`) is an unparseable, empty caption.
+    A failed backend request (:class:`food_tasks.hooks.outputs.NoAnswer`) is an unparseable, empty caption.
     """
     caption, failed = ("", True) if isinstance(output, NoAnswer) else parsing.clean_caption(output)
     record = {
@@ -206,7 +207,7 @@ def per_region(records: Sequence[Record]) -> dict[str, dict[str, Any]] | str:
 
 # --------------------------------------------------------------------------- error bars
 #
-# Per-image statistics that reproduce each reported value from column sums (food_tasks.stats). The toolkit
+# Per-image statistics that reproduce each reported value from column sums (food_tasks.stats.uncertainty). The toolkit
 # runs once over the whole split (the cached coco()); a resample reuses its per-image results. An image with
 # ``image_missing`` is a zero row (not counted), as the reported metrics leave it out.
 

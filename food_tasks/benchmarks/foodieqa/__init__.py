@@ -21,16 +21,16 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, Lazy, in_sample, variant
+from food_tasks.tasks.registry import Benchmark, Lazy, in_sample, variant
 
 SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
 
 
 def documents(task: str) -> int | None:
     """Questions per task: multi-image 403, single-image 256, text 705 (every template); the sample 2 (the record's
-    sample tasks: :func:`food_tasks.registry.in_sample`). A rotated task asks each question 4 times (once per rotation
-    of its options); an image-free twin: its twin's (both read from the variant's declaration,
-    :func:`food_tasks.registry.variant`)."""
+    sample tasks: :func:`food_tasks.tasks.registry.in_sample`). A rotated task asks each question 4 times (once per
+    rotation of its options); an image-free twin: its twin's (both read from the variant's declaration,
+    :func:`food_tasks.tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
     if kind:
         count = documents(base)

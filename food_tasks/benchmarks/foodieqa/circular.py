@@ -1,4 +1,4 @@
-"""FoodieQA with rotated options (the ``_circular`` tasks; :mod:`food_tasks.rotation`).
+"""FoodieQA with rotated options (the ``_circular`` tasks; :mod:`food_tasks.hooks.rotation`).
 
 A rotation shifts what sits behind the letters A-D and remaps the gold ``answer``; the prompt is then rendered by
 the benchmark's own builder (:func:`food_tasks.benchmarks.foodieqa.prompts.build`), so every template stays
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from food_tasks import rotation
+from food_tasks.hooks import rotation
 
 LABELS = ("A", "B", "C", "D")
 # Chosen against gold option positions (answers that could not be read, and questions whose images failed, left out).

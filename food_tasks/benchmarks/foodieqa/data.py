@@ -6,7 +6,7 @@ Where the files come from, first hit wins:
    its unpacked contents (``mivqa_tidy.json`` ... and ``images/``, at the top or in one sub-folder).
 2. The Hugging Face cache (a previous download; works with ``HF_HUB_OFFLINE=1``).
 3. A download with the user's token. Without a token, or when the account has not been granted
-   access, :class:`~food_tasks.data.DataAccessError` says where to request access and how to pass
+   access, :class:`~food_tasks.data.hub.DataAccessError` says where to request access and how to pass
    the token; this happens in ``process_docs``, before any generation.
 
 A zip is extracted once into ``$HF_HOME/food_tasks/foodieqa/<digest>/`` under a file lock, into a
@@ -23,8 +23,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from food_tasks import data, images
-from food_tasks.archive import archive_key, extract_once
+from food_tasks.data import hub as data
+from food_tasks.data import images
+from food_tasks.data.archive import archive_key, extract_once
 
 CACHES = ("_data_folder", "_load_docs")  # what food_tasks.reset() clears in this module
 
@@ -80,7 +81,7 @@ def _download_zip() -> Path:
         raise _access_error("no Hugging Face token was found on this machine")
     from huggingface_hub import constants
 
-    from food_tasks import remote
+    from food_tasks.data import remote
 
     reason = remote.unreachable(constants.ENDPOINT)
     if reason is not None:
@@ -123,7 +124,7 @@ def cache_root() -> Path:
 
 def extract_zip(zip_path: Path, cache: Path | None = None) -> Path:
     """Extract ``zip_path`` once (per path, size and mtime) and return the extraction folder
-    (:func:`food_tasks.archive.extract_once`: concurrency-safe, unsafe member paths refused)."""
+    (:func:`food_tasks.data.archive.extract_once`: concurrency-safe, unsafe member paths refused)."""
     return extract_once(
         zip_path, (cache if cache is not None else cache_root()) / archive_key(zip_path, 20), "FoodieQA"
     )
@@ -253,7 +254,7 @@ def _decoded(path: str) -> Image.Image:
 
 def load_image(rel: str, root: Path | None = None) -> Image.Image | None:
     """One image of the data folder as RGB, or None when it cannot be decoded (recorded, and the document
-    counted in ``image_missing``: :mod:`food_tasks.images`)."""
+    counted in ``image_missing``: :mod:`food_tasks.data.images`)."""
     path = image_path(rel, root)
     return images.load(path, functools.partial(_decoded, path), LABEL)
 

@@ -171,6 +171,6 @@ def sample_tables() -> dict[str, list]:
 
 def sample_images() -> dict[str, bytes]:
     """The packaged sample's images: plain-colour PNG bytes by their path in the data folder."""
-    from food_tasks import mirror
+    from food_tasks.data import mirror
 
     return {f"images/sample/{name}.png": mirror.png_bytes(colour, 48) for name, colour in SAMPLE_COLOURS.items()}

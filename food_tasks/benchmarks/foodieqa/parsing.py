@@ -3,7 +3,7 @@
 
 Robust (:func:`parse_robust`): reasoning blocks removed (unterminated = invalid); the answer is read as
 the continuation of the prompt's last opener (``(``, ``（``, ``图``) and handed to the generic
-:func:`food_tasks.parsing.extract_choice` (whole letter, leading ``B)``, the last explicit statement such
+:func:`food_tasks.hooks.parsing.extract_choice` (whole letter, leading ``B)``, the last explicit statement such
 as ``Answer: B`` / ``答案是 B`` / ``图B``, ``第二张``, one standalone capital, option text for sivqa/textqa),
 then one distinct bracketed label in any case (``I think (c)``).
 mivqa also accepts numbers (``Picture 2``) since its options are images; a dish name cannot be mapped
@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from food_tasks.parsing import extract_choice, strip_reasoning
+from food_tasks.hooks.parsing import extract_choice, strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
 ANS2IDX = {"A": "0", "B": "1", "C": "2", "D": "3"}

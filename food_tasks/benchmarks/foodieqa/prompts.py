@@ -195,7 +195,8 @@ def build(doc: dict, task: str, lang: str, template: int, *, dishname: bool = Fa
 
 
 def text_only(prompt: Prompt) -> Prompt:
-    """The prompt without its image positions (an image-free twin, :mod:`food_tasks.noimage`): the text unchanged."""
+    """The prompt without its image positions (an image-free twin, :mod:`food_tasks.tasks.noimage`): the text
+    unchanged."""
     return replace(prompt, parts=[part for part in prompt.parts if isinstance(part, str)])
 
 

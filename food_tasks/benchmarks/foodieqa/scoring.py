@@ -29,8 +29,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks import consistency, metrics, stats
 from food_tasks.benchmarks.foodieqa import parsing
+from food_tasks.stats import consistency, metrics
+from food_tasks.stats import uncertainty as stats
 
 PAPER_SEED = 42
 PAPER_CHOICES = ["0", "1", "2", "3"]

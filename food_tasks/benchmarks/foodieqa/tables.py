@@ -1,4 +1,5 @@
-"""Metric tables of the FoodieQA tasks: every metric declared once (:mod:`food_tasks.hooks`), a table per template.
+"""Metric tables of the FoodieQA tasks: every metric declared once (:mod:`food_tasks.hooks.convention`), a table per
+template.
 
 ``food_tasks.utils.foodieqa`` builds its ``process_results`` hook from ``TABLES`` and
 ``yaml_tasks/foodieqa/_generate_configs.py`` writes each task's ``metric_list`` from it.
@@ -6,10 +7,11 @@
 
 from __future__ import annotations
 
-from food_tasks import rotation, stats
 from food_tasks.benchmarks.foodieqa import circular as fq_circular
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks import rotation
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.stats import uncertainty as stats
 
 # Scales as the paper prints them: accuracies and rates in percent. Inside a task acc_mean, acc_best and
 # acc_p<k> equal acc (template k's task reports acc_p<k>); the groups reduce them over the four templates
@@ -65,9 +67,9 @@ TABLES = {
     for k in range(4)
 }
 
-# The _circular VQA tasks' table (food_tasks.rotation.Circular). A document is (index, rotation); the cluster stays
-# the question (qid). The paper-protocol metrics are left out: their seeded random fallback is drawn in file order,
-# which rotations of one question do not have.
+# The _circular VQA tasks' table (food_tasks.hooks.rotation.Circular). A document is (index, rotation); the cluster
+# stays the question (qid). The paper-protocol metrics are left out: their seeded random fallback is drawn in file
+# order, which rotations of one question do not have.
 _CIRCULAR_KEEP = (
     "acc",
     "invalid_rate",

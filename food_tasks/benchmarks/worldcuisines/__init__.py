@@ -10,7 +10,7 @@ Data: the Hugging Face datasets ``worldcuisines/vqa`` (questions, configs ``task
 Official code mirrored: github.com/worldcuisines/worldcuisines ``evaluation/score/score.py`` (MCQ id
 parser, OEQ substring matching, per-language averages and their rounding), reproduced as ``_official``
 metrics; robust parsers give the primary metrics. OEQ BERTScore F1 uses that script's setting (``evaluate``'s
-wrapper, ``xlm-roberta-large``), which :mod:`food_tasks.bertscore` reproduces.
+wrapper, ``xlm-roberta-large``), which :mod:`food_tasks.hooks.bertscore` reproduces.
 
 Modules: :mod:`.data` (loading, documents, images), :mod:`.parsing` (robust and official parsers),
 :mod:`.scoring` (per-document records and aggregation), :mod:`.layout` (writers of the official
@@ -21,7 +21,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.registry import Benchmark, Lazy, in_sample, variant
+from food_tasks.tasks.registry import Benchmark, Lazy, in_sample, variant
 
 # Documents of the packaged sample's rotated MCQ tasks (every rotation of each question: 4 or 5 options).
 ROTATED_SAMPLE = {
@@ -34,9 +34,9 @@ ROTATED_SAMPLE = {
 
 def documents(task: str) -> int | None:
     """Questions per task: test_large 15,000; test_small (and our smallref slice of it) 3,000; the sample 9 (the
-    record's sample tasks: :func:`food_tasks.registry.in_sample`). A rotated task asks each question once per option
-    (4 or 5): counted for the sample, unknown otherwise; an image-free twin: its twin's (both read from the variant's
-    declaration, :func:`food_tasks.registry.variant`)."""
+    record's sample tasks: :func:`food_tasks.tasks.registry.in_sample`). A rotated task asks each question once per
+    option (4 or 5): counted for the sample, unknown otherwise; an image-free twin: its twin's (both read from the
+    variant's declaration, :func:`food_tasks.tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
     if kind:
         return ROTATED_SAMPLE.get(base) if kind == "circular" else documents(base)

@@ -1,4 +1,4 @@
-"""WorldCuisines MCQ with rotated options (the ``_circular`` tasks; :mod:`food_tasks.rotation`).
+"""WorldCuisines MCQ with rotated options (the ``_circular`` tasks; :mod:`food_tasks.hooks.rotation`).
 
 A rotation rewrites only the option lines of the stored ``multi_choice_prompt`` (``<id>. <text>``, ids 1-5, as
 the official ``generate_vqa/generate_prompts.py::generate_multiple_choices_sample`` writes them): the same ids
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from food_tasks import rotation
 from food_tasks.benchmarks.worldcuisines.parsing import mcq_option_spans
+from food_tasks.hooks import rotation
 
 
 def rotate_prompt(prompt: str, offset: int) -> str:
-    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.rotation.rotate_spans`) in the
+    """The prompt with its option texts rotated by ``offset`` (:func:`food_tasks.hooks.rotation.rotate_spans`) in the
     block :func:`food_tasks.benchmarks.worldcuisines.parsing.parse_mcq_options` reads, the rest verbatim."""
     return rotation.rotate_spans(prompt, mcq_option_spans(prompt), offset)
 

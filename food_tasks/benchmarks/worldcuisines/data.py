@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
-from food_tasks import data, images
 from food_tasks.benchmarks.worldcuisines import parsing
+from food_tasks.data import hub as data
+from food_tasks.data import images
 
 CACHES = ("load_split", "_prepare_docs")  # what food_tasks.reset() clears in this module
 
@@ -368,7 +369,7 @@ def kb_image(url: str, root: Path | None = None) -> Image.Image:
     return kb_store(root).get(url)
 
 
-# Undecodable images follow the one rule of food_tasks.images: doc_images (called when the model asks for the
+# Undecodable images follow the one rule of food_tasks.data.images: doc_images (called when the model asks for the
 # image) records a failure; image_missing reads the record, or checks the header for models that never ask
 # (food_tasks_replay), so re-scoring 60k documents decodes no image.
 LABEL = "WorldCuisines"

@@ -16,7 +16,7 @@ report as primary metrics (explained in ``yaml_tasks/worldcuisines/README.md``,
   known bugs: the first-integer rule, the option-text lookup that returns a
   one-character *string*, and the float gold that such a string never equals.
 * :func:`extract_mcq_choice` — the robust MCQ parser: the shared
-  :func:`food_tasks.parsing.extract_choice` configured for WorldCuisines' numbered
+  :func:`food_tasks.hooks.parsing.extract_choice` configured for WorldCuisines' numbered
   options. It returns ``None`` for invalid or unparseable output and never guesses.
 * :func:`parse_mcq_options` — option texts from a stored ``multi_choice_prompt``
   (rendered by ``generate_vqa/generate_prompts.py::generate_multiple_choices_sample``).
@@ -24,7 +24,7 @@ report as primary metrics (explained in ``yaml_tasks/worldcuisines/README.md``,
   after reasoning removal) and the non-official :func:`oeq_match_strict`.
 
 Reasoning removal, character normalisation, the multilingual answer words and the
-option-text fallback are the shared ones of :mod:`food_tasks.parsing`.
+option-text fallback are the shared ones of :mod:`food_tasks.hooks.parsing`.
 
 Everything here is pure and dependency-free (``re``, ``unicodedata``); the
 functions run once per document on 60k-document runs, so patterns are compiled
@@ -39,8 +39,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
-from food_tasks.outputs import safe_str
-from food_tasks.parsing import (
+from food_tasks.hooks.outputs import safe_str
+from food_tasks.hooks.parsing import (
     WHITESPACE_RE,
     extract_choice,
     label_list_echo,
@@ -159,7 +159,8 @@ def parse_mcq_options(prompt: str) -> list[str]:
 
 def mcq_option_spans(prompt: object) -> list[tuple[str, int, int]]:
     """``(id, start, end)`` of each option text of a ``multi_choice_prompt``, the block
-    :func:`parse_mcq_options` reads and the ``_circular`` tasks rotate (:func:`food_tasks.parsing.option_spans`)."""
+    :func:`parse_mcq_options` reads and the ``_circular`` tasks rotate
+    (:func:`food_tasks.hooks.parsing.option_spans`)."""
     return option_spans(prompt, OPTION_LINE_RE, run=MCQ_IDS, stop_at=INSTRUCTION_PREFIXES)
 
 
@@ -171,7 +172,7 @@ def mcq_option_spans(prompt: object) -> list[tuple[str, int, int]]:
 def extract_mcq_choice(output: object, options: Sequence[str]) -> int | None:
     """Parses a WorldCuisines MCQ answer robustly into an option id (1-based).
 
-    The shared :func:`food_tasks.parsing.extract_choice` (see there for every step and its
+    The shared :func:`food_tasks.hooks.parsing.extract_choice` (see there for every step and its
     precedence) with WorldCuisines' settings: the labels are the ids ``1``-``5`` the instruction
     announces, of which the first ``len(options)`` name options (a four-option row still says
     ``(1,2,3,4,5)``, so ``5`` there is an answer for a missing option: invalid); the instruction, the id

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from food_tasks import mirror
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+from food_tasks.data import mirror
 
 COUNTRIES = {
     "Indonesia": {"id_formal": "Indonesia", "ja_formal": "インドネシア"},

@@ -15,10 +15,12 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from food_tasks import bertscore, consistency, metrics, stats
 from food_tasks.benchmarks.worldcuisines import parsing
-from food_tasks.hooks import Metric
-from food_tasks.outputs import safe_str
+from food_tasks.hooks import bertscore
+from food_tasks.hooks.convention import Metric
+from food_tasks.hooks.outputs import safe_str
+from food_tasks.stats import consistency, metrics
+from food_tasks.stats import uncertainty as stats
 
 # ---------------------------------------------------------------- per-document scoring
 
@@ -156,7 +158,7 @@ def per_language_bertscore(items: Sequence[dict]) -> dict[str, float]:
     return {str(k): v for k, v in sorted(cells.items())} if cells is not None else {}
 
 
-# ---------------------------------------------------------------- consistency (food_tasks.consistency)
+# ---------------------------------------------------------------- consistency (food_tasks.stats.consistency)
 
 # prompt_type -> the subtask's context: 1a none, 1b a correct hint, 1c a misleading one (Task 2 asks another question).
 CONTEXTS = {"1": consistency.NO_CONTEXT, "3": consistency.HINT, "4": consistency.MISLEADING}

@@ -1,4 +1,5 @@
-"""Metric tables of the WorldCuisines tasks: every metric of each task kind declared once (:mod:`food_tasks.hooks`).
+"""Metric tables of the WorldCuisines tasks: every metric of each task kind declared once
+(:mod:`food_tasks.hooks.convention`).
 
 ``food_tasks.utils.worldcuisines`` builds its ``process_results`` hooks from ``TABLES`` and
 ``yaml_tasks/worldcuisines/_generate_configs.py`` writes each task's ``metric_list`` from it.
@@ -8,10 +9,11 @@ from __future__ import annotations
 
 from functools import partial
 
-from food_tasks import rotation, stats
 from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
-from food_tasks.hooks import Metric, MetricTable
+from food_tasks.hooks import rotation
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.stats import uncertainty as stats
 
 # Scales as the official scorer prints them: accuracies and the unparsed rate in percent (macro averages
 # over languages); BERTScore F1 x 100.
@@ -96,7 +98,7 @@ TABLES = {
 # Packaged sample tasks skip BERTScore (its model is a 2 GB download).
 TABLES["oeq_sample"] = TABLES["oeq"].without("bertscore_f1", "per_language_bertscore")
 
-# The _circular MCQ tasks' table (food_tasks.rotation.Circular): the MCQ task's metrics, plus the circular ones. A
+# The _circular MCQ tasks' table (food_tasks.hooks.rotation.Circular): the MCQ task's metrics, plus the circular ones. A
 # document is (qa_id, language, rotation); the cluster stays the dish (food_id), which holds whole questions.
 CIRCULAR_TABLE = MetricTable(
     # The cross-lingual measures read one answer per (item, language): not defined over rotations.

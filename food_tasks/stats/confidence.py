@@ -1,0 +1,50 @@
+"""The constants of our intervals and verdicts, without numpy: :mod:`food_tasks.stats.uncertainty` computes with them,
+the report and the CLI print them (importing them from here keeps ``food-tasks report`` free of numpy until it
+compares runs)."""
+
+from __future__ import annotations
+
+import math
+
+Z95 = 1.959963984540054  # two-sided 95 %
+Z80 = 0.8416212335729143  # one-sided 80 % power
+DEFAULT_ITERS = 1000  # bootstrap resamples when lmms-eval asks for its default (100,000 is far more than an SE needs)
+MIN_UNITS = 30  # fewer independent units (clusters) than this: the normal approximation is not trusted
+TOO_FEW = "too few units to tell"  # the verdict below MIN_UNITS, in compare, beyond-accuracy and the report
+
+
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion ``successes / n`` (fractions; ``successes`` may be a rate times n).
+
+    Unlike the normal interval it behaves at the bounds: 0 of n gives ``[0, z^2 / (n + z^2)]``, n of n its
+    mirror, never a zero-width interval; it never leaves [0, 1]. None when ``n`` is not a positive number.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not isinstance(successes, (int, float)):
+        return None
+    if not math.isfinite(n) or n <= 0 or not math.isfinite(successes):
+        return None
+    p = min(max(successes / n, 0.0), 1.0)
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    low = 0.0 if p == 0.0 else max(0.0, centre - half)
+    high = 1.0 if p == 1.0 else min(1.0, centre + half)
+    return low, high
+
+
+P_FLOOR = 1e-6  # p-values below this print as "< 1e-6": the normal tail is not known that far out
+
+
+def p_text(p: object) -> str:
+    """A p-value as ``food-tasks compare`` and the report print it: three decimals (``0.049``, ``1.000``), two
+    significant digits below 0.001 (``4.4e-05``), ``< 1e-6`` below :data:`P_FLOOR`; ``not testable`` for a
+    ``"absent: not testable ..."`` value (:data:`food_tasks.hooks.rotation.NOT_TESTABLE`); ``n/a`` for anything else
+    that is not a finite number (None, NaN, a bool)."""
+    if isinstance(p, str) and p.startswith("absent: not testable"):
+        return "not testable"
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p):
+        return "n/a"
+    if p < P_FLOOR:
+        return "< 1e-6"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
