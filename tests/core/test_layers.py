@@ -13,6 +13,7 @@ gets its place in :data:`FOLDERS`.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,20 @@ def test_the_graph_sees_function_level_and_relative_imports(tmp_path):
     # registration imports the harness inside a function: the graph has the edge.
     assert "food_tasks.lmms.harness" in GRAPH["food_tasks.registration"]
     assert "food_tasks.report.spec" in GRAPH["food_tasks.report.build"]
+
+
+def test_the_names_users_rely_on_stay_importable():
+    # Users name these (their regional YAML, CONTRIBUTING, pyproject's entry points); a move keeps them at their path.
+    for path in (
+        "food_tasks.regional:RegionalTask",
+        "food_tasks.parsing:extract_choice",
+        "food_tasks.parsing:option_spans",
+        "food_tasks:reset",
+        "food_tasks.registration:lmms_eval_plugin",
+        "food_tasks.cli:main",
+    ):
+        module, _, name = path.partition(":")
+        assert callable(getattr(importlib.import_module(module), name, None)), path
+    from food_tasks.hooks import parsing
+
+    assert importlib.import_module("food_tasks.parsing").extract_choice is parsing.extract_choice
