@@ -59,7 +59,7 @@ TABLES = {
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
         *db_circular.POSITIONS,
-        version=1.3,
+        version=1.4,  # 1.4: position_bias_p a test of homogeneity, position_rstd (README changelog)
         key=KEY,
         consistency=db_scoring.CONSISTENCY,
     ),

@@ -59,7 +59,7 @@ TABLES = {
         *_COMMON,
         _ACC.alias(f"acc_p{k}"),
         _INVALID.alias("parse_fail_rate"),
-        version=1.1,
+        version=1.2,  # 1.2: position_bias_p a test of homogeneity, position_rstd (README changelog)
         key=KEY,
         cluster=CLUSTER,
         consistency=fq_scoring.CONSISTENCY,

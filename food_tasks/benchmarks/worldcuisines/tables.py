@@ -57,10 +57,10 @@ TABLES = {
         _INVALID.alias("parse_fail_rate"),
         *_POSITIONS,
         *wc_scoring.consistency_metrics(VIEWS["mcq"]),
-        version=1.2,
+        version=1.3,
         key=KEY,
         cluster=CLUSTER,
-        consistency=VIEWS["mcq"],  # 1.2: consistency measures (README changelog)
+        consistency=VIEWS["mcq"],  # 1.2: consistency measures; 1.3: position test, position_rstd (README changelog)
     ),
     # Metric names must not contain one another where they aggregate differently: lmms-eval matches group
     # aggregate_metric_list entries by substring.
