@@ -58,6 +58,25 @@ def _units(records: list[dict], what: str) -> list[tuple]:
     return [(k, c, v) for k, c, v in values if v is not None]
 
 
+def _capture_charts(monkeypatch) -> dict[str, tuple]:
+    """Each chart the report saves, by name: its x limits, its bars' error bars and its title."""
+    from matplotlib.container import BarContainer
+
+    from food_tasks.report.charts import Charts
+
+    drawn: dict[str, tuple] = {}
+    save = Charts._save
+
+    def capture(self, fig, name):  # type: ignore[no-untyped-def]
+        ax = fig.axes[0]
+        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        drawn[name] = (ax.get_xlim(), [c.errorbar for c in bars], ax.get_title())
+        return save(self, fig, name)
+
+    monkeypatch.setattr(Charts, "_save", capture)
+    return drawn
+
+
 def test_xling_all_correct_compared_paired_by_item():
     # All correct: A (1, 0, 0) = 33.33 %, B (1, 1, 0) = 66.67 %: A - B = -33.33.
     # SE (linearised ratio difference, each item its own cluster): e_i = (a_i - 1/3)/3 - (b_i - 2/3)/3
@@ -334,18 +353,7 @@ def test_report_beyond_cells_follow_the_legend_and_gaps_have_no_interval_below_3
         task: {"xling_all_correct": 3, "xling_agreement": 3, "position_rstd": 3},
         group: {"hint_gain": 3},
     }
-    from matplotlib.container import BarContainer
-
-    drawn: dict[str, tuple] = {}
-    save = Charts._save
-
-    def capture(self, fig, name):  # type: ignore[no-untyped-def]
-        ax = fig.axes[0]
-        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
-        drawn[name] = (ax.get_xlim(), [c.errorbar for c in bars], ax.get_title())
-        return save(self, fig, name)
-
-    monkeypatch.setattr(Charts, "_save", capture)
+    drawn = _capture_charts(monkeypatch)
     run = Run("m", [tmp_path], metrics, stderr=stderr, units=units)
     charts = Charts(tmp_path)
     blocks = beyond_blocks(spec_for(task), [run], charts)
@@ -375,18 +383,7 @@ def test_an_all_zero_gap_chart_spans_ten_points_and_says_it_has_no_interval(tmp_
 
     task = "worldcuisines_mcq_task1a_sample"
     zero = {"value": 0.0, "se": 0.0, "low": 0.0, "high": 0.0, "clusters": 3}
-    from matplotlib.container import BarContainer
-
-    drawn: dict[str, tuple] = {}
-    save = Charts._save
-
-    def capture(self, fig, name):  # type: ignore[no-untyped-def]
-        ax = fig.axes[0]
-        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
-        drawn[name] = (ax.get_xlim(), [c.errorbar for c in bars], ax.get_title())
-        return save(self, fig, name)
-
-    monkeypatch.setattr(Charts, "_save", capture)
+    drawn = _capture_charts(monkeypatch)
     metrics = {task: {"xling_all_correct": 0.0, "xling_gap_to_en": {"fr": zero, "yo": zero}}}
     charts = Charts(tmp_path)
     if charts.plt is None:
