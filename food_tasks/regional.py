@@ -19,6 +19,7 @@ from lmms_eval.api.task import ConfigurableMessagesTask, ConfigurableTask
 
 from food_tasks.hooks.convention import aggregate, results_hook
 from food_tasks.hooks.messages import build_messages
+from food_tasks.judge.client import JudgeNotConfigured
 from food_tasks.lmms.harness import task_yaml
 from food_tasks.regional_tasks.config import fit, key_problems, labelled, shown
 from food_tasks.regional_tasks.files import (
@@ -30,6 +31,7 @@ from food_tasks.regional_tasks.files import (
     local_files,
     root_cause,
 )
+from food_tasks.regional_tasks.judged import judge_from_env
 from food_tasks.regional_tasks.scoring import (
     DEFAULT_GENERATION,
     IMAGE_KEYS,
@@ -84,6 +86,8 @@ def _bind(config: dict, where: str | None = None) -> dict:
     config = {k: v for k, v in config.items() if k != "class"}
     # every settings problem was raised above: the run's error (_stop) names the task, its YAML and the command
     settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
+    if settings.judge is not None:  # no judge configured: JudgeNotConfigured stops the run before generation
+        judge_from_env(f"regional task {task}")
 
     def visual(doc: Mapping[str, Any]) -> list:
         return doc_images(
@@ -142,14 +146,17 @@ def _bind(config: dict, where: str | None = None) -> dict:
     return config
 
 
-def _stop(config: Mapping[str, Any], what: str, detail: str, where: str | None = None) -> RunStopped:
-    """The error that ends the run, naming the task, its YAML (``where``, when lmms-eval's index says), what to do;
-    every line wrapped to 120 columns (the YAML's path on a line of its own)."""
+def _stop(
+    config: Mapping[str, Any], what: str, detail: str, where: str | None = None, *, validate: bool = True
+) -> RunStopped:
+    """The error that ends the run, naming the task, its YAML (``where``, when lmms-eval's index says), what to do
+    (``validate``: the ``food-tasks validate`` command); every line wrapped to 120 columns (the YAML's path on a
+    line of its own)."""
     from food_tasks.data.hub import RunStopped
 
     task = config.get("task", "?")
     command = f"food-tasks validate {where or '<the task YAML>'}"
-    hint = "" if "food-tasks validate" in detail else f"\nCheck the task with:\n  {command}"
+    hint = "" if "food-tasks validate" in detail or not validate else f"\nCheck the task with:\n  {command}"
     head = f"food-tasks: regional task {task}: {what}, the run stops before generation:"
     yaml_line = f"\n  YAML: {where}" if where else ""
     return RunStopped(fit(f"{head}{yaml_line}\n{detail}{hint}"))
@@ -182,6 +189,8 @@ class RegionalTask(ConfigurableTask):
         except RegionalConfigError as err:
             what = "data error" if isinstance(err, RegionalDataError) else "configuration error"
             raise stop(what, str(err)) from None
+        except JudgeNotConfigured as err:  # a judged task without a judge: DiningBench's message
+            raise stop(err.label, str(err), validate=False) from None
         try:
             super().__init__(config=bound, **kwargs)
         except Exception as err:  # noqa: BLE001  (the data could not be loaded: our message, exit status 1)

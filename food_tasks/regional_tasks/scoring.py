@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from food_tasks.data import images
 from food_tasks.hooks.convention import Metric, MetricTable
 from food_tasks.hooks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
+from food_tasks.regional_tasks.judged import ANSWER_JOIN, JudgeSettings, judge_problems
 from food_tasks.stats import metrics
 from food_tasks.stats import uncertainty as stats
 
@@ -77,6 +78,7 @@ SETTING_KEYS = {
     "option_format",
     "system",
     "cluster",
+    "judge",
 }
 DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
 
@@ -105,6 +107,7 @@ class Settings:
     option_format: str = OPTION_LINE
     system: str | None = None
     cluster: str | None = None  # column whose rows share a context (resampled together for standard errors)
+    judge: JudgeSettings | None = None  # open answers judged by an LLM judge (metadata.regional.judge)
     base_dir: str = "."  # directory of the local data file: relative image paths start there
     columns_used: tuple[str, ...] = field(default=())
 
@@ -140,6 +143,7 @@ class Settings:
             option_format=block.get("option_format") or OPTION_LINE,
             system=block.get("system"),
             cluster=block.get("cluster"),
+            judge=JudgeSettings.from_block(block.get("judge")),
             base_dir=str(base_dir),
             columns_used=tuple(dict.fromkeys([*used, *slices, *([block["cluster"]] if block.get("cluster") else [])])),
         )
@@ -189,6 +193,8 @@ def settings_problems(metadata: Any) -> list[str]:
         problems.append("metadata.regional.prompt: must contain {question}")
     if isinstance(block.get("option_format"), str):
         problems += _option_format_problems(block["option_format"])
+    if block.get("judge") not in (None, False):
+        problems += judge_problems(block["judge"], fmt)
     return problems
 
 
@@ -485,6 +491,12 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
     record.update(
         parsed=bool(out), exact=bool(out) and out in golds, correct=bool(out) and any(g and g in out for g in golds)
     )
+    if settings.judge is not None:  # what the judge is shown, judged when the task aggregates (judged.py)
+        record.update(
+            question=cell_text(doc.get(settings.question)),
+            gold=ANSWER_JOIN.join(gold_answers(settings, doc)),
+            prediction=text.strip() if isinstance(text, str) else "",
+        )
     return record
 
 
