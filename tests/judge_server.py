@@ -1,5 +1,5 @@
 """A small OpenAI-compatible chat-completions server on 127.0.0.1 for judge tests (scripted verdicts,
-injected HTTP 500s, timeouts and garbage bodies). Runs in a thread of the test process."""
+injected HTTP 500s, timeouts and garbage bodies, an optional ``usage`` field). Runs in a thread of the test process."""
 
 from __future__ import annotations
 
@@ -13,13 +13,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class JudgeServer:
     """``verdict(prompt) -> str``; ``faults[key]``: list of "500" / "timeout" / "garbage" / "400" / "echo" (a 400
     whose body echoes the request's path and credentials, as some proxies do) consumed one per request whose prompt
-    contains ``key`` (``"*"`` matches any); "down" repeats forever."""
+    contains ``key`` (``"*"`` matches any); "down" repeats forever. ``usage(prompt, answer)``: the response's
+    ``usage`` field (None: the response has none, as without ``usage``); every usage sent is in ``usage_sent``
+    (:func:`char_usage`: one token per character)."""
 
     def __init__(
-        self, verdict: Callable[[str], str], faults: dict[str, list[str]] | None = None, delay: float = 0.0
+        self,
+        verdict: Callable[[str], str],
+        faults: dict[str, list[str]] | None = None,
+        delay: float = 0.0,
+        usage: Callable[[str, str], dict | None] | None = None,
     ) -> None:
-        self.verdict, self.faults, self.delay = verdict, faults or {}, delay
+        self.verdict, self.faults, self.delay, self.usage = verdict, faults or {}, delay, usage
         self.requests: list[dict] = []
+        self.usage_sent: list[dict] = []
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
         server = self
@@ -61,17 +68,17 @@ class JudgeServer:
                     self.end_headers()
                     self.wfile.write(b"error")
                     return
-                payload = (
-                    b"<html>garbage"
-                    if fault == "garbage"
-                    else json.dumps(
-                        {
-                            "choices": [
-                                {"message": {"role": "assistant", "content": " " + server.verdict(prompt) + "\n"}}
-                            ]
-                        }
-                    ).encode()
-                )
+                if fault == "garbage":
+                    payload = b"<html>garbage"
+                else:
+                    answer = server.verdict(prompt)
+                    data: dict = {"choices": [{"message": {"role": "assistant", "content": " " + answer + "\n"}}]}
+                    usage = server.usage(prompt, answer) if server.usage else None
+                    if usage is not None:
+                        data["usage"] = usage
+                        with server.lock:
+                            server.usage_sent.append(usage)
+                    payload = json.dumps(data).encode()
                 try:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -84,6 +91,10 @@ class JudgeServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def tokens(self) -> tuple[int, int]:
+        """The prompt and completion tokens of every usage sent."""
+        return tuple(sum(u.get(k, 0) for u in self.usage_sent) for k in ("prompt_tokens", "completion_tokens"))  # type: ignore[return-value]
 
     def next_fault(self, prompt: str) -> str | None:
         with self.lock:
@@ -99,3 +110,8 @@ class JudgeServer:
     def __exit__(self, *exc) -> None:  # type: ignore[no-untyped-def]
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def char_usage(prompt: str, answer: str) -> dict:
+    """A ``usage`` field of one token per character (prompt and answer), with the total as OpenAI sends it."""
+    return {"prompt_tokens": len(prompt), "completion_tokens": len(answer), "total_tokens": len(prompt) + len(answer)}

@@ -11,7 +11,13 @@ Configured the way lmms-eval configures its own judges, plus one variable for th
                            ``.../chat/completions`` URL (both spellings occur in lmms-eval tasks)
 ``OPENAI_API_KEY``         bearer token (may be empty for a local server)
 ``FOOD_TASKS_JUDGE_MODEL`` judge model name sent as ``model``; required by judged tasks. ``none`` turns
-                           judging off explicitly (judge metrics are then reported as NaN)
+                           judging off explicitly (judge metrics are then reported as NaN). A comma list
+                           ``a,b[,c]`` is a panel of judges (:mod:`food_tasks.judge.panel`), the first the headline
+``FOOD_TASKS_JUDGE_URL``      per-judge endpoints, aligned with the models (one value: all; default ``OPENAI_API_URL``)
+``FOOD_TASKS_JUDGE_KEY_VARS`` per-judge *names* of the variables holding each key (default ``OPENAI_API_KEY``)
+``FOOD_TASKS_JUDGE_REPEATS``  requests per record and judge, each its own cache entry (default 1)
+``FOOD_TASKS_JUDGE_TEMPERATURE``  temperature of every robust request (default: the benchmark's own)
+``FOOD_TASKS_JUDGE_PRICE``    ``<in>,<out>`` USD per million prompt / completion tokens (``;`` between judges)
 ``FOOD_TASKS_JUDGE_WORKERS``  concurrent requests (default 8)
 ``FOOD_TASKS_JUDGE_TIMEOUT``  seconds per request (default 60)
 ``FOOD_TASKS_JUDGE_ATTEMPTS`` attempts per request (default 5; exponential back-off from 1 s)
@@ -21,7 +27,9 @@ Configured the way lmms-eval configures its own judges, plus one variable for th
 
 Every successful completion is cached on disk, keyed by the SHA-256 of the full request body (model,
 messages, temperature, max_tokens), so a re-run or a resumed run makes no request for what it already
-judged (failed requests are remembered for the rest of the process and retried by the next run). Timeouts,
+judged (failed requests are remembered for the rest of the process and retried by the next run); repeat ``r > 0`` of
+a request has its own key (:func:`request_key`). The response's ``usage`` (prompt and completion tokens) is kept with
+the text; a cached answer costs no new tokens. Timeouts,
 connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a request that still fails
 yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never raised).
 Client errors (HTTP 4xx other than 429) are not retried.
@@ -39,6 +47,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import threading
 import time
@@ -86,6 +95,9 @@ class JudgeConfig:
     attempts: int = 5
     backoff: float = 1.0
     cache_dir: str = ""
+    repeats: int = 1  # requests per record (FOOD_TASKS_JUDGE_REPEATS), each its own cache entry
+    temperature: float | None = None  # of every robust request (FOOD_TASKS_JUDGE_TEMPERATURE); None: the benchmark's
+    key_var: str = "OPENAI_API_KEY"  # the variable the key was read from (never the key)
 
     @property
     def endpoint(self) -> str:
@@ -114,40 +126,128 @@ class JudgeConfig:
 
     @classmethod
     def from_env(cls, purpose: str = "this task") -> JudgeConfig | None:
-        """The configuration from the environment; None when judging is explicitly off.
+        """The first (headline) judge of :func:`judges_from_env`; None when judging is explicitly off.
 
         Raises:
-            JudgeNotConfigured: no judge model is set, or the API type is unsupported.
+            JudgeNotConfigured: no judge model is set, a list is malformed, or the API type is unsupported.
         """
-        model = os.environ.get(MODEL_ENV, "").strip()
-        if model.lower() in DISABLED:
-            return None
-        api_type = os.environ.get("API_TYPE", "openai").strip().lower() or "openai"
-        problem = _provider_problem(api_type, model) if model else f"{MODEL_ENV} is not set"
-        if problem:
-            raise JudgeNotConfigured(
-                f"{purpose} is scored by an LLM judge, but {problem}. Configure an OpenAI-compatible judge:\n"
-                f"  export OPENAI_API_URL=http://localhost:8000/v1   # or https://api.openai.com/v1\n"
-                f"  export OPENAI_API_KEY=...                         # empty for a local server\n"
-                f"  export {MODEL_ENV}=<judge model name>\n"
-                f"(API_TYPE=openai is the default). To report only the metrics that need no judge, set "
-                f"{MODEL_ENV}=none explicitly; the judge metrics are then NaN."
-            )
-        from food_tasks.data.remote import cache_root
+        judges = judges_from_env(purpose)
+        return judges[0] if judges else None
 
-        timeout = os.environ.get("FOOD_TASKS_JUDGE_TIMEOUT", "").strip()
-        backoff = os.environ.get("FOOD_TASKS_JUDGE_BACKOFF", "").strip()
-        return cls(
-            model=model,
-            api_type=api_type,
-            url=os.environ.get("OPENAI_API_URL", "").strip() or DEFAULT_URL,
-            api_key=os.environ.get("OPENAI_API_KEY", "").strip(),
-            workers=_int_env("FOOD_TASKS_JUDGE_WORKERS", 8),
-            timeout=float(timeout) if timeout else 60.0,
-            attempts=_int_env("FOOD_TASKS_JUDGE_ATTEMPTS", 5),
-            backoff=float(backoff) if backoff else 1.0,
-            cache_dir=os.environ.get("FOOD_TASKS_JUDGE_CACHE", "").strip() or str(cache_root() / "judge"),
+
+URL_ENV = "FOOD_TASKS_JUDGE_URL"
+KEY_VARS_ENV = "FOOD_TASKS_JUDGE_KEY_VARS"
+REPEATS_ENV = "FOOD_TASKS_JUDGE_REPEATS"
+TEMPERATURE_ENV = "FOOD_TASKS_JUDGE_TEMPERATURE"
+
+
+def _env_list(name: str, n: int, *, secret: bool = False) -> list[str] | None:
+    """The comma list in ``name`` for ``n`` judges (one value: every judge), or None when unset. Errors name the
+    variable and what to write; a value that may be a credential (``secret``) is never repeated in them."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    items = [item.strip() for item in raw.split(",")]
+    shown = "" if secret else f"={raw!r}"
+    if any(not item for item in items):
+        raise JudgeNotConfigured(f"{name}{shown} has an empty entry: write one value per judge, separated by commas")
+    if len(items) not in (1, n):
+        raise JudgeNotConfigured(
+            f"{name}{shown} has {len(items)} values for {n} judges ({MODEL_ENV}): write one value for every judge "
+            "or one for all"
         )
+    return items * n if len(items) == 1 else items
+
+
+def _number_env(name: str, kind: type, low: float, what: str) -> Any:
+    """``kind(value)`` of ``name`` (at least ``low``), None when unset; else a clear error."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or value < low:
+        raise JudgeNotConfigured(f"{name}={raw!r} is not {what}; write e.g. {name}={kind(low) + 1}, or unset it")
+    return value
+
+
+def judges_from_env(purpose: str = "this task") -> list[JudgeConfig] | None:
+    """The judges configured in the environment, the headline judge first; None when judging is explicitly off.
+
+    ``FOOD_TASKS_JUDGE_MODEL=a,b[,c]``; each judge's endpoint from ``FOOD_TASKS_JUDGE_URL`` (a list aligned with the
+    models, or one value for all; unset: ``OPENAI_API_URL``, then the default) and its key from the variable that
+    ``FOOD_TASKS_JUDGE_KEY_VARS`` names for it (default ``OPENAI_API_KEY``); ``FOOD_TASKS_JUDGE_REPEATS`` and
+    ``FOOD_TASKS_JUDGE_TEMPERATURE`` apply to every judge.
+
+    Raises:
+        JudgeNotConfigured: no judge model is set; an empty or duplicate name; a list whose length does not match
+            the models; a key variable that is not set; a bad number; an unsupported API type.
+    """
+    raw = os.environ.get(MODEL_ENV, "").strip()
+    if raw.lower() in DISABLED:
+        return None
+    models = [m.strip() for m in raw.split(",")] if raw else []
+    if models and any(not m for m in models):
+        raise JudgeNotConfigured(
+            f"{MODEL_ENV}={raw!r} has an empty judge name: write the names separated by commas, e.g. "
+            f"{MODEL_ENV}=gpt-4o,qwen2.5-72b-instruct"
+        )
+    seen = [m for i, m in enumerate(models) if m in models[:i]]
+    if seen:
+        raise JudgeNotConfigured(f"{MODEL_ENV}={raw!r} names the judge {seen[0]!r} twice: name each judge once")
+    off = [m for m in models if m.lower() in DISABLED]
+    if off and len(models) > 1:
+        raise JudgeNotConfigured(
+            f"{MODEL_ENV}={raw!r}: {off[0]!r} turns judging off and cannot be one of several judges"
+        )
+    api_type = os.environ.get("API_TYPE", "openai").strip().lower() or "openai"
+    problem = next((p for p in (_provider_problem(api_type, m) for m in models) if p), None)
+    if not models or problem:
+        raise JudgeNotConfigured(
+            f"{purpose} is scored by an LLM judge, but {problem or f'{MODEL_ENV} is not set'}. Configure an "
+            f"OpenAI-compatible judge:\n"
+            f"  export OPENAI_API_URL=http://localhost:8000/v1   # or https://api.openai.com/v1\n"
+            f"  export OPENAI_API_KEY=...                         # empty for a local server\n"
+            f"  export {MODEL_ENV}=<judge model name>\n"
+            f"(API_TYPE=openai is the default). To report only the metrics that need no judge, set "
+            f"{MODEL_ENV}=none explicitly; the judge metrics are then NaN."
+        )
+    from food_tasks.data.remote import cache_root
+
+    n = len(models)
+    urls = _env_list(URL_ENV, n) or [os.environ.get("OPENAI_API_URL", "").strip() or DEFAULT_URL] * n
+    named = _env_list(KEY_VARS_ENV, n, secret=True)
+    key_vars = named or ["OPENAI_API_KEY"] * n
+    for var in named or ():
+        if not var.isidentifier():  # perhaps the key itself: never repeated
+            raise JudgeNotConfigured(
+                f"{KEY_VARS_ENV} names the environment variables that hold the keys (e.g. "
+                f"{KEY_VARS_ENV}=OPENAI_API_KEY,OTHER_KEY), never the keys; one entry is not a variable name"
+            )
+        if var not in os.environ:
+            raise JudgeNotConfigured(
+                f"{KEY_VARS_ENV} names {var}, which is not set: export {var}=<key> (empty for a local server)"
+            )
+    timeout = _number_env("FOOD_TASKS_JUDGE_TIMEOUT", float, 0.0, "a number of seconds")
+    backoff = _number_env("FOOD_TASKS_JUDGE_BACKOFF", float, 0.0, "a number of seconds")
+    repeats = _number_env(REPEATS_ENV, int, 1, "a whole number of at least 1")
+    temperature = _number_env(TEMPERATURE_ENV, float, 0.0, "a temperature (a number >= 0)")
+    common = {
+        "api_type": api_type,
+        "workers": _int_env("FOOD_TASKS_JUDGE_WORKERS", 8),
+        "timeout": 60.0 if timeout is None else timeout,
+        "attempts": _int_env("FOOD_TASKS_JUDGE_ATTEMPTS", 5),
+        "backoff": 1.0 if backoff is None else backoff,
+        "cache_dir": os.environ.get("FOOD_TASKS_JUDGE_CACHE", "").strip() or str(cache_root() / "judge"),
+        "repeats": repeats or 1,
+        "temperature": temperature,
+    }
+    return [
+        JudgeConfig(model=m, url=u, api_key=os.environ.get(k, "").strip(), key_var=k, **common)
+        for m, u, k in zip(models, urls, key_vars)
+    ]
 
 
 def host_port(url: str) -> str:
@@ -187,7 +287,9 @@ class JudgeResult:
     """One completion: ``text`` (stripped) on success, else ``error`` (the last failure).
 
     ``attempts`` are the HTTP attempts made for it in this process (0 when it came from the disk cache),
-    ``reasons`` the failure reason of each failed attempt, ``key`` its :func:`request_key`.
+    ``reasons`` the failure reason of each failed attempt, ``key`` its :func:`request_key`, ``usage``
+    ``{"prompt_tokens": int, "completion_tokens": int}`` from the response (None when the server sent none; a
+    ``cached`` result keeps what the cache stored, and costs no new tokens).
     """
 
     text: str | None
@@ -196,6 +298,7 @@ class JudgeResult:
     attempts: int = 0
     reasons: tuple[str, ...] = ()
     key: str = ""
+    usage: dict[str, int] | None = None
 
 
 @dataclass
@@ -236,9 +339,20 @@ def clean_body(value: Any) -> Any:
     return value
 
 
-def request_key(body: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of the full request body (after :func:`clean_body`)."""
-    return hashlib.sha256(json.dumps(clean_body(body), sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+def request_key(body: dict[str, Any], repeat: int = 0) -> str:
+    """SHA-256 of the canonical JSON of the full request body (after :func:`clean_body`); repeat ``r > 0`` of the same
+    body (:attr:`JudgeConfig.repeats`) hashes the body followed by a ``repeat=r`` marker: its own cache entry."""
+    text = json.dumps(clean_body(body), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256((f"{text}\nrepeat={repeat}" if repeat else text).encode()).hexdigest()
+
+
+def read_usage(value: Any) -> dict[str, int] | None:
+    """``{"prompt_tokens", "completion_tokens"}`` of a response's ``usage`` (non-negative integers), else None."""
+    if not isinstance(value, dict):
+        return None
+    found = {k: value.get(k) for k in ("prompt_tokens", "completion_tokens")}
+    ok = all(type(v) is int and v >= 0 for v in found.values())
+    return found if ok else None  # type: ignore[return-value]
 
 
 def summarize(config: JudgeConfig, results: Sequence[JudgeResult]) -> dict[str, Any]:
@@ -284,24 +398,27 @@ class JudgeClient:
     def _cache_path(self, key: str) -> Path | None:
         return None if self._cache is None else self._cache / key[:2] / f"{key}.json"
 
-    def _cache_get(self, key: str) -> str | None:
+    def _cache_get(self, key: str) -> tuple[str, dict[str, int] | None] | None:
+        """``(text, usage)`` of a cache entry (an entry written before usage was stored: usage None), else None."""
         path = self._cache_path(key)
         if path is None or not path.is_file():
             return None
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))["response"]
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            value = entry["response"]
         except (OSError, ValueError, KeyError, TypeError):
             return None  # a damaged entry is ignored and rewritten
-        return value if isinstance(value, str) else None
+        return (value, read_usage(entry.get("usage"))) if isinstance(value, str) else None
 
-    def _cache_put(self, key: str, body: dict, text: str) -> None:
+    def _cache_put(self, key: str, body: dict, text: str, usage: dict[str, int] | None = None) -> None:
         path = self._cache_path(key)
         if path is None:
             return
         tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            payload = json.dumps(clean_body({"request": body, "response": text}), ensure_ascii=False)
+            entry = {"request": body, "response": text, **({"usage": usage} if usage is not None else {})}
+            payload = json.dumps(clean_body(entry), ensure_ascii=False)
             tmp.write_text(payload, encoding="utf-8")
             os.replace(tmp, path)
         except OSError as err:  # a full or read-only disk: the verdict stands, only the cache entry is lost
@@ -331,7 +448,7 @@ class JudgeClient:
         with self._lock:
             self.stats.by_reason[reason] = self.stats.by_reason.get(reason, 0) + 1
 
-    def _provider_attempt(self, body: dict) -> tuple[str | None, str, bool]:
+    def _provider_attempt(self, body: dict) -> tuple[str | None, str, bool, dict[str, int] | None]:
         """One attempt through an ``lmms_eval.llm_judge`` provider (API types other than ``openai``)."""
         from lmms_eval.llm_judge import Request, ServerConfig, get_server
 
@@ -349,14 +466,14 @@ class JudgeClient:
                 self._local.provider = get_server(self.config.api_type, config)
             response = self._local.provider.evaluate(Request(messages=body["messages"]))
         except Exception as err:  # noqa: BLE001 - provider errors are counted like HTTP errors
-            return None, f"provider error ({type(err).__name__})", True
+            return None, f"provider error ({type(err).__name__})", True, None
         if not getattr(response, "success", False) or not isinstance(response.content, str):
             message = self.config.redact(str(getattr(response, "error_message", "") or "no content"))
-            return None, f"provider error ({message})"[:200], True
-        return utf8_safe(response.content.strip()), "", False
+            return None, f"provider error ({message})"[:200], True, None
+        return utf8_safe(response.content.strip()), "", False, read_usage(getattr(response, "usage", None))
 
-    def _attempt(self, body: dict) -> tuple[str | None, str, bool]:
-        """One HTTP attempt: ``(text, "", _)`` or ``(None, reason, retryable)``."""
+    def _attempt(self, body: dict) -> tuple[str | None, str, bool, dict[str, int] | None]:
+        """One HTTP attempt: ``(text, "", _, usage)`` or ``(None, reason, retryable, None)``."""
         if self.config.api_type != "openai":
             return self._provider_attempt(body)
         headers = {"Content-Type": "application/json"}
@@ -366,43 +483,46 @@ class JudgeClient:
         try:
             resp = self._session().post(self.config.endpoint, json=body, headers=headers, timeout=self.config.timeout)
         except requests.Timeout:
-            return None, "timeout", True
+            return None, "timeout", True, None
         except requests.RequestException as err:
-            return None, f"connection error ({type(err).__name__})", True
+            return None, f"connection error ({type(err).__name__})", True, None
         if resp.status_code == 429 or resp.status_code >= 500:
-            return None, f"http {resp.status_code}", True
+            return None, f"http {resp.status_code}", True, None
         if resp.status_code >= 400:  # the body may echo what was sent: credentials are masked
-            return None, f"http {resp.status_code}: {self.config.redact(resp.text)[:200]}", False
+            return None, f"http {resp.status_code}: {self.config.redact(resp.text)[:200]}", False, None
         try:
-            content = resp.json()["choices"][0]["message"]["content"]
+            data = resp.json()
+            content = data["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            return None, "unreadable response body", True
+            return None, "unreadable response body", True, None
         if not isinstance(content, str):
-            return None, "response without text content", True
-        return utf8_safe(content.strip()), "", False
+            return None, "response without text content", True, None
+        return utf8_safe(content.strip()), "", False, read_usage(data.get("usage"))
 
-    def complete(self, body: dict[str, Any]) -> JudgeResult:
-        """One completion for ``body`` (memory, then disk cache, then HTTP with retries)."""
+    def complete(self, body: dict[str, Any], repeat: int = 0) -> JudgeResult:
+        """One completion for ``body`` (memory, then disk cache, then HTTP with retries); ``repeat`` r > 0 is
+        the same request under its own key (:func:`request_key`)."""
         body = clean_body(body)
-        key = request_key(body)
+        key = request_key(body, repeat)
         with self._lock:
             if key in self._memo:
                 return self._memo[key]
         cached = self._cache_get(key)
         if cached is not None:
             self._count(cache_hits=1)
-            result = JudgeResult(utf8_safe(cached), cached=True, key=key)
+            result = JudgeResult(utf8_safe(cached[0]), cached=True, key=key, usage=cached[1])
         else:
             result = JudgeResult(None, "no attempt", key=key)
             reasons: list[str] = []
             for attempt in range(self.config.attempts):
                 if attempt:
                     self._sleep(self.config.backoff * 2 ** (attempt - 1))
-                text, reason, retryable = self._attempt(body)
+                text, reason, retryable, *rest = self._attempt(body)  # (a scripted attempt may give no usage)
+                usage = rest[0] if rest else None
                 if text is not None:
                     self._count(completions=1)
-                    self._cache_put(key, body, text)
-                    result = JudgeResult(text, attempts=attempt + 1, reasons=tuple(reasons), key=key)
+                    self._cache_put(key, body, text, usage)
+                    result = JudgeResult(text, attempts=attempt + 1, reasons=tuple(reasons), key=key, usage=usage)
                     break
                 self._count(failed_attempts=1)
                 self._reason(reason)
@@ -417,13 +537,14 @@ class JudgeClient:
             self._memo[key] = result
         return result
 
-    def complete_many(self, bodies: Sequence[dict[str, Any]]) -> list[JudgeResult]:
-        """Completions for ``bodies`` in order; duplicates are requested once; at most ``workers`` at a time."""
+    def complete_many(self, bodies: Sequence[dict[str, Any]], repeat: int = 0) -> list[JudgeResult]:
+        """Completions for ``bodies`` in order; duplicates are requested once; at most ``workers`` at a time.
+        ``repeat`` r > 0: the same bodies, each cached under its own key for that repeat (:func:`request_key`)."""
         bodies = [clean_body(b) for b in bodies]
-        keys = [request_key(b) for b in bodies]
+        keys = [request_key(b, repeat) for b in bodies]
         unique = dict(zip(keys, bodies))
         with ThreadPoolExecutor(max_workers=self.config.workers) as pool:
-            done = dict(zip(unique, pool.map(self.complete, unique.values())))
+            done = dict(zip(unique, pool.map(lambda b: self.complete(b, repeat), unique.values())))
         return [done[k] for k in keys]
 
     def info(self) -> dict[str, Any]:

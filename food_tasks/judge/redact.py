@@ -55,10 +55,13 @@ def secrets_of(values: Iterable[str], urls: Iterable[str] = ()) -> tuple[str, ..
 
 
 def configured_secrets() -> tuple[str, ...]:
-    """The secrets configured in the environment now."""
-    return _configured(
-        tuple(os.environ.get(n, "") for n in SECRET_VARIABLES), tuple(os.environ.get(n, "") for n in URL_VARIABLES)
-    )
+    """The secrets configured in the environment now: those of :data:`SECRET_VARIABLES` and :data:`URL_VARIABLES`,
+    and of the judges' own keys and endpoints (the variables ``FOOD_TASKS_JUDGE_KEY_VARS`` names and the URLs of
+    ``FOOD_TASKS_JUDGE_URL``, :func:`food_tasks.judge.client.judges_from_env`)."""
+    named = [n.strip() for n in os.environ.get("FOOD_TASKS_JUDGE_KEY_VARS", "").split(",") if n.strip()]
+    urls = [*(os.environ.get(n, "") for n in URL_VARIABLES), *os.environ.get("FOOD_TASKS_JUDGE_URL", "").split(",")]
+    keys = [os.environ.get(n, "") if n.isidentifier() else n for n in (*SECRET_VARIABLES, *named)]  # a key written
+    return _configured(tuple(keys), tuple(urls))  # in FOOD_TASKS_JUDGE_KEY_VARS by mistake is masked too
 
 
 @functools.lru_cache(maxsize=8)

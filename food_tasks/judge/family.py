@@ -1,0 +1,56 @@
+"""Model families: is a judge from the evaluated model's own family?
+
+LLM judges prefer answers from their own kind (self-preference; Zheng et al. 2023, "Judging LLM-as-a-Judge with
+MT-Bench and Chatbot Arena", section 3.3). The results table, the report and ``food-tasks compare`` say so when a
+judge's name and the evaluated model's name fall in the same family of :data:`FAMILIES`.
+
+The rule, on names only: a name is lower-cased and stripped of everything up to its last ``/`` (an organisation
+``Qwen/``, a provider ``openai/``, a local folder); it belongs to the first family in :data:`FAMILIES` one of whose
+prefixes begins it, where the character after the prefix is not a letter (``phi-3`` and ``phi3`` are Phi,
+``phind`` is not). A name no prefix begins has no family and matches nothing: a deployment alias (an Azure
+deployment named ``prod-judge``) is unknown, never guessed. A fine-tune named after its own line (``llava-v1.6-
+mistral-7b``) is in that line's family (LLaVA), not its base model's. Plain prefix checks: linear in the name.
+"""
+
+from __future__ import annotations
+
+# family -> the name prefixes of its models (lower case), in the order checked
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "OpenAI GPT / o-series": ("gpt", "chatgpt", "o1", "o3", "o4"),
+    "Google Gemini / Gemma": ("gemini", "gemma", "paligemma"),
+    "Qwen": ("qwen", "qwq", "qvq"),
+    "Meta Llama": ("llama", "meta-llama"),
+    "Mistral / Pixtral": ("mistral", "mixtral", "pixtral", "ministral", "codestral"),
+    "Anthropic Claude": ("claude",),
+    "DeepSeek": ("deepseek",),
+    "InternVL / InternLM": ("internvl", "internlm", "mini-internvl"),
+    "Microsoft Phi": ("phi",),
+    "Molmo": ("molmo",),
+    "LLaVA": ("llava",),
+    "MiniCPM": ("minicpm",),
+    "GLM": ("glm", "chatglm", "cogvlm"),
+    "Yi": ("yi",),
+}
+
+
+def base_name(name: str) -> str:
+    """``name`` lower-cased, without what precedes its last ``/`` and surrounding spaces."""
+    return name.strip().rstrip("/").rpartition("/")[2].strip().lower()
+
+
+def family_of(name: str) -> str | None:
+    """The family of a model ``name`` (:data:`FAMILIES`), None when unknown (or not a string)."""
+    if not isinstance(name, str):
+        return None
+    base = base_name(name)
+    for family, prefixes in FAMILIES.items():
+        for prefix in prefixes:
+            if base.startswith(prefix) and not base[len(prefix) : len(prefix) + 1].isalpha():
+                return family
+    return None
+
+
+def same_family(judge: str, model: str) -> str | None:
+    """The family both ``judge`` and ``model`` belong to, None when they differ or either is unknown."""
+    family = family_of(judge)
+    return family if family is not None and family == family_of(model) else None

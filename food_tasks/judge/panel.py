@@ -1,0 +1,166 @@
+"""Several judges on one run: the panel of a task, its requests, and what its judging cost.
+
+``FOOD_TASKS_JUDGE_MODEL=a,b`` is a panel of two judges (:func:`food_tasks.judge.client.judges_from_env`: each its
+endpoint and key, ``FOOD_TASKS_JUDGE_REPEATS`` and ``FOOD_TASKS_JUDGE_TEMPERATURE`` for all); the first is the
+headline judge. :meth:`Panel.ask` sends every prompt to every judge, each ``repeats`` times, through each judge's
+own client (:func:`food_tasks.judge.client.client_for`: the same cache, retries and failure accounting as one judge);
+the official request goes to the headline judge only, once, as the benchmark sends it. :meth:`Panel.usage` counts
+a task's requests and tokens per judge from that task's own results, and turns tokens into a cost with
+``FOOD_TASKS_JUDGE_PRICE=<in>,<out>`` (USD per million prompt / completion tokens; ``<in>,<out>;<in>,<out>`` for one
+price per judge).
+
+A cached answer costs no new tokens. Tokens are read from the response's ``usage``; when any request answered over
+HTTP came without it, the judge's tokens (and cost) are None: "tokens unknown", never 0. A request that failed after
+every attempt returned no completion and is counted in ``failed``, with no tokens.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from food_tasks.judge.client import (
+    JudgeClient,
+    JudgeConfig,
+    JudgeNotConfigured,
+    JudgeResult,
+    client_for,
+    judges_from_env,
+    request_body,
+)
+
+PRICE_ENV = "FOOD_TASKS_JUDGE_PRICE"
+
+Answers = list[list[list[JudgeResult]]]  # [judge][repeat][i]
+
+
+def price_from_env(n: int) -> list[tuple[float, float]] | None:
+    """``(in, out)`` USD per million prompt / completion tokens of each of ``n`` judges from :data:`PRICE_ENV`
+    (one pair: every judge; pairs separated by ``;``, aligned with the judges), None when unset.
+
+    Raises:
+        JudgeNotConfigured: a value that is not two non-negative numbers, or a count of pairs that is not 1 or ``n``.
+    """
+    raw = os.environ.get(PRICE_ENV, "").strip()
+    if not raw:
+        return None
+    pairs = []
+    for part in raw.split(";"):
+        values = part.split(",")
+        try:
+            pair = tuple(float(v) for v in values)
+        except ValueError:
+            pair = ()
+        if len(pair) != 2 or not all(math.isfinite(v) and v >= 0 for v in pair):
+            raise JudgeNotConfigured(
+                f"{PRICE_ENV}={raw!r}: {part.strip()!r} is not a price; write <in>,<out> in USD per million prompt and "
+                f"completion tokens, e.g. {PRICE_ENV}=2.5,10 (one pair per judge separated by ';', or one for all)"
+            )
+        pairs.append(pair)
+    if len(pairs) not in (1, n):
+        raise JudgeNotConfigured(
+            f"{PRICE_ENV}={raw!r} has {len(pairs)} prices for {n} judges: write one <in>,<out> pair per judge "
+            "(separated by ';') or one for all"
+        )
+    return pairs * n if len(pairs) == 1 else pairs
+
+
+def _flat(value: Any) -> Iterable[JudgeResult]:
+    """The :class:`JudgeResult` in a nested list (any depth)."""
+    if isinstance(value, JudgeResult):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _flat(item)
+
+
+@dataclass
+class Panel:
+    """The judges of a task, the first the headline judge; ``prices``: each judge's ``(in, out)`` USD per million
+    tokens (None: no cost)."""
+
+    configs: list[JudgeConfig]
+    prices: list[tuple[float, float]] | None = None
+    _clients: list[JudgeClient] | None = field(default=None, repr=False)
+
+    @property
+    def headline(self) -> JudgeConfig:
+        """The first judge: ``judge_acc`` and ``_official`` are its."""
+        return self.configs[0]
+
+    @property
+    def clients(self) -> list[JudgeClient]:
+        """One client per judge (:func:`food_tasks.judge.client.client_for`: shared with the process's other tasks)."""
+        if self._clients is None:
+            self._clients = [client_for(c) for c in self.configs]
+        return self._clients
+
+    def ask(self, prompts: Sequence[str], *, temperature: float, max_tokens: int, official: bool = False) -> Answers:
+        """Every judge's answers to ``prompts``, ``[judge][repeat][i]`` aligned with ``prompts``.
+
+        ``official``: the headline judge only, once, at ``temperature`` (the benchmark's request, byte for byte:
+        ``[[answers]]``). Else every judge, :attr:`JudgeConfig.repeats` times, at the judge's configured temperature
+        when set, else ``temperature``. Each judge's requests go out in prompt order, judge after judge; a judge
+        that is down yields failed results (``text`` None), the others' stand.
+        """
+        out: Answers = []
+        for config, client in zip(self.configs[:1] if official else self.configs, self.clients):
+            heat = temperature if official or config.temperature is None else config.temperature
+            bodies = [request_body(config, p, temperature=heat, max_tokens=max_tokens) for p in prompts]
+            repeats = 1 if official else config.repeats
+            out.append([client.complete_many(bodies, repeat=r) if bodies else [] for r in range(repeats)])
+        return out
+
+    def usage(self, *results: Any) -> dict[str, dict[str, Any]]:
+        """What judging cost, per judge (by model name, in panel order), from the given :meth:`ask` answers only
+        (this task's own; several ``ask`` outputs may be given, judge ``j`` of each counted for judge ``j``).
+
+        Each judge: ``model``, ``endpoint`` (host and port), ``requests`` (distinct requests not answered from the
+        disk cache), ``cached`` (from the cache: no new tokens), ``failed`` (no answer after every attempt),
+        ``prompt_tokens`` and ``completion_tokens`` of the requests answered over HTTP (None: tokens unknown, some
+        answer came without ``usage``), ``cost`` in USD (None without :data:`PRICE_ENV` or with tokens unknown).
+        A request another task of the same process made first is counted in both (as
+        :func:`food_tasks.judge.client.summarize`).
+        """
+        out: dict[str, dict[str, Any]] = {}
+        for j, config in enumerate(self.configs):
+            mine = [r for answers in results if j < len(answers) for r in _flat(answers[j])]
+            distinct = list({r.key or id(r): r for r in mine}.values())
+            answered = [r for r in distinct if r.text is not None and not r.cached]
+            known = all(r.usage is not None for r in answered)
+            tokens = {
+                k: sum(r.usage[k] for r in answered) if known else None  # type: ignore[index]
+                for k in ("prompt_tokens", "completion_tokens")
+            }
+            price = self.prices[j] if self.prices else None
+            cost = (
+                (tokens["prompt_tokens"] * price[0] + tokens["completion_tokens"] * price[1]) / 1e6
+                if price is not None and known
+                else None
+            )
+            out[config.model] = {
+                "model": config.model,
+                "endpoint": config.endpoint_host,
+                "requests": sum(not r.cached for r in distinct),
+                "cached": sum(r.cached for r in distinct),
+                "failed": sum(r.text is None for r in distinct),
+                **tokens,
+                "cost": cost,
+            }
+        return out
+
+
+def panel_from_env(purpose: str = "this task") -> Panel | None:
+    """The panel configured in the environment; None when judging is explicitly off (``FOOD_TASKS_JUDGE_MODEL=none``).
+
+    Raises:
+        JudgeNotConfigured: no judge, a malformed list or number (:func:`food_tasks.judge.client.judges_from_env`),
+            or a bad :data:`PRICE_ENV`.
+    """
+    configs = judges_from_env(purpose)
+    if not configs:
+        return None
+    return Panel(list(configs), price_from_env(len(configs)))
