@@ -140,10 +140,30 @@ class Judged:
             )
         return out
 
+    def verdict_table(self) -> dict[str, Any]:
+        """Repeat-0 verdicts on the records every judge answered. Two judges: the 2 x 2 table (``rows``: the first
+        judge, ``columns``: the second; cells ``correct_correct``, ``correct_wrong``, ``wrong_correct``,
+        ``wrong_wrong``). Three or more: ``versus_majority``, each judge's agreement with the majority verdict on the
+        records without a tie (``agree`` of ``n``)."""
+        first = self.codes[:, :, 0]
+        if len(self.judges) == 2:
+            cells = self.rows("judge_kappa").sum(axis=0)
+            names = ("correct_correct", "correct_wrong", "wrong_correct", "wrong_wrong")
+            return {"rows": self.judges[0], "columns": self.judges[1], **{k: int(v) for k, v in zip(names, cells)}}
+        majority = A.majority_rows(first)
+        counted = majority[:, 1] == 1
+        says = np.where(majority[:, 0] == 1, A.CORRECT, A.WRONG)
+        return {
+            "versus_majority": {
+                m: {"agree": int(np.sum(counted & (first[:, j] == says))), "n": int(counted.sum())}
+                for j, m in enumerate(self.judges)
+            }
+        }
+
     def info(self, scale: float = 100.0, usage: dict | None = None) -> dict[str, Any]:
         """What a task's ``judge_info`` shows of its panel: each judge's accuracy (repeat 0) with its interval and its
-        flip rate, the figures between judges (or why they are undefined), the records left out of them, the
-        majority's ties, up to :data:`EXAMPLES` disagreements, and ``usage`` (:meth:`Panel.usage`; computed from
+        flip rate, the figures between judges (or why they are undefined), the verdict table (:meth:`verdict_table`),
+        the records left out of them, the majority's ties, up to :data:`EXAMPLES` disagreements, and ``usage`` (:meth:`Panel.usage`; computed from
         :attr:`answers` when not given)."""
         first = self.codes[:, :, 0]
         per_judge = {}
@@ -157,6 +177,7 @@ class Judged:
             out["agreement"] = {
                 name: self.interval(name, 0, scale) for name in ("judge_agreement", "judge_kappa", "judge_majority_acc")
             }
+            out["verdict_table"] = self.verdict_table()
             out["agreement_left_out"] = A.left_out(first)
             out["majority_ties"] = A.ties(first)
             out["disagreements"] = self.disagreements()

@@ -63,6 +63,14 @@ def test_two_judges_disagree_on_a_known_share():
     assert info["per_judge"]["judge-1"]["judge_acc"]["value"] == 90.0
     assert info["per_judge"]["judge-0"]["flip_rate"] == ONE_REPEAT
     assert info["majority_ties"] == 4 and info["agreement_left_out"] == 0
+    assert info["verdict_table"] == {
+        "rows": "judge-0",
+        "columns": "judge-1",
+        "correct_correct": 5,
+        "correct_wrong": 0,
+        "wrong_correct": 4,
+        "wrong_wrong": 1,
+    }
     assert [d["id"] for d in info["disagreements"]] == [1, 3, 5, 7]
     assert info["disagreements"][0]["verdicts"] == {"judge-0": "wrong", "judge-1": "correct"}
     assert info["agreement"]["judge_agreement"]["clusters"] == 5  # clustered on the items' clusters
@@ -142,3 +150,4 @@ def test_codes_are_numpy_and_rows_have_the_figure_shapes():
     assert judged.rows("judge_kappa").shape == (2, 4)  # Fleiss: [yes, no, squares, 1]
     assert math.isnan(judged.value("judge_kappa"))  # every verdict "yes": expected agreement 1
     assert judged.value("judge_agreement") == 100.0
+    assert judged.info()["verdict_table"] == {"versus_majority": {f"judge-{j}": {"agree": 2, "n": 2} for j in range(3)}}
