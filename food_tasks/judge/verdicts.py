@@ -163,8 +163,8 @@ class Judged:
     def info(self, scale: float = 100.0, usage: dict | None = None) -> dict[str, Any]:
         """What a task's ``judge_info`` shows of its panel: each judge's accuracy (repeat 0) with its interval and its
         flip rate, the figures between judges (or why they are undefined), the verdict table (:meth:`verdict_table`),
-        the records left out of them, the majority's ties, up to :data:`EXAMPLES` disagreements, and ``usage`` (:meth:`Panel.usage`; computed from
-        :attr:`answers` when not given)."""
+        the records left out of them, the majority's ties, up to :data:`EXAMPLES` disagreements, and ``usage``
+        (:meth:`Panel.usage`; computed from :attr:`answers` when not given)."""
         first = self.codes[:, :, 0]
         per_judge = {}
         for j, model in enumerate(self.judges):
