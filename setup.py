@@ -3,7 +3,8 @@
 ``packages.find`` in pyproject.toml only finds folders whose path is the package name, so it cannot add
 ``food_tasks.utils`` and ``food_tasks.yaml_tasks`` (the top-level folders ``utils/`` and ``yaml_tasks/``,
 mapped by ``[tool.setuptools.package-dir]``). Searching ``food_tasks*`` only keeps ``utils``, ``yaml_tasks``,
-``tests`` and ``bench`` from becoming top-level import names; a new benchmark package under
+``tests``, ``bench`` and ``scripts`` from becoming top-level import names (none of them is installed); a new
+benchmark package under
 ``food_tasks/benchmarks/`` is found without an edit here.
 """
 

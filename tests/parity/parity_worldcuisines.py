@@ -50,9 +50,7 @@ directory, bare or not (files read with ``git cat-file`` at ``--rev``).
 from __future__ import annotations
 
 import argparse
-import ast
 import json
-import math
 import os
 import re
 import shutil
@@ -61,6 +59,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from food_tasks.benchmarks.worldcuisines.official import (
+    SCORE_DIR,
+    SUBTASKS,
+    OfficialRepo,
+    build_mirror,
+    task_name,
+    write_replay_file,
+)
 
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",
@@ -71,19 +78,6 @@ OFFLINE_ENV = {
 }
 DEFAULT_MODELS = "qwen-vl-2b,llava-1.6-7b,gpt-4o-2024-08-06,llama-3.2-11b,molmoe-1b"
 
-PROMPT_DIR = "generate_vqa/generated_data/hf_prompt"
-PROMPT_FOLDERS = ("large_eval_task1", "large_eval_task2", "small_eval_task1", "small_eval_task2")
-RESULT_DIR = "evaluation/result"
-SCORE_DIR = "evaluation/score/json"
-
-# Our subtask suffix -> (official prompt_type, official JSON key, short column name).
-SUBTASKS = {
-    "1a_nocontext": ("1", "1a. Dish Name (No-Context)", "1a"),
-    "1b_contextualized": ("3", "1b. Dish Name (Contextualized)", "1b"),
-    "1c_adversarial": ("4", "1c. Dish Name (Adversarial)", "1c"),
-    "2_location": ("2", "2. Regional Cuisine", "2"),
-}
-SUBTASK_BY_PROMPT_TYPE = {pt: name for name, (pt, _, _) in SUBTASKS.items()}
 OFFICIAL_LANG_NAMES = {"su_loma": "su", "si_formal_spoken": "si"}  # renamed in the official JSON output
 
 # (kind, our metric, official JSON suffix, label)
@@ -93,161 +87,7 @@ METRICS = (
     ("oeq", "acc_single_official", "accuracy_oe", "OEQ single"),
     ("oeq", "acc_dual_official", "accuracy_oe_dual", "OEQ dual"),
 )
-PRED_KIND = {"mcq": "mc", "oeq": "oe"}
-VARIANT_INFIX = {"small": "_smallref", "large": ""}
 MISSING_RESPONSES_RE = re.compile(r"food_tasks_replay: (\d+) document\(s\) had no recorded response")
-
-
-# ---------------------------------------------------------------- reading the official repository
-
-
-class OfficialRepo:
-    """Read-only access to a checkout (work tree) or a git directory of worldcuisines/worldcuisines."""
-
-    def __init__(self, path: Path, rev: str) -> None:
-        self.path = path
-        self.rev = rev
-        self.worktree = (path / "evaluation").is_dir() and (path / "generate_vqa").is_dir()
-        if not self.worktree:
-            probe = subprocess.run(
-                ["git", "-C", str(path), "rev-parse", "--verify", f"{rev}^{{commit}}"],
-                check=False,
-                capture_output=True,
-                text=True,
-            )
-            if probe.returncode != 0:
-                raise SystemExit(
-                    f"--official-repo {path}: neither a checkout nor a git directory with revision {rev!r}: "
-                    f"{probe.stderr.strip()}"
-                )
-            self.commit = probe.stdout.strip()
-        else:
-            self.commit = "work tree"
-
-    def list(self, folder: str) -> list[str]:
-        """Repository-relative paths of the files directly inside ``folder``."""
-        if self.worktree:
-            base = self.path / folder
-            return sorted(f"{folder}/{p.name}" for p in base.iterdir() if p.is_file()) if base.is_dir() else []
-        out = subprocess.run(
-            ["git", "-C", str(self.path), "ls-tree", "--name-only", f"{self.rev}:{folder}"],
-            check=False,
-            capture_output=True,
-            text=True,
-        )
-        return sorted(f"{folder}/{name}" for name in out.stdout.split("\n") if name) if out.returncode == 0 else []
-
-    def read(self, path: str) -> bytes | None:
-        """The file's bytes, or None when it is absent (or its blob is missing from a partial snapshot)."""
-        if self.worktree:
-            file = self.path / path
-            return file.read_bytes() if file.is_file() else None
-        out = subprocess.run(
-            ["git", "-C", str(self.path), "cat-file", "blob", f"{self.rev}:{path}"], check=False, capture_output=True
-        )
-        return out.stdout if out.returncode == 0 else None
-
-
-def parse_jsonl(raw: bytes) -> list[dict]:
-    """Rows of a prediction file: JSON lines, or Python dict literals (some official files use them)."""
-    rows = []
-    for line in raw.decode("utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            rows.append(ast.literal_eval(line))
-    return rows
-
-
-def official_lang(value: object) -> str:
-    """The official scorer's ``fillna("nan")``: a Hokkien code read as a missing value becomes "nan" again."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "nan"
-    return str(value)
-
-
-# ---------------------------------------------------------------- mirror and replay files
-
-
-def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
-    """Write the hf_prompt files to ``root/worldcuisines/vqa`` with a card; return the test_large qa_id ->
-    prompt_type map."""
-    from food_tasks.benchmarks.worldcuisines.layout import wc_vqa_card, write_wc_kb
-    from food_tasks.data.mirror import png_bytes
-
-    vqa = root / "worldcuisines" / "vqa"
-    prompt_types: dict[str, str] = {}
-    image_urls: set[str] = set()
-    for folder in PROMPT_FOLDERS:
-        files = [f for f in repo.list(f"{PROMPT_DIR}/{folder}") if f.endswith(".jsonl")]
-        if len(files) != 30:
-            raise SystemExit(
-                f"{PROMPT_DIR}/{folder}: expected 30 language files in the official repository, found {len(files)}"
-            )
-        for path in files:
-            raw = repo.read(path)
-            if raw is None:
-                raise SystemExit(f"{path}: listed but not readable in {repo.path}")
-            target = vqa / "hf_prompt" / folder / Path(path).name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(raw)
-            for row in parse_jsonl(raw):
-                image_urls.add(str(row["image_url"]))
-                if folder.startswith("large_"):
-                    prompt_types[str(row["qa_id"])] = str(row["prompt_type"])
-    splits = [(config, split) for config in ("task1", "task2") for split in ("test_large", "test_small")]
-    (vqa / "README.md").write_text(wc_vqa_card(splits), encoding="utf-8")
-    placeholder = png_bytes((128, 128, 128), 8)
-    write_wc_kb(
-        root,
-        [{"food_id": str(i), "name": "", "images": [(url, placeholder)]} for i, url in enumerate(sorted(image_urls))],
-    )
-    return prompt_types
-
-
-def pred_path(subset: str, task: str, kind: str, model: str) -> str:
-    if subset == "small":
-        return f"{RESULT_DIR}/small/{task}_{PRED_KIND[kind]}_{model}_pred_small.jsonl"
-    return f"{RESULT_DIR}/{task}_{PRED_KIND[kind]}_{model}_pred.jsonl"
-
-
-def task_name(kind: str, subset: str, subtask: str | None = None) -> str:
-    group = f"worldcuisines_{kind}{VARIANT_INFIX[subset]}"
-    return f"{group}_{subtask}" if subtask else group
-
-
-def write_replay_file(repo: OfficialRepo, model: str, subset: str, prompt_types: dict[str, str], out: Path):
-    """Merge the model's official prediction files into one replay file.
-
-    Returns ``(available, keys, notes)``: the subtask task names that have predictions,
-    the (qa_id, lang) keys per task name, and notes about absent files.
-    """
-    available: list[str] = []
-    keys: dict[str, set[tuple[str, str]]] = {}
-    notes: list[str] = []
-    with out.open("w", encoding="utf-8") as fh:
-        for kind in ("mcq", "oeq"):
-            for config in ("task1", "task2"):
-                path = pred_path(subset, config, kind, model)
-                raw = repo.read(path)
-                subtasks = [s for s, (pt, _, _) in SUBTASKS.items() if (pt == "2") == (config == "task2")]
-                if raw is None:
-                    notes.append(f"{path} absent: {kind.upper()} {', '.join(SUBTASKS[s][2] for s in subtasks)} skipped")
-                    continue
-                for row in parse_jsonl(raw):
-                    qa_id, lang = str(row["qa_id"]), official_lang(row.get("lang"))
-                    prompt_type = prompt_types.get(qa_id)
-                    if prompt_type is None:
-                        raise SystemExit(f"{path}: qa_id {qa_id} is not a test_large item")
-                    task = task_name(kind, subset, SUBTASK_BY_PROMPT_TYPE[prompt_type])
-                    keys.setdefault(task, set()).add((qa_id, lang))
-                    # The prediction is passed as stored (NaN included): the replay model must cope.
-                    line = {"task": task, "qa_id": qa_id, "lang": lang, "prediction": row.get("prediction")}
-                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-                available += [task_name(kind, subset, s) for s in subtasks]
-    return available, keys, notes
 
 
 def document_keys(mirror: Path, subset: str) -> dict[str, set[tuple[str, str]]]:

@@ -1,0 +1,196 @@
+"""The published models' beyond-accuracy measures (scripts/published_beyond_worldcuisines.py,
+food_tasks.benchmarks.worldcuisines.official): a tiny official repository built here (the official layout: 30
+language files per prompt folder, one model's smallref MCQ prediction files), offline. Its numbers equal what a
+``worldcuisines_mcq_smallref`` run reports for the same predictions (the task's process_results, lmms-eval's
+aggregation hooks and the pack's end-of-run statistics), and a few are computed by hand.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+from conftest import wc_items
+
+from food_tasks.benchmarks.worldcuisines import layout as wc_layout
+from food_tasks.benchmarks.worldcuisines import official
+from food_tasks.benchmarks.worldcuisines.data import LANGUAGES
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+MODEL = "toy-vlm"
+TASKS = {sub: f"worldcuisines_mcq_smallref_{sub}" for sub in official.SUBTASKS}
+GROUP = "worldcuisines_mcq_smallref"
+
+
+def _answer(qa_id: str, lang: str) -> object:
+    """The toy model's answers (gold: 400 -> 1, 401 -> 3, 402 -> 2, 403 -> 2, 404 -> 1, 405 -> 5, 1900 -> 2,
+    1901 -> 1): 1a right except qa 400 in Hokkien (no answer, NaN) and Yoruba; 1b right except qa 403 in Yoruba;
+    1c's qa 404 (dish 1614) right in English only, qa 405 right; Task 2 right, English answering with the text."""
+    if qa_id == "400":
+        return math.nan if lang == "nan" else "2" if lang == "yo" else " 1"
+    if qa_id == "403" and lang == "yo":
+        return "1"
+    if qa_id == "404":
+        return "1" if lang == "en" else "2"
+    if qa_id == "1901" and lang == "en":
+        return "Japan"
+    return {"401": "3", "402": "2", "403": "2", "405": "5", "1900": "2", "1901": "1"}[qa_id]
+
+
+def build_official_repo(root: Path) -> Path:
+    """The official layout: prompts of test_large and test_small in all 30 languages (the fixture's items; every
+    test_small item has its test_large twin), and the toy model's smallref MCQ predictions (official field order,
+    Hokkien's code written as NaN as pandas wrote it)."""
+    rows = wc_layout.item_rows(wc_items("large"), LANGUAGES) + wc_layout.item_rows(wc_items("small", -400), LANGUAGES)
+    staging = wc_layout.write_wc_vqa(root / "staging", rows, with_card=False)
+    prompts = root / "repo" / official.PROMPT_DIR
+    prompts.parent.mkdir(parents=True)
+    (staging / "hf_prompt").rename(prompts)
+    result = root / "repo" / official.RESULT_DIR / "small"
+    result.mkdir(parents=True)
+    for config in ("task1", "task2"):
+        lines = []
+        for row in (r for r in rows if r["task"] == f"large_{config}"):
+            lang = math.nan if row["lang"] == "nan" else row["lang"]
+            pred = {"qa_id": row["qa_id"], "prediction": _answer(row["qa_id"], row["lang"]), "lang": lang}
+            lines.append(json.dumps(pred | {"multi_choice_answer": row["multi_choice_answer"]}, ensure_ascii=False))
+        (root / "repo" / official.pred_path("small", config, "mcq", MODEL)).write_text("\n".join(lines) + "\n")
+    return root / "repo"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location(
+        "published_beyond", REPO_ROOT / "scripts/published_beyond_worldcuisines.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The reference data of the toy model, as the script builds it, and its work folder (mirror, replay file)."""
+    root = tmp_path_factory.mktemp("wc_official")
+    repo = build_official_repo(root)
+    return _script().build(repo, [MODEL], root / "work"), root / "work"
+
+
+def test_hand_computed_measures(built):
+    data, _ = built
+    model = data["models"][0]
+    assert model["model"] == MODEL and data["comparable_with"] == GROUP
+    task = model["tasks"][TASKS["1a_nocontext"]]
+    # 1a: qa 400 wrong in nan (NaN: no answer) and yo, qa 401 right everywhere: 28 languages at 100 %, two at 50 %.
+    assert task["acc"]["value"] == pytest.approx((28 * 100 + 50 + 50) / 30)
+    assert task["acc"]["n"] == 60 and task["acc"]["clusters"] == 2
+    # all languages right: qa 401 only; same option everywhere: qa 401 only (400 has no answer in nan, 2 in yo).
+    assert task["xling_all_correct"]["value"] == 50.0 and task["xling_all_correct"]["n"] == 2
+    assert task["xling_agreement"]["value"] == 50.0
+    # the largest gaps to English: nan and yo, (0 - 1 + 1 - 1) / 2 items = -50 points; then 0, the first by name
+    gaps = task["xling_gap_to_en_largest"]
+    assert [(g["lang"], g["value"]) for g in gaps] == [("nan", -50.0), ("yo", -50.0), ("ar", 0.0)]
+    # Task 2: "Japan" read as option 1 by the robust parser (the official scorer finds no digit)
+    assert model["tasks"][TASKS["2_location"]]["acc"]["value"] == 100.0
+    assert model["tasks"][TASKS["2_location"]]["acc_official"] == pytest.approx(round((29 * 100 + 50) / 30, 2))
+    group = model["group"][GROUP]
+    # misled: dish 1614 right in 1a in all 30 languages, wrong in 1c except English -> 29 of 30
+    assert group["misled_rate"]["value"] == pytest.approx(100 * 29 / 30) and group["misled_rate"]["n"] == 30
+    # hint gain: dish 422 wrong in 1a in nan and yo; in 1b right in nan, wrong in yo -> 1 of 2
+    assert group["hint_gain"]["value"] == 50.0 and group["hint_gain"]["n"] == 2
+    assert model["files"][0] == {
+        "path": f"evaluation/result/small/task1_mc_{MODEL}_pred_small.jsonl",
+        "commit": "work tree",
+        "url": f"{official.REPOSITORY} (evaluation/result/small/task1_mc_{MODEL}_pred_small.jsonl)",
+    }
+
+
+def _run_results(work: Path) -> dict:
+    """What a ``worldcuisines_mcq_smallref`` run of the replay file reports: each document through the task's
+    process_results (documents by its process_docs), lmms-eval's per-metric aggregation hook, the pack's
+    standard-error step and its end-of-run statistics (food_tasks.lmms.errorbars, as lmms-eval calls them)."""
+    from food_tasks.hooks.convention import aggregate
+    from food_tasks.lmms import errorbars
+    from food_tasks.replay_model import load_responses
+    from food_tasks.utils import worldcuisines as hooks
+
+    answers = load_responses(work / f"replay_{MODEL}.jsonl", ("qa_id", "lang"))
+    results: dict = {GROUP: {}}
+    iters = errorbars.bootstrap_iters(errorbars.LMMS_EVAL_DEFAULT_ITERS)
+    process_docs = (hooks.docs_smallref_1a, hooks.docs_smallref_1b, hooks.docs_smallref_1c, hooks.docs_smallref_2)
+    for docs_of, task in zip(process_docs, TASKS.values()):
+        docs = list(reversed(docs_of(None)))  # any order: the run's numbers do not depend on it
+        payloads = [hooks.process_results_mcq(d, [answers[(task, (d["qa_id"], d["lang"]))]]) for d in docs]
+        sample_metrics = {(name, "none"): [p[name] for p in payloads] for name in payloads[0]}
+        row = {f"{name},none": aggregate(items) for (name, _), items in sample_metrics.items()}
+        errorbars.task_statistics(task, sample_metrics, row, iters)
+        results[task] = row
+    errorbars.finish(results, {GROUP: ({}, list(TASKS.values()))}, None, iters)
+    return results
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal, an undefined measure (NaN: RStd where the gold answers sit on one position) equal to itself."""
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _se(stat: dict) -> object:
+    """A standard error as the results file writes it ("N/A" where none)."""
+    return stat["se"] if stat["se"] is not None else "N/A"
+
+
+def test_equal_to_what_a_smallref_run_reports(built, monkeypatch):
+    data, work = built
+    monkeypatch.setenv("FOOD_TASKS_DATA_DIR", str(work / "mirror"))
+    monkeypatch.delenv("FOOD_TASKS_WORLDCUISINES_LANGS", raising=False)
+    run = _run_results(work)
+    model = data["models"][0]
+    for task in TASKS.values():
+        ours, row = model["tasks"][task], run[task]
+        for name in official.TASK_MEASURES:
+            assert _same(ours[name]["value"], row[f"{name},none"]), (task, name)
+            assert _se(ours[name]) == row[f"{name}_stderr,none"], (task, name)
+            assert (ours[name]["n"], ours[name]["clusters"]) == (row[f"{name}_n,none"], row[f"{name}_clusters,none"])
+        assert ours["acc_official"] == row["acc_official,none"]
+        assert ours["position_bias_p"] == row["position_bias_p,none"]
+        assert ours["position_bias"] == row["position_bias,none"]
+        gaps = row["xling_gap_to_en,none"]
+        assert ours["xling_gap_to_en_largest"] == [
+            {"lang": g["lang"], **gaps[g["lang"]]} for g in ours["xling_gap_to_en_largest"]
+        ]
+        assert sorted(g["value"] for g in gaps.values())[:3] == [g["value"] for g in ours["xling_gap_to_en_largest"]]
+    for name in official.GROUP_MEASURES:
+        stat = model["group"][GROUP][name]
+        assert stat["value"] == run[GROUP][f"{name},none"]
+        assert _se(stat) == run[GROUP][f"{name}_stderr,none"]
+        assert stat["n"] == run[GROUP][f"{name}_n,none"]
+
+
+def test_missing_predictions_fail_naming_the_model(tmp_path, capsys):
+    repo = build_official_repo(tmp_path)
+    (repo / official.pred_path("small", "task2", "mcq", MODEL)).unlink()
+    out = tmp_path / "beyond.json"
+    code = _script().main([str(repo), "--models", MODEL, "-o", str(out), "--workdir", str(tmp_path / "work")])
+    assert code == 1 and not out.exists()
+    err = capsys.readouterr().err
+    assert MODEL in err and "task2_mc_toy-vlm_pred_small.jsonl absent" in err
+
+
+def test_shipped_reference_data_names_its_sources():
+    """The committed file: the paper's 16 models whose smallref predictions were released, each with its two
+    prediction files at the repository's commit, every task measure with an interval."""
+    from food_tasks.tasks.registry import PUBLISHED_DIR
+
+    data = json.loads((PUBLISHED_DIR / "worldcuisines_beyond.json").read_text(encoding="utf-8"))
+    assert [m["name"] for m in data["models"]] == list(official.PUBLISHED_MODELS)
+    commit = data["source"]["commit"]
+    assert len(commit) == 40
+    for model in data["models"]:
+        assert [f["url"] for f in model["files"]] == [
+            f"{official.REPOSITORY}/blob/{commit}/{official.pred_path('small', c, 'mcq', model['name'])}"
+            for c in ("task1", "task2")
+        ]
+        for task in TASKS.values():
+            assert all(model["tasks"][task][m]["se"] is not None for m in official.TASK_MEASURES)
