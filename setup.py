@@ -4,8 +4,7 @@
 ``food_tasks.utils`` and ``food_tasks.yaml_tasks`` (the top-level folders ``utils/`` and ``yaml_tasks/``,
 mapped by ``[tool.setuptools.package-dir]``). Searching ``food_tasks*`` only keeps ``utils``, ``yaml_tasks``,
 ``tests``, ``bench`` and ``scripts`` from becoming top-level import names (none of them is installed); a new
-benchmark package under
-``food_tasks/benchmarks/`` is found without an edit here.
+benchmark package under ``food_tasks/benchmarks/`` is found without an edit here.
 """
 
 from setuptools import find_packages, setup
