@@ -14,6 +14,9 @@ mistral-7b``) is in that line's family (LLaVA), not its base model's. Plain pref
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 # family -> the name prefixes of its models (lower case), in the order checked
 FAMILIES: dict[str, tuple[str, ...]] = {
     "OpenAI GPT / o-series": ("gpt", "chatgpt", "o1", "o3", "o4"),
@@ -54,3 +57,36 @@ def same_family(judge: str, model: str) -> str | None:
     """The family both ``judge`` and ``model`` belong to, None when they differ or either is unknown."""
     family = family_of(judge)
     return family if family is not None and family == family_of(model) else None
+
+
+def judge_names(info: Any, depth: int = 3) -> list[str]:
+    """The judge models a task's ``judge_info`` names (its ``model`` and every nested ``model``, e.g. per-judge
+    usage), in order, each once; [] for anything else."""
+    found: list[str] = []
+
+    def walk(value: Any, left: int) -> None:
+        if isinstance(value, Mapping):
+            name = value.get("model")
+            if isinstance(name, str) and name.strip() and name not in found:
+                found.append(name)
+            items: Iterable = value.values()
+        elif isinstance(value, (list, tuple)):
+            items = value
+        else:
+            return
+        if left:
+            for item in items:
+                walk(item, left - 1)
+
+    walk(info, depth)
+    return found
+
+
+def family_note(judges: Iterable[str], models: Iterable[str]) -> str | None:
+    """The one line the results table, the report and ``food-tasks compare`` print when a judge shares a family with
+    an evaluated model (:func:`same_family`), None when none does."""
+    pairs = [(j, m, f) for j in judges for m in models if (f := same_family(j, m))]
+    if not pairs:
+        return None
+    judged = ", ".join(dict.fromkeys(f"{j} judges {m} ({f})" for j, m, f in pairs))
+    return f"Same-family judge: {judged}: self-preference, see docs/judge.md"

@@ -22,7 +22,8 @@ ours are printed as lmms-eval prints them. An undefined metric (``null`` in the
 results JSON, :func:`food_tasks.lmms.harness.strict_json`) reads ``[undefined]``, a
 metric absent with its reason ``[absent]``: the words of the report and of
 ``food-tasks compare``. :data:`RUN_NOTES` (the replay model's count of
-documents answered with its ``default=``) are printed once, under the last table.
+documents answered with its ``default=``) are printed once, under the last table, and so is
+:func:`judge_family_note` (a judge from the evaluated model's own family).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from food_tasks.hooks.convention import Metric
+from food_tasks.hooks.convention import TRUNCATED_RATE, Metric
 from food_tasks.stats.consistency import HIGHER_IS_BETTER
 
 # The longest alias the Tasks column shows: with the other columns (filter, n-shot, the longest metric
@@ -289,12 +290,22 @@ COUNTS = ("_n", "_clusters", "_stderr_clt", "_stderr_clustered", "_stderr_method
 def _row(name: str, row: Mapping) -> dict:
     """One of our rows: metric values (``metric,filter`` keys) as notes, the alias as the row's label, any
     other key as it is; the documents and clusters behind each metric (``<metric>_n``), the CLT and
-    clustered variants of its standard error and how it was computed stay in the JSON."""
+    clustered variants of its standard error and how it was computed stay in the JSON, and so does a
+    ``truncated_rate`` of 0 (:func:`_quiet`)."""
     return {
         key: label(name, value) if key == "alias" else note(value) if "," in str(key) else value
         for key, value in row.items()
-        if not str(key).partition(",")[0].endswith(COUNTS)
+        if not str(key).partition(",")[0].endswith(COUNTS) and not _quiet(row, str(key))
     }
+
+
+def _quiet(row: Mapping, key: str) -> bool:
+    """Whether ``key`` is ``truncated_rate`` (or its standard error) in a row where it is 0: no output ran out of
+    tokens, a line that says nothing (the table shows the rate where it is above 0)."""
+    metric, _, filter_name = key.partition(",")
+    if metric not in (TRUNCATED_RATE.name, f"{TRUNCATED_RATE.name}_stderr"):
+        return False
+    return row.get(f"{TRUNCATED_RATE.name},{filter_name}") == 0
 
 
 def render(
@@ -312,6 +323,9 @@ def render(
         table += f"\n{HEADLINE_NOTE}"
     if column == last and RUN_NOTES:
         table += "".join(f"\n{text}" for _, text in sorted(RUN_NOTES.items()))
+    family = judge_family_note(result_dict) if column == last else None
+    if family:
+        table += f"\n{family}"
     noted = any(
         _is_note(v) and not _is_note(result_dict[column][name].get(k))
         for name, row in (shown.get(column) or {}).items()
@@ -320,6 +334,36 @@ def render(
         if k != "alias"
     )
     return f"{table}\n{LEGEND}" if noted else table
+
+
+MODEL_KEYS = ("pretrained", "model", "model_version", "model_name")  # model_args that name the evaluated model
+
+
+def judge_family_note(result_dict: Mapping) -> str | None:
+    """One line when a judge of the run (the ``judge_info`` of any row) shares a family with the evaluated model (the
+    first of its ``model_args`` names, the results' ``model_name``, the config's ``model``), else None
+    (:func:`food_tasks.judge.family.family_note`)."""
+    from food_tasks.judge.family import family_note, judge_names
+    from food_tasks.lmms.serving import parse_model_args
+
+    judges = [
+        name
+        for column in ("results", "groups")
+        if isinstance(result_dict.get(column), Mapping)
+        for row in result_dict[column].values()
+        if isinstance(row, Mapping)
+        for key, value in row.items()
+        if str(key).partition(",")[0] == "judge_info"
+        for name in judge_names(value)
+    ]
+    if not judges:
+        return None
+    config = result_dict.get("config") if isinstance(result_dict.get("config"), Mapping) else {}
+    args = config.get("model_args")
+    named = dict(args) if isinstance(args, Mapping) else parse_model_args(args if isinstance(args, str) else "")
+    models = [named.get(k) for k in MODEL_KEYS] + [result_dict.get("model_name"), config.get("model")]
+    model = next((m for m in models if isinstance(m, str) and m.strip()), None)
+    return family_note(dict.fromkeys(judges), [model]) if model else None
 
 
 def _is_note(value: Any) -> bool:

@@ -58,3 +58,46 @@ def test_table_is_lower_case_and_linear():  # type: ignore[no-untyped-def]
     start = time.perf_counter()
     assert family_of(name) is None
     assert time.perf_counter() - start < 1.0
+
+
+def _make_table():  # type: ignore[no-untyped-def]
+    import lmms_eval.utils
+
+    return getattr(lmms_eval.utils.make_table, "__wrapped__", lmms_eval.utils.make_table)
+
+
+def _results(judge_info, model_args="pretrained=Qwen/Qwen2-VL-7B-Instruct"):  # type: ignore[no-untyped-def]
+    return {
+        "results": {
+            "diningbench_vqa_en": {"alias": "vqa", "judge_acc,none": 50.0, "judge_info,none": judge_info},
+            "diningbench_vqa_zh": {"alias": "vqa zh", "judge_acc,none": 40.0},
+        },
+        "groups": {"dining": {"alias": "dining", "judge_acc,none": 45.0}},
+        "group_subtasks": {"dining": ["diningbench_vqa_en", "diningbench_vqa_zh"]},
+        "config": {"model": "qwen2_vl", "model_args": model_args},
+        "n-shot": {},
+    }
+
+
+def test_the_results_table_says_once_when_a_judge_shares_the_models_family():  # type: ignore[no-untyped-def]
+    from food_tasks.lmms.results_table import render
+
+    info = {"model": "gpt-4o", "usage": {"gpt-4o": {"model": "gpt-4o"}, "qwen2.5-72b": {"model": "qwen2.5-72b"}}}
+    names = {"diningbench_vqa_en", "diningbench_vqa_zh", "dining"}
+    tables = [render(_make_table(), _results(info), column, False, names) for column in ("results", "groups")]
+    line = "Same-family judge: qwen2.5-72b judges Qwen/Qwen2-VL-7B-Instruct (Qwen): self-preference, see docs/judge.md"
+    assert line not in tables[0] and tables[1].count(line) == 1  # under the last table only
+
+    # a judge of another family, an unknown model, no judge at all: no note
+    for data in (
+        _results({"model": "gpt-4o"}),
+        _results(info, model_args="pretrained=/ckpt/my-model"),
+        _results(None),
+        {**_results({"model": "qwen2.5-72b"}), "config": None},
+    ):
+        assert "Same-family" not in render(_make_table(), data, "groups", False, names)
+    # the replay model names the model it replays with model_name=
+    replay = _results({"model": "gpt-4.1"}, model_args="responses=preds.jsonl,model_name=openai/gpt-4o-mini")
+    assert "gpt-4.1 judges openai/gpt-4o-mini (OpenAI GPT / o-series)" in render(
+        _make_table(), replay, "groups", False, names
+    )
