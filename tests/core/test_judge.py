@@ -222,3 +222,50 @@ def test_host_port():
     assert judge.host_port("https://user:token@api.example.com/v1") == "api.example.com"
     assert judge.host_port("http://u:p@[::1]:8000/v1?key=s") == "[::1]:8000"
     assert judge.host_port("http://h:notaport/v1") == "h" and judge.host_port("http://[::1") == ""
+
+
+# --------------------------------------------------------------------------- issue 35: usage, repeats, a judge list
+
+
+def test_usage_is_read_cached_and_costs_nothing_when_cached(tmp_path):
+    from judge_server import char_usage
+
+    with JudgeServer(lambda p: "是", usage=char_usage) as server:
+        config = _config(server.url, tmp_path)
+        first = judge.JudgeClient(config).complete(judge.request_body(config, "q0q0"))
+        assert (first.usage, first.cached) == ({"prompt_tokens": 4, "completion_tokens": 1}, False)
+        again = judge.JudgeClient(config).complete(judge.request_body(config, "q0q0"))
+        assert (again.text, again.usage, again.cached, again.attempts) == ("是", first.usage, True, 0)
+        assert len(server.requests) == 1 and server.tokens() == (4, 1)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": "4", "completion_tokens": 1},
+        {"prompt_tokens": -1, "completion_tokens": 1},
+        {"prompt_tokens": True, "completion_tokens": 1},
+        {"prompt_tokens": 4},
+        {"prompt_tokens": 4.0, "completion_tokens": 1},
+        [4, 1],
+        "4,1",
+    ],
+)
+def test_a_malformed_usage_is_unknown_and_the_verdict_stands(tmp_path, usage):  # type: ignore[no-untyped-def]
+    with JudgeServer(lambda p: "是", usage=lambda p, a: usage) as server:
+        config = _config(server.url, tmp_path)
+        result = judge.JudgeClient(config).complete(judge.request_body(config, "q"))
+    assert (result.text, result.usage, result.error) == ("是", None, None)
+
+
+def test_from_env_is_the_first_of_a_judge_list(monkeypatch, tmp_path):
+    for name in ("API_TYPE", "OPENAI_API_URL", "FOOD_TASKS_JUDGE_URL", "FOOD_TASKS_JUDGE_KEY_VARS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("FOOD_TASKS_JUDGE_CACHE", str(tmp_path))
+    monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", " gpt-4o , qwen2.5-72b-instruct ")
+    first, second = judge.judges_from_env("X")
+    assert judge.JudgeConfig.from_env("X") == first and (first.model, second.model) == (
+        "gpt-4o",
+        "qwen2.5-72b-instruct",
+    )
+    assert first.url == second.url == judge.DEFAULT_URL and (first.repeats, first.temperature) == (1, None)
