@@ -26,6 +26,15 @@ with the one-line conversion).
 them does, and drop them: the image path of a run (decoding, undecodable images counted in ``image_missing``)
 is then exercised without a model, by tests and benchmark scripts. By default no image is loaded.
 
+``keys=identity`` (``food-tasks rescore``, :mod:`food_tasks.runs.rescore`): each line carries ``task``,
+``identity`` (the record's document-key fields), ``doc_id`` and optionally ``image_missing``; a document is
+matched by the key fields its task's documents carry (by position only for a task that declares no key). Per
+task, documents without a line (new, or their identity changed) and lines without a document (gone) are counted;
+past 1 % of the task the run stops naming the task and both kinds; else the new ones are answered ``''`` and the
+counts are written to ``rescore_matching.json`` beside the responses file. A recorded ``image_missing`` is kept:
+each document's images are marked as the source run found them (:func:`food_tasks.data.images.recorded`), none is
+decoded. ``rescore_of=<results file>`` names the source run under the printed table.
+
 Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
 ``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
 writes them into ``<output_path>`` itself, and the model says so once.
@@ -49,9 +58,11 @@ import torch
 from lmms_eval.api.model import lmms
 from loguru import logger
 
+from food_tasks.data import images
 from food_tasks.errors import RunStopped
 from food_tasks.lmms.results_table import RUN_NOTES
 from food_tasks.regional_tasks.config import fit
+from food_tasks.runs import rescore
 
 if TYPE_CHECKING:  # pragma: no cover
     from lmms_eval.api.instance import Instance
@@ -139,6 +150,29 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
     return answers
 
 
+def _identity_lines(path: Path) -> dict[str, list[dict]]:
+    """``keys=identity``: the lines by task, each checked to hold ``task`` and ``identity`` (an object)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"food_tasks_replay: responses file {path} does not exist. {JSONL_HELP}.")
+    out: dict[str, list[dict]] = {}
+    with path.open(encoding="utf-8-sig") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as err:
+                raise _fail(path, f"line {number} is not valid JSON ({err})") from None
+            if (
+                not isinstance(row, dict)
+                or not isinstance(row.get("task"), str)
+                or not isinstance(row.get("identity"), dict)
+            ):
+                raise _fail(path, f"line {number} lacks 'task' or an 'identity' object, named by keys=identity")
+            out.setdefault(row["task"], []).append(row)
+    return out
+
+
 def first_line(responses: str | Path) -> dict:
     """The first JSON object of a predictions file that :func:`load_responses` read ({} when it has none)."""
     with Path(responses).open(encoding="utf-8-sig") as fh:
@@ -170,9 +204,12 @@ class ReplayModel(lmms):
         default: str | None = None,
         model_name: str = "",
         load_images: bool | str = False,
+        rescore_of: str = "",
         **kwargs,
     ) -> None:
         super().__init__()
+        self._rescore_of = str(rescore_of).replace("%2C", ",")
+        self._identity: dict[str, dict] | None = None  # keys=identity: task -> its lines (see _identity_lines)
         self._responses = Path(responses)
         self._keys = tuple(k for k in str(keys).split("+") if k)
         self._default = None if default is None else str(default)  # None: a document without a line stops the run
@@ -181,7 +218,10 @@ class ReplayModel(lmms):
         self.documents = 0  # documents looked up (all ranks): the note says "<missing> of <documents>"
         RUN_NOTES.pop(MODEL_ID, None)  # a note of an earlier run in this process
         try:
-            self._answers = load_responses(responses, self._keys)
+            if self._keys == ("identity",):
+                self._answers, self._identity = {}, _identity_lines(Path(responses))
+            else:
+                self._answers = load_responses(responses, self._keys)
         except (OSError, ValueError) as err:
             # lmms-eval catches every Exception of model construction, prints it and exits 0.
             raise RunStopped(f"food-tasks: replay model error, the run stops before generation:\n{err}") from None
@@ -252,10 +292,71 @@ class ReplayModel(lmms):
         )
         return fit("\n".join(lines))
 
+    def _by_identity(self, requests: list[Instance]) -> list[str]:
+        """``keys=identity``: each request's recorded answer, matched by the task's key fields (else ``doc_id``);
+        stops the run when a task's documents gone or new pass :data:`food_tasks.runs.rescore.MAX_SHARE`."""
+        lines = self._identity or {}
+        present: dict[str, tuple[str, ...]] = {}
+        index: dict[str, dict[tuple, dict]] = {}
+        answers, used, new = [], {}, {}
+        for request in requests:
+            _, _, doc_to_visual, doc_id, task, split = request.args
+            doc = self.task_dict[task][split][doc_id]
+            if task not in present:  # the key fields the lines name (the task's table), where its documents have them
+                names = tuple(lines[task][0]["identity"]) if lines.get(task) else ()
+                present[task] = tuple(n for n in names if n in doc)
+                index[task] = {
+                    rescore.doc_identity(
+                        present[task], {**line["identity"], "doc_id": line.get("doc_id")}, present[task]
+                    ): line
+                    for line in lines.get(task, [])
+                }
+            row = doc if present[task] else {"doc_id": doc_id}
+            key = rescore.doc_identity(present[task], row, present[task])
+            line = index[task].get(key)
+            if line is None:
+                new.setdefault(task, {})[doc_id] = "+".join(key)
+                answers.append("")
+                continue
+            used.setdefault(task, set()).add(key)
+            if "image_missing" in line and callable(doc_to_visual):
+                with images.recorded("undecodable in the re-scored run" if line["image_missing"] else None):
+                    doc_to_visual(doc)
+            answers.append(line["response"] if isinstance(line["response"], str) else "")
+        report = {}
+        for task in sorted(present):
+            gone = sorted("+".join(k) for k in index[task] if k not in used.get(task, set()))
+            added = sorted(set(new.get(task, {}).values()))
+            total = max(len(index[task]), 1)
+            fields = "+".join(present[task]) or "doc_id (by position: the task declares no document key)"
+            if (len(gone) + len(added)) / total > rescore.MAX_SHARE:
+                raise RunStopped(
+                    "food-tasks rescore: the run stops before scoring:\n"
+                    + fit(
+                        f"task {task}: {len(added)} document(s) have no recorded answer (new, or their identity "
+                        f"changed: {', '.join(added[:SHOWN]) or '-'}) and {len(gone)} recorded answer(s) match no "
+                        f"document (gone: {', '.join(gone[:SHOWN]) or '-'}), of {len(index[task])} recorded; "
+                        f"identity fields: {fields}. More than {rescore.MAX_SHARE:.0%} differs: the task's data "
+                        "changed since the run; re-run the evaluation instead."
+                    )
+                )
+            report[task] = {
+                "documents": len(index[task]),
+                "matched": len(used.get(task, ())),
+                "new": added,
+                "gone": gone,
+            }
+        (self._responses.parent / rescore.MATCHING).write_text(json.dumps(report, indent=1), encoding="utf-8")
+        return answers
+
     def generate_until(self, requests: list[Instance]) -> list[str]:
         """The recorded response of each request's document; every request is looked up before any is answered.
 
         A document without a line stops the run (:class:`RunStopped`) unless ``default`` was given."""
+        if self._identity is not None:
+            if self._rescore_of:
+                RUN_NOTES[MODEL_ID] = f"food-tasks rescore: a re-score of {self._rescore_of} (no model was run)"
+            return self._by_identity(requests)
         found: list[str | None] = []
         unmatched: dict[tuple, tuple] = {}  # (task, doc_id) -> key: documents, not requests (repeats, padding)
         docs: dict[str, dict] = {}  # task -> one of its documents: its fields, for the message

@@ -30,10 +30,11 @@ as lmms-eval configured it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -127,6 +128,7 @@ _UNTRIED = object()
 _status: dict[str, str | None] = {}  # image key -> None (decoded) or why it could not be decoded
 _lock = threading.Lock()
 _warned = 0
+_forced: list[str | None] = []  # images.recorded(): the status each load records instead of decoding
 
 
 def _record(key: str, reason: str | None, label: str) -> None:
@@ -158,6 +160,9 @@ def load(key: str, loader: Callable[[], PILImage.Image], label: str) -> PILImage
     """
     if _status.get(key, _UNTRIED) not in (_UNTRIED, None):
         return None
+    if _forced:  # a re-score: the status the source run recorded, nothing decoded
+        _record(key, _forced[-1], label)
+        return None
     try:
         image = loader()
     except Exception as err:  # noqa: BLE001 - no image, however it failed, must end the run
@@ -165,6 +170,17 @@ def load(key: str, loader: Callable[[], PILImage.Image], label: str) -> PILImage
         return None
     _record(key, None, label)
     return image
+
+
+@contextlib.contextmanager
+def recorded(reason: str | None) -> Iterator[None]:
+    """Within it, :func:`load` records ``reason`` (None: decoded) for each key and decodes nothing: a re-score
+    (``food-tasks rescore``) keeps each document's image status as its source run recorded it."""
+    _forced.append(reason)
+    try:
+        yield
+    finally:
+        _forced.pop()
 
 
 def failure(key: str) -> str | None:

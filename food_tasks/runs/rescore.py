@@ -1,0 +1,358 @@
+"""``food-tasks rescore RUN [-o OUT]``: a run made with ``--log_samples`` scored again by the installed pack, without
+its model and without an image.
+
+lmms-eval itself runs again, with the replay model (``food_tasks_replay``, ``keys=identity``) answering each document
+with the text the samples file recorded for it (``filtered_resps``: the model's output after lmms-eval's
+reasoning-tag stripping), the source run's tasks and its generation-relevant settings; so the results and samples
+files under OUT are lmms-eval's own and ``food-tasks report`` / ``compare`` read them unchanged.
+
+Documents are matched by identity, never by position: the fields of the task's document key
+(:meth:`food_tasks.hooks.convention.MetricTable.doc_key`: ``qa_id`` + ``lang``, ``idx`` ...) that the documents
+carry; a task whose table declares no key (the caption task) by position
+(:func:`doc_identity`). Each document keeps the image
+status its record holds (``image_missing``), so no image is opened. The provenance goes into the new results file
+under :data:`PROVENANCE`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import food_tasks
+from food_tasks.errors import ReportInputError
+from food_tasks.lmms import runfiles
+from food_tasks.lmms.errorbars import tables_for
+from food_tasks.runs.run import model_name
+from food_tasks.tasks import catalogue, registry
+
+PROVENANCE = "food_tasks_rescore"  # the results file's top-level object saying what was re-scored
+MAX_SHARE = 0.01  # documents gone or new, per task, beyond which the re-score stops
+REPLAY = "food_tasks_replay"
+RESPONSES = "rescore_responses.jsonl"  # written under OUT: what the replay model answers
+MATCHING = "rescore_matching.json"  # written under OUT by the replay model: documents matched, new, gone
+VARIANT_NAMES = {"noimage": "image gain", "circular": "rotation (circular accuracy, flips)"}
+
+
+class RescoreError(ReportInputError):
+    """A run that cannot be re-scored; the message names the file or task and what to do."""
+
+
+# ----------------------------------------------------------------------------------------- document identity
+
+
+def key_names(task: str, config: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """The record fields of the task's document key (its metric table's ``key`` columns); () when it has none."""
+    tables = tables_for(task, config)
+    key = tables[0].key if tables else None
+    return tuple(getattr(key, "names", ()) or ())
+
+
+def doc_identity(names: Sequence[str], row: Mapping[str, Any], present: Sequence[str]) -> tuple[str, ...]:
+    """A document's identity: the values of the key fields ``present`` in the task's documents (``names`` that the
+    documents carry), as text; for a task without key fields, ``("doc_id", <position>)``: its position (lmms-eval
+    0.7.3's ``doc_hash`` is the same for every document, so it identifies none)."""
+    if present:
+        return tuple(str(row.get(n)) for n in present)
+    return ("doc_id", str(row.get("doc_id")))
+
+
+# ----------------------------------------------------------------------------------------- reading the source run
+
+
+@dataclass
+class Source:
+    """The run to re-score: its results file, its JSON, and its samples files by task."""
+
+    results: Path
+    data: dict
+    tasks: list[str]  # leaf tasks of ours with a samples file
+    samples: dict[str, Path]
+
+    @property
+    def top(self) -> list[str]:
+        """What the run's ``--tasks`` named, as lmms-eval reports it: groups and tasks that no group holds."""
+        groups = self.data.get("group_subtasks") or {}
+        children = {c for kids in groups.values() for c in (kids or [])}
+        names = [g for g in groups if g not in children]
+        return names or list(self.tasks)
+
+
+def results_file(run: str | Path) -> Path:
+    """The one results file of ``run`` (a results file, or a folder holding exactly one)."""
+    path = Path(run)
+    if path.is_file():
+        return path
+    if not path.exists():
+        raise RescoreError(f"{path}: no such file or folder")
+    found = sorted(path.rglob(runfiles.RESULTS_GLOB))
+    if not found:
+        raise RescoreError(f"{path}: no lmms-eval results file (*_results.json) below this folder")
+    if len(found) > 1:
+        listed = "\n".join(f"  {p}" for p in found)
+        raise RescoreError(
+            f"{path} holds {len(found)} runs; re-score one at a time: pass one results file of\n{listed}"
+        )
+    return found[0]
+
+
+def read_source(run: str | Path) -> Source:
+    """The run's results file and samples files, checked: every task ours, every samples file whole."""
+    path = results_file(run)
+    data = runfiles.read_results(path)
+    configs = data.get("configs") or {}
+    tasks = [t for t in data["results"] if t in configs]
+    ours = catalogue.index()
+    unknown = [t for t in tasks if not tables_for(t, configs.get(t)) and t not in ours]
+    if unknown:
+        names = sorted(n for n in ours if not n.startswith("_"))
+        shown = ", ".join(names[:40]) + (f" ... ({len(names)} in all; `food-tasks list`)" if len(names) > 40 else "")
+        raise RescoreError(
+            f"{path}: task(s) {', '.join(unknown)} are not tasks of this pack (food-tasks {food_tasks.__version__}); "
+            f"re-score a run of its tasks: {shown}"
+        )
+    samples = {}
+    for task in tasks:
+        found = runfiles.samples_file(path, task)
+        if found is None:
+            raise RescoreError(
+                f"{path}: no samples file of task {task} beside it (expected "
+                f"{path.name.removesuffix('_results.json')}_samples_{task}.jsonl); re-score needs the model's answers: "
+                "re-run the evaluation with --log_samples"
+            )
+        samples[task] = found
+    return Source(path, data, tasks, samples)
+
+
+def read_samples(source: Source, task: str) -> list[dict]:
+    """The task's samples, each checked (a JSON object with the model's answer); raises naming file and line."""
+    path = source.samples[task]
+    out = []
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.strip():
+                continue
+            try:
+                sample = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as err:
+                raise RescoreError(
+                    f"{path}: line {number} is damaged ({err}); the samples file was cut or edited: re-run the "
+                    "evaluation with --log_samples"
+                ) from None
+            if not isinstance(sample, dict) or "filtered_resps" not in sample:
+                raise RescoreError(f"{path}: line {number} is not an lmms-eval sample (no 'filtered_resps')")
+            out.append(sample)
+    expected = ((source.data.get("n-samples") or {}).get(task) or {}).get("effective")
+    if isinstance(expected, int) and len(out) < expected:
+        raise RescoreError(
+            f"{path}: {len(out)} samples, the results file counts {expected} for {task}: the samples file is "
+            "truncated; re-run the evaluation with --log_samples"
+        )
+    return out
+
+
+def answer_text(sample: Mapping[str, Any]) -> str | None:
+    """The answer the task scored: ``filtered_resps`` (one request per document: flattened to its text)."""
+    value = sample.get("filtered_resps")
+    while isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return value if isinstance(value, str) or value is None else json.dumps(value, ensure_ascii=False)
+
+
+def responses_lines(source: Source) -> list[dict]:
+    """One line per sample: the task, the record's key fields, ``doc_id``, the answer, the image status."""
+    configs = source.data.get("configs") or {}
+    lines = []
+    for task in source.tasks:
+        names = key_names(task, configs.get(task))
+        tables = tables_for(task, configs.get(task))
+        first = next(iter(tables[0])) if tables else None
+        for sample in read_samples(source, task):
+            record = sample.get(first) if first else None
+            record = record if isinstance(record, dict) else {}
+            line = {
+                "task": task,
+                "identity": {n: record.get(n) for n in names},
+                "doc_id": sample.get("doc_id"),
+                "response": answer_text(sample),
+            }
+            if "image_missing" in record:
+                line["image_missing"] = bool(record["image_missing"])
+            lines.append(line)
+    return lines
+
+
+# ----------------------------------------------------------------------------------------- the re-run
+
+
+def output_root(source: Source) -> Path:
+    """The source run's ``--output_path``: the results file's folder, or the one above its model's folder."""
+    folder = source.results.resolve().parent
+    return folder.parent if folder.name == source.data.get("model_name_sanitized") else folder
+
+
+def default_out(source: Source) -> Path:
+    """``<run's --output_path>_rescored``, beside the run's output folder."""
+    root = output_root(source)
+    return root.with_name(root.name + "_rescored")
+
+
+def _seed(config: Mapping[str, Any]) -> str | None:
+    seeds = [config.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")]
+    return ",".join("None" if s is None else str(s) for s in seeds) if any(s is not None for s in seeds) else None
+
+
+def command(source: Source, out: Path, responses: Path) -> list[str]:
+    """The lmms-eval command line of the re-score: the replay model, the source run's tasks and settings."""
+    config = source.data.get("config") or {}
+    cli = config.get("resolved_cli_args") or {}
+    name = model_name(source.data)
+    args = [
+        f"responses={responses}",
+        "keys=identity",
+        f"model_name={name}",
+        f"rescore_of={source.results}",
+    ]
+    argv = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        REPLAY,
+        "--model_args",
+        ",".join(a.replace(",", "%2C") for a in args),
+        "--tasks",
+        ",".join(source.top),
+        "--batch_size",
+        "1",
+        "--output_path",
+        str(out),
+        "--log_samples",
+    ]
+    settings = {
+        "--limit": config.get("limit"),
+        "--offset": config.get("offset") or None,
+        "--num_fewshot": cli.get("num_fewshot"),
+        "--gen_kwargs": config.get("gen_kwargs") or None,
+        "--seed": _seed(config),
+        "--system_instruction": cli.get("system_instruction"),
+        "--reasoning_tags": cli.get("reasoning_tags"),
+    }
+    for flag, value in settings.items():
+        if value is not None and value != "":
+            argv += [flag, str(value)]
+    if cli.get("apply_chat_template"):
+        argv.append("--apply_chat_template")
+    if cli.get("fewshot_as_multiturn"):
+        argv.append("--fewshot_as_multiturn")
+    return argv
+
+
+def subprocess_runner(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+    """Run lmms-eval in a child process; its exit status."""
+    return subprocess.call(argv, env=env, cwd=cwd)
+
+
+def provenance(source: Source, matching: Mapping[str, Any]) -> dict[str, Any]:
+    """What the new results file records about its source."""
+    data = source.data
+    return {
+        "source": str(source.results.resolve()),
+        "source_date": data.get("date"),
+        "source_model": model_name(data),
+        "source_model_args": (data.get("config") or {}).get("model_args"),
+        "source_lmms_eval_version": data.get("lmms_eval_version"),
+        # Results files before this one do not record the pack's version: its task versions stand for it.
+        "source_food_tasks_version": (data.get(PROVENANCE) or {}).get("food_tasks_version"),
+        "source_task_versions": data.get("versions"),
+        "food_tasks_version": food_tasks.__version__,
+        "rescored_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "answers": "filtered_resps (the model's text after lmms-eval's reasoning-tag stripping)",
+        "documents": dict(matching),
+    }
+
+
+def more_runs(source: Source, present: Sequence[str]) -> list[str]:
+    """The variants of the run's tasks that the run lacks: each a line naming the task and the measure it gives."""
+    have = set(present) | set(source.tasks) | set(source.data.get("group_subtasks") or {})
+    lines = []
+    for name in sorted(catalogue.index()):
+        declared = registry.variant(name)
+        if declared and declared[1] in source.top and name not in have:
+            lines.append(f"  {VARIANT_NAMES.get(declared[0], declared[0])}: run {name}")
+    return lines
+
+
+def rescore(
+    run: str | Path,
+    out: str | Path | None = None,
+    force: bool = False,
+    runner: Callable[[list[str], dict[str, str], Path], Any] = subprocess_runner,
+) -> Path:
+    """Re-score ``run`` into ``out``; the new results file. Raises :class:`RescoreError` (nothing written then)."""
+    source = read_source(run)
+    target = Path(out) if out is not None else default_out(source)
+    run_root = output_root(source)
+    resolved = target.resolve()
+    if resolved == run_root or resolved in run_root.parents or run_root in resolved.parents:
+        raise RescoreError(
+            f"{target}: OUT is the source run's folder, inside it or above it ({run_root}); the source run is never "
+            "written to: name another folder with -o"
+        )
+    if target.exists() and any(target.rglob(runfiles.RESULTS_GLOB)):
+        if not force:
+            raise RescoreError(
+                f"{target} already holds results; name another folder with -o, or add --force to write beside them"
+            )
+    lines = responses_lines(source)
+    target.mkdir(parents=True, exist_ok=True)
+    responses = target / RESPONSES
+    matching_path = target / MATCHING
+    matching_path.unlink(missing_ok=True)
+    responses.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    before = runfiles.results_snapshot(target)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    result = runner(command(source, target, responses), env, Path.cwd())
+    code = getattr(result, "returncode", result)
+    written = runfiles.newest_results(target, before=before)
+    if code != 0 or written is None:
+        raise RescoreError(f"lmms-eval wrote no re-scored results under {target} (exit code {code}); see above")
+    matching = json.loads(matching_path.read_text(encoding="utf-8")) if matching_path.is_file() else {}
+    data = runfiles.read_results(written)
+    data[PROVENANCE] = provenance(source, matching)
+    written.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return written
+
+
+def summary(written: Path, source_results: Path) -> str:
+    """What the command prints after the run: the files, the documents not matched, the variants missing."""
+    data = runfiles.read_results(written)
+    info = data.get(PROVENANCE) or {}
+    lines = [f"food-tasks rescore: {written}", f"  a re-score of {source_results} ({info.get('source_model')})"]
+    for task, counts in sorted((info.get("documents") or {}).items()):
+        if counts.get("new") or counts.get("gone"):
+            lines.append(
+                f"  {task}: {len(counts.get('new') or [])} document(s) without a recorded answer (answered ''), "
+                f"{len(counts.get('gone') or [])} recorded answer(s) of documents no longer in the task"
+            )
+    source = read_source(source_results)
+    extra = more_runs(source, list(data.get("results") or {}))
+    if extra:
+        lines.append("  measures that need one more run (generation):")
+        lines += extra
+    return "\n".join(lines)
+
+
+def main(args: Any) -> int:
+    """``food-tasks rescore``: re-score ``args.run`` into ``args.output``; prints :func:`summary`; 0."""
+    source = results_file(args.run)
+    written = rescore(args.run, args.output, force=args.force)
+    print(summary(written, source), flush=True)
+    return 0

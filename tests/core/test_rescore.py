@@ -1,0 +1,179 @@
+"""``food-tasks rescore`` (food_tasks.runs.rescore): a ``--log_samples`` run scored again without its model.
+
+One lmms-eval run of every packaged sample task with the replay model (the pins' run A: tests/pins/make_pins.py),
+then re-scores of copies of it: the re-score reproduces every value and every standard error of the results file,
+also from a results file written before the consistency measures existed; every bad input stops with a clear error.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import inprocess
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pins"))
+from make_pins import predictions  # noqa: E402  (tests/pins: the pins' fixed answers)
+
+import food_tasks  # noqa: E402
+from food_tasks.cli import demo_tasks, main  # noqa: E402
+from food_tasks.runs import rescore  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+ENV = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def in_process(argv: list[str], env: dict[str, str], cwd: Path):
+    """The re-score's lmms-eval command run in this process (tests/inprocess.py), less ``python -m lmms_eval``."""
+    assert argv[1:3] == ["-m", "lmms_eval"]
+    food_tasks.reset()
+    return inprocess.run(argv[3:], env, cwd)
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> Path:
+    """Run A of the pins: every packaged sample task answered by the replay model; its output folder."""
+    work = tmp_path_factory.mktemp("rescore")
+    responses = predictions(work / "A.jsonl", 0)
+    argv = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},model_name=pins_A"]
+    argv += ["--tasks", demo_tasks(), "--batch_size", "1", "--output_path", str(work / "A"), "--log_samples"]
+    food_tasks.reset()
+    proc = inprocess.run(argv, {**__import__("os").environ, **ENV}, work)
+    assert list((work / "A").rglob("*_results.json")), proc.stdout[-3000:] + proc.stderr[-3000:]
+    return work / "A"
+
+
+def copy(run: Path, tmp_path: Path, name: str = "run") -> Path:
+    target = tmp_path / name
+    shutil.copytree(run, target)
+    return target
+
+
+def results(run: Path) -> Path:
+    (found,) = run.rglob("*_results.json")
+    return found
+
+
+def numbers(path: Path) -> dict:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        (s, t, k): v for s in ("results", "groups") for t, row in (data.get(s) or {}).items() for k, v in row.items()
+    }
+
+
+def test_rescore_reproduces_every_value_and_error_even_without_the_consistency_measures(source, tmp_path):
+    run = copy(source, tmp_path)
+    original = numbers(results(source))
+    # As written before the consistency measures existed: no xling_* or position_* keys in the results file.
+    data = json.loads(results(run).read_text(encoding="utf-8"))
+    dropped = 0
+    for row in data["results"].values():
+        for key in [k for k in row if k.startswith(("xling_", "position_"))]:
+            del row[key]
+            dropped += 1
+    assert dropped > 10
+    results(run).write_text(json.dumps(data), encoding="utf-8")
+    written = rescore.rescore(run, tmp_path / "out", runner=in_process)
+    again = numbers(written)
+    assert len(original) > 1000
+    assert {k: again.get(k, "absent") for k in original if again.get(k, "absent") != original[k]} == {}
+    assert any(k[2].startswith("xling_all_correct") and k[2].endswith("_stderr,none") for k in again)
+    info = json.loads(written.read_text(encoding="utf-8"))[rescore.PROVENANCE]
+    assert info["source"] == str(results(run).resolve()) and info["source_model"] == "pins_A"
+    assert info["food_tasks_version"] == food_tasks.__version__ and info["source_task_versions"]
+    assert info["documents"]["worldcuisines_mcq_sample_1a_nocontext"] == {
+        "documents": 9,
+        "matched": 9,
+        "new": [],
+        "gone": [],
+    }
+    # Samples files for every task, beside the results file, as lmms-eval writes them: compare reads them.
+    assert len(list(written.parent.glob("*_samples_*.jsonl"))) == len(list(results(source).parent.glob("*_samples_*")))
+    text = rescore.summary(written, results(run))
+    assert f"a re-score of {results(run)}" in text and "image gain: run worldcuisines_mcq_sample_noimage" in text
+
+
+def test_a_changed_identity_past_the_share_stops_naming_the_task(source, tmp_path):
+    run = copy(source, tmp_path)
+    (samples,) = run.rglob("*_samples_diningbench_cls_sample.jsonl")
+    lines = [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines()]
+    lines[0]["acc"]["idx"] = "no-such-document"
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(rescore.RescoreError, match="exit code 1"):
+        rescore.rescore(run, tmp_path / "out", runner=in_process)
+
+
+def test_the_recorded_image_status_is_kept(source, tmp_path):
+    run = copy(source, tmp_path)
+    (samples,) = run.rglob("*_samples_diningbench_cls_sample.jsonl")
+    lines = [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["acc"]["image_missing"] is False
+    lines[0]["acc"]["image_missing"] = True  # the source run could not decode this document's image
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    written = rescore.rescore(run, tmp_path / "out", runner=in_process)
+    data = json.loads(written.read_text(encoding="utf-8"))
+    assert data["results"]["diningbench_cls_sample"]["image_missing,none"] == 1
+
+
+# ------------------------------------------------------------------------------- errors: exit 1, nothing written
+
+
+def fails(argv: list[str], capsys) -> str:
+    assert main(["rescore", *argv]) == 1
+    return capsys.readouterr().err
+
+
+def test_no_samples_files_asks_for_log_samples(source, tmp_path, capsys):
+    run = copy(source, tmp_path)
+    for path in run.rglob("*_samples_*.jsonl"):
+        path.unlink()
+    err = fails([str(run), "-o", str(tmp_path / "out")], capsys)
+    assert "--log_samples" in err and not (tmp_path / "out").exists()
+
+
+def test_a_damaged_samples_file_is_named_with_its_line(source, tmp_path, capsys):
+    run = copy(source, tmp_path)
+    (samples,) = run.rglob("*_samples_fambench_task1_sample.jsonl")
+    text = samples.read_text(encoding="utf-8").splitlines()
+    samples.write_text("\n".join([text[0], text[1][:40], *text[2:]]) + "\n", encoding="utf-8")
+    err = fails([str(run), "-o", str(tmp_path / "out")], capsys)
+    assert samples.name in err and "line 2" in err
+
+
+def test_a_truncated_samples_file_is_named(source, tmp_path, capsys):
+    run = copy(source, tmp_path)
+    (samples,) = run.rglob("*_samples_fambench_task1_sample.jsonl")
+    samples.write_text(samples.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    err = fails([str(run), "-o", str(tmp_path / "out")], capsys)
+    assert samples.name in err and "truncated" in err
+
+
+def test_a_task_the_pack_no_longer_has_is_named(source, tmp_path, capsys):
+    run = copy(source, tmp_path)
+    path = results(run)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for section in ("results", "configs"):
+        data[section]["gone_task"] = data[section]["fambench_task1_sample"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    err = fails([str(run), "-o", str(tmp_path / "out")], capsys)
+    assert "gone_task" in err and "food-tasks list" in err
+
+
+def test_a_folder_of_several_runs_lists_them(source, tmp_path, capsys):
+    run = copy(source, tmp_path)
+    path = results(run)
+    shutil.copy(path, path.with_name("20990101_000000_results.json"))
+    err = fails([str(run), "-o", str(tmp_path / "out")], capsys)
+    assert "2 runs" in err and "20990101_000000_results.json" in err
+
+
+def test_an_out_holding_results_is_refused_and_the_source_always(source, tmp_path, capsys):
+    run = copy(source, tmp_path)
+    other = copy(source, tmp_path, "other")
+    assert "--force" in fails([str(run), "-o", str(other)], capsys)
+    for out in (run, results(run).parent):
+        assert "source run" in fails([str(run), "-o", str(out), "--force"], capsys)
+    assert "source run" in fails([str(results(run)), "-o", str(run), "--force"], capsys)
