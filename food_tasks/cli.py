@@ -474,6 +474,11 @@ def main(argv: list[str] | None = None) -> int:
         "--iters", type=int, default=None, help="bootstrap resamples (default 1000; 0: analytic errors only)"
     )
     compare.set_defaults(func=cmd_compare)
+    rescore = sub.add_parser("rescore", description="Score a --log_samples run again with this pack (no model).")
+    rescore.add_argument("run", help="lmms-eval --output_path folder or *_results.json file, with its samples files")
+    rescore.add_argument("-o", "--output", default=None, help="output folder (default: <RUN>_rescored beside RUN)")
+    rescore.add_argument("--force", action="store_true", help="write into an OUT that already holds results")
+    rescore.set_defaults(func=lambda a: __import__("food_tasks.runs.rescore", fromlist=["main"]).main(a))
     args = parser.parse_args(argv)
     from food_tasks.errors import DataAccessError, ReportInputError
 
