@@ -101,3 +101,12 @@ def test_the_results_table_says_once_when_a_judge_shares_the_models_family():  #
     assert "gpt-4.1 judges openai/gpt-4o-mini (OpenAI GPT / o-series)" in render(
         _make_table(), replay, "groups", False, names
     )
+
+
+def test_the_documented_table_is_the_table():  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "judge.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1:3] for line in text.splitlines() if line.startswith("| ") and "`" in line]
+    documented = {family.strip(): tuple(p.strip(" `") for p in prefixes.split(",")) for family, prefixes in rows}
+    assert documented == FAMILIES
