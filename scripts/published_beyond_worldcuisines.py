@@ -102,7 +102,7 @@ def build(repo_path: Path, models: list[str], workdir: Path, rev: str = "HEAD") 
         print(f"{name}: {_check(repo, name, measures['tasks'])} ({time.perf_counter() - start:.1f}s)", flush=True)
     return {
         "benchmark": "worldcuisines",
-        "title": "Published models (paper predictions)",
+        "title": "paper predictions on the smallref subset",
         "comparable_with": group,
         "note": (
             "The predictions the WorldCuisines repository released for its 'Test Small' leaderboard: the test_large "

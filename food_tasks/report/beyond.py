@@ -9,13 +9,14 @@ Every value comes from the results files (measures computed during the run, :mod
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from food_tasks.report.cells import fmt, number, with_interval
 from food_tasks.report.charts import Charts
-from food_tasks.report.spec import FEW, BenchmarkSpec, Block, spec_for
+from food_tasks.report.spec import DATA_DIR, FEW, MARKS_NOTE, BenchmarkSpec, Block, spec_for
 from food_tasks.runs.measures import gain_missing_reason, gain_pairs, image_gain
 from food_tasks.runs.measures import shares as read_shares
 from food_tasks.runs.paired import interval_p
@@ -72,7 +73,7 @@ def beyond_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -> l
         return []
     blocks: list[Block] = [("h", 2, f"{spec.title} — beyond accuracy")]
     unbuilt: list[str] = []
-    for part in (_image_gain, _xling, _context, _circular, _positions):
+    for part in (_image_gain, _xling, _context, _circular, _positions, published_blocks):
         found, reason = part(spec, present, charts)
         blocks += found
         if reason:
@@ -414,6 +415,121 @@ def _positions(
             + (f" Charts for the first {MAX_POSITION_CHARTS}." if len(found) > MAX_POSITION_CHARTS else ""),
         ),
         *images,
+    ]
+    return blocks, ""
+
+
+# The published models' measures (BenchmarkSpec.published_beyond): (metric, table title, heading of its cells), one
+# table each; a measure of the file's last column (a group's) goes into the context table.
+PUBLISHED_TABLES = (
+    ("xling_all_correct", "All languages right (xling_all_correct) % ± 95%"),
+    ("xling_agreement", "Same option everywhere (xling_agreement) % ± 95%"),
+    ("xling_gap_to_en", "Largest gaps to English (points ± 95%, the three lowest)"),
+    ("position_rstd", "Position bias: RStd % ± 95% (p, chi-square)"),
+)
+PUBLISHED_GROUP = (("misled_rate", "Misled rate % ± 95%"), ("hint_gain", "Hint gain % ± 95%"))
+LARGEST_GAPS = 3
+
+
+def published_beyond(spec: BenchmarkSpec) -> dict[str, Any]:
+    """The benchmark's published beyond-accuracy measures (``DATA_DIR/<spec.published_beyond>``), ``{}`` without."""
+    path = DATA_DIR / spec.published_beyond if spec.published_beyond else None
+    return json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
+
+
+def _stat_cell(stat: Any, proportion: bool = True) -> str:
+    """A published measure (``value``, ``se``, ``clusters``) as the runs' cells write theirs (:func:`_with_error`)."""
+    if not isinstance(stat, Mapping):
+        return fmt(None, 2)
+    value, units = stat.get("value"), number(stat.get("clusters"))
+    value = math.nan if value is None else value  # null in the file: undefined (RStd with gold on one position)
+    few = FEW if stat.get("se") is not None and units is not None and units < MIN_UNITS else ""
+    return with_interval(value, number(stat.get("se")), units, 2, proportion=proportion) + few
+
+
+def _gaps_cell(gaps: Any) -> str:
+    """The :data:`LARGEST_GAPS` lowest gaps to the reference language, ``lang value ± half-width`` (:func:`_gap`)."""
+    items = gaps.items() if isinstance(gaps, Mapping) else ((g.get("lang"), g) for g in gaps or [])
+    found = sorted(
+        ((str(k), v) for k, v in items if isinstance(v, Mapping) and number(v.get("value")) is not None),
+        key=lambda kv: (kv[1]["value"], kv[0]),
+    )
+    return "; ".join(f"{lang} {_gap(v)}" for lang, v in found[:LARGEST_GAPS]) or fmt(None, 2)
+
+
+def _run_cell(run: Run, task: str, metric: str) -> str:
+    if metric == "xling_gap_to_en":
+        return _gaps_cell(run.value(task, metric))
+    if metric == "position_rstd" and run.value(task, metric) is not None:
+        return f"{_with_error(run, task, metric, proportion=False)} (p {p_text(run.value(task, 'position_bias_p'))})"
+    return _with_error(run, task, metric)
+
+
+def _published_cell(values: Mapping[str, Any], metric: str) -> str:
+    if metric == "xling_gap_to_en":
+        return _gaps_cell(values.get("xling_gap_to_en_largest"))
+    if metric == "position_rstd":
+        return f"{_stat_cell(values.get(metric), proportion=False)} (p {p_text(values.get('position_bias_p'))})"
+    return _stat_cell(values.get(metric))
+
+
+def published_blocks(
+    spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts
+) -> tuple[list[Block], str]:
+    """The runs beside the published models on each beyond-accuracy measure (:func:`published_beyond`): a table per
+    measure, the runs' rows first, then the published rows; only for runs holding the tasks the published values
+    were computed on (the file's ``columns``), and only the measures the runs have. Never a "not shown" line: runs
+    of other variants are not comparable with these values."""
+    data = published_beyond(spec)
+    columns = [c for c in data.get("columns", []) if isinstance(c, Mapping)]
+    *per_task, group = columns or [None]
+    runs = [run for run, tasks in present if any(c["task"] in tasks for c in columns)]
+    if not runs or group is None:
+        return [], ""
+    blocks: list[Block] = [("h", 3, f"Beside the published models ({data.get('title', 'published predictions')})")]
+    models = [m for m in data.get("models", []) if isinstance(m, Mapping)]
+    for metric, title in PUBLISHED_TABLES:
+        mine = [r for r in runs if any(r.value(c["task"], metric) is not None for c in per_task)]
+        if not mine:
+            continue
+        rows = [[f"**{r.label}**", "this run", *(_run_cell(r, c["task"], metric) for c in per_task)] for r in mine]
+        rows += [
+            [m.get("model", ""), "paper predictions"]
+            + [_published_cell((m.get("tasks") or {}).get(c["task"]) or {}, metric) for c in per_task]
+            for m in models
+        ]
+        blocks += [("p", f"**{title}**"), ("table", ["Model", "Source", *(c["label"] for c in per_task)], rows)]
+    wanted = [
+        (metric, title)
+        for metric, title in PUBLISHED_GROUP
+        if any(r.value(group["task"], metric) is not None for r in runs)
+    ]
+    if wanted:
+        rows = [[f"**{r.label}**", "this run", *(_with_error(r, group["task"], m) for m, _ in wanted)] for r in runs]
+        rows += [
+            [m.get("model", ""), "paper predictions"]
+            + [_stat_cell(((m.get("group") or {}).get(group["task"]) or {}).get(metric)) for metric, _ in wanted]
+            for m in models
+        ]
+        blocks += [("p", "**Context sensitivity**"), ("table", ["Model", "Source", *(t for _, t in wanted)], rows)]
+    source = data.get("source") or {}
+    commit = str(source.get("commit", ""))
+    files = [
+        [
+            m.get("model", ""),
+            " ".join(f"[{f.get('path', '').rsplit('/', 1)[-1]}]({f.get('url', '')})" for f in m.get("files", [])),
+        ]
+        for m in models
+    ]
+    blocks += [
+        (
+            "p",
+            f"{data.get('note', '')} *Paper predictions*: the model's released prediction files of "
+            f"[{source.get('repository', '')}]({source.get('repository', '')}) at commit {commit[:7]}, scored by "
+            f"this pack ({data.get('generated_by', '')}); the intervals are the pack's, clustered as a run's. "
+            f"{MARKS_NOTE}",
+        ),
+        ("details", "Sources of the published rows", ["Model", "Prediction files (at that commit)"], files),
     ]
     return blocks, ""
 

@@ -147,6 +147,9 @@ class BenchmarkSpec:
     breakdown: Callable[..., list[Block]] | None = None  # (runs: Sequence[Run], suffix: str, charts: Charts)
     notes: tuple[str, ...] = ()
     curves: tuple[CurveSpec, ...] = ()
+    # A file of DATA_DIR: published models' beyond-accuracy measures, placed beside the runs' in the "beyond accuracy"
+    # section (food_tasks.report.beyond.published_blocks reads its "columns" and "models").
+    published_beyond: str | None = None
 
 
 def registry() -> tuple[BenchmarkSpec, ...]:

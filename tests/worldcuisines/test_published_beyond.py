@@ -194,3 +194,65 @@ def test_shipped_reference_data_names_its_sources():
         ]
         for task in TASKS.values():
             assert all(model["tasks"][task][m]["se"] is not None for m in official.TASK_MEASURES)
+
+
+def _report_blocks(tmp_path: Path, metrics: dict, stderr: dict, units: dict) -> list:
+    from food_tasks.report.beyond import beyond_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.runs import Run
+    from food_tasks.report.spec import spec_for
+
+    run = Run("mine", [tmp_path], metrics, stderr=stderr, units=units)
+    return beyond_blocks(spec_for(next(iter(metrics))), [run], Charts(tmp_path, enabled=False))
+
+
+def _tables(blocks: list) -> dict[str, tuple]:
+    """Each table by the bold title just above it."""
+    return {
+        title[1].strip("*"): table
+        for title, table in zip(blocks, blocks[1:])
+        if title[0] == "p" and title[1].startswith("**") and table[0] == "table"
+    }
+
+
+def test_report_places_a_smallref_run_among_the_published_models(tmp_path):
+    task, group = TASKS["1a_nocontext"], GROUP
+    gaps = {"yo": {"value": -20.0, "se": 2.0, "clusters": 100}, "fr": {"value": -5.0, "se": 1.0, "clusters": 100}}
+    metrics = {
+        task: {"xling_all_correct": 40.0, "xling_gap_to_en": gaps, "position_rstd": 3.0, "position_bias_p": 0.2},
+        group: {"misled_rate": 25.0},
+    }
+    stderr = {task: {"xling_all_correct": 5.0, "position_rstd": 1.0}, group: {"misled_rate": 2.0}}
+    units = {task: {"xling_all_correct": 100, "position_rstd": 100}, group: {"misled_rate": 90}}
+    blocks = _report_blocks(tmp_path, metrics, stderr, units)
+    assert ("h", 3, "Beside the published models (paper predictions on the smallref subset)") in blocks
+    tables = _tables(blocks)
+    # only the measures the run has: no agreement table, no hint gain column
+    assert not any("xling_agreement" in t for t in tables)
+    header, rows = tables["All languages right (xling_all_correct) % ± 95%"][1:]
+    assert header == ["Model", "Source", "1a", "1b", "1c", "2"]
+    assert rows[0] == ["**mine**", "this run", "40.00 ± 9.80", "–", "–", "–"]
+    # GPT-4o's 1a in the shipped file: 63 of 100 items right in every language, SE 4.8524 -> ± 9.51
+    assert rows[1][:3] == ["GPT-4o (2024-08-06)", "paper predictions", "63.00 ± 9.51"]
+    assert len(rows) == 1 + len(official.PUBLISHED_MODELS)
+    gap_rows = tables["Largest gaps to English (points ± 95%, the three lowest)"][2]
+    assert gap_rows[0][2] == "yo -20.00 ± 3.92; fr -5.00 ± 1.96"
+    assert gap_rows[1][2].startswith("ko_formal -6.00 ± 6.12; ru_formal -4.00 ± 4.76")
+    assert tables["Position bias: RStd % ± 95% (p, chi-square)"][2][0][2] == "3.00 ± 1.96 (p 0.200)"
+    context = tables["Context sensitivity"]
+    assert context[1] == ["Model", "Source", "Misled rate % ± 95%"]
+    assert context[2][0] == ["**mine**", "this run", "25.00 ± 3.92"]
+    assert context[2][1][2].startswith("16.40 ± 6.02")  # GPT-4o: 16.40 % of the dish-languages right in 1a
+    sources = next(b for b in blocks if b[0] == "details")
+    commit = "d4d1c4446f468877c06bbf4e516bbe44993246d0"
+    assert sources[3][0][1].startswith(
+        f"[task1_mc_gpt-4o-2024-08-06_pred_small.jsonl]({official.REPOSITORY}/blob/{commit}/evaluation/result/small/"
+    )
+
+
+def test_report_shows_no_published_rows_beside_other_variants(tmp_path):
+    """The published values are on the smallref items: a packaged-sample (or test_large) run gets none, and no line
+    saying so (the report of a run without them is unchanged)."""
+    task = "worldcuisines_mcq_sample_1a_nocontext"
+    blocks = _report_blocks(tmp_path, {task: {"xling_all_correct": 40.0}}, {task: {"xling_all_correct": 5.0}}, {})
+    assert not any("published" in str(b).lower() for b in blocks)
