@@ -9,10 +9,22 @@ judge through the one judge client (cache, retries, failure accounting) when the
 
 from __future__ import annotations
 
+import re
 import string
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from food_tasks.stats.agreement import FAILED, NOT_ASKED, kappa_combine
+from food_tasks.stats.estimators import Estimator, ratio_combine
+
+if TYPE_CHECKING:
+    from food_tasks.hooks.convention import Metric
+    from food_tasks.judge.panel import Panel
+    from food_tasks.judge.verdicts import Item, Judged
 
 JUDGE_KEYS = ("prompt", "max_tokens", "temperature")
 JUDGE_FIELDS = ("question", "answer", "prediction")
@@ -89,12 +101,220 @@ def judge_problems(judge: Any, fmt: Any) -> list[str]:
     return problems
 
 
-def judge_from_env(purpose: str) -> Any:
-    """The judges the environment configures for ``purpose`` (None: judging is off, ``FOOD_TASKS_JUDGE_MODEL=none``).
+def judge_from_env(purpose: str) -> Panel | None:
+    """The judges the environment configures for ``purpose`` (:func:`food_tasks.judge.panel.panel_from_env`; None:
+    judging is off, ``FOOD_TASKS_JUDGE_MODEL=none``).
 
     Raises:
         JudgeNotConfigured: no judge is configured (the message says how), as for DiningBench VQA.
     """
-    from food_tasks.judge.client import JudgeConfig
+    from food_tasks.judge.panel import panel_from_env
 
-    return JudgeConfig.from_env(purpose)
+    return panel_from_env(purpose)
+
+
+PURPOSE = "a judged regional task"
+_VERDICT_WORD = re.compile(r"[^\W\d_]+")
+YES = frozenset({"yes", "correct", "true", "是", "对", "正确"})
+NO = frozenset({"no", "incorrect", "wrong", "false", "否", "不", "错", "错误", "不正确"})
+_QUOTED = re.compile(r'"[^"]*"|“[^“”]*”|`[^`]*`')
+READ_LIMIT = 2000  # characters of a judge's reply read for its verdict
+
+
+def read_verdict(text: str, item: Item) -> bool | None:
+    """The judge's yes / no on one answer, read from its own words: reasoning removed, then every verbatim copy of
+    the candidate answer, the reference answer and the question, and every quoted span (an answer that says "yes"
+    cannot give the verdict); the first word decides when it is a verdict word, else the one polarity its verdict
+    words share; None (unreadable) otherwise. Linear in the reply (its first :data:`READ_LIMIT` characters)."""
+    from food_tasks.hooks.parsing import normalize_chars, strip_reasoning
+
+    cleaned = strip_reasoning(text[:READ_LIMIT] if isinstance(text, str) else text)
+    if cleaned is None:
+        return None
+    own = normalize_chars(cleaned).casefold()
+    for copy in sorted({normalize_chars(c).casefold() for c in (item.prediction, item.gold, item.question) if c}):
+        own = own.replace(copy, " ") if copy.strip() else own
+    words = _VERDICT_WORD.findall(_QUOTED.sub(" ", own))
+    if words and (words[0] in YES or words[0] in NO):
+        return words[0] in YES
+    polarity = {w in YES for w in words if w in YES or w in NO}
+    return polarity.pop() if len(polarity) == 1 else None
+
+
+def markers(prompt: str) -> tuple[str, ...]:
+    """The field markers of a judge prompt that an answer could fake: its ``【...】`` and ``[...]`` labels
+    (:func:`food_tasks.judge.injection.field_markers`) and the label before ``{answer}`` and ``{prediction}`` (the
+    text before the field on its line, else the line above: ``Reference answer:``)."""
+    from food_tasks.judge.injection import field_markers
+
+    labels = []
+    for name in ("answer", "prediction"):
+        at = prompt.find("{" + name + "}")
+        if at < 0:
+            continue
+        before = prompt[:at].rstrip(" ")
+        line = before.rsplit("\n", 1)[-1].strip() or before.rstrip("\n").rsplit("\n", 1)[-1].strip()
+        if 3 <= len(line) <= 40:
+            labels.append(line)
+    return tuple(dict.fromkeys([*field_markers(prompt), *labels]))
+
+
+def items(records: Sequence[Mapping[str, Any]]) -> tuple[list[int], list[Item]]:
+    """The judged rows (those whose images all reached the model) as the judge sees them, by position in
+    ``records``, ordered by id (requests go out in the same order whatever the documents' order)."""
+    from food_tasks.judge.verdicts import Item
+
+    rows = [i for i, r in enumerate(records) if not r.get("image_missing") and "prediction" in r]
+    rows.sort(key=lambda i: (str(records[i].get("id") if records[i].get("id") is not None else ""), i))
+    out = []
+    for i in rows:
+        r = records[i]
+        key = r.get("id") if r.get("id") is not None else i
+        out.append(Item(key, r.get("cluster", key), str(r["question"]), str(r["gold"]), r["prediction"] or None))
+    return rows, out
+
+
+def judged(settings: JudgeSettings, records: Sequence[Mapping[str, Any]]) -> tuple[list[int], Judged] | None:
+    """Every judge's verdicts on the task's rows (None: judging is off); through the judges' caches, so the metrics
+    and error bars of one task send each request once."""
+    from food_tasks.judge.verdicts import judge
+
+    panel = judge_from_env(PURPOSE)
+    if panel is None:
+        return None
+    rows, todo = items(records)
+    verdicts = judge(
+        todo,
+        lambda item: settings.fill(item.question, item.gold, item.prediction or ""),
+        panel,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+        parse=read_verdict,
+    )
+    return rows, verdicts
+
+
+def suspect_flags(settings: JudgeSettings, records: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """Each record's output is an injection suspect (:mod:`food_tasks.judge.injection`), aligned with ``records``."""
+    from food_tasks.judge.injection import suspect
+
+    found = markers(settings.prompt)
+    return [not r.get("image_missing") and suspect(r.get("prediction"), found) for r in records]
+
+
+FIGURES = (
+    "judge_acc",
+    "judge_error_rate",
+    "judge_agreement",
+    "judge_kappa",
+    "judge_majority_acc",
+    "judge_flip_rate",
+    "judge_injection_suspect_rate",
+)
+LOWER_IS_BETTER = ("judge_error_rate", "judge_flip_rate", "judge_injection_suspect_rate")
+
+
+class JudgeFigure(Estimator):
+    """One judge figure of a regional task: its value (call it on the records: the metric's reducer) and its error
+    bar (an :class:`~food_tasks.stats.estimators.Estimator` whose rows are those of
+    :meth:`food_tasks.judge.verdicts.Judged.rows`, put back at the records' places; a row with a missing image is
+    zeros). Percent, but ``judge_kappa`` (Cohen's for two judges, Fleiss' for more). NaN (null) with judging off or
+    one judge (agreement, kappa, majority), one repeat (flip rate). Picklable: the settings and the name only."""
+
+    def __init__(self, settings: JudgeSettings, name: str) -> None:
+        self.settings, self.name, self.raters = settings, name, 2
+
+    def __call__(self, records: Sequence[Mapping[str, Any]]) -> float:
+        return float(self.combine(self.rows(records).sum(axis=0)))
+
+    def rows(self, records: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        out = np.zeros((len(records), 4 if self.name == "judge_kappa" else 2))
+        if self.name == "judge_injection_suspect_rate":
+            present = [not r.get("image_missing") for r in records]
+            out[:] = np.stack([suspect_flags(self.settings, records), present], axis=1)
+            return out
+        found = _judged_or_warn(self.settings, records)
+        if found is None:
+            return out
+        rows, verdicts = found
+        self.raters = len(verdicts.judges)
+        if self.name == "judge_error_rate":  # the headline judge's failed calls over the rows it was sent
+            first = verdicts.codes[:, 0, 0]
+            values = np.stack([first == FAILED, first != NOT_ASKED], axis=1).astype(float)
+        elif self.name in ("judge_agreement", "judge_kappa", "judge_majority_acc") and self.raters < 2:
+            return out
+        else:
+            values = verdicts.rows("judge_acc_of" if self.name == "judge_acc" else self.name)
+        if len(rows):
+            out[rows] = values
+        return out
+
+    def combine(self, sums: np.ndarray) -> np.ndarray:
+        return kappa_combine(self.raters)(sums) if self.name == "judge_kappa" else ratio_combine(100.0)(sums)
+
+    def counted(self, rows: np.ndarray) -> np.ndarray:
+        return np.any(rows != 0, axis=1) if self.name == "judge_kappa" else rows[:, 1] != 0
+
+
+def _judged_or_warn(settings: JudgeSettings, records: Sequence[Mapping[str, Any]]) -> tuple[list[int], Judged] | None:
+    """:func:`judged`; None, with a warning once, where no judge is configured at all (``food-tasks compare`` of two
+    runs' files: the other metrics are still compared)."""
+    from food_tasks.judge.client import JudgeNotConfigured
+
+    try:
+        return judged(settings, records)
+    except JudgeNotConfigured as err:
+        _warn_once(f"regional task: no value, error bar or comparison for the judge metrics: {err}")
+        return None
+
+
+@lru_cache(maxsize=4)
+def _warn_once(message: str) -> None:
+    from loguru import logger
+
+    logger.warning(message)
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    """``judge_info`` of a regional task: the headline judge and its endpoint, the prompt (``default`` or
+    ``custom``), every judge's accuracy, flip rate and usage, the figures between judges with their verdict table and
+    disagreements (:meth:`food_tasks.judge.verdicts.Judged.info`), and up to 5 injection-suspect examples."""
+
+    settings: JudgeSettings
+
+    def __call__(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        from food_tasks.judge.verdicts import suspects
+
+        found = _judged_or_warn(self.settings, records)
+        if found is None:
+            return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none) or not configured"}
+        rows, verdicts = found
+        headline = verdicts.panel.headline
+        _, examples = suspects(verdicts.items, [i.prediction for i in verdicts.items], markers(self.settings.prompt))
+        return {
+            "model": headline.model,
+            "endpoint": headline.endpoint_host,
+            "prompt": "default" if self.settings.prompt == JUDGE_PROMPT else "custom",
+            "evaluated": len(rows),
+            **verdicts.info(scale=100.0),
+            "injection_suspects": examples,
+        }
+
+
+def judge_metrics(settings: JudgeSettings) -> list[Metric]:
+    """The judge metrics of a judged open-answer task: :data:`FIGURES` (each with its error bar), then
+    ``judge_info``."""
+    from food_tasks.hooks.convention import Metric
+
+    out = [
+        Metric(
+            name,
+            JudgeFigure(settings, name),
+            higher_is_better=name not in LOWER_IS_BETTER,
+            scale="score" if name == "judge_kappa" else "percent",
+            estimator=JudgeFigure(settings, name),
+        )
+        for name in FIGURES
+    ]
+    return [*out, Metric("judge_info", JudgeInfo(settings), scale="info")]

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from food_tasks.data import images
 from food_tasks.hooks.convention import Metric, MetricTable
 from food_tasks.hooks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
-from food_tasks.regional_tasks.judged import ANSWER_JOIN, JudgeSettings, judge_problems
+from food_tasks.regional_tasks.judged import ANSWER_JOIN, JudgeSettings, judge_metrics, judge_problems
 from food_tasks.stats import metrics
 from food_tasks.stats import uncertainty as stats
 
@@ -554,6 +554,8 @@ def metric_table(settings: Settings) -> MetricTable:
         ]
     if settings.image:
         table.append(Metric("image_missing", image_missing, higher_is_better=False, scale="count"))
+    if settings.judge is not None:  # judged when the task aggregates, by every judge configured (judged.py)
+        table += judge_metrics(settings.judge)
     key = stats.column("id") if settings.id else None
     # the results JSON's <metric>_stderr_method names the data column: "3 values of column dish", not "(cluster)"
     cluster = stats.column("cluster", noun=f"values of column {settings.cluster}") if settings.cluster else key

@@ -26,6 +26,7 @@ from food_tasks.report.cells import (
     undefined_as_nan,
 )
 from food_tasks.report.charts import Charts
+from food_tasks.report.judges import family_blocks, judges_blocks
 from food_tasks.report.render import to_html, to_markdown
 from food_tasks.report.runs import comparability_problems, flagged_tasks
 from food_tasks.report.spec import (
@@ -526,6 +527,7 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
         )
     )
     blocks += legend_blocks(runs)
+    blocks += family_blocks(runs)  # a judge from the evaluated model's own family: said once
     if not charts:
         blocks.append(("p", "Charts not drawn (--no-charts): the tables hold every value."))
     elif drawn.plt is None:
@@ -546,6 +548,7 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
         blocks += benchmark_blocks(spec, runs, drawn)
         blocks += beyond_blocks(spec, runs, drawn)
     blocks += generic_blocks(others, runs, drawn)
+    blocks += judges_blocks(runs)  # tasks judged by two or more judges: their agreement, cost, disagreements
     md_path, html_path = out / "report.md", out / "report.html"
     md_path.write_text(to_markdown(blocks), encoding="utf-8")
     html_path.write_text(to_html(blocks, "food-tasks report", out), encoding="utf-8")

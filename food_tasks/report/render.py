@@ -20,6 +20,30 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows])
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def md_literal(text: object) -> str:
+    """Untrusted text (a model's answer, a judge's reply) shown as written in Markdown: HTML escaped, every Markdown
+    mark backslash-escaped, line breaks as spaces (one table cell). One pass each: linear in the text."""
+    flat = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+
+
+def _md_verbatim(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(md_literal(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(md_literal(c) for c in row) + " |" for row in rows])
+
+
+def _html_verbatim(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table of untrusted text: escaped, no Markdown mark rendered (``**yes**`` in an answer stays as written)."""
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(' '.join(str(c).split()))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
 # A link in a block's text: ``[text](target)``, the target a path or URL without spaces or quotes.
 _LINK = re.compile(r"\[([^\]\n]+)\]\(([\w./#:%-]+)\)")
 
@@ -66,6 +90,8 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             )
         elif kind == "table":
             out.append(_md_table(block[1], block[2]))
+        elif kind == "verbatim":
+            out.append(_md_verbatim(block[1], block[2]))
         elif kind == "details":
             out.append(
                 f"<details><summary>{html.escape(block[1])}</summary>\n\n{_md_table(block[2], block[3])}\n\n</details>"
@@ -155,6 +181,8 @@ def to_html(blocks: Sequence[Block], title: str, base: str | Path | None = None)
             out.append(f"<div class='warn'>⚠ {_html_lines(block[1])}</div>")
         elif kind == "table":
             out.append(_html_table(block[1], block[2]))
+        elif kind == "verbatim":
+            out.append(_html_verbatim(block[1], block[2]))
         elif kind == "details":
             out.append(
                 f"<details><summary>{html.escape(block[1])}</summary>{_html_table(block[2], block[3])}</details>"

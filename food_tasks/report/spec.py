@@ -48,7 +48,8 @@ MARKS = (
 
 
 # ("h", level, text) | ("p", text) | ("list", items) | ("table", header, rows) | ("details", summary, header, rows)
-# | ("img", path, alt) | ("warn", text). In "p" and "warn" text, lines starting with "- " are a bulleted list.
+# | ("img", path, alt) | ("warn", text) | ("verbatim", header, rows): a table of untrusted text (model output), shown
+# as written. In "p" and "warn" text, lines starting with "- " are a bulleted list.
 Block = tuple
 
 

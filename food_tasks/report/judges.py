@@ -1,0 +1,227 @@
+"""The report's "Judges" section: how far the judges of a judged task can be trusted on the run in front of the reader.
+
+For each task of a run judged by two or more judges (``judge_info`` lists them): the verdict table (two judges: the two
+by two table of their verdicts; three or more: each judge against the majority), the agreement and kappa with their
+95% intervals, each judge's accuracy, flip rate (with repeats) and what its judging cost (tokens, or "tokens
+unknown"; a cost with ``FOOD_TASKS_JUDGE_PRICE``), the injection-suspect count, and the few records on which the
+judges disagree, shown as written (model output: escaped, never rendered). A one-judge task gets no section (its
+judge is named in its benchmark's section). Separately, :func:`family_blocks`: one line when a judge shares a family
+with the evaluated model (:func:`food_tasks.judge.family.same_family`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from food_tasks.judge.family import same_family
+from food_tasks.report.runs import Run
+from food_tasks.report.spec import FEW, MARKS_NOTE, Block
+from food_tasks.stats.confidence import MIN_UNITS, Z95
+
+TITLE = "Judges"
+TOKENS_UNKNOWN = "tokens unknown"
+
+
+def judges_of(info: Any) -> list[str]:
+    """The judges' names a task's ``judge_info`` lists (:meth:`food_tasks.judge.verdicts.Judged.info`), headline
+    first; a ``judge_info`` of one judge without the list (its ``model`` alone) is that judge."""
+    if not isinstance(info, Mapping):
+        return []
+    judges = info.get("judges")
+    if isinstance(judges, Sequence) and not isinstance(judges, str):
+        return [str(j) for j in judges if isinstance(j, str) and j]
+    return [info["model"]] if isinstance(info.get("model"), str) and info["model"] else []
+
+
+def _entry(info: Mapping[str, Any], *keys: str) -> Any:
+    """``info[k1][k2]...``, None where a level is missing or not a mapping."""
+    value: Any = info
+    for key in keys:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
+
+
+def _count(value: Any) -> str:
+    number = _number(value)
+    return "–" if number is None else f"{number:,.0f}"
+
+
+def _with_interval(figure: Any, decimals: int) -> str:
+    """``value [low, high]`` of a figure of ``judge_info`` (``{"value", "interval"}``), ``undefined`` without a value
+    (the text says why when the figure is one: "undefined: one repeat")."""
+    if isinstance(figure, str):
+        return figure
+    value = _number(_entry(figure, "value")) if isinstance(figure, Mapping) else None
+    if value is None:
+        return "undefined" if isinstance(figure, Mapping) else "–"
+    bounds = figure.get("interval")
+    clusters = _number(figure.get("clusters"))
+    few = FEW if clusters is not None and clusters < MIN_UNITS else ""
+    if isinstance(bounds, Sequence) and len(bounds) == 2 and all(_number(v) is not None for v in bounds):
+        return f"{value:.{decimals}f} [{bounds[0]:.{decimals}f}, {bounds[1]:.{decimals}f}]{few}"
+    return f"{value:.{decimals}f}"
+
+
+def _figure(run: Run, task: str, metric: str, decimals: int) -> str:
+    """The figure as ``judge_info`` gives it with its interval, else the results' value with the 95% normal interval
+    of its standard error; ``undefined`` for NaN or null, ``–`` when absent."""
+    info = run.value(task, "judge_info")
+    figure = _entry(info, "agreement", metric)
+    if figure is not None:
+        return _with_interval(figure, decimals)
+    value = run.value(task, metric)
+    if value is None:
+        return "–"
+    number = _number(value)
+    if number is None:
+        return "undefined"
+    se = run.se(task, metric)
+    if se is None:
+        return f"{number:.{decimals}f}"
+    few = FEW if run.few(task, metric) else ""
+    return f"{number:.{decimals}f} [{number - Z95 * se:.{decimals}f}, {number + Z95 * se:.{decimals}f}]{few}"
+
+
+def _tokens(judge: Mapping[str, Any]) -> tuple[str, str, str]:
+    """Prompt tokens, completion tokens, cost: "tokens unknown" where a server sent no ``usage``, never 0."""
+    prompt, completion = _number(judge.get("prompt_tokens")), _number(judge.get("completion_tokens"))
+    if prompt is None or completion is None:
+        return TOKENS_UNKNOWN, TOKENS_UNKNOWN, "–"
+    cost = _number(judge.get("cost"))
+    return f"{prompt:,.0f}", f"{completion:,.0f}", "–" if cost is None else f"{cost:.4f}"
+
+
+def _verdict_table(info: Mapping[str, Any], names: Sequence[str]) -> list[Block]:
+    """``verdict_table`` of ``judge_info`` (:meth:`food_tasks.judge.verdicts.Judged.verdict_table`): two judges, the
+    2 x 2 table of their repeat-0 verdicts on the records both judged; three or more, each judge against the
+    majority on the records without a tie."""
+    table = info.get("verdict_table")
+    if not isinstance(table, Mapping):
+        return []
+    if len(names) == 2 and "correct_correct" in table:
+        a, b = str(table.get("rows", names[0])), str(table.get("columns", names[1]))
+        cells = [_count(table.get(k)) for k in ("correct_correct", "correct_wrong", "wrong_correct", "wrong_wrong")]
+        header = [f"{a} (rows) / {b} (columns)", f"{b}: correct", f"{b}: wrong"]
+        return [("table", header, [[f"{a}: correct", *cells[:2]], [f"{a}: wrong", *cells[2:]]])]
+    majority = table.get("versus_majority")
+    if not isinstance(majority, Mapping):
+        return []
+    rows = []
+    for name in names:
+        entry = majority.get(name)
+        agree, n = _number(_entry(entry, "agree")), _number(_entry(entry, "n")) if isinstance(entry, Mapping) else None
+        if agree is not None and n is not None:
+            rows.append([name, _count(agree), _count(n - agree), f"{100 * agree / n:.2f}" if n else "undefined"])
+    header = ["Judge", "agrees with the majority", "disagrees", "agreement, %"]
+    return [("table", header, rows)] if rows else []
+
+
+def _judge_row(info: Mapping[str, Any], name: str) -> list[str]:
+    """One judge: accuracy and flip rate with their intervals, requests, and what they cost."""
+    usage = _entry(info, "usage", name)
+    usage = usage if isinstance(usage, Mapping) else {}
+    return [
+        name,
+        _with_interval(_entry(info, "per_judge", name, "judge_acc"), 2),
+        _with_interval(_entry(info, "per_judge", name, "flip_rate"), 2),
+        _count(usage.get("requests")),
+        _count(usage.get("cached")),
+        _count(usage.get("failed")),
+        *(_tokens(usage) if usage else ("–", "–", "–")),
+    ]
+
+
+def task_blocks(run: Run, task: str) -> list[Block]:
+    """The Judges blocks of one task of one run (none for fewer than two judges)."""
+    info = run.value(task, "judge_info")
+    names = judges_of(info)
+    if len(names) < 2:
+        return []
+    blocks: list[Block] = [("h", 3, f"`{task}` — {run.label}")]
+    kappa = "Cohen's" if len(names) == 2 else "Fleiss'"
+    figures = [
+        f"- Judges: {', '.join(f'`{n}`' for n in names)} (the first is the headline judge: `judge_acc` is its).",
+        f"- Agreement (all judges give the same verdict), %: {_figure(run, task, 'judge_agreement', 2)}; "
+        f"{kappa} kappa: {_figure(run, task, 'judge_kappa', 3)}; the majority verdict's accuracy, %: "
+        f"{_figure(run, task, 'judge_majority_acc', 2)} (95% intervals).",
+    ]
+    left_out, ties = _number(info.get("agreement_left_out")), _number(info.get("majority_ties"))
+    if left_out:
+        figures.append(
+            f"- {left_out:,.0f} record(s) left out of the figures between judges: a judge failed on them or gave no "
+            "readable verdict."
+        )
+    if ties:
+        figures.append(f"- {ties:,.0f} record(s) with a tie between the judges: out of the majority's accuracy.")
+    if run.value(task, "judge_injection_suspect_rate") is not None:
+        figures.append(
+            "- Injection suspects (outputs that address the judge or carry its prompt's field markers), %: "
+            f"{_figure(run, task, 'judge_injection_suspect_rate', 2)}."
+        )
+    blocks.append(("p", "\n".join(figures)))
+    blocks += _verdict_table(info, names)
+    header = ["Judge", "Accuracy, %", "Flip rate, %", "Requests", "Cached", "Failed"]
+    header += ["Prompt tokens", "Completion tokens", "Cost, USD"]
+    blocks.append(("table", header, [_judge_row(info, n) for n in names]))
+    shown = [r for r in info.get("disagreements") or [] if isinstance(r, Mapping)]
+    if shown:
+        blocks.append(("p", "Records on which the judges disagree (as written, to look at):"))
+        rows = []
+        for record in shown:
+            verdicts = record.get("verdicts") if isinstance(record.get("verdicts"), Mapping) else {}
+            fields = (record.get(k) for k in ("id", "question", "gold", "prediction"))
+            rows.append([*("" if v is None else str(v) for v in fields), *(str(verdicts.get(n, "–")) for n in names)])
+        blocks.append(("verbatim", ["id", "Question", "Reference answer", "Prediction", *names], rows))
+    return blocks
+
+
+def judges_blocks(runs: Sequence[Run]) -> list[Block]:
+    """The report's Judges section: every task judged by two or more judges, run by run; none without one."""
+    blocks: list[Block] = []
+    for run in runs:
+        for task in sorted(run.metrics):
+            blocks += task_blocks(run, task)
+    if not blocks:
+        return []
+    intro = (
+        "How far the judges can be trusted on these runs: their agreement and kappa on the records every judge judged, "
+        "each judge's accuracy and cost, and records where they disagree. Answers and questions below are shown as "
+        f"written (model output). Intervals: 95%, clustered as the task's error bars; {MARKS_NOTE}"
+    )
+    return [("h", 2, TITLE), ("p", intro), *blocks]
+
+
+def family_matches(runs: Sequence[Run]) -> list[tuple[Run, str, str]]:
+    """``(run, judge, family)`` for each judge of a run's judged tasks from the evaluated model's family, each once."""
+    found: dict[tuple[str, str], tuple[Run, str, str]] = {}
+    for run in runs:
+        for task in sorted(run.metrics):
+            for judge in judges_of(run.value(task, "judge_info")):
+                family = same_family(judge, run.model or run.label)
+                if family is not None:
+                    found.setdefault((run.label, judge), (run, judge, family))
+    return list(found.values())
+
+
+def family_note(matches: Sequence[tuple[Any, str, str]], label: Any = lambda run: run.label) -> str | None:
+    """One line naming each judge of the evaluated model's own family (None: no such judge)."""
+    if not matches:
+        return None
+    pairs = "; ".join(f"`{judge}` judges {label(run)} ({family})" for run, judge, family in matches)
+    return (
+        f"A judge from the evaluated model's own family: {pairs}. LLM judges tend to prefer answers of their own kind "
+        "(self-preference, Zheng et al. 2023): prefer a judge from another family, or add one (docs/judge.md)."
+    )
+
+
+def family_blocks(runs: Sequence[Run]) -> list[Block]:
+    """A warning line when a judge shares a family with the evaluated model; none otherwise."""
+    note = family_note(family_matches(runs))
+    return [("warn", note)] if note else []
