@@ -265,32 +265,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Paired differences of two runs on the documents both scored (needs both runs' samples files)."""
-    from food_tasks.compare import beyond  # image gains over image-free twins, beyond-accuracy measures
-    from food_tasks.compare import table as compare
-    from food_tasks.runs import load_run
-    from food_tasks.runs.paired import compare_runs
-    from food_tasks.stats.confidence import DEFAULT_ITERS
+    from food_tasks.compare import command
 
-    runs = [load_run(p) for p in (args.run_a, args.run_b)]
-    iters = args.iters if args.iters is not None else DEFAULT_ITERS
-    cross = sum(w.path != wo.path for w, wo, _, _ in beyond.gain_pairs(runs))  # image gains across the two runs
-    if (why := compare.nothing_in_common(*runs, cross)) is not None:
-        error("compare", why)
-        return 1
-    if (warning := compare.same_run(*runs)) is not None:
-        print("\n".join(error_lines("compare", f"warning: {warning}")), file=sys.stderr, flush=True)
-    rows = compare_runs(*runs, metrics="all" if args.all else "headline", iters=iters)
-    print(f"A = {runs[0].label} ({runs[0].path})\nB = {runs[1].label} ({runs[1].path})")
-    print(compare.EXPLANATION)
-    table = compare.table_rows(rows)
-    extra = beyond.compare_text(*runs, iters=iters, skip={(r.name, r.metric) for r in rows})
-    if not table and not extra:
-        error("compare", "the two runs share no task of ours")
-        return 1
-    for line in compare.lines(table) if table else []:
-        print(line)
-    for line in extra:
-        print(line)
+    for kind, text in command.output(args.run_a, args.run_b, "all" if args.all else "headline", args.iters):
+        if kind == command.ERROR:
+            error("compare", text)
+            return 1
+        if kind == command.WARNING:
+            error("compare", f"warning: {text}")
+        else:
+            print(text)
     return 0
 
 

@@ -105,14 +105,20 @@ def gain_missing(with_run: Run, without_run: Run, task: str, twin: str) -> list[
     return textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
 
 
-def compare_text(a: Run, b: Run, iters: int = stats.DEFAULT_ITERS, skip: Iterable[tuple[str, str]] = ()) -> list[str]:
+def compare_text(
+    a: Run,
+    b: Run,
+    iters: int = stats.DEFAULT_ITERS,
+    skip: Iterable[tuple[str, str]] = (),
+    pairs: Sequence[tuple[Run, Run, str, str]] | None = None,
+) -> list[str]:
     """The lines ``food-tasks compare`` prints after its main table: image gains (each model's tasks against their
-    twins, :func:`gain_pairs`, as the report pairs them) and the beyond-accuracy measures both runs report ([] when
-    there are none)."""
+    twins, ``pairs``: :func:`gain_pairs` of the two runs, as the report pairs them) and the beyond-accuracy measures
+    both runs report ([] when there are none)."""
     names = {b.path: "B", a.path: "A"}
     gains: list[tuple[str, str, ImageGain]] = []
     missing: list[str] = []
-    for w, wo, task, twin in gain_pairs([a, b]):
+    for w, wo, task, twin in gain_pairs([a, b]) if pairs is None else pairs:
         if (g := image_gain(w, wo, task, twin, iters)) is not None:
             gains.append((w.label, f"{names[w.path]}/{names[wo.path]}", g))
         else:  # said, never dropped: a pair without its samples files (or without a document both scored)
