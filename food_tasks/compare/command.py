@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from food_tasks.compare import beyond, table
+from food_tasks.report.judges import family_matches, family_note
 from food_tasks.runs import load_run
 from food_tasks.runs.measures import gain_pairs
 from food_tasks.runs.paired import compare_runs
@@ -31,6 +32,8 @@ def output(path_a: str, path_b: str, metrics: str = "headline", iters: int | Non
         return
     if (warning := table.same_run(a, b)) is not None:
         yield WARNING, warning
+    if (note := family_note(family_matches([a, b]))) is not None:  # a judge of the model's own family: said once
+        yield WARNING, note
     rows = compare_runs(a, b, metrics=metrics, iters=iters)
     yield LINE, f"A = {a.label} ({a.path})\nB = {b.label} ({b.path})"
     yield LINE, table.EXPLANATION
