@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import wc_items
+from conftest import run_lmms_eval, wc_items
 
 from food_tasks.benchmarks.worldcuisines import layout as wc_layout
 from food_tasks.benchmarks.worldcuisines import official
@@ -166,6 +166,37 @@ def test_equal_to_what_a_smallref_run_reports(built, monkeypatch):
         assert stat["value"] == run[GROUP][f"{name},none"]
         assert _se(stat) == run[GROUP][f"{name}_stderr,none"]
         assert stat["n"] == run[GROUP][f"{name}_n,none"]
+
+
+@pytest.mark.e2e
+def test_equal_to_a_real_lmms_eval_run_of_the_replay_file(built, tmp_path):
+    """The same replay file through the lmms-eval CLI (food_tasks_replay, the smallref group, the script's mirror):
+    the results file holds the reference data's numbers."""
+    data, work = built
+    proc, results, _ = run_lmms_eval(
+        [
+            "--model",
+            "food_tasks_replay",
+            "--model_args",
+            f"responses={work / f'replay_{MODEL}.jsonl'},keys=qa_id+lang",
+            "--tasks",
+            GROUP,
+        ],
+        tmp_path / "out",
+        env={"FOOD_TASKS_DATA_DIR": str(work / "mirror")},
+        unset=("FOOD_TASKS_WORLDCUISINES_LANGS",),  # every language, as the script scores them
+    )
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    model, rows = data["models"][0], results["results"]
+    for task in TASKS.values():
+        for name in official.TASK_MEASURES:
+            value = rows[task][f"{name},none"]
+            assert _same(model["tasks"][task][name]["value"], math.nan if value is None else value), (task, name)
+            assert _se(model["tasks"][task][name]) == rows[task][f"{name}_stderr,none"], (task, name)
+        assert model["tasks"][task]["position_bias_p"] == rows[task]["position_bias_p,none"]
+    for name in official.GROUP_MEASURES:
+        assert model["group"][GROUP][name]["value"] == rows[GROUP][f"{name},none"]
+        assert _se(model["group"][GROUP][name]) == rows[GROUP][f"{name}_stderr,none"]
 
 
 def test_missing_predictions_fail_naming_the_model(tmp_path, capsys):
