@@ -279,7 +279,8 @@ def _warn_once(message: str) -> None:
 class JudgeInfo:
     """``judge_info`` of a regional task: the headline judge and its endpoint, the prompt (``default`` or
     ``custom``), every judge's accuracy, flip rate and usage, the figures between judges with their verdict table and
-    disagreements (:meth:`food_tasks.judge.verdicts.Judged.info`), and up to 5 injection-suspect examples."""
+    disagreements (:meth:`food_tasks.judge.verdicts.Judged.info`), the injection suspects' count and up to 5 of them,
+    as DiningBench VQA's ``judge_info`` has them."""
 
     settings: JudgeSettings
 
@@ -291,14 +292,17 @@ class JudgeInfo:
             return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none) or not configured"}
         rows, verdicts = found
         headline = verdicts.panel.headline
-        _, examples = suspects(verdicts.items, [i.prediction for i in verdicts.items], markers(self.settings.prompt))
+        flags, examples = suspects(
+            verdicts.items, [i.prediction for i in verdicts.items], markers(self.settings.prompt)
+        )
         return {
             "model": headline.model,
             "endpoint": headline.endpoint_host,
             "prompt": "default" if self.settings.prompt == JUDGE_PROMPT else "custom",
             "evaluated": len(rows),
             **verdicts.info(scale=100.0),
-            "injection_suspects": examples,
+            "injection_suspects": sum(flags),
+            "injection_examples": examples,
         }
 
 

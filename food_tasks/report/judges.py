@@ -170,6 +170,16 @@ def task_blocks(run: Run, task: str) -> list[Block]:
     header = ["Judge", "Accuracy, %", "Flip rate, %", "Requests", "Cached", "Failed"]
     header += ["Prompt tokens", "Completion tokens", "Cost, USD"]
     blocks.append(("table", header, [_judge_row(info, n) for n in names]))
+    suspects = [r for r in info.get("injection_examples") or [] if isinstance(r, Mapping)]
+    if suspects:
+        blocks.append(
+            ("p", f"Injection suspects ({_count(info.get('injection_suspects'))}; the first {len(suspects)}):")
+        )
+        rows = [
+            [*("" if r.get(k) is None else str(r.get(k)) for k in ("id", "question", "prediction")), _signals(r)]
+            for r in suspects
+        ]
+        blocks.append(("verbatim", ["id", "Question", "Prediction", "What was found"], rows))
     shown = [r for r in info.get("disagreements") or [] if isinstance(r, Mapping)]
     if shown:
         blocks.append(("p", "Records on which the judges disagree (as written, to look at):"))
@@ -180,6 +190,11 @@ def task_blocks(run: Run, task: str) -> list[Block]:
             rows.append([*("" if v is None else str(v) for v in fields), *(str(verdicts.get(n, "–")) for n in names)])
         blocks.append(("verbatim", ["id", "Question", "Reference answer", "Prediction", *names], rows))
     return blocks
+
+
+def _signals(record: Mapping[str, Any]) -> str:
+    found = record.get("signals")
+    return "; ".join(map(str, found)) if isinstance(found, Sequence) and not isinstance(found, str) else ""
 
 
 def judges_blocks(runs: Sequence[Run]) -> list[Block]:
