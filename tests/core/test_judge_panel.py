@@ -240,3 +240,17 @@ def test_settings_apply_to_every_judge(env):  # type: ignore[no-untyped-def]
     assert panel.prices == [(1.0, 2.0), (3.0, 4.0)]
     env("FOOD_TASKS_JUDGE_MODEL", "none")
     assert jp.panel_from_env("test") is None and judge.judges_from_env("test") is None
+
+
+def test_every_judges_key_and_url_password_is_masked(env):  # type: ignore[no-untyped-def]
+    from food_tasks.judge import redact
+
+    env("FOOD_TASKS_JUDGE_MODEL", "a,b")
+    env("FOOD_TASKS_JUDGE_URL", "http://h1:8000/v1,https://user:pw-b-secret@h2/v1")
+    env("FOOD_TASKS_JUDGE_KEY_VARS", "OPENAI_API_KEY,KEY_B")
+    env("OPENAI_API_KEY", "sk-a-secret")
+    env("KEY_B", "sk-b-secret")
+    a, b = judge.judges_from_env("test")
+    assert (a.api_key, b.api_key, b.key_var, b.endpoint_host) == ("sk-a-secret", "sk-b-secret", "KEY_B", "h2")
+    text = "sent sk-a-secret and sk-b-secret to https://user:pw-b-secret@h2/v1"
+    assert redact.mask(text) == "sent *** and *** to https://user:***@h2/v1" == a.redact(text)
