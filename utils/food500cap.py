@@ -13,7 +13,7 @@ from food_tasks.benchmarks.food500cap import data as fc_data
 from food_tasks.benchmarks.food500cap import prompts as fc_prompts
 from food_tasks.benchmarks.food500cap import scoring as fc_scoring
 from food_tasks.data.hub import stop_run_on_data_error
-from food_tasks.hooks.convention import Doc, Docs, HookKwargs, Metric, MetricTable, results_hook
+from food_tasks.hooks.convention import TRUNCATED_RATE, Doc, Docs, HookKwargs, Metric, MetricTable, results_hook
 from food_tasks.hooks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
 from food_tasks.stats import metrics
@@ -114,6 +114,7 @@ TABLES = {
         ),
         Metric("captions_cut", fc_scoring.captions_cut, higher_is_better=False, scale="count"),
         Metric("image_missing", fc_scoring.image_missing, higher_is_better=False, scale="count"),
+        TRUNCATED_RATE,
         Metric("per_category", fc_scoring.per_category, scale="breakdown"),
         Metric("per_region", fc_scoring.per_region, scale="breakdown"),
         version=1.3,

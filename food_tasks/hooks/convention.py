@@ -21,8 +21,9 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from food_tasks.hooks import truncation
 from food_tasks.hooks.outputs import NoAnswer, model_output
-from food_tasks.stats.uncertainty import Estimator, canonical
+from food_tasks.stats.uncertainty import Estimator, canonical, field, mean
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -309,6 +310,17 @@ def _content(record: Record) -> str:
         return repr(sorted(((canonical(k), repr(v)) for k, v in record.items())))
 
 
+# Every task's table holds this metric (one declaration for all): the percent of outputs that ran out of tokens
+# (reasoning never closed, or the whole max_new_tokens used: food_tasks.hooks.truncation). results_hook adds the
+# record's ``truncated`` field for a table that holds it.
+TRUNCATED_RATE = Metric(
+    "truncated_rate",
+    truncation.rate,
+    higher_is_better=False,
+    estimator=mean(field(truncation.FIELD), scale=100.0, binary=True),
+)
+
+
 def results_hook(
     score: Scorer, table: MetricTable | Callable[[Mapping[str, Any]], MetricTable], tables: Sequence[MetricTable] = ()
 ) -> Callable:
@@ -317,7 +329,9 @@ def results_hook(
     Args:
         score: ``score(doc, output) -> record``. ``output`` is the model's answer as
             :func:`food_tasks.hooks.outputs.model_output` returns it: ``""`` for a failed backend request, and
-            possibly not a string (scorers count anything that is not a string as unparseable).
+            possibly not a string (scorers count anything that is not a string as unparseable). A table that
+            holds :data:`TRUNCATED_RATE` gets the record with its ``truncated`` field added
+            (:func:`food_tasks.hooks.truncation.truncated` of the output).
         table: the task kind's table, or a function of the document that picks it (a benchmark whose
             documents carry their task variant).
         tables: with a function, every table it can pick (read back with a run's files: the report and
@@ -330,7 +344,10 @@ def results_hook(
 
     def process_results(doc: Doc, results: Sequence[Any]) -> dict[str, Payload]:
         output = model_output(results)
-        return pick(doc).payloads(score(doc, output), failed=isinstance(output, NoAnswer))
+        chosen, record = pick(doc), score(doc, output)
+        if TRUNCATED_RATE.name in chosen:
+            record = {**record, truncation.FIELD: truncation.truncated(output)}
+        return chosen.payloads(record, failed=isinstance(output, NoAnswer))
 
     process_results.__doc__ = (
         f"``process_results``: {getattr(score, '__qualname__', score)} scored through model_output."

@@ -30,6 +30,9 @@ on public lmms-eval names only:
   aggregations) our tasks' metrics get their clustered or bootstrap standard errors; after
   ``consolidate_group_results`` our groups get theirs, every metric its ``n``, and ``--baseline`` a paired
   comparison matched by document identity;
+* the token budget: after ``ConfigurableTask.apply_filters`` the answer of each request of our tasks that used its
+  whole ``max_new_tokens`` (the token counts the backend reported, which lmms-eval writes only to the samples file)
+  is marked (:class:`food_tasks.hooks.truncation.Spent`), so ``truncated_rate`` counts it;
 * process exit: lmms-eval never destroys its process group, and a gloo group (``accelerate launch
   --multi_gpu`` on CPU) left to interpreter shutdown aborts a rank now and then ("terminate called without an
   active exception", SIGABRT: pytorch/pytorch#190489), which fails the whole launch after the results were
@@ -97,6 +100,7 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.api.task", "ConfigurableTask.construct_requests", "wrapped: --repeats K asks K separate requests"),
     ("lmms_eval.api.task", "ConfigurableMessagesTask.construct_requests", "wrapped: the same for chat models"),
     ("lmms_eval.api.instance", "Instance", "one request (copied per repeat)"),
+    ("lmms_eval.api.task", "ConfigurableTask.apply_filters", "wrapped: answers that used the whole budget marked"),
     ("lmms_eval.api.task", "ConfigurableTask", "base class of regional tasks (simple models)"),
     ("lmms_eval.api.task", "ConfigurableMessagesTask", "base class of regional tasks (chat models)"),
     ("lmms_eval.api.model", "lmms", "base class of the food_tasks_replay model"),
@@ -515,6 +519,29 @@ def install_repeats() -> bool:
     return True
 
 
+def install_budget() -> bool:
+    """After ``ConfigurableTask.apply_filters`` of our tasks, each request's filtered answer that used its whole
+    ``max_new_tokens`` is marked :class:`food_tasks.hooks.truncation.Spent` (the module docstring)."""
+    from food_tasks.hooks import truncation
+
+    cls = resolve("lmms_eval.api.task", "ConfigurableTask")
+
+    def make(original: Callable) -> Callable:
+        def apply_filters(self: Any, *args: Any, **kwargs: Any) -> Any:
+            out = original(self, *args, **kwargs)
+            if getattr(getattr(self.config, "process_results", None), "tables", None) is None:
+                return out  # not ours
+            for instance in self.instances or ():
+                counts = getattr(instance, "token_counts", None)
+                if counts and truncation.spent_in(instance.args, counts[0]):
+                    instance.filtered_resps = {k: truncation.mark(v, True) for k, v in instance.filtered_resps.items()}
+            return out
+
+        return apply_filters
+
+    return _wrap(cls, "apply_filters", make)
+
+
 def destroy_gloo_group() -> bool:
     """Destroy the default process group if one is initialized and is gloo's; whether one was destroyed.
 
@@ -556,5 +583,6 @@ def install(task_dir: str, ours: Callable[[], Collection[str]]) -> bool:
     install_strict_json(ours)
     install_error_bars()
     install_repeats()
+    install_budget()
     install_exit()
     return True

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from food_tasks.data import images
-from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
 from food_tasks.hooks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
 from food_tasks.regional_tasks.judged import ANSWER_JOIN, JudgeSettings, judge_metrics, judge_problems
 from food_tasks.stats import metrics
@@ -535,7 +535,7 @@ def slice_sizes(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, 
 
 
 def metric_table(settings: Settings) -> MetricTable:
-    """The task's metrics: accuracy (and exact match for open answers), the unparsed rate, and per slice
+    """The task's metrics: accuracy (and exact match for open answers), the unparsed and truncated rates, and per slice
     column its accuracy per value and the number of documents per value.
 
     Error bars: each row is a document (its ``id``); with ``metadata.regional.cluster`` naming a column (the
@@ -547,6 +547,7 @@ def metric_table(settings: Settings) -> MetricTable:
     table.append(
         Metric("parse_fail_rate", unparsed_rate, higher_is_better=False, estimator=_mean("parsed", test="not"))
     )
+    table.append(TRUNCATED_RATE)  # every task's: outputs that ran out of tokens (food_tasks.hooks.truncation)
     for column in settings.slices:
         table += [
             Metric(f"acc_by_{column}", partial(by_slice, column), scale="breakdown"),

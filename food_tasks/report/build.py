@@ -90,6 +90,9 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         judges = _judge_lines(present, tasks)
         if judges:
             blocks.append(("p", "Judge (LLM-as-a-judge tasks):\n" + "\n".join(judges)))
+        truncated = _truncated_lines(present, tasks)
+        if truncated:
+            blocks.append(("warn", TRUNCATED_NOTE + "\n" + "\n".join(truncated)))
         for table in spec.tables:
             blocks += _main_table(table, present, suffix, ref, ref_key, flagged)
         blocks += uncertainty_blocks(spec, present, suffix)
@@ -114,6 +117,23 @@ def _judge_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
                 where = f" at {info['endpoint']}" if info.get("endpoint") else ""
                 note = f" ({info['note']})" if info.get("note") else ""
                 lines.append(f"- {run.label}, `{task}`: {info.get('model') or 'none'}{where}{note}")
+    return lines
+
+
+TRUNCATED_NOTE = (
+    "Outputs that ran out of tokens (`truncated_rate`: reasoning never closed, or the whole `max_new_tokens` "
+    "used), scored as they are; the benchmark's README names the setting that raises the budget:"
+)
+
+
+def _truncated_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
+    """One line per run and task whose ``truncated_rate`` is above 0."""
+    lines = []
+    for run in runs:
+        for task in sorted(tasks):
+            value = run.value(task, "truncated_rate")
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                lines.append(f"- {run.label}, `{task}`: {fmt(value, 2)} %")
     return lines
 
 

@@ -12,7 +12,7 @@ from functools import partial
 from food_tasks.benchmarks.diningbench import circular as db_circular
 from food_tasks.benchmarks.diningbench import scoring as db_scoring
 from food_tasks.hooks import rotation
-from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
 from food_tasks.stats import metrics
 from food_tasks.stats import uncertainty as stats
 
@@ -58,6 +58,7 @@ TABLES = {
         _INVALID.alias("parse_fail_rate"),
         _CANNOT_READ.alias("parse_fail_rate_official"),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         *db_circular.POSITIONS,
         version=1.4,  # 1.4: position_bias_p a test of homogeneity, position_rstd (README changelog)
         key=KEY,
@@ -69,6 +70,7 @@ TABLES = {
         Metric("range_values", db_scoring.nutrition_range_values, higher_is_better=False, scale="count"),
         Metric("gold_missing", db_scoring.nutrition_gold_missing, higher_is_better=False, scale="count"),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         version=1.3,
         key=KEY,
     ),
@@ -94,6 +96,7 @@ TABLES = {
         ),
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         version=1.3,
         key=KEY,
     ),

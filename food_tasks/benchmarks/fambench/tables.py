@@ -11,7 +11,7 @@ from functools import partial
 
 from food_tasks.benchmarks.fambench import scoring as fb_scoring
 from food_tasks.benchmarks.fambench.prompts import MODES
-from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
 from food_tasks.stats import metrics
 from food_tasks.stats import uncertainty as stats
 
@@ -106,6 +106,7 @@ TABLES = {
             estimator=_t1_mean("empty_rationale", scale=100.0),
         ),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         Metric("per_condition", fb_scoring.t1_per_condition, scale="breakdown"),
         _T1_INVALID.alias("parse_fail_rate"),
         version=1.2,
@@ -146,6 +147,7 @@ TABLES = {
             estimator=stats.mean(partial(fb_scoring.answered_official, kind="rank"), 100.0),
         ),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         Metric("per_condition", fb_scoring.t2_per_condition, scale="breakdown"),
         version=1.1,
         key=T2_KEY,
@@ -190,6 +192,7 @@ TABLES = {
             estimator=stats.mean(partial(fb_scoring.answered_official, kind="decision"), 100.0),
         ),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         version=1.1,
         key=T2_KEY,
         cluster=T2_CLUSTER,
@@ -209,6 +212,7 @@ TABLES = {
         _MRR,
         _OPTION_ACC,
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         version=1.0,
         key=T2_KEY,
         cluster=T2_CLUSTER,
@@ -253,6 +257,7 @@ TABLES = {
             for m in MODES
         ),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         version=1.0,
         key=T2_KEY,
         cluster=T2_CLUSTER,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from food_tasks.benchmarks.foodieqa import circular as fq_circular
 from food_tasks.benchmarks.foodieqa import scoring as fq_scoring
 from food_tasks.hooks import rotation
-from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
 from food_tasks.stats import uncertainty as stats
 
 # Scales as the paper prints them: accuracies and rates in percent. Inside a task acc_mean, acc_best and
@@ -48,6 +48,7 @@ _COMMON = (
     Metric("per_question_type_paper_protocol", fq_scoring.per_question_type_paper_protocol, scale="breakdown"),
     Metric("per_category", fq_scoring.per_category, scale="breakdown"),
     Metric("image_missing", fq_scoring.image_missing, higher_is_better=False, scale="count"),
+    TRUNCATED_RATE,
     *fq_circular.POSITIONS,
 )
 # One table per prompt template k (its task reports acc_p<k> too); parse_fail_rate repeats invalid_rate
@@ -76,6 +77,7 @@ _CIRCULAR_KEEP = (
     "per_question_type",
     "per_category",
     "image_missing",
+    "truncated_rate",
     "parse_fail_rate",
     "position_bias",
     "position_bias_p",

@@ -12,7 +12,7 @@ from functools import partial
 from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.hooks import rotation
-from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
 from food_tasks.stats import uncertainty as stats
 
 # Scales as the official scorer prints them: accuracies and the unparsed rate in percent (macro averages
@@ -54,6 +54,7 @@ TABLES = {
         _INVALID,
         Metric("per_language", wc_scoring.per_language_mcq, scale="breakdown"),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         _INVALID.alias("parse_fail_rate"),
         *_POSITIONS,
         *wc_scoring.consistency_metrics(VIEWS["mcq"]),
@@ -88,6 +89,7 @@ TABLES = {
         Metric("per_language", wc_scoring.per_language_oeq, scale="breakdown"),
         Metric("per_language_bertscore", wc_scoring.per_language_bertscore, scale="breakdown"),
         _IMAGE_MISSING,
+        TRUNCATED_RATE,
         *wc_scoring.consistency_metrics(VIEWS["oeq"]),
         version=1.1,
         key=KEY,
