@@ -80,7 +80,7 @@ def build(repo_path: Path, models: list[str], workdir: Path, rev: str = "HEAD") 
     iters = bootstrap_iters(LMMS_EVAL_DEFAULT_ITERS)  # what a run with lmms-eval's default asks
     mirror = workdir / "mirror"
     prompt_types = official.build_mirror(repo, mirror)
-    documents = official.smallref_documents(mirror)
+    documents = official.mcq_documents(mirror)
     group = official.task_name("mcq", "small")
     out_models = []
     for name in models:

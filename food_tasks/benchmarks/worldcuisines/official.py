@@ -252,13 +252,15 @@ class Scored:
     records: list[Mapping[str, Any]]
 
 
-def smallref_documents(mirror: Path) -> dict[str, list[dict]]:
-    """The documents of the four ``worldcuisines_mcq_smallref`` subtasks, built by the tasks' own ``process_docs``
-    (:func:`food_tasks.benchmarks.worldcuisines.data.prepare_docs`) from a mirror, every language."""
+def mcq_documents(mirror: Path, subset: str = "small") -> dict[str, list[dict]]:
+    """The documents of the four MCQ subtasks that score the official ``subset`` (small: the
+    ``worldcuisines_mcq_smallref`` tasks; large: ``worldcuisines_mcq``), by task name, built by the tasks' own
+    ``process_docs`` (:func:`food_tasks.benchmarks.worldcuisines.data.prepare_docs`) from a mirror, every language."""
     from food_tasks.benchmarks.worldcuisines import data as wc_data
 
+    split_kind = "smallref" if subset == "small" else "large"
     return {
-        task_name("mcq", "small", sub): wc_data.prepare_docs("smallref", sub, root=mirror, languages=wc_data.LANGUAGES)
+        task_name("mcq", subset, sub): wc_data.prepare_docs(split_kind, sub, root=mirror, languages=wc_data.LANGUAGES)
         .with_format(None)
         .to_list()
         for sub in SUBTASKS
@@ -284,7 +286,7 @@ def score_replay(replay: Path, documents: Mapping[str, Sequence[dict]]) -> dict[
         if lacking:
             raise DataAccessError(
                 f"{replay}: {len(lacking)} of the {len(docs)} documents of {task} have no prediction "
-                f"(first: {lacking[:3]}); the prediction files do not cover the smallref subset"
+                f"(first: {lacking[:3]}); the prediction files do not cover the task's documents"
             )
         records = [
             process_results_mcq(doc, [answers[(task, (str(doc["qa_id"]), str(doc["lang"])))]])["acc"].record
