@@ -164,3 +164,40 @@ def panel_from_env(purpose: str = "this task") -> Panel | None:
     if not configs:
         return None
     return Panel(list(configs), price_from_env(len(configs)))
+
+
+COUNTS = ("requests", "cached", "failed")
+SUMS = ("prompt_tokens", "completion_tokens", "cost")  # None in any part: None in the sum (unknown stays unknown)
+
+
+def total_usage(usages: Iterable[Any]) -> dict[str, dict[str, Any]]:
+    """The per-judge sum of several tasks' :meth:`Panel.usage` (a run's), by model in order of appearance: counts
+    added, tokens and cost None where any task's are None (tokens unknown; no price). Entries that are not such
+    mappings are skipped (a results file is input)."""
+    out: dict[str, dict[str, Any]] = {}
+    for usage in usages:
+        for entry in usage.values() if isinstance(usage, dict) else ():
+            model = entry.get("model") if isinstance(entry, dict) else None
+            if not isinstance(model, str):
+                continue
+            total = out.setdefault(model, {"model": model, **dict.fromkeys(COUNTS, 0), **dict.fromkeys(SUMS, 0)})
+            for key in COUNTS:
+                value = entry.get(key)
+                total[key] += value if type(value) is int else 0
+            for key in SUMS:
+                value = entry.get(key)
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and total[key] is not None
+                total[key] = total[key] + value if ok else None
+    return out
+
+
+def usage_line(total: dict[str, dict[str, Any]]) -> str | None:
+    """One line of what judging cost (:func:`total_usage`), None without a judge: per judge its prompt + completion
+    tokens ("tokens unknown" where a server sent no ``usage``), cached and failed requests, and the cost when priced."""
+    parts = []
+    for model, t in total.items():
+        known = t["prompt_tokens"] is not None and t["completion_tokens"] is not None
+        tokens = f"{t['prompt_tokens']:,} + {t['completion_tokens']:,} tokens" if known else "tokens unknown"
+        cost = f", ${t['cost']:.4f}" if t["cost"] is not None and known else ""
+        parts.append(f"{model} {tokens} ({t['requests']} sent, {t['cached']} cached, {t['failed']} failed){cost}")
+    return f"Judge usage: {'; '.join(parts)}" if parts else None

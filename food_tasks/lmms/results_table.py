@@ -22,8 +22,8 @@ ours are printed as lmms-eval prints them. An undefined metric (``null`` in the
 results JSON, :func:`food_tasks.lmms.harness.strict_json`) reads ``[undefined]``, a
 metric absent with its reason ``[absent]``: the words of the report and of
 ``food-tasks compare``. :data:`RUN_NOTES` (the replay model's count of
-documents answered with its ``default=``) are printed once, under the last table, and so is
-:func:`judge_family_note` (a judge from the evaluated model's own family).
+documents answered with its ``default=``) are printed once, under the last table, and so are
+:func:`judge_notes`: what judging cost over the run, and a judge from the evaluated model's own family.
 """
 
 from __future__ import annotations
@@ -323,9 +323,8 @@ def render(
         table += f"\n{HEADLINE_NOTE}"
     if column == last and RUN_NOTES:
         table += "".join(f"\n{text}" for _, text in sorted(RUN_NOTES.items()))
-    family = judge_family_note(result_dict) if column == last else None
-    if family:
-        table += f"\n{family}"
+    if column == last:
+        table += "".join(f"\n{text}" for text in judge_notes(result_dict))
     noted = any(
         _is_note(v) and not _is_note(result_dict[column][name].get(k))
         for name, row in (shown.get(column) or {}).items()
@@ -339,6 +338,30 @@ def render(
 MODEL_KEYS = ("pretrained", "model", "model_version", "model_name")  # model_args that name the evaluated model
 
 
+def _judge_infos(result_dict: Mapping) -> list[Any]:
+    """The ``judge_info`` values of every row of the results."""
+    return [
+        value
+        for column in ("results", "groups")
+        if isinstance(result_dict.get(column), Mapping)
+        for row in result_dict[column].values()
+        if isinstance(row, Mapping)
+        for key, value in row.items()
+        if str(key).partition(",")[0] == "judge_info"
+    ]
+
+
+def judge_notes(result_dict: Mapping) -> list[str]:
+    """The lines printed under the last table about the run's judges: their tokens, requests and cost summed over the
+    tasks (:func:`food_tasks.judge.panel.usage_line` of each task's ``judge_info`` ``usage``), and
+    :func:`judge_family_note`."""
+    from food_tasks.judge.panel import total_usage, usage_line
+
+    infos = _judge_infos(result_dict)
+    usage = usage_line(total_usage(info.get("usage") for info in infos if isinstance(info, Mapping)))
+    return [line for line in (usage, judge_family_note(result_dict)) if line]
+
+
 def judge_family_note(result_dict: Mapping) -> str | None:
     """One line when a judge of the run (the ``judge_info`` of any row) shares a family with the evaluated model (the
     first of its ``model_args`` names, the results' ``model_name``, the config's ``model``), else None
@@ -346,16 +369,7 @@ def judge_family_note(result_dict: Mapping) -> str | None:
     from food_tasks.judge.family import family_note, judge_names
     from food_tasks.lmms.serving import parse_model_args
 
-    judges = [
-        name
-        for column in ("results", "groups")
-        if isinstance(result_dict.get(column), Mapping)
-        for row in result_dict[column].values()
-        if isinstance(row, Mapping)
-        for key, value in row.items()
-        if str(key).partition(",")[0] == "judge_info"
-        for name in judge_names(value)
-    ]
+    judges = [name for info in _judge_infos(result_dict) for name in judge_names(info)]
     if not judges:
         return None
     config = result_dict.get("config") if isinstance(result_dict.get("config"), Mapping) else {}

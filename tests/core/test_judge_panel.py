@@ -254,3 +254,55 @@ def test_every_judges_key_and_url_password_is_masked(env):  # type: ignore[no-un
     assert (a.api_key, b.api_key, b.key_var, b.endpoint_host) == ("sk-a-secret", "sk-b-secret", "KEY_B", "h2")
     text = "sent sk-a-secret and sk-b-secret to https://user:pw-b-secret@h2/v1"
     assert redact.mask(text) == "sent *** and *** to https://user:***@h2/v1" == a.redact(text)
+
+
+def test_a_runs_usage_is_the_sum_of_its_tasks_and_unknown_stays_unknown():  # type: ignore[no-untyped-def]
+    def entry(model, p, c, cost, requests=3, cached=1, failed=0):  # type: ignore[no-untyped-def]
+        return {
+            "model": model,
+            "endpoint": "h",
+            "requests": requests,
+            "cached": cached,
+            "failed": failed,
+            "prompt_tokens": p,
+            "completion_tokens": c,
+            "cost": cost,
+        }
+
+    en = {"gpt-4o": entry("gpt-4o", 1000, 10, 0.0026), "local": entry("local", 500, 5, None)}
+    zh = {"gpt-4o": entry("gpt-4o", 2000, 20, 0.0052, failed=1), "local": entry("local", None, None, None)}
+    total = jp.total_usage([en, zh, None, {"x": "not an entry"}])
+    expected = {k: v for k, v in entry("gpt-4o", 3000, 30, pytest.approx(0.0078), 6, 2, 1).items() if k != "endpoint"}
+    assert total["gpt-4o"] == expected
+    assert (total["local"]["prompt_tokens"], total["local"]["cost"], total["local"]["requests"]) == (None, None, 6)
+    assert jp.usage_line(total) == (
+        "Judge usage: gpt-4o 3,000 + 30 tokens (6 sent, 2 cached, 1 failed), $0.0078; "
+        "local tokens unknown (6 sent, 2 cached, 0 failed)"
+    )
+    assert jp.usage_line(jp.total_usage([])) is None
+
+
+def test_the_results_table_prints_the_runs_judge_usage_once():  # type: ignore[no-untyped-def]
+    import lmms_eval.utils
+
+    from food_tasks.lmms.results_table import render
+
+    make_table = getattr(lmms_eval.utils.make_table, "__wrapped__", lmms_eval.utils.make_table)
+    usage = {"m": {"model": "m", "requests": 2, "cached": 0, "failed": 0, "prompt_tokens": 7, "completion_tokens": 2}}
+    results = {
+        "results": {
+            "diningbench_vqa_en": {
+                "alias": "en",
+                "judge_acc,none": 1.0,
+                "judge_info,none": {"model": "m", "usage": usage},
+            },
+            "diningbench_vqa_zh": {
+                "alias": "zh",
+                "judge_acc,none": 1.0,
+                "judge_info,none": {"model": "m", "usage": usage},
+            },
+        },
+        "n-shot": {},
+    }
+    table = render(make_table, results, "results", False, {"diningbench_vqa_en", "diningbench_vqa_zh"})
+    assert table.count("Judge usage: m 14 + 4 tokens (4 sent, 0 cached, 0 failed)\n") == 1
