@@ -13,6 +13,7 @@ from pathlib import Path
 
 from food_tasks.regional_tasks.config import TASK_CLASS, key_problems, shown, task_files
 from food_tasks.regional_tasks.files import LOCAL_BUILDERS, data_file_problems, data_problems, local_files, root_cause
+from food_tasks.regional_tasks.judged import JUDGE_PROMPT
 from food_tasks.regional_tasks.scoring import (
     RegionalConfigError,
     Settings,
@@ -50,6 +51,7 @@ class Validation:
     format: str = ""
     images: int | None = None  # images opened (None: not opened, --no-images)
     slices: dict[str, int] = field(default_factory=dict)  # slice column -> distinct values
+    judge: str = ""  # "default" or "custom": the judge prompt of a judged open-answer task
 
     def summary(self) -> str:
         """One line: the rows, images and slices checked (for a task without problems)."""
@@ -59,6 +61,11 @@ class Validation:
         return (
             f"task {self.task}: {self.rows} row(s) of {self.data} (split {self.split!r}), format {self.format}, every "
             f"row has its {fields}; {images}; slices: {slices}"
+            + (
+                f"; answers judged by an LLM judge ({self.judge} prompt, judge from FOOD_TASKS_JUDGE_MODEL)"
+                if self.judge
+                else ""
+            )
         )
 
 
@@ -187,6 +194,7 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         format=settings.format,
         images=opened if check_images else None,
         slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices},
+        judge="" if settings.judge is None else "default" if settings.judge.prompt == JUDGE_PROMPT else "custom",
     )
 
 

@@ -86,6 +86,15 @@ def test_a_judged_record_carries_what_the_judge_sees():
     assert not {"question", "gold", "prediction"} & set(plain)  # an unjudged task's records are unchanged
 
 
+def test_validate_says_a_task_is_judged(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert cli_main(["validate", "--no-images", "examples/regional/regional_example_open_judged.yaml"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.endswith(
+        "slices: region (3 values); answers judged by an LLM judge (default prompt, judge from FOOD_TASKS_JUDGE_MODEL)"
+    )
+
+
 def test_validate_names_the_judge_prompt_problem(tmp_path, capsys):
     folder = tmp_path / "tasks"
     shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("*.yaml", "*.py"))
