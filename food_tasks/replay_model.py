@@ -27,13 +27,13 @@ them does, and drop them: the image path of a run (decoding, undecodable images 
 is then exercised without a model, by tests and benchmark scripts. By default no image is loaded.
 
 ``keys=identity`` (``food-tasks rescore``, :mod:`food_tasks.runs.rescore`): each line carries ``task``,
-``identity`` (the record's document-key fields), ``doc_id`` and optionally ``image_missing``; a document is
-matched by the key fields its task's documents carry (by position only for a task that declares no key). Per
+``identity`` (the document columns of the task's key and the record's values), ``doc_id`` and optionally
+``image_missing``; a document is matched by those columns (by position only for a task that declares no key). Per
 task, documents without a line (new, or their identity changed) and lines without a document (gone) are counted;
-past 1 % of the task the run stops naming the task and both kinds; else the new ones are answered ``''`` and the
-counts are written to ``rescore_matching.json`` beside the responses file. A recorded ``image_missing`` is kept:
-each document's images are marked as the source run found them (:func:`food_tasks.data.images.recorded`), none is
-decoded. ``rescore_of=<results file>`` names the source run under the printed table.
+past 1 % of the task the run stops naming the task and both kinds; else the new ones are left out of the task's
+scoring (not scored as an answer) and the counts are written to ``rescore_matching.json`` beside the responses
+file. A recorded ``image_missing`` is kept: each document's images are marked as the source run found them
+(:func:`food_tasks.data.images.recorded`), none is decoded. ``rescore_of=<results file>`` names the source run under the printed table.
 
 Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
 ``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
@@ -75,6 +75,7 @@ JSONL_HELP = (
 MODEL_ID = "food_tasks_replay"
 SHOWN = 3  # unmatched documents named in the message that stops a run
 _NO_FIELD = object()  # a keys= field the document does not have
+NOT_SCORED = -1  # keys=identity: the doc_id of a request whose document the source run did not answer
 
 
 def _fail(path: Path, message: str) -> ValueError:
@@ -294,55 +295,63 @@ class ReplayModel(lmms):
 
     def _by_identity(self, requests: list[Instance]) -> list[str]:
         """``keys=identity``: each request's recorded answer, matched by the task's key fields (else ``doc_id``);
-        stops the run when a task's documents gone or new pass :data:`food_tasks.runs.rescore.MAX_SHARE`."""
+        stops the run when a task's documents gone or new pass :data:`food_tasks.runs.rescore.MAX_SHARE`.
+
+        A document without a recorded answer (new) is answered ``''`` but left out of the task's scoring: its
+        requests get the ``doc_id`` :data:`NOT_SCORED`, which lmms-eval's scoring loop never asks for (a document
+        without requests is skipped there, as in a partial rerun). Documents sharing an identity take the recorded
+        answers of that identity in their recorded order."""
         lines = self._identity or {}
-        present: dict[str, tuple[str, ...]] = {}
-        index: dict[str, dict[tuple, dict]] = {}
+        fields: dict[str, tuple[str, ...]] = {}
+        index: dict[str, dict[tuple, list[dict]]] = {}
+        recorded: dict[str, int] = {}
+        taken: dict[tuple[str, int], dict] = {}  # (task, doc_id) -> its line: a document's repeats share one
         answers, used, new = [], {}, {}
         for request in requests:
             _, _, doc_to_visual, doc_id, task, split = request.args
             doc = self.task_dict[task][split][doc_id]
-            if task not in present:  # the key fields the lines name (the task's table), where its documents have them
-                names = tuple(lines[task][0]["identity"]) if lines.get(task) else ()
-                present[task] = tuple(n for n in names if n in doc)
-                index[task] = {
-                    rescore.doc_identity(
-                        present[task], {**line["identity"], "doc_id": line.get("doc_id")}, present[task]
-                    ): line
-                    for line in lines.get(task, [])
-                }
-            row = doc if present[task] else {"doc_id": doc_id}
-            key = rescore.doc_identity(present[task], row, present[task])
-            line = index[task].get(key)
+            if task not in fields:  # the document columns the lines name (the task's key)
+                fields[task] = tuple(lines[task][0]["identity"]) if lines.get(task) else ()
+                index[task] = {}
+                for line in lines.get(task, []):
+                    row = {**{k: str(v) for k, v in line["identity"].items()}, "doc_id": line.get("doc_id")}
+                    index[task].setdefault(rescore.doc_identity(fields[task], row), []).append(line)
+                recorded[task] = len(lines.get(task, []))
+            key = rescore.doc_identity(fields[task], doc if fields[task] else {"doc_id": doc_id})
+            line = taken.get((task, doc_id))
+            if line is None and index[task].get(key):
+                line = taken[(task, doc_id)] = index[task][key].pop(0)
+                used[task] = used.get(task, 0) + 1
             if line is None:
                 new.setdefault(task, {})[doc_id] = "+".join(key)
+                request.doc_id = NOT_SCORED
                 answers.append("")
                 continue
-            used.setdefault(task, set()).add(key)
             if "image_missing" in line and callable(doc_to_visual):
                 with images.recorded("undecodable in the re-scored run" if line["image_missing"] else None):
                     doc_to_visual(doc)
             answers.append(line["response"] if isinstance(line["response"], str) else "")
         report = {}
-        for task in sorted(present):
-            gone = sorted("+".join(k) for k in index[task] if k not in used.get(task, set()))
-            added = sorted(set(new.get(task, {}).values()))
-            total = max(len(index[task]), 1)
-            fields = "+".join(present[task]) or "doc_id (by position: the task declares no document key)"
+        for task in sorted(fields):
+            gone = sorted("+".join(k) for k, left in index[task].items() for _ in left)
+            added = sorted(new.get(task, {}).values())
+            total = max(recorded[task], 1)
+            named = "+".join(fields[task]) or "doc_id (by position: the task declares no document key)"
             if (len(gone) + len(added)) / total > rescore.MAX_SHARE:
                 raise RunStopped(
                     "food-tasks rescore: the run stops before scoring:\n"
                     + fit(
                         f"task {task}: {len(added)} document(s) have no recorded answer (new, or their identity "
                         f"changed: {', '.join(added[:SHOWN]) or '-'}) and {len(gone)} recorded answer(s) match no "
-                        f"document (gone: {', '.join(gone[:SHOWN]) or '-'}), of {len(index[task])} recorded; "
-                        f"identity fields: {fields}. More than {rescore.MAX_SHARE:.0%} differs: the task's data "
+                        f"document (gone: {', '.join(gone[:SHOWN]) or '-'}), of {recorded[task]} recorded; "
+                        f"identity fields: {named}. More than {rescore.MAX_SHARE:.0%} differs: the task's data "
                         "changed since the run; re-run the evaluation instead."
                     )
                 )
             report[task] = {
-                "documents": len(index[task]),
-                "matched": len(used.get(task, ())),
+                "documents": recorded[task],
+                "matched": used.get(task, 0),
+                "identity": list(fields[task]) or ["doc_id"],
                 "new": added,
                 "gone": gone,
             }

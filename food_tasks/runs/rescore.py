@@ -7,11 +7,12 @@ reasoning-tag stripping), the source run's tasks and its generation-relevant set
 files under OUT are lmms-eval's own and ``food-tasks report`` / ``compare`` read them unchanged.
 
 Documents are matched by identity, never by position: the fields of the task's document key
-(:meth:`food_tasks.hooks.convention.MetricTable.doc_key`: ``qa_id`` + ``lang``, ``idx`` ...) that the documents
-carry; a task whose table declares no key (the caption task) by position
-(:func:`doc_identity`). Each document keeps the image
-status its record holds (``image_missing``), so no image is opened. The provenance goes into the new results file
-under :data:`PROVENANCE`.
+(:meth:`food_tasks.hooks.convention.MetricTable.doc_key`: ``qa_id`` + ``lang``, ``idx``, the caption task's image
+``key`` ...), each read from the document column that holds it (:func:`doc_fields`: a regional task's ``id`` from
+its ``metadata.regional`` id column); only a regional task without an id column is matched by position
+(:func:`doc_identity`). A document of the task that the run did not answer is left out of the re-scored task (not
+scored), counted and listed. Each document keeps the image status its record holds (``image_missing``), so no
+image is opened. The provenance goes into the new results file under :data:`PROVENANCE`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ MAX_SHARE = 0.01  # documents gone or new, per task, beyond which the re-score s
 REPLAY = "food_tasks_replay"
 RESPONSES = "rescore_responses.jsonl"  # written under OUT: what the replay model answers
 MATCHING = "rescore_matching.json"  # written under OUT by the replay model: documents matched, new, gone
+NO_FIELD = "<no such field>"  # a key field a document lacks: its identity then matches no recorded answer
 VARIANT_NAMES = {"noimage": "image gain", "circular": "rotation (circular accuracy, flips)"}
 
 
@@ -55,12 +57,25 @@ def key_names(task: str, config: Mapping[str, Any] | None = None) -> tuple[str, 
     return tuple(getattr(key, "names", ()) or ())
 
 
-def doc_identity(names: Sequence[str], row: Mapping[str, Any], present: Sequence[str]) -> tuple[str, ...]:
-    """A document's identity: the values of the key fields ``present`` in the task's documents (``names`` that the
-    documents carry), as text; for a task without key fields, ``("doc_id", <position>)``: its position (lmms-eval
-    0.7.3's ``doc_hash`` is the same for every document, so it identifies none)."""
-    if present:
-        return tuple(str(row.get(n)) for n in present)
+def doc_fields(task: str, config: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """The task's document key: each record field of :func:`key_names` -> the document column that holds it (the
+    same name, but for a regional task's ``id``: its ``metadata.regional`` id column)."""
+    names = key_names(task, config)
+    metadata = (config or {}).get("metadata")
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
+        from food_tasks.regional_tasks.scoring import Settings
+
+        column = Settings.from_metadata(metadata).id
+        return {n: column if n == "id" and column else n for n in names}
+    return {n: n for n in names}
+
+
+def doc_identity(fields: Sequence[str], row: Mapping[str, Any]) -> tuple[str, ...]:
+    """A document's identity: the values of its key ``fields`` (document columns), as text (``NO_FIELD`` for one
+    it lacks); for a task without key fields, ``("doc_id", <position>)``: its position (lmms-eval 0.7.3's
+    ``doc_hash`` is the same for every document, so it identifies none)."""
+    if fields:
+        return tuple(str(row[n]) if n in row else NO_FIELD for n in fields)
     return ("doc_id", str(row.get("doc_id")))
 
 
@@ -171,7 +186,7 @@ def responses_lines(source: Source) -> list[dict]:
     configs = source.data.get("configs") or {}
     lines = []
     for task in source.tasks:
-        names = key_names(task, configs.get(task))
+        fields = doc_fields(task, configs.get(task))
         tables = tables_for(task, configs.get(task))
         first = next(iter(tables[0])) if tables else None
         for sample in read_samples(source, task):
@@ -179,7 +194,7 @@ def responses_lines(source: Source) -> list[dict]:
             record = record if isinstance(record, dict) else {}
             line = {
                 "task": task,
-                "identity": {n: record.get(n) for n in names},
+                "identity": {column: record.get(name) for name, column in fields.items()},
                 "doc_id": sample.get("doc_id"),
                 "response": answer_text(sample),
             }
@@ -244,6 +259,7 @@ def command(source: Source, out: Path, responses: Path) -> list[str]:
         "--seed": _seed(config),
         "--system_instruction": cli.get("system_instruction"),
         "--reasoning_tags": cli.get("reasoning_tags"),
+        "--include_path": cli.get("include_path"),  # regional tasks: the folder of their YAML
     }
     for flag, value in settings.items():
         if value is not None and value != "":
@@ -326,6 +342,10 @@ def rescore(
         raise RescoreError(f"lmms-eval wrote no re-scored results under {target} (exit code {code}); see above")
     matching = json.loads(matching_path.read_text(encoding="utf-8")) if matching_path.is_file() else {}
     data = runfiles.read_results(written)
+    for task, counts in matching.items():  # the documents left out (new) were not scored: lmms-eval counts them
+        effective = ((data.get("n-samples") or {}).get(task) or {}).get("effective")
+        if isinstance(effective, int) and counts.get("new"):
+            data["n-samples"][task]["effective"] = effective - len(counts["new"])
     data[PROVENANCE] = provenance(source, matching)
     written.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return written
@@ -339,15 +359,26 @@ def summary(written: Path, source_results: Path) -> str:
     for task, counts in sorted((info.get("documents") or {}).items()):
         if counts.get("new") or counts.get("gone"):
             lines.append(
-                f"  {task}: {len(counts.get('new') or [])} document(s) without a recorded answer (answered ''), "
-                f"{len(counts.get('gone') or [])} recorded answer(s) of documents no longer in the task"
+                f"  {task}: {len(counts.get('new') or [])} document(s) without a recorded answer, left out (not "
+                f"scored){_listed(counts.get('new'))}; {len(counts.get('gone') or [])} recorded answer(s) of "
+                f"documents no longer in the task{_listed(counts.get('gone'))}"
             )
+        elif counts.get("identity") == ["doc_id"]:
+            lines.append(f"  {task}: matched by position (the task declares no document key: add an id column)")
     source = read_source(source_results)
     extra = more_runs(source, list(data.get("results") or {}))
     if extra:
         lines.append("  measures that need one more run (generation):")
         lines += extra
     return "\n".join(lines)
+
+
+def _listed(identities: Sequence[str] | None, shown: int = 5) -> str:
+    """`` (a, b, ... and N more)``: a few identities of a list, for the printed note; '' for none."""
+    if not identities:
+        return ""
+    more = f" and {len(identities) - shown} more" if len(identities) > shown else ""
+    return f" ({', '.join(identities[:shown])}{more})"
 
 
 def main(args: Any) -> int:

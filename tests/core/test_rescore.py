@@ -87,6 +87,7 @@ def test_rescore_reproduces_every_value_and_error_even_without_the_consistency_m
     assert info["documents"]["worldcuisines_mcq_sample_1a_nocontext"] == {
         "documents": 9,
         "matched": 9,
+        "identity": ["qa_id", "lang"],
         "new": [],
         "gone": [],
     }
@@ -177,3 +178,96 @@ def test_an_out_holding_results_is_refused_and_the_source_always(source, tmp_pat
     for out in (run, results(run).parent):
         assert "source run" in fails([str(run), "-o", str(out), "--force"], capsys)
     assert "source run" in fails([str(results(run)), "-o", str(run), "--force"], capsys)
+
+
+# ------------------------------------------------------------------------------- identity, never position
+
+REGIONAL = Path(__file__).resolve().parents[2] / "examples" / "regional"
+MCQ = {"sea-001": "A", "sea-002": "B", "eas-001": "D", "eas-002": "A", "waf-001": "C", "waf-002": "C"}  # 4 of 6
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory) -> Path:
+    """A run of the caption sample task and of the regional example whose id column is named ``code`` (not the
+    records' ``id``), each document answered its own answer: every caption its reference, the MCQ rows ``MCQ``."""
+    from food_tasks.utils.food500cap import docs_sample
+
+    work = tmp_path_factory.mktemp("keyed")
+    tasks = shutil.copytree(REGIONAL, work / "tasks", ignore=shutil.ignore_patterns("*open*", "*.py"))
+    rows = [json.loads(line) for line in (tasks / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [{"code": r.pop("id"), **r} for r in rows]
+    (tasks / "dishes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    yaml = tasks / "regional_example_mcq.yaml"
+    yaml.write_text(yaml.read_text(encoding="utf-8").replace("    id: id", "    id: code"), encoding="utf-8")
+    lines = [{"task": "regional_example_mcq", "doc_id": i, "response": MCQ[r["code"]]} for i, r in enumerate(rows)]
+    lines += [
+        {"task": "food500cap_caption_sample", "doc_id": i, "response": d["caption"]}
+        for i, d in enumerate(docs_sample(None))
+    ]
+    responses = work / "answers.jsonl"
+    responses.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    argv = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},model_name=keyed"]
+    argv += ["--include_path", str(tasks), "--tasks", "food500cap_caption_sample,regional_example_mcq"]
+    argv += ["--batch_size", "1", "--output_path", str(work / "run"), "--log_samples"]
+    food_tasks.reset()
+    proc = inprocess.run(argv, {**__import__("os").environ, **ENV}, work)
+    assert list((work / "run").rglob("*_results.json")), proc.stdout[-3000:] + proc.stderr[-3000:]
+    return work / "run"
+
+
+def edit_samples(run: Path, task: str, edit) -> None:
+    """Rewrite the samples file of ``task`` in ``run`` as ``edit(samples)`` returns them."""
+    (path,) = run.rglob(f"*_samples_{task}.jsonl")
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in edit(lines)), encoding="utf-8")
+
+
+def test_a_reordered_run_is_matched_by_identity_for_the_caption_and_the_regional_task(keyed, tmp_path):
+    run = copy(keyed, tmp_path)
+    assert numbers(results(keyed))[("results", "regional_example_mcq", "acc,none")] == pytest.approx(400 / 6)
+    assert numbers(results(keyed))[("results", "food500cap_caption_sample", "sla_accurate,none")] > 0
+
+    def shuffled(samples):  # the same answers recorded at other positions: position would give each a wrong one
+        ids = [s["doc_id"] for s in samples]
+        return [{**s, "doc_id": ids[(i + 1) % len(ids)]} for i, s in enumerate(samples)][::-1]
+
+    for task in ("food500cap_caption_sample", "regional_example_mcq"):
+        edit_samples(run, task, shuffled)
+    written = rescore.rescore(run, tmp_path / "out", runner=in_process)
+    original, again = numbers(results(keyed)), numbers(written)
+    assert {k: again.get(k, "absent") for k in original if again.get(k, "absent") != original[k]} == {}
+    info = json.loads(written.read_text(encoding="utf-8"))[rescore.PROVENANCE]["documents"]
+    assert info["regional_example_mcq"]["identity"] == ["code"]
+    assert info["food500cap_caption_sample"]["identity"] == ["key"]
+    assert info["regional_example_mcq"]["matched"] == 6 and info["food500cap_caption_sample"]["matched"] == 5
+
+
+def test_a_document_the_run_lacks_is_left_out_not_scored_as_an_empty_answer(keyed, tmp_path, monkeypatch):
+    run = copy(keyed, tmp_path)
+    # The run has no answer for waf-001 (answered C, wrong) nor for the caption task's first image.
+    edit_samples(run, "regional_example_mcq", lambda s: [x for x in s if x["acc"]["id"] != "waf-001"])
+    edit_samples(run, "food500cap_caption_sample", lambda s: s[1:])
+    data = json.loads(results(run).read_text(encoding="utf-8"))
+    for task in ("regional_example_mcq", "food500cap_caption_sample"):
+        data["n-samples"][task]["effective"] -= 1
+    results(run).write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(rescore, "MAX_SHARE", 0.5)  # one of 5 or 6 documents: past the 1 % a real run allows
+    written = rescore.rescore(run, tmp_path / "out", runner=in_process)
+    data = json.loads(written.read_text(encoding="utf-8"))
+    assert data["results"]["regional_example_mcq"]["acc,none"] == pytest.approx(80.0)  # 4 of 5, not 4 of 6
+    assert data["n-samples"]["regional_example_mcq"]["effective"] == 5
+    assert data["n-samples"]["food500cap_caption_sample"]["effective"] == 4
+    (samples,) = written.parent.glob("*_samples_food500cap_caption_sample.jsonl")
+    assert len(samples.read_text(encoding="utf-8").splitlines()) == 4
+    info = data[rescore.PROVENANCE]["documents"]
+    assert info["regional_example_mcq"] == {
+        "documents": 5,
+        "matched": 5,
+        "identity": ["code"],
+        "new": ["waf-001"],
+        "gone": [],
+    }
+    (first,) = info["food500cap_caption_sample"]["new"]
+    text = rescore.summary(written, results(run))
+    assert "regional_example_mcq: 1 document(s) without a recorded answer, left out (not scored) (waf-001)" in text
+    assert f"({first})" in text

@@ -236,6 +236,7 @@ def build_docs(split: str, root: Path | None = None) -> list[dict[str, Any]]:
         docs.append(
             {
                 "replay_key": nfc(row["filename"]),
+                "key": nfc(row["filename"]),  # the records' document key (utils/food500cap.py KEY): the image file
                 "filename": row["filename"],
                 "cat": row["cat"],
                 "caption": row["caption"],
