@@ -33,7 +33,8 @@ task, documents without a line (new, or their identity changed) and lines withou
 past 1 % of the task the run stops naming the task and both kinds; else the new ones are left out of the task's
 scoring (not scored as an answer) and the counts are written to ``rescore_matching.json`` beside the responses
 file. A recorded ``image_missing`` is kept: each document's images are marked as the source run found them
-(:func:`food_tasks.data.images.recorded`), none is decoded. ``rescore_of=<results file>`` names the source run under the printed table.
+(:func:`food_tasks.data.images.recorded`), none is decoded. ``rescore_of=<results file>`` names the source run
+under the printed table.
 
 Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
 ``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
