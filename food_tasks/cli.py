@@ -345,6 +345,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_rescore(args: argparse.Namespace) -> int:
+    """Score a ``--log_samples`` run again with this pack, without its model (:mod:`food_tasks.runs.rescore`)."""
+    from food_tasks.runs import rescore
+
+    return rescore.main(args)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Render lmms-eval results (directories or results files) into ``-o`` as report.md/report.html."""
     from food_tasks.report import ReportInputError, build_report
@@ -462,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     rescore.add_argument("run", help="lmms-eval --output_path folder or *_results.json file, with its samples files")
     rescore.add_argument("-o", "--output", default=None, help="output folder (default: <RUN>_rescored beside RUN)")
     rescore.add_argument("--force", action="store_true", help="write into an OUT that already holds results")
-    rescore.set_defaults(func=lambda a: __import__("food_tasks.runs.rescore", fromlist=["main"]).main(a))
+    rescore.set_defaults(func=cmd_rescore)
     args = parser.parse_args(argv)
     from food_tasks.errors import DataAccessError, ReportInputError
 
