@@ -89,7 +89,7 @@ class JudgeConfig:
     model: str
     api_type: str = "openai"
     url: str = DEFAULT_URL
-    api_key: str = ""
+    api_key: str = field(default="", repr=False)  # never in a repr (a log of the configuration)
     workers: int = 8
     timeout: float = 60.0
     attempts: int = 5

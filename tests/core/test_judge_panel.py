@@ -252,6 +252,7 @@ def test_every_judges_key_and_url_password_is_masked(env):  # type: ignore[no-un
     env("KEY_B", "sk-b-secret")
     a, b = judge.judges_from_env("test")
     assert (a.api_key, b.api_key, b.key_var, b.endpoint_host) == ("sk-a-secret", "sk-b-secret", "KEY_B", "h2")
+    assert "secret" not in repr(a) and "sk-b" not in repr(b)  # a logged configuration shows no key
     text = "sent sk-a-secret and sk-b-secret to https://user:pw-b-secret@h2/v1"
     assert redact.mask(text) == "sent *** and *** to https://user:***@h2/v1" == a.redact(text)
 
