@@ -271,3 +271,85 @@ def test_a_document_the_run_lacks_is_left_out_not_scored_as_an_empty_answer(keye
     text = rescore.summary(written, results(run))
     assert "regional_example_mcq: 1 document(s) without a recorded answer, left out (not scored) (waf-001)" in text
     assert f"({first})" in text
+
+
+# ------------------------------------------------------------------------------- WorldCuisines smallref, a judged task
+
+WC_GOLD = {"400": "1", "401": "3", "402": "2", "403": "2", "404": "1", "405": "5", "1900": "2", "1901": "1"}
+
+
+def wc_answer(qa_id: str, lang: str) -> str:
+    """Gold, but qa 400 wrong in Hokkien, qa 404 right in English only (misled), qa 1900 as text in Chinese."""
+    if qa_id == "400" and lang == "nan":
+        return "2"
+    if qa_id == "404" and lang != "en":
+        return "3"
+    if qa_id == "1900" and lang == "zh_cn":
+        return "The answer is Indonesia"
+    return WC_GOLD[qa_id]
+
+
+def test_a_replayed_worldcuisines_smallref_run_is_reproduced_number_for_number(wc_root, tmp_path, monkeypatch):
+    from conftest import LANGS
+
+    monkeypatch.setenv("FOOD_TASKS_DATA_DIR", str(wc_root))  # the run's data; the re-score reads the same
+    lines = [{"qa_id": q, "lang": lang, "response": wc_answer(q, lang)} for q in WC_GOLD for lang in LANGS]
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    argv = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},keys=qa_id+lang,model_name=wc"]
+    argv += ["--tasks", "worldcuisines_mcq_smallref", "--batch_size", "1", "--output_path", str(tmp_path / "run")]
+    food_tasks.reset()
+    proc = inprocess.run([*argv, "--log_samples"], dict(__import__("os").environ, **ENV), tmp_path)
+    assert list((tmp_path / "run").rglob("*_results.json")), proc.stdout[-3000:] + proc.stderr[-3000:]
+    original = numbers(results(tmp_path / "run"))
+    written = rescore.rescore(tmp_path / "run", tmp_path / "out", runner=in_process)
+    again = numbers(written)
+    assert ("groups", "worldcuisines_mcq_smallref", "misled_rate,none") in original
+    assert sum(k[2].endswith("_stderr,none") for k in original) > 40
+    assert {k: again.get(k, "absent") for k in original if again.get(k, "absent") != original[k]} == {}
+    documents = json.loads(written.read_text(encoding="utf-8"))[rescore.PROVENANCE]["documents"]
+    assert all(d["new"] == d["gone"] == [] and d["identity"] == ["qa_id", "lang"] for d in documents.values())
+
+
+def test_a_judged_task_is_re_scored_from_the_judge_cache_without_a_judge_call(tmp_path, monkeypatch):
+    import diningbench_fixture as F
+    from judge_server import JudgeServer
+
+    verdicts = {"It has been fried": "是", "Not vegan: has cheese": "否", "Chicken": "否"}
+    F.build(tmp_path / "mirror")
+    env = {
+        "FOOD_TASKS_DATA_DIR": str(tmp_path / "mirror"),
+        "FOOD_TASKS_CACHE_DIR": str(tmp_path / "cache"),
+        "FOOD_TASKS_JUDGE_MODEL": "judge-test",
+        "FOOD_TASKS_JUDGE_CACHE": str(tmp_path / "judge-cache"),
+        "OPENAI_API_KEY": "sk-local",
+        "API_TYPE": "openai",
+        "FOOD_TASKS_DININGBENCH_MODEL_NAME": "",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    lines = [{"doc_id": i, "response": r} for i, r in enumerate(verdicts)]
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    argv = ["--model", "food_tasks_replay", "--model_args", f"responses={responses},model_name=db"]
+    argv += ["--tasks", "diningbench_vqa_en", "--batch_size", "1", "--output_path", str(tmp_path / "run")]
+
+    def verdict(prompt: str) -> str:
+        return verdicts[prompt.split("【预测答案】：\n", 1)[1].rsplit("\n\n### 输出", 1)[0]]
+
+    with JudgeServer(verdict) as server:
+        monkeypatch.setenv("OPENAI_API_URL", server.url)
+        food_tasks.reset()
+        proc = inprocess.run([*argv, "--log_samples"], dict(__import__("os").environ, **ENV), tmp_path)
+    assert list((tmp_path / "run").rglob("*_results.json")), proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert len(server.requests) == 3
+    original = numbers(results(tmp_path / "run"))
+    assert original[("results", "diningbench_vqa_en", "judge_acc,none")] == pytest.approx(100 / 3)  # 1 of 3 "是"
+    with JudgeServer(verdict) as again_server:
+        monkeypatch.setenv("OPENAI_API_URL", again_server.url)
+        written = rescore.rescore(tmp_path / "run", tmp_path / "out", runner=in_process)
+    assert again_server.requests == []  # every verdict from the judge cache
+    again = numbers(written)
+    differ = {k: again.get(k, "absent") for k in original if again.get(k, "absent") != original[k]}
+    # judge_info says what this run asked the judge: the source run's calls, the re-score's cache hits
+    assert set(differ) == {("results", "diningbench_vqa_en", "judge_info,none")}
