@@ -12,8 +12,9 @@ first-letter option parser, JSON reader and penalties, MAE/RMSE/MAPE, the Chines
 keyword verdict parser), reproduced as ``_official`` metrics; robust parsers give the primary metrics.
 
 Modules: :mod:`.data` (files, extraction, view selection, documents), :mod:`.prompts` (CoT template,
-judge prompt), :mod:`.parsing` (official and robust parsers), :mod:`.scoring` (records, metrics,
-judge step), :mod:`.layout` (writers of mirrors in the published layout, for tests and samples).
+judge prompt), :mod:`.parsing` (official and robust parsers), :mod:`.scoring` (records, metrics),
+:mod:`.judging` (the judge step: the official request, every judge of the panel, agreement), :mod:`.layout`
+(writers of mirrors in the published layout, for tests and samples).
 :mod:`.sample` (the packaged sample data), :mod:`.report` (the ``food-tasks report`` tables and breakdowns).
 The registry record :data:`BENCHMARK` below is what the core reads.
 """

@@ -22,20 +22,19 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from food_tasks.benchmarks.diningbench import parsing, prompts
+from food_tasks.benchmarks.diningbench import judging, parsing
 from food_tasks.benchmarks.diningbench.data import gold as doc_gold
 from food_tasks.hooks.convention import Metric
 from food_tasks.stats import consistency, metrics
 from food_tasks.stats import uncertainty as stats
 
-CACHES = ("_rouge_scorer", "_warn_once")  # what food_tasks.reset() clears in this module
+CACHES = ("_rouge_scorer",)  # what food_tasks.reset() clears in this module
 
 if TYPE_CHECKING:  # pragma: no cover
     from rouge_score.rouge_scorer import RougeScorer
@@ -279,6 +278,7 @@ def score_vqa(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
     official = parsing.official_prediction(_official_output(output, image_missing), _model_name(doc))
     robust = parsing.clean_robust(_robust_input(doc, output))
     robust = robust.strip() if robust is not None else None
+    signals = judging.injection_signals(output)
     return {
         "idx": doc["idx"],
         "views": doc.get("views"),
@@ -289,7 +289,17 @@ def score_vqa(doc: Mapping[str, Any], output: object, image_missing: bool = Fals
         "error_official": not official or parsing.INFER_ERROR in official,
         "rouge": rouge_f(robust or "", gold) if gold else None,
         "image_missing": bool(image_missing),
+        # text addressed to the judge (food_tasks.judge.injection): flagged and counted, never altered
+        "injection_suspect": bool(signals),
+        "injection_signals": signals,
     }
+
+
+def injection_suspect_rate(records: Sequence[Record]) -> float:
+    """Share (0-1) of records whose model output looks addressed to the judge (``injection_suspect``; records
+    without the flag, read from files written before it existed, are not counted); NaN without any."""
+    flags = [bool(r["injection_suspect"]) for r in records if "injection_suspect" in r]
+    return sum(flags) / len(flags) if flags else math.nan
 
 
 def rouge_mean(records: Sequence[Record], name: str) -> float:
@@ -299,110 +309,23 @@ def rouge_mean(records: Sequence[Record], name: str) -> float:
 
 
 def judge_outcomes(records: Sequence[Record], client: Any) -> dict[str, Any]:
-    """Judge every row once per distinct (question, gold, prediction) and reduce.
-
-    Official (``judge_acc_official``): rows with an empty gold answer are not evaluated; empty or
-    errored predictions are False without a call; a judge failure is ``__EVAL_ERROR__`` (False); the
-    verdict is read by the official keyword rule. Robust (``judge_acc``): the robust prediction, the
-    robust verdict parser; rows whose judge call failed are left out of the denominator and counted in
-    ``judge_error_rate`` (an outage changes the error count, not the accuracy of what was judged). Rows
-    with an undecodable image are not judged robustly (the official prediction is the request error).
-    """
-    from food_tasks.judge.client import summarize
-
-    verdicts, answers = _judge(records, client)
-    verdicts = [v for v in verdicts if v is not None]
-    correct_official, correct, judged, errors, unparsed = (
-        sum(v[k] for v in verdicts) for k in ("correct_official", "correct", "judged", "failed", "unparsed")
-    )
-    n = len(verdicts)
-    # Nothing judged because every call failed: no accuracy (NaN), rather than a 0 that looks like a score.
-    return {
-        "judge_acc": correct / judged if judged else (math.nan if n else 0.0),
-        "judge_acc_official": correct_official / n if n else 0.0,
-        "judge_error_rate": errors / n if n else 0.0,
-        "judge_unparsed_rate": unparsed / judged if judged else 0.0,
-        "evaluated": n,
-        "info": summarize(client.config, answers),
-    }
+    """The judge rates of a task (fractions), ``evaluated`` and ``info`` (:func:`.judging.outcomes`; ``client``: a
+    :class:`food_tasks.judge.panel.Panel` or one judge client)."""
+    outcome = judging.outcomes(records, client)
+    outcome.pop("run")
+    return outcome
 
 
 def judge_verdicts(records: Sequence[Record], client: Any) -> list[dict[str, bool] | None]:
     """Each record's judge outcome, aligned with ``records``: None for a row that is not evaluated (empty gold
     answer), else ``evaluated`` (True), ``correct_official``, ``failed`` (a judge call failed), ``judged`` (the
-    robust verdict is in ``judge_acc``'s denominator), ``correct`` and ``unparsed`` (robust verdict True / unreadable).
-    Requests are sent in row order (``idx``), one per distinct body (:meth:`JudgeClient.complete_many`)."""
-    return _judge(records, client)[0]
+    robust verdict is in ``judge_acc``'s denominator), ``correct`` and ``unparsed`` (robust verdict True / unreadable),
+    ``rule_read`` and ``rule_disagree`` (the headline answer read by both rules, and whether they disagree).
+    Requests are sent in row order (``idx``), one per distinct body (:func:`.judging.run`)."""
+    return judging.run(records, client).rows
 
 
-def _judge(records: Sequence[Record], client: Any) -> tuple[list[dict[str, bool] | None], list]:
-    """:func:`judge_verdicts` and the task's own judge answers (its diagnostics: ``judge_info``)."""
-    order = sorted(range(len(records)), key=lambda i: records[i]["idx"])
-    rows = [i for i in order if records[i]["gold"]]
-    bodies, slots = [], []
-    for i in rows:
-        r = records[i]
-        robust_pred = (
-            None if r.get("image_missing") else r["pred"] or None
-        )  # an undecodable image is not judged robustly
-        for which, pred in (("official", None if r["error_official"] else r["pred_official"]), ("robust", robust_pred)):
-            if pred is not None:
-                prompt = prompts.judge_prompt(r["question"], r["gold"], pred)
-                bodies.append(_body(client, prompt))
-                slots.append((i, which))
-    answers = client.complete_many(bodies) if bodies else []
-    results = dict(zip(slots, answers))
-    out: list[dict[str, bool] | None] = [None] * len(records)
-    for i in rows:
-        official, robust = results.get((i, "official")), results.get((i, "robust"))
-        robust_failed = robust is not None and robust.text is None
-        missing = bool(records[i].get("image_missing"))
-        verdict = parsing.verdict_robust(robust.text) if robust is not None and not robust_failed else None
-        out[i] = {
-            "evaluated": True,
-            "correct_official": bool(
-                official is not None and official.text is not None and parsing.verdict_official(official.text)
-            ),
-            "failed": (official is not None and official.text is None) or robust_failed,
-            "judged": not robust_failed and not missing,
-            "correct": verdict is True,
-            "unparsed": robust is not None and not robust_failed and verdict is None,
-        }
-    return out, answers
-
-
-def _body(client: Any, prompt: str) -> dict:
-    from food_tasks.judge.client import request_body
-
-    return request_body(
-        client.config, prompt, temperature=prompts.JUDGE_TEMPERATURE, max_tokens=prompts.JUDGE_MAX_TOKENS
-    )
-
-
-def judge_metric(records: Sequence[Record], name: str) -> Any:
-    """One judge metric of a VQA task (NaN when judging is explicitly off, ``FOOD_TASKS_JUDGE_MODEL=none``)."""
-    from food_tasks.judge.client import JudgeConfig, client_for
-
-    config = JudgeConfig.from_env("DiningBench VQA")
-    if config is None:
-        return (
-            {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none)"}
-            if name == "judge_info"
-            else math.nan
-        )
-    client = client_for(config)
-    outcome = judge_outcomes(records, client)
-    # Diagnostics of this task's own requests (the client, shared by the tasks of a process, counts them all).
-    if name == "judge_error_rate" and outcome[name]:
-        logging.getLogger(__name__).warning(
-            f"DiningBench VQA: the judge failed on {outcome[name]:.1%} of {outcome['evaluated']} rows after retries "
-            f"({outcome['info']['failure_reasons']}); judge_acc leaves them out, judge_acc_official counts them wrong. "
-            "Re-run to retry them (judged rows come from the cache)."
-        )
-    if name == "judge_info":
-        return {**outcome["info"], "prompt": prompts.JUDGE_PROMPT_VERSION, "evaluated": outcome["evaluated"]}
-    return outcome[name]
-
+judge_metric = judging.metric
 
 # --------------------------------------------------------------------------- error bars
 # One row's share of a metric, for food_tasks.stats.uncertainty (standard errors, paired comparisons): a value per row
@@ -455,56 +378,7 @@ def rouge_value(record: Record, name: str) -> float | None:
     return None if record["rouge"] is None or record.get("image_missing") else record["rouge"][name]
 
 
-# num, den of each judge rate in judge_verdicts' per-row outcome (judge_outcomes divides their sums)
-JUDGE_RATES = {
-    "judge_acc": ("correct", "judged"),
-    "judge_acc_official": ("correct_official", "evaluated"),
-    "judge_error_rate": ("failed", "evaluated"),
-    "judge_unparsed_rate": ("unparsed", "judged"),
-}
-
-
-class JudgeRatio(stats.Ratio):
-    """A judge rate as a ratio of per-row sums (analytic, clustered standard error).
-
-    The verdicts exist only once the aggregation has judged the rows, so the rows come from
-    :func:`judge_verdicts` with the run's judge client (its memory and disk cache: no new requests for rows
-    already judged); a row has no score of its own at ``process_results`` time (no ``--repeats`` statistics).
-    With judging off (``FOOD_TASKS_JUDGE_MODEL=none``) every row is zero: the value is NaN, with no error; so
-    too, with a warning, where no judge is configured at all (``food-tasks compare`` of two runs' files: the
-    other metrics are still compared).
-    """
-
-    def __init__(self, name: str, scale: float = 1.0) -> None:
-        super().__init__(num=None, den=None, scale=scale)  # type: ignore[arg-type]
-        self.name = name
-
-    def rows(self, records: Sequence[Record]) -> np.ndarray:
-        """``(num, den)`` of the rate per row from the run's judge verdicts; zeros without a judge."""
-        from food_tasks.judge.client import JudgeConfig, JudgeNotConfigured, client_for
-
-        out = np.zeros((len(records), 2))
-        try:
-            config = JudgeConfig.from_env("DiningBench VQA")
-        except JudgeNotConfigured as err:
-            _warn_once(f"DiningBench VQA: no error bar or comparison for the judge metrics: {err}")
-            return out
-        if config is None:
-            return out
-        num, den = JUDGE_RATES[self.name]
-        for i, verdict in enumerate(judge_verdicts(records, client_for(config))):
-            if verdict is not None:
-                out[i] = (float(verdict[num]), float(verdict[den]))
-        return out
-
-    def score(self, record: Record) -> float | None:
-        """None: a row is judged only at aggregation time."""
-        return None
-
-
-@functools.lru_cache(maxsize=4)
-def _warn_once(message: str) -> None:
-    logging.getLogger(__name__).warning(message)
+JUDGE_RATES, JudgeRatio, JudgeFigure = judging.JUDGE_RATES, judging.JudgeRatio, judging.JudgeFigure
 
 
 def dumps(record: Record) -> str:  # pragma: no cover - debugging aid

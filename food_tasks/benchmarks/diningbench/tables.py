@@ -85,6 +85,38 @@ TABLES = {
             )
             for name in ("judge_acc", "judge_acc_official", "judge_error_rate", "judge_unparsed_rate")
         ),
+        # Several judges (FOOD_TASKS_JUDGE_MODEL=a,b) and repeats (FOOD_TASKS_JUDGE_REPEATS): null when undefined
+        # (one judge; the flip rate: one repeat). Cluster bootstrap on the rows.
+        *(
+            Metric(
+                name,
+                partial(metrics.percent_of, partial(db_scoring.judge_metric, name=name)),
+                higher_is_better=name != "judge_flip_rate",
+                scale="percent",
+                estimator=db_scoring.JudgeFigure(name, 100.0),
+            )
+            for name in ("judge_agreement", "judge_majority_acc", "judge_flip_rate")
+        ),
+        Metric(
+            "judge_kappa",
+            partial(db_scoring.judge_metric, name="judge_kappa"),
+            scale="score",
+            estimator=db_scoring.JudgeFigure("judge_kappa"),
+        ),
+        Metric(
+            "judge_rule_disagree_rate",
+            partial(metrics.percent_of, partial(db_scoring.judge_metric, name="judge_rule_disagree_rate")),
+            higher_is_better=False,
+            scale="percent",
+            estimator=db_scoring.JudgeRatio("judge_rule_disagree_rate", 100.0),
+        ),
+        Metric(
+            "judge_injection_suspect_rate",
+            partial(metrics.percent_of, db_scoring.injection_suspect_rate),
+            higher_is_better=False,
+            scale="percent",
+            estimator=stats.mean(stats.field("injection_suspect"), 100.0),
+        ),
         *(
             Metric(
                 f"{name}_f",
@@ -97,7 +129,7 @@ TABLES = {
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
         TRUNCATED_RATE,
-        version=1.3,
+        version=1.4,  # 1.4: several judges, agreement, flip rate, rule disagreement, injection suspects (README)
         key=KEY,
     ),
 }
