@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from food_tasks.hooks import truncation
 from food_tasks.hooks.outputs import NoAnswer, model_output
-from food_tasks.stats.uncertainty import Estimator, canonical, field, mean
+from food_tasks.stats.uncertainty import Estimator, canonical, mean
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -317,7 +317,7 @@ TRUNCATED_RATE = Metric(
     "truncated_rate",
     truncation.rate,
     higher_is_better=False,
-    estimator=mean(field(truncation.FIELD), scale=100.0, binary=True),
+    estimator=mean(truncation.value, scale=100.0, binary=True),
 )
 
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from food_tasks.hooks.outputs import NoAnswer
-from food_tasks.stats.metrics import percent_true
+from food_tasks.stats.metrics import mean
 
 FIELD = "truncated"
 # lmms-eval 0.7.3's reasoning tags: <think>/<thinking> (filters/transformation.py), <analysis> (--reasoning_tags).
@@ -111,6 +111,13 @@ def truncated(output: Any) -> bool:
     return isinstance(output, Spent) or unclosed_reasoning(output)
 
 
+def value(record: Mapping[str, Any]) -> float | None:
+    """A record's :data:`FIELD` as 0 or 1 (a record scored without it, outside ``results_hook``: 0); None for a
+    document whose image could not be loaded (``image_missing``: left out of every metric, as in every benchmark)."""
+    return None if record.get("image_missing") else float(bool(record.get(FIELD)))
+
+
 def rate(records: Sequence[Mapping[str, Any]]) -> float:
-    """Percent of the records whose :data:`FIELD` is true, over the records that hold it (0.0 without any)."""
-    return percent_true([r for r in records if FIELD in r], FIELD)
+    """Percent of the records whose :data:`FIELD` is true, documents without their image left out (0.0 without
+    any)."""
+    return 100.0 * mean([v for v in map(value, records) if v is not None])

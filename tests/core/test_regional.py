@@ -169,7 +169,7 @@ def test_aggregations_hand_computed(tmp_path, monkeypatch):
     ]
     records = [regional_scoring.score(s, d, out) for d, out in rows]
     table = regional_scoring.metric_table(s)
-    assert set(table) == {"acc", "parse_fail_rate", "acc_by_region", "n_by_region", "image_missing"}
+    assert set(table) == {"acc", "parse_fail_rate", "truncated_rate", "acc_by_region", "n_by_region", "image_missing"}
     assert table["n_by_region"](records) == {"EA": 3, "SEA": 2}
     assert table["acc"](records) == pytest.approx(60.0)
     assert table["parse_fail_rate"](records) == pytest.approx(20.0)
@@ -179,6 +179,7 @@ def test_aggregations_hand_computed(tmp_path, monkeypatch):
     assert set(regional_scoring.metric_table(settings(image=None))) == {
         "acc",
         "parse_fail_rate",
+        "truncated_rate",
         "acc_by_region",
         "n_by_region",
     }  # no image column
@@ -227,6 +228,7 @@ def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     assert [m["metric"] for m in bound["metric_list"]] == [
         "acc",
         "parse_fail_rate",
+        "truncated_rate",
         "acc_by_region",
         "n_by_region",
         "image_missing",

@@ -98,6 +98,15 @@ def test_every_sample_task_counts_its_truncated_outputs(task):
     ], task
 
 
+def test_documents_without_their_image_are_left_out():
+    # As every metric: a document whose image could not be loaded counts nowhere; 1 of 2 left is truncated.
+    from food_tasks.stats import uncertainty as stats
+
+    records = [{"truncated": True}, {"truncated": False}, {"truncated": True, "image_missing": True}]
+    assert TRUNCATED_RATE(records) == 50.0
+    assert stats.estimate(TRUNCATED_RATE.estimator, records, [0, 1, 2]).n == 2
+
+
 def test_the_regional_table_has_it():
     from food_tasks.regional_tasks.scoring import Settings, metric_table
 

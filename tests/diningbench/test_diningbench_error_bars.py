@@ -73,6 +73,7 @@ def test_classification_rows():
         "cannot_read_rate_official",
         "parse_fail_rate",
         "parse_fail_rate_official",
+        "truncated_rate",
         "position_rstd",
     ]
     # gold F, C, A, B, H: one at each of five positions, recall 1, 1, 1, 1, 0: mean 0.8, SD sqrt(0.8 / 5) = 0.4
@@ -123,7 +124,8 @@ def test_nutrition_estimators_reproduce_every_value():
     records = _nutrition_records()
     table = TABLES["nutrition"]
     checked = _reproduces(table, list(reversed(records)))  # the reducers sort by idx; sums do not care
-    assert len(checked) == 32  # 4 components x 3 statistics + 3 averages + parse_fail_rate, robust and official
+    assert len(checked) == 33  # 4 components x 3 statistics + 3 averages + parse_fail_rate, robust and official;
+    # truncated_rate
     kinds = {name: type(table[name].estimator).__name__ for name in checked}
     assert kinds["calories_mae"] == kinds["fat_mape"] == kinds["parse_fail_rate"] == "Ratio"
     assert kinds["calories_rmse"] == kinds["avg_mae"] == kinds["avg_rmse_official"] == "Custom"
