@@ -353,3 +353,28 @@ def test_a_judged_task_is_re_scored_from_the_judge_cache_without_a_judge_call(tm
     differ = {k: again.get(k, "absent") for k in original if again.get(k, "absent") != original[k]}
     # judge_info says what this run asked the judge: the source run's calls, the re-score's cache hits
     assert set(differ) == {("results", "diningbench_vqa_en", "judge_info,none")}
+
+
+# ------------------------------------------------------------------------------- the console script
+
+
+def test_the_console_script_rescores_and_report_and_compare_read_the_result(keyed, tmp_path):
+    script = Path(sys.executable).with_name("food-tasks")
+    env = {**__import__("os").environ, **ENV}
+
+    def run(*args: str):
+        return __import__("subprocess").run(
+            [str(script), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+        )
+
+    done = run("rescore", str(keyed), "-o", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert f"a re-score of {results(keyed)}" in done.stdout
+    report = run("report", str(tmp_path / "out"), "-o", str(tmp_path / "report"))
+    assert report.returncode == 0 and (tmp_path / "report" / "report.md").is_file(), report.stderr[-3000:]
+    compare = run("compare", "--all", str(keyed), str(tmp_path / "out"))
+    assert compare.returncode == 0, compare.stderr[-3000:]
+    rows = [line.split() for line in compare.stdout.splitlines() if line.startswith("  ") and "metric" not in line]
+    assert len(rows) > 10 and {row[0] for row in rows} >= {"cider", "acc"}, compare.stdout
+    # A - B: no difference anywhere (an absent metric, such as CLIPScore without its model, is absent in both)
+    assert [row for row in rows if row[3] != "+0.00" and row[1:3] != ["absent", "absent"]] == [], compare.stdout
