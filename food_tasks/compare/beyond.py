@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Iterable, Sequence
 
 from food_tasks.compare.table import lines as grouped_lines
-from food_tasks.compare.table import value_text
+from food_tasks.compare.table import value_text, verdict_text
 from food_tasks.lmms.errorbars import ImageGain
 from food_tasks.runs.measures import (
     MEASURES,
@@ -36,16 +36,8 @@ WIDTH = 120  # columns of a line of `food-tasks compare`
 def _cells(c: stats.Comparison, higher_is_better: bool, a: str, b: str) -> tuple[str, ...]:
     """Difference, interval, independent units and verdict of a comparison (no verdict, and no interval, below
     MIN_UNITS units: :func:`food_tasks.runs.paired.interval_p`)."""
-    defined = math.isfinite(c.diff)
-    if not defined:
-        verdict = "undefined"
-    elif c.clusters < stats.MIN_UNITS:
-        verdict = stats.TOO_FEW
-    else:
-        verdict = c.verdict(higher_is_better, a, b)
-        if verdict in (f"{a} > {b}", f"{a} < {b}") and a == "A":
-            verdict += f" ({'A' if (c.diff > 0) == higher_is_better else 'B'} better)"
-    return (f"{c.diff:+.2f}" if defined else "n/a", interval_p(c)[0], str(c.clusters), verdict)
+    cells = f"{c.diff:+.2f}" if math.isfinite(c.diff) else "n/a", interval_p(c)[0], str(c.clusters)
+    return (*cells, verdict_text(c, higher_is_better, a, b))
 
 
 def fitted(header: tuple[str, ...], table: Sequence[tuple[str, ...]]) -> list[str]:

@@ -45,10 +45,7 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
         if c is None:
             table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
             continue
-        verdict = c.verdict(row.higher_is_better, "A", "B")
-        if verdict in ("A > B", "A < B"):
-            better = (c.diff > 0) == row.higher_is_better
-            verdict += f" ({'A' if better else 'B'} better)"
+        verdict = verdict_text(c, row.higher_is_better)
         defined, d = math.isfinite(c.diff), decimals(row)
         table.append(
             (
@@ -63,6 +60,15 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
             )
         )
     return table
+
+
+def verdict_text(c: stats.Comparison, higher_is_better: bool, a: str = "A", b: str = "B") -> str:
+    """A comparison's verdict cell (:meth:`~food_tasks.stats.uncertainty.Comparison.verdict`); between runs A and B,
+    ``A > B`` or ``A < B`` also says which run is better (the metric's direction decides)."""
+    verdict = c.verdict(higher_is_better, a, b)
+    if (a, b) == ("A", "B") and verdict in ("A > B", "A < B"):
+        verdict += f" ({'A' if (c.diff > 0) == higher_is_better else 'B'} better)"
+    return verdict
 
 
 def same_run(a: Run, b: Run) -> str | None:
@@ -184,4 +190,5 @@ __all__ = [
     "same_run",
     "table_rows",
     "value_text",
+    "verdict_text",
 ]

@@ -338,6 +338,10 @@ class RunTask:
         """The task's records by document identity (the table's ``doc_key``)."""
         return {self.table.doc_key(r): r for r in self.records}
 
+    def under(self, table: MetricTable) -> RunTask:
+        """The same task with its records reduced, and matched, by another of its tables (itself for its own)."""
+        return self if table is self.table else RunTask(table, self.records, self.tables)
+
 
 def compare_tasks(
     a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, task: str = ""

@@ -124,14 +124,14 @@ def xling_units(run: Run, name: str, what: str) -> list[Unit] | None:
 def context_units(run: Run, group: str, what: str) -> list[Unit] | None:
     """The per-dish rows of a group's ``misled_rate`` / ``hint_gain``
     (:func:`food_tasks.stats.consistency.context_rows`)."""
-    members = [run.task(t) for t in run.leaves(group)]
-    if not members or any(m is None for m in members):
+    members = run.members(group)
+    if not members:
         return None
-    views = {consistency.view_of(m.table) for m in members}  # type: ignore[union-attr]
+    views = {consistency.view_of(m.table) for m in members}
     if len(views) != 1 or None in views:
         return None
-    records = [r for m in members for r in m.records]  # type: ignore[union-attr]
-    return consistency.context_rows(records, views.pop()).get(what)  # type: ignore[arg-type]  # type: ignore[union-attr, arg-type]
+    records = [r for m in members for r in m.records]
+    return consistency.context_rows(records, views.pop()).get(what)  # type: ignore[arg-type]
 
 
 def measure_row(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> Row | None:

@@ -86,29 +86,18 @@ def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.D
             continue
         names = [m.name for m in ta.table.values() if m.estimator is not None and m.alias_of is None]
         headline = headline_of(ta)  # the one rule of the report's headline, the image gain and --baseline
-        for name in ([headline] if headline else []) if metrics == "headline" else names:
-            values = a.reported(task, name), b.reported(task, name)  # the reported values, then the comparison
-            result = compare_tasks(ta, tb, [name], iters, task).get(name)
-            metric = ta.table[name]
-            note = result.few_note() if result is not None else ""
-            rows.append(
-                Row(
-                    task,
-                    name,
-                    *values,
-                    result,
-                    metric.higher_is_better,
-                    note,
-                    metric,
-                )
-            )
+        chosen = ([headline] if headline else []) if metrics == "headline" else names  # each with an estimator
+        rows += [row for name in chosen if (row := _task_row(a, b, task, name, ta, tb, iters)) is not None]
     for group in [g for g in a.groups if g in b.groups]:
         rows += _compare_group(a, b, group, iters, headline=metrics == "headline")
     return rows
 
 
-def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = False) -> list[Row]:
-    """The group's metrics in the order its ``aggregate_metric_list`` declares them (``headline``: the first one)."""
+def _compare_group(
+    a: Run, b: Run, group: str, iters: int, headline: bool = False, metric: str | None = None
+) -> list[Row]:
+    """The group's metrics in the order its ``aggregate_metric_list`` declares them (``headline``: the first one;
+    ``metric``: that one alone, the others' bootstraps not run)."""
     entries = group_entries(group)
     if not entries:
         return []
@@ -122,7 +111,7 @@ def _compare_group(a: Run, b: Run, group: str, iters: int, headline: bool = Fals
         name, _, filter_key = key.partition(",")
         if not filter_key or "_stderr" in name or name.endswith(("_n", "_clusters")):
             continue
-        if headline and order.get(name) != 0:
+        if (headline and order.get(name) != 0) or metric not in (None, name):
             continue
         matching = [e for e in entries if str(e.get("metric")) in name]
         found = [metric_of(x.tables or (x.table,), name) for x, _ in members]
@@ -216,29 +205,23 @@ def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
     """A minus B for one task's or group's metric (None when either run lacks it or its samples files)."""
     if name in a.tasks and name in b.tasks:
         ta, tb = a.task(name), b.task(name)
-        if ta is None or tb is None:
-            return None
-        found = metric_of(ta.tables or (ta.table,), metric)
-        if found is None or found[1].estimator is None:
-            return None
-        values = a.reported(name, metric), b.reported(name, metric)
-        result = compare_tasks(
-            RunTask(found[0], ta.records, ta.tables), RunTask(found[0], tb.records, tb.tables), [metric], iters, name
-        )
-        comparison = result.get(metric)
-        note = comparison.few_note() if comparison is not None else ""
-        return Row(
-            name,
-            metric,
-            *values,
-            comparison,
-            found[1].higher_is_better,
-            note,
-            found[1],
-        )
+        return _task_row(a, b, name, metric, ta, tb, iters) if ta is not None and tb is not None else None
     if name in a.groups and name in b.groups:
-        return next((row for row in _compare_group(a, b, name, iters) if row.metric == metric), None)
+        return next(iter(_compare_group(a, b, name, iters, metric=metric)), None)
     return None
+
+
+def _task_row(a: Run, b: Run, task: str, metric: str, ta: RunTask, tb: RunTask, iters: int) -> Row | None:
+    """A minus B for one metric of a task both runs read back (``ta``, ``tb``), matched by document identity in the
+    first of the task's tables that holds the metric; None when none does, or without an estimator."""
+    found = metric_of(ta.tables or (ta.table,), metric)
+    if found is None or found[1].estimator is None:
+        return None
+    table, declared = found
+    values = a.reported(task, metric), b.reported(task, metric)  # the reported values, then the comparison
+    ta, tb = ta.under(table), tb.under(table)  # matched by the table that holds the metric
+    comparison = compare_tasks(ta, tb, [metric], iters, task).get(metric)
+    return Row(task, metric, *values, comparison, declared.higher_is_better, few_note(comparison), declared)
 
 
 @dataclass(frozen=True)
@@ -259,10 +242,10 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
     entries = [e for e in group_entries(group) if str(e.get("metric")) == metric]
     if not entries or getattr(entries[-1].get("aggregation"), "__name__", "") != "group_max":
         return None
-    members = [run.task(t) for t in run.leaves(group)]
-    if not members or any(m is None for m in members):
+    members = run.members(group)
+    if not members:
         return None
-    found = [metric_of(m.tables or (m.table,), metric) for m in members]  # type: ignore[union-attr]
+    found = [metric_of(m.tables or (m.table,), metric) for m in members]
     if any(f is None or f[1].estimator is None for f in found):
         return None
     # canonical cluster numbers across the tasks (the records: RunTask keeps them in canonical order)

@@ -149,6 +149,12 @@ class Run:
             return [name]
         return [leaf for child in children for leaf in self.leaves(child)]
 
+    def members(self, name: str) -> list[RunTask] | None:
+        """The tasks under a group (:meth:`leaves`), or the task itself, read back (:meth:`task`); None when one of
+        them has no samples file (or no table)."""
+        found = [self.task(t) for t in self.leaves(name)]
+        return None if any(m is None for m in found) else found  # type: ignore[return-value]
+
 
 def _model_label(data: Mapping[str, Any]) -> str:
     config = data.get("config") or {}

@@ -240,3 +240,29 @@ def test_a_subtask_run_and_a_group_run_are_paired_on_the_subtask_both_have(two_r
     assert len(rows) == 1 and "| 1a MCQ |" in rows[0], rows
     assert "Paired on 1a MCQ: the tasks both runs have." in md
     assert "(no other model has it; Paired differences use the tasks both ran)" in md
+
+
+def test_one_metric_of_a_group_is_bootstrapped_alone(two_runs, monkeypatch):
+    """A minus B for one metric of a group (compare's beyond-accuracy rows, the report's paired cells) resamples that
+    metric alone, and gives the row the whole group's comparison gives (it resampled every metric of the group, then
+    kept one)."""
+    from food_tasks.runs import load_run, paired
+
+    tmp, _, _ = two_runs
+    a, b = load_run(tmp / "base"), load_run(tmp / "better")
+    resampled = []
+    real = paired._paired_group
+    monkeypatch.setattr(
+        paired, "_paired_group", lambda group, name, *rest: resampled.append(name) or real(group, name, *rest)
+    )
+    row = paired.compare_one(a, b, GROUP, "acc_official", iters=200)
+    assert resampled == ["acc_official"]
+    (whole,) = [r for r in paired.compare_runs(a, b, "all", iters=200) if (r.name, r.metric) == (GROUP, "acc_official")]
+    assert row is not None and row.comparison is not None and whole.comparison is not None
+    assert (row.a, row.b, row.comparison.diff, row.comparison.low, row.comparison.high) == (
+        whole.a,
+        whole.b,
+        whole.comparison.diff,
+        whole.comparison.low,
+        whole.comparison.high,
+    )
