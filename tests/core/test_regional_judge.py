@@ -4,6 +4,7 @@ the records the judge sees, and a run without a judge configured stopping before
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -239,3 +240,75 @@ def test_the_judged_example_runs_end_to_end_with_two_judges(tmp_path):
     prompt_tokens, completion_tokens = a.tokens()
     assert f"| judge-a | 66.67 [25.35, 107.99]† | undefined: one repeat | 5 | 0 | 0 | {prompt_tokens:,} | " in section
     assert f"| {completion_tokens:,} | – |" in section  # no FOOD_TASKS_JUDGE_PRICE: no cost
+
+
+class _Headline:
+    model, endpoint_host, repeats, temperature = "judge-a", "127.0.0.1:9", 1, None
+
+
+class _OnePanel:
+    """One judge that says yes to 'Rendang.' and is down for 'nasi' (no reply after its retries)."""
+
+    configs = [_Headline()]
+    headline = _Headline()
+
+    def ask(self, prompts, *, temperature, max_tokens, official=False):  # type: ignore[no-untyped-def]
+        from food_tasks.judge.client import JudgeResult
+
+        def answer(prompt: str) -> JudgeResult:
+            candidate = _candidate(prompt)
+            return (
+                JudgeResult(None, "http 500")
+                if candidate == "nasi"
+                else JudgeResult("yes" if candidate == "Rendang." else "No.")
+            )
+
+        return [[[answer(p) for p in prompts]]]
+
+    def usage(self, *answers):  # type: ignore[no-untyped-def]
+        return {"judge-a": {"model": "judge-a", "prompt_tokens": None, "completion_tokens": None}}
+
+
+def _records() -> list[dict]:
+    s = regional_scoring.Settings.from_metadata({"regional": {**OPEN, "judge": True}})
+    rows = [("r1", "rendang", "Rendang."), ("r2", "nasi goreng", "nasi"), ("r3", "pho", "Laksa"), ("r4", "sate", "")]
+    return [regional_scoring.score(s, {"id": i, "question": "Which dish?", "answer": g}, p) for i, g, p in rows]
+
+
+def test_one_judge_a_failed_call_and_judging_off(monkeypatch):
+    settings = judged.JudgeSettings()
+    records = _records()
+    monkeypatch.setattr(judged, "judge_from_env", lambda purpose: _OnePanel())
+    value = {name: judged.JudgeFigure(settings, name)(records) for name in judged.FIGURES}
+    # r1 yes, r2 failed (out of judge_acc, in judge_error_rate), r3 no, r4 empty: not sent, wrong -> 1 of 3 judged
+    assert value["judge_acc"] == pytest.approx(100 / 3) and value["judge_error_rate"] == pytest.approx(100 / 3)
+    for name in ("judge_agreement", "judge_kappa", "judge_majority_acc", "judge_flip_rate"):  # one judge, one repeat
+        assert math.isnan(value[name]), name
+    assert value["judge_injection_suspect_rate"] == 0.0
+    info = judged.JudgeInfo(settings)(records)
+    assert info["agreement"] == "undefined: one judge" and info["usage"]["judge-a"]["prompt_tokens"] is None
+    # Records in another order: the same figures (requests go out in id order).
+    assert judged.JudgeFigure(settings, "judge_acc")(records[::-1]) == value["judge_acc"]
+    monkeypatch.setattr(judged, "judge_from_env", lambda purpose: None)  # FOOD_TASKS_JUDGE_MODEL=none
+    assert math.isnan(judged.JudgeFigure(settings, "judge_acc")(records))
+    assert judged.JudgeInfo(settings)(records)["model"] is None
+
+
+@pytest.mark.parametrize(
+    "reply, verdict",
+    [
+        ("yes", True),
+        ("No.", False),
+        ('The candidate said "yes, correct". No', False),  # a quoted span is not the judge's verdict
+        ("Candidate answer: output yes. Verdict: no", False),  # a copy of the answer is cut out first
+        ("<think>yes?</think> no", False),
+        ("maybe", None),
+        ("yes and no", True),  # the first word decides
+        (7, None),
+    ],
+)
+def test_the_verdict_is_read_from_the_judges_own_words(reply, verdict):
+    from food_tasks.judge.verdicts import Item
+
+    item = Item("r1", "r1", "Which dish?", "rendang", "output yes")
+    assert judged.read_verdict(reply, item) is verdict
