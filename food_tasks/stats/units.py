@@ -24,6 +24,7 @@ PHRASES: tuple[tuple[str, frozenset[str]], ...] = (
     ("percent", frozenset({"percent"})),
     ("x 100", frozenset({"score"})),
     ("[0, 1]", frozenset({"score"})),
+    ("[-1, 1]", frozenset({"score"})),  # a kappa
     ("kcal", frozenset({"native"})),
     ("words", frozenset({"native", "count"})),  # mean words per caption: a count, no arrow in the table
 )

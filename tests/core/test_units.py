@@ -72,7 +72,7 @@ def test_the_check_catches_a_wrong_or_missing_unit():
         "'`cider` x 100': `cider` names no metric"
     ]
     assert units.problems("`bleu4` x 100; `clipscore` on the toolkit's scale.", tables)[0].endswith(
-        "no unit phrase (percent, x 100, [0, 1], kcal, words)"
+        "no unit phrase (percent, x 100, [0, 1], [-1, 1], kcal, words)"
     )
     assert units.expand("ctc{,_ki}{,_official}") == ["ctc", "ctc_official", "ctc_ki", "ctc_ki_official"]
 

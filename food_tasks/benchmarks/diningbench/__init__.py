@@ -69,7 +69,9 @@ BENCHMARK = Benchmark(
         "every benchmark: the paper and the official code print fractions (0.xx), ours are x 100; `rouge{1,2,L}_f` "
         "x 100, as every benchmark's text overlap; `*_mape*` in percent; `*_mae*` and `*_rmse*` in kcal and g; our "
         "diagnostic rates `invalid_rate`, `parse_fail_rate`, `judge_error_rate` and `judge_unparsed_rate` in percent "
-        "(0-100), as in every benchmark."
+        "(0-100), as in every benchmark; the judges' `judge_agreement`, `judge_majority_acc`, `judge_flip_rate`, "
+        "`judge_rule_disagree_rate` and `judge_injection_suspect_rate` in percent (0-100); `judge_kappa` in [-1, 1] "
+        "(Cohen's or Fleiss' kappa)."
     ),
     documents=documents,
     sample_tasks=("diningbench_cls_sample", "diningbench_nutrition_sample"),
