@@ -68,6 +68,7 @@ class Judged:
 
     @property
     def repeats(self) -> int:
+        """Requests per item and judge."""
         return self.codes.shape[2]
 
     def rows(self, name: str, judge: int = 0) -> np.ndarray:

@@ -20,6 +20,7 @@ counted (:func:`left_out`); a record no judge was asked about is in none of them
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,7 +154,7 @@ def flip_rows(codes: np.ndarray) -> np.ndarray:
 RATE = ratio_combine  # combine of the accuracy, agreement, majority and flip rows: ``scale * num / den``
 
 
-def value(rows: np.ndarray, combine) -> float:  # type: ignore[no-untyped-def]
+def value(rows: np.ndarray, combine: Callable[[np.ndarray], np.ndarray]) -> float:
     """A figure from its rows: ``combine`` of the column sums (NaN where undefined)."""
     rows = np.asarray(rows, dtype=float)
     return float(combine(rows.sum(axis=0)))

@@ -53,6 +53,7 @@ class _OneClient:
         self.client, self.configs = client, [client.config]
 
     def ask(self, texts: Sequence[str], *, temperature: float, max_tokens: int, official: bool = False) -> list:
+        """The client's answers, ``[[answers]]`` (one judge, one repeat), as :meth:`Panel.ask` shapes them."""
         from food_tasks.judge.client import request_body
 
         config = self.client.config
@@ -60,6 +61,7 @@ class _OneClient:
         return [[self.client.complete_many(bodies) if bodies else []]]
 
     def usage(self, *answers: Any) -> None:
+        """None: a bare client keeps no usage per judge."""
         return None
 
 
