@@ -64,10 +64,12 @@ def unclosed_reasoning(output: Any) -> bool:
 
 
 def spent(output_tokens: Any, max_new_tokens: Any) -> bool:
-    """Whether ``output_tokens`` (lmms-eval's ``token_counts[i]["output_tokens"]``) reached ``max_new_tokens``;
-    False when either is unknown or not a positive integer."""
+    """Whether ``output_tokens`` (lmms-eval's ``token_counts[i]["output_tokens"]``) is exactly ``max_new_tokens``;
+    False when either is unknown or not a positive integer. More tokens than the task's budget mean the engine had
+    a larger one (lmms-eval's vllm model sends the larger of the task's and its own ``max_new_tokens``:
+    docs/cluster.md), so the task's budget did not cut that answer."""
     known = all(isinstance(v, int) and not isinstance(v, bool) for v in (output_tokens, max_new_tokens))
-    return known and max_new_tokens > 0 and output_tokens >= max_new_tokens
+    return known and max_new_tokens > 0 and output_tokens == max_new_tokens
 
 
 def budget_of(arguments: Sequence[Any]) -> Any:
