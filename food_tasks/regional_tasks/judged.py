@@ -9,7 +9,6 @@ judge through the one judge client (cache, retries, failure accounting) when the
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from food_tasks.judge.reading import verdict_robust
 from food_tasks.stats.agreement import FAILED, NOT_ASKED, kappa_combine
 from food_tasks.stats.estimators import Estimator, ratio_combine
 
@@ -114,31 +114,14 @@ def judge_from_env(purpose: str) -> Panel | None:
 
 
 PURPOSE = "a judged regional task"
-_VERDICT_WORD = re.compile(r"[^\W\d_]+")
-YES = frozenset({"yes", "correct", "true", "是", "对", "正确"})
-NO = frozenset({"no", "incorrect", "wrong", "false", "否", "不", "错", "错误", "不正确"})
-_QUOTED = re.compile(r'"[^"]*"|“[^“”]*”|`[^`]*`')
-READ_LIMIT = 2000  # characters of a judge's reply read for its verdict
 
 
 def read_verdict(text: str, item: Item) -> bool | None:
-    """The judge's yes / no on one answer, read from its own words: reasoning removed, then every verbatim copy of
-    the candidate answer, the reference answer and the question, and every quoted span (an answer that says "yes"
-    cannot give the verdict); the first word decides when it is a verdict word, else the one polarity its verdict
-    words share; None (unreadable) otherwise. Linear in the reply (its first :data:`READ_LIMIT` characters)."""
-    from food_tasks.hooks.parsing import normalize_chars, strip_reasoning
-
-    cleaned = strip_reasoning(text[:READ_LIMIT] if isinstance(text, str) else text)
-    if cleaned is None:
-        return None
-    own = normalize_chars(cleaned).casefold()
-    for copy in sorted({normalize_chars(c).casefold() for c in (item.prediction, item.gold, item.question) if c}):
-        own = own.replace(copy, " ") if copy.strip() else own
-    words = _VERDICT_WORD.findall(_QUOTED.sub(" ", own))
-    if words and (words[0] in YES or words[0] in NO):
-        return words[0] in YES
-    polarity = {w in YES for w in words if w in YES or w in NO}
-    return polarity.pop() if len(polarity) == 1 else None
+    """The judge's yes / no on one answer, read from its own words by the reader every judged task shares
+    (:func:`food_tasks.judge.reading.verdict_robust`): reasoning removed, then every verbatim copy of the candidate
+    answer, the reference answer and the question, and every quoted span, so an answer that says "yes" cannot give
+    the verdict; None (unreadable) otherwise."""
+    return verdict_robust(text, (item.prediction, item.gold, item.question))
 
 
 def markers(prompt: str) -> tuple[str, ...]:

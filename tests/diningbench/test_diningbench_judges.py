@@ -17,6 +17,7 @@ from food_tasks.benchmarks.diningbench import parsing as P
 from food_tasks.benchmarks.diningbench import scoring as S
 from food_tasks.hooks import convention as hooks
 from food_tasks.judge import client as judge
+from food_tasks.judge import reading as R
 from food_tasks.utils import diningbench as U
 
 ENDING = P.VQA_ENDING_EN
@@ -276,19 +277,19 @@ def test_a_hostile_quoting_judge_leaves_every_robust_verdict_unchanged(env):
 
 def test_verdict_robust_reads_the_judge_own_words():
     q = ("Yes, it is fried", "Is it fried?", "Yes")
-    assert P.verdict_robust("Yes, it is fried. No.", q) is False
-    assert P.verdict_robust('The answer says "yes". No.', q) is False
-    assert P.verdict_robust("Yes, the prediction matches.", ("Yes", "Q?", "Yes")) is True  # a bare copy stays
-    assert P.verdict_robust("是的", ("是", "Q?", "是")) is True
-    assert P.verdict_robust("yes\n否", ("yes", "Q?", "No")) is False
-    assert P.verdict_robust("是", ("是", "Q?", "是")) is True  # nothing but the copy: the judge's own word
-    assert P.verdict_robust("Not correct", ("no",)) is None  # "no" is not cut out of "not"
-    assert P.verdict_robust("候选答案：是的，经历了油炸。判定：否", ("是的，经历了油炸",)) is False
+    assert R.verdict_robust("Yes, it is fried. No.", q) is False
+    assert R.verdict_robust('The answer says "yes". No.', q) is False
+    assert R.verdict_robust("Yes, the prediction matches.", ("Yes", "Q?", "Yes")) is True  # a bare copy stays
+    assert R.verdict_robust("是的", ("是", "Q?", "是")) is True
+    assert R.verdict_robust("yes\n否", ("yes", "Q?", "No")) is False
+    assert R.verdict_robust("是", ("是", "Q?", "是")) is True  # nothing but the copy: the judge's own word
+    assert R.verdict_robust("Not correct", ("no",)) is None  # "no" is not cut out of "not"
+    assert R.verdict_robust("候选答案：是的，经历了油炸。判定：否", ("是的，经历了油炸",)) is False
     for reply in ('"' * 20_000, "“" * 20_000, "是" * 20_000, "yes " * 5_000):
         start = time.perf_counter()
-        P.verdict_robust(reply, ("是" * 8_000, "yes " * 3_000, "“" * 100))
+        R.verdict_robust(reply, ("是" * 8_000, "yes " * 3_000, "“" * 100))
         assert time.perf_counter() - start < 1.0
-    assert P.verdict_robust(None, q) is None and P.verdict_robust(12, q) is None
+    assert R.verdict_robust(None, q) is None and R.verdict_robust(12, q) is None
 
 
 # --------------------------------------------------------------------------- injection suspects

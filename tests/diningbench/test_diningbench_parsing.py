@@ -13,6 +13,7 @@ import re
 import pytest
 
 from food_tasks.benchmarks.diningbench import parsing as P
+from food_tasks.judge import reading as R
 
 PROMPT_EN = (
     "You are a food recognition expert. Please select the most appropriate dish name from the following options "
@@ -211,7 +212,7 @@ def test_gold_official():
 )
 def test_verdicts(verdict, official, robust):
     assert P.verdict_official(verdict) is official
-    assert P.verdict_robust(verdict) is robust
+    assert R.verdict_robust(verdict) is robust
 
 
 def test_vqa_question():
@@ -247,4 +248,4 @@ def test_runaway_outputs_never_raise(output):
         P.letter_official(P.official_prediction(output, model))
     P.nutrition_robust(output)
     P.letter_robust(output, LETTERS, OPTIONS)
-    assert P.verdict_robust(output) in (True, False, None)
+    assert R.verdict_robust(output) in (True, False, None)

@@ -4,9 +4,10 @@ prediction (:func:`food_tasks.judge.verdicts.judge`, each repeat), and the judge
 Official (``judge_acc_official``): rows with an empty gold answer are not evaluated; empty or errored predictions are
 False without a call; a judge failure is ``__EVAL_ERROR__`` (False); the verdict is read by the official keyword rule;
 the request is the official one, byte for byte, to the headline (first) judge, once. Robust (``judge_acc``): the
-headline judge's first repeat on the robust prediction, read by :func:`.parsing.verdict_robust` from the judge's own
-words (copies of the answer, question and gold answer and quoted spans removed); rows whose judge call failed are left
-out of the denominator and counted in ``judge_error_rate``; rows with an undecodable image are not judged robustly.
+headline judge's first repeat on the robust prediction, read by
+:func:`~food_tasks.judge.reading.verdict_robust` from the judge's own words (copies of the answer, question and gold
+answer and quoted spans removed); rows whose judge call failed are left out of the denominator and counted in
+``judge_error_rate``; rows with an undecodable image are not judged robustly.
 With several judges (``FOOD_TASKS_JUDGE_MODEL=a,b``) and repeats (``FOOD_TASKS_JUDGE_REPEATS``), every judge judges
 every robust prediction every time: ``judge_agreement``, ``judge_kappa``, ``judge_majority_acc`` (null with one
 judge), ``judge_flip_rate`` (the headline judge's; null with one repeat); ``judge_rule_disagree_rate`` counts the
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from food_tasks.benchmarks.diningbench import parsing, prompts
-from food_tasks.judge import injection
+from food_tasks.judge import injection, reading
 from food_tasks.judge.verdicts import Item, Judged, judge
 from food_tasks.stats import agreement as A
 from food_tasks.stats import uncertainty as stats
@@ -66,7 +67,7 @@ class _OneClient:
 
 
 def _parse(text: str, item: Item) -> bool | None:
-    return parsing.verdict_robust(text, (item.prediction, item.question, item.gold))
+    return reading.verdict_robust(text, (item.prediction, item.question, item.gold))
 
 
 def _prompt(item: Item) -> str:
