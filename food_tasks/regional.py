@@ -189,7 +189,7 @@ class RegionalTask(ConfigurableTask):
         except RegionalConfigError as err:
             what = "data error" if isinstance(err, RegionalDataError) else "configuration error"
             raise stop(what, str(err)) from None
-        except JudgeNotConfigured as err:  # a judged task without a judge: DiningBench's message
+        except JudgeNotConfigured as err:  # a judged task without a judge: the message every judged task gives
             raise stop(err.label, str(err), validate=False) from None
         try:
             super().__init__(config=bound, **kwargs)

@@ -1,4 +1,4 @@
-"""A judge's yes / no, read from the judge's own words (every judged task: DiningBench VQA, judged regional tasks).
+"""A judge's yes / no, read from the judge's own words (every judged task: a benchmark's, a judged regional task).
 
 The evaluated model's answer is part of the judge's request, so a judge may quote it ("The candidate says 'yes, it is
 fried'. No.") before giving its own verdict. :func:`verdict_robust` removes what the judge quotes (verbatim copies of

@@ -1,6 +1,6 @@
 """Judging records with a panel of judges: every judge, every repeat, one verdict code each, and the figures of
 agreement between them (:mod:`food_tasks.stats.agreement`) with clustered intervals. One implementation for every
-judged task (DiningBench VQA, the regional open-answer tasks).
+judged task (a benchmark's judged task, the regional open-answer tasks).
 
 Use::
 

@@ -1,7 +1,7 @@
 """Open-answer regional tasks graded by an LLM judge (``metadata.regional.judge``): the block's settings and checks,
 and the task's judge metrics.
 
-The judge model and its endpoint come from the environment, as for DiningBench VQA (``FOOD_TASKS_JUDGE_MODEL``,
+The judge model and its endpoint come from the environment, as for every judged task (``FOOD_TASKS_JUDGE_MODEL``,
 several judges ``a,b``: docs/judge.md); the YAML chooses the prompt (fields ``{question}``, ``{answer}``,
 ``{prediction}``; default :data:`JUDGE_PROMPT`), ``max_tokens`` and ``temperature``. Every record is judged by every
 judge through the one judge client (cache, retries, failure accounting) when the task aggregates.
@@ -106,7 +106,7 @@ def judge_from_env(purpose: str) -> Panel | None:
     judging is off, ``FOOD_TASKS_JUDGE_MODEL=none``).
 
     Raises:
-        JudgeNotConfigured: no judge is configured (the message says how), as for DiningBench VQA.
+        JudgeNotConfigured: no judge is configured (the message says how), as for every judged task.
     """
     from food_tasks.judge.panel import panel_from_env
 
@@ -211,6 +211,7 @@ class JudgeFigure(Estimator):
         return float(self.combine(self.rows(records).sum(axis=0)))
 
     def rows(self, records: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Each record's share of the figure (numerator, denominator; kappa: the four cells of its verdict table)."""
         out = np.zeros((len(records), 4 if self.name == "judge_kappa" else 2))
         if self.name == "judge_injection_suspect_rate":
             present = [not r.get("image_missing") for r in records]
@@ -233,9 +234,11 @@ class JudgeFigure(Estimator):
         return out
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
+        """The figure from the column sums of :meth:`rows` (kappa from its table, a rate in percent otherwise)."""
         return kappa_combine(self.raters)(sums) if self.name == "judge_kappa" else ratio_combine(100.0)(sums)
 
     def counted(self, rows: np.ndarray) -> np.ndarray:
+        """Which records count in the figure's denominator (for the number of units an interval rests on)."""
         return np.any(rows != 0, axis=1) if self.name == "judge_kappa" else rows[:, 1] != 0
 
 
@@ -263,7 +266,7 @@ class JudgeInfo:
     """``judge_info`` of a regional task: the headline judge and its endpoint, the prompt (``default`` or
     ``custom``), every judge's accuracy, flip rate and usage, the figures between judges with their verdict table and
     disagreements (:meth:`food_tasks.judge.verdicts.Judged.info`), the injection suspects' count and up to 5 of them,
-    as DiningBench VQA's ``judge_info`` has them."""
+    as a benchmark's judged task's ``judge_info`` has them."""
 
     settings: JudgeSettings
 
