@@ -33,8 +33,10 @@ task, documents without a line (new, or their identity changed) and lines withou
 past 1 % of the task the run stops naming the task and both kinds; else the new ones are left out of the task's
 scoring (not scored as an answer) and the counts are written to ``rescore_matching.json`` beside the responses
 file. A recorded ``image_missing`` is kept: each document's images are marked as the source run found them
-(:func:`food_tasks.data.images.recorded`), none is decoded. ``rescore_of=<results file>`` names the source run
-under the printed table.
+(:func:`food_tasks.data.images.recorded`), none is decoded. A line's ``token_counts`` (lmms-eval's, one per
+request) are reported with the answer as a backend reports them (lmms-eval's ``GenerationResult``), so the harness
+marks an answer that used its whole ``max_new_tokens`` (``truncated_rate``) as in the source run.
+``rescore_of=<results file>`` names the source run under the printed table.
 
 Results go to ``<output_path>/<model name>/`` when ``model_name`` is given (lmms-eval's own option:
 ``model_name=Qwen/Qwen2-VL-7B-Instruct`` gives ``Qwen__Qwen2-VL-7B-Instruct``); without it lmms-eval
@@ -56,6 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
+from lmms_eval.api.instance import GenerationResult, TokenCounts
 from lmms_eval.api.model import lmms
 from loguru import logger
 
@@ -173,6 +176,20 @@ def _identity_lines(path: Path) -> dict[str, list[dict]]:
                 raise _fail(path, f"line {number} lacks 'task' or an 'identity' object, named by keys=identity")
             out.setdefault(row["task"], []).append(row)
     return out
+
+
+def counted(text: str, token_counts: object, idx: object) -> str | GenerationResult:
+    """``text`` with the token counts recorded for request ``idx`` (entry ``idx`` of a samples file's
+    ``token_counts``: a dict of ``input_tokens``, ``output_tokens``, ``reasoning_tokens``) as lmms-eval's
+    ``GenerationResult``; ``text`` itself where none was recorded. A count that is not an integer is left out."""
+    entry = None
+    if isinstance(token_counts, list) and isinstance(idx, int) and 0 <= idx < len(token_counts):
+        entry = token_counts[idx]
+    if not isinstance(entry, dict):
+        return text
+    names = ("input_tokens", "output_tokens", "reasoning_tokens")
+    fields = {n: entry[n] for n in names if isinstance(entry.get(n), int) and not isinstance(entry[n], bool)}
+    return GenerationResult(text, TokenCounts(**fields))
 
 
 def first_line(responses: str | Path) -> dict:
@@ -294,9 +311,10 @@ class ReplayModel(lmms):
         )
         return fit("\n".join(lines))
 
-    def _by_identity(self, requests: list[Instance]) -> list[str]:
-        """``keys=identity``: each request's recorded answer, matched by the task's key fields (else ``doc_id``);
-        stops the run when a task's documents gone or new pass :data:`food_tasks.runs.rescore.MAX_SHARE`.
+    def _by_identity(self, requests: list[Instance]) -> list[str | GenerationResult]:
+        """``keys=identity``: each request's recorded answer, matched by the task's key fields (else ``doc_id``),
+        with its recorded token counts (:func:`counted`); stops the run when a task's documents gone or new pass
+        :data:`food_tasks.runs.rescore.MAX_SHARE`.
 
         A document without a recorded answer (new) is answered ``''`` but left out of the task's scoring: its
         requests get the ``doc_id`` :data:`NOT_SCORED`, which lmms-eval's scoring loop never asks for (a document
@@ -331,7 +349,8 @@ class ReplayModel(lmms):
             if "image_missing" in line and callable(doc_to_visual):
                 with images.recorded("undecodable in the re-scored run" if line["image_missing"] else None):
                     doc_to_visual(doc)
-            answers.append(line["response"] if isinstance(line["response"], str) else "")
+            text = line["response"] if isinstance(line["response"], str) else ""
+            answers.append(counted(text, line.get("token_counts"), request.idx))
         report = {}
         for task in sorted(fields):
             gone = sorted("+".join(k) for k, left in index[task].items() for _ in left)
@@ -359,7 +378,7 @@ class ReplayModel(lmms):
         (self._responses.parent / rescore.MATCHING).write_text(json.dumps(report, indent=1), encoding="utf-8")
         return answers
 
-    def generate_until(self, requests: list[Instance]) -> list[str]:
+    def generate_until(self, requests: list[Instance]) -> list[str | GenerationResult]:
         """The recorded response of each request's document; every request is looked up before any is answered.
 
         A document without a line stops the run (:class:`RunStopped`) unless ``default`` was given."""
@@ -410,7 +429,7 @@ class ReplayModel(lmms):
             )
         return out
 
-    def generate_until_multi_round(self, requests: list[Instance]) -> list[str]:
+    def generate_until_multi_round(self, requests: list[Instance]) -> list[str | GenerationResult]:
         """The recorded responses, as :meth:`generate_until` (a replay has one round)."""
         return self.generate_until(requests)
 

@@ -90,12 +90,17 @@ def spent_in(arguments: Sequence[Any], counts: Any) -> bool:
 
 class Spent(str):
     """An answer that used its whole ``max_new_tokens``: the same text, marked (as
-    :class:`food_tasks.hooks.outputs.NoAnswer` marks a failed request). Whoever knows the token count marks the
-    answer before it is scored: the harness (:func:`food_tasks.lmms.harness.install_budget`) and re-scoring from a
-    samples file (:func:`mark` with :func:`spent_in` of its ``arguments`` and ``token_counts[0]``)."""
+    :class:`food_tasks.hooks.outputs.NoAnswer` marks a failed request). The harness marks the answer before it is
+    scored (:func:`food_tasks.lmms.harness.install_budget`), in a re-score too (``food-tasks rescore``: the replay
+    model reports the token counts the samples file recorded)."""
 
     def __reduce__(self) -> tuple[type[Spent], tuple[str]]:
         return (Spent, (str(self),))
+
+    def strip(self, chars: str | None = None) -> Spent:
+        """The stripped text, still marked: lmms-eval 0.7.3's ``ConfigurableTask.process_results`` strips each
+        generated answer (``str.strip``, which would return a plain ``str``) before our ``process_results``."""
+        return Spent(str.strip(self, chars))
 
 
 def mark(output: Any, used_whole_budget: bool) -> Any:

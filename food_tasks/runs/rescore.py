@@ -12,7 +12,9 @@ Documents are matched by identity, never by position: the fields of the task's d
 its ``metadata.regional`` id column); only a regional task without an id column is matched by position
 (:func:`doc_identity`). A document of the task that the run did not answer is left out of the re-scored task (not
 scored), counted and listed. Each document keeps the image status its record holds (``image_missing``), so no
-image is opened. The provenance goes into the new results file under :data:`PROVENANCE`.
+image is opened, and the token counts the run recorded (``token_counts``) are reported again, as the backend
+reported them, so an answer that used its task's whole ``max_new_tokens`` counts in ``truncated_rate`` as in the run.
+The provenance goes into the new results file under :data:`PROVENANCE`.
 """
 
 from __future__ import annotations
@@ -182,7 +184,8 @@ def answer_text(sample: Mapping[str, Any]) -> str | None:
 
 
 def responses_lines(source: Source) -> list[dict]:
-    """One line per sample: the task, the record's key fields, ``doc_id``, the answer, the image status."""
+    """One line per sample: the task, the record's key fields, ``doc_id``, the answer, the image status and the
+    token counts lmms-eval recorded (``token_counts``, where the backend reported any)."""
     configs = source.data.get("configs") or {}
     lines = []
     for task in source.tasks:
@@ -200,6 +203,9 @@ def responses_lines(source: Source) -> list[dict]:
             }
             if "image_missing" in record:
                 line["image_missing"] = bool(record["image_missing"])
+            counts = sample.get("token_counts")
+            if isinstance(counts, list) and any(c is not None for c in counts):
+                line["token_counts"] = counts  # per request, as the backend reported them: truncated_rate reads them
             lines.append(line)
     return lines
 

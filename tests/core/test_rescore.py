@@ -119,6 +119,47 @@ def test_the_recorded_image_status_is_kept(source, tmp_path):
     assert data["results"]["diningbench_cls_sample"]["image_missing,none"] == 1
 
 
+def test_the_token_budget_half_of_truncated_rate_is_kept(source, tmp_path):
+    """A run whose backend reported token counts: the answers that used their task's whole ``max_new_tokens`` are
+    truncated in the re-score too (the replay model reports the recorded counts as the backend did)."""
+    run = copy(source, tmp_path)
+    budget = {"worldcuisines_mcq_sample_1a_nocontext": 50, "fambench_task1_sample": 48}  # their max_new_tokens
+    counts = {  # output tokens by doc_id; 51: the engine had a larger budget, the task's did not cut it
+        "worldcuisines_mcq_sample_1a_nocontext": {0: 50, 1: 51, 2: 12},
+        "fambench_task1_sample": {0: 48, 3: 48},
+    }
+    for task, tokens in counts.items():  # as a backend that reports counts has lmms-eval write them
+
+        def counted(samples, tokens=tokens):
+            return [
+                {**s, "token_counts": [{"input_tokens": 7, "output_tokens": tokens[s["doc_id"]]}]}
+                if s["doc_id"] in tokens
+                else s
+                for s in samples
+            ]
+
+        edit_samples(run, task, counted)
+    data = json.loads(results(run).read_text(encoding="utf-8"))
+    data["results"]["worldcuisines_mcq_sample_1a_nocontext"]["truncated_rate,none"] = 100 / 9  # 1 of 9
+    data["results"]["fambench_task1_sample"]["truncated_rate,none"] = 50.0  # 2 of 4
+    results(run).write_text(json.dumps(data), encoding="utf-8")
+    written = rescore.rescore(run, tmp_path / "out", runner=in_process)
+    again = json.loads(written.read_text(encoding="utf-8"))
+    for task, tokens in counts.items():
+        rate = again["results"][task]["truncated_rate,none"]
+        assert rate == pytest.approx(data["results"][task]["truncated_rate,none"]), task
+        (samples,) = written.parent.glob(f"*_samples_{task}.jsonl")
+        lines = [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines()]
+        records = [next(v for v in s.values() if isinstance(v, dict) and "truncated" in v) for s in lines]
+        spent = sorted(s["doc_id"] for s, r in zip(lines, records) if r["truncated"])
+        assert spent == sorted(d for d, n in tokens.items() if n == budget[task]), task
+        # The re-score's samples record the same counts: a re-score of the re-score keeps them too.
+        assert {s["doc_id"]: s["token_counts"] for s in lines if s["token_counts"] != [None]} == {
+            d: [{"input_tokens": 7, "output_tokens": n}] for d, n in tokens.items()
+        }
+    assert again["efficiency"]["by_task"]["worldcuisines_mcq_sample_1a_nocontext"]["total_output_tokens"] == 113
+
+
 # ------------------------------------------------------------------------------- errors: exit 1, nothing written
 
 
