@@ -32,7 +32,10 @@ on public lmms-eval names only:
   comparison matched by document identity;
 * the token budget: after ``ConfigurableTask.apply_filters`` the answer of each request of our tasks that used its
   whole ``max_new_tokens`` (the token counts the backend reported, which lmms-eval writes only to the samples file)
-  is marked (:class:`food_tasks.hooks.truncation.Spent`), so ``truncated_rate`` counts it;
+  is marked (:class:`food_tasks.hooks.truncation.Spent`, kept through lmms-eval's ``.strip()``), so ``truncated_rate``
+  counts it; ``food-tasks rescore``'s replay reports the run's recorded counts (``GenerationResult``) for the same;
+* ``food-tasks rescore`` leaves out a document the run did not answer (requests with ``doc_id`` ``NOT_SCORED``):
+  lmms-eval's ``evaluate`` skips a document without requests (its "partial rerun" path), never scores it;
 * process exit: lmms-eval never destroys its process group, and a gloo group (``accelerate launch
   --multi_gpu`` on CPU) left to interpreter shutdown aborts a rank now and then ("terminate called without an
   active exception", SIGABRT: pytorch/pytorch#190489), which fails the whole launch after the results were
@@ -42,8 +45,8 @@ on public lmms-eval names only:
 ``--include_path "$(food-tasks path)"`` yourself; regional tasks then build for chat models, tables
 print breakdowns inline, an undefined metric is a bare ``NaN`` in the results file, and our metrics have no
 standard errors). :data:`HARNESS_API` lists every lmms-eval
-attribute the package relies on; tests/core/test_harness_api.py checks them all, so an lmms-eval upgrade fails in
-one place.
+attribute the package relies on, and the behaviours of lmms-eval's that it relies on (its "relied on (behaviour)"
+entries); tests/core/test_harness_api.py checks them all, so an lmms-eval upgrade fails in one place.
 """
 
 from __future__ import annotations
@@ -75,7 +78,8 @@ _PARSED: dict[tuple[str, int, int], Any] = {}
 # Whether destroy_gloo_group is registered with atexit in this process.
 _EXIT_INSTALLED = False
 
-# (module, attribute path, what we use it for). Each must exist; test_harness_api.py checks every one.
+# (module, attribute path, what we use it for). Each must exist; test_harness_api.py checks every one, and runs
+# lmms-eval once to check each "relied on (behaviour)".
 HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.tasks", "TaskManager.initialize_tasks", "wrapped: our task directory joins the index"),
     ("lmms_eval.tasks", "TaskManager.load_task_or_group", "wrapped: TASK_TYPE for regional task classes"),
@@ -101,9 +105,13 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.api.task", "ConfigurableMessagesTask.construct_requests", "wrapped: the same for chat models"),
     ("lmms_eval.api.instance", "Instance", "one request (copied per repeat)"),
     ("lmms_eval.api.task", "ConfigurableTask.apply_filters", "wrapped: answers that used the whole budget marked"),
+    ("lmms_eval.api.task", "ConfigurableTask.process_results", "relied on (behaviour): strips, Spent kept"),
     ("lmms_eval.api.task", "ConfigurableTask", "base class of regional tasks (simple models)"),
     ("lmms_eval.api.task", "ConfigurableMessagesTask", "base class of regional tasks (chat models)"),
     ("lmms_eval.api.model", "lmms", "base class of the food_tasks_replay model"),
+    ("lmms_eval.api.instance", "GenerationResult", "rescore: a replayed answer with its recorded token counts"),
+    ("lmms_eval.api.instance", "TokenCounts", "rescore: the token counts a samples file recorded, reported again"),
+    ("lmms_eval.evaluator", "evaluate", "relied on (behaviour): a document without requests (NOT_SCORED) not scored"),
     ("lmms_eval.models.registry_v2", "ModelManifest", "registers food_tasks_replay"),
     ("lmms_eval.llm_judge", "get_server", "judge providers other than our OpenAI-compatible client"),
     ("lmms_eval.llm_judge", "ServerConfig", "judge provider settings"),
