@@ -63,6 +63,8 @@ import weakref
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
+from food_tasks import __version__
+
 OPT_OUT_ENV = "FOOD_TASKS_AUTOREGISTER"
 _MARKER = "_food_tasks_wrapped"
 
@@ -389,6 +391,7 @@ def install_strict_json(ours: Callable[[], Collection[str]] | None = None) -> bo
     def make_results(original: Callable) -> Callable:
         def save_results_aggregated(self: Any, results: dict, *args: Any, **kwargs: Any) -> Any:
             if ours is not None and isinstance(results, dict) and isinstance(results.get("higher_is_better"), dict):
+                results.setdefault("food_tasks_version", __version__)  # what a later re-score reads
                 try:
                     results["higher_is_better"] = directions(results, frozenset(ours()))
                 except Exception as err:  # noqa: BLE001 - a direction must never cost a run its results file

@@ -165,6 +165,11 @@ def read_samples(source: Source, task: str) -> list[dict]:
                 ) from None
             if not isinstance(sample, dict) or "filtered_resps" not in sample:
                 raise RescoreError(f"{path}: line {number} is not an lmms-eval sample (no 'filtered_resps')")
+            if several_answers(sample):
+                raise RescoreError(
+                    f"{path}: line {number} holds {len(sample['filtered_resps'])} answers for one document (a task "
+                    "with repeats): re-scoring replays one answer per document, so this run cannot be re-scored"
+                )
             out.append(sample)
     expected = ((source.data.get("n-samples") or {}).get(task) or {}).get("effective")
     if isinstance(expected, int) and len(out) < expected:
@@ -173,6 +178,12 @@ def read_samples(source: Source, task: str) -> list[dict]:
             "truncated; re-run the evaluation with --log_samples"
         )
     return out
+
+
+def several_answers(sample: Mapping[str, Any]) -> bool:
+    """Whether a sample holds more than one answer (``filtered_resps`` of a task with ``repeats``)."""
+    value = sample.get("filtered_resps")
+    return isinstance(value, list) and len(value) > 1
 
 
 def answer_text(sample: Mapping[str, Any]) -> str | None:
@@ -291,8 +302,9 @@ def provenance(source: Source, matching: Mapping[str, Any]) -> dict[str, Any]:
         "source_model": model_name(data),
         "source_model_args": (data.get("config") or {}).get("model_args"),
         "source_lmms_eval_version": data.get("lmms_eval_version"),
-        # Results files before this one do not record the pack's version: its task versions stand for it.
-        "source_food_tasks_version": (data.get(PROVENANCE) or {}).get("food_tasks_version"),
+        # Results files written before 2026-11-27 do not record the pack's version: their task versions stand for it.
+        "source_food_tasks_version": data.get("food_tasks_version")
+        or (data.get(PROVENANCE) or {}).get("food_tasks_version"),
         "source_task_versions": data.get("versions"),
         "food_tasks_version": food_tasks.__version__,
         "rescored_at": datetime.now(UTC).isoformat(timespec="seconds"),

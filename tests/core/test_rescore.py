@@ -84,6 +84,8 @@ def test_rescore_reproduces_every_value_and_error_even_without_the_consistency_m
     info = json.loads(written.read_text(encoding="utf-8"))[rescore.PROVENANCE]
     assert info["source"] == str(results(run).resolve()) and info["source_model"] == "pins_A"
     assert info["food_tasks_version"] == food_tasks.__version__ and info["source_task_versions"]
+    # A run records the pack's version (results files from before 2026-11-27 do not: null there).
+    assert data["food_tasks_version"] == info["source_food_tasks_version"] == food_tasks.__version__
     assert info["documents"]["worldcuisines_mcq_sample_1a_nocontext"] == {
         "documents": 9,
         "matched": 9,
@@ -191,6 +193,17 @@ def test_a_truncated_samples_file_is_named(source, tmp_path, capsys):
     samples.write_text(samples.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     err = fails([str(run), "-o", str(tmp_path / "out")], capsys)
     assert samples.name in err and "truncated" in err
+
+
+def test_a_run_with_several_answers_per_document_is_refused(source, tmp_path, capsys):
+    run = copy(source, tmp_path)
+    (samples,) = run.rglob("*_samples_fambench_task1_sample.jsonl")
+    lines = samples.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[1])
+    first["filtered_resps"] = ["1", "2"]  # a task with repeats: two answers for one document
+    samples.write_text("\n".join([lines[0], json.dumps(first), *lines[2:]]) + "\n", encoding="utf-8")
+    err = fails([str(run), "-o", str(tmp_path / "out")], capsys)
+    assert samples.name in err and "line 2" in err and "2 answers" in err and not (tmp_path / "out").exists()
 
 
 def test_a_task_the_pack_no_longer_has_is_named(source, tmp_path, capsys):
