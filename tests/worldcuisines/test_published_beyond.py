@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -199,11 +200,18 @@ def test_equal_to_a_real_lmms_eval_run_of_the_replay_file(built, tmp_path):
         assert _se(model["group"][GROUP][name]) == rows[GROUP][f"{name}_stderr,none"]
 
 
-def test_missing_predictions_fail_naming_the_model(tmp_path, capsys):
+def test_missing_predictions_fail_naming_the_model(tmp_path, capsys, monkeypatch):
+    script = _script()
+    # main() sets the script's offline variables and private datasets cache in os.environ (it runs as a process):
+    # registered here first, they are restored after the test instead of leaking into the session's later tests;
+    # datasets reads its cache variable once, on import: imported first, it keeps the session's sandboxed cache.
+    import datasets.config  # noqa: F401
+    for name in [*script.OFFLINE_ENV, "HF_DATASETS_CACHE", "FOOD_TASKS_WORLDCUISINES_LANGS"]:
+        monkeypatch.setenv(name, os.environ.get(name, "")) if name in os.environ else monkeypatch.delenv(name, False)
     repo = build_official_repo(tmp_path)
     (repo / official.pred_path("small", "task2", "mcq", MODEL)).unlink()
     out = tmp_path / "beyond.json"
-    code = _script().main([str(repo), "--models", MODEL, "-o", str(out), "--workdir", str(tmp_path / "work")])
+    code = script.main([str(repo), "--models", MODEL, "-o", str(out), "--workdir", str(tmp_path / "work")])
     assert code == 1 and not out.exists()
     err = capsys.readouterr().err
     assert MODEL in err and "task2_mc_toy-vlm_pred_small.jsonl absent" in err
