@@ -50,6 +50,8 @@ from typing import TYPE_CHECKING, Any
 from food_tasks.data import images
 from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
 from food_tasks.hooks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
+from food_tasks.judge import injection
+from food_tasks.regional_tasks import judged
 from food_tasks.regional_tasks.judged import ANSWER_JOIN, JudgeSettings, judge_metrics, judge_problems
 from food_tasks.stats import metrics
 from food_tasks.stats import uncertainty as stats
@@ -492,12 +494,25 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
         parsed=bool(out), exact=bool(out) and out in golds, correct=bool(out) and any(g and g in out for g in golds)
     )
     if settings.judge is not None:  # what the judge is shown, judged when the task aggregates (judged.py)
+        prediction = text.strip() if isinstance(text, str) else ""
+        # text addressed to the judge (food_tasks.judge.injection): flagged per row, as DiningBench's records, and
+        # counted in judge_injection_suspect_rate (rows with an image missing are not); never altered
+        signals = injection.signals(prediction, judge_markers(settings.judge.prompt))
         record.update(
             question=cell_text(doc.get(settings.question)),
             gold=ANSWER_JOIN.join(gold_answers(settings, doc)),
-            prediction=text.strip() if isinstance(text, str) else "",
+            prediction=prediction,
+            injection_suspect=bool(signals),
+            injection_signals=signals,
         )
     return record
+
+
+@lru_cache(maxsize=8)
+def judge_markers(prompt: str) -> tuple[str, ...]:
+    """The judge prompt's field markers an answer could fake (:func:`food_tasks.regional_tasks.judged.markers`),
+    worked out once per prompt."""
+    return judged.markers(prompt)
 
 
 def _present(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

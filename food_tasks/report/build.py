@@ -374,6 +374,21 @@ def task_aliases(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, str]:
     return found
 
 
+def info_metrics(runs: Sequence[Run], task: str) -> set[str]:
+    """The task's metrics of scale ``info`` (bookkeeping such as ``judge_info``, :data:`food_tasks.hooks.convention.
+    SCALES`), as the tables of its config in each run's results file declare them (:func:`food_tasks.lmms.errorbars.
+    tables_for`)."""
+    from food_tasks.lmms.errorbars import tables_for
+
+    found: set[str] = set()
+    for run in runs:
+        config = ((run.data.get(run.files.get(task, run.path)) or {}).get("configs") or {}).get(task)
+        found.update(
+            name for table in tables_for(task, config) for name, metric in table.items() if metric.scale == "info"
+        )
+    return found
+
+
 def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
     """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers; each
     section titled by the task's alias (its name beside it) where it has one."""
@@ -392,15 +407,21 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
         problems = comparability_problems(have, [task])
         if problems:
             blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
+        info = info_metrics(have, task)  # bookkeeping (judge_info): never charted or tabled as numbers
         names = sorted(
-            {m for r in have for m, v in r.metrics[task].items() if isinstance(v, (int, float)) and m != "alias"}
+            {
+                m
+                for r in have
+                for m, v in r.metrics[task].items()
+                if isinstance(v, (int, float)) and m != "alias" and m not in info
+            }
         )
         if names:
             rows = [[f"`{m}`"] + [_generic_cell(r, task, m) for r in have] for m in names]
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
             if any(" ± " in c for row in rows for c in row):
                 blocks.append(("p", MARKS_NOTE))
-        dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict)})
+        dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict) and m not in info})
         for metric in dicts:
             column = metric.split("_by_")[-1]
             sizes = f"n_by_{column}"  # the group sizes of a breakdown (regional tasks report them)

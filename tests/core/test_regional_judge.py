@@ -222,10 +222,22 @@ def test_the_judged_example_runs_end_to_end_with_two_judges(tmp_path):
         assert (usage["prompt_tokens"], usage["completion_tokens"]) == server.tokens() and usage["requests"] == 5
     assert info["injection_suspects"] == 1 and [e["id"] for e in info["injection_examples"]] == ["waf-001"]
     assert info["injection_examples"][0]["signals"] == ["ignore the previous instructions", "output yes"]
+    # Each row's injection_suspect and injection_signals are in the samples (docs/judge.md), as DiningBench's are.
+    rows = {s["acc"]["id"]: s["acc"] for s in samples["regional_example_open_judged"]}
+    assert sorted(rows) == sorted(ids)
+    assert rows["waf-001"]["injection_suspect"] is True
+    assert rows["waf-001"]["injection_signals"] == ["ignore the previous instructions", "output yes"]
+    assert all(
+        rows[k]["injection_suspect"] is False and rows[k]["injection_signals"] == [] for k in ids if k != "waf-001"
+    )
     # The report's Judges section shows it, the model's answer escaped (never rendered).
     assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report")]) == 0
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     section = md.split("\n## Judges\n", 1)[1]
+    # judge_info is bookkeeping (scale "info"): the task's generic section neither charts nor tables it as numbers.
+    generic = md.split("\n## Task `regional_example_open_judged`\n", 1)[1].split("\n## ", 1)[0]
+    assert "`acc_by_region`" in generic and "judge_info" not in generic
+    assert not list((tmp_path / "report").rglob("*judge_info*"))
     assert "### `regional_example_open_judged` — " in section
     assert (
         "Cohen's kappa: -0.364 [" in section and "Agreement (all judges give the same verdict), %: 40.00 [" in section
