@@ -35,3 +35,15 @@ def test_the_reports_uncertainty_note_points_at_the_error_bars_doc():
 
     assert "docs/error_bars.md" in POWER_NOTE and "README" not in POWER_NOTE
     assert (ROOT / "docs" / "error_bars.md").is_file()
+
+
+def test_contributing_lists_every_file_of_the_regional_example():
+    """CONTRIBUTING.md's listing of examples/regional/ names each of its files (images as ``images/*.png``): it
+    left out ``regional_example_open_judged.yaml`` (issue 35 follow-up)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    listing = text.split("```\nexamples/regional/\n", 1)[1].split("```", 1)[0]
+    listed = set(listing.split())
+    folder = ROOT / "examples" / "regional"
+    files = {p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")}
+    assert files - listed == set() and "images/*.png" in listed
+    assert {p.suffix for p in (folder / "images").iterdir()} == {".png"}
