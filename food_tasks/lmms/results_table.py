@@ -311,28 +311,41 @@ def _quiet(row: Mapping, key: str) -> bool:
 def render(
     make_table: Callable[..., str], result_dict: Any, column: str, sort_results: bool, names: Collection[str]
 ) -> str:
-    """``make_table`` (lmms-eval's) on :func:`compact`'s copy, followed by :data:`LEGEND` when a note was printed."""
+    """``make_table`` (lmms-eval's) on :func:`compact`'s copy; under the last table (Groups where there is one),
+    :data:`LEGEND` once when a note was printed in any table."""
     if not isinstance(result_dict, Mapping):
         return make_table(result_dict, column, sort_results)
     shown = compact(result_dict, column, names, only_headline=headline_only())
     table = make_table(shown, column, sort_results)
-    # The note once, under the last table lmms-eval prints (Groups when there is one: lmms-eval's __main__).
+    # The notes once, under the last table lmms-eval prints (Groups when there is one: lmms-eval's __main__).
     last = "groups" if "groups" in result_dict else "results"
+    if column != last:
+        return table
+    noted = any(  # the legend of the notes of every table, right under the last one
+        _noted(compact(result_dict, c, names, only_headline=headline_only()) if c != column else shown, result_dict, c)
+        for c in ("results", "groups")
+        if isinstance(result_dict.get(c), Mapping)
+    )
+    if noted:
+        table += f"\n{LEGEND}"
     rows = {n for c in ("results", "groups") if isinstance(result_dict.get(c), Mapping) for n in result_dict[c]}
-    if headline_only() and column == last and ours_in(result_dict, names) & rows:
+    if headline_only() and ours_in(result_dict, names) & rows:
         table += f"\n{HEADLINE_NOTE}"
-    if column == last and RUN_NOTES:
+    if RUN_NOTES:
         table += "".join(f"\n{text}" for _, text in sorted(RUN_NOTES.items()))
-    if column == last:
-        table += "".join(f"\n{text}" for text in judge_notes(result_dict))
-    noted = any(
+    return table + "".join(f"\n{text}" for text in judge_notes(result_dict))
+
+
+def _noted(shown: Mapping, result_dict: Mapping, column: str) -> bool:
+    """Whether the table of ``column`` (``shown``: :func:`compact`'s copy) prints a note of its own (a value that was
+    not already bracketed in the results)."""
+    return any(
         _is_note(v) and not _is_note(result_dict[column][name].get(k))
         for name, row in (shown.get(column) or {}).items()
         if isinstance(row, Mapping)
         for k, v in row.items()
         if k != "alias"
     )
-    return f"{table}\n{LEGEND}" if noted else table
 
 
 MODEL_KEYS = ("pretrained", "model", "model_version", "model_name")  # model_args that name the evaluated model

@@ -359,3 +359,23 @@ def test_without_a_groups_table_the_note_and_the_groups_stay_under_the_tasks_tab
     }
     table = render(_lmms_eval_make_table(), results, "results", False, {"worldcuisines_mcq_sample_1a_nocontext"})
     assert _cells(table, "my_group") and table.count(results_table.HEADLINE_NOTE) == 1
+
+
+def test_the_legend_is_printed_once_under_the_last_table(monkeypatch):
+    """The Tasks and the Groups tables both print breakdowns ("[N keys]"): the legend follows the Groups table only
+    (it was printed under each table, so twice in a run or re-score with groups)."""
+    full = _sample_table(monkeypatch, "full")
+    tasks_table, groups_table = full.split("|          Groups")
+    assert " keys]" in tasks_table and " keys]" in groups_table
+    assert full.count(results_table.LEGEND) == 1 and full.rstrip().endswith(results_table.LEGEND)
+    # A note in the Tasks table alone still gets the legend, under the Groups table.
+    results = {
+        "results": {"dishes": {"alias": "dishes", "acc_by_region,none": {"a": 1.0, "b": 0.0}}},
+        "groups": {"g": {"alias": "g", "acc,none": 50.0}},
+        "group_subtasks": {"g": ["dishes"]},
+        "configs": {"dishes": {"task": "dishes", "metadata": {"regional": {"format": "mcq"}}}},
+        "n-shot": {},
+    }
+    tables = [render(_lmms_eval_make_table(), results, c, False, set()) for c in ("results", "groups")]
+    assert "[2 keys]" in tables[0] and results_table.LEGEND not in tables[0]
+    assert tables[1].endswith(results_table.LEGEND)
