@@ -11,7 +11,7 @@ Configured the way lmms-eval configures its own judges, plus one variable for th
                            ``.../chat/completions`` URL (both spellings occur in lmms-eval tasks)
 ``OPENAI_API_KEY``         bearer token (may be empty for a local server)
 ``FOOD_TASKS_JUDGE_MODEL`` judge model name sent as ``model``; required by judged tasks. ``none`` turns
-                           judging off explicitly (judge metrics are then reported as NaN). A comma list
+                           judging off explicitly (judge metrics are then written as null). A comma list
                            ``a,b[,c]`` is a panel of judges (:mod:`food_tasks.judge.panel`), the first the headline
 ``FOOD_TASKS_JUDGE_URL``      per-judge endpoints, aligned with the models (one value: all; default ``OPENAI_API_URL``)
 ``FOOD_TASKS_JUDGE_KEY_VARS`` per-judge *names* of the variables holding each key (default ``OPENAI_API_KEY``)
@@ -74,12 +74,19 @@ class JudgeNotConfigured(SetupError):
     label = "the LLM judge is not configured"
 
 
+class JudgeSettingsInvalid(JudgeNotConfigured):
+    """A judge setting is set but malformed (a bad number, list, name or API type); the message names the variable
+    and what to write. A :class:`JudgeNotConfigured`: every caller that catches one catches both."""
+
+    label = "the LLM judge settings are invalid"
+
+
 def _int_env(name: str, default: int) -> int:
     value = os.environ.get(name, "").strip()
     try:
         return max(1, int(value)) if value else default
     except ValueError:
-        raise JudgeNotConfigured(f"{name}={value!r} is not an integer") from None
+        raise JudgeSettingsInvalid(f"{name}={value!r} is not an integer") from None
 
 
 @dataclass(frozen=True)
@@ -150,9 +157,9 @@ def _env_list(name: str, n: int, *, secret: bool = False) -> list[str] | None:
     items = [item.strip() for item in raw.split(",")]
     shown = "" if secret else f"={raw!r}"
     if any(not item for item in items):
-        raise JudgeNotConfigured(f"{name}{shown} has an empty entry: write one value per judge, separated by commas")
+        raise JudgeSettingsInvalid(f"{name}{shown} has an empty entry: write one value per judge, separated by commas")
     if len(items) not in (1, n):
-        raise JudgeNotConfigured(
+        raise JudgeSettingsInvalid(
             f"{name}{shown} has {len(items)} values for {n} judges ({MODEL_ENV}): write one value for every judge "
             "or one for all"
         )
@@ -169,7 +176,7 @@ def _number_env(name: str, kind: type, low: float, what: str) -> Any:
     except ValueError:
         value = None
     if value is None or not math.isfinite(value) or value < low:
-        raise JudgeNotConfigured(f"{name}={raw!r} is not {what}; write e.g. {name}={kind(low) + 1}, or unset it")
+        raise JudgeSettingsInvalid(f"{name}={raw!r} is not {what}; write e.g. {name}={kind(low) + 1}, or unset it")
     return value
 
 
@@ -190,29 +197,30 @@ def judges_from_env(purpose: str = "this task") -> list[JudgeConfig] | None:
         return None
     models = [m.strip() for m in raw.split(",")] if raw else []
     if models and any(not m for m in models):
-        raise JudgeNotConfigured(
+        raise JudgeSettingsInvalid(
             f"{MODEL_ENV}={raw!r} has an empty judge name: write the names separated by commas, e.g. "
             f"{MODEL_ENV}=gpt-4o,qwen2.5-72b-instruct"
         )
     seen = [m for i, m in enumerate(models) if m in models[:i]]
     if seen:
-        raise JudgeNotConfigured(f"{MODEL_ENV}={raw!r} names the judge {seen[0]!r} twice: name each judge once")
+        raise JudgeSettingsInvalid(f"{MODEL_ENV}={raw!r} names the judge {seen[0]!r} twice: name each judge once")
     off = [m for m in models if m.lower() in DISABLED]
     if off and len(models) > 1:
-        raise JudgeNotConfigured(
+        raise JudgeSettingsInvalid(
             f"{MODEL_ENV}={raw!r}: {off[0]!r} turns judging off and cannot be one of several judges"
         )
     api_type = os.environ.get("API_TYPE", "openai").strip().lower() or "openai"
     problem = next((p for p in (_provider_problem(api_type, m) for m in models) if p), None)
     if not models or problem:
-        raise JudgeNotConfigured(
+        raise (JudgeSettingsInvalid if problem else JudgeNotConfigured)(
             f"{purpose} is scored by an LLM judge, but {problem or f'{MODEL_ENV} is not set'}. Configure an "
             f"OpenAI-compatible judge:\n"
             f"  export OPENAI_API_URL=http://localhost:8000/v1   # or https://api.openai.com/v1\n"
+            f"  (several judges on their own servers: {URL_ENV}=<url>,<url>, one per judge)\n"
             f"  export OPENAI_API_KEY=...                         # empty for a local server\n"
             f"  export {MODEL_ENV}=<judge model name>\n"
             f"(API_TYPE=openai is the default). To report only the metrics that need no judge, set "
-            f"{MODEL_ENV}=none explicitly; the judge metrics are then NaN."
+            f"{MODEL_ENV}=none explicitly; the judge metrics are then null."
         )
     from food_tasks.data.remote import cache_root
 
@@ -222,12 +230,12 @@ def judges_from_env(purpose: str = "this task") -> list[JudgeConfig] | None:
     key_vars = named or ["OPENAI_API_KEY"] * n
     for var in named or ():
         if not var.isidentifier():  # perhaps the key itself: never repeated
-            raise JudgeNotConfigured(
+            raise JudgeSettingsInvalid(
                 f"{KEY_VARS_ENV} names the environment variables that hold the keys (e.g. "
                 f"{KEY_VARS_ENV}=OPENAI_API_KEY,OTHER_KEY), never the keys; one entry is not a variable name"
             )
         if var not in os.environ:
-            raise JudgeNotConfigured(
+            raise JudgeSettingsInvalid(
                 f"{KEY_VARS_ENV} names {var}, which is not set: export {var}=<key> (empty for a local server)"
             )
     timeout = _number_env("FOOD_TASKS_JUDGE_TIMEOUT", float, 0.0, "a number of seconds")

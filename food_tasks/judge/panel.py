@@ -25,8 +25,8 @@ from typing import Any
 from food_tasks.judge.client import (
     JudgeClient,
     JudgeConfig,
-    JudgeNotConfigured,
     JudgeResult,
+    JudgeSettingsInvalid,
     client_for,
     judges_from_env,
     request_body,
@@ -55,13 +55,13 @@ def price_from_env(n: int) -> list[tuple[float, float]] | None:
         except ValueError:
             pair = ()
         if len(pair) != 2 or not all(math.isfinite(v) and v >= 0 for v in pair):
-            raise JudgeNotConfigured(
+            raise JudgeSettingsInvalid(
                 f"{PRICE_ENV}={raw!r}: {part.strip()!r} is not a price; write <in>,<out> in USD per million prompt and "
                 f"completion tokens, e.g. {PRICE_ENV}=2.5,10 (one pair per judge separated by ';', or one for all)"
             )
         pairs.append(pair)
     if len(pairs) not in (1, n):
-        raise JudgeNotConfigured(
+        raise JudgeSettingsInvalid(
             f"{PRICE_ENV}={raw!r} has {len(pairs)} prices for {n} judges: write one <in>,<out> pair per judge "
             "(separated by ';') or one for all"
         )
@@ -193,9 +193,13 @@ def total_usage(usages: Iterable[Any]) -> dict[str, dict[str, Any]]:
 
 def usage_line(total: dict[str, dict[str, Any]]) -> str | None:
     """One line of what judging cost (:func:`total_usage`), None without a judge: per judge its prompt + completion
-    tokens ("tokens unknown" where a server sent no ``usage``), cached and failed requests, and the cost when priced."""
+    tokens ("tokens unknown" where a sent request came without ``usage``; "no new tokens (n cached)" where nothing was
+    sent), cached and failed requests, and the cost when priced."""
     parts = []
     for model, t in total.items():
+        if t["requests"] == 0:  # every answer from the cache: nothing sent, no new tokens (known or not)
+            parts.append(f"{model} no new tokens ({t['cached']} cached)")
+            continue
         known = t["prompt_tokens"] is not None and t["completion_tokens"] is not None
         tokens = f"{t['prompt_tokens']:,} + {t['completion_tokens']:,} tokens" if known else "tokens unknown"
         cost = f", ${t['cost']:.4f}" if t["cost"] is not None and known else ""

@@ -9,13 +9,15 @@ Use::
     judged.codes            # (n, judges, repeats): CORRECT, WRONG, UNREADABLE, FAILED, NOT_ASKED
     judged.value("judge_agreement")  # NaN where undefined (one judge, one repeat, nothing judged)
     judged.rows("judge_kappa")       # (n, k) rows of an Estimator (stats.uncertainty: clustered intervals)
-    judged.info(scale=100.0)         # per-judge accuracy with its interval, usage, left-out counts, disagreements
+    judged.info(scale=100.0)         # per-judge accuracy (Wilson interval), verdict counts, usage, disagreements
 
 ``prompt_of(item) -> str`` builds a judge prompt; ``parse(text, item) -> bool | None`` reads a judge's reply (None:
 unreadable; give it the item so it can read the judge's own words only, without copies of ``item.prediction``). An
 item whose ``prediction`` is None or empty is not sent (:data:`NOT_ASKED`: wrong for every judge, in no agreement
-figure). A failed call (``text`` None after retries) is :data:`FAILED`: out of that judge's accuracy, and the record
-out of the figures between judges (counted in ``left_out``).
+figure; counted in ``not_asked``). A failed call (``text`` None after retries) is :data:`FAILED`: out of that judge's
+accuracy (undefined where every call failed), and the record out of the figures between judges (counted in
+``agreement_left_out``); an unreadable reply is :data:`UNREADABLE`: wrong in that judge's accuracy, out of the figures
+between judges.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from food_tasks.judge import injection
 from food_tasks.stats import agreement as A
-from food_tasks.stats import uncertainty as U
+from food_tasks.stats.confidence import wilson
 
 EXAMPLES = 5  # disagreements and injection suspects kept in a task's judge_info
 EXAMPLE_CHARS = 300  # characters of a prediction shown in an example
@@ -92,7 +94,7 @@ class Judged:
 
     def combine(self, name: str, scale: float = 100.0) -> Callable[[np.ndarray], np.ndarray]:
         """The combine of :meth:`rows` (a picklable callable)."""
-        return A.kappa_combine(len(self.judges)) if name == "judge_kappa" else A.RATE(scale)
+        return A.kappa_combine() if name == "judge_kappa" else A.RATE(scale)
 
     def value(self, name: str, judge: int = 0, scale: float = 100.0) -> float:
         """A figure's value (NaN where undefined)."""
@@ -100,30 +102,6 @@ class Judged:
         if name == "judge_kappa" and len(self.judges) < 2:
             return math.nan
         return A.value(rows, self.combine(name, scale))
-
-    def interval(self, name: str, judge: int = 0, scale: float = 100.0) -> dict[str, Any]:
-        """``{"value", "interval", "se", "n", "clusters"}`` of a figure, clustered on the items' clusters (interval:
-        95 % normal, None where the standard error cannot be estimated)."""
-        value = self.value(name, judge, scale)
-        rows = self.rows(name, judge)
-        if not len(rows):
-            return {"value": None, "interval": None, "se": None, "n": 0, "clusters": 0}
-        if name == "judge_kappa":  # a statistic of the summed table: cluster bootstrap
-            estimator: U.Estimator = U.Custom(_stacked, self.combine(name, scale))
-        else:  # a rate: analytic clustered standard error, as every judge rate of the tables
-            estimator = U.Ratio(_cell(0), _cell(1), scale)
-        est = U.estimate(estimator, list(rows), self._clusters())
-        bounds = U.interval(value, est.se)
-        return {
-            "value": None if math.isnan(value) else value,
-            "interval": None if bounds is None else [bounds[0], bounds[1]],
-            "se": est.se,
-            "n": est.n,
-            "clusters": est.clusters,
-        }
-
-    def _clusters(self) -> list[Hashable]:
-        return [item.cluster for item in self.items]
 
     def disagreements(self, limit: int = EXAMPLES) -> list[dict[str, Any]]:
         """Up to ``limit`` items (in item order) on which the judges' readable repeat-0 verdicts differ."""
@@ -161,22 +139,69 @@ class Judged:
             }
         }
 
+    def counts(self, judge: int) -> dict[str, int]:
+        """One judge's repeat-0 verdicts by kind: ``correct``, ``wrong``, ``unreadable`` (answered, neither yes nor
+        no: wrong in its accuracy), ``failed`` (no answer after retries: out of its accuracy), ``not_asked`` (an
+        empty answer: wrong without a call)."""
+        column = self.codes[:, judge, 0]
+        kinds = {"correct": A.CORRECT, "wrong": A.WRONG, "unreadable": A.UNREADABLE, "failed": A.FAILED}
+        return {
+            **{k: int(np.sum(column == c)) for k, c in kinds.items()},
+            "not_asked": int(np.sum(column == A.NOT_ASKED)),
+        }
+
+    def proportion(self, name: str, judge: int = 0, scale: float = 100.0) -> dict[str, Any]:
+        """``{"value", "interval", "n"}`` of one judge's rate (``judge_acc_of`` or ``judge_flip_rate``): the 95 %
+        Wilson interval on the ``n`` records it counts (never outside 0 to ``scale``); value and interval None where
+        undefined (no verdict at all, one repeat)."""
+        num, den = (float(v) for v in self.rows(name, judge).sum(axis=0))
+        bounds = wilson(num, den)
+        return {
+            "value": scale * num / den if den else None,
+            "interval": None if bounds is None else [scale * bounds[0], scale * bounds[1]],
+            "n": int(den),
+        }
+
+    def failures(self, label: str, start: int = 0) -> list[str]:
+        """One warning line per judge from the ``start``-th with failed calls (repeat 0): the judge, its failure
+        count, and what it means."""
+        lines = []
+        for j, model in enumerate(self.judges[start:], start):
+            counts = self.counts(j)
+            if not counts["failed"]:
+                continue
+            sent = counts["failed"] + counts["correct"] + counts["wrong"] + counts["unreadable"]
+            what = (
+                "its accuracy is undefined (no verdict)" if sent == counts["failed"] else "its accuracy leaves them out"
+            )
+            lines.append(
+                f"{label}: the judge {model!r} failed on {counts['failed']} of {sent} records after retries; {what}, "
+                "and the figures between judges leave those records out. Re-run to retry them (judged records come "
+                "from the cache)."
+            )
+        return lines
+
     def info(self, scale: float = 100.0, usage: dict | None = None) -> dict[str, Any]:
-        """What a task's ``judge_info`` shows of its panel: each judge's accuracy (repeat 0) with its interval and its
-        flip rate, the figures between judges (or why they are undefined), the verdict table (:meth:`verdict_table`),
-        the records left out of them, the majority's ties, up to :data:`EXAMPLES` disagreements, and ``usage``
-        (:meth:`Panel.usage`; computed from :attr:`answers` when not given)."""
+        """What a task's ``judge_info`` shows of its panel: each judge's accuracy (repeat 0; null where it gave no
+        verdict at all) and flip rate with their Wilson intervals (:meth:`proportion`) and its verdict counts
+        (:meth:`counts`: ``failed`` and ``unreadable`` apart), the figures between judges (value and the records
+        and clusters they rest on; their standard errors are the results keys' own) or why they are undefined, the
+        verdict table (:meth:`verdict_table`), the records not asked about (``not_asked``: empty answers) and those
+        left out of the figures between judges, the majority's ties, up to :data:`EXAMPLES` disagreements, and
+        ``usage`` (:meth:`Panel.usage`; computed from :attr:`answers` when not given)."""
         first = self.codes[:, :, 0]
         per_judge = {}
         for j, model in enumerate(self.judges):
-            flip = self.interval("judge_flip_rate", j, scale) if self.repeats > 1 else ONE_REPEAT
-            per_judge[model] = {"judge_acc": self.interval("judge_acc_of", j, scale), "flip_rate": flip}
+            flip = self.proportion("judge_flip_rate", j, scale) if self.repeats > 1 else ONE_REPEAT
+            per_judge[model] = {"judge_acc": self.proportion("judge_acc_of", j, scale), "flip_rate": flip}
+            per_judge[model].update(self.counts(j))
         out: dict[str, Any] = {"judges": list(self.judges), "repeats": self.repeats, "per_judge": per_judge}
+        out["not_asked"] = A.not_asked(first)
         if len(self.judges) < 2:
             out["agreement"] = ONE_JUDGE
         else:
             out["agreement"] = {
-                name: self.interval(name, 0, scale) for name in ("judge_agreement", "judge_kappa", "judge_majority_acc")
+                name: self.figure(name, scale) for name in ("judge_agreement", "judge_kappa", "judge_majority_acc")
             }
             out["verdict_table"] = self.verdict_table()
             out["agreement_left_out"] = A.left_out(first)
@@ -188,17 +213,14 @@ class Judged:
             out["usage"] = usage
         return out
 
-
-def _stacked(records: Sequence[np.ndarray]) -> np.ndarray:
-    return np.asarray(records, dtype=float)
-
-
-@dataclass(frozen=True)
-class _cell:  # noqa: N801  (a rate's numerator (0) or denominator (1) from a row of stats.agreement)
-    index: int
-
-    def __call__(self, row: np.ndarray) -> float | None:
-        return float(row[self.index]) if row[1] else None
+    def figure(self, name: str, scale: float = 100.0) -> dict[str, Any]:
+        """``{"value", "n", "clusters"}`` of a figure between judges (value None where undefined): what it rests on.
+        Its standard error is the results key's (a clustered estimate), not repeated here."""
+        value = self.value(name, 0, scale)
+        rows = self.rows(name)
+        counted = np.any(rows != 0, axis=1) if name == "judge_kappa" else rows[:, 1] != 0
+        clusters = len({self.items[int(i)].cluster for i in np.flatnonzero(counted)})
+        return {"value": None if math.isnan(value) else value, "n": int(counted.sum()), "clusters": clusters}
 
 
 def example(item: Item) -> dict[str, Any]:

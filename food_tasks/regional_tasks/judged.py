@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from food_tasks.judge.reading import verdict_robust
-from food_tasks.stats.agreement import FAILED, NOT_ASKED, kappa_combine
+from food_tasks.stats.agreement import FAILED, NOT_ASKED, UNREADABLE, kappa_combine
 from food_tasks.stats.estimators import Estimator, ratio_combine
 
 if TYPE_CHECKING:
@@ -188,30 +188,35 @@ def suspect_flags(settings: JudgeSettings, records: Sequence[Mapping[str, Any]])
 FIGURES = (
     "judge_acc",
     "judge_error_rate",
+    "judge_unparsed_rate",
     "judge_agreement",
     "judge_kappa",
     "judge_majority_acc",
     "judge_flip_rate",
     "judge_injection_suspect_rate",
 )
-LOWER_IS_BETTER = ("judge_error_rate", "judge_flip_rate", "judge_injection_suspect_rate")
+LOWER_IS_BETTER = ("judge_error_rate", "judge_unparsed_rate", "judge_flip_rate", "judge_injection_suspect_rate")
 
 
 class JudgeFigure(Estimator):
     """One judge figure of a regional task: its value (call it on the records: the metric's reducer) and its error
     bar (an :class:`~food_tasks.stats.estimators.Estimator` whose rows are those of
     :meth:`food_tasks.judge.verdicts.Judged.rows`, put back at the records' places; a row with a missing image is
-    zeros). Percent, but ``judge_kappa`` (Cohen's for two judges, Fleiss' for more). NaN (null) with judging off or
-    one judge (agreement, kappa, majority), one repeat (flip rate). Picklable: the settings and the name only."""
+    zeros). Percent, but ``judge_kappa`` (Cohen's for two judges, Fleiss' for more). ``judge_acc`` is the headline
+    judge's: an unreadable reply and an empty answer count wrong, a failed call is left out (NaN where every call
+    failed); ``judge_unparsed_rate`` its unreadable replies over its answered calls, ``judge_error_rate`` its failed
+    calls over its calls (as DiningBench VQA's). NaN (null) with judging off or one judge (agreement, kappa,
+    majority), one repeat (flip rate). Picklable: the settings and the name only."""
 
     def __init__(self, settings: JudgeSettings, name: str) -> None:
-        self.settings, self.name, self.raters = settings, name, 2
+        self.settings, self.name = settings, name
 
     def __call__(self, records: Sequence[Mapping[str, Any]]) -> float:
         return float(self.combine(self.rows(records).sum(axis=0)))
 
     def rows(self, records: Sequence[Mapping[str, Any]]) -> np.ndarray:
-        """Each record's share of the figure (numerator, denominator; kappa: the four cells of its verdict table)."""
+        """Each record's share of the figure (numerator, denominator; kappa: its verdict table's cells, and with
+        three or more judges the judges' number: :func:`food_tasks.stats.agreement.kappa_rows`)."""
         out = np.zeros((len(records), 4 if self.name == "judge_kappa" else 2))
         if self.name == "judge_injection_suspect_rate":
             present = [not r.get("image_missing") for r in records]
@@ -221,21 +226,23 @@ class JudgeFigure(Estimator):
         if found is None:
             return out
         rows, verdicts = found
-        self.raters = len(verdicts.judges)
+        first = verdicts.codes[:, 0, 0]
         if self.name == "judge_error_rate":  # the headline judge's failed calls over the rows it was sent
-            first = verdicts.codes[:, 0, 0]
             values = np.stack([first == FAILED, first != NOT_ASKED], axis=1).astype(float)
-        elif self.name in ("judge_agreement", "judge_kappa", "judge_majority_acc") and self.raters < 2:
+        elif self.name == "judge_unparsed_rate":  # its unreadable replies over its answered calls (as DiningBench)
+            values = np.stack([first == UNREADABLE, first >= UNREADABLE], axis=1).astype(float)
+        elif self.name in ("judge_agreement", "judge_kappa", "judge_majority_acc") and len(verdicts.judges) < 2:
             return out
         else:
             values = verdicts.rows("judge_acc_of" if self.name == "judge_acc" else self.name)
+        out = np.zeros((len(records), values.shape[1]))
         if len(rows):
             out[rows] = values
         return out
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
         """The figure from the column sums of :meth:`rows` (kappa from its table, a rate in percent otherwise)."""
-        return kappa_combine(self.raters)(sums) if self.name == "judge_kappa" else ratio_combine(100.0)(sums)
+        return kappa_combine()(sums) if self.name == "judge_kappa" else ratio_combine(100.0)(sums)
 
     def counted(self, rows: np.ndarray) -> np.ndarray:
         """Which records count in the figure's denominator (for the number of units an interval rests on)."""
@@ -277,6 +284,8 @@ class JudgeInfo:
         if found is None:
             return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none) or not configured"}
         rows, verdicts = found
+        for line in verdicts.failures("regional task"):
+            _warn_once(line)
         headline = verdicts.panel.headline
         flags, examples = suspects(
             verdicts.items, [i.prediction for i in verdicts.items], markers(self.settings.prompt)

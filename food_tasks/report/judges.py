@@ -1,9 +1,13 @@
 """The report's "Judges" section: how far the judges of a judged task can be trusted on the run in front of the reader.
 
 For each task of a run judged by two or more judges (``judge_info`` lists them): the verdict table (two judges: the two
-by two table of their verdicts; three or more: each judge against the majority), the agreement and kappa with their
-95% intervals, each judge's accuracy, flip rate (with repeats) and what its judging cost (tokens, or "tokens
-unknown"; a cost with ``FOOD_TASKS_JUDGE_PRICE``), the injection-suspect count, and the few records on which the
+by two table of their verdicts; three or more: each judge against the majority), the figures that are results keys
+(``judge_acc``, agreement, kappa, the majority's accuracy, flip rate) with the results file's own value and standard
+error, each judge's accuracy and flip rate with their Wilson intervals ("undefined: no verdict" where every call
+failed), its unreadable replies and failed calls, and what its judging cost (tokens; "no new tokens (n cached)"
+where nothing was sent; "tokens unknown" where a sent request came without ``usage``; a cost with
+``FOOD_TASKS_JUDGE_PRICE``), the empty answers no judge was asked about, the injection-suspect count, and the few
+records on which the
 judges disagree, shown as written (model output: escaped, never rendered). A one-judge task gets no section (its
 judge is named in its benchmark's section). Separately, :func:`family_blocks`: one line when a judge shares a family
 with the evaluated model (:func:`food_tasks.judge.family.same_family`).
@@ -18,10 +22,11 @@ from typing import Any
 from food_tasks.judge.family import same_family
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, MARKS_NOTE, Block
-from food_tasks.stats.confidence import MIN_UNITS, Z95
+from food_tasks.stats.confidence import Z95
 
 TITLE = "Judges"
 TOKENS_UNKNOWN = "tokens unknown"
+NO_VERDICT = "undefined: no verdict"
 
 
 def judges_of(info: Any) -> list[str]:
@@ -54,30 +59,26 @@ def _count(value: Any) -> str:
 
 
 def _with_interval(figure: Any, decimals: int) -> str:
-    """``value [low, high]`` of a figure of ``judge_info`` (``{"value", "interval"}``), ``undefined`` without a value
-    (the text says why when the figure is one: "undefined: one repeat")."""
+    """``value [low, high]`` of a judge's own rate in ``judge_info`` (``{"value", "interval"}``: a Wilson interval on
+    the records it counts), ``undefined`` without a value (the text says why when the figure is one: "undefined: one
+    repeat")."""
     if isinstance(figure, str):
         return figure
     value = _number(_entry(figure, "value")) if isinstance(figure, Mapping) else None
     if value is None:
         return "undefined" if isinstance(figure, Mapping) else "–"
     bounds = figure.get("interval")
-    clusters = _number(figure.get("clusters"))
-    few = FEW if clusters is not None and clusters < MIN_UNITS else ""
     if isinstance(bounds, Sequence) and len(bounds) == 2 and all(_number(v) is not None for v in bounds):
-        return f"{value:.{decimals}f} [{bounds[0]:.{decimals}f}, {bounds[1]:.{decimals}f}]{few}"
+        return f"{value:.{decimals}f} [{bounds[0]:.{decimals}f}, {bounds[1]:.{decimals}f}]"
     return f"{value:.{decimals}f}"
 
 
 def _figure(run: Run, task: str, metric: str, decimals: int) -> str:
-    """The figure as ``judge_info`` gives it with its interval, else the results' value with the 95% normal interval
-    of its standard error; ``undefined`` for NaN or null, ``–`` when absent."""
-    info = run.value(task, "judge_info")
-    figure = _entry(info, "agreement", metric)
-    if figure is not None:
-        return _with_interval(figure, decimals)
+    """A figure that is a results key, as the results file has it: its value ± the half-width of the 95% interval
+    of its own standard error (the task's error bar: clustered, a bootstrap for kappa); ``undefined`` for NaN or
+    null, ``–`` when absent."""
     value = run.value(task, metric)
-    if value is None:
+    if value is None and metric not in run.metrics.get(task, {}):
         return "–"
     number = _number(value)
     if number is None:
@@ -86,15 +87,19 @@ def _figure(run: Run, task: str, metric: str, decimals: int) -> str:
     if se is None:
         return f"{number:.{decimals}f}"
     few = FEW if run.few(task, metric) else ""
-    return f"{number:.{decimals}f} [{number - Z95 * se:.{decimals}f}, {number + Z95 * se:.{decimals}f}]{few}"
+    return f"{number:.{decimals}f} ± {Z95 * se:.{decimals}f}{few}"
 
 
 def _tokens(judge: Mapping[str, Any]) -> tuple[str, str, str]:
-    """Prompt tokens, completion tokens, cost: "tokens unknown" where a server sent no ``usage``, never 0."""
+    """Prompt tokens, completion tokens, cost: "no new tokens (n cached)" where nothing was sent (every answer from
+    the cache), "tokens unknown" where a server sent no ``usage`` for a request that was sent, never 0."""
     prompt, completion = _number(judge.get("prompt_tokens")), _number(judge.get("completion_tokens"))
+    cost = _number(judge.get("cost"))
+    if _number(judge.get("requests")) == 0:
+        cached = f"no new tokens ({_count(judge.get('cached'))} cached)"
+        return cached, cached, "–" if cost is None else f"{cost:.4f}"
     if prompt is None or completion is None:
         return TOKENS_UNKNOWN, TOKENS_UNKNOWN, "–"
-    cost = _number(judge.get("cost"))
     return f"{prompt:,.0f}", f"{completion:,.0f}", "–" if cost is None else f"{cost:.4f}"
 
 
@@ -124,16 +129,22 @@ def _verdict_table(info: Mapping[str, Any], names: Sequence[str]) -> list[Block]
 
 
 def _judge_row(info: Mapping[str, Any], name: str) -> list[str]:
-    """One judge: accuracy and flip rate with their intervals, requests, and what they cost."""
+    """One judge: accuracy ("undefined: no verdict" where every call failed) and flip rate with their Wilson
+    intervals, its unreadable replies and failed calls (repeat 0), requests, and what they cost."""
     usage = _entry(info, "usage", name)
     usage = usage if isinstance(usage, Mapping) else {}
+    judge = _entry(info, "per_judge", name)
+    judge = judge if isinstance(judge, Mapping) else {}
+    accuracy = _with_interval(judge.get("judge_acc"), 2)
+    failed = judge.get("failed", usage.get("failed"))
     return [
         name,
-        _with_interval(_entry(info, "per_judge", name, "judge_acc"), 2),
-        _with_interval(_entry(info, "per_judge", name, "flip_rate"), 2),
+        NO_VERDICT if accuracy == "undefined" else accuracy,
+        _with_interval(judge.get("flip_rate"), 2),
+        _count(judge.get("unreadable")),
+        _count(failed),
         _count(usage.get("requests")),
         _count(usage.get("cached")),
-        _count(usage.get("failed")),
         *(_tokens(usage) if usage else ("–", "–", "–")),
     ]
 
@@ -147,12 +158,23 @@ def task_blocks(run: Run, task: str) -> list[Block]:
     blocks: list[Block] = [("h", 3, f"`{task}` — {run.label}")]
     kappa = "Cohen's" if len(names) == 2 else "Fleiss'"
     figures = [
-        f"- Judges: {', '.join(f'`{n}`' for n in names)} (the first is the headline judge: `judge_acc` is its).",
+        f"- Judges: {', '.join(f'`{n}`' for n in names)} (the first is the headline judge: `judge_acc` is its); "
+        f"its accuracy, %: {_figure(run, task, 'judge_acc', 2)}.",
         f"- Agreement (all judges give the same verdict), %: {_figure(run, task, 'judge_agreement', 2)}; "
         f"{kappa} kappa: {_figure(run, task, 'judge_kappa', 3)}; the majority verdict's accuracy, %: "
-        f"{_figure(run, task, 'judge_majority_acc', 2)} (95% intervals).",
+        f"{_figure(run, task, 'judge_majority_acc', 2)} (± the results file's 95% half-width).",
     ]
+    if (_number(info.get("repeats")) or 1) > 1:
+        figures.append(
+            f"- The headline judge's flip rate over its repeats, %: {_figure(run, task, 'judge_flip_rate', 2)}."
+        )
     left_out, ties = _number(info.get("agreement_left_out")), _number(info.get("majority_ties"))
+    empty = _number(info.get("not_asked"))
+    if empty:
+        figures.append(
+            f"- {empty:,.0f} record(s) with an empty answer: no judge was asked; wrong in the accuracies (the "
+            "majority's included), out of agreement, kappa and flip rate."
+        )
     if left_out:
         figures.append(
             f"- {left_out:,.0f} record(s) left out of the figures between judges: a judge failed on them or gave no "
@@ -167,7 +189,7 @@ def task_blocks(run: Run, task: str) -> list[Block]:
         )
     blocks.append(("p", "\n".join(figures)))
     blocks += _verdict_table(info, names)
-    header = ["Judge", "Accuracy, %", "Flip rate, %", "Requests", "Cached", "Failed"]
+    header = ["Judge", "Accuracy, % [Wilson]", "Flip rate, % [Wilson]", "Unreadable", "Failed", "Requests", "Cached"]
     header += ["Prompt tokens", "Completion tokens", "Cost, USD"]
     blocks.append(("table", header, [_judge_row(info, n) for n in names]))
     suspects = [r for r in info.get("injection_examples") or [] if isinstance(r, Mapping)]
@@ -208,7 +230,11 @@ def judges_blocks(runs: Sequence[Run]) -> list[Block]:
     intro = (
         "How far the judges can be trusted on these runs: their agreement and kappa on the records every judge judged, "
         "each judge's accuracy and cost, and records where they disagree. Answers and questions below are shown as "
-        f"written (model output). Intervals: 95%, clustered as the task's error bars; {MARKS_NOTE}"
+        "written (model output). The figures that are results keys (`judge_acc`, agreement, kappa, the majority's "
+        "accuracy, flip rate) are the results file's, ± the 95% half-width of its clustered standard error; each "
+        "judge's own accuracy and flip rate (table) come with the 95% Wilson interval over the records it counts "
+        "(taken as independent). Unreadable: replies with no yes or no (wrong in its accuracy); failed: calls with "
+        f"no answer after retries (out of its accuracy; every call failed: no verdict). {MARKS_NOTE}"
     )
     return [("h", 2, TITLE), ("p", intro), *blocks]
 

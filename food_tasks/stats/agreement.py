@@ -11,11 +11,15 @@ combine of the full column sums:
 * ``agreement``: the share of records on which all judges give the same verdict;
 * ``kappa``: Cohen's kappa for two judges (from the summed 2 x 2 confusion table), Fleiss' kappa for three or more
   (from the summed category counts); NaN where the expected agreement is 1 (every verdict in one category);
-* ``majority``: the share of records whose majority verdict is "correct" (a tie is left out: :func:`ties`);
+* ``majority``: the share of records whose majority verdict is "correct" (a tie is left out: :func:`ties`; a record
+  no judge was asked about counts, wrong: an accuracy of the model, as the headline ``judge_acc``);
 * ``flip``: one judge's share of records whose verdict is not the same in all its repeats (NaN with one repeat).
 
 A record that some judge could not judge (unreadable or failed) is left out of the figures between judges and
-counted (:func:`left_out`); a record no judge was asked about is in none of them.
+counted (:func:`left_out`); a record no judge was asked about (:func:`not_asked`) is wrong in the accuracies
+(:func:`accuracy_rows`, :func:`majority_rows`) and in none of the figures between judges (agreement, kappa, flip).
+Every combine reads what it needs from the rows themselves (:class:`Kappa`: the judges' number from the rows' width
+and their last column), so one combine object serves panels of any size, in any order.
 """
 
 from __future__ import annotations
@@ -47,10 +51,26 @@ def left_out(codes: np.ndarray) -> int:
     return int(np.sum(np.any((codes == UNREADABLE) | (codes == FAILED), axis=1)))
 
 
+def not_asked(codes: np.ndarray) -> int:
+    """Records no judge was asked about (an empty answer: wrong without a call, out of the figures between judges)."""
+    codes = _codes(codes)
+    return int(np.sum(np.all(codes == NOT_ASKED, axis=1))) if codes.shape[1] else 0
+
+
+def gave_verdict(codes: np.ndarray) -> bool:
+    """One judge (codes ``(n,)``) answered at least one call, or was sent none: its accuracy is defined. A judge whose
+    every call failed gave no verdict at all: its accuracy is undefined, not the 0 of the records not asked about."""
+    codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+    return bool(np.any(codes >= UNREADABLE) or not np.any(codes == FAILED))
+
+
 def accuracy_rows(codes: np.ndarray) -> np.ndarray:
     """One judge's accuracy: ``[correct, judged]`` per record (codes ``(n,)``); a failed call is not judged, an
-    unreadable verdict and a record not asked about are judged wrong (the headline ``judge_acc`` rule)."""
+    unreadable verdict and a record not asked about are judged wrong (the headline ``judge_acc`` rule). All zeros
+    (the accuracy is NaN: undefined) where the judge gave no verdict at all (:func:`gave_verdict`)."""
     codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+    if not gave_verdict(codes):
+        return np.zeros((len(codes), 2))
     return np.stack([(codes == CORRECT).astype(float), (codes != FAILED).astype(float)], axis=1)
 
 
@@ -63,9 +83,9 @@ def agreement_rows(codes: np.ndarray) -> np.ndarray:
 
 
 def kappa_rows(codes: np.ndarray) -> np.ndarray:
-    """Per complete record, zeros otherwise (codes ``(n, judges)``, two or more judges). Two judges: the one-hot
-    cell of the 2 x 2 confusion table ``[yes-yes, yes-no, no-yes, no-no]`` (first judge first), for :class:`Cohen`.
-    Three or more: :func:`fleiss_rows` of the yes / no counts, for :class:`Fleiss`."""
+    """Per complete record, zeros otherwise (codes ``(n, judges)``, two or more judges), for :class:`Kappa`. Two
+    judges: the one-hot cell of the 2 x 2 confusion table ``[yes-yes, yes-no, no-yes, no-no]`` (first judge first).
+    Three or more: :func:`fleiss_rows` of the yes / no counts, then the number of judges (width 5)."""
     codes = _codes(codes)
     full = complete(codes).astype(float)
     if codes.shape[1] == 2:
@@ -73,7 +93,8 @@ def kappa_rows(codes: np.ndarray) -> np.ndarray:
         cells = np.stack([a & b, a & ~b, ~a & b, ~a & ~b], axis=1).astype(float)
         return cells * full[:, None]
     yes = np.sum(codes == CORRECT, axis=1)
-    return fleiss_rows(np.stack([yes, codes.shape[1] - yes], axis=1)) * full[:, None]
+    rows = fleiss_rows(np.stack([yes, codes.shape[1] - yes], axis=1))
+    return np.concatenate([rows, np.full((len(codes), 1), float(codes.shape[1]))], axis=1) * full[:, None]
 
 
 def fleiss_rows(counts: np.ndarray) -> np.ndarray:
@@ -82,9 +103,9 @@ def fleiss_rows(counts: np.ndarray) -> np.ndarray:
     return np.concatenate([counts, np.sum(counts**2, axis=1, keepdims=True), np.ones((len(counts), 1))], axis=1)
 
 
-def kappa_combine(raters: int) -> Cohen | Fleiss:
-    """The combine of :func:`kappa_rows` for ``raters`` judges."""
-    return Cohen() if raters == 2 else Fleiss(raters)
+def kappa_combine() -> Kappa:
+    """The combine of :func:`kappa_rows`, whatever the number of judges (it is in the rows)."""
+    return Kappa()
 
 
 def _kappa(observed: np.ndarray, expected: np.ndarray, total: np.ndarray) -> np.ndarray:
@@ -111,11 +132,11 @@ class Fleiss:
     """Fleiss' kappa of ``raters`` raters per record from the column sums of :func:`fleiss_rows`; NaN without records
     or where the expected agreement is 1."""
 
-    raters: int
+    raters: float | np.ndarray
 
     def __call__(self, sums: np.ndarray) -> np.ndarray:
         sums = np.asarray(sums, dtype=float)
-        k, n = sums.shape[-1] - 2, float(self.raters)
+        k, n = sums.shape[-1] - 2, np.asarray(self.raters, dtype=float)
         totals, squares, records = sums[..., :k], sums[..., k], sums[..., k + 1]
         with np.errstate(invalid="ignore", divide="ignore"):
             observed = (squares - records * n) / (records * n * (n - 1))
@@ -123,13 +144,30 @@ class Fleiss:
         return _kappa(observed, expected, records)
 
 
+@dataclass(frozen=True)
+class Kappa:
+    """The combine of :func:`kappa_rows` of any panel: width 4, :class:`Cohen` of the two judges' table; width 5,
+    :class:`Fleiss` with the number of judges from the last column (its sum over the records' count)."""
+
+    def __call__(self, sums: np.ndarray) -> np.ndarray:
+        sums = np.asarray(sums, dtype=float)
+        if sums.shape[-1] == 4:
+            return Cohen()(sums)
+        records = sums[..., -2]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            raters = np.where(records > 0, sums[..., -1] / np.where(records > 0, records, 1), np.nan)
+        return Fleiss(raters)(sums[..., :-1])
+
+
 def majority_rows(codes: np.ndarray) -> np.ndarray:
-    """``[majority says correct, 1]`` per complete record without a tie, zeros otherwise; codes ``(n, judges)``."""
+    """``[majority says correct, 1]`` per complete record without a tie, ``[0, 1]`` per record no judge was asked
+    about (wrong: every judge would say no), zeros otherwise; codes ``(n, judges)``."""
     codes = _codes(codes)
     full = complete(codes)
     yes = np.sum(codes == CORRECT, axis=1)
     no = codes.shape[1] - yes
-    counted = full & (yes != no)
+    empty = np.all(codes == NOT_ASKED, axis=1) if codes.shape[1] else np.zeros(len(codes), dtype=bool)
+    counted = (full & (yes != no)) | empty
     return np.stack([(counted & (yes > no)).astype(float), counted.astype(float)], axis=1)
 
 

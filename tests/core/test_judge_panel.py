@@ -215,6 +215,19 @@ def test_bad_settings_are_clear_errors(env, settings, words):  # type: ignore[no
     with pytest.raises(judge.JudgeNotConfigured) as err:
         jp.panel_from_env("test")
     assert all(w in str(err.value) for w in words), str(err.value)
+    # a malformed value is introduced as invalid settings; "not configured" only where nothing is set
+    unset = settings == {"FOOD_TASKS_JUDGE_MODEL": ""}
+    assert isinstance(err.value, judge.JudgeSettingsInvalid) is not unset
+    expected = "the LLM judge is not configured" if unset else "the LLM judge settings are invalid"
+    assert err.value.label == expected
+
+
+def test_the_no_judge_message_says_null_and_names_both_url_variables(env):  # type: ignore[no-untyped-def]
+    with pytest.raises(judge.JudgeNotConfigured) as err:
+        jp.panel_from_env("test")
+    message = str(err.value)
+    assert "the judge metrics are then null" in message and "NaN" not in message
+    assert "OPENAI_API_URL" in message and "FOOD_TASKS_JUDGE_URL" in message
 
 
 def test_a_key_written_in_the_key_list_is_never_repeated(env):  # type: ignore[no-untyped-def]
@@ -281,6 +294,12 @@ def test_a_runs_usage_is_the_sum_of_its_tasks_and_unknown_stays_unknown():  # ty
         "local tokens unknown (6 sent, 2 cached, 0 failed)"
     )
     assert jp.usage_line(jp.total_usage([])) is None
+    # a re-run answered wholly from the cache sends nothing: "no new tokens", not "0 + 0 tokens" (a judge whose
+    # server sends no usage included); "tokens unknown" stays for a sent request without usage
+    rerun = {"local": entry("local", 0, 0, None, requests=0, cached=5), "b": entry("b", None, None, None, 2, 3)}
+    assert jp.usage_line(jp.total_usage([rerun])) == (
+        "Judge usage: local no new tokens (5 cached); b tokens unknown (2 sent, 3 cached, 0 failed)"
+    )
 
 
 def test_the_results_table_prints_the_runs_judge_usage_once():  # type: ignore[no-untyped-def]

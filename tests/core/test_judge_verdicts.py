@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 
 from food_tasks.judge import injection
 from food_tasks.judge.client import JudgeResult
@@ -95,12 +96,18 @@ def test_a_judge_down_is_failed_and_left_out_others_stand():
     info = judged.info()
     assert info["agreement_left_out"] == 3
     assert info["per_judge"]["judge-0"]["judge_acc"]["value"] == 75.0  # 3 of 4 (the empty one is wrong)
-    # the judge that is down judged only the empty prediction (wrong without a call)
-    assert (
-        info["per_judge"]["judge-1"]["judge_acc"]["value"] == 0.0
-        and info["per_judge"]["judge-1"]["judge_acc"]["n"] == 1
-    )
+    # the judge that is down gave no verdict at all: its accuracy is undefined, not the 0 of the empty prediction
+    assert info["per_judge"]["judge-1"]["judge_acc"] == {"value": None, "interval": None, "n": 0}
+    assert math.isnan(judged.value("judge_acc_of", 1))
+    assert info["per_judge"]["judge-1"]["failed"] == 3 and info["per_judge"]["judge-1"]["not_asked"] == 1
     assert info["per_judge"]["judge-2"]["judge_acc"]["value"] == 50.0
+    assert info["not_asked"] == 1
+    assert judged.failures("task") == [
+        "task: the judge 'judge-1' failed on 3 of 3 records after retries; its accuracy is undefined (no verdict), "
+        "and the figures between judges leave those records out. Re-run to retry them (judged records come from the "
+        "cache)."
+    ]
+    assert judged.failures("task", start=2) == []
 
 
 def test_flip_rate_over_repeats():
@@ -147,7 +154,30 @@ def test_codes_are_numpy_and_rows_have_the_figure_shapes():
     judged = judge(_items(2), lambda it: it.prediction, _Panel([lambda p, r: "yes"] * 3), temperature=0,
                    max_tokens=5, parse=_parse)  # fmt: skip
     assert isinstance(judged.codes, np.ndarray)
-    assert judged.rows("judge_kappa").shape == (2, 4)  # Fleiss: [yes, no, squares, 1]
+    assert judged.rows("judge_kappa").shape == (2, 5)  # Fleiss: [yes, no, squares, 1, judges]
     assert math.isnan(judged.value("judge_kappa"))  # every verdict "yes": expected agreement 1
     assert judged.value("judge_agreement") == 100.0
     assert judged.info()["verdict_table"] == {"versus_majority": {f"judge-{j}": {"agree": 2, "n": 2} for j in range(3)}}
+
+
+def test_unreadable_and_failed_are_counted_apart_with_wilson_intervals():
+    # judge 0: yes on p0, p1, p2, no on p3, the empty p4 wrong: 3 of 5. judge 1 replies "maybe" to p0 and p1
+    # (unreadable: wrong), fails on p2, says yes to p3: 1 of 4 judged (p4 wrong).
+    rule = {"p0": "maybe", "p1": "maybe", "p2": None, "p3": "yes"}
+    panel = _Panel([lambda p, r: "no" if p == "p3" else "yes", lambda p, r: rule[p]])
+    items = [*_items(4), Item(4, 4, "q4", "gold", "")]
+    info = judge(items, lambda it: it.prediction, panel, temperature=0, max_tokens=5, parse=_parse).info()
+    second = info["per_judge"]["judge-1"]
+    assert (second["unreadable"], second["failed"], second["not_asked"]) == (2, 1, 1)
+    assert (second["correct"], second["wrong"]) == (1, 0)
+    # Wilson 95 % of 1 of 4, by hand: z^2 = 3.8415, centre = (0.25 + 0.4802) / 1.9604 = 0.3725, half =
+    # 1.96 * sqrt(0.046875 + 0.060023) / 1.9604 = 0.3269 -> [4.56, 69.94]; of 3 of 5: centre = (0.6 + 0.3841) /
+    # 1.7683 = 0.5565, half = 1.96 * sqrt(0.048 + 0.038415) / 1.7683 = 0.3258 -> [23.07, 88.24]
+    assert second["judge_acc"]["value"] == 25.0 and second["judge_acc"]["n"] == 4
+    assert second["judge_acc"]["interval"] == pytest.approx([4.56, 69.94], abs=0.01)
+    assert info["per_judge"]["judge-0"]["judge_acc"]["interval"] == pytest.approx([23.07, 88.24], abs=0.01)
+    # p0, p1 unreadable, p2 failed: out of agreement (3 left out); p4 not asked (counted apart); p3: both say no/yes
+    assert info["agreement_left_out"] == 3 and info["not_asked"] == 1
+    assert info["agreement"]["judge_agreement"] == {"value": 0.0, "n": 1, "clusters": 1}
+    # the majority's accuracy counts the empty answer wrong: p3 is a tie, p4 wrong -> 0 of 1
+    assert info["agreement"]["judge_majority_acc"] == {"value": 0.0, "n": 1, "clusters": 1}

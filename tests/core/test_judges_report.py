@@ -4,6 +4,7 @@ make them through lmms-eval)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 from results_files import write_results
@@ -34,9 +35,16 @@ def _info(judges: list[str], **extra) -> dict:
     }
 
 
-def _write(tmp_path, name: str, model: str, info: dict, **metrics):
+def _write(tmp_path, name: str, model: str, info: dict, stderr: dict | None = None, **metrics):
     values = {"judge_acc": 50.0, "judge_info": info, **metrics}
-    return write_results(tmp_path / name / "results.json", f"pretrained={model}", {"my_judged_task": values})
+    path = write_results(tmp_path / name / "results.json", f"pretrained={model}", {"my_judged_task": values})
+    if stderr:  # {metric: (standard error, clusters)}, as food_tasks.lmms.errorbars writes them
+        data = json.loads(path.read_text())
+        for metric, (se, clusters) in stderr.items():
+            data["results"]["my_judged_task"][f"{metric}_stderr,none"] = se
+            data["results"]["my_judged_task"][f"{metric}_clusters,none"] = clusters
+        path.write_text(json.dumps(data))
+    return path
 
 
 def test_three_judges_each_against_the_majority_and_tokens_unknown(tmp_path):
@@ -58,19 +66,22 @@ def test_three_judges_each_against_the_majority_and_tokens_unknown(tmp_path):
     )
     info["usage"]["judge-c"].update(prompt_tokens=None, completion_tokens=None, cost=None)  # a server without usage
     info["usage"]["judge-a"]["cost"] = 0.0033
-    _write(tmp_path, "a", "my-model", info, judge_agreement=70.0, judge_kappa=0.4)
+    stderr = {"judge_agreement": (5.0, 40), "judge_kappa": (0.1, 12), "judge_acc": (10.0, 40)}
+    _write(tmp_path, "a", "my-model", info, stderr, judge_agreement=70.0, judge_kappa=0.4, judge_majority_acc=None)
     build_report([tmp_path / "a"], tmp_path / "report", charts=False)
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     section = md.split("\n## Judges\n", 1)[1]
-    assert "Fleiss' kappa: 0.400 [0.200, 0.600]†" in section  # 12 clusters: fewer than 30
-    assert "Agreement (all judges give the same verdict), %: 70.00 [60.00, 80.00];" in section
+    # the results keys' own values and standard errors (1.96 x SE), not judge_info's: 0.1 x 1.96 = 0.196
+    assert "Fleiss' kappa: 0.400 ± 0.196†" in section  # 12 clusters: fewer than 30
+    assert "Agreement (all judges give the same verdict), %: 70.00 ± 9.80;" in section
+    assert "its accuracy, %: 50.00 ± 19.60." in section and "the majority verdict's accuracy, %: undefined" in section
     assert "- 2 record(s) left out of the figures between judges" in section
     assert "| judge-a | 9 | 1 | 90.00 |" in section and "| judge-b | 7 | 3 | 70.00 |" in section
-    assert "| judge-a | 50.00 [40.00, 60.00] | undefined: one repeat | 10 | 2 | 0 | 1,200 | 30 | 0.0033 |" in section
     assert (
-        "| judge-c | 50.00 [40.00, 60.00] | undefined: one repeat | 10 | 2 | 0 | tokens unknown | tokens unknown | – |"
-        in (section)
+        "| judge-a | 50.00 [40.00, 60.00] | undefined: one repeat | – | 0 | 10 | 2 | 1,200 | 30 | 0.0033 |" in section
     )
+    unknown = "tokens unknown | tokens unknown | – |"
+    assert f"| judge-c | 50.00 [40.00, 60.00] | undefined: one repeat | – | 0 | 10 | 2 | {unknown}" in section
     # model output escaped, never rendered: the pipe stays in its cell, the link and code are text
     assert "| r\\|1 | Q &lt;i&gt; | a\\_b | \\`yes\\` \\[x\\]\\(y\\) | correct | wrong | wrong |" in section
     html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
@@ -104,3 +115,28 @@ def test_a_judge_of_the_models_own_family_is_said_once(tmp_path):
     )
     other = _write(tmp_path, "c", "llava-v1.6-mistral-7b", _info(["gpt-4o", "judge-x"]))
     assert not [text for kind, text in output(str(other), str(other)) if "own family" in text]
+
+
+def test_a_judge_with_no_verdict_unreadable_replies_and_every_answer_cached(tmp_path):
+    # judge-b was down (every call failed): its accuracy is undefined, not 0; judge-a replied "maybe" twice; every
+    # answer of judge-a came from the cache (nothing sent: no new tokens); judge-b sent 5 requests without usage.
+    info = _info(["judge-a", "judge-b"], not_asked=1, agreement_left_out=5)
+    info["per_judge"]["judge-a"].update(unreadable=2, failed=0, not_asked=1)
+    info["per_judge"]["judge-b"] = {
+        "judge_acc": {"value": None, "interval": None, "n": 0},
+        "flip_rate": "undefined: one repeat",
+        "unreadable": 0,
+        "failed": 5,
+        "not_asked": 1,
+    }
+    info["usage"]["judge-a"].update(requests=0, cached=5, prompt_tokens=0, completion_tokens=0)
+    info["usage"]["judge-b"].update(requests=5, cached=0, failed=5, prompt_tokens=None, completion_tokens=None)
+    _write(tmp_path, "a", "my-model", info)
+    build_report([tmp_path / "a"], tmp_path / "report", charts=False)
+    section = (tmp_path / "report" / "report.md").read_text(encoding="utf-8").split("\n## Judges\n", 1)[1]
+    cached = "no new tokens (5 cached)"
+    assert f"| judge-a | 50.00 [40.00, 60.00] | undefined: one repeat | 2 | 0 | 0 | 5 | {cached} | {cached} | – |" in (
+        section
+    )
+    assert "| judge-b | undefined: no verdict | undefined: one repeat | 0 | 5 | 5 | 0 | tokens unknown |" in section
+    assert "- 1 record(s) with an empty answer: no judge was asked;" in section

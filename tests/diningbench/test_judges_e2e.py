@@ -106,8 +106,10 @@ def test_the_report_shows_it(judged_run):
     md = (work / "report" / "report.md").read_text(encoding="utf-8")
     section = md.split("\n## Judges\n", 1)[1]
     assert "### `diningbench_vqa_en` — " in section
-    assert "Agreement (all judges give the same verdict), %: 60.00 [" in section
-    assert "Cohen's kappa: 0.167 [" in section
+    # the results file's own values and standard errors (± 1.96 SE), not a second interval from judge_info
+    half = 1.959963984540054 * got["judge_agreement_stderr,none"]
+    assert f"Agreement (all judges give the same verdict), %: 60.00 ± {half:.2f}" in section
+    assert f"Cohen's kappa: 0.167 ± {1.959963984540054 * got['judge_kappa_stderr,none']:.3f}" in section
     # rows 0-3 both yes; 4, 5 only A; 7, 8 only B; 6, 9 both no
     assert "| judge-a: correct | 4 | 2 |" in section and "| judge-a: wrong | 2 | 2 |" in section
     for name, server in (("judge-a", a), ("judge-b", b)):

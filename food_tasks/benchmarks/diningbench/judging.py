@@ -6,8 +6,10 @@ False without a call; a judge failure is ``__EVAL_ERROR__`` (False); the verdict
 the request is the official one, byte for byte, to the headline (first) judge, once. Robust (``judge_acc``): the
 headline judge's first repeat on the robust prediction, read by
 :func:`~food_tasks.judge.reading.verdict_robust` from the judge's own words (copies of the answer, question and gold
-answer and quoted spans removed); rows whose judge call failed are left out of the denominator and counted in
-``judge_error_rate``; rows with an undecodable image are not judged robustly.
+answer and quoted spans removed; an unreadable reply and an empty prediction count wrong); rows whose judge call
+failed are left out of the denominator and counted in ``judge_error_rate`` (every call failed: ``judge_acc`` is NaN,
+not 0); ``judge_unparsed_rate`` is the unreadable replies over the headline judge's answered calls; rows with an
+undecodable image are not judged robustly.
 With several judges (``FOOD_TASKS_JUDGE_MODEL=a,b``) and repeats (``FOOD_TASKS_JUDGE_REPEATS``), every judge judges
 every robust prediction every time: ``judge_agreement``, ``judge_kappa``, ``judge_majority_acc`` (null with one
 judge), ``judge_flip_rate`` (the headline judge's; null with one repeat); ``judge_rule_disagree_rate`` counts the
@@ -121,6 +123,7 @@ def run(records: Sequence[Record], panel: Any) -> Run:
     for k, i in enumerate(robust):
         item_of[i] = k
     out: list[dict[str, bool] | None] = [None] * len(records)
+    verdict = A.gave_verdict(judged.codes[:, 0, 0])  # False: every headline call failed, judge_acc is undefined
     for i in rows:
         result, k = official_of.get(i), item_of[i]
         code = int(judged.codes[k, 0, 0]) if k is not None else A.NOT_ASKED
@@ -132,7 +135,7 @@ def run(records: Sequence[Record], panel: Any) -> Run:
                 result is not None and result.text is not None and parsing.verdict_official(result.text)
             ),
             "failed": (result is not None and result.text is None) or robust_failed,
-            "judged": not robust_failed and k is not None,
+            "judged": verdict and not robust_failed and k is not None,
             "correct": code == A.CORRECT,
             "unparsed": code == A.UNREADABLE,
             # the official keyword rule and the robust reading of the same headline answer
@@ -148,7 +151,8 @@ def outcomes(records: Sequence[Record], panel: Any) -> dict[str, Any]:
 
     done = run(records, panel)
     verdicts = [v for v in done.rows if v is not None]
-    sums = {k: sum(v[k] for v in verdicts) for k in ("correct_official", "correct", "judged", "failed", "unparsed")}
+    kinds = ("correct_official", "correct", "judged", "failed", "unparsed", "rule_read")
+    sums = {k: sum(v[k] for v in verdicts) for k in kinds}
     n, judged = len(verdicts), sums["judged"]
     headline = [
         r
@@ -162,7 +166,7 @@ def outcomes(records: Sequence[Record], panel: Any) -> dict[str, Any]:
         "judge_acc": sums["correct"] / judged if judged else (math.nan if n else 0.0),
         "judge_acc_official": sums["correct_official"] / n if n else 0.0,
         "judge_error_rate": sums["failed"] / n if n else 0.0,
-        "judge_unparsed_rate": sums["unparsed"] / judged if judged else 0.0,
+        "judge_unparsed_rate": sums["unparsed"] / sums["rule_read"] if sums["rule_read"] else 0.0,
         "evaluated": n,
         "info": summarize(done.panel.configs[0], headline),
         "run": done,
@@ -174,6 +178,8 @@ def panel_info(records: Sequence[Record], done: Run) -> dict[str, Any]:
     agreement or why it is undefined, disagreements), the rule disagreements and the injection suspects."""
     usage = done.panel.usage(done.official, done.judged.answers)
     info = done.judged.info(100.0, usage)
+    for line in done.judged.failures("DiningBench VQA", start=1):  # the headline's: judge_error_rate warns
+        _warn_once(line)
     if usage is None:
         info.pop("usage", None)
     rule = [v for v in done.rows if v is not None and v["rule_read"]]
@@ -235,7 +241,7 @@ JUDGE_RATES = {
     "judge_acc": ("correct", "judged"),
     "judge_acc_official": ("correct_official", "evaluated"),
     "judge_error_rate": ("failed", "evaluated"),
-    "judge_unparsed_rate": ("unparsed", "judged"),
+    "judge_unparsed_rate": ("unparsed", "rule_read"),  # over the headline judge's answered calls
     "judge_rule_disagree_rate": ("rule_disagree", "rule_read"),
 }
 
@@ -289,18 +295,16 @@ class JudgeFigure(stats.Estimator):
 
     def __init__(self, name: str, scale: float = 1.0) -> None:
         self.name, self.scale = name, scale
-        self._raters = 2
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:
-        """The figure's rows aligned with ``records``."""
-        width = 4 if self.name == "judge_kappa" else 2
-        out = np.zeros((len(records), width))
+        """The figure's rows aligned with ``records`` (kappa: :func:`food_tasks.stats.agreement.kappa_rows`)."""
+        out = np.zeros((len(records), 4 if self.name == "judge_kappa" else 2))
         panel = _env_panel(self.name)
         if panel is None:
             return out
         done = run(records, panel)
-        self._raters = len(done.judged.judges)
         rows = done.judged.rows(self.name)
+        out = np.zeros((len(records), rows.shape[1]))
         for i, k in enumerate(done.item_of):
             if k is not None:
                 out[i] = rows[k]
@@ -308,9 +312,7 @@ class JudgeFigure(stats.Estimator):
 
     def combine(self, sums: np.ndarray) -> np.ndarray:
         """The figure from the column sums (NaN where undefined)."""
-        if self.name == "judge_kappa":
-            return A.kappa_combine(self._raters)(sums) if self._raters >= 2 else np.full(sums.shape[:-1], np.nan)
-        return A.RATE(self.scale)(sums)
+        return A.kappa_combine()(sums) if self.name == "judge_kappa" else A.RATE(self.scale)(sums)
 
 
 @functools.lru_cache(maxsize=4)
