@@ -194,18 +194,39 @@ def test_one_judge_gives_null_agreement_not_zero(env):
     assert info["agreement"] == "undefined: one judge" and "disagreements" not in info
 
 
-def test_one_judge_down_others_stand(env):
+def test_one_judge_down_others_stand(env, caplog):
     """Judge B fails every request: its verdicts are failures, judge A's figures stand, no record is answered by
     both (agreement undefined, every judged record left out and counted)."""
     with JudgeServer(_rule_a) as a, JudgeServer(_rule_b, faults={"*": ["down"]}) as b:
         env([a, b], ["judge-a", "judge-b"])
         payloads = _payloads(OUTPUTS)
         got = {name: _metric(payloads, name) for name in ("judge_acc", "judge_error_rate", "judge_agreement")}
-        info = _metric(payloads, "judge_info")
+        with caplog.at_level("WARNING"):
+            info = _metric(payloads, "judge_info")
+    # the judge that is down is named with its failure count (the headline's failures: judge_error_rate's warning)
+    assert "DiningBench VQA: the judge 'judge-b' failed on 8 of 8 records after retries" in caplog.text
     assert got["judge_acc"] == 50.0 and got["judge_error_rate"] == 0.0  # the headline judge answered
     assert math.isnan(got["judge_agreement"])
     assert info["agreement_left_out"] == 8
     assert info["usage"]["judge-b"]["failed"] == 8 and info["per_judge"]["judge-b"]["judge_acc"]["value"] is None
+
+
+def test_no_verdict_is_undefined_and_unreadable_is_over_answered_calls(env, caplog):
+    """One judge, down: judge_acc is NaN, not the 0 of the empty prediction (judged wrong without a call). A judge
+    that replies "maybe" to answer 1: unreadable over its answered calls, 1 of 2 (the empty one was not sent)."""
+    outputs = ["answer 0", "answer 1", ""]
+    with JudgeServer(_rule_a, faults={"*": ["down"]}) as a:
+        env([a], ["judge-down"])
+        payloads = _payloads(outputs)
+        got = {n: _metric(payloads, n) for n in ("judge_acc", "judge_acc_official", "judge_error_rate")}
+    assert math.isnan(got["judge_acc"]) and got["judge_acc_official"] == 0.0
+    assert got["judge_error_rate"] == pytest.approx(200 / 3)
+    with JudgeServer(lambda p: "maybe" if _pred(p) == "answer 1" else "是") as a:
+        env([a], ["judge-maybe"])
+        payloads = _payloads(outputs)
+        got = {n: _metric(payloads, n) for n in ("judge_acc", "judge_unparsed_rate", "judge_acc_official")}
+    # robust: answer 0 yes, answer 1 unreadable (wrong), the empty one wrong: 1 of 3
+    assert got["judge_acc"] == pytest.approx(100 / 3) and got["judge_unparsed_rate"] == 50.0
 
 
 # --------------------------------------------------------------------------- the model cannot talk to the judge
