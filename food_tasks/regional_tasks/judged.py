@@ -205,7 +205,7 @@ class JudgeFigure(Estimator):
     zeros). Percent, but ``judge_kappa`` (Cohen's for two judges, Fleiss' for more). ``judge_acc`` is the headline
     judge's: an unreadable reply and an empty answer count wrong, a failed call is left out (NaN where every call
     failed); ``judge_unparsed_rate`` its unreadable replies over its answered calls, ``judge_error_rate`` its failed
-    calls over its calls (as DiningBench VQA's). NaN (null) with judging off or one judge (agreement, kappa,
+    calls over its calls (as every judged task's). NaN (null) with judging off or one judge (agreement, kappa,
     majority), one repeat (flip rate). Picklable: the settings and the name only."""
 
     def __init__(self, settings: JudgeSettings, name: str) -> None:
@@ -229,7 +229,7 @@ class JudgeFigure(Estimator):
         first = verdicts.codes[:, 0, 0]
         if self.name == "judge_error_rate":  # the headline judge's failed calls over the rows it was sent
             values = np.stack([first == FAILED, first != NOT_ASKED], axis=1).astype(float)
-        elif self.name == "judge_unparsed_rate":  # its unreadable replies over its answered calls (as DiningBench)
+        elif self.name == "judge_unparsed_rate":  # its unreadable replies over its answered calls
             values = np.stack([first == UNREADABLE, first >= UNREADABLE], axis=1).astype(float)
         elif self.name in ("judge_agreement", "judge_kappa", "judge_majority_acc") and len(verdicts.judges) < 2:
             return out
