@@ -467,7 +467,13 @@ def main(argv: list[str] | None = None) -> int:
     compare.set_defaults(func=cmd_compare)
     rescore = sub.add_parser("rescore", description="Score a --log_samples run again with this pack (no model).")
     rescore.add_argument("run", help="lmms-eval --output_path folder or *_results.json file, with its samples files")
-    rescore.add_argument("-o", "--output", default=None, help="output folder (default: <RUN>_rescored beside RUN)")
+    rescore.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="output folder, the re-score's --output_path (default: the run's --output_path + _rescored, beside it: "
+        "results/<model>/ is re-scored into results_rescored/<model>/)",
+    )
     rescore.add_argument("--force", action="store_true", help="write into an OUT that already holds results")
     rescore.set_defaults(func=cmd_rescore)
     args = parser.parse_args(argv)

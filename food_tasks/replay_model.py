@@ -326,6 +326,7 @@ class ReplayModel(lmms):
         recorded: dict[str, int] = {}
         taken: dict[tuple[str, int], dict] = {}  # (task, doc_id) -> its line: a document's repeats share one
         answers, used, new = [], {}, {}
+        matched: dict[str, set[tuple]] = {}  # the identities that answered a document, per task
         for request in requests:
             _, _, doc_to_visual, doc_id, task, split = request.args
             doc = self.task_dict[task][split][doc_id]
@@ -341,6 +342,7 @@ class ReplayModel(lmms):
             if line is None and index[task].get(key):
                 line = taken[(task, doc_id)] = index[task][key].pop(0)
                 used[task] = used.get(task, 0) + 1
+                matched.setdefault(task, set()).add(key)
             if line is None:
                 new.setdefault(task, {})[doc_id] = "+".join(key)
                 request.doc_id = NOT_SCORED
@@ -353,19 +355,29 @@ class ReplayModel(lmms):
             answers.append(counted(text, line.get("token_counts"), request.idx))
         report = {}
         for task in sorted(fields):
-            gone = sorted("+".join(k) for k, left in index[task].items() for _ in left)
+            # A recorded answer left over for an identity that answered a document is that document's answer
+            # recorded once more (a samples file edited or damaged), not a document gone from the task.
+            left = [(k, "+".join(k)) for k, rest in index[task].items() for _ in rest]
+            twice = sorted(text for k, text in left if k in matched.get(task, ()))
+            gone = sorted(text for k, text in left if k not in matched.get(task, ()))
             added = sorted(new.get(task, {}).values())
             total = max(recorded[task], 1)
             named = "+".join(fields[task]) or "doc_id (by position: the task declares no document key)"
-            if (len(gone) + len(added)) / total > rescore.MAX_SHARE:
+            if (len(gone) + len(twice) + len(added)) / total > rescore.MAX_SHARE:
+                repeated = (
+                    f"; {len(twice)} document(s) recorded twice (more recorded answers than documents of that "
+                    f"identity: {', '.join(twice[:SHOWN])}), the samples file was edited or damaged"
+                    if twice
+                    else ""
+                )
                 raise RunStopped(
                     "food-tasks rescore: the run stops before scoring:\n"
                     + fit(
                         f"task {task}: {len(added)} document(s) have no recorded answer (new, or their identity "
                         f"changed: {', '.join(added[:SHOWN]) or '-'}) and {len(gone)} recorded answer(s) match no "
-                        f"document (gone: {', '.join(gone[:SHOWN]) or '-'}), of {recorded[task]} recorded; "
-                        f"identity fields: {named}. More than {rescore.MAX_SHARE:.0%} differs: the task's data "
-                        "changed since the run; re-run the evaluation instead."
+                        f"document (gone: {', '.join(gone[:SHOWN]) or '-'}){repeated}, of {recorded[task]} "
+                        f"recorded; identity fields: {named}. More than {rescore.MAX_SHARE:.0%} differs: the task's "
+                        "data changed since the run, or its samples file did; re-run the evaluation instead."
                     )
                 )
             report[task] = {
@@ -374,6 +386,7 @@ class ReplayModel(lmms):
                 "identity": list(fields[task]) or ["doc_id"],
                 "new": added,
                 "gone": gone,
+                **({"twice": twice} if twice else {}),
             }
         (self._responses.parent / rescore.MATCHING).write_text(json.dumps(report, indent=1), encoding="utf-8")
         return answers

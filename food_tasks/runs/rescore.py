@@ -231,7 +231,8 @@ def output_root(source: Source) -> Path:
 
 
 def default_out(source: Source) -> Path:
-    """``<run's --output_path>_rescored``, beside the run's output folder."""
+    """``<run's --output_path>_rescored``, beside the run's output folder (lmms-eval then writes into its model's
+    folder there, as in the run: ``results/<model>/`` is re-scored into ``results_rescored/<model>/``)."""
     root = output_root(source)
     return root.with_name(root.name + "_rescored")
 
@@ -293,12 +294,32 @@ def subprocess_runner(argv: list[str], env: dict[str, str], cwd: Path) -> int:
     return subprocess.call(argv, env=env, cwd=cwd)
 
 
+def source_time(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The source run's date as lmms-eval stamped it (``date``: ``YYYYMMDD_HHMMSS`` in the run's ``--timezone``,
+    lmms-eval's default Asia/Singapore, not UTC nor the machine's clock) with that zone, read from the run's
+    ``config.resolved_cli_args``, and the same moment in UTC (ISO 8601); the zone and the UTC time are null where
+    the results file names no zone this Python knows, or the stamp is not of that form."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    stamp = data.get("date")
+    zone = ((data.get("config") or {}).get("resolved_cli_args") or {}).get("timezone")
+    try:
+        local = datetime.strptime(str(stamp), "%Y%m%d_%H%M%S").replace(tzinfo=ZoneInfo(str(zone)))
+    except (ValueError, TypeError, ZoneInfoNotFoundError):
+        return {"source_date": stamp, "source_date_timezone": None, "source_date_utc": None}
+    return {
+        "source_date": stamp,
+        "source_date_timezone": zone,
+        "source_date_utc": local.astimezone(UTC).isoformat(timespec="seconds"),
+    }
+
+
 def provenance(source: Source, matching: Mapping[str, Any]) -> dict[str, Any]:
     """What the new results file records about its source."""
     data = source.data
     return {
         "source": str(source.results.resolve()),
-        "source_date": data.get("date"),
+        **source_time(data),
         "source_model": model_name(data),
         "source_model_args": (data.get("config") or {}).get("model_args"),
         "source_lmms_eval_version": data.get("lmms_eval_version"),
@@ -330,7 +351,8 @@ def rescore(
     force: bool = False,
     runner: Callable[[list[str], dict[str, str], Path], Any] = subprocess_runner,
 ) -> Path:
-    """Re-score ``run`` into ``out``; the new results file. Raises :class:`RescoreError` (nothing written then)."""
+    """Re-score ``run`` into ``out``; the new results file. Raises :class:`RescoreError`; what this call wrote
+    under ``out`` (and ``out`` itself, where it made it) is removed then, nothing that was there before."""
     source = read_source(run)
     target = Path(out) if out is not None else default_out(source)
     run_root = output_root(source)
@@ -346,18 +368,27 @@ def rescore(
                 f"{target} already holds results; name another folder with -o, or add --force to write beside them"
             )
     lines = responses_lines(source)
-    target.mkdir(parents=True, exist_ok=True)
+    created = _created_by_mkdir(target)
     responses = target / RESPONSES
     matching_path = target / MATCHING
     matching_path.unlink(missing_ok=True)
     responses.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     before = runfiles.results_snapshot(target)
+    present = set(target.rglob("*"))  # what OUT held before lmms-eval ran (--force): never removed
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    result = runner(command(source, target, responses), env, Path.cwd())
+    try:
+        result = runner(command(source, target, responses), env, Path.cwd())
+    except BaseException:  # interrupted (Ctrl-C): what this command wrote goes too
+        _remove_new(target, present - {responses, matching_path}, created)
+        raise
     code = getattr(result, "returncode", result)
     written = runfiles.newest_results(target, before=before)
     if code != 0 or written is None:
-        raise RescoreError(f"lmms-eval wrote no re-scored results under {target} (exit code {code}); see above")
+        _remove_new(target, present - {responses, matching_path}, created)
+        raise RescoreError(
+            f"lmms-eval wrote no re-scored results under {target} (exit code {code}); see above (what this "
+            "command wrote there is removed)"
+        )
     matching = json.loads(matching_path.read_text(encoding="utf-8")) if matching_path.is_file() else {}
     data = runfiles.read_results(written)
     for task, counts in matching.items():  # the documents left out (new) were not scored: lmms-eval counts them
@@ -369,17 +400,44 @@ def rescore(
     return written
 
 
+def _created_by_mkdir(target: Path) -> list[Path]:
+    """Make ``target`` (and its missing parents); the folders this made, deepest first."""
+    missing = [p for p in (target, *target.parents) if not p.exists()]
+    target.mkdir(parents=True, exist_ok=True)
+    return missing
+
+
+def _remove_new(target: Path, kept: set[Path], created: Sequence[Path]) -> None:
+    """After a failed re-score: remove what appeared under ``target`` that is not in ``kept`` (files first, then
+    emptied folders), then the folders :func:`_created_by_mkdir` made, where empty; nothing else."""
+    for path in sorted(set(target.rglob("*")) - kept, key=lambda p: len(p.parts), reverse=True):
+        if path.is_dir() and not path.is_symlink():
+            if not any(path.iterdir()):
+                path.rmdir()
+        else:
+            path.unlink(missing_ok=True)
+    for folder in created:
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+
+
 def summary(written: Path, source_results: Path) -> str:
     """What the command prints after the run: the files, the documents not matched, the variants missing."""
     data = runfiles.read_results(written)
     info = data.get(PROVENANCE) or {}
     lines = [f"food-tasks rescore: {written}", f"  a re-score of {source_results} ({info.get('source_model')})"]
     for task, counts in sorted((info.get("documents") or {}).items()):
-        if counts.get("new") or counts.get("gone"):
+        if counts.get("new") or counts.get("gone") or counts.get("twice"):
+            twice = counts.get("twice") or []
             lines.append(
                 f"  {task}: {len(counts.get('new') or [])} document(s) without a recorded answer, left out (not "
                 f"scored){_listed(counts.get('new'))}; {len(counts.get('gone') or [])} recorded answer(s) of "
                 f"documents no longer in the task{_listed(counts.get('gone'))}"
+                + (
+                    f"; {len(twice)} document(s) recorded twice, the extra answer unused{_listed(twice)}"
+                    if twice
+                    else ""
+                )
             )
         elif counts.get("identity") == ["doc_id"]:
             lines.append(f"  {task}: matched by position (the task declares no document key: add an id column)")

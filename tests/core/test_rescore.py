@@ -327,6 +327,67 @@ def test_a_document_the_run_lacks_is_left_out_not_scored_as_an_empty_answer(keye
     assert f"({first})" in text
 
 
+def _duplicated(samples: list[dict]) -> list[dict]:
+    """Line 2 copied over line 3: the second document recorded twice, the third not at all."""
+    return [*samples[:2], samples[1], *samples[3:]]
+
+
+def test_a_duplicated_record_says_recorded_twice_and_stops_removing_what_it_wrote(keyed, tmp_path):
+    run = copy(keyed, tmp_path)
+    (path,) = run.rglob("*_samples_regional_example_mcq.jsonl")
+    ids = [json.loads(line)["acc"]["id"] for line in path.read_text(encoding="utf-8").splitlines()]
+    edit_samples(run, "regional_example_mcq", _duplicated)
+    seen = []
+
+    def runner(argv, env, cwd):  # type: ignore[no-untyped-def]
+        seen.append(in_process(argv, env, cwd))
+        return seen[-1]
+
+    # OUT made by this command (its parent too): removed when the re-score fails.
+    with pytest.raises(rescore.RescoreError, match="exit code 1"):
+        rescore.rescore(run, tmp_path / "new" / "out", runner=runner)
+    said = " ".join((seen[0].stdout + seen[0].stderr).split())  # the message is wrapped to the terminal
+    assert f"1 document(s) have no recorded answer (new, or their identity changed: {ids[2]})" in said
+    assert "0 recorded answer(s) match no document (gone: -)" in said
+    assert f"1 document(s) recorded twice (more recorded answers than documents of that identity: {ids[1]})" in said
+    assert not (tmp_path / "new").exists()
+    # An OUT that was there: only what this command wrote there goes.
+    (tmp_path / "mine" / "notes").mkdir(parents=True)
+    (tmp_path / "mine" / "notes" / "a.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(rescore.RescoreError, match="exit code 1"):
+        rescore.rescore(run, tmp_path / "mine", runner=in_process)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "mine").rglob("*")) == [
+        "mine/notes",
+        "mine/notes/a.txt",
+    ]
+
+
+def test_the_default_out_the_source_date_and_a_duplicate_under_the_share(keyed, tmp_path, monkeypatch):
+    from datetime import datetime, timedelta
+
+    run = copy(keyed, tmp_path)  # results in run/keyed/ (model_name=keyed): lmms-eval's --output_path is run/
+    (path,) = run.rglob("*_samples_regional_example_mcq.jsonl")
+    ids = [json.loads(line)["acc"]["id"] for line in path.read_text(encoding="utf-8").splitlines()]
+    edit_samples(run, "regional_example_mcq", _duplicated)
+    monkeypatch.setattr(rescore, "MAX_SHARE", 0.5)
+    written = rescore.rescore(run, runner=in_process)
+    assert written.parent == tmp_path / "run_rescored" / "keyed"  # <--output_path>_rescored/<model folder>/
+    info = json.loads(written.read_text(encoding="utf-8"))[rescore.PROVENANCE]
+    assert info["documents"]["regional_example_mcq"]["twice"] == [ids[1]]
+    assert (
+        info["documents"]["regional_example_mcq"]["gone"] == []
+        and "twice" not in info["documents"]["food500cap_caption_sample"]
+    )
+    text = rescore.summary(written, results(run))
+    assert f"1 document(s) recorded twice, the extra answer unused ({ids[1]})" in text
+    assert "0 recorded answer(s) of documents no longer in the task;" in text
+    # lmms-eval stamps its date in the run's --timezone (default Asia/Singapore, UTC+8 all year)
+    source = json.loads(results(run).read_text(encoding="utf-8"))
+    assert info["source_date"] == source["date"] and info["source_date_timezone"] == "Asia/Singapore"
+    utc = datetime.strptime(source["date"], "%Y%m%d_%H%M%S") - timedelta(hours=8)
+    assert info["source_date_utc"] == utc.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+
+
 # ------------------------------------------------------------------------------- WorldCuisines smallref, a judged task
 
 WC_GOLD = {"400": "1", "401": "3", "402": "2", "403": "2", "404": "1", "405": "5", "1900": "2", "1901": "1"}
