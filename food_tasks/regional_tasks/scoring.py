@@ -495,8 +495,8 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
     )
     if settings.judge is not None:  # what the judge is shown, judged when the task aggregates (judged.py)
         prediction = text.strip() if isinstance(text, str) else ""
-        # text addressed to the judge (food_tasks.judge.injection): flagged per row, as a benchmark's judged records are, and
-        # counted in judge_injection_suspect_rate (rows with an image missing are not); never altered
+        # text addressed to the judge (food_tasks.judge.injection): flagged per row, as a benchmark's judged records
+        # are, and counted in judge_injection_suspect_rate (rows with an image missing are not); never altered
         signals = injection.signals(prediction, judge_markers(settings.judge.prompt))
         record.update(
             question=cell_text(doc.get(settings.question)),

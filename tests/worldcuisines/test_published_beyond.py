@@ -206,6 +206,7 @@ def test_missing_predictions_fail_naming_the_model(tmp_path, capsys, monkeypatch
     # registered here first, they are restored after the test instead of leaking into the session's later tests;
     # datasets reads its cache variable once, on import: imported first, it keeps the session's sandboxed cache.
     import datasets.config  # noqa: F401
+
     for name in [*script.OFFLINE_ENV, "HF_DATASETS_CACHE", "FOOD_TASKS_WORLDCUISINES_LANGS"]:
         monkeypatch.setenv(name, os.environ.get(name, "")) if name in os.environ else monkeypatch.delenv(name, False)
     repo = build_official_repo(tmp_path)
