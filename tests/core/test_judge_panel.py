@@ -325,4 +325,4 @@ def test_the_results_table_prints_the_runs_judge_usage_once():  # type: ignore[n
         "n-shot": {},
     }
     table = render(make_table, results, "results", False, {"diningbench_vqa_en", "diningbench_vqa_zh"})
-    assert table.count("Judge usage: m 14 + 4 tokens (4 sent, 0 cached, 0 failed)\n") == 1
+    assert table.splitlines().count("Judge usage: m 14 + 4 tokens (4 sent, 0 cached, 0 failed)") == 1
