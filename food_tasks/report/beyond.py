@@ -478,14 +478,24 @@ def published_blocks(
 ) -> tuple[list[Block], str]:
     """The runs beside the published models on each beyond-accuracy measure (:func:`published_beyond`): a table per
     measure, the runs' rows first, then the published rows; only for runs holding the tasks the published values
-    were computed on (the file's ``columns``), and only the measures the runs have. Never a "not shown" line: runs
-    of other variants are not comparable with these values."""
+    were computed on (the file's ``columns``), and only the measures the runs have. Runs of the same task's other
+    variants (``worldcuisines_mcq`` beside ``worldcuisines_mcq_smallref``) are not comparable with these values: they
+    get one line saying which run would be placed among the published models."""
     data = published_beyond(spec)
     columns = [c for c in data.get("columns", []) if isinstance(c, Mapping)]
     *per_task, group = columns or [None]
     runs = [run for run, tasks in present if any(c["task"] in tasks for c in columns)]
-    if not runs or group is None:
+    if group is None:
         return [], ""
+    if not runs:
+        comparable = str(data.get("comparable_with") or group["task"])
+        family = comparable.rsplit("_", 1)[0]  # worldcuisines_mcq_smallref -> worldcuisines_mcq
+        if not any(task.startswith(family) for _, tasks in present for task in tasks):
+            return [], ""
+        return [], (
+            f"The beyond-accuracy measures of {len(data.get('models', []))} published models ({data.get('title')}) "
+            f"are on other documents than these runs: a run of `{comparable}` is placed among them here."
+        )
     blocks: list[Block] = [("h", 3, f"Beside the published models ({data.get('title', 'published predictions')})")]
     models = [m for m in data.get("models", []) if isinstance(m, Mapping)]
     for metric, title in PUBLISHED_TABLES:

@@ -291,8 +291,11 @@ def test_report_places_a_smallref_run_among_the_published_models(tmp_path):
 
 
 def test_report_shows_no_published_rows_beside_other_variants(tmp_path):
-    """The published values are on the smallref items: a packaged-sample (or test_large) run gets none, and no line
-    saying so (the report of a run without them is unchanged)."""
+    """The published values are on the smallref items: a packaged-sample (or test_large) run gets no published row,
+    only one line naming the task whose run would be placed among them."""
     task = "worldcuisines_mcq_sample_1a_nocontext"
     blocks = _report_blocks(tmp_path, {task: {"xling_all_correct": 40.0}}, {task: {"xling_all_correct": 5.0}}, {})
-    assert not any("published" in str(b).lower() for b in blocks)
+    assert not any(b[0] == "table" and "paper predictions" in str(b) for b in blocks)
+    (line,) = [b for b in blocks if "published models" in str(b)]
+    assert line[0] == "p" and "a run of `worldcuisines_mcq_smallref` is placed among them" in line[1]
+    assert "16 published models" in line[1]
