@@ -7,6 +7,7 @@ food-tasks prefetch BENCH      fetch a benchmark's remote files once into the ca
 food-tasks validate TASK.yaml  check a regional task (YAML + data file) before running a model
 food-tasks report DIR|FILE...  Markdown + HTML report (tables beside the papers' numbers, charts)
 food-tasks compare RUN_A RUN_B which model differences are real: paired differences, 95% intervals
+food-tasks rescore RUN         score a --log_samples run again with this pack, without its model
 """
 
 from __future__ import annotations

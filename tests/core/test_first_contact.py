@@ -3,6 +3,7 @@ the replay model's input errors and output folder, the ``food-tasks`` help text.
 
 from __future__ import annotations
 
+import inspect
 import re
 import subprocess
 import sys
@@ -296,7 +297,9 @@ def test_help_lists_each_command_once(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     out = capsys.readouterr().out
-    commands = ("path", "list", "demo", "prefetch", "validate", "report", "compare")
+    # Every command main() defines (rescore was missing from the list).
+    commands = tuple(re.findall(r'sub\.add_parser\(\s*"(\w+)"', inspect.getsource(cli.main)))
+    assert {"path", "list", "demo", "prefetch", "validate", "report", "compare", "rescore"} <= set(commands)
     for command in commands:
         assert len(re.findall(rf"^\s*(?:food-tasks )?{command}\b", out, re.MULTILINE)) == 1, (command, out)
     assert "{path," not in out and "usage: food-tasks [-h] COMMAND ..." in out
