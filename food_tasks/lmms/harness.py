@@ -1,52 +1,47 @@
 """Every place food-tasks touches lmms-eval: the names we rely on, and the few wraps we install.
 
-lmms-eval 0.7.x reads no task entry points; it does load the ``lmms_eval.models`` entry-point group
-before it indexes tasks (``food_tasks.registration.lmms_eval_plugin`` is ours). From there we install,
-on public lmms-eval names only:
+lmms-eval 0.7.x reads no task entry points; it does load the ``lmms_eval.models`` entry-point group before it indexes
+tasks (``food_tasks.registration.lmms_eval_plugin`` is ours). From there we install, on public lmms-eval names only:
 
-* the task index: ``TaskManager.initialize_tasks`` gets our task directory appended to its include
-  path, after lmms-eval's own (built-in tasks win a name clash; no ``--include_path`` needed); a regional
-  task name defined by several YAMLs under the user's include path, or taken by another task, is a warning
-  naming the files (:func:`regional_clashes`); while lmms-eval indexes, the YAML files of our directory are
-  parsed by libyaml (:func:`fast_index`: 0.2 s instead of 2 s per start-up, the same index);
-* the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context
-  (:data:`TASK_TYPE`, :data:`TASK_MANAGER`) that tells a regional task's class which kind lmms-eval is
-  building and which YAML it reads (lmms-eval gives ``class:`` tasks only their config);
-* the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional
-  tasks) and prints its breakdowns as short notes (:mod:`food_tasks.lmms.results_table`); the results JSON
-  is untouched;
-* the results files: ``EvaluationTracker.save_results_aggregated`` and ``save_results_samples`` get every
-  non-finite number (an undefined metric is NaN while lmms-eval aggregates) as ``None`` first, so the
-  files are strict JSON with an undefined value as ``null``, and the table printed afterwards shows ``[undefined]``;
-  the results' ``higher_is_better`` gets the direction of every metric of our rows (lmms-eval's lacks the measures
-  computed across tasks, marks counts, breakdowns and p-values as scores, and gives every group the metrics of all
-  groups: :func:`food_tasks.lmms.results_table.directions`), so the file and the table say the same;
-* ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks
-  one request answered K times, keeps the first answer, and so never computes its stability metrics for a
-  generation task); ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's
-  expected/consensus accuracy, internal variance and consistency rate;
+* the task index: ``TaskManager.initialize_tasks`` gets our task directory appended to its include path, after
+  lmms-eval's own (built-in tasks win a name clash; no ``--include_path`` needed); a regional task name defined by
+  several YAMLs under the user's include path, or taken by another task, is a warning naming the files
+  (:func:`regional_clashes`); while lmms-eval indexes, the YAML files of our directory are parsed by libyaml
+  (:func:`fast_index`: 0.2 s instead of 2 s per start-up, the same index); a user's YAML that does not parse stops the
+  run naming it (exit status 1);
+* the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context (:data:`TASK_TYPE`,
+  :data:`TASK_MANAGER`) that tells a regional task's class which kind lmms-eval is building and which YAML it reads
+  (lmms-eval gives ``class:`` tasks only their config);
+* the printed table: ``lmms_eval.utils.make_table`` names each of our rows (tasks, groups, regional tasks) and prints
+  its breakdowns as short notes (:mod:`food_tasks.lmms.results_table`); the results JSON is untouched;
+* the results files: ``EvaluationTracker.save_results_aggregated`` and ``save_results_samples`` get every non-finite
+  number (an undefined metric is NaN while lmms-eval aggregates) as ``None`` first, so the files are strict JSON with an
+  undefined value as ``null``, and the table printed afterwards shows ``[undefined]``; the results' ``higher_is_better``
+  gets the direction of every metric of our rows (lmms-eval's lacks the measures computed across tasks, marks counts,
+  breakdowns and p-values as scores, and gives every group the metrics of all groups:
+  :func:`food_tasks.lmms.results_table.directions`), so the file and the table say the same;
+* ``--repeats K``: ``construct_requests`` of our tasks asks K separate requests per document (lmms-eval asks one request
+  answered K times, keeps the first answer, and so never computes its stability metrics for a generation task);
+  ``process_results`` scores the first answer, each answer's own scores feed lmms-eval's expected/consensus accuracy,
+  internal variance and consistency rate;
 * error bars (:mod:`food_tasks.lmms.errorbars`): after ``TaskOutput.calculate_aggregate_metric`` and
-  ``calculate_clt_aggregate_metric`` (lmms-eval's own standard errors, which know nothing of our
-  aggregations) our tasks' metrics get their clustered or bootstrap standard errors; after
-  ``consolidate_group_results`` our groups get theirs, every metric its ``n``, and ``--baseline`` a paired
-  comparison matched by document identity;
-* the token budget: after ``ConfigurableTask.apply_filters`` the answer of each request of our tasks that used its
-  whole ``max_new_tokens`` (the token counts the backend reported, which lmms-eval writes only to the samples file)
-  is marked (:class:`food_tasks.hooks.truncation.Spent`, kept through lmms-eval's ``.strip()``), so ``truncated_rate``
-  counts it; ``food-tasks rescore``'s replay reports the run's recorded counts (``GenerationResult``) for the same;
+  ``calculate_clt_aggregate_metric`` (lmms-eval's own standard errors, which know nothing of our aggregations) our
+  tasks' metrics get their clustered or bootstrap standard errors; after ``consolidate_group_results`` our groups get
+  theirs, every metric its ``n``, and ``--baseline`` a paired comparison matched by document identity;
+* the token budget: after ``ConfigurableTask.apply_filters`` the answer of each request of our tasks that used its whole
+  ``max_new_tokens`` (the token counts the backend reported, which lmms-eval writes only to the samples file) is marked
+  (:class:`food_tasks.hooks.truncation.Spent`, kept through lmms-eval's ``.strip()``), so ``truncated_rate`` counts it;
+  ``food-tasks rescore``'s replay reports the run's recorded counts (``GenerationResult``) for the same;
 * ``food-tasks rescore`` leaves out a document the run did not answer (requests with ``doc_id`` ``NOT_SCORED``):
   lmms-eval's ``evaluate`` skips a document without requests (its "partial rerun" path), never scores it;
-* process exit: lmms-eval never destroys its process group, and a gloo group (``accelerate launch
-  --multi_gpu`` on CPU) left to interpreter shutdown aborts a rank now and then ("terminate called without an
-  active exception", SIGABRT: pytorch/pytorch#190489), which fails the whole launch after the results were
-  computed; :func:`install_exit` destroys a gloo group at exit, before the interpreter is torn down.
+* process exit: a gloo group (``accelerate launch --multi_gpu`` on CPU) that lmms-eval leaves to interpreter shutdown
+  now and then aborts a rank (SIGABRT, pytorch/pytorch#190489) after the results: :func:`install_exit` destroys it.
 
-``FOOD_TASKS_AUTOREGISTER=0`` is the one opt-out: none of these wraps is installed (pass
-``--include_path "$(food-tasks path)"`` yourself; regional tasks then build for chat models, tables
-print breakdowns inline, an undefined metric is a bare ``NaN`` in the results file, and our metrics have no
-standard errors). :data:`HARNESS_API` lists every lmms-eval
-attribute the package relies on, and the behaviours of lmms-eval's that it relies on (its "relied on (behaviour)"
-entries); tests/core/test_harness_api.py checks them all, so an lmms-eval upgrade fails in one place.
+``FOOD_TASKS_AUTOREGISTER=0`` is the one opt-out: none of these wraps is installed (pass ``--include_path
+"$(food-tasks path)"`` yourself; regional tasks then build for chat models, tables print breakdowns inline, an
+undefined metric is a bare ``NaN`` in the results file, our metrics have no standard errors). :data:`HARNESS_API` lists
+every lmms-eval attribute and behaviour ("relied on (behaviour)") the package relies on; tests/core/test_harness_api.py
+checks them all, so an lmms-eval upgrade fails in one place.
 """
 
 from __future__ import annotations
@@ -64,6 +59,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from food_tasks import __version__
+from food_tasks.tasks.catalogue import unreadable_yaml
 
 OPT_OUT_ENV = "FOOD_TASKS_AUTOREGISTER"
 _MARKER = "_food_tasks_wrapped"
@@ -72,8 +68,7 @@ _MARKER = "_food_tasks_wrapped"
 TASK_TYPE: contextvars.ContextVar[str] = contextvars.ContextVar("food_tasks_task_type", default="chat")
 # The TaskManager building tasks right now: its task index names a regional task's YAML (None outside).
 TASK_MANAGER: contextvars.ContextVar[Any] = contextvars.ContextVar("food_tasks_task_manager", default=None)
-# Per TaskManager: regional task name -> every YAML under the user's --include_path defining that name, when
-# more than one does (lmms-eval indexes one of them without a word).
+# Per TaskManager: regional task name -> each YAML of the --include_path naming it, when several do (lmms-eval: one).
 _CLASHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # Our YAML files as libyaml parsed them while lmms-eval indexed (fast_index): (path, size, mtime) -> tree.
 _PARSED: dict[tuple[str, int, int], Any] = {}
@@ -163,11 +158,17 @@ def install_task_index(task_dir: str) -> bool:
         def initialize_tasks(
             self: Any, include_path: str | list[str] | None = None, include_defaults: bool = True
         ) -> Any:
-            with fast_index(task_dir):
-                index = original(self, include_path=with_dir(include_path, task_dir), include_defaults=include_defaults)
+            paths = with_dir(include_path, task_dir)
+            try:
+                with fast_index(task_dir):
+                    index = original(self, include_path=paths, include_defaults=include_defaults)
+            except Exception as err:  # a user's YAML that does not parse: exit 1 naming it, not lmms-eval's exit 0
+                if (stop := unreadable_yaml(err)) is None:
+                    raise
+                raise stop from None
             try:
                 ours = os.path.realpath(task_dir)
-                user = [p for p in with_dir(include_path, task_dir) if os.path.realpath(p) != ours]
+                user = [p for p in paths if os.path.realpath(p) != ours]
                 _CLASHES[self] = regional_clashes(user, index, task_dir)
             except Exception as err:  # noqa: BLE001 - the check must never cost a run its task index
                 from loguru import logger

@@ -12,6 +12,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from food_tasks.errors import RunStopped
+
 FUNCTION_TAG = "!function"
 
 
@@ -39,6 +41,20 @@ def load_yaml(path: Path) -> Any:
     import yaml
 
     return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=yaml_loader())
+
+
+def unreadable_yaml(err: Exception) -> RunStopped | None:
+    """A YAML under ``--include_path`` that does not parse, as the run's stop (exit status 1, the file and line named);
+    lmms-eval's CLI would print ``Error during evaluation`` and exit 0. None for any other error."""
+    import yaml
+
+    if not isinstance(err, yaml.YAMLError):
+        return None
+    return RunStopped(
+        f"food-tasks: a task YAML under --include_path cannot be read, the run stops before generation:\n{err}\n"
+        "Fix the file (a regional task: food-tasks validate <file>.yaml names the problem), or move it out of the "
+        "--include_path folder."
+    )
 
 
 def entries() -> list[tuple[str, str, str, tuple[str, ...]]]:

@@ -359,3 +359,24 @@ def test_a_generation_kwargs_typo_is_a_warning(tmp_path):
         "  generation_kwargs.temprature: unknown to models, may be ignored (did you mean temperature?)\n"
         f"  YAML: {folder / 'typo.yaml'}"
     ]
+
+
+@pytest.mark.e2e
+def test_a_task_yaml_that_does_not_parse_stops_the_run_naming_it(tmp_path):
+    """A YAML under --include_path that does not parse (an unescaped quote): lmms-eval's index raised, its CLI printed
+    ``Error during evaluation`` and exited 0; the run now stops with exit status 1 naming the file and line. A broken
+    sibling of the task asked for stops it too (lmms-eval indexes the whole folder)."""
+    folder = _regional_copy(tmp_path, "dishes_mcq")
+    (folder / "sibling.yaml").write_text(
+        'task: sibling\nmetadata:\n  regional:\n    question: "an "unescaped" quote"\n', encoding="utf-8"
+    )
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"doc_id": 0, "response": "A"}\n', encoding="utf-8")
+    proc, results, _ = run_lmms_eval(
+        ["--model", "food_tasks_replay", "--model_args", f"responses={preds},default=A"]
+        + ["--include_path", str(folder), "--tasks", "dishes_mcq"],
+        tmp_path / "out",
+    )
+    assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
+    assert "a task YAML under --include_path cannot be read, the run stops before generation" in proc.stderr
+    assert f'in "{folder / "sibling.yaml"}", line 4' in proc.stderr and "food-tasks validate" in proc.stderr
