@@ -149,6 +149,14 @@ class DataProblems(NamedTuple):
     lines: list[str]
 
 
+def _naming(settings: Settings, column: str) -> str:
+    """The keys of ``metadata.regional`` that name ``column`` (``metadata.regional.answer``), for a problem line."""
+    keys = [k for k in ("id", "image", "question", "answer", "cluster") if getattr(settings, k) == column]
+    options = settings.options if isinstance(settings.options, tuple) else (settings.options,)
+    keys += ["options"] * (column in options) + ["slices"] * (column in settings.slices)
+    return ", ".join(f"metadata.regional.{k}" for k in keys) or "metadata.regional"
+
+
 def data_problems(
     settings: Settings,
     rows: Any,
@@ -184,7 +192,7 @@ def data_problems(
         return DataProblems(
             CONFIGURATION_ERROR,
             [
-                f"{data_name}: column '{c}' named in metadata.regional is not in the data (columns: {listed})"
+                f"{data_name}: column '{c}' named by {_naming(settings, c)} is not in the data (columns: {listed})"
                 for c in absent
             ],
         )

@@ -336,7 +336,7 @@ def test_validate_schema_and_data_errors(tmp_path):
     (task / "c.yaml").write_text(text.replace("slices: [region, language]", "slices: [country]"))
     assert regional_check.validate(task / "c.yaml") == [
         (
-            f"{task / 'dishes.jsonl'}: column 'country' named in metadata.regional is not in the data "
+            f"{task / 'dishes.jsonl'}: column 'country' named by metadata.regional.slices is not in the data "
             "(columns: answer, id, image, language, options, question, region)"
         )
     ]

@@ -52,8 +52,9 @@ def _entries(lines: list[str]) -> list[str]:
     return entries
 
 
-def _absent(data: str, column: str) -> str:
-    return f"{data}: column '{column}' named in metadata.regional is not in the data (columns: {COLUMNS})"
+def _absent(data: str, column: str, key: str) -> str:
+    """The line naming a column the data lacks and the key of metadata.regional that names it."""
+    return f"{data}: column '{column}' named by metadata.regional.{key} is not in the data (columns: {COLUMNS})"
 
 
 # Each key of metadata.regional that names a data column, misspelled (format, labels, option_format and system name
@@ -92,7 +93,7 @@ def test_a_misspelled_column_stops_the_cli_run_with_validates_message(tmp_path, 
             "(row 1; write literal braces as {{ }})"
         ]
     else:
-        assert problems == [_absent(f"tasks/{name}.jsonl", c) for c in MISSPELLED[key][1]]
+        assert problems == [_absent(f"tasks/{name}.jsonl", c, key.split()[0]) for c in MISSPELLED[key][1]]
     preds = tmp_path / "preds.jsonl"
     preds.write_text('{"doc_id": 0, "response": "A"}\n', encoding="utf-8")
     proc, results, samples = run_lmms_eval(
