@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,7 +88,8 @@ def _bind(config: dict, where: str | None = None) -> dict:
     # every settings problem was raised above: the run's error (_stop) names the task, its YAML and the command
     settings = Settings.from_metadata(config.get("metadata"), data_base_dir(config.get("dataset_kwargs")))
     if settings.judge is not None:  # no judge configured: JudgeNotConfigured stops the run before generation
-        judge_from_env(f"regional task {task}")
+        settings = replace(settings, judge=replace(settings.judge, task=str(task)))  # its warnings name the task
+        judge_from_env(settings.judge.label)
 
     def visual(doc: Mapping[str, Any]) -> list:
         return doc_images(

@@ -38,10 +38,15 @@ EXPLANATION = (
 
 def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
     """One line of cells per comparison row, the task or group name first (a row without a comparison says why
-    in its last cell). The verdict does not repeat the unit count of the cell before it."""
+    in its last cell; a metric's reported values are still shown, its difference, interval and p ``n/a``). The
+    verdict does not repeat the unit count of the cell before it."""
     table = []
     for row in rows:
         c = row.comparison
+        if c is None and row.metric:  # reported values, no difference (a judge's figure): n/a, and why
+            d = decimals(row)
+            table.append((row.name, row.metric, value_text(row.a, d), value_text(row.b, d), *["n/a"] * 3, "", row.note))
+            continue
         if c is None:
             table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
             continue

@@ -9,6 +9,7 @@ judge through the one judge client (cache, retries, failure accounting) when the
 
 from __future__ import annotations
 
+import hashlib
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,11 +46,23 @@ ANSWER_JOIN = " / "  # several accepted answers in one {answer}
 class JudgeSettings:
     """The ``metadata.regional.judge`` block of an open-answer task: its prompt template (fields ``{question}``,
     ``{answer}``, ``{prediction}``) and the request's ``max_tokens`` and ``temperature``. The judge model and its
-    endpoint come from the environment, as for every judged task (``FOOD_TASKS_JUDGE_MODEL``: docs/judge.md)."""
+    endpoint come from the environment, as for every judged task (``FOOD_TASKS_JUDGE_MODEL``: docs/judge.md).
+    ``task``: the task's name, for its warnings (empty where the settings were rebuilt from a results file)."""
 
     prompt: str = JUDGE_PROMPT
     max_tokens: int = JUDGE_MAX_TOKENS
     temperature: float = 0.0
+    task: str = ""
+
+    @property
+    def label(self) -> str:
+        """What the task's warnings start with: ``regional task <name>``."""
+        return f"regional task {self.task}" if self.task else "regional task"
+
+    @property
+    def prompt_sha256(self) -> str:
+        """The first 12 hex digits of the prompt template's SHA-256 (UTF-8): two runs' prompts told apart."""
+        return hashlib.sha256(self.prompt.encode("utf-8")).hexdigest()[:12]
 
     @classmethod
     def from_block(cls, block: Any) -> JudgeSettings | None:
@@ -206,10 +219,13 @@ class JudgeFigure(Estimator):
     judge's: an unreadable reply and an empty answer count wrong, a failed call is left out (NaN where every call
     failed); ``judge_unparsed_rate`` its unreadable replies over its answered calls, ``judge_error_rate`` its failed
     calls over its calls (as every judged task's). NaN (null) with judging off or one judge (agreement, kappa,
-    majority), one repeat (flip rate). Picklable: the settings and the name only."""
+    majority), one repeat (flip rate). Picklable: the settings and the name only. ``from_samples``: False but for
+    ``judge_injection_suspect_rate`` (read from the answers): the verdicts are not in the samples files, so
+    ``food-tasks compare`` gives no paired difference of the others (:mod:`food_tasks.runs.paired`)."""
 
     def __init__(self, settings: JudgeSettings, name: str) -> None:
         self.settings, self.name = settings, name
+        self.from_samples = name == "judge_injection_suspect_rate"
 
     def __call__(self, records: Sequence[Mapping[str, Any]]) -> float:
         return float(self.combine(self.rows(records).sum(axis=0)))
@@ -250,14 +266,14 @@ class JudgeFigure(Estimator):
 
 
 def _judged_or_warn(settings: JudgeSettings, records: Sequence[Mapping[str, Any]]) -> tuple[list[int], Judged] | None:
-    """:func:`judged`; None, with a warning once, where no judge is configured at all (``food-tasks compare`` of two
-    runs' files: the other metrics are still compared)."""
+    """:func:`judged`; None, with a warning once, where no judge is configured at all (outside a run: ``food-tasks
+    compare`` never asks, :attr:`JudgeFigure.from_samples`)."""
     from food_tasks.judge.client import JudgeNotConfigured
 
     try:
         return judged(settings, records)
     except JudgeNotConfigured as err:
-        _warn_once(f"regional task: no value, error bar or comparison for the judge metrics: {err}")
+        _warn_once(f"{settings.label}: no value or error bar for the judge metrics: {err}")
         return None
 
 
@@ -271,7 +287,8 @@ def _warn_once(message: str) -> None:
 @dataclass(frozen=True)
 class JudgeInfo:
     """``judge_info`` of a regional task: the headline judge and its endpoint, the prompt (``default`` or
-    ``custom``), every judge's accuracy, flip rate and usage, the figures between judges with their verdict table and
+    ``custom``, and ``prompt_sha256``: :attr:`JudgeSettings.prompt_sha256`, which tells two runs' prompts apart),
+    every judge's accuracy, flip rate and usage, the figures between judges with their verdict table and
     disagreements (:meth:`food_tasks.judge.verdicts.Judged.info`), the injection suspects' count and up to 5 of them,
     as a benchmark's judged task's ``judge_info`` has them."""
 
@@ -284,7 +301,7 @@ class JudgeInfo:
         if found is None:
             return {"model": None, "note": "judging disabled (FOOD_TASKS_JUDGE_MODEL=none) or not configured"}
         rows, verdicts = found
-        for line in verdicts.failures("regional task"):
+        for line in verdicts.failures(self.settings.label):
             _warn_once(line)
         headline = verdicts.panel.headline
         flags, examples = suspects(
@@ -294,6 +311,7 @@ class JudgeInfo:
             "model": headline.model,
             "endpoint": headline.endpoint_host,
             "prompt": "default" if self.settings.prompt == JUDGE_PROMPT else "custom",
+            "prompt_sha256": self.settings.prompt_sha256,
             "evaluated": len(rows),
             **verdicts.info(scale=100.0),
             "injection_suspects": sum(flags),

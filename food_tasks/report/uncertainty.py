@@ -207,6 +207,7 @@ def _pair_results(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list
 
 def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: BenchmarkSpec) -> list[Block]:
     rows, missing, few = [], set(), []
+    unpaired: dict[str, set[str]] = {}
     if not pairs:
         return []
     for a, b, column, task, row in pairs:
@@ -215,6 +216,8 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
             continue
         c = row.comparison
         if c is None:
+            if row.note:  # a judge's figure: its verdicts are not in the samples files (runs.paired.NOT_IN_SAMPLES)
+                unpaired.setdefault(row.note, set()).add(f"`{task}` {column.label}")
             continue
         scale, d = column.scale, column.decimals
         verdict = c.verdict(not column.lower_is_better, a.label, b.label)
@@ -283,6 +286,8 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
                 + "\n".join(f"- {line}" for line in few),
             )
         )
+    for note, what in sorted(unpaired.items()):
+        blocks.append(("p", f"No paired difference for {', '.join(sorted(what))}: {note}."))
     if missing:
         blocks.append(
             (

@@ -22,6 +22,18 @@ from food_tasks.stats import uncertainty as stats
 from food_tasks.stats.confidence import p_text
 from food_tasks.tasks import catalogue
 
+# Why a judge figure has no paired difference (:attr:`food_tasks.stats.estimators.Estimator.from_samples`).
+NOT_IN_SAMPLES = (
+    "judge verdicts are not in the samples files: compare the reported values; a paired comparison needs the "
+    "per-row verdicts, which exist only while the task aggregates"
+)
+
+
+def from_samples(metric: Metric | None) -> bool:
+    """Whether a metric's per-document rows can be rebuilt from samples files (False: a judge's figure, which
+    ``food-tasks compare`` and the report leave unpaired rather than call a judge)."""
+    return metric is None or metric.estimator is None or bool(getattr(metric.estimator, "from_samples", True))
+
 
 def few_note(comparison: stats.Comparison | None) -> str:
     """The warning of a comparison on too few independent units ("" when it has enough, or without one)."""
@@ -118,6 +130,10 @@ def _compare_group(
         if not matching or any(f is None or f[1].estimator is None for f in found):
             continue
         values = a.reported(group, name), b.reported(group, name)
+        declared = found[0][1]  # type: ignore[index]
+        if not all(from_samples(f[1]) for f in found):  # type: ignore[index]
+            out.append(Row(group, name, *values, None, declared.higher_is_better, NOT_IN_SAMPLES, declared))
+            continue
         result = _paired_group(group, name, matching[-1], members, [f[1] for f in found], iters)  # type: ignore[index]
         note = result.few_note() if result is not None else ""
         out.append(
@@ -213,12 +229,15 @@ def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
 
 def _task_row(a: Run, b: Run, task: str, metric: str, ta: RunTask, tb: RunTask, iters: int) -> Row | None:
     """A minus B for one metric of a task both runs read back (``ta``, ``tb``), matched by document identity in the
-    first of the task's tables that holds the metric; None when none does, or without an estimator."""
+    first of the task's tables that holds the metric; None when none does, or without an estimator; no comparison,
+    the reported values and :data:`NOT_IN_SAMPLES`, for a judge's figure (:func:`from_samples`)."""
     found = metric_of(ta.tables or (ta.table,), metric)
     if found is None or found[1].estimator is None:
         return None
     table, declared = found
     values = a.reported(task, metric), b.reported(task, metric)  # the reported values, then the comparison
+    if not from_samples(declared):  # the judge's verdicts are not in the files: never re-judged here
+        return Row(task, metric, *values, None, declared.higher_is_better, NOT_IN_SAMPLES, declared)
     ta, tb = ta.under(table), tb.under(table)  # matched by the table that holds the metric
     comparison = compare_tasks(ta, tb, [metric], iters, task).get(metric)
     return Row(task, metric, *values, comparison, declared.higher_is_better, few_note(comparison), declared)
@@ -246,7 +265,7 @@ def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_I
     if not members:
         return None
     found = [metric_of(m.tables or (m.table,), metric) for m in members]
-    if any(f is None or f[1].estimator is None for f in found):
+    if any(f is None or f[1].estimator is None or not from_samples(f[1]) for f in found):
         return None
     # canonical cluster numbers across the tasks (the records: RunTask keeps them in canonical order)
     pairs = list(zip(members, found))

@@ -22,9 +22,14 @@ Record = Mapping[str, Any]
 
 
 class Estimator:
-    """Per-document sufficient statistics of a metric (``rows``) and the value they give (``combine``)."""
+    """Per-document sufficient statistics of a metric (``rows``) and the value they give (``combine``).
+
+    ``from_samples``: whether ``rows`` can be computed from the records of a samples file alone; False for a judge's
+    figures, whose verdicts exist only while the task aggregates (``food-tasks compare`` and the report then give the
+    two reported values and no paired difference, and never call a judge)."""
 
     linear = False
+    from_samples = True
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:  # pragma: no cover - interface
         """An ``(n, k)`` array: each document's ``k`` sufficient statistics, summed over documents."""

@@ -332,7 +332,7 @@ class _TwoPanel(_OnePanel):
 
 
 def test_a_judge_that_is_down_and_one_that_says_maybe(monkeypatch):
-    settings = judged.JudgeSettings()
+    settings = judged.JudgeSettings(task="regional_x")  # its warnings name the task
     records = _records()  # r1 'Rendang.', r2 'nasi', r3 'Laksa', r4 '' (not sent)
     monkeypatch.setattr(judged, "judge_from_env", lambda purpose: _TwoPanel())
     warned: list[str] = []
@@ -350,10 +350,11 @@ def test_a_judge_that_is_down_and_one_that_says_maybe(monkeypatch):
     assert (b["unreadable"], b["failed"], b["not_asked"]) == (0, 3, 1)
     assert b["judge_acc"] == {"value": None, "interval": None, "n": 0}  # no verdict: undefined, not 0 of 1
     assert a["judge_acc"]["value"] == 25.0 and info["not_asked"] == 1 and info["agreement_left_out"] == 3
+    assert (info["prompt"], info["prompt_sha256"]) == ("default", "adf7c729d4af")  # sha256 of JUDGE_PROMPT
     assert warned == [
-        "regional task: the judge 'judge-b' failed on 3 of 3 records after retries; its accuracy is undefined (no "
-        "verdict), and the figures between judges leave those records out. Re-run to retry them (judged records come "
-        "from the cache)."
+        "regional task regional_x: the judge 'judge-b' failed on 3 of 3 records after retries; its accuracy is "
+        "undefined (no verdict), and the figures between judges leave those records out. Re-run to retry them "
+        "(judged records come from the cache)."
     ]
 
 

@@ -263,9 +263,11 @@ class JudgeRatio(stats.Ratio):
     The verdicts exist only once the aggregation has judged the rows, so the rows come from :func:`run` with the run's
     panel (its clients' memory and disk cache: no new requests for rows already judged); a row has no score of its
     own at ``process_results`` time (no ``--repeats`` statistics). With judging off (``FOOD_TASKS_JUDGE_MODEL=none``)
-    every row is zero: the value is NaN, with no error; so too, with a warning, where no judge is configured at all
-    (``food-tasks compare`` of two runs' files: the other metrics are still compared).
+    every row is zero: the value is NaN, with no error; so too, with a warning, where no judge is configured at all.
+    Not recoverable from the samples files (``from_samples``): ``food-tasks compare`` gives no paired difference.
     """
+
+    from_samples = False
 
     def __init__(self, name: str, scale: float = 1.0) -> None:
         super().__init__(num=None, den=None, scale=scale)  # type: ignore[arg-type]
@@ -291,7 +293,10 @@ class JudgeRatio(stats.Ratio):
 class JudgeFigure(stats.Estimator):
     """A figure between judges (agreement, kappa, majority accuracy) or the headline judge's flip rate, as rows of
     :mod:`food_tasks.stats.agreement` per record (zeros for a record not judged robustly): a cluster bootstrap on the
-    task's clusters. Zeros (no error bar) without a judge, with one judge, or (flip rate) with one repeat."""
+    task's clusters. Zeros (no error bar) without a judge, with one judge, or (flip rate) with one repeat. Not
+    recoverable from the samples files (``from_samples``), as :class:`JudgeRatio`."""
+
+    from_samples = False
 
     def __init__(self, name: str, scale: float = 1.0) -> None:
         self.name, self.scale = name, scale
