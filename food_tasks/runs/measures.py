@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-from food_tasks.lmms.errorbars import ImageGain, paired_gain
-from food_tasks.runs.paired import Row, compare_one
+from food_tasks.lmms.errorbars import ImageGain, RunTask, headline_of, paired_gain
+from food_tasks.runs.paired import NOT_IN_SAMPLES, Row, compare_one, from_samples
 from food_tasks.runs.run import Run
 from food_tasks.stats import consistency
 from food_tasks.stats import uncertainty as stats
@@ -76,9 +76,16 @@ def image_gain(
     files, a headline metric, or a shared document (:func:`food_tasks.lmms.errorbars.paired_gain`, as the run writes it
     into the results JSON)."""
     ta, tb = with_run.task(task), without_run.task(twin)
-    if ta is None or tb is None:
+    if ta is None or tb is None or not _gain_from_samples(ta):
         return None
     return paired_gain(ta, tb, task, twin, iters)
+
+
+def _gain_from_samples(ta: RunTask) -> bool:
+    """Whether the task's headline metric can be paired from samples files (not a judge's figure: its verdicts are
+    not in them, :func:`food_tasks.runs.paired.from_samples`)."""
+    name = headline_of(ta)
+    return name is None or from_samples(ta.table.get(name))
 
 
 # --------------------------------------------------------------------------- measures recomputed from records
@@ -175,6 +182,9 @@ def gain_missing_reason(with_run: Run, without_run: Run, task: str, twin: str) -
     """Why there is no image gain of ``task`` over ``twin``: the samples file it lacks and that the run needs
     ``--log_samples``, or that no document was scored by both (what compare and the report say)."""
     lacking = [(run, name) for run, name in ((with_run, task), (without_run, twin)) if run.task(name) is None]
+    found = with_run.task(task)
+    if not lacking and found is not None and not _gain_from_samples(found):
+        return f"its headline metric is a judge's figure: {NOT_IN_SAMPLES}"
     why = "; ".join(f"no samples file of {name} beside {run.files.get(name, run.path)}" for run, name in lacking)
     return f"{why} (run with --log_samples)" if lacking else f"no document scored by both {task} and {twin}"
 

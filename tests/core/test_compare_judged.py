@@ -118,3 +118,22 @@ def test_the_reports_paired_table_says_why_a_judge_figure_is_not_paired():
     row = paired.Row("diningbench_vqa_en", "judge_acc", 61.5, 58.0, None, True, paired.NOT_IN_SAMPLES)
     blocks = report_uncertainty._paired_blocks([(a, b, column, "diningbench_vqa_en", row)], SPEC)
     assert blocks == [("p", f"No paired difference for `diningbench_vqa_en` VQA ACC: {paired.NOT_IN_SAMPLES}.")]
+
+
+def test_no_image_gain_is_paired_on_a_judge_figure(monkeypatch):
+    """DiningBench VQA's headline is judge_acc: its image gain over the _noimage twin is not rebuilt from files."""
+    from types import SimpleNamespace
+
+    from food_tasks.lmms.errorbars import RunTask
+    from food_tasks.runs import measures
+
+    def no_pairing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("paired from samples files")
+
+    monkeypatch.setattr(measures, "paired_gain", no_pairing)
+    records = [{"idx": 1, "question": "q", "gold": "g", "pred": "p"}]
+    task = RunTask(DB_TABLES["vqa"], records)
+    run = SimpleNamespace(task=lambda name: task, files={}, path="run.json")
+    assert measures.image_gain(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage") is None
+    why = measures.gain_missing_reason(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage")
+    assert why == f"its headline metric is a judge's figure: {paired.NOT_IN_SAMPLES}"
