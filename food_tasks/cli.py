@@ -472,8 +472,9 @@ def main(argv: list[str] | None = None) -> int:
         "-o",
         "--output",
         default=None,
-        help="output folder, the re-score's --output_path (default: the run's --output_path + _rescored, beside it: "
-        "results/<model>/ is re-scored into results_rescored/<model>/)",
+        help="output folder, the re-score's --output_path (default: the run's --output_path + _rescored, beside it; "
+        "the run's layout is kept: results/<model>/ is re-scored into results_rescored/<model>/, a run directly in "
+        "results/ directly into results_rescored/)",
     )
     rescore.add_argument("--force", action="store_true", help="write into an OUT that already holds results")
     rescore.set_defaults(func=cmd_rescore)

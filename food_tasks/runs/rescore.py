@@ -14,7 +14,10 @@ its ``metadata.regional`` id column); only a regional task without an id column 
 scored), counted and listed. Each document keeps the image status its record holds (``image_missing``), so no
 image is opened, and the token counts the run recorded (``token_counts``) are reported again, as the backend
 reported them, so an answer that used its task's whole ``max_new_tokens`` counts in ``truncated_rate`` as in the run.
-The provenance goes into the new results file under :data:`PROVENANCE`.
+Each matched document's recorded gold answer (``target``) is compared with the re-scored one (:func:`changed_gold`):
+those that changed are counted and listed, and past :data:`MAX_SHARE` of a task the re-score stops. The files land
+where the source run's layout puts them (:func:`_mirror_layout`). The provenance goes into the new results file
+under :data:`PROVENANCE`.
 """
 
 from __future__ import annotations
@@ -194,31 +197,73 @@ def answer_text(sample: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) or value is None else json.dumps(value, ensure_ascii=False)
 
 
-def responses_lines(source: Source) -> list[dict]:
-    """One line per sample: the task, the record's key fields, ``doc_id``, the answer, the image status and the
-    token counts lmms-eval recorded (``token_counts``, where the backend reported any)."""
-    configs = source.data.get("configs") or {}
+def sample_lines(task: str, config: Mapping[str, Any] | None, samples: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """One line per sample of ``task``: the task, the record's key fields, ``doc_id``, the answer, the image status
+    and the token counts lmms-eval recorded (``token_counts``, where the backend reported any)."""
+    fields = doc_fields(task, config)
+    tables = tables_for(task, config)
+    first = next(iter(tables[0])) if tables else None
     lines = []
-    for task in source.tasks:
-        fields = doc_fields(task, configs.get(task))
-        tables = tables_for(task, configs.get(task))
-        first = next(iter(tables[0])) if tables else None
-        for sample in read_samples(source, task):
-            record = sample.get(first) if first else None
-            record = record if isinstance(record, dict) else {}
-            line = {
-                "task": task,
-                "identity": {column: record.get(name) for name, column in fields.items()},
-                "doc_id": sample.get("doc_id"),
-                "response": answer_text(sample),
-            }
-            if "image_missing" in record:
-                line["image_missing"] = bool(record["image_missing"])
-            counts = sample.get("token_counts")
-            if isinstance(counts, list) and any(c is not None for c in counts):
-                line["token_counts"] = counts  # per request, as the backend reported them: truncated_rate reads them
-            lines.append(line)
+    for sample in samples:
+        record = sample.get(first) if first else None
+        record = record if isinstance(record, dict) else {}
+        line = {
+            "task": task,
+            "identity": {column: record.get(name) for name, column in fields.items()},
+            "doc_id": sample.get("doc_id"),
+            "response": answer_text(sample),
+        }
+        if "image_missing" in record:
+            line["image_missing"] = bool(record["image_missing"])
+        counts = sample.get("token_counts")
+        if isinstance(counts, list) and any(c is not None for c in counts):
+            line["token_counts"] = counts  # per request, as the backend reported them: truncated_rate reads them
+        lines.append(line)
     return lines
+
+
+def responses_lines(source: Source) -> list[dict]:
+    """The :func:`sample_lines` of every task of the run: what the replay model answers."""
+    configs = source.data.get("configs") or {}
+    return [line for task in source.tasks for line in sample_lines(task, configs.get(task), read_samples(source, task))]
+
+
+def line_identity(line: Mapping[str, Any]) -> tuple[str, ...]:
+    """The document identity of a :func:`sample_lines` line, as the replay model matches it (:func:`doc_identity`
+    of its key fields, by position where it has none)."""
+    identity = line["identity"]
+    row = {**{k: str(v) for k, v in identity.items()}, "doc_id": line.get("doc_id")}
+    return doc_identity(tuple(identity), row)
+
+
+def _gold(sample: Mapping[str, Any]) -> str:
+    """A sample's recorded gold answer (``target``: the task's ``doc_to_target``), as comparable text."""
+    return json.dumps(sample.get("target"), ensure_ascii=False, sort_keys=True, default=str)
+
+
+def changed_gold(source: Source, written: Path) -> dict[str, list[str]]:
+    """Per task, the identities (``+``-joined) of the re-scored documents whose gold answer (``target``) differs
+    from every one the source run recorded for that identity: the task's data changed since the run. lmms-eval
+    0.7.3's ``doc_hash`` is the same for every document, so the target is compared, not a hash."""
+    configs = source.data.get("configs") or {}
+    out = {}
+    for task in source.tasks:
+        found = runfiles.samples_file(written, task)
+        if found is None:
+            continue
+        config = configs.get(task)
+        before = read_samples(source, task)
+        recorded: dict[tuple[str, ...], set[str]] = {}
+        for line, sample in zip(sample_lines(task, config, before), before):
+            recorded.setdefault(line_identity(line), set()).add(_gold(sample))
+        with open(found, encoding="utf-8") as handle:
+            after = [json.loads(raw) for raw in handle if raw.strip()]
+        out[task] = sorted(
+            "+".join(key)
+            for line, sample in zip(sample_lines(task, config, after), after)
+            if (key := line_identity(line)) in recorded and _gold(sample) not in recorded[key]
+        )
+    return out
 
 
 # ----------------------------------------------------------------------------------------- the re-run
@@ -231,8 +276,9 @@ def output_root(source: Source) -> Path:
 
 
 def default_out(source: Source) -> Path:
-    """``<run's --output_path>_rescored``, beside the run's output folder (lmms-eval then writes into its model's
-    folder there, as in the run: ``results/<model>/`` is re-scored into ``results_rescored/<model>/``)."""
+    """``<run's --output_path>_rescored``, beside the run's output folder (the re-score mirrors the run's layout:
+    ``results/<model folder>/`` is re-scored into ``results_rescored/<model folder>/``, a run written directly
+    into ``results/`` directly into ``results_rescored/``)."""
     root = output_root(source)
     return root.with_name(root.name + "_rescored")
 
@@ -390,7 +436,19 @@ def rescore(
             "command wrote there is removed)"
         )
     matching = json.loads(matching_path.read_text(encoding="utf-8")) if matching_path.is_file() else {}
+    for task, changed in changed_gold(source, written).items():
+        if task in matching:
+            matching[task]["changed"] = changed
+    try:
+        stop = changed_past_share(source, matching)
+        if stop:
+            raise RescoreError(stop)
+        written = _mirror_layout(source, target, written, present)
+    except RescoreError:
+        _remove_new(target, present - {responses, matching_path}, created)
+        raise
     data = runfiles.read_results(written)
+    data["model_name_sanitized"] = written.parent.name if written.parent != target else ""
     for task, counts in matching.items():  # the documents left out (new) were not scored: lmms-eval counts them
         effective = ((data.get("n-samples") or {}).get(task) or {}).get("effective")
         if isinstance(effective, int) and counts.get("new"):
@@ -398,6 +456,45 @@ def rescore(
     data[PROVENANCE] = provenance(source, matching)
     written.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return written
+
+
+def changed_past_share(source: Source, matching: Mapping[str, Any]) -> str | None:
+    """The message that stops a re-score in which a task's documents whose gold answer changed, with those new,
+    gone or recorded twice, pass :data:`MAX_SHARE` of the task (the benchmark is not the one the run answered);
+    None when none does."""
+    for task, counts in sorted(matching.items()):
+        changed = counts.get("changed") or []
+        others = sum(len(counts.get(k) or []) for k in ("new", "gone", "twice"))
+        if changed and (len(changed) + others) / max(counts.get("documents") or 0, 1) > MAX_SHARE:
+            shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+            return (
+                f"{source.results}: task {task}: {len(changed)} document(s) changed their gold answer since the run "
+                f"({shown}) and {others} are new, gone or recorded twice, of {counts.get('documents')} recorded; "
+                f"identity fields: {'+'.join(counts.get('identity') or [])}. More than {MAX_SHARE:.0%} differs: "
+                "the task's data changed since the run; re-run the evaluation instead (what this command wrote is "
+                "removed)"
+            )
+    return None
+
+
+def _mirror_layout(source: Source, target: Path, written: Path, present: set[Path]) -> Path:
+    """Move the re-score's results file and its samples files where the source run's layout puts them: directly
+    into ``target`` for a run written directly into its ``--output_path``, into ``target/<its model folder>/``
+    for a run in ``<output_path>/<model folder>/`` (lmms-eval names its folder after the replay's ``model_name``,
+    which may differ); the new results file."""
+    folder = target / source.results.resolve().parent.relative_to(output_root(source))
+    if written.parent.resolve() == folder.resolve():
+        return written
+    moved = [written, *written.parent.glob(written.name.removesuffix("_results.json") + "_samples_*.jsonl")]
+    clash = [folder / path.name for path in moved if (folder / path.name).exists()]
+    if clash:
+        raise RescoreError(f"{clash[0]} already exists; name another folder with -o")
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in moved:
+        path.rename(folder / path.name)
+    if written.parent not in present and not any(written.parent.iterdir()):
+        written.parent.rmdir()  # the folder lmms-eval made for the replay model, now empty
+    return folder / written.name
 
 
 def _created_by_mkdir(target: Path) -> list[Path]:
@@ -441,6 +538,11 @@ def summary(written: Path, source_results: Path) -> str:
             )
         elif counts.get("identity") == ["doc_id"]:
             lines.append(f"  {task}: matched by position (the task declares no document key: add an id column)")
+        if counts.get("changed"):
+            lines.append(
+                f"  {task}: {len(counts['changed'])} document(s) changed their gold answer since the run"
+                f"{_listed(counts['changed'])}: their scores use the new one"
+            )
     source = read_source(source_results)
     extra = more_runs(source, list(data.get("results") or {}))
     if extra:

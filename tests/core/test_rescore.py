@@ -92,6 +92,7 @@ def test_rescore_reproduces_every_value_and_error_even_without_the_consistency_m
         "identity": ["qa_id", "lang"],
         "new": [],
         "gone": [],
+        "changed": [],
     }
     # Samples files for every task, beside the results file, as lmms-eval writes them: compare reads them.
     assert len(list(written.parent.glob("*_samples_*.jsonl"))) == len(list(results(source).parent.glob("*_samples_*")))
@@ -320,11 +321,70 @@ def test_a_document_the_run_lacks_is_left_out_not_scored_as_an_empty_answer(keye
         "identity": ["code"],
         "new": ["waf-001"],
         "gone": [],
+        "changed": [],
     }
     (first,) = info["food500cap_caption_sample"]["new"]
     text = rescore.summary(written, results(run))
     assert "regional_example_mcq: 1 document(s) without a recorded answer, left out (not scored) (waf-001)" in text
     assert f"({first})" in text
+
+
+def test_a_changed_gold_answer_is_listed_below_the_share_and_stops_the_re_score_past_it(keyed, tmp_path, monkeypatch):
+    run = copy(keyed, tmp_path)
+    # The task's data edited since the run: waf-001's gold answer B -> C, the answer the run gave (MCQ).
+    tasks = shutil.copytree(keyed.parent / "tasks", tmp_path / "tasks")
+    rows = [json.loads(line) for line in (tasks / "dishes.jsonl").read_text(encoding="utf-8").splitlines()]
+    (row,) = [r for r in rows if r["code"] == "waf-001"]
+    assert row["answer"] != "C"
+    row["answer"] = "C"
+    (tasks / "dishes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    data = json.loads(results(run).read_text(encoding="utf-8"))
+    data["config"]["resolved_cli_args"]["include_path"] = str(tasks)
+    results(run).write_text(json.dumps(data), encoding="utf-8")
+    # 1 of 6 documents changed: past the 1 % a real re-score allows, it stops; what it wrote goes.
+    with pytest.raises(rescore.RescoreError) as stopped:
+        rescore.rescore(run, tmp_path / "new" / "out", runner=in_process)
+    said = str(stopped.value)
+    assert "task regional_example_mcq: 1 document(s) changed their gold answer since the run (waf-001)" in said
+    assert "of 6 recorded; identity fields: code" in said and "re-run the evaluation" in said
+    assert not (tmp_path / "new").exists()
+    monkeypatch.setattr(rescore, "MAX_SHARE", 0.5)
+    written = rescore.rescore(run, tmp_path / "out", runner=in_process)
+    again = json.loads(written.read_text(encoding="utf-8"))
+    assert again["results"]["regional_example_mcq"]["acc,none"] == pytest.approx(500 / 6)  # 5 of 6, was 4 of 6
+    info = again[rescore.PROVENANCE]["documents"]
+    assert info["regional_example_mcq"]["changed"] == ["waf-001"] and info["regional_example_mcq"]["matched"] == 6
+    assert info["food500cap_caption_sample"]["changed"] == []
+    text = rescore.summary(written, results(run))
+    assert (
+        "regional_example_mcq: 1 document(s) changed their gold answer since the run (waf-001): their scores use "
+        "the new one" in text
+    )
+    assert "food500cap_caption_sample: 0" not in text
+
+
+def test_the_re_score_mirrors_the_run_layout_with_or_without_a_model_folder(keyed, tmp_path):
+    run = copy(keyed, tmp_path)  # run/keyed/: lmms-eval's folder for model_name=keyed
+    written = rescore.rescore(run, tmp_path / "out", runner=in_process)
+    assert written.parent == tmp_path / "out" / "keyed"
+    assert json.loads(written.read_text(encoding="utf-8"))["model_name_sanitized"] == "keyed"
+    # A run without model_name: lmms-eval wrote it directly into its --output_path (no model folder).
+    for path in list((run / "keyed").iterdir()):
+        path.rename(run / path.name)
+    (run / "keyed").rmdir()
+    data = json.loads(results(run).read_text(encoding="utf-8"))
+    data["config"]["model_args"] = data["config"]["model_args"].replace(",model_name=keyed", "")
+    data["model_name"] = data["model_name_sanitized"] = ""
+    results(run).write_text(json.dumps(data), encoding="utf-8")
+    written = rescore.rescore(run, tmp_path / "flat", runner=in_process)
+    assert written.parent == tmp_path / "flat"  # not flat/food_tasks_replay (answers.jsonl)/
+    assert sorted(p.name for p in (tmp_path / "flat").iterdir() if p.is_dir()) == []
+    assert len(list((tmp_path / "flat").glob("*_samples_*.jsonl"))) == 2
+    again = json.loads(written.read_text(encoding="utf-8"))
+    assert again["model_name_sanitized"] == ""
+    assert again[rescore.PROVENANCE]["source_model"] == "food_tasks_replay (answers.jsonl)"
+    # The default OUT: <--output_path>_rescored, the files directly in it as in the run.
+    assert rescore.rescore(run, runner=in_process).parent == tmp_path / "run_rescored"
 
 
 def _duplicated(samples: list[dict]) -> list[dict]:
