@@ -253,7 +253,7 @@ def _env_panel(what: str) -> Any:
     try:
         return _panel()
     except JudgeNotConfigured as err:
-        _warn_once(f"DiningBench VQA: no error bar or comparison for the judge metrics: {err}")
+        _warn_once(f"DiningBench VQA: no error bar for the judge metrics: {err}")
         return None
 
 
