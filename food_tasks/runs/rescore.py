@@ -255,7 +255,8 @@ def changed_gold(source: Source, written: Path) -> dict[str, list[str]]:
         before = read_samples(source, task)
         recorded: dict[tuple[str, ...], set[str]] = {}
         for line, sample in zip(sample_lines(task, config, before), before):
-            recorded.setdefault(line_identity(line), set()).add(_gold(sample))
+            if "target" in sample:  # a sample without one (edited) has nothing to compare
+                recorded.setdefault(line_identity(line), set()).add(_gold(sample))
         with open(found, encoding="utf-8") as handle:
             after = [json.loads(raw) for raw in handle if raw.strip()]
         out[task] = sorted(

@@ -349,6 +349,10 @@ def test_a_changed_gold_answer_is_listed_below_the_share_and_stops_the_re_score_
     assert "of 6 recorded; identity fields: code" in said and "re-run the evaluation" in said
     assert not (tmp_path / "new").exists()
     monkeypatch.setattr(rescore, "MAX_SHARE", 0.5)
+    # A sample that recorded no gold answer has nothing to compare: not counted as changed.
+    edit_samples(
+        run, "regional_example_mcq", lambda s: [{k: v for k, v in x.items() if k != "target"} for x in s[:1]] + s[1:]
+    )
     written = rescore.rescore(run, tmp_path / "out", runner=in_process)
     again = json.loads(written.read_text(encoding="utf-8"))
     assert again["results"]["regional_example_mcq"]["acc,none"] == pytest.approx(500 / 6)  # 5 of 6, was 4 of 6
