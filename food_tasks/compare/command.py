@@ -6,13 +6,14 @@ the lines after it (image gains, beyond-accuracy measures). The command line onl
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 
 from food_tasks.compare import beyond, table
 from food_tasks.report.judges import family_matches, family_note
 from food_tasks.runs import load_run
 from food_tasks.runs.measures import gain_pairs
-from food_tasks.runs.paired import compare_runs
+from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, compare_runs
 from food_tasks.stats.confidence import DEFAULT_ITERS
 
 LINE, WARNING, ERROR = "line", "warning", "error"  # what :func:`output` yields: stdout, stderr, stderr and exit 1
@@ -42,5 +43,7 @@ def output(path_a: str, path_b: str, metrics: str = "headline", iters: int | Non
     if not main and not extra:
         yield ERROR, "the two runs share no task of ours"
         return
-    for line in [*(table.lines(main) if main else []), *extra]:
+    judged = [f"Judge figures (n/a): {WHY_NOT_PAIRED}."] if any(r.note == NOT_IN_SAMPLES for r in rows) else []
+    judged = [textwrap.fill(line, table.WIDTH) for line in judged]
+    for line in [*(table.lines(main) if main else []), *judged, *extra]:
         yield LINE, line

@@ -9,7 +9,7 @@ from typing import Any
 
 from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell
 from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column
-from food_tasks.runs.paired import best_of_bias, compare_one, group_entries, interval_p
+from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, best_of_bias, compare_one, group_entries, interval_p
 from food_tasks.runs.run import Run
 from food_tasks.stats.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
 
@@ -207,7 +207,7 @@ def _pair_results(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list
 
 def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: BenchmarkSpec) -> list[Block]:
     rows, missing, few = [], set(), []
-    unpaired: dict[str, set[str]] = {}
+    unpaired: set[str] = set()
     if not pairs:
         return []
     for a, b, column, task, row in pairs:
@@ -216,8 +216,8 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
             continue
         c = row.comparison
         if c is None:
-            if row.note:  # a judge's figure: its verdicts are not in the samples files (runs.paired.NOT_IN_SAMPLES)
-                unpaired.setdefault(row.note, set()).add(f"`{task}` {column.label}")
+            if row.note == NOT_IN_SAMPLES:  # a judge's figure: its verdicts are not in the samples files
+                unpaired.add(f"`{task}` {column.label}")
             continue
         scale, d = column.scale, column.decimals
         verdict = c.verdict(not column.lower_is_better, a.label, b.label)
@@ -286,8 +286,8 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
                 + "\n".join(f"- {line}" for line in few),
             )
         )
-    for note, what in sorted(unpaired.items()):
-        blocks.append(("p", f"No paired difference for {', '.join(sorted(what))}: {note}."))
+    if unpaired:
+        blocks.append(("p", f"No paired difference for {', '.join(sorted(unpaired))}: {WHY_NOT_PAIRED}."))
     if missing:
         blocks.append(
             (

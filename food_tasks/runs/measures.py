@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 from food_tasks.lmms.errorbars import ImageGain, RunTask, headline_of, paired_gain
-from food_tasks.runs.paired import NOT_IN_SAMPLES, Row, compare_one, from_samples
+from food_tasks.runs.paired import WHY_NOT_PAIRED, Row, compare_one, from_samples
 from food_tasks.runs.run import Run
 from food_tasks.stats import consistency
 from food_tasks.stats import uncertainty as stats
@@ -184,7 +184,7 @@ def gain_missing_reason(with_run: Run, without_run: Run, task: str, twin: str) -
     lacking = [(run, name) for run, name in ((with_run, task), (without_run, twin)) if run.task(name) is None]
     found = with_run.task(task)
     if not lacking and found is not None and not _gain_from_samples(found):
-        return f"its headline metric is a judge's figure: {NOT_IN_SAMPLES}"
+        return f"its headline metric is a judge's figure: {WHY_NOT_PAIRED}"
     why = "; ".join(f"no samples file of {name} beside {run.files.get(name, run.path)}" for run, name in lacking)
     return f"{why} (run with --log_samples)" if lacking else f"no document scored by both {task} and {twin}"
 

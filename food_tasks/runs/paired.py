@@ -22,10 +22,13 @@ from food_tasks.stats import uncertainty as stats
 from food_tasks.stats.confidence import p_text
 from food_tasks.tasks import catalogue
 
-# Why a judge figure has no paired difference (:attr:`food_tasks.stats.estimators.Estimator.from_samples`).
-NOT_IN_SAMPLES = (
-    "judge verdicts are not in the samples files: compare the reported values; a paired comparison needs the "
-    "per-row verdicts, which exist only while the task aggregates"
+# Why a judge figure has no paired difference (:attr:`food_tasks.stats.estimators.Estimator.from_samples`): the
+# row's note (it fits compare's last column), and the sentence compare and the report print once.
+NOT_IN_SAMPLES = "judge verdicts not in samples"
+WHY_NOT_PAIRED = (
+    "the per-row judge verdicts are not in the samples files (the judge grades a task's rows when it aggregates), "
+    "so compare the two reported values; a paired comparison needs both runs' verdicts, and neither `food-tasks "
+    "compare` nor the report calls a judge"
 )
 
 

@@ -117,7 +117,7 @@ def test_the_reports_paired_table_says_why_a_judge_figure_is_not_paired():
     a, b = SimpleNamespace(label="model-a"), SimpleNamespace(label="model-b")
     row = paired.Row("diningbench_vqa_en", "judge_acc", 61.5, 58.0, None, True, paired.NOT_IN_SAMPLES)
     blocks = report_uncertainty._paired_blocks([(a, b, column, "diningbench_vqa_en", row)], SPEC)
-    assert blocks == [("p", f"No paired difference for `diningbench_vqa_en` VQA ACC: {paired.NOT_IN_SAMPLES}.")]
+    assert blocks == [("p", f"No paired difference for `diningbench_vqa_en` VQA ACC: {paired.WHY_NOT_PAIRED}.")]
 
 
 def test_no_image_gain_is_paired_on_a_judge_figure(monkeypatch):
@@ -136,4 +136,16 @@ def test_no_image_gain_is_paired_on_a_judge_figure(monkeypatch):
     run = SimpleNamespace(task=lambda name: task, files={}, path="run.json")
     assert measures.image_gain(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage") is None
     why = measures.gain_missing_reason(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage")
-    assert why == f"its headline metric is a judge's figure: {paired.NOT_IN_SAMPLES}"
+    assert why == f"its headline metric is a judge's figure: {paired.WHY_NOT_PAIRED}"
+
+
+def test_compare_prints_why_once_under_its_table(runs, monkeypatch):
+    from food_tasks.compare.command import output
+
+    monkeypatch.delenv("FOOD_TASKS_JUDGE_MODEL", raising=False)
+    a, b = runs
+    text = "\n".join(line for _, line in output(str(a.path), str(b.path), "all", 200))
+    assert text.count("judge verdicts not in samples") == 7  # the 7 judge figures' rows
+    assert text.count("Judge figures (n/a): the per-row judge verdicts are not in the samples files") == 1
+    judge_acc = next(line for line in text.splitlines() if line.strip().startswith("judge_acc "))
+    assert judge_acc.split()[1:5] == ["42.86", "undefined", "n/a", "n/a"]
