@@ -357,7 +357,8 @@ def compare_tasks(
     out = {}
     for name in metrics:
         metric = a.table.get(name)
-        if metric is None or metric.estimator is None or not shared:
+        # A judge figure's per-row verdicts are not in the samples: no pairing (and never a judge call from here).
+        if metric is None or metric.estimator is None or not metric.estimator.from_samples or not shared:
             continue
         out[name] = stats.compare(
             metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, metric.alias_of or name)
@@ -452,6 +453,12 @@ def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -
     if name is None:
         return
     headline = data.table[name]
+    if headline.estimator is not None and not headline.estimator.from_samples:
+        logger.warning(
+            f"food-tasks: --baseline: {task}'s headline {name} is a judge figure whose verdicts are not in the samples "
+            "files; no paired comparison for it (compare the two runs' reported values)"
+        )
+        return
     path = samples_file(Path(baseline), task)
     if path is None:
         logger.warning(

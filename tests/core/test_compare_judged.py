@@ -149,3 +149,25 @@ def test_compare_prints_why_once_under_its_table(runs, monkeypatch):
     assert text.count("Judge figures (n/a): the per-row judge verdicts are not in the samples files") == 1
     judge_acc = next(line for line in text.splitlines() if line.strip().startswith("judge_acc "))
     assert judge_acc.split()[1:5] == ["42.86", "undefined", "n/a", "n/a"]
+
+
+def test_a_baseline_comparison_never_pairs_a_judge_figure(monkeypatch, tmp_path):
+    """lmms-eval's --baseline (errorbars.compare_tasks, _baseline): a judge figure is not rebuilt from the baseline's
+    samples (that re-judged the baseline's answers with today's judge); the other metrics are still paired."""
+    from food_tasks.lmms import errorbars
+
+    def no_judge(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a judge was called for a baseline comparison")
+
+    monkeypatch.setattr(db_judging, "judge", no_judge, raising=False)
+    records = [
+        {"idx": i, "question": "q", "gold": "g", "pred": "p", "pred_official": "p", "rouge": None} for i in range(3)
+    ]
+    task = errorbars.RunTask(DB_TABLES["vqa"], records)
+    judged_names = [n for n in ("judge_acc", "judge_agreement") if DB_TABLES["vqa"].get(n) is not None]
+    assert judged_names and errorbars.compare_tasks(task, task, judged_names, 10, "diningbench_vqa_en") == {}
+    row: dict = {}
+    data = type("Data", (), {"table": DB_TABLES["vqa"], "records": records})()
+    monkeypatch.setattr(errorbars, "headline_of", lambda data: "judge_acc")
+    errorbars._baseline("diningbench_vqa_en", row, data, str(tmp_path), 10)
+    assert row == {}  # no paired_* columns, no samples file looked for
