@@ -96,22 +96,33 @@ def judge_problems(judge: Any, fmt: Any) -> list[str]:
         problems.append(f"{where}.prompt: must be a string")
     elif isinstance(prompt, str):
         try:
-            fields = dict.fromkeys(f for _, f, _, _ in string.Formatter().parse(prompt) if f is not None)
+            parts = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(prompt) if f is not None]
         except ValueError as err:
             return [*problems, f"{where}.prompt: {err} (write literal braces as {{{{ }}}})"]
         known = ", ".join(f"{{{f}}}" for f in JUDGE_FIELDS)
-        problems += [f"{where}.prompt: {{{f}}} is not one of {known}" for f in fields if f not in JUDGE_FIELDS]
-        if "prediction" not in fields:
+        for field, spec, conversion in dict.fromkeys(parts):
+            written = "{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            base = field.split("[", 1)[0].split(".", 1)[0]
+            if base not in JUDGE_FIELDS:
+                problems.append(f"{where}.prompt: {written} is not one of {known} (write literal braces as {{{{ }}}})")
+            elif field != base or spec or conversion:  # {prediction!r}, {prediction[0]}, {prediction:>10}
+                problems.append(f"{where}.prompt: {written}: write {{{base}}} alone (no index, conversion or format)")
+        if "prediction" not in {f.split("[", 1)[0].split(".", 1)[0] for f, _, _ in parts}:
             problems.append(f"{where}.prompt: must contain {{prediction}} (the model's answer the judge grades)")
     tokens = judge.get("max_tokens")
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1):
-        problems.append(f"{where}.max_tokens: {tokens!r} is not a positive integer")
+        problems.append(f"{where}.max_tokens: {_yaml(tokens)} is not a positive integer")
     temperature = judge.get("temperature")
     if temperature is not None and (
         isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2
     ):
-        problems.append(f"{where}.temperature: {temperature!r} is not a number from 0 to 2")
+        problems.append(f"{where}.temperature: {_yaml(temperature)} is not a number from 0 to 2")
     return problems
+
+
+def _yaml(value: Any) -> str:
+    """A setting's value as its YAML was written (``true``, not Python's ``True``)."""
+    return "true" if value is True else "false" if value is False else "null" if value is None else repr(value)
 
 
 def judge_from_env(purpose: str) -> Panel | None:

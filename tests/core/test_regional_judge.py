@@ -31,7 +31,27 @@ def problems(judge, fmt="open") -> list[str]:
     [
         (
             {"prompt": "Q: {question}\nGold: {gold}\nPred: {prediction}"},
-            ["metadata.regional.judge.prompt: {gold} is not one of {question}, {answer}, {prediction}"],
+            [
+                "metadata.regional.judge.prompt: {gold} is not one of {question}, {answer}, {prediction} "
+                "(write literal braces as {{ }})"
+            ],
+        ),
+        (  # a field written with a conversion, an index or a format: the judge would see something else
+            {"prompt": "{question} {prediction!r} {answer[0]} {prediction:>9}"},
+            [
+                "metadata.regional.judge.prompt: {prediction!r}: write {prediction} alone (no index, conversion or "
+                "format)",
+                "metadata.regional.judge.prompt: {answer[0]}: write {answer} alone (no index, conversion or format)",
+                "metadata.regional.judge.prompt: {prediction:>9}: write {prediction} alone (no index, conversion or "
+                "format)",
+            ],
+        ),
+        (
+            {"prompt": 'Reply as {"verdict": "yes"} about {prediction}'},
+            [
+                'metadata.regional.judge.prompt: {"verdict": "yes"} is not one of {question}, {answer}, '
+                "{prediction} (write literal braces as {{ }})"
+            ],
         ),
         (
             {"prompt": "Is {answer} right for {question}?"},
@@ -44,6 +64,7 @@ def problems(judge, fmt="open") -> list[str]:
         ({"prompt": 3}, ["metadata.regional.judge.prompt: must be a string"]),
         ({"promt": "x"}, ["metadata.regional.judge.promt: unknown key (known: prompt, max_tokens, temperature)"]),
         ({"max_tokens": 0}, ["metadata.regional.judge.max_tokens: 0 is not a positive integer"]),
+        ({"max_tokens": True}, ["metadata.regional.judge.max_tokens: true is not a positive integer"]),  # YAML's true
         ({"temperature": "hot"}, ["metadata.regional.judge.temperature: 'hot' is not a number from 0 to 2"]),
         ("yes", ["metadata.regional.judge: give a mapping (prompt, max_tokens, temperature; each optional) or `true`"]),
     ],
@@ -107,7 +128,7 @@ def test_validate_names_the_judge_prompt_problem(tmp_path, capsys):
     (folder / "t.yaml").write_text(text, encoding="utf-8")
     assert cli_main(["validate", "--no-images", str(folder / "t.yaml")]) == 1
     out = " ".join(capsys.readouterr().out.split())  # lines wrapped at 120 columns
-    assert "metadata.regional.judge.prompt: {gold} is not one of {question}, {answer}, {prediction}" in out
+    assert "metadata.regional.judge.prompt: {gold} is not one of {question}, {answer}, {prediction} (write" in out
     assert "metadata.regional.judge.prompt: must contain {prediction}" in out
 
 
