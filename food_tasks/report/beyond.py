@@ -479,7 +479,7 @@ def published_blocks(
     """The runs beside the published models on each beyond-accuracy measure (:func:`published_beyond`): a table per
     measure, the runs' rows first, then the published rows; only for runs holding the tasks the published values
     were computed on (the file's ``columns``), and only the measures the runs have. Runs of the same task's other
-    variants (``worldcuisines_mcq`` beside ``worldcuisines_mcq_smallref``) are not comparable with these values: they
+    variants (the full task beside the ``_smallref`` subset the published values use) are not comparable with them: they
     get one line saying which run would be placed among the published models."""
     data = published_beyond(spec)
     columns = [c for c in data.get("columns", []) if isinstance(c, Mapping)]
@@ -489,7 +489,7 @@ def published_blocks(
         return [], ""
     if not runs:
         comparable = str(data.get("comparable_with") or group["task"])
-        family = comparable.rsplit("_", 1)[0]  # worldcuisines_mcq_smallref -> worldcuisines_mcq
+        family = comparable.rsplit("_", 1)[0]  # the task family: the comparable task without its variant suffix
         if not any(task.startswith(family) for _, tasks in present for task in tasks):
             return [], ""
         return [], (
