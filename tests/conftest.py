@@ -336,3 +336,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
 
 def pytest_unconfigure(config):  # type: ignore[no-untyped-def]
     sandbox.remove()
+
+
+def joined_entries(lines: list[str]) -> list[str]:
+    """Wrapped lines joined back into entries (a continuation line is indented by four spaces)."""
+    entries: list[str] = []
+    for line in lines:
+        if line.startswith("    ") and entries:
+            entries[-1] += " " + line.strip()
+        else:
+            entries.append(line)
+    return entries

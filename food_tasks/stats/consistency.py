@@ -31,7 +31,7 @@ from files (``food-tasks report`` / ``compare``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,14 +210,8 @@ def gap_to_reference(records: Sequence[Record], view: View, scale: float = 100.0
     """Per language other than the reference, on the items both answered: ``value`` = accuracy in the language
     minus accuracy in the reference (paired per item, clustered interval), ``acc`` and ``acc_reference``."""
     per_lang: dict[Hashable, list[tuple[Hashable, Hashable, float, float]]] = {}
-    for it in items(records, view):
-        ref = it.langs.get(view.reference)
-        if ref is None:
-            continue
-        base = _right(view, ref)
-        for lang, docs in it.langs.items():
-            if lang != view.reference:
-                per_lang.setdefault(lang, []).append((it.key, it.cluster, _right(view, docs), base))
+    for it, lang, docs, base in _beside_reference(records, view):
+        per_lang.setdefault(lang, []).append((it.key, it.cluster, _right(view, docs), base))
     out = {}
     for lang in sorted(per_lang, key=_sort_key):
         out[str(lang)] = _paired(per_lang[lang], scale)
@@ -230,22 +224,28 @@ def gap_by_status(records: Sequence[Record], view: View, scale: float = 100.0) -
     if view.status is None:
         return {}
     pooled: dict[str, list[tuple[Hashable, Hashable, float, float]]] = {}
+    for it, lang, docs, base in _beside_reference(records, view):
+        for record in docs:
+            pooled.setdefault(str(view.status(record)), []).append(
+                ((it.key, lang), it.cluster, float(view.correct(record)), base)
+            )
+    out = {}
+    for status in sorted(pooled):
+        out[status] = _paired(pooled[status], scale)
+    return out
+
+
+def _beside_reference(records: Sequence[Record], view: View) -> Iterator[tuple[Any, Hashable, Any, float]]:
+    """(item, language, its documents, the item's result in the reference language) for every language other than
+    the reference of every item the reference answered (:func:`gap_to_reference`, :func:`gap_by_status`)."""
     for it in items(records, view):
         ref = it.langs.get(view.reference)
         if ref is None:
             continue
         base = _right(view, ref)
         for lang, docs in it.langs.items():
-            if lang == view.reference:
-                continue
-            for record in docs:
-                pooled.setdefault(str(view.status(record)), []).append(
-                    ((it.key, lang), it.cluster, float(view.correct(record)), base)
-                )
-    out = {}
-    for status in sorted(pooled):
-        out[status] = _paired(pooled[status], scale)
-    return out
+            if lang != view.reference:
+                yield it, lang, docs, base
 
 
 def _never(record: Record) -> None:  # pragma: no cover - ItemRatio computes its own rows

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_lmms_eval
+from conftest import joined_entries, run_lmms_eval
 
 from food_tasks.data.hub import RunStopped
 from food_tasks.regional_tasks import check as regional_check
@@ -39,17 +39,6 @@ def _task(tmp_path: Path, name: str, edit=lambda text: text, rows=lambda rows: r
     text = text.replace("task: regional_example_mcq", f"task: {name}").replace("dishes.jsonl", f"{name}.jsonl")
     (folder / f"{name}.yaml").write_text(edit(text), encoding="utf-8")
     return folder / f"{name}.yaml"
-
-
-def _entries(lines: list[str]) -> list[str]:
-    """Wrapped lines joined back into entries (a continuation line is indented by four spaces)."""
-    entries: list[str] = []
-    for line in lines:
-        if line.startswith("    ") and entries:
-            entries[-1] += " " + line.strip()
-        else:
-            entries.append(line)
-    return entries
 
 
 def _absent(data: str, column: str, key: str) -> str:
@@ -113,7 +102,7 @@ def test_a_misspelled_column_stops_the_cli_run_with_validates_message(tmp_path, 
     assert not list((tmp_path / "out").rglob("*.json*"))  # no results file, no samples file
     tail = proc.stderr.strip().splitlines()
     start = max(i for i, line in enumerate(tail) if line.startswith(f"food-tasks: regional task {name}: "))
-    assert _entries(tail[start:]) == [
+    assert joined_entries(tail[start:]) == [
         f"food-tasks: regional task {name}: configuration error, the run stops before generation:",
         f"  YAML: {shown}",
         *(p.removeprefix(f"{shown}: ") for p in problems),  # validate's lines (a prompt's names the YAML there)
@@ -166,7 +155,7 @@ def test_a_wrong_setting_stops_the_run_with_validates_message(tmp_path, key):
     assert len(problems) == 1 and problems[0].startswith(f"{yaml_path}: {expected}"), problems
     lines = _load(yaml_path).splitlines()
     assert lines[0] == "food-tasks: regional task bad_setting: configuration error, the run stops before generation:"
-    assert _entries(lines[2:-2]) == [problems[0].removeprefix(f"{yaml_path}: ")]
+    assert joined_entries(lines[2:-2]) == [problems[0].removeprefix(f"{yaml_path}: ")]
 
 
 def test_an_option_format_that_does_not_parse_is_named():
@@ -211,7 +200,7 @@ def test_every_row_problem_validate_reports_stops_the_run_with_its_lines(tmp_pat
         "food-tasks: regional task broken_rows: data error, the run stops before generation:",
         f"  YAML: {yaml_path}",
     ]
-    assert _entries(lines[2:-2]) == expected and max(map(len, lines)) <= 120
+    assert joined_entries(lines[2:-2]) == expected and max(map(len, lines)) <= 120
     assert lines[-2:] == ["Check the task with:", f"  food-tasks validate {yaml_path}"]
 
 
@@ -220,7 +209,7 @@ def test_a_run_shows_ten_problems_and_counts_the_others(tmp_path):
     data = yaml_path.with_suffix(".jsonl")
     problems = regional_check.validate(yaml_path, check_images=False)
     assert len(problems) == 18  # 12 empty questions, 6 duplicate ids
-    entries = _entries(_load(yaml_path).splitlines()[2:-2])
+    entries = joined_entries(_load(yaml_path).splitlines()[2:-2])
     assert entries == [*problems[:10], f"{data}: 8 more problem(s) like these"]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_lmms_eval
+from conftest import joined_entries, run_lmms_eval
 
 from food_tasks.data.hub import RunStopped
 from food_tasks.regional_tasks import files as regional_files
@@ -306,17 +306,6 @@ def test_a_row_whose_answer_cannot_be_scored_stops_the_run_before_generation(tmp
     assert max(map(len, lines)) <= 120
 
 
-def _entries(lines: list[str]) -> list[str]:
-    """Wrapped lines joined back into entries (a continuation line is indented by four spaces)."""
-    entries: list[str] = []
-    for line in lines:
-        if line.startswith("    ") and entries:
-            entries[-1] += " " + line.strip()
-        else:
-            entries.append(line)
-    return entries
-
-
 def test_a_run_lists_every_problem_validate_lists(tmp_path):
     # Issue 29.4: the run named only the first problem of the YAML, `food-tasks validate` all of them.
     import lmms_eval.models  # noqa: F401
@@ -338,7 +327,7 @@ def test_a_run_lists_every_problem_validate_lists(tmp_path):
             manager.load_task_or_group(["many"], task_type="simple")
     lines = str(err.value).splitlines()
     assert lines[1] == f"  YAML: {yaml_path}" and lines[-2] == "Check the task with:"
-    assert _entries(lines[2:-2]) == [p.removeprefix(f"{yaml_path}: ") for p in checked.problems]
+    assert joined_entries(lines[2:-2]) == [p.removeprefix(f"{yaml_path}: ") for p in checked.problems]
     assert [m.splitlines()[1] for m in seen if "many" in m] == [
         "  " + w.removeprefix(f"{yaml_path}: ") for w in checked.warnings
     ]
