@@ -41,9 +41,21 @@ class JudgeServer:
                     server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                self._counted = True
                 try:
                     self._answer(body)
                 finally:
+                    self._leave()
+
+            def send_response(self, code, message=None):  # type: ignore[no-untyped-def]
+                # A request stops being in flight before its answer is sent: once the client reads the answer it may
+                # send its next request, which the count must not see beside this one (max_in_flight read one too many).
+                self._leave()
+                super().send_response(code, message)
+
+            def _leave(self):  # type: ignore[no-untyped-def]
+                if getattr(self, "_counted", False):
+                    self._counted = False
                     with server.lock:
                         server.in_flight -= 1
 
