@@ -43,25 +43,26 @@ URL password masked.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import functools
 import hashlib
 import json
 import math
 import os
 import threading
-import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import requests
+import httpx
 from loguru import logger
 
 from food_tasks.errors import SetupError
 from food_tasks.hooks.outputs import utf8_safe
+from food_tasks.judge import transport
+from food_tasks.judge.store import Store
+from food_tasks.judge.transport import JudgingInterrupted  # noqa: F401  (public here: what Ctrl-C raises)
 
 MODEL_ENV = "FOOD_TASKS_JUDGE_MODEL"
 DISABLED = {"none", "off", "0", "false", "no"}
@@ -390,62 +391,24 @@ def summarize(config: JudgeConfig, results: Sequence[JudgeResult]) -> dict[str, 
 
 
 class JudgeClient:
-    """Bounded-concurrency, cached, retrying chat-completions client."""
+    """Bounded-concurrency, cached, retrying chat-completions client (:mod:`food_tasks.judge.transport`: httpx,
+    tenacity, whole-attempt timeouts, ``Retry-After``, Ctrl-C; :mod:`food_tasks.judge.store`: the disk cache, its
+    per-entry lock). ``sleep``: the wait between attempts (tests pass their own; default ``asyncio.sleep``)."""
 
-    def __init__(self, config: JudgeConfig, *, sleep: Callable[[float], Any] = time.sleep) -> None:
+    def __init__(self, config: JudgeConfig, *, sleep: Callable[[float], Any] | None = None) -> None:
         self.config = config
         self.stats = JudgeStats()
         self._sleep = sleep
         self._lock = threading.Lock()
         self._memo: dict[str, JudgeResult] = {}
         self._local = threading.local()
-        self._cache = Path(config.cache_dir) if config.cache_dir else None
-        self._cache_warned = False
+        self.store = Store(Path(config.cache_dir) if config.cache_dir else None, _cache_warning)
 
-    # ------------------------------------------------------------------ cache
-    def _cache_path(self, key: str) -> Path | None:
-        return None if self._cache is None else self._cache / key[:2] / f"{key}.json"
-
-    def _cache_get(self, key: str) -> tuple[str, dict[str, int] | None] | None:
-        """``(text, usage)`` of a cache entry (an entry written before usage was stored: usage None), else None."""
-        path = self._cache_path(key)
-        if path is None or not path.is_file():
-            return None
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            value = entry["response"]
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # a damaged entry is ignored and rewritten
-        return (value, read_usage(entry.get("usage"))) if isinstance(value, str) else None
-
-    def _cache_put(self, key: str, body: dict, text: str, usage: dict[str, int] | None = None) -> None:
-        path = self._cache_path(key)
-        if path is None:
-            return
-        tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            entry = {"request": body, "response": text, **({"usage": usage} if usage is not None else {})}
-            payload = json.dumps(clean_body(entry), ensure_ascii=False)
-            tmp.write_text(payload, encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError as err:  # a full or read-only disk: the verdict stands, only the cache entry is lost
-            if not self._cache_warned:
-                self._cache_warned = True
-                logger.warning(
-                    f"food-tasks judge: cannot write the cache under {self._cache} ({type(err).__name__}: {err}); "
-                    "verdicts are not cached."
-                )
-        finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
-
-    # ------------------------------------------------------------------ HTTP
-    def _session(self) -> requests.Session:
-        session = getattr(self._local, "session", None)
-        if session is None:
-            session = self._local.session = requests.Session()
-        return session
+    async def _wait(self, seconds: float) -> None:
+        if self._sleep is None:
+            await asyncio.sleep(seconds)
+        else:
+            self._sleep(seconds)
 
     def _count(self, **deltas: int) -> None:
         with self._lock:
@@ -456,11 +419,10 @@ class JudgeClient:
         with self._lock:
             self.stats.by_reason[reason] = self.stats.by_reason.get(reason, 0) + 1
 
-    def _provider_attempt(self, body: dict) -> tuple[str | None, str, bool, dict[str, int] | None]:
+    def _provider_attempt(self, body: dict) -> transport.Outcome:
         """One attempt through an ``lmms_eval.llm_judge`` provider (API types other than ``openai``)."""
         from lmms_eval.llm_judge import Request, ServerConfig, get_server
 
-        self._count(requests=1)
         try:
             if getattr(self._local, "provider", None) is None:
                 config = ServerConfig(
@@ -474,85 +436,99 @@ class JudgeClient:
                 self._local.provider = get_server(self.config.api_type, config)
             response = self._local.provider.evaluate(Request(messages=body["messages"]))
         except Exception as err:  # noqa: BLE001 - provider errors are counted like HTTP errors
-            return None, f"provider error ({type(err).__name__})", True, None
+            return transport.Outcome(None, f"provider error ({type(err).__name__})", True)
         if not getattr(response, "success", False) or not isinstance(response.content, str):
             message = self.config.redact(str(getattr(response, "error_message", "") or "no content"))
-            return None, f"provider error ({message})"[:200], True, None
-        return utf8_safe(response.content.strip()), "", False, read_usage(getattr(response, "usage", None))
+            return transport.Outcome(None, f"provider error ({message})"[:200], True)
+        return transport.Outcome(response.content, usage=getattr(response, "usage", None))
 
-    def _attempt(self, body: dict) -> tuple[str | None, str, bool, dict[str, int] | None]:
-        """One HTTP attempt: ``(text, "", _, usage)`` or ``(None, reason, retryable, None)``."""
+    async def _attempt(self, http: httpx.AsyncClient, body: dict) -> transport.Outcome:
+        """One attempt (counted), over HTTP or through a provider."""
+        self._count(requests=1)
         if self.config.api_type != "openai":
-            return self._provider_attempt(body)
+            return await asyncio.to_thread(self._provider_attempt, body)
         headers = {"Content-Type": "application/json"}
         if self.config.api_key:
             headers["Authorization"] = f"Bearer {self.config.api_key}"
-        self._count(requests=1)
-        try:
-            resp = self._session().post(self.config.endpoint, json=body, headers=headers, timeout=self.config.timeout)
-        except requests.Timeout:
-            return None, "timeout", True, None
-        except requests.RequestException as err:
-            return None, f"connection error ({type(err).__name__})", True, None
-        if resp.status_code == 429 or resp.status_code >= 500:
-            return None, f"http {resp.status_code}", True, None
-        if resp.status_code >= 400:  # the body may echo what was sent: credentials are masked
-            return None, f"http {resp.status_code}: {self.config.redact(resp.text)[:200]}", False, None
-        try:
-            data = resp.json()
-            content = data["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            return None, "unreadable response body", True, None
-        if not isinstance(content, str):
-            return None, "response without text content", True, None
-        return utf8_safe(content.strip()), "", False, read_usage(data.get("usage"))
+        return await transport.post(
+            http, self.config.endpoint, body, headers, self.config.timeout, lambda text: self.config.redact(text)
+        )
+
+    def _cached(self, key: str) -> JudgeResult | None:
+        found = self.store.get(key)
+        if found is None:
+            return None
+        self._count(cache_hits=1)
+        return JudgeResult(utf8_safe(found[0]), cached=True, key=key, usage=read_usage(found[1]))
+
+    async def _obtain(self, http: httpx.AsyncClient, body: dict, key: str) -> JudgeResult:
+        """The cache's entry, else (under the entry's lock, the cache read again) a request with retries."""
+        result = self._cached(key)
+        if result is not None:
+            return result
+        async with self.store.locked(key):
+            result = self._cached(key)  # another process may have answered it while we waited for the lock
+            if result is not None:
+                return result
+
+            async def attempt() -> transport.Outcome:
+                return await self._attempt(http, body)
+
+            outcome, reasons = await transport.with_retries(
+                attempt, self.config.attempts, self.config.backoff, self._wait
+            )
+            for reason in reasons:
+                self._count(failed_attempts=1)
+                self._reason(reason)
+            attempts = len(reasons) + (outcome.text is not None)
+            if outcome.text is None:
+                self._count(failures=1)
+                return JudgeResult(None, outcome.reason, attempts=attempts, reasons=tuple(reasons), key=key)
+            text, usage = utf8_safe(outcome.text.strip()), read_usage(outcome.usage)
+            self._count(completions=1)
+            entry = {"request": body, "response": text, **({"usage": usage} if usage is not None else {})}
+            self.store.put(key, clean_body(entry))
+            return JudgeResult(text, attempts=attempts, reasons=tuple(reasons), key=key, usage=usage)
+
+    async def _all(self, unique: dict[str, dict[str, Any]]) -> dict[str, JudgeResult]:
+        limit = asyncio.Semaphore(self.config.workers)
+        limits = httpx.Limits(max_connections=self.config.workers, max_keepalive_connections=self.config.workers)
+        timeout = httpx.Timeout(self.config.timeout)
+
+        async def one(http: httpx.AsyncClient, key: str, body: dict) -> JudgeResult:
+            async with limit:
+                result = await self._obtain(http, body, key)
+            with self._lock:  # failures too: the metrics of one task share the outcome; a new run retries them
+                self._memo[key] = result
+            return result
+
+        async with httpx.AsyncClient(limits=limits, timeout=timeout, trust_env=True) as http:
+            done = await asyncio.gather(*(one(http, k, b) for k, b in unique.items()))
+        return dict(zip(unique, done))
 
     def complete(self, body: dict[str, Any], repeat: int = 0) -> JudgeResult:
         """One completion for ``body`` (memory, then disk cache, then HTTP with retries); ``repeat`` r > 0 is
         the same request under its own key (:func:`request_key`)."""
-        body = clean_body(body)
-        key = request_key(body, repeat)
-        with self._lock:
-            if key in self._memo:
-                return self._memo[key]
-        cached = self._cache_get(key)
-        if cached is not None:
-            self._count(cache_hits=1)
-            result = JudgeResult(utf8_safe(cached[0]), cached=True, key=key, usage=cached[1])
-        else:
-            result = JudgeResult(None, "no attempt", key=key)
-            reasons: list[str] = []
-            for attempt in range(self.config.attempts):
-                if attempt:
-                    self._sleep(self.config.backoff * 2 ** (attempt - 1))
-                text, reason, retryable, *rest = self._attempt(body)  # (a scripted attempt may give no usage)
-                usage = rest[0] if rest else None
-                if text is not None:
-                    self._count(completions=1)
-                    self._cache_put(key, body, text, usage)
-                    result = JudgeResult(text, attempts=attempt + 1, reasons=tuple(reasons), key=key, usage=usage)
-                    break
-                self._count(failed_attempts=1)
-                self._reason(reason)
-                reasons.append(reason)
-                result = JudgeResult(None, reason, attempts=attempt + 1, reasons=tuple(reasons), key=key)
-                if not retryable:
-                    break
-            if result.text is None:
-                self._count(failures=1)
-        with self._lock:
-            # Failures too: the metrics of one task share the outcome; a new run (process) retries them.
-            self._memo[key] = result
-        return result
+        return self.complete_many([body], repeat)[0]
 
     def complete_many(self, bodies: Sequence[dict[str, Any]], repeat: int = 0) -> list[JudgeResult]:
         """Completions for ``bodies`` in order; duplicates are requested once; at most ``workers`` at a time.
-        ``repeat`` r > 0: the same bodies, each cached under its own key for that repeat (:func:`request_key`)."""
+        ``repeat`` r > 0: the same bodies, each cached under its own key for that repeat (:func:`request_key`).
+
+        Raises:
+            JudgingInterrupted: Ctrl-C (a clean exit, status 130), after saying that a rerun resumes from the cache.
+        """
         bodies = [clean_body(b) for b in bodies]
         keys = [request_key(b, repeat) for b in bodies]
-        unique = dict(zip(keys, bodies))
-        with ThreadPoolExecutor(max_workers=self.config.workers) as pool:
-            done = dict(zip(unique, pool.map(lambda b: self.complete(b, repeat), unique.values())))
+        with self._lock:
+            done = {k: self._memo[k] for k in keys if k in self._memo}
+        todo = {k: b for k, b in zip(keys, bodies) if k not in done}
+        if todo:
+            try:
+                done.update(transport.run_interruptible(self._all(todo)))
+            except transport.JudgingInterrupted:
+                logger.warning(interrupted_message(self.config, self.stats.completions))
+                raise
         return [done[k] for k in keys]
 
     def info(self) -> dict[str, Any]:
@@ -569,6 +545,21 @@ class JudgeClient:
             "completions": s.completions,
             "failure_reasons": dict(s.by_reason),
         }
+
+
+def _cache_warning(message: str) -> None:
+    logger.warning(f"food-tasks judge: {message}")
+
+
+def interrupted_message(config: JudgeConfig, answered: int) -> str:
+    """What Ctrl-C during judging prints: what is kept, and how a rerun resumes."""
+    where = config.cache_dir or "nowhere (no judge cache configured)"
+    return (
+        f"food-tasks judge: interrupted. The {answered} verdicts answered in this process are cached in:\n"
+        f"  {where}\n"
+        "  A rerun with the same settings asks only for the missing ones (model responses too with lmms-eval's\n"
+        "  --use_cache <dir> and a fixed LMMS_CACHE_RUN_ID: docs/usage.md, 'Resuming a killed judged run')."
+    )
 
 
 @functools.lru_cache(maxsize=8)
