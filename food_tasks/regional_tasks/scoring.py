@@ -40,9 +40,7 @@ import io
 import json
 import math
 import os
-import string
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,8 +49,25 @@ from food_tasks.data import images
 from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
 from food_tasks.hooks.parsing import extract_choice, normalize_chars, option_key, strip_reasoning
 from food_tasks.judge import injection
-from food_tasks.regional_tasks import judged
-from food_tasks.regional_tasks.judged import ANSWER_JOIN, JudgeSettings, judge_metrics, judge_problems
+from food_tasks.regional_tasks import answers, judged, slices
+from food_tasks.regional_tasks.judged import ANSWER_JOIN, judge_metrics
+from food_tasks.regional_tasks.settings import (  # noqa: F401  (public here too: the task, validate and tests read them)
+    CHOICE_FORMATS,
+    DEFAULT_GENERATION,
+    DEFAULT_LABELS,
+    FORMATS,
+    MCQ_PROMPT,
+    MULTI_PROMPT,
+    NUMERIC_PROMPT,
+    OPEN_PROMPT,
+    OPTION_LINE,
+    SETTING_KEYS,
+    RegionalConfigError,
+    RegionalDataError,
+    Settings,
+    data_base_dir,
+    settings_problems,
+)
 from food_tasks.stats import metrics
 from food_tasks.stats import uncertainty as stats
 
@@ -61,170 +76,6 @@ if TYPE_CHECKING:  # PIL, datasets and the URL store load only when a task needs
     from PIL.Image import Image
 
     from food_tasks.data.remote import UrlImageStore
-
-FORMATS = ("mcq", "open")
-DEFAULT_LABELS = tuple("ABCDEFGHIJ")
-MCQ_PROMPT = "{question}\n{options}\nAnswer with the option's letter from the given choices directly."
-OPEN_PROMPT = "{question}\nAnswer the question using a single word or phrase."
-OPTION_LINE = "{label}. {option}"
-SETTING_KEYS = {
-    "format",
-    "id",
-    "image",
-    "question",
-    "options",
-    "answer",
-    "labels",
-    "slices",
-    "prompt",
-    "option_format",
-    "system",
-    "cluster",
-    "judge",
-}
-DEFAULT_GENERATION = {"max_new_tokens": 64, "temperature": 0, "do_sample": False, "num_beams": 1, "until": []}
-
-
-class RegionalConfigError(ValueError):
-    """A regional task YAML is malformed; the message names the key and what to write."""
-
-
-class RegionalDataError(RegionalConfigError):
-    """A regional task's local data file is missing or malformed; the message names the file and line."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The ``metadata.regional`` block of a regional task YAML, checked."""
-
-    format: str
-    question: str
-    answer: str
-    id: str | None = None
-    image: str | None = None
-    options: str | tuple[str, ...] | None = None
-    labels: tuple[str, ...] = DEFAULT_LABELS
-    slices: tuple[str, ...] = ()
-    prompt: str = ""
-    option_format: str = OPTION_LINE
-    system: str | None = None
-    cluster: str | None = None  # column whose rows share a context (resampled together for standard errors)
-    judge: JudgeSettings | None = None  # open answers judged by an LLM judge (metadata.regional.judge)
-    base_dir: str = "."  # directory of the local data file: relative image paths start there
-    columns_used: tuple[str, ...] = field(default=())
-
-    @classmethod
-    def from_metadata(cls, metadata: Any, base_dir: str | os.PathLike = ".") -> Settings:
-        """Checks ``metadata.regional``; raises :class:`RegionalConfigError` listing every problem."""
-        problems = settings_problems(metadata)
-        if problems:
-            raise RegionalConfigError("food-tasks regional task: " + "; ".join(problems))
-        block = dict(metadata["regional"])
-        fmt = block["format"]
-        options = block.get("options")
-        if isinstance(options, list):
-            options = tuple(str(o) for o in options)
-        labels = tuple(str(x) for x in block.get("labels") or DEFAULT_LABELS)
-        slices = tuple(str(s) for s in block.get("slices") or ())
-        default = MCQ_PROMPT if fmt == "mcq" else OPEN_PROMPT
-        if fmt == "mcq" and all(label.isdigit() for label in labels):
-            default = default.replace("option's letter", "option's number")
-        prompt = block.get("prompt") or default
-        used = [block["question"], block["answer"], *(c for c in (block.get("id"), block.get("image")) if c)]
-        used += list(options) if isinstance(options, tuple) else ([options] if options else [])
-        return cls(
-            format=fmt,
-            question=str(block["question"]),
-            answer=str(block["answer"]),
-            id=block.get("id"),
-            image=block.get("image"),
-            options=options,
-            labels=labels,
-            slices=slices,
-            prompt=prompt,
-            option_format=block.get("option_format") or OPTION_LINE,
-            system=block.get("system"),
-            cluster=block.get("cluster"),
-            judge=JudgeSettings.from_block(block.get("judge")),
-            base_dir=str(base_dir),
-            columns_used=tuple(dict.fromkeys([*used, *slices, *([block["cluster"]] if block.get("cluster") else [])])),
-        )
-
-
-def settings_problems(metadata: Any) -> list[str]:
-    """Every problem of a ``metadata`` mapping's ``regional`` block, one short sentence each."""
-    if not isinstance(metadata, Mapping) or not isinstance(metadata.get("regional"), Mapping):
-        return ["metadata.regional is missing: add a `regional:` block under `metadata:` (see CONTRIBUTING.md)"]
-    block = metadata["regional"]
-    problems = [
-        f"metadata.regional.{k}: unknown key (known: {', '.join(sorted(SETTING_KEYS))})"
-        for k in block
-        if k not in SETTING_KEYS
-    ]
-    cluster = block.get("cluster")
-    if cluster is not None and not (isinstance(cluster, str) and cluster):
-        problems.append("metadata.regional.cluster: name the data column whose rows share a context (e.g. dish)")
-    fmt = block.get("format")
-    if fmt not in FORMATS:
-        problems.append(f"metadata.regional.format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    for key in ("question", "answer"):
-        if not isinstance(block.get(key), str) or not block.get(key):
-            problems.append(f"metadata.regional.{key}: name the data column holding the {key}")
-    options = block.get("options")
-    if fmt == "mcq":
-        if not (isinstance(options, str) and options) and not (
-            isinstance(options, list) and len(options) >= 2 and all(isinstance(o, str) for o in options)
-        ):
-            problems.append("metadata.regional.options: name a list column, or list two or more option columns")
-        labels = block.get("labels")
-        if labels is not None and (
-            not isinstance(labels, list) or len(set(map(str, labels))) != len(labels) or not labels
-        ):
-            problems.append("metadata.regional.labels: give a list of distinct labels, e.g. [A, B, C, D]")
-        n_labels = len(labels) if isinstance(labels, list) else len(DEFAULT_LABELS)
-        if isinstance(options, list) and n_labels < len(options):
-            problems.append(f"metadata.regional.labels: {n_labels} labels for {len(options)} option columns")
-    slices = block.get("slices")
-    if slices is not None and (not isinstance(slices, list) or not all(isinstance(s, str) for s in slices)):
-        problems.append("metadata.regional.slices: give a list of column names, e.g. [region, language]")
-    for key in ("id", "image", "prompt", "option_format", "system"):
-        if block.get(key) is not None and not isinstance(block[key], str):
-            problems.append(f"metadata.regional.{key}: must be a string")
-    prompt = block.get("prompt")
-    if isinstance(prompt, str) and "{question}" not in prompt:
-        problems.append("metadata.regional.prompt: must contain {question}")
-    if isinstance(block.get("option_format"), str):
-        problems += _option_format_problems(block["option_format"])
-    if block.get("judge") not in (None, False):
-        problems += judge_problems(block["judge"], fmt)
-    return problems
-
-
-def _option_format_problems(template: str) -> list[str]:
-    """A field of ``option_format`` other than ``{label}`` and ``{option}``, or a template that does not parse."""
-    try:
-        fields = dict.fromkeys(f for _, f, _, _ in string.Formatter().parse(template) if f is not None)
-    except ValueError as err:
-        return [f"metadata.regional.option_format: {err} (write literal braces as {{{{ }}}})"]
-    return [
-        f"metadata.regional.option_format: {{{f}}} is neither {{label}} nor {{option}}"
-        for f in fields
-        if f not in ("label", "option")
-    ]
-
-
-def data_base_dir(dataset_kwargs: Any) -> str:
-    """Directory of the task's first local data file, absolute.
-
-    lmms-eval anchors ``data_files`` at the YAML's directory as it was given: absolute for an absolute
-    ``--include_path``, relative to the working directory for a relative one (``--include_path
-    examples/regional``), so a relative path is made absolute here, against the same working directory.
-    """
-    files = (dataset_kwargs or {}).get("data_files") if isinstance(dataset_kwargs, Mapping) else None
-    while isinstance(files, (Mapping, list, tuple)) and files:
-        files = next(iter(files.values())) if isinstance(files, Mapping) else files[0]
-    return str(Path(os.path.abspath(files)).parent) if isinstance(files, str) else "."
-
 
 # --------------------------------------------------------------------------- documents
 
@@ -277,12 +128,26 @@ def gold_answers(settings: Settings, doc: Mapping[str, Any]) -> list[str]:
 
 
 def answer_problem(settings: Settings, doc: Mapping[str, Any]) -> str | None:
-    """Why a row's answer cannot be scored (``missing answer``, an MCQ answer that is no label nor option text),
-    or None."""
+    """Why a row's answer cannot be scored (``missing answer``, an MCQ answer that is no label nor option text, a
+    numeric answer that is no number), or None."""
     if settings.format == "open":
         return None if gold_answers(settings, doc) else "missing answer"
-    if not cell_text(doc.get(settings.answer)).strip():
+    cell = doc.get(settings.answer)
+    if not answers.as_list(cell) or not any(cell_text(v).strip() for v in answers.as_list(cell)):
         return "missing answer"
+    if settings.format == "numeric":
+        return None if answers.parse_number(cell) is not None else f"answer {cell_text(cell)!r} is not a number"
+    if settings.format == "multi":
+        options = doc_options(settings, doc)
+        _, bad = answers.gold_set(cell, settings.labels, options)
+        labels = "/".join(settings.labels[: len(options)])
+        return (
+            f"answer {', '.join(map(repr, bad))}: neither a label ({labels}) nor the text of one option"
+            if bad
+            else None
+        )
+    if len(answers.as_list(cell)) > 1:
+        return f"answer {cell_text(cell)!r}: several answers; a task with several correct options is format: multi"
     if gold_index(settings, doc) is None:
         labels = "/".join(settings.labels[: len(doc_options(settings, doc))])
         answer = cell_text(doc.get(settings.answer))
@@ -294,7 +159,7 @@ def doc_text(settings: Settings, doc: Mapping[str, Any]) -> str:
     """The prompt: ``prompt`` with ``{question}``, ``{options}`` (one line per option) and any column."""
     fields = {k: cell_text(v) for k, v in doc.items() if isinstance(v, (str, int, float)) or v is None}
     fields["question"] = cell_text(doc.get(settings.question))
-    if settings.format == "mcq":
+    if settings.format in CHOICE_FORMATS:
         lines = [
             settings.option_format.format(label=lab, option=opt)
             for lab, opt in zip(settings.labels, doc_options(settings, doc))
@@ -464,13 +329,20 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
     """One record per document: correct / parsed flags, the slice values, whether an image was missing."""
     record: dict[str, Any] = {
         "id": cell_text(doc.get(settings.id)) if settings.id else None,
-        "slices": {s: cell_text(doc.get(s)) for s in settings.slices},
+        "slices": {s: slices.record_slice(doc.get(s), settings.slice_fill) for s in settings.slices},
     }
     if settings.cluster:
         record["cluster"] = cell_text(doc.get(settings.cluster))
     if settings.image:
         record["image_missing"] = doc_image_missing(settings, doc, label)
+    if settings.image_optional:
+        record["text_only"] = not image_refs(settings, doc)
     where = f"row {record['id']}" if settings.id else "a row"
+    if settings.format in ("multi", "numeric"):
+        if problem := answer_problem(settings, doc):  # bad data is an error, never a silent zero
+            raise RegionalConfigError(f"{where}: {problem}; run `food-tasks validate` on the task YAML")
+        record.update(_scored(settings, doc, output))
+        return record
     if settings.format == "mcq":
         options = doc_options(settings, doc)
         labels = settings.labels[: len(options)]
@@ -508,6 +380,28 @@ def score(settings: Settings, doc: Mapping[str, Any], output: object, label: str
     return record
 
 
+def _scored(settings: Settings, doc: Mapping[str, Any], output: object) -> dict[str, Any]:
+    """``parsed``, ``correct`` and ``pred`` of a ``multi`` row (exact set match), and ``abs_error`` of a ``numeric``
+    one (None when unparsed) (:mod:`food_tasks.regional_tasks.answers`)."""
+    cell = doc.get(settings.answer)
+    if settings.format == "multi":
+        options = doc_options(settings, doc)
+        labels = settings.labels[: len(options)]
+        chosen = answers.extract_choices(output, labels, options)
+        gold, _ = answers.gold_set(cell, settings.labels, options)
+        pred = ",".join(labels[i] for i in sorted(chosen)) if chosen is not None else None
+        return {"parsed": chosen is not None, "correct": chosen == gold, "pred": pred}
+    number, gold = answers.extract_number(output), answers.parse_number(cell)
+    assert gold is not None  # answer_problem refused it otherwise
+    tolerance = {"absolute": settings.tolerance[0], "relative": settings.tolerance[1]}
+    return {
+        "parsed": number is not None,
+        "correct": number is not None and answers.within(number, gold, tolerance),
+        "pred": number,
+        "abs_error": abs(number - gold) if number is not None else None,
+    }
+
+
 @lru_cache(maxsize=8)
 def judge_markers(prompt: str) -> tuple[str, ...]:
     """The judge prompt's field markers an answer could fake (:func:`food_tasks.regional_tasks.judged.markers`),
@@ -537,21 +431,32 @@ def image_missing(records: Sequence[Mapping[str, Any]]) -> int:
 
 
 def by_slice(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """Accuracy (%) per value of one slice column, values sorted."""
-    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in _present(records)), "_slice")
-    return {value: metrics.percent_true(groups[value], "correct") for value in sorted(groups)}
+    """Accuracy (%) per value of one slice column, values sorted (a row in several slices counts in each:
+    :mod:`food_tasks.regional_tasks.slices`)."""
+    return slices.by_slice(column, records)
 
 
 def slice_sizes(column: str, records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """Documents per value of one slice column, values sorted (the group sizes behind ``acc_by_<column>``: rows
-    with an image that could not be loaded are not in them)."""
-    groups = metrics.group_records(({**r, "_slice": r["slices"][column]} for r in _present(records)), "_slice")
-    return {value: len(groups[value]) for value in sorted(groups)}
+    with an image that could not be loaded are not in them; a row in several slices counts in each)."""
+    return slices.slice_sizes(column, records)
+
+
+def text_only(records: Sequence[Mapping[str, Any]]) -> int:
+    """Rows asked with their text alone (``image_optional``: an empty image cell), counted in every metric."""
+    return sum(bool(r.get("text_only")) for r in records)
+
+
+def mean_abs_error(records: Sequence[Mapping[str, Any]]) -> float:
+    """Mean absolute error of the parsed numeric answers (rows whose images all loaded); NaN (null) when none."""
+    errors = [r["abs_error"] for r in _present(records) if r.get("abs_error") is not None]
+    return sum(sorted(errors)) / len(errors) if errors else math.nan
 
 
 def metric_table(settings: Settings) -> MetricTable:
-    """The task's metrics: accuracy (and exact match for open answers), the unparsed and truncated rates, and per slice
-    column its accuracy per value and the number of documents per value.
+    """The task's metrics: accuracy (exact match too for open answers, the mean absolute error for numbers), the
+    unparsed and truncated rates, and per slice column its accuracy per value and the number of documents per value;
+    a judged task's judge figures (per slice too), first when ``judge.headline`` is true.
 
     Error bars: each row is a document (its ``id``); with ``metadata.regional.cluster`` naming a column (the
     dish, the image), rows sharing its value are resampled together.
@@ -559,6 +464,9 @@ def metric_table(settings: Settings) -> MetricTable:
     table = [Metric("acc", partial(micro, "correct"), estimator=_mean("correct"))]
     if settings.format == "open":
         table.append(Metric("exact_match", partial(micro, "exact"), estimator=_mean("exact")))
+    if settings.format == "numeric":  # over the parsed answers; an unparsed one is in parse_fail_rate
+        error = stats.mean(stats.field("abs_error", unless="image_missing"))
+        table.append(Metric("abs_error", mean_abs_error, higher_is_better=False, scale="native", estimator=error))
     table.append(
         Metric("parse_fail_rate", unparsed_rate, higher_is_better=False, estimator=_mean("parsed", test="not"))
     )
@@ -570,12 +478,24 @@ def metric_table(settings: Settings) -> MetricTable:
         ]
     if settings.image:
         table.append(Metric("image_missing", image_missing, higher_is_better=False, scale="count"))
+    if settings.image_optional:
+        table.append(Metric("text_only", text_only, scale="count"))
+    headline = None
     if settings.judge is not None:  # judged when the task aggregates, by every judge configured (judged.py)
-        table += judge_metrics(settings.judge)
+        judge = judge_metrics(settings.judge)
+        for column in settings.slices:
+            judge += [
+                Metric(f"judge_acc_by_{column}", slices.JudgeBySlice(settings.judge, column), scale="breakdown"),
+                Metric(f"judge_n_by_{column}", slices.JudgeBySlice(settings.judge, column, True), scale="breakdown"),
+            ]
+        if settings.judge_headline:  # the judge's figures lead: the table, compare's headline, the slice charts
+            table, headline = [*judge, *table], "judge_acc"
+        else:
+            table += judge
     key = stats.column("id") if settings.id else None
     # the results JSON's <metric>_stderr_method names the data column: "3 values of column dish", not "(cluster)"
     cluster = stats.column("cluster", noun=f"values of column {settings.cluster}") if settings.cluster else key
-    return MetricTable(*table, version=1.0, key=key, cluster=cluster)
+    return MetricTable(*table, version=1.0, key=key, cluster=cluster, headline=headline)
 
 
 def _mean(name: str, test: str | None = None) -> stats.Ratio:

@@ -59,7 +59,7 @@ def test_example_files_match_their_generator():
 @pytest.mark.parametrize(
     "block, expected",
     [
-        ({"format": "quiz", "question": "q", "answer": "a"}, "format: 'quiz' is not one of mcq, open"),
+        ({"format": "quiz", "question": "q", "answer": "a"}, "format: 'quiz' is not one of mcq, multi, open, numeric"),
         ({"format": "mcq", "question": "q", "answer": "a"}, "options: name a list column"),
         ({"format": "open", "answer": "a"}, "question: name the data column"),
         ({"format": "open", "question": "q", "answer": "a", "slice": ["x"]}, "slice: unknown key"),
@@ -237,7 +237,7 @@ def test_bound_hooks_load_images_relative_to_the_data_file(tmp_path):
     # (test_stop_before_generation).
     with pytest.raises(regional_scoring.RegionalConfigError) as err:
         regional._bind({**config, "metadata": {"regional": {**MCQ, "format": "quiz"}}})
-    assert str(err.value) == "metadata.regional.format: 'quiz' is not one of mcq, open"
+    assert str(err.value) == "metadata.regional.format: 'quiz' is not one of mcq, multi, open, numeric"
 
 
 def _broken_task(tmp_path: Path) -> Path:
@@ -324,7 +324,7 @@ def test_validate_schema_and_data_errors(tmp_path):
     )
     assert regional_check.validate(task / "a.yaml") == [
         f"{task / 'a.yaml'}: class: must be `!function food_tasks.regional.RegionalTask`",
-        f"{task / 'a.yaml'}: metadata.regional.format: 'quiz' is not one of mcq, open",
+        f"{task / 'a.yaml'}: metadata.regional.format: 'quiz' is not one of mcq, multi, open, numeric",
     ]
     (task / "a.yaml").unlink()
     (task / "b.yaml").write_text(text.replace("test: dishes.jsonl", "test: nowhere.jsonl"))

@@ -124,7 +124,7 @@ def _load(yaml_path: Path) -> str:
 
 # The keys of metadata.regional that name no column: their problems are the YAML's (settings_problems).
 SETTINGS = {
-    "format": ("format: mcq", "format: mqc", "metadata.regional.format: 'mqc' is not one of mcq, open"),
+    "format": ("format: mcq", "format: mqc", "metadata.regional.format: 'mqc' is not one of mcq, multi, open, numeric"),
     "labels": ("    slices:", "    labels: [A, B, A, D]\n    slices:", "metadata.regional.labels: give a list of"),
     "option_format": (
         "    slices:",

@@ -61,7 +61,7 @@ def test_replay_model_input_errors_stop_the_run(tmp_path):
         (
             lambda t: t.replace("format: mcq", "format: quiz"),
             "configuration error",
-            "metadata.regional.format: 'quiz' is not one of mcq, open",
+            "metadata.regional.format: 'quiz' is not one of mcq, multi, open, numeric",
         ),
         (
             lambda t: t.replace("slices: [region, language]", 'prompt: "{question} {dish}"'),
