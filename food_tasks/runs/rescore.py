@@ -382,14 +382,29 @@ def provenance(source: Source, matching: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def more_runs(source: Source, present: Sequence[str]) -> list[str]:
-    """The variants of the run's tasks that the run lacks: each a line naming the task and the measure it gives."""
+    """The variants of the run's tasks that the run lacks: each a line naming the task (or the group holding them
+    all) and the measure it gives. A variant is one its YAML declares (:func:`food_tasks.tasks.registry.variant`) on
+    a task or group the run holds (a group's member too), never read from a name."""
     have = set(present) | set(source.tasks) | set(source.data.get("group_subtasks") or {})
-    lines = []
+    for kids in (source.data.get("group_subtasks") or {}).values():
+        have.update(kids or [])
+    missing: dict[str, str] = {}  # variant task or group the run lacks -> its kind
     for name in sorted(catalogue.index()):
         declared = registry.variant(name)
-        if declared and declared[1] in source.top and name not in have:
-            lines.append(f"  {VARIANT_NAMES.get(declared[0], declared[0])}: run {name}")
-    return lines
+        if declared and declared[1] in have and name not in have:
+            missing[name] = declared[0]
+    groups = {name: members for name, kind, _, members in catalogue.entries() if kind == "group" and members}
+    grown = True
+    while grown:  # a group whose every member is a missing variant of one kind is named instead of its members
+        grown = False
+        for group, members in groups.items():
+            kinds = {missing.get(m) for m in members}
+            if group not in have and group not in missing and len(kinds) == 1 and None not in kinds:
+                missing[group], grown = kinds.pop() or "", True
+    inside = {m for group in missing if group in groups for m in groups[group]}
+    return [
+        f"  {VARIANT_NAMES.get(kind, kind)}: run {name}" for name, kind in sorted(missing.items()) if name not in inside
+    ]
 
 
 def rescore(
@@ -523,7 +538,11 @@ def summary(written: Path, source_results: Path) -> str:
     """What the command prints after the run: the files, the documents not matched, the variants missing."""
     data = runfiles.read_results(written)
     info = data.get(PROVENANCE) or {}
-    lines = [f"food-tasks rescore: {written}", f"  a re-score of {source_results} ({info.get('source_model')})"]
+    lines = [
+        f"food-tasks rescore: {written}",
+        f"  a re-score of {source_results}",
+        f"  model: {info.get('source_model')}",
+    ]
     for task, counts in sorted((info.get("documents") or {}).items()):
         if counts.get("new") or counts.get("gone") or counts.get("twice"):
             twice = counts.get("twice") or []
