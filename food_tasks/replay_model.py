@@ -83,7 +83,9 @@ NOT_SCORED = -1  # keys=identity: the doc_id of a request whose document the sou
 
 
 def _fail(path: Path, message: str) -> ValueError:
-    return ValueError(f"food_tasks_replay: {path}: {message}. {JSONL_HELP}.")
+    """The error naming a predictions file (on a line of its own), what is wrong, and what the file must hold, in
+    lines of at most 120 columns."""
+    return ValueError(fit(f"food_tasks_replay: responses file\n  {path}\n  {message}.\n  {JSONL_HELP}."))
 
 
 def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, str]:
@@ -96,7 +98,7 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
     """
     path = Path(responses)
     if not path.is_file():
-        raise FileNotFoundError(f"food_tasks_replay: responses file {path} does not exist. {JSONL_HELP}.")
+        raise FileNotFoundError(fit(f"food_tasks_replay: responses file {path} does not exist.\n  {JSONL_HELP}."))
     answers: dict[tuple, str] = {}
     first_line: dict[tuple, int] = {}
     seen_content = False
@@ -158,7 +160,7 @@ def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, 
 def _identity_lines(path: Path) -> dict[str, list[dict]]:
     """``keys=identity``: the lines by task, each checked to hold ``task`` and ``identity`` (an object)."""
     if not path.is_file():
-        raise FileNotFoundError(f"food_tasks_replay: responses file {path} does not exist. {JSONL_HELP}.")
+        raise FileNotFoundError(fit(f"food_tasks_replay: responses file {path} does not exist.\n  {JSONL_HELP}."))
     out: dict[str, list[dict]] = {}
     with path.open(encoding="utf-8-sig") as fh:
         for number, line in enumerate(fh, start=1):
@@ -287,7 +289,7 @@ class ReplayModel(lmms):
             f"  {self._responses}",
             f"  A line answers a document when its {', '.join(map(repr, self._keys))} field(s) equal the document's"
             + (" and its 'task' field, if it has one, is the task's name." if "task" not in self._keys else "."),
-            f"  unmatched documents ({min(SHOWN, len(unmatched))} of {total}):",
+            f"  {total} unmatched document(s), the first {min(SHOWN, len(unmatched))}:",
         ]
         for (task, doc_id), key in sorted(unmatched.items(), key=lambda item: (item[0][0], item[0][1]))[:SHOWN]:
             values = ", ".join(f"{k}={_shown(v)}" for k, v in zip(self._keys, key))
@@ -397,7 +399,7 @@ class ReplayModel(lmms):
         A document without a line stops the run (:class:`RunStopped`) unless ``default`` was given."""
         if self._identity is not None:
             if self._rescore_of:
-                RUN_NOTES[MODEL_ID] = f"food-tasks rescore: a re-score of {self._rescore_of} (no model was run)"
+                RUN_NOTES[MODEL_ID] = f"food-tasks rescore (no model was run): a re-score of\n  {self._rescore_of}"
             return self._by_identity(requests)
         found: list[str | None] = []
         unmatched: dict[tuple, tuple] = {}  # (task, doc_id) -> key: documents, not requests (repeats, padding)
@@ -430,7 +432,7 @@ class ReplayModel(lmms):
                 f"food_tasks_replay: {total} document(s) had no recorded response; answered {self._default!r}"
             )
             keys = "+".join(self._keys)
-            RUN_NOTES[MODEL_ID] = (
+            RUN_NOTES[MODEL_ID] = fit(
                 f"food_tasks_replay: {self.missing} of {self.documents} document(s) had no line in "
                 f"{self._responses.name} (keys={keys}); each was answered default={self._default!r} and scored."
                 + (

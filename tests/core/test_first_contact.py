@@ -196,7 +196,7 @@ def test_replay_reads_bom_null_nan_and_task_scoped_lines(tmp_path):
         (None, ("2", "en")): "",
         ("t", ("3", "en")): "4",
     }
-    with pytest.raises(FileNotFoundError, match="does not exist. responses= takes a JSON Lines file"):
+    with pytest.raises(FileNotFoundError, match="does not exist.\n  responses= takes a JSON Lines file"):
         load_responses(tmp_path / "nope.jsonl", ("doc_id",))
 
 

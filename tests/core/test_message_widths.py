@@ -125,3 +125,85 @@ def test_prefetch_of_a_benchmark_without_files_fits(capsys):
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and "'worldcuisines' is not one of fambench, diningbench, foodieqa" in err, err
     assert _widest(err) <= RAISED, err
+
+
+# --- issue 44, newcomer item 4: the replay model's keys= error, the rescore lines, the unmatched count -------------
+
+DEMO_RUN = Path("food_tasks_demo") / "food_tasks__tiny-qwen2-vl" / "20261128_212713_results.json"
+DEMO_MODEL = "/root/.cache/food_tasks/tiny-qwen2-vl"
+
+
+def test_the_replay_keys_error_fits(deep):
+    # keys=qa_id on lines whose qa_id repeats across languages: was one line of 297 columns.
+    from food_tasks.replay_model import load_responses
+
+    preds = deep / "predictions_of_my_model_on_the_regional_tasks.jsonl"
+    preds.write_text('{"qa_id": "1", "lang": "en", "response": "2"}\n{"qa_id": "1", "lang": "ja", "response": "3"}\n')
+    with pytest.raises(ValueError) as err:
+        load_responses(preds, ("qa_id",))
+    message = str(err.value)
+    assert message.splitlines()[:2] == ["food_tasks_replay: responses file", f"  {preds}"], message
+    assert "line 2 repeats the key of line 1 (qa_id='1') with a different answer" in message
+    assert _widest(message) <= RAISED, message
+
+
+def test_the_replay_default_note_fits(tmp_path):
+    # default= and keys that match no document: the note under the table named the file's first line in one line.
+    from types import SimpleNamespace
+
+    from food_tasks.lmms import results_table
+    from food_tasks.replay_model import MODEL_ID, ReplayModel
+
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"task": "t1", "qa_id": "7", "lang": "en", "response": "a long recorded answer of a model"}\n')
+    model = ReplayModel(responses=str(preds), keys="qa_id+lang", default="")
+    model.task_dict = {"t1": {"test": [{"qa_id": "400", "lang": "en"}, {"qa_id": "401", "lang": "en"}]}}
+    model.generate_until([SimpleNamespace(args=("q", {}, None, i, "t1", "test")) for i in (0, 1)])
+    note = results_table.RUN_NOTES.pop(MODEL_ID)
+    assert "No document matched: keys=qa_id+lang is likely wrong" in " ".join(note.split()), note
+    assert _widest(note) <= RAISED, note
+
+
+def test_the_rescore_lines_fit(tmp_path, monkeypatch):
+    # The demo's run re-scored from the clone root: the table's note was 123 columns, the summary's line 126.
+    import json
+
+    from food_tasks.lmms import results_table
+    from food_tasks.replay_model import MODEL_ID, ReplayModel
+    from food_tasks.runs import rescore
+
+    preds = tmp_path / rescore.RESPONSES
+    preds.write_text('{"task": "t1", "identity": {}, "response": "A"}\n')
+    model = ReplayModel(responses=str(preds), keys="identity", rescore_of=str(DEMO_RUN))
+    model.task_dict = {"t1": {"test": []}}
+    monkeypatch.setattr(model, "_by_identity", lambda requests: [])
+    model.generate_until([])
+    note = results_table.RUN_NOTES.pop(MODEL_ID)
+    assert str(DEMO_RUN) in note and "no model was run" in note and _widest(note) <= RAISED, note
+
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / DEMO_RUN
+    source.parent.mkdir(parents=True)
+    source.write_text(json.dumps({"results": {}, "configs": {}}))
+    written = tmp_path / "food_tasks_demo_rescored" / DEMO_RUN.relative_to("food_tasks_demo")
+    written.parent.mkdir(parents=True)
+    written.write_text(json.dumps({"results": {}, rescore.PROVENANCE: {"source_model": DEMO_MODEL}}))
+    text = rescore.summary(written.relative_to(tmp_path), DEMO_RUN)
+    assert f"  a re-score of {DEMO_RUN}" in text.splitlines() and DEMO_MODEL in text
+    assert _widest(text) <= RAISED, text
+
+
+def test_the_unmatched_documents_say_how_many_of_how_many(tmp_path):
+    # "unmatched documents (3 of 9)" read as if only 3 were unmatched: 9 are, 3 are shown.
+    from types import SimpleNamespace
+
+    from food_tasks.data.hub import RunStopped
+    from food_tasks.replay_model import ReplayModel
+
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"qa_id": "70", "response": "A"}\n')
+    model = ReplayModel(responses=str(preds), keys="qa_id")
+    model.task_dict = {"t1": {"test": [{"qa_id": str(i)} for i in range(9)]}}
+    with pytest.raises(RunStopped) as err:
+        model.generate_until([SimpleNamespace(args=("q", {}, None, i, "t1", "test")) for i in range(9)])
+    assert "  9 unmatched document(s), the first 3:" in str(err.value).splitlines(), str(err.value)

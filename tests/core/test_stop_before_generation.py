@@ -48,9 +48,7 @@ def test_replay_model_input_errors_stop_the_run(tmp_path):
     )  # lmms-eval's `except Exception` passes it
     message = str(err.value)
     assert message.startswith("food-tasks: replay model error, the run stops before generation:\n")
-    assert message.splitlines()[-1].startswith(
-        f"food_tasks_replay: {preds}: line 1 lacks 'qa_id', named by keys=qa_id."
-    )
+    assert f"food_tasks_replay: responses file\n  {preds}\n  line 1 lacks 'qa_id', named by keys=qa_id.\n" in message
     with pytest.raises(RunStopped, match="does not exist"):
         ReplayModel(responses=str(tmp_path / "missing.jsonl"))
 
@@ -240,11 +238,7 @@ def test_cli_exits_1_with_our_message_last(tmp_path):
         tmp_path / "out1",
     )
     assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
-    assert (
-        proc.stderr.strip()
-        .splitlines()[-1]
-        .startswith(f"food_tasks_replay: {preds}: line 1 lacks 'nope', named by keys=nope.")
-    )
+    assert f"food_tasks_replay: responses file\n  {preds}\n  line 1 lacks 'nope', named by keys=nope.\n" in proc.stderr
 
     lines = (folder / "dishes.jsonl").read_text(encoding="utf-8").splitlines()
     lines[2] = lines[2].replace('"question": "', '"question": ', 1)  # row 3: an unquoted string
