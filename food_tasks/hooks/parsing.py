@@ -21,7 +21,9 @@ __all__ = [
     "ANSWER_KEYWORDS_BOUNDED",
     "ANSWER_KEYWORDS_UNBOUNDED",
     "alternation",
+    "HEDGE_CONNECTORS",
     "extract_choice",
+    "hedged",
     "label_list_echo",
     "label_range_echo",
     "last_match",
@@ -219,7 +221,7 @@ _CJK_ORDINAL_RE = re.compile(
 _BOXED_RE = re.compile(r"\\boxed\s*\{\s*(?:\\text\s*\{\s*)?([^{}]{0,40}?)\s*\}")
 # "A" and "I" followed by a lower-case word are English words, not labels ("A bowl of noodles").
 _ARTICLE_RE = re.compile(r"\s+[a-z]")
-_LABEL_VERBS = re.compile(r"\s+(?:is|was|would|seems|looks|fits|matches|best|correct|because)\b")
+_LABEL_VERBS = re.compile(r"\s+(?:is|are|was|were|would|seems|looks|fits|matches|best|correct|because)\b")
 
 
 _STATEMENT_BOUNDED = [w for ws in ANSWER_KEYWORDS_BOUNDED.values() for w in ws] + list(CHOICE_KEYWORDS_BOUNDED)
@@ -235,6 +237,18 @@ _STATEMENT_HEAD = (
     rf"(?:\b(?:{alternation(_STATEMENT_BOUNDED)})|(?:{alternation(_STATEMENT_UNBOUNDED)}))"
     rf"(?:\s*(?:{alternation(list(ANSWER_CONNECTORS) + list(CHOICE_CONNECTORS))})){{0,2}}"
 )
+
+
+# Words and marks that join two labels into one hedged answer ("A or B", "A/B", "A、B", "A或B", "不是A就是B"):
+# two different labels joined by nothing but these (and spaces, brackets, an option word) are not one answer.
+HEDGE_CONNECTORS = (
+    *(",", "/", "&", "+", "、", "or", "and", "and/or", "nor", "or maybe", "or perhaps", "or possibly"),
+    *("o", "ou", "oder", "atau", "или", "hoặc", "y", "e", "et", "und", "dan", "и", "veya", "ya da"),
+    *("或", "或者", "或是", "还是", "還是", "和", "与", "與", "及", "以及", "跟", "要么", "就是", "也可能是"),
+    *("또는", "혹은", "이나", "나", "か", "または", "や", "と", "หรือ", "และ"),
+)
+# Option words a hedge may repeat before its next label ("option A or option B", "A或选项B").
+_HEDGE_WORDS = ("option", "choice", "letter", "answer", "选项", "選項", "答案")
 
 
 class _LabelSet:
@@ -256,6 +270,12 @@ class _LabelSet:
         )
         self.statement = re.compile(rf"{_STATEMENT_HEAD}\s*[\(\[【]?\s*({label_alt})(?![0-9A-Za-z])", re.IGNORECASE)
         self.standalone = re.compile(token)
+        # One label of a hedge: bracketed ("(B)", "【B】") or standing alone. The text is whitespace-collapsed before
+        # these run (single spaces), and each repetition consumes a connector: linear, no backtracking runs.
+        one = rf"(?:[\(\[【] ?({label_alt}) ?[\)\]】]|{token})"
+        joint = rf"(?: ?,)? ?(?:{alternation(HEDGE_CONNECTORS)}) ?(?:(?:{alternation(_HEDGE_WORDS)}) ?)?"
+        self.hedge_label = re.compile(one, re.IGNORECASE)
+        self.hedge = re.compile(rf"{one}(?:{joint}{one})+", re.IGNORECASE)
 
 
 _LABEL_SETS: dict[tuple[tuple[str, ...], bool], _LabelSet] = {}
@@ -373,6 +393,11 @@ def extract_choice(
     whose text the answer holds (casefolded, without punctuation or whitespace; the longest when one
     option's text holds another's; ambiguous when two options share the text).
 
+    A hedge, two different labels joined by nothing but :data:`HEDGE_CONNECTORS` (``A or B``, ``A/B``,
+    ``A and B``, ``A、B``, ``A或B``, ``不是A就是B``), is unparseable: at steps 5 and 6 when the label read is part of
+    one, at step 8 whenever the text holds one (an ``A`` before ``or`` is then a label). A label followed by
+    another clause (``A. (not B)``, ``Answer: A, because B is wrong``) is not a hedge.
+
     A label found at any step that names no option (its position is ``n_options`` or later) makes the
     answer invalid: it is what the model answered, so the later steps are not consulted.
 
@@ -414,17 +439,24 @@ def extract_choice(
         text = WHITESPACE_RE.sub(" ", text).strip()
     if not text:
         return None
+    hedges = _hedge_spans(ls, text)
     match = ls.whole.match(text) or ls.leading.match(text)
     if match is not None:
+        if _within(match.start(match.lastindex), hedges):  # "(A) or (B)", "A、 B": two answers
+            return None
         return _present(ls.index[match.group(match.lastindex).upper()], present)
     statement = last_match(ls.statement, text)
     if statement is not None:
+        if _within(statement.start(1), hedges):  # "Answer: A or B", "答案是A或B"
+            return None
         return _present(ls.index[statement.group(1).upper()], present)
     ordinal = last_match(_CJK_ORDINAL_RE, text)
     if ordinal is not None:
         value = ordinal.group(1)
         position = CJK_ORDINALS.get(value) or int(value)
         return position - 1 if 1 <= position <= present else None
+    if hedges:  # "I think A or B": the labels of a hedge are two answers, even an "A" before "or"
+        return None
     found: set[int] = set()
     for m in ls.standalone.finditer(text):
         label = m.group(1)
@@ -440,6 +472,43 @@ def extract_choice(
     if options:
         return match_option_text(text, options)
     return None
+
+
+def hedged(output: object, labels: Sequence[str] = ("A", "B", "C", "D"), *, numbers: bool = False) -> bool:
+    """Whether ``output`` (after reasoning removal and normalisation, as :func:`extract_choice` reads it) holds a
+    hedge: two different labels joined by nothing but :data:`HEDGE_CONNECTORS` (``A or B``, ``A/B``, ``A and B``,
+    ``A、B``, ``A或B``, ``(A) or (C)``). Not a string, or unterminated reasoning: False (nothing to read)."""
+    text = strip_reasoning(output)
+    if not text:
+        return False
+    return bool(_hedge_spans(_label_set(labels, numbers), WHITESPACE_RE.sub(" ", normalize_chars(text)).strip()))
+
+
+def _hedge_spans(ls: _LabelSet, text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each hedge in ``text`` (normalised, single spaces) naming two or more different labels.
+
+    A last ``A`` or ``I`` (any case) followed by a lower-case word is an English word, not a label ("B or a side
+    dish", "B or A bowl of noodles"), as in :func:`extract_choice`'s step 8. One pass over the text."""
+    spans = []
+    for match in ls.hedge.finditer(text):
+        named: set[int] = set()
+        tokens = list(ls.hedge_label.finditer(text, match.start(), match.end()))
+        for k, token in enumerate(tokens):
+            bare = token.group(2)
+            label = token.group(1) or bare
+            last = k == len(tokens) - 1
+            if last and bare and bare.upper() in ("A", "I") and _ARTICLE_RE.match(text, token.end()):
+                if not _LABEL_VERBS.match(text, token.end()):
+                    continue
+            if label.upper() in ls.index:
+                named.add(ls.index[label.upper()])
+        if len(named) > 1:
+            spans.append(match.span())
+    return spans
+
+
+def _within(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
 
 
 def _present(index: int, present: int) -> int | None:

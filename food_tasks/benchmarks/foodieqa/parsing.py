@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from food_tasks.hooks.parsing import extract_choice, strip_reasoning
+from food_tasks.hooks.parsing import extract_choice, hedged, strip_reasoning
 
 LETTERS = ("A", "B", "C", "D")
 ANS2IDX = {"A": "0", "B": "1", "C": "2", "D": "3"}
@@ -58,7 +58,7 @@ def parse_robust(
     if text is None:
         return None
     found = extract_choice(opener + text, LETTERS, numbers=numbers, options=options)
-    if found is None:
+    if found is None and not hedged(opener + text, LETTERS, numbers=numbers):  # "(a) or B" stays a hedge
         # One distinct bracketed label in any case ("I think (c)"); two distinct ones stay ambiguous.
         labels = {m.group(1).upper() for m in _BRACKETED.finditer(text)}
         if len(labels) == 1:
