@@ -47,6 +47,12 @@ def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
             d = decimals(row)
             table.append((row.name, row.metric, value_text(row.a, d), value_text(row.b, d), *["n/a"] * 3, "", row.note))
             continue
+        undefined = [side for side, value in (("A", row.a), ("B", row.b)) if value_text(value) == "undefined"]
+        if c is not None and undefined and math.isfinite(c.diff):  # never a difference beside an undefined side
+            d = decimals(row)  # (its results file says undefined, a bare NaN, where its samples give a value)
+            why = f"{' and '.join(undefined)} undefined: no difference"
+            table.append((row.name, row.metric, value_text(row.a, d), value_text(row.b, d), *["n/a"] * 3, "", why))
+            continue
         if c is None:
             table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
             continue

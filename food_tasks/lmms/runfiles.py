@@ -16,7 +16,10 @@ Used by the report, ``food-tasks compare``, the demo, the CLI and, during a run,
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import math
+import sys
+import textwrap
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -85,14 +88,56 @@ def results_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def read_results(path: Path) -> dict:
-    """A results file's JSON; raises :class:`ReportInputError` naming the file when it is not one."""
+    """A results file's JSON; raises :class:`ReportInputError` naming the file when it is not one. A file that is
+    not strict JSON (a bare ``NaN`` or ``Infinity``: written by another tool, or edited by hand) is read, its value
+    undefined, with one warning on stderr naming the file and what is non-standard (:func:`not_strict`)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise ReportInputError(f"{path}: not a readable JSON file: {err}") from err
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise ReportInputError(f"{path}: not an lmms-eval results file (no 'results' object)")
+    if not_strict(data):
+        print(not_strict_warning(path, data), file=sys.stderr, flush=True)
     return data
+
+
+def non_finite(value: Any, where: str = "") -> Iterator[tuple[str, float]]:
+    """Where ``value`` (a results file's JSON) holds a number that strict JSON cannot write (NaN, an infinity): each
+    as ``(dotted path, value)``, the path ``results.<task>.<metric>``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield where, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from non_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            yield from non_finite(item, f"{where}[{number}]")
+
+
+def not_strict(data: Mapping[str, Any], shown: int = 3) -> str:
+    """What makes a results file's JSON (as read) not strict JSON: ``bare NaN at results.t.acc,none and 2 more``;
+    '' when it is strict (an undefined value written as ``null``, as lmms-eval with food-tasks writes it)."""
+    found = list(non_finite(data))
+    if not found:
+        return ""
+    kinds = sorted({"NaN" if math.isnan(v) else "Infinity" for _, v in found})
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    return f"bare {' and '.join(kinds)} at {', '.join(w for w, _ in found[:shown])}{more}"
+
+
+def not_strict_warning(path: Path, data: Mapping[str, Any]) -> str:
+    """The warning naming a results file that is not strict JSON, what is non-standard and how it is read."""
+    return f"food-tasks: warning: not strict JSON (another tool wrote it, or it was edited):\n  {path}\n" + "\n".join(
+        textwrap.wrap(
+            f"{not_strict(data) or 'a bare NaN or Infinity'}: read as undefined (strict JSON writes null), "
+            "whatever its samples file says",
+            116,
+            initial_indent="  ",
+            subsequent_indent="    ",
+            break_long_words=False,
+        )
+    )
 
 
 def samples_file(path: Path, task: str) -> Path | None:

@@ -550,7 +550,7 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
         ReportInputError: no results files, or a file that is not an lmms-eval results file.
     """
     runs = load_runs(paths)  # every input read before anything is written (a typo leaves no folder behind)
-    undefined_as_nan(runs)  # a null metric (strict JSON) is undefined, as NaN is
+    not_strict = undefined_as_nan(runs)  # a null metric (strict JSON) is undefined, as a bare NaN is (warned)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     drawn = Charts(out, enabled=charts)
@@ -567,6 +567,8 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
             ],
         )
     )
+    if not_strict:  # a bare NaN (another tool, a hand edit): read as undefined, whatever the samples say
+        blocks.append(("warn", "Not strict JSON, read as undefined:\n" + "\n".join(f"- {w}" for w in not_strict)))
     blocks += legend_blocks(runs)
     blocks += family_blocks(runs)  # a judge from the evaluated model's own family: said once
     if not charts:

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from food_tasks.lmms import runfiles
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import MISSING, UNDEFINED, BenchmarkSpec, Column, Partial
 from food_tasks.stats.confidence import Z95, wilson
@@ -25,15 +26,19 @@ def fmt(value: Any, decimals: int) -> str:
     return f"{value:.{decimals}f}"
 
 
-def undefined_as_nan(runs: Iterable[Run]) -> None:
+def undefined_as_nan(runs: Iterable[Run]) -> list[str]:
     """A metric whose value is ``null`` in a results file (an undefined metric, written as strict JSON) becomes NaN
     in the runs, as a metric written as ``NaN`` is: both read as undefined everywhere in the report, never as a
-    metric the run lacks (a metric the run lacks has no key at all)."""
+    metric the run lacks (a metric the run lacks has no key at all). Returns, first, each results file that is not
+    strict JSON (a bare ``NaN``: another tool, a hand edit) and what is non-standard, for the report's warning."""
+    runs = list(runs)
+    not_strict = [f"`{p}`: {why}" for run in runs for p, data in run.data.items() if (why := runfiles.not_strict(data))]
     for run in runs:
         for values in run.metrics.values():
             for metric, value in values.items():
                 if value is None:
                     values[metric] = math.nan
+    return not_strict
 
 
 def cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:

@@ -223,7 +223,11 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
         verdict = c.verdict(not column.lower_is_better, a.label, b.label)
         if row.note:
             few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
-        if c.se is None or not math.isfinite(c.diff):  # undefined on these documents (no pair for CTC ...)
+        # never a difference beside an undefined value (a results file's bare NaN where its samples give one)
+        undefined = [r.label for r, v in ((a, row.a), (b, row.b)) if isinstance(v, float) and math.isnan(v)]
+        if undefined and math.isfinite(c.diff):
+            verdict = f"{' and '.join(undefined)}: undefined, no difference"
+        if c.se is None or not math.isfinite(c.diff) or undefined:  # undefined on these documents (no pair ...)
             rows.append(
                 [
                     f"{a.label} vs {b.label}",
@@ -233,7 +237,7 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
                     "n/a",
                     f"{c.n} ({c.clusters})",
                     "n/a",
-                    verdict if not math.isfinite(c.diff) else "no standard error",
+                    verdict if not math.isfinite(c.diff) or undefined else "no standard error",
                 ]
             )
             continue

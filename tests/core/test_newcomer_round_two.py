@@ -3,6 +3,7 @@ default are ignored by git, the rescore hints read the variant declarations, mes
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -74,3 +75,67 @@ def test_rescore_hints_name_a_leaf_variant_when_no_group_holds_all(tmp_path):
     named = [line.split(": run ")[1] for line in lines]
     assert "worldcuisines_mcq_sample_circular" not in named
     assert named and all(registry.variant(n) and registry.variant(n)[1] == leaf for n in named), lines
+
+
+# --- item 1: a results file with a bare NaN -------------------------------------------------------------------------
+
+
+def _stats_row(a, b, diff: float = 0.0):
+    from food_tasks.runs.paired import Row
+    from food_tasks.stats.uncertainty import Comparison
+
+    # the samples of both runs say 7/9 on the same 9 documents: A - B = 0 on them, 9 units (too few for a verdict)
+    c = Comparison(diff, 0.0, diff, diff, None, 9, 9, 0.0, "clustered analytic")
+    return Row("regional_example_mcq", "acc", a, b, c, True)
+
+
+def test_a_bare_nan_is_named_in_one_warning(tmp_path, capsys):
+    from food_tasks.lmms import runfiles
+
+    bad = tmp_path / "other_tool" / "20260101_000000_results.json"
+    bad.parent.mkdir()
+    bad.write_text('{"results": {"t": {"acc,none": NaN, "acc_stderr,none": Infinity, "n,none": 9}}}')
+    data = runfiles.read_results(bad)
+    assert math.isnan(data["results"]["t"]["acc,none"])
+    err = capsys.readouterr().err
+    assert err.count("food-tasks: warning: not strict JSON") == 1 and str(bad) in err, err
+    assert "bare Infinity and NaN at results.t.acc,none, results.t.acc_stderr,none" in " ".join(err.split()), err
+    assert max(map(len, err.splitlines())) <= 120, err
+    good = tmp_path / "ours_results.json"
+    good.write_text('{"results": {"t": {"acc,none": null, "n,none": 0}}}')
+    runfiles.read_results(good)
+    assert capsys.readouterr().err == ""  # null is how an undefined value is written: nothing to warn about
+
+
+def test_compare_prints_no_difference_beside_an_undefined_side():
+    from food_tasks.compare import table
+
+    # was: acc  undefined  77.78  +0.00 ... (the file said NaN, the samples 7/9 in both runs)
+    cells = table.table_rows([_stats_row(math.nan, 77.78)])[0]
+    assert cells[2:] == ("undefined", "77.78", "n/a", "n/a", "n/a", "", "A undefined: no difference")
+    cells = table.table_rows([_stats_row(77.78, math.nan)])[0]
+    assert cells[4] == "n/a" and cells[-1] == "B undefined: no difference"
+    assert table.table_rows([_stats_row(77.78, 66.67, 11.11)])[0][4] == "+11.11"  # both defined: the difference
+
+
+def test_the_report_prints_no_difference_beside_an_undefined_side_and_names_the_file():
+    from types import SimpleNamespace
+
+    from food_tasks.report.cells import undefined_as_nan
+    from food_tasks.report.spec import Column
+    from food_tasks.report.uncertainty import _paired_blocks
+
+    a, b = SimpleNamespace(label="model-a"), SimpleNamespace(label="model-b")
+    column = Column("acc", "Accuracy", ())
+    spec = SimpleNamespace(headline=("acc",))
+    blocks = _paired_blocks([(a, b, column, "regional_example_mcq", _stats_row(math.nan, 77.78))], spec)
+    (table,) = [blk for blk in blocks if blk[0] == "table"]
+    (row,) = table[2]
+    assert row[2:5] == ["n/a", "n/a", "n/a"] and row[-1] == "model-a: undefined, no difference", row
+
+    run = SimpleNamespace(
+        data={Path("x_results.json"): {"results": {"t": {"acc,none": math.nan}}}},
+        metrics={"t": {"acc": math.nan, "judge_acc": None}},
+    )
+    assert undefined_as_nan([run]) == ["`x_results.json`: bare NaN at results.t.acc,none"]
+    assert math.isnan(run.metrics["t"]["judge_acc"])
