@@ -4,6 +4,7 @@ injected HTTP 500s, timeouts and garbage bodies, an optional ``usage`` field). R
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -15,7 +16,11 @@ class JudgeServer:
     whose body echoes the request's path and credentials, as some proxies do) consumed one per request whose prompt
     contains ``key`` (``"*"`` matches any); "down" repeats forever. ``usage(prompt, answer)``: the response's
     ``usage`` field (None: the response has none, as without ``usage``); every usage sent is in ``usage_sent``
-    (:func:`char_usage`: one token per character)."""
+    (:func:`char_usage`: one token per character).
+
+    Misbehaviour on purpose (issue 41): fault ``"hang"`` never answers (until the server stops); ``"drip"`` sends its
+    headers, then its body one byte every ``drip`` seconds; ``rate_limit_for`` seconds from the first request every
+    request is answered 429 with the header ``Retry-After: retry_after`` (a string, or a callable giving one)."""
 
     def __init__(
         self,
@@ -29,6 +34,12 @@ class JudgeServer:
         self.usage_sent: list[dict] = []
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
+        self.drip = 2.0
+        self.rate_limit_for: float | None = None
+        self.retry_after: str | Callable[[], str] = "30"
+        self.first_request: float | None = None
+        self.rate_limited = 0
+        self.stopped = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -39,6 +50,7 @@ class JudgeServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
                     server.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+                    server.first_request = server.first_request or time.monotonic()
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 self._counted = True
@@ -64,6 +76,19 @@ class JudgeServer:
                 fault = server.next_fault(prompt)
                 if server.delay:
                     time.sleep(server.delay)
+                if fault == "hang":
+                    server.stopped.wait(3600)
+                    return
+                limit = server.rate_limit_for
+                if limit is not None and time.monotonic() < (server.first_request or 0) + limit:
+                    after = server.retry_after() if callable(server.retry_after) else server.retry_after
+                    with server.lock:
+                        server.rate_limited += 1
+                    self.send_response(429)
+                    self.send_header("Retry-After", after)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if fault == "timeout":
                     time.sleep(1.5)
                 if fault == "echo":
@@ -75,7 +100,7 @@ class JudgeServer:
                     self.end_headers()
                     self.wfile.write(echo)
                     return
-                if fault in ("500", "down", "400"):
+                if fault in ("500", "down", "400", "429"):
                     self.send_response(int(fault) if fault != "down" else 500)
                     self.end_headers()
                     self.wfile.write(b"error")
@@ -96,7 +121,14 @@ class JudgeServer:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if fault == "drip":
+                        for i in range(len(payload)):
+                            self.wfile.write(payload[i : i + 1])
+                            self.wfile.flush()
+                            if server.stopped.wait(server.drip):
+                                return
+                    else:
+                        self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -120,6 +152,7 @@ class JudgeServer:
         return self
 
     def __exit__(self, *exc) -> None:  # type: ignore[no-untyped-def]
+        self.stopped.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -127,3 +160,34 @@ class JudgeServer:
 def char_usage(prompt: str, answer: str) -> dict:
     """A ``usage`` field of one token per character (prompt and answer), with the total as OpenAI sends it."""
     return {"prompt_tokens": len(prompt), "completion_tokens": len(answer), "total_tokens": len(prompt) + len(answer)}
+
+
+# The judge protocol (food_tasks.judge.protocol, issue 41): what a local judge reads of a request, and replies that
+# follow it.
+BLOCK_RE = re.compile(r"<answer-([0-9a-f]{16})>\n(.*)\n</answer-\1>", re.DOTALL)
+
+
+def prediction_in(prompt: str) -> str | None:
+    """The candidate answer a judge request carries: the protocol's data block of a robust request, else the
+    official DiningBench request's 【预测答案】 section; None for a request with neither."""
+    block = BLOCK_RE.search(prompt)
+    if block is not None:
+        return block.group(2)
+    if "【预测答案】：\n" not in prompt:
+        return None
+    return prompt.split("【预测答案】：\n", 1)[1].rsplit("\n\n### 输出", 1)[0]
+
+
+def protocol_reply(prompt: str, verdict: bool) -> str:
+    """``verdict`` in the format the request asks for: the JSON object, the final line, or (a request outside the
+    protocol, the official one) 是 / 否."""
+    if BLOCK_RE.search(prompt) is None:
+        return "是" if verdict else "否"
+    if "as the JSON object" in prompt:
+        return json.dumps({"verdict": "yes" if verdict else "no"})
+    return f"The answer is {'right' if verdict else 'not right'}.\nVERDICT: {'yes' if verdict else 'no'}"
+
+
+def follows_protocol(rule: Callable[[str], bool]) -> Callable[[str], str]:
+    """A judge that follows the protocol: ``rule(candidate answer) -> verdict``, replied as the request asks."""
+    return lambda prompt: protocol_reply(prompt, rule(prediction_in(prompt)))

@@ -11,11 +11,13 @@ from collections.abc import Iterator
 
 from food_tasks.compare import beyond, table
 from food_tasks.report.judges import family_matches, family_note
+from food_tasks.report.runs import comparability_problems
 from food_tasks.runs import load_run
 from food_tasks.runs.measures import gain_pairs
 from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, compare_runs
 from food_tasks.stats.confidence import DEFAULT_ITERS
 
+JUDGE_KEY = "judge model"  # the comparability setting of a judged task's headline judge (food_tasks.runs.run)
 LINE, WARNING, ERROR = "line", "warning", "error"  # what :func:`output` yields: stdout, stderr, stderr and exit 1
 
 
@@ -35,6 +37,9 @@ def output(path_a: str, path_b: str, metrics: str = "headline", iters: int | Non
         yield WARNING, warning
     if (note := family_note(family_matches([a, b]))) is not None:  # a judge of the model's own family: said once
         yield WARNING, note
+    for problem in comparability_problems([a, b], set(a.fingerprints) & set(b.fingerprints)):  # the report's rule
+        if problem.startswith(f"{JUDGE_KEY} differs"):
+            yield WARNING, f"the headline judges differ, so judge figures are not comparable: {problem}"
     rows = compare_runs(a, b, metrics=metrics, iters=iters)
     yield LINE, f"A = {a.label} ({a.path})\nB = {b.label} ({b.path})"
     yield LINE, table.EXPLANATION

@@ -19,9 +19,10 @@ Configured the way lmms-eval configures its own judges, plus one variable for th
 ``FOOD_TASKS_JUDGE_TEMPERATURE``  temperature of every robust request (default: the benchmark's own)
 ``FOOD_TASKS_JUDGE_PRICE``    ``<in>,<out>`` USD per million prompt / completion tokens (``;`` between judges)
 ``FOOD_TASKS_JUDGE_WORKERS``  concurrent requests (default 8)
-``FOOD_TASKS_JUDGE_TIMEOUT``  seconds per request (default 60)
+``FOOD_TASKS_JUDGE_TIMEOUT``  seconds per attempt, the whole of it: connect, send, wait, read (default 60)
 ``FOOD_TASKS_JUDGE_ATTEMPTS`` attempts per request (default 5; exponential back-off from 1 s)
 ``FOOD_TASKS_JUDGE_BACKOFF``  first back-off delay in seconds (default 1; doubled per attempt)
+``FOOD_TASKS_JUDGE_RETRY_AFTER_MAX``  the longest ``Retry-After`` (HTTP 429/503) waited, seconds (default 120)
 ``FOOD_TASKS_JUDGE_CACHE``    cache directory (default ``<food-tasks cache>/judge``)
 =========================  ==========================================================================
 
@@ -30,9 +31,11 @@ messages, temperature, max_tokens), so a re-run or a resumed run makes no reques
 judged (failed requests are remembered for the rest of the process and retried by the next run); repeat ``r > 0`` of
 a request has its own key (:func:`request_key`). The response's ``usage`` (prompt and completion tokens) is kept with
 the text; a cached answer costs no new tokens. Timeouts,
-connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off; a request that still fails
-yields a :class:`JudgeResult` with ``error`` set (counted by the caller, never raised).
-Client errors (HTTP 4xx other than 429) are not retried.
+connection errors, HTTP 429/5xx and unreadable bodies are retried with back-off (after the server's ``Retry-After``
+where it sends one); a request that still fails yields a :class:`JudgeResult` with ``error`` set (counted by the
+caller, never raised). Client errors (HTTP 4xx other than 429) are not retried. How requests travel (httpx, tenacity,
+the whole-attempt timeout, Ctrl-C) is :mod:`food_tasks.judge.transport`; the disk cache and its per-entry lock (two
+runs sharing a cache pay once) are :mod:`food_tasks.judge.store`.
 
 Any text is accepted: lone UTF-16 surrogates (which a model's byte-level tokenizer can produce, and no UTF-8
 encoder takes) in a request or in the judge's reply become U+FFFD before anything is hashed, sent or cached
@@ -102,6 +105,9 @@ class JudgeConfig:
     timeout: float = 60.0
     attempts: int = 5
     backoff: float = 1.0
+    retry_after_max: float = (
+        transport.RETRY_AFTER_MAX
+    )  # the longest Retry-After waited (FOOD_TASKS_JUDGE_RETRY_AFTER_MAX)
     cache_dir: str = ""
     repeats: int = 1  # requests per record (FOOD_TASKS_JUDGE_REPEATS), each its own cache entry
     temperature: float | None = None  # of every robust request (FOOD_TASKS_JUDGE_TEMPERATURE); None: the benchmark's
@@ -144,6 +150,7 @@ class JudgeConfig:
 
 
 URL_ENV = "FOOD_TASKS_JUDGE_URL"
+PRICE_SEPARATOR_OF = "FOOD_TASKS_JUDGE_PRICE"  # the variable whose list ';' separates
 KEY_VARS_ENV = "FOOD_TASKS_JUDGE_KEY_VARS"
 REPEATS_ENV = "FOOD_TASKS_JUDGE_REPEATS"
 TEMPERATURE_ENV = "FOOD_TASKS_JUDGE_TEMPERATURE"
@@ -202,6 +209,11 @@ def judges_from_env(purpose: str = "this task") -> list[JudgeConfig] | None:
             f"{MODEL_ENV}={raw!r} has an empty judge name: write the names separated by commas, e.g. "
             f"{MODEL_ENV}=gpt-4o,qwen2.5-72b-instruct"
         )
+    if any(";" in m for m in models):
+        raise JudgeSettingsInvalid(
+            f"{MODEL_ENV}={raw!r}: ';' separates the judges' prices ({PRICE_SEPARATOR_OF}), not judges: write "
+            f"several judges separated by commas, e.g. {MODEL_ENV}={raw.replace(';', ',')!r}"
+        )
     seen = [m for i, m in enumerate(models) if m in models[:i]]
     if seen:
         raise JudgeSettingsInvalid(f"{MODEL_ENV}={raw!r} names the judge {seen[0]!r} twice: name each judge once")
@@ -241,6 +253,7 @@ def judges_from_env(purpose: str = "this task") -> list[JudgeConfig] | None:
             )
     timeout = _number_env("FOOD_TASKS_JUDGE_TIMEOUT", float, 0.0, "a number of seconds")
     backoff = _number_env("FOOD_TASKS_JUDGE_BACKOFF", float, 0.0, "a number of seconds")
+    ceiling = _number_env(transport.RETRY_AFTER_ENV, float, 0.0, "a number of seconds")
     repeats = _number_env(REPEATS_ENV, int, 1, "a whole number of at least 1")
     temperature = _number_env(TEMPERATURE_ENV, float, 0.0, "a temperature (a number >= 0)")
     common = {
@@ -249,6 +262,7 @@ def judges_from_env(purpose: str = "this task") -> list[JudgeConfig] | None:
         "timeout": 60.0 if timeout is None else timeout,
         "attempts": _int_env("FOOD_TASKS_JUDGE_ATTEMPTS", 5),
         "backoff": 1.0 if backoff is None else backoff,
+        "retry_after_max": transport.RETRY_AFTER_MAX if ceiling is None else ceiling,
         "cache_dir": os.environ.get("FOOD_TASKS_JUDGE_CACHE", "").strip() or str(cache_root() / "judge"),
         "repeats": repeats or 1,
         "temperature": temperature,
@@ -475,7 +489,7 @@ class JudgeClient:
                 return await self._attempt(http, body)
 
             outcome, reasons = await transport.with_retries(
-                attempt, self.config.attempts, self.config.backoff, self._wait
+                attempt, self.config.attempts, self.config.backoff, self._wait, self.config.retry_after_max
             )
             for reason in reasons:
                 self._count(failed_attempts=1)

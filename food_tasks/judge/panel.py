@@ -31,6 +31,7 @@ from food_tasks.judge.client import (
     judges_from_env,
     request_body,
 )
+from food_tasks.judge.protocol import mode_from_env
 
 PRICE_ENV = "FOOD_TASKS_JUDGE_PRICE"
 
@@ -98,18 +99,33 @@ class Panel:
             self._clients = [client_for(c) for c in self.configs]
         return self._clients
 
-    def ask(self, prompts: Sequence[str], *, temperature: float, max_tokens: int, official: bool = False) -> Answers:
+    def ask(
+        self,
+        prompts: Sequence[str],
+        *,
+        temperature: float,
+        max_tokens: int,
+        official: bool = False,
+        response_format: dict[str, Any] | None = None,
+        judges: Sequence[int] | None = None,
+    ) -> Answers:
         """Every judge's answers to ``prompts``, ``[judge][repeat][i]`` aligned with ``prompts``.
 
         ``official``: the headline judge only, once, at ``temperature`` (the benchmark's request, byte for byte:
         ``[[answers]]``). Else every judge, :attr:`JudgeConfig.repeats` times, at the judge's configured temperature
         when set, else ``temperature``. Each judge's requests go out in prompt order, judge after judge; a judge
-        that is down yields failed results (``text`` None), the others' stand.
+        that is down yields failed results (``text`` None), the others' stand. ``response_format``: added to every
+        body (the judge protocol's JSON verdict, :mod:`food_tasks.judge.protocol`); ``judges``: only these judges
+        (indices, in that order).
         """
         out: Answers = []
-        for config, client in zip(self.configs[:1] if official else self.configs, self.clients):
+        pairs = list(zip(self.configs, self.clients))
+        chosen = pairs[:1] if official else pairs if judges is None else [pairs[j] for j in judges]
+        for config, client in chosen:
             heat = temperature if official or config.temperature is None else config.temperature
             bodies = [request_body(config, p, temperature=heat, max_tokens=max_tokens) for p in prompts]
+            if response_format is not None:
+                bodies = [{**b, "response_format": response_format} for b in bodies]
             repeats = 1 if official else config.repeats
             out.append([client.complete_many(bodies, repeat=r) if bodies else [] for r in range(repeats)])
         return out
@@ -119,7 +135,10 @@ class Panel:
         (this task's own; several ``ask`` outputs may be given, judge ``j`` of each counted for judge ``j``).
 
         Each judge: ``model``, ``endpoint`` (host and port), ``requests`` (distinct requests not answered from the
-        disk cache), ``cached`` (from the cache: no new tokens), ``failed`` (no answer after every attempt),
+        disk cache), ``attempts`` (the HTTP attempts made for them: retries included; a request whose every attempt
+        failed to connect reached no server), ``failed_attempts`` and ``failure_reasons`` (why each failed attempt
+        failed: ``connection refused``, ``http 429`` ..., most frequent first), ``cached`` (from the cache: no new
+        tokens), ``failed`` (no answer after every attempt),
         ``prompt_tokens`` and ``completion_tokens`` of the requests answered over HTTP (None: tokens unknown, some
         answer came without ``usage``), ``cost`` in USD (None without :data:`PRICE_ENV` or with tokens unknown).
         A request another task of the same process made first is counted in both (as
@@ -141,10 +160,17 @@ class Panel:
                 if price is not None and known
                 else None
             )
+            reasons: dict[str, int] = {}
+            for r in distinct:
+                for reason in r.reasons:
+                    reasons[reason] = reasons.get(reason, 0) + 1
             out[config.model] = {
                 "model": config.model,
                 "endpoint": config.endpoint_host,
                 "requests": sum(not r.cached for r in distinct),
+                "attempts": sum(r.attempts for r in distinct),
+                "failed_attempts": sum(len(r.reasons) for r in distinct),
+                "failure_reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
                 "cached": sum(r.cached for r in distinct),
                 "failed": sum(r.text is None for r in distinct),
                 **tokens,
@@ -163,10 +189,11 @@ def panel_from_env(purpose: str = "this task") -> Panel | None:
     configs = judges_from_env(purpose)
     if not configs:
         return None
+    mode_from_env()  # a bad FOOD_TASKS_JUDGE_VERDICT stops the run before generation
     return Panel(list(configs), price_from_env(len(configs)))
 
 
-COUNTS = ("requests", "cached", "failed")
+COUNTS = ("requests", "attempts", "failed_attempts", "cached", "failed")
 SUMS = ("prompt_tokens", "completion_tokens", "cost")  # None in any part: None in the sum (unknown stays unknown)
 
 
@@ -184,6 +211,12 @@ def total_usage(usages: Iterable[Any]) -> dict[str, dict[str, Any]]:
             for key in COUNTS:
                 value = entry.get(key)
                 total[key] += value if type(value) is int else 0
+            reasons = entry.get("failure_reasons")
+            for reason, n in reasons.items() if isinstance(reasons, dict) else ():
+                if isinstance(reason, str) and type(n) is int:
+                    total.setdefault("failure_reasons", {})[reason] = (
+                        total.get("failure_reasons", {}).get(reason, 0) + n
+                    )
             for key in SUMS:
                 value = entry.get(key)
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool) and total[key] is not None
@@ -194,7 +227,9 @@ def total_usage(usages: Iterable[Any]) -> dict[str, dict[str, Any]]:
 def usage_line(total: dict[str, dict[str, Any]]) -> str | None:
     """One line of what judging cost (:func:`total_usage`), None without a judge: per judge its prompt + completion
     tokens ("tokens unknown" where a sent request came without ``usage``; "no new tokens (n cached)" where nothing was
-    sent), cached and failed requests, and the cost when priced."""
+    asked), the requests asked and the HTTP attempts they took (retries included: "30 asked in 150 attempts", where
+    the results say), cached and failed requests with the commonest reasons of the failed attempts, and the cost when
+    priced."""
     parts = []
     for model, t in total.items():
         if t["requests"] == 0:  # every answer from the cache: nothing sent, no new tokens (known or not)
@@ -203,5 +238,43 @@ def usage_line(total: dict[str, dict[str, Any]]) -> str | None:
         known = t["prompt_tokens"] is not None and t["completion_tokens"] is not None
         tokens = f"{t['prompt_tokens']:,} + {t['completion_tokens']:,} tokens" if known else "tokens unknown"
         cost = f", ${t['cost']:.4f}" if t["cost"] is not None and known else ""
-        parts.append(f"{model} {tokens} ({t['requests']} sent, {t['cached']} cached, {t['failed']} failed){cost}")
+        tried = f" in {t['attempts']:,} attempts" if t.get("attempts") else ""
+        parts.append(
+            f"{model} {tokens} ({t['requests']:,} asked{tried}, {t['cached']} cached, {t['failed']} failed"
+            f"{why_failed(t.get('failure_reasons'))}){cost}"
+        )
     return f"Judge usage: {'; '.join(parts)}" if parts else None
+
+
+def why_failed(reasons: Any, most: int = 2) -> str:
+    """``: failed attempts connection refused x150, http 500 x3`` (the ``most`` commonest reasons), or ""."""
+    shown = reasons_text(reasons, most)
+    return f": failed attempts {shown}" if shown else ""
+
+
+def reasons_text(reasons: Any, most: int = 3) -> str:
+    """``connection refused x150, http 500 x3`` (the ``most`` commonest reasons of failed attempts), or ""."""
+    if not isinstance(reasons, dict) or not reasons:
+        return ""
+    ranked = sorted(reasons.items(), key=lambda kv: (-kv[1], str(kv[0])))
+    shown = ", ".join(f"{str(reason)[:60]} x{n}" for reason, n in ranked[:most])
+    return shown + (", ..." if len(ranked) > most else "")
+
+
+def attempt_warnings(label: str, usage: dict[str, dict[str, Any]]) -> list[str]:
+    """One warning per judge of :meth:`Panel.usage` whose attempts failed (retried or not): how many of how many, and
+    why, so that a judge that answers only after failing leaves a trace and a failing one says why."""
+    lines = []
+    for model, u in usage.items():
+        if not u.get("failed_attempts"):
+            continue
+        what = (
+            f"{u['failed']} of {u['requests']} requests got no answer after every attempt"
+            if u.get("failed")
+            else "every request was answered in the end"
+        )
+        why = reasons_text(u.get("failure_reasons"))
+        lines.append(
+            f"{label}: judge {model!r}: {u['failed_attempts']} of {u['attempts']} attempts failed ({why}); {what}."
+        )
+    return lines

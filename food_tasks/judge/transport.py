@@ -163,7 +163,7 @@ async def with_retries(
 
 
 def _force_exit(signum: int, frame: Any) -> None:  # noqa: ARG001 - a signal handler's signature
-    sys.stderr.write("food-tasks judge: second interrupt, stopped at once.\n")
+    sys.stderr.write("food-tasks judge: interrupted again, stopped at once; a rerun resumes from the judge cache.\n")
     sys.stderr.flush()
     os._exit(INTERRUPTED)
 

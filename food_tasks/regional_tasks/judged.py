@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from food_tasks.judge.reading import verdict_robust
+from food_tasks.judge import protocol
 from food_tasks.stats.agreement import FAILED, NOT_ASKED, UNREADABLE, kappa_combine
 from food_tasks.stats.estimators import Estimator, ratio_combine
 
@@ -141,11 +141,17 @@ PURPOSE = "a judged regional task"
 
 
 def read_verdict(text: str, item: Item) -> bool | None:
-    """The judge's yes / no on one answer, read from its own words by the reader every judged task shares
-    (:func:`food_tasks.judge.reading.verdict_robust`): reasoning removed, then every verbatim copy of the candidate
-    answer, the reference answer and the question, and every quoted span, so an answer that says "yes" cannot give
-    the verdict; None (unreadable) otherwise."""
-    return verdict_robust(text, (item.prediction, item.gold, item.question))
+    """The judge's yes / no on one answer, read by the judge protocol every judged task shares
+    (:func:`food_tasks.judge.protocol.read`): the JSON verdict or the final ``VERDICT:`` line, else the fallback
+    reader's closing verdict (a near-verbatim copy of the answer never gives it); None (unreadable) otherwise."""
+    return protocol.read(text, item.prediction).verdict
+
+
+def fill_block(settings: JudgeSettings) -> Callable[[Item, str], str]:
+    """The task's text of one robust request: the task's prompt template with the question, the reference answer and,
+    in place of ``{prediction}``, the protocol's data block (:func:`food_tasks.judge.protocol.prompt` adds the data
+    notice before it and the verdict instruction after it)."""
+    return lambda item, block: settings.fill(item.question, item.gold, block)
 
 
 def markers(prompt: str) -> tuple[str, ...]:
@@ -184,19 +190,14 @@ def items(records: Sequence[Mapping[str, Any]]) -> tuple[list[int], list[Item]]:
 def judged(settings: JudgeSettings, records: Sequence[Mapping[str, Any]]) -> tuple[list[int], Judged] | None:
     """Every judge's verdicts on the task's rows (None: judging is off); through the judges' caches, so the metrics
     and error bars of one task send each request once."""
-    from food_tasks.judge.verdicts import judge
+    from food_tasks.judge.verdicts import judge_robust
 
     panel = judge_from_env(PURPOSE)
     if panel is None:
         return None
     rows, todo = items(records)
-    verdicts = judge(
-        todo,
-        lambda item: settings.fill(item.question, item.gold, item.prediction or ""),
-        panel,
-        temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
-        parse=read_verdict,
+    verdicts = judge_robust(
+        todo, fill_block(settings), panel, temperature=settings.temperature, max_tokens=settings.max_tokens
     )
     return rows, verdicts
 
@@ -306,6 +307,8 @@ class JudgeInfo:
     settings: JudgeSettings
 
     def __call__(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        from food_tasks.judge.client import summarize
+        from food_tasks.judge.panel import attempt_warnings
         from food_tasks.judge.verdicts import suspects
 
         found = _judged_or_warn(self.settings, records)
@@ -318,16 +321,34 @@ class JudgeInfo:
         flags, examples = suspects(
             verdicts.items, [i.prediction for i in verdicts.items], markers(self.settings.prompt)
         )
+        info = verdicts.info(scale=100.0)
+        for line in attempt_warnings(self.settings.label, info.get("usage") or {}):  # why, and retries that answered
+            _warn_once(line)
+        sent = [r for by_repeat in verdicts.answers[:1] for rs in by_repeat for r in rs]
         return {
-            "model": headline.model,
-            "endpoint": headline.endpoint_host,
+            **summarize(headline, sent),  # the headline judge's attempts, failures and why, as a benchmark's has them
             "prompt": "default" if self.settings.prompt == JUDGE_PROMPT else "custom",
             "prompt_sha256": self.settings.prompt_sha256,
             "evaluated": len(rows),
-            **verdicts.info(scale=100.0),
+            **info,
             "injection_suspects": sum(flags),
             "injection_examples": examples,
+            "probes": probe_info(self.settings, verdicts.panel),
         }
+
+
+def probe_info(settings: JudgeSettings, panel: Any) -> dict[str, Any]:
+    """``judge_info["probes"]``: the susceptibility probes (:mod:`food_tasks.judge.probes`) judged by every judge of
+    ``panel`` through this task's own robust request (its prompt template, the protocol, its settings)."""
+    from food_tasks.judge import probes
+    from food_tasks.judge.verdicts import judge_robust
+
+    def ask(items: list[Item]) -> Judged:
+        return judge_robust(
+            items, fill_block(settings), panel, temperature=settings.temperature, max_tokens=settings.max_tokens
+        )
+
+    return probes.run(ask, settings.label, _warn_once)
 
 
 def judge_metrics(settings: JudgeSettings) -> list[Metric]:

@@ -89,6 +89,9 @@ def test_two_judges_two_servers_bodies_repeats_tokens_and_cost(env):  # type: ig
             "model": "judge-a",
             "endpoint": "127.0.0.1:" + one.url.split(":")[2].split("/")[0],
             "requests": 9,
+            "attempts": 9,
+            "failed_attempts": 0,
+            "failure_reasons": {},
             "cached": 0,
             "failed": 0,
             "prompt_tokens": p_one,
@@ -287,18 +290,18 @@ def test_a_runs_usage_is_the_sum_of_its_tasks_and_unknown_stays_unknown():  # ty
     zh = {"gpt-4o": entry("gpt-4o", 2000, 20, 0.0052, failed=1), "local": entry("local", None, None, None)}
     total = jp.total_usage([en, zh, None, {"x": "not an entry"}])
     expected = {k: v for k, v in entry("gpt-4o", 3000, 30, pytest.approx(0.0078), 6, 2, 1).items() if k != "endpoint"}
-    assert total["gpt-4o"] == expected
+    assert total["gpt-4o"] == {**expected, "attempts": 0, "failed_attempts": 0}  # results written before attempts
     assert (total["local"]["prompt_tokens"], total["local"]["cost"], total["local"]["requests"]) == (None, None, 6)
     assert jp.usage_line(total) == (
-        "Judge usage: gpt-4o 3,000 + 30 tokens (6 sent, 2 cached, 1 failed), $0.0078; "
-        "local tokens unknown (6 sent, 2 cached, 0 failed)"
+        "Judge usage: gpt-4o 3,000 + 30 tokens (6 asked, 2 cached, 1 failed), $0.0078; "
+        "local tokens unknown (6 asked, 2 cached, 0 failed)"
     )
     assert jp.usage_line(jp.total_usage([])) is None
     # a re-run answered wholly from the cache sends nothing: "no new tokens", not "0 + 0 tokens" (a judge whose
     # server sends no usage included); "tokens unknown" stays for a sent request without usage
     rerun = {"local": entry("local", 0, 0, None, requests=0, cached=5), "b": entry("b", None, None, None, 2, 3)}
     assert jp.usage_line(jp.total_usage([rerun])) == (
-        "Judge usage: local no new tokens (5 cached); b tokens unknown (2 sent, 3 cached, 0 failed)"
+        "Judge usage: local no new tokens (5 cached); b tokens unknown (2 asked, 3 cached, 0 failed)"
     )
 
 
@@ -325,4 +328,4 @@ def test_the_results_table_prints_the_runs_judge_usage_once():  # type: ignore[n
         "n-shot": {},
     }
     table = render(make_table, results, "results", False, {"diningbench_vqa_en", "diningbench_vqa_zh"})
-    assert table.splitlines().count("Judge usage: m 14 + 4 tokens (4 sent, 0 cached, 0 failed)") == 1
+    assert table.splitlines().count("Judge usage: m 14 + 4 tokens (4 asked, 0 cached, 0 failed)") == 1
