@@ -179,6 +179,9 @@ def _offline(monkeypatch, tmp_path_factory):
     # subset does (without a selection, every language file must be present). Tests of the full
     # requirement delete this variable.
     monkeypatch.setenv("FOOD_TASKS_WORLDCUISINES_LANGS", ",".join(LANGS))
+    # The judge probes (food_tasks.judge.probes: 34 requests per judge in judge_info) are off unless a test turns
+    # them on (tests/core/test_judge_probes.py): the other judge tests count their own requests.
+    monkeypatch.setenv("FOOD_TASKS_JUDGE_PROBES", "0")
     # Each test starts with no record of undecodable images (food_tasks.data.images keeps one per process).
     from food_tasks.data import images
 
