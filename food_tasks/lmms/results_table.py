@@ -366,13 +366,15 @@ def _judge_infos(result_dict: Mapping) -> list[Any]:
 
 def judge_notes(result_dict: Mapping) -> list[str]:
     """The lines printed under the last table about the run's judges: their tokens, requests and cost summed over the
-    tasks (:func:`food_tasks.judge.panel.usage_line` of each task's ``judge_info`` ``usage``), and
-    :func:`judge_family_note`."""
+    tasks (:func:`food_tasks.judge.panel.usage_line` of each task's ``judge_info`` ``usage``), each judge's probe
+    figures (:func:`food_tasks.judge.probes.notes`, each distinct line once), and :func:`judge_family_note`."""
     from food_tasks.judge.panel import total_usage, usage_line
+    from food_tasks.judge.probes import notes as probe_notes
 
     infos = _judge_infos(result_dict)
     usage = usage_line(total_usage(info.get("usage") for info in infos if isinstance(info, Mapping)))
-    return [line for line in (usage, judge_family_note(result_dict)) if line]
+    probes = [line for info in infos if isinstance(info, Mapping) for line in probe_notes(info.get("probes"))]
+    return [line for line in (usage, *dict.fromkeys(probes), judge_family_note(result_dict)) if line]
 
 
 def judge_family_note(result_dict: Mapping) -> str | None:
