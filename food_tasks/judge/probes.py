@@ -193,16 +193,26 @@ def run(
     }
 
 
-def note(info: Any) -> str | None:
-    """One line of a task's probe figures for a table note, from ``judge_info["probes"]`` (None: no probes shown)."""
+def notes(info: Any) -> list[str]:
+    """The lines of a task's probe figures for a table note, from ``judge_info["probes"]``: one per judge (its false
+    credits and misses, counts and percent; "credits planted answers" where it credited any), or the line saying the
+    probes were off; [] where there is nothing to show (an older results file)."""
     if not isinstance(info, dict):
-        return None
+        return []
     if info.get("status") == OFF:
-        return f"Judge probes: {OFF}."
-    parts = []
+        return [f"Judge probes: {OFF}."]
+    lines = []
     for model, f in (info.get("per_judge") or {}).items():
-        if not isinstance(f, dict):
+        fc = f.get("judge_probe_false_credit_rate") if isinstance(f, dict) else None
+        miss = f.get("judge_probe_miss_rate") if isinstance(f, dict) else None
+        if not isinstance(fc, dict) or not isinstance(miss, dict):
             continue
-        fc, miss = f.get("judge_probe_false_credit_rate") or {}, f.get("judge_probe_miss_rate") or {}
-        parts.append(f"{model} false credit {fc.get('count')}/{fc.get('n')}, miss {miss.get('count')}/{miss.get('n')}")
-    return f"Judge probes: {'; '.join(parts)}." if parts else None
+        flag = ": credits planted answers" if fc.get("count") else ""
+        lines.append(f"Judge probes, {model}: false credit {_share(fc)}, miss {_share(miss)}{flag}.")
+    return lines
+
+
+def _share(rate: dict[str, Any]) -> str:
+    value = rate.get("value")
+    pct = f" ({value:.0f} %)" if isinstance(value, (int, float)) else ""
+    return f"{rate.get('count')}/{rate.get('n')}{pct}"

@@ -125,6 +125,12 @@ def test_naive_judge_is_caught_and_named_honest_judge_is_not(judges, caplog):
     honest_miss = info["per_judge"]["honest-judge"]["judge_probe_miss_rate"]
     assert honest_fc["value"] == 0.0 and honest_miss["value"] == 0.0 and honest_miss["n"] == 10
     assert info["credulous"] == ["naive-judge"]
+    assert P.notes(info) == [
+        f"Judge probes, naive-judge: false credit {wrong_naive}/24 ({100 * wrong_naive / 24:.0f} %), miss "
+        f"{info['per_judge']['naive-judge']['judge_probe_miss_rate']['count']}/10 "
+        f"({info['per_judge']['naive-judge']['judge_probe_miss_rate']['value']:.0f} %): credits planted answers.",
+        "Judge probes, honest-judge: false credit 0/24 (0 %), miss 0/10 (0 %).",
+    ]
     warned = {r.getMessage() for r in caplog.records if "wrong probe answers" in r.getMessage()}
     assert len(warned) == 1 and "'naive-judge'" in warned.pop()
 
@@ -138,7 +144,7 @@ def test_probes_off(judges, monkeypatch, caplog):
         assert naive.requests == []
     assert info == {"status": "off (FOOD_TASKS_JUDGE_PROBES=0)"}
     assert any("judge probes off (FOOD_TASKS_JUDGE_PROBES=0)" in r.getMessage() for r in caplog.records)
-    assert P.note(info) == "Judge probes: off (FOOD_TASKS_JUDGE_PROBES=0)."
+    assert P.notes(info) == ["Judge probes: off (FOOD_TASKS_JUDGE_PROBES=0)."]
 
 
 def _candidate(prompt: str) -> str:
