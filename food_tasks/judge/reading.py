@@ -1,9 +1,28 @@
-"""A judge's yes / no, read from the judge's own words (every judged task: a benchmark's, a judged regional task).
+"""A judge's yes / no read from a free-text reply: the fallback reader of judges that do not follow the verdict
+protocol (:mod:`food_tasks.judge.protocol`), shared by every judged task.
 
-The evaluated model's answer is part of the judge's request, so a judge may quote it ("The candidate says 'yes, it is
-fried'. No.") before giving its own verdict. :func:`verdict_robust` removes what the judge quotes (verbatim copies of
-the candidate answer, the question and the gold answer, and quoted spans) before it reads a verdict, so an answer
-that says "yes" cannot give the verdict. Linear in the reply (its first :data:`VERDICT_READ_LIMIT` characters).
+:func:`verdict_robust` reads the judge's **closing verdict statement**: the last sentence of the reply that states a
+verdict in the judge's own words. Rules (docs/judge.md, "The fallback reader"):
+
+- the reply is normalised (NFKC, case-folded, zero-width and format characters and markdown marks removed, quotes
+  dropped) and cut into sentences (line breaks, ``. ! ? 。！？;；``) and clauses (``, ， 、``); a sentence that ends
+  with a question mark is a question, not a verdict;
+- a clause states a verdict with a bare word (``yes``/``no`` opening or closing it; ``是``, ``否``, ``对``, ``不是``
+  ... as the whole clause), a labelled value (``判定为“是”``, ``是否正确：否``, ``Verdict: no``, ``the answer is
+  yes``), or a predicate (``correct``, ``incorrect``, ``matches``, ``正确``, ``不一致``, ``不符合`` ...) read with
+  its negation (``not correct``, ``does not match``, ``不完全正确``, ``没有错误``);
+- not a verdict: what a clause attributes to an answer (``the candidate says yes``, ``标准答案为“是”``,
+  ``Reference answer: yes``), a question or condition (``whether``, ``if``, ``是否正确``, ``正确与否``), a concession
+  (``although``, ``虽然``; after ``but``/``但`` only the rest of the sentence counts), the noun ``correct answer``/
+  ``正确答案``, ``是`` as a copula (``标准答案是蒸的``);
+- a verdict word inside a near-verbatim copy of the candidate answer (case, spacing, punctuation and markdown
+  ignored; at least :data:`ECHO_EXTENT` letters or digits of the answer around the word, CJK counted double) is the
+  answer's, not the judge's;
+- the closing verdict statement decides; one that says both yes and no (``Yes, the prediction is wrong.``) is
+  unreadable (None), as is a reply without any verdict statement. Never a guess.
+
+Linear in the reply and the answer: one pass over the reply from its end, at most :data:`ECHO_CHECKS` verdict words
+compared with the answer (each a substring search).
 """
 
 from __future__ import annotations
@@ -12,116 +31,265 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from food_tasks.hooks.parsing import WHITESPACE_RE, normalize_chars, strip_reasoning
+from food_tasks.hooks.parsing import strip_reasoning
 
-_VERDICT_TRUE = {"是", "对", "正确", "yes", "true", "correct", "一致", "相同"}
-_VERDICT_FALSE = {"否", "不", "错误", "不正确", "no", "false", "incorrect", "不是", "不一致", "错", "不对"}
-_WORD_TRUE = re.compile(r"\b(?:yes|true|correct)\b")
-_WORD_FALSE = re.compile(r"\b(?:no|false|incorrect|not correct|wrong)\b")
-_BARE_VERDICTS = _VERDICT_TRUE | _VERDICT_FALSE | {"是的", "对的", "不是的", "没错"}
-_LEAD_RE = re.compile(r"^[\W_]*(是否|不正确|不一致|不是|不对|正确|错误|一致|相同|是|否|对|错|不|[a-z]+)")
+ECHO_EXTENT = 6  # letters or digits of the answer around a verdict word that make it a copy (a CJK character: 2)
+ECHO_CHECKS = 64  # verdict words compared with the answer per reply; past them a word counts as a copy
+_CONTEXT = 64  # characters of the reply read either side of a verdict word for the copy test
+
+# Quotes dropped, markdown marks and zero-width / format characters removed (after NFKC and case folding).
+_DROP = dict.fromkeys(map(ord, '"“”„‟「」『』﹁﹂﹃﹄«»‹›`*_#~|'), None)
+_APOSTROPHES = str.maketrans({"‘": "'", "’": "'", "ʼ": "'", "′": "'"})
+_FORMAT_RE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+_ARROW_RE = re.compile(r"-+>|=+>|[→⇒⟶➔➜]")
+_SENTENCE_RE = re.compile(r"[^\n.!?。！？;；…]*(?:[\n.!?。！？;；…]+|\Z)")
+_CLAUSE_RE = re.compile(r"[^,，、]+")
+_WORD_RE = re.compile(r"[\W_]+")
+
+_YES, _NO = 1, 2
+_CONTRAST_RE = re.compile(r"\b(?:but|however|yet|nevertheless|though)\b|但是|但|然而|不过|可是")
+_SKIP_RE = re.compile(
+    r"^\W*(?:although|though|even though|even if|while|whereas|if|unless)\b|\bwhether\b|"
+    r"是否[\w]|与否|虽然|尽管|虽说|如果|假如|若"
+)
+_ANSWER_NOUN = (
+    r"(?:reference|gold|ground[ -]?truth|standard|expected|correct|right|candidate|candidate's|predicted|prediction|"
+    r"model|model's|student|student's|given|original|provided|its|their|true)"
+)
+_REPORT_RE = re.compile(
+    r"\b(?:answer|prediction|candidate|model|response|reference|ground[ -]?truth|gold|student|it|they)\b[^.]{0,40}?"
+    r"\b(?:says?|said|states?|stated|claims?|claimed|answered|writes?|wrote|reads|replie[sd]|repl(?:y|ies)|"
+    r"asserts?|asserted|mentions?|mentioned|suggests?|suggested|outputs|outputted|responded)\b|(?:标准|参考|正确|预测|候选|模型|给出的)答案?(?:说|称|写道|认为|表示|回答|给出|提到|指出)|"
+    r"(?:模型|预测|回答|候选)(?:说|称|写道|认为|表示|给出|提到)"
+)
+_REPORT_LABEL_RE = re.compile(
+    rf"(?:\b{_ANSWER_NOUN}\s+(?:answer|response|value|label)\b|\b(?:ground[ -]?truth|gold|reference|prediction|"
+    r"candidate|question|model output|output of the model)\b\s*$|(?:标准|参考|正确|预测|候选|模型|给出的)(?:答案|回答)|"
+    r"问题|预测$|标准$|候选$)"
+)
+_BARE_ZH = {
+    "是": _YES,
+    "是的": _YES,
+    "对": _YES,
+    "对的": _YES,
+    "是对的": _YES,
+    "没错": _YES,
+    "正确": _YES,
+    "否": _NO,
+    "不": _NO,
+    "不是": _NO,
+    "不对": _NO,
+    "错": _NO,
+    "错了": _NO,
+    "错的": _NO,
+    "是错的": _NO,
+    "不正确": _NO,
+    "错误": _NO,
+}
+_BARE = {
+    **_BARE_ZH,
+    **dict.fromkeys(("yes", "yep", "yeah", "correct", "right", "true"), _YES),
+    **dict.fromkeys(("no", "nope", "incorrect", "wrong", "false"), _NO),
+}
+_FORMAL_RE = re.compile(
+    r"\b(?:verdict|judg(?:e)?ment|final answer|decision|conclusion|answer|grade|result)\s*[:：]|"
+    r"(?:判定|判断|结论|最终|输出|答案|结果|评定|判为)"
+)
+_TAIL_ZH_RE = re.compile(r"(?:^|[^\w]|(?<=[a-z0-9]))(是|否|对|错|不对|不是)\W*$")
+_PARTICLES_RE = re.compile(r"[的了啊呀呢吧哦嗯]+$")
+_LEAD_RE = re.compile(r"^\W*(yes|no|yep|yeah|nope)\b")
+_TAIL_RE = re.compile(r"\b(yes|no|yep|yeah|nope)\W*$")
+_LABEL_ZH_RE = re.compile(
+    r"(判定|判断|判为|认定|评定|结论|结果|答案|回答|输出|裁定|评判|判决|评估|评价|我的判断|最终)"
+    r"(?:结果|应|应该|应当|可以|则|只能|必须)?(?:为|是|选)\s*(是|否|对|错|正确|错误|不正确|yes|no)\W*$"
+)
+# Predicates: the negative forms first (longest first), then the positive ones; each read with its negation.
+_PREDICATE_RE = re.compile(
+    r"(?P<neg>\b(?:incorrect(?:ly)?|wrong(?:ly)?|false|inaccurate(?:ly)?|mismatch(?:es|ed)?|different|differs?|"
+    r"inconsistent|invalid|unacceptable|contradicts?|contradiction|inequivalent|unrelated)\b|"
+    r"不正确|不一致|不相同|不同|不符合|不符|不匹配|不准确|不等价|不吻合|不相符|有误|错误|错的|错了|矛盾|不对)|"
+    r"(?P<pos>\b(?:correct(?:ly)?|accurate(?:ly)?|true|match(?:es|ed)?|consistent|equivalent|same|acceptable|"
+    r"valid|agrees?|right)\b|正确|一致|相同|等价|符合|吻合|匹配|准确|无误|相符|等同|没错|是对的)"
+)
+_NOT_PREDICATE_RE = re.compile(r"\s*(?:answer|answers|one|option|response)\b|答案")
+_RIGHT_NEEDS_RE = re.compile(r"\b(?:is|are|was|be|that's|it's|that is|it is|quite|exactly|all)\s*$")
+_NEGATOR_EN_RE = re.compile(
+    r"\b(?:not|never|no|neither|nor|hardly|partially|partly|barely|isn't|aren't|wasn't|weren't|doesn't|"
+    r"don't|didn't|cannot|can't|won't|shouldn't|wouldn't)\b|n't\b"
+)
+_NEGATOR_ZH_RE = re.compile(r"不|没|未|无|别|非(?!常)|部分")
 
 
-VERDICT_READ_LIMIT = 4000  # characters of a judge's reply read for its verdict (a verdict is a word or two)
-# A quoted span: straight double quotes, curly double and single quotes, corner brackets, backticks. An opening
-# character that is not closed matches nothing; each class stops at the next opening or closing character, so a
-# scan is linear.
-_QUOTED_RE = re.compile(r'"[^"]*"|“[^“”]*”|‘[^‘’]*’|「[^「」]*」|『[^『』]*』|`[^`]*`')
-_SPACES_RE = re.compile(r"\s+")
+def _normalized(text: str) -> str:
+    """NFKC, case-folded, quotes and markdown marks dropped, format characters (zero-width) removed."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES).translate(_DROP)
+    text = _ARROW_RE.sub(",", text)  # "“No, it is not spicy” -> 是": the arrow ends a clause
+    return text if text.isascii() else _FORMAT_RE.sub("", text)
 
 
-def _folded(text: str) -> str:
-    return _SPACES_RE.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+def skeleton(text: str) -> str:
+    """The letters and digits of ``text`` (normalised as the reader normalises a reply): what a near-verbatim copy
+    keeps of it whatever its punctuation, spacing, case and markdown."""
+    return _WORD_RE.sub("", _normalized(text))
 
 
-def _without_copies(text: str, copy: str) -> str:
-    """``text`` with each verbatim copy of ``copy`` replaced by a space; a copy whose first (last) character is an
-    ASCII letter or digit counts only where the text does not continue the word ("no" is not cut out of "not")."""
-    if not copy or len(copy) > len(text):
-        return text
-    pieces, cursor, pos = [], 0, text.find(copy)
-    while pos != -1:
-        end = pos + len(copy)
-        joined = (pos > 0 and _word(copy[0]) and _word(text[pos - 1])) or (
-            end < len(text) and _word(copy[-1]) and _word(text[end])
-        )
-        if joined:
-            pos = text.find(copy, pos + 1)
-            continue
-        pieces += [text[cursor:pos], " "]
-        cursor = end
-        pos = text.find(copy, end)
-    return "".join(pieces) + text[cursor:] if pieces else text
+def _weight(chars: str) -> int:
+    return sum(1 if ch.isascii() else 2 for ch in chars)
 
 
-_NON_WORD_RE = re.compile(r"[\W_]+")
+class _Echo:
+    """The copy test of one reply against the candidate answer (its skeleton), with the :data:`ECHO_CHECKS` budget."""
 
+    def __init__(self, answer: object) -> None:
+        self.answer = skeleton(answer) if isinstance(answer, str) else ""
+        self.budget = ECHO_CHECKS
 
-def _word(char: str) -> bool:
-    return char.isascii() and char.isalnum()
-
-
-def judge_own_words(text: str, quoting: Sequence[object] = (), *, bare: bool = True) -> str:
-    """What the judge said itself: its reply (folded: NFKC, case-folded, whitespace runs one space) without the
-    verbatim copies of ``quoting`` (the candidate answer, the question, the gold answer; longest first) and without
-    quoted spans; ``bare=False`` keeps the copies that are a bare verdict word ("是", "Yes."). "" when nothing with a
-    letter or digit is left. Linear in the reply's length (read up to :data:`VERDICT_READ_LIMIT` characters)."""
-    own = _folded(text[:VERDICT_READ_LIMIT])
-    copies = {_folded(q).strip() for q in quoting if isinstance(q, str)}
-    if not bare:
-        copies = {c for c in copies if _NON_WORD_RE.sub("", c) not in _BARE_VERDICTS}
-    for copy in sorted(copies, key=lambda c: (-len(c), c)):
-        own = _without_copies(own, copy)
-    own = _QUOTED_RE.sub(" ", own)
-    return own if any(ch.isalnum() for ch in own) else ""
+    def copied(self, text: str, start: int, end: int) -> bool:
+        """Whether the word ``text[start:end]`` lies in a near-verbatim copy of the answer: some stretch of the
+        reply around it, at least :data:`ECHO_EXTENT` beyond the word, occurs in the answer (skeletons)."""
+        word = _WORD_RE.sub("", text[start:end])
+        if not self.answer or word not in self.answer:
+            return False
+        if self.budget <= 0:
+            return True
+        self.budget -= 1
+        left = _WORD_RE.sub("", text[max(0, start - _CONTEXT) : start])
+        right = _WORD_RE.sub("", text[end : end + _CONTEXT])
+        for n_left in range(len(left) + 1):
+            got = _weight(left[len(left) - n_left :]) if n_left else 0
+            n_right, weight = 0, got
+            while weight < ECHO_EXTENT and n_right < len(right):
+                weight += _weight(right[n_right])
+                n_right += 1
+            if weight >= ECHO_EXTENT and left[len(left) - n_left :] + word + right[:n_right] in self.answer:
+                return True
+            if got >= ECHO_EXTENT:
+                break
+        return False
 
 
 def verdict_robust(text: object, quoting: Sequence[object] = ()) -> bool | None:
-    """Robust verdict, read from the judge's own words, so that an answer the judge quotes cannot give the verdict.
+    """The judge's closing verdict in a free-text reply (module docstring): True (yes), False (no), None
+    (unreadable: no verdict statement, a closing statement that says both, a non-string, unterminated reasoning).
 
-    Read in turn, the first that gives a verdict wins: the reply without every copy of ``quoting`` and without quoted
-    spans (:func:`judge_own_words`: "Yes, it is fried. No." with the answer "Yes, it is fried" reads "no"); the same
-    keeping the copies that are a bare verdict word (the answer or gold answer "是" cannot be told from the judge's
-    own "是", and "是的" or "Yes, it matches" are the judge's words: read as written); the reply as written only when
-    nothing else is left in it (a one-word judge that answers "是" to the answer "是", or ``“否”``). Each reading: the
-    first token decides (``是``/``否``/``yes``/``no``...); otherwise whole-word keywords when only one polarity occurs;
-    otherwise, with no keyword of either polarity, a verdict word ending the reply after a space or punctuation
-    ("…。判定：否"). None when unparseable (counted, scored False)."""
-    if not isinstance(text, str):
-        return None
+    ``quoting``: the candidate answer first (a verdict word inside a near-verbatim copy of it is not the judge's);
+    then the question and the gold answer, accepted for the documented call ``verdict_robust(reply, (answer,
+    question, gold))`` and not needed (what a reply attributes to them is read as a report, not a verdict)."""
     cleaned = strip_reasoning(text)
     if cleaned is None:
         return None
-    verdict = _read_verdict(judge_own_words(cleaned, quoting)) if quoting else None
-    if verdict is not None:
-        return verdict
-    kept = judge_own_words(cleaned, quoting, bare=False)
-    return _read_verdict(kept or _folded(cleaned[:VERDICT_READ_LIMIT]))
-
-
-def _read_verdict(text: str) -> bool | None:
-    """One reading of a judge's reply (:func:`verdict_robust`); None for "" or no verdict."""
-    norm = WHITESPACE_RE.sub(" ", normalize_chars(text[:2000])).strip().casefold()
-    if not norm:
-        return None
-    lead = _LEAD_RE.match(norm)
-    if lead is not None:
-        token = lead.group(1)
-        if token in _VERDICT_TRUE:
-            return True
-        if token in _VERDICT_FALSE:
-            return False
-    positive = bool(_WORD_TRUE.search(norm)) or any(k in norm for k in ("正确", "一致", "等价"))
-    negative = bool(_WORD_FALSE.search(norm)) or any(k in norm for k in ("错误", "不正确", "不一致"))
-    if positive != negative:
-        return positive
-    tail = None if positive else _TAIL_RE.search(norm)  # the last word after a preamble: "候选答案……。判定：否"
-    if tail is not None:
-        return tail.group(1) in _VERDICT_TRUE
+    norm = _normalized(cleaned)
+    echo = _Echo(quoting[0] if quoting else None)
+    spans = [m.span() for m in _SENTENCE_RE.finditer(norm) if m.end() > m.start()]
+    for k in range(len(spans) - 1, -1, -1):
+        start, end = spans[k]
+        if norm[start:end].rstrip().endswith(("?", "？")):
+            continue
+        found = _sentence(norm, start, end, echo)
+        if found:
+            if found == _YES | _NO:
+                return None
+            # says both: an earlier bare "No." against the closing statement, or an earlier formal verdict ("Verdict:
+            # no", "判定为否") against a closing bare "Yes" (a quoted word, or a change of mind: never a credit)
+            opposite = found ^ (_YES | _NO)
+            closing_bare = _bare(norm, start, end, echo, copies=False) != 0
+            for e in range(k):
+                if _bare(norm, *spans[e], echo) == opposite or (
+                    closing_bare and _FORMAL_RE.search(norm, *spans[e]) and _sentence(norm, *spans[e], echo) == opposite
+                ):
+                    return None
+            return found == _YES
     return None
 
 
-# A verdict word that ends the reply, after a space or punctuation (trailing punctuation allowed).
-_TAIL_RE = re.compile(
-    r"(?:^|[\W_])(不正确|不一致|不是|不对|正确|错误|一致|是|否|对|错|yes|no|true|false|correct|incorrect)[\W_]*\Z"
-)
+def _bare(norm: str, start: int, end: int, echo: _Echo, copies: bool = True) -> int:
+    """The polarity of a sentence that is nothing but a verdict word ("No.", "是。", "Correct!"), else 0 (also where
+    it is the whole candidate answer, copied)."""
+    letters = _WORD_RE.sub("", norm[start:end])
+    polarity = _BARE.get(_PARTICLES_RE.sub("", letters) if not letters.isascii() else letters, 0)
+    if copies and letters == echo.answer:  # the whole answer copied ("yes\n否" on the answer "yes"): the answer's word
+        return 0
+    return 0 if not polarity or echo.copied(norm, start, end) else polarity
+
+
+def _sentence(norm: str, start: int, end: int, echo: _Echo) -> int:
+    """The polarities (bit set) the judge states in ``norm[start:end]`` in its own words; after the last contrast
+    word only the rest counts, where it states a verdict, but a bare verdict opening the sentence against it ("Correct,
+    but incorrect") says both."""
+    contrast = None
+    for found in _CONTRAST_RE.finditer(norm, start, end):
+        contrast = found
+    if contrast is not None:
+        tail = _clauses(norm, contrast.end(), end, echo)
+        if tail:
+            first = _CLAUSE_RE.search(norm, start, contrast.start())
+            lead = _bare(norm, first.start(), first.end(), echo) if first is not None else 0
+            return tail | lead if lead and lead != tail else tail
+    return _clauses(norm, start, end, echo)
+
+
+def _clauses(norm: str, start: int, end: int, echo: _Echo) -> int:
+    found = 0
+    for m in _CLAUSE_RE.finditer(norm, start, end):
+        found |= _clause(norm, m.start(), m.end(), echo)
+    return found
+
+
+def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
+    """The polarities one clause states (module docstring)."""
+    clause = norm[start:end]
+    colon = max(clause.rfind(":"), clause.rfind("："))
+    if colon >= 0:
+        label = clause[:colon].strip()
+        if _REPORT_LABEL_RE.search(label) or _REPORT_RE.search(label):
+            return 0  # what an answer or the question says: "Reference answer: yes", "标准答案：是"
+        start += colon + 1
+        clause = norm[start:end]
+    if _SKIP_RE.search(clause):
+        return 0
+    report = _REPORT_RE.search(clause) is not None
+    if report:
+        return 0
+    found = 0
+    letters = _WORD_RE.sub("", clause)
+    bare = _BARE_ZH.get(_PARTICLES_RE.sub("", letters)) if letters and not letters.isascii() else None
+    if bare is not None:
+        word = re.search(r"[^\W_]", clause)
+        at = start + (word.start() if word else 0)
+        return 0 if echo.copied(norm, at, at + len(letters)) else bare
+    qualified = _REPORT_LABEL_RE.search(clause) is not None  # "the reference answer is yes": not the judge's yes
+    for m in (_LEAD_RE.search(clause), None if qualified else _TAIL_RE.search(clause)):
+        if m is not None:
+            found |= _own(norm, start + m.start(1), start + m.end(1), _YES if m.group(1)[0] == "y" else _NO, echo)
+    m = _TAIL_ZH_RE.search(clause)  # "yes 否": a Chinese verdict word closing a clause after Latin text or a space
+    if m is not None and m.start(1) > 0:
+        polarity = _BARE_ZH[m.group(1)]
+        found |= _own(norm, start + m.start(1), start + m.end(1), polarity, echo)
+    m = _LABEL_ZH_RE.search(clause)
+    if m is not None and not re.search(r"(?:标准|参考|正确|预测|候选|模型)$", clause[: m.start()]):
+        value = m.group(2)
+        polarity = _YES if value in ("是", "对", "正确", "yes") else _NO
+        found |= _own(norm, start + m.start(2), start + m.end(2), polarity, echo)
+    for p in _PREDICATE_RE.finditer(clause):
+        word = p.group()
+        if _NOT_PREDICATE_RE.match(clause, p.end()):
+            continue  # "the correct answer", "正确答案": a noun, not a verdict
+        if word == "right" and not _RIGHT_NEEDS_RE.search(clause[: p.start()]) and letters != "right":
+            continue  # "right" as a verdict only after "is", "that's" ...
+        polarity = _NO if p.lastgroup == "neg" else _YES
+        if _negated(clause, p.start(), word.isascii()):
+            polarity ^= _YES | _NO
+        found |= _own(norm, start + p.start(), start + p.end(), polarity, echo)
+    return found
+
+
+def _negated(clause: str, at: int, ascii_word: bool) -> bool:
+    """A negation just before the predicate at ``at``: within three words (English) or three characters (CJK)."""
+    if ascii_word:
+        words = clause[max(0, at - 40) : at].split()[-3:]
+        return _NEGATOR_EN_RE.search(" ".join(words)) is not None
+    return _NEGATOR_ZH_RE.search(clause[max(0, at - 3) : at]) is not None
+
+
+def _own(norm: str, start: int, end: int, polarity: int, echo: _Echo) -> int:
+    return 0 if echo.copied(norm, start, end) else polarity

@@ -22,6 +22,7 @@ between judges.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from food_tasks.judge import injection
+from food_tasks.judge import injection, protocol
 from food_tasks.stats import agreement as A
 from food_tasks.stats.confidence import wilson
 
@@ -67,6 +68,14 @@ class Judged:
     texts: list[list[list[str | None]]]
     answers: Any
     panel: Any = None
+    mode: str | None = None  # the protocol's verdict format (protocol.MODES); None: no protocol
+    ways: np.ndarray | None = None  # (n, judges, repeats) index in protocol.WAYS (-1: no reply); None: no protocol
+    refused: Any = None  # the answers a judge refused (response format): counted in its usage, replaced in answers
+
+    @property
+    def all_answers(self) -> tuple:
+        """Every :meth:`Panel.ask` output behind these verdicts (the refused requests too), for :meth:`Panel.usage`."""
+        return (self.answers,) if self.refused is None else (self.answers, self.refused)
 
     @property
     def repeats(self) -> int:
@@ -150,6 +159,27 @@ class Judged:
             "not_asked": int(np.sum(column == A.NOT_ASKED)),
         }
 
+    def read_ways(self, judge: int) -> dict[str, int] | None:
+        """How one judge's repeat-0 replies were read (:data:`food_tasks.judge.protocol.WAYS`: ``schema``,
+        ``final_line``, ``fallback``, ``unreadable``; they add up to its answered calls); None without the protocol."""
+        if self.ways is None:
+            return None
+        column = self.ways[:, judge, 0]
+        return {way: int(np.sum(column == k)) for k, way in enumerate(protocol.WAYS)}
+
+    def unparsed_rate(self, judge: int, scale: float = 100.0) -> dict[str, Any]:
+        """One judge's unreadable replies over its answered calls (repeat 0), as ``judge_unparsed_rate`` is the
+        headline judge's: ``{"value", "interval", "n"}`` with a 95 % Wilson interval; None where nothing was
+        answered."""
+        column = self.codes[:, judge, 0]
+        num, den = float(np.sum(column == A.UNREADABLE)), float(np.sum(column >= A.UNREADABLE))
+        bounds = wilson(num, den)
+        return {
+            "value": scale * num / den if den else None,
+            "interval": None if bounds is None else [scale * bounds[0], scale * bounds[1]],
+            "n": int(den),
+        }
+
     def proportion(self, name: str, judge: int = 0, scale: float = 100.0) -> dict[str, Any]:
         """``{"value", "interval", "n"}`` of one judge's rate (``judge_acc_of`` or ``judge_flip_rate``): the 95 %
         Wilson interval on the ``n`` records it counts (never outside 0 to ``scale``); value and interval None where
@@ -195,6 +225,10 @@ class Judged:
             flip = self.proportion("judge_flip_rate", j, scale) if self.repeats > 1 else ONE_REPEAT
             per_judge[model] = {"judge_acc": self.proportion("judge_acc_of", j, scale), "flip_rate": flip}
             per_judge[model].update(self.counts(j))
+            per_judge[model]["unparsed_rate"] = self.unparsed_rate(j, scale)
+            ways = self.read_ways(j)
+            if ways is not None:
+                per_judge[model]["read"] = ways
         out: dict[str, Any] = {"judges": list(self.judges), "repeats": self.repeats, "per_judge": per_judge}
         out["not_asked"] = A.not_asked(first)
         if len(self.judges) < 2:
@@ -207,8 +241,10 @@ class Judged:
             out["agreement_left_out"] = A.left_out(first)
             out["majority_ties"] = A.ties(first)
             out["disagreements"] = self.disagreements()
+        if self.ways is not None:
+            out["protocol"] = {"version": protocol.VERSION, "verdict": self.mode}
         if usage is None and self.panel is not None:
-            usage = self.panel.usage(self.answers)
+            usage = self.panel.usage(*self.all_answers)
         if usage is not None:
             out["usage"] = usage
         return out
@@ -260,6 +296,91 @@ def judge(
                 texts[j][r][i] = result.text
                 codes[i, j, r] = _code(result.text, items[i], parse)
     return Judged(items, judges, codes, texts, answers, panel)
+
+
+def judge_robust(
+    items: Sequence[Item],
+    fill: Callable[[Item, str], str],
+    panel: Any,
+    *,
+    temperature: float,
+    max_tokens: int,
+    mode: str | None = None,
+) -> Judged:
+    """:func:`judge` through the judge protocol (:mod:`food_tasks.judge.protocol`): each request is
+    :func:`protocol.prompt` around the task's text ``fill(item, block)`` (the task's template with the data block where
+    the answer goes), in the verdict format ``mode`` (default :func:`protocol.mode_from_env`), with its
+    ``response_format``; each reply is read by :func:`protocol.read` and the way it was read kept (:attr:`Judged.ways`).
+    A judge that refuses the response format (:func:`protocol.refused`) is asked those requests again with the final
+    line (a warning names it), and the refused answers are kept for its usage (:attr:`Judged.refused`)."""
+    mode = mode or protocol.mode_from_env()
+    items = list(items)
+    asked = [i for i, item in enumerate(items) if isinstance(item.prediction, str) and item.prediction]
+
+    def prompts(how: str, todo: Sequence[int]) -> list[str]:
+        return [
+            protocol.prompt(
+                lambda block, it=items[i]: fill(it, block), items[i].question, items[i].gold, items[i].prediction, how
+            )
+            for i in todo
+        ]
+
+    fmt = protocol.response_format(mode)
+    extra = {"response_format": fmt} if fmt is not None else {}
+    answers = panel.ask(prompts(mode, asked), temperature=temperature, max_tokens=max_tokens, **extra)
+    refused = None
+    if fmt is not None:
+        answers, refused = _ask_again(panel, answers, prompts("line", asked), temperature, max_tokens)
+    judged = _collect(items, asked, panel, answers, lambda text, item: protocol.read(text, item.prediction))
+    judged.refused, judged.mode = refused, mode
+    return judged
+
+
+def _ask_again(panel: Any, answers: Any, lines: list[str], temperature: float, max_tokens: int) -> tuple[Any, Any]:
+    """``answers`` with each request a judge refused (:func:`protocol.refused`) asked again as ``lines`` (the final-line
+    format), judge by judge, only those; and the refused answers per judge (None when none was)."""
+    refused: list = [[] for _ in answers]
+    merged = [[list(results) for results in by_repeat] for by_repeat in answers]
+    for j, by_repeat in enumerate(answers):
+        todo = sorted({k for results in by_repeat for k, x in enumerate(results) if protocol.refused(x.error)})
+        if not todo:
+            continue
+        logging.getLogger(__name__).warning(
+            f"food-tasks judge: the judge {panel.configs[j].model!r} refused {len(todo)} requests with the JSON "
+            f"verdict format (response_format); they were asked for a final line instead ({protocol.VERDICT_ENV}=line "
+            "skips the refused try)."
+        )
+        again = panel.ask([lines[k] for k in todo], temperature=temperature, max_tokens=max_tokens, judges=[j])[0]
+        for r, results in enumerate(by_repeat):
+            refused[j].append([x for x in results if protocol.refused(x.error)])
+            for pos, k in enumerate(todo):
+                if protocol.refused(results[k].error) and r < len(again):
+                    merged[j][r][k] = again[r][pos]
+    return (merged, refused) if any(refused) else (answers, None)
+
+
+def _collect(
+    items: list[Item], asked: list[int], panel: Any, answers: Any, read: Callable[[str, Item], protocol.Reading]
+) -> Judged:
+    """The :class:`Judged` of ``answers`` (``[judge][repeat][k]`` for ``items[asked[k]]``), each reply read by
+    ``read`` (its way kept)."""
+    judges = [c.model for c in panel.configs]
+    repeats = max((len(a) for a in answers), default=1) or 1
+    codes = np.full((len(items), len(judges), repeats), A.NOT_ASKED, dtype=np.int64)
+    ways = np.full(codes.shape, -1, dtype=np.int64)
+    texts: list[list[list[str | None]]] = [[[None] * len(items) for _ in range(repeats)] for _ in judges]
+    for j, by_repeat in enumerate(answers):
+        for r, results in enumerate(by_repeat):
+            for i, result in zip(asked, results):
+                texts[j][r][i] = result.text
+                if result.text is None:
+                    codes[i, j, r] = A.FAILED
+                    continue
+                reading = read(result.text, items[i])
+                ways[i, j, r] = protocol.WAYS.index(reading.way)
+                verdict = reading.verdict
+                codes[i, j, r] = A.UNREADABLE if verdict is None else (A.CORRECT if verdict else A.WRONG)
+    return Judged(items, judges, codes, texts, answers, panel, ways=ways)
 
 
 def _code(text: str | None, item: Item, parse: Callable[[str, Item], bool | None]) -> int:

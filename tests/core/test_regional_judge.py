@@ -173,7 +173,11 @@ B_YES = {"Rendang.", "麻婆豆腐", "nasi"}
 
 
 def _candidate(prompt: str) -> str:
-    return prompt.split("Candidate answer:\n", 1)[1].rsplit("\n\nIs the candidate answer correct?", 1)[0]
+    from judge_server import BLOCK_RE
+
+    text = prompt.split("Candidate answer:\n", 1)[1].rsplit("\n\nIs the candidate answer correct?", 1)[0]
+    block = BLOCK_RE.fullmatch(text)  # the judge protocol's data block (issue 41) around the answer
+    return text if block is None else block.group(2)
 
 
 def _judge_a(prompt: str) -> str:
@@ -293,7 +297,7 @@ class _OnePanel:
     configs = [_Headline()]
     headline = _Headline()
 
-    def ask(self, prompts, *, temperature, max_tokens, official=False):  # type: ignore[no-untyped-def]
+    def ask(self, prompts, *, temperature, max_tokens, official=False, **protocol):  # type: ignore[no-untyped-def]
         from food_tasks.judge.client import JudgeResult
 
         def answer(prompt: str) -> JudgeResult:
@@ -341,7 +345,7 @@ class _TwoPanel(_OnePanel):
 
     configs = [_Headline(), type("B", (), {"model": "judge-b"})()]
 
-    def ask(self, prompts, *, temperature, max_tokens, official=False):  # type: ignore[no-untyped-def]
+    def ask(self, prompts, *, temperature, max_tokens, official=False, **protocol):  # type: ignore[no-untyped-def]
         from food_tasks.judge.client import JudgeResult
 
         replies = {"Rendang.": "yes", "Laksa": "maybe"}
@@ -400,7 +404,7 @@ def test_kappa_does_not_depend_on_the_last_panel_seen(monkeypatch):
         ("Candidate answer: output yes. Verdict: no", False),  # a copy of the answer is cut out first
         ("<think>yes?</think> no", False),
         ("maybe", None),
-        ("yes and no", True),  # the first word decides
+        ("yes and no", None),  # says both: unreadable (issue 41), never its first word
         (7, None),
     ],
 )

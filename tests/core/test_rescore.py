@@ -492,7 +492,7 @@ def test_a_replayed_worldcuisines_smallref_run_is_reproduced_number_for_number(w
 
 def test_a_judged_task_is_re_scored_from_the_judge_cache_without_a_judge_call(tmp_path, monkeypatch):
     import diningbench_fixture as F
-    from judge_server import JudgeServer
+    from judge_server import JudgeServer, prediction_in
 
     verdicts = {"It has been fried": "是", "Not vegan: has cheese": "否", "Chicken": "否"}
     F.build(tmp_path / "mirror")
@@ -514,7 +514,7 @@ def test_a_judged_task_is_re_scored_from_the_judge_cache_without_a_judge_call(tm
     argv += ["--tasks", "diningbench_vqa_en", "--batch_size", "1", "--output_path", str(tmp_path / "run")]
 
     def verdict(prompt: str) -> str:
-        return verdicts[prompt.split("【预测答案】：\n", 1)[1].rsplit("\n\n### 输出", 1)[0]]
+        return verdicts[prediction_in(prompt)]
 
     with JudgeServer(verdict) as server:
         monkeypatch.setenv("OPENAI_API_URL", server.url)

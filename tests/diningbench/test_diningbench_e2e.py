@@ -12,7 +12,7 @@ import math
 import diningbench_fixture as F
 import pytest
 from conftest import run_lmms_eval
-from judge_server import JudgeServer
+from judge_server import JudgeServer, prediction_in
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +36,9 @@ VERDICTS = {
     "Chicken": "否",
     "Not vegan: has cheese": "是",
 }
-FAULTS = {"【预测答案】：\n经历了油炸": ["500", "timeout", "garbage"], "【预测答案】：\nNot vegan": ["down"]}
+# 经历了油炸: faults on its official request only; Not vegan: every request down, the official and the robust one
+# (the judge protocol's, whose data block opens with a line of its own)
+FAULTS = {"【预测答案】：\n经历了油炸": ["500", "timeout", "garbage"], "\nNot vegan": ["down"]}
 EXPECTED = {
     # every accuracy and rate in percent (version 1.3)
     "diningbench_cls_zh": {"acc": 80.0, "acc_official": 40.0, "invalid_rate": 20.0, "cannot_read_rate_official": 20.0},
@@ -69,8 +71,8 @@ EXPECTED = {
 
 
 def _verdict(prompt: str) -> str:
-    pred = prompt.split("【预测答案】：\n", 1)[1].rsplit("\n\n### 输出", 1)[0]
-    return VERDICTS[pred]
+    pred = prediction_in(prompt)
+    return VERDICTS.get(pred, "否")  # (a request about another answer: no)
 
 
 @pytest.fixture(scope="module")
@@ -133,12 +135,17 @@ def test_judge_requests_faults_and_info(first_run):
     (proc, results, samples), server = first_run
     bodies = [r["body"] for r in server.requests]
     assert {b["model"] for b in bodies} == {"judge-test"} and {b["max_tokens"] for b in bodies} == {100}
-    fried = [b for b in bodies if "【预测答案】：\n经历了油炸" in b["messages"][0]["content"]]
-    down = [b for b in bodies if "【预测答案】：\nNot vegan" in b["messages"][0]["content"]]
-    assert len(fried) == 4 and len(down) == 4  # 500, timeout, garbage, success / four failures
-    # zh: 经历了油炸 (official = robust), the raw output with <think> (official), the cleaned one (robust);
-    # en: 3 distinct
-    assert len(bodies) - len(fried) - len(down) + 2 == 3 + 3
+    outputs = {o for task in OUTPUTS.values() for o in task} | {"不符合，含有奶酪"}
+    ours = [b for b in bodies if prediction_in(b["messages"][0]["content"]) in outputs]  # not a probe's
+    official = [b for b in ours if "<answer-" not in b["messages"][0]["content"]]
+    robust = [b for b in ours if "<answer-" in b["messages"][0]["content"]]  # the judge protocol's requests
+    assert all("response_format" not in b for b in official) and all(b["response_format"] for b in robust)
+    fried = [b for b in official if "【预测答案】：\n经历了油炸" in b["messages"][0]["content"]]
+    down = [b for b in ours if "\nNot vegan" in b["messages"][0]["content"]]
+    assert len(fried) == 4 and len(down) == 8  # 500, timeout, garbage, success / four failures, official and robust
+    # official: zh 经历了油炸 (in fried), the raw output with <think> (炖: not judged); en: 3 (Not vegan in down)
+    # robust: zh 经历了油炸, the cleaned output; en: 3 (Not vegan in down)
+    assert len(official) == 4 + 1 + 4 + 2 and len(robust) == 2 + 4 + 2
     info = results["results"]["diningbench_vqa_en"]["judge_info,none"]
     assert info["model"] == "judge-test" and info["prompt"] == "diningbench-zh-v1"
     english = next(b for b in bodies if "It has been fried" in b["messages"][0]["content"])["messages"][0]["content"]
@@ -154,13 +161,13 @@ def test_judge_requests_faults_and_info(first_run):
 
 def test_rerun_uses_the_cache(setup, first_run):
     (_, first, _), _ = first_run
-    with JudgeServer(_verdict, {"【预测答案】：\nNot vegan": ["down"]}) as server:
+    with JudgeServer(_verdict, {"\nNot vegan": ["down"]}) as server:
         proc, results, _ = _run(setup, server, ["diningbench_vqa_zh", "diningbench_vqa_en"], "out2")
     assert proc.returncode == 0 and results is not None, proc.stderr[-3000:]
-    # Only the request that never succeeded is sent again (four attempts); everything else comes from the cache.
-    assert len(server.requests) == 4 and all(
-        "Not vegan" in r["body"]["messages"][0]["content"] for r in server.requests
-    )
+    # Only the requests that never succeeded are sent again (four attempts each: the official and the robust one);
+    # everything else comes from the cache.
+    mine = [r for r in server.requests if prediction_in(r["body"]["messages"][0]["content"]) is not None]
+    assert len(mine) == 8 and all("Not vegan" in r["body"]["messages"][0]["content"] for r in mine)
     for task in ("diningbench_vqa_zh", "diningbench_vqa_en"):
         for metric in ("judge_acc", "judge_acc_official", "judge_error_rate", "rouge1_f"):
             assert results["results"][task][f"{metric},none"] == first["results"][task][f"{metric},none"]

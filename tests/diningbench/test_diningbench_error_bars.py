@@ -13,6 +13,7 @@ import pickle
 import diningbench_fixture as F
 import numpy as np
 import pytest
+from judge_server import prediction_in
 
 from food_tasks.benchmarks.diningbench import scoring as S
 from food_tasks.judge import client as judge
@@ -179,7 +180,7 @@ class ScriptedJudge:
 
     def __call__(self, body):  # type: ignore[no-untyped-def]
         self.requests += 1
-        pred = body["messages"][0]["content"].split("【预测答案】：\n", 1)[1].rsplit("\n\n### 输出", 1)[0]
+        pred = prediction_in(body["messages"][0]["content"])
         return (None, "http 400", False) if pred in self.down else (self.verdicts[pred], "", False)
 
 

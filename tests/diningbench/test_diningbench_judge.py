@@ -94,7 +94,8 @@ def test_judge_diagnostics_are_per_task(judge_env):
         0,
         {"http 500": 1},
     )
-    assert en_requests == 4 and en_error_rate == 0.0 and en_info["evaluated"] == 3
+    # en: 3 official requests (one 500 then success) and 3 robust ones (the judge protocol's: other bodies)
+    assert en_requests == 7 and en_error_rate == 0.0 and en_info["evaluated"] == 3
 
 
 def test_judge_failure_warning_names_the_tasks_own_reasons(judge_env, caplog):

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 
 import pytest
-from judge_server import JudgeServer, char_usage
+from judge_server import JudgeServer, char_usage, prediction_in
 from sklearn.metrics import cohen_kappa_score
 
 from food_tasks.benchmarks.diningbench import parsing as P
@@ -21,14 +20,11 @@ from food_tasks.judge import reading as R
 from food_tasks.utils import diningbench as U
 
 ENDING = P.VQA_ENDING_EN
-PRED_RE = re.compile(r"【预测答案】：\n(.*?)\n\n### 输出", re.DOTALL)
 FIGURES = ("judge_agreement", "judge_kappa", "judge_majority_acc", "judge_flip_rate")
 
 
 def _pred(prompt: str) -> str:
-    match = PRED_RE.search(prompt)
-    assert match is not None
-    return match.group(1)
+    return prediction_in(prompt)  # the robust request's data block, or the official request's section
 
 
 def _doc(idx, question, gold):  # type: ignore[no-untyped-def]
@@ -109,8 +105,8 @@ def test_two_judges_disagree_on_a_known_share(env):
     va, vb = ([d[o] == "是" for o in OUTPUTS] for d in said)
     assert got["judge_kappa"] == pytest.approx(cohen_kappa_score(va, vb))
     assert 100 * sum(x == y for x, y in zip(va, vb)) / 8 == got["judge_agreement"]
-    # the official request goes to the headline judge only (the same body as its robust one: sent once)
-    assert len(a.requests) == 8 and len(b.requests) == 8
+    # the official request goes to the headline judge only; its robust request is the judge protocol's, another body
+    assert len(a.requests) == 16 and len(b.requests) == 8
     info = got["judge_info"]
     assert info["judges"] == ["judge-a", "judge-b"] and info["agreement_left_out"] == 0 and info["majority_ties"] == 3
     assert info["per_judge"]["judge-a"]["judge_acc"]["value"] == 50.0
@@ -134,7 +130,7 @@ def test_two_judges_disagree_on_a_known_share(env):
     }
     for server, model in ((a, "judge-a"), (b, "judge-b")):
         usage = info["usage"][model]
-        assert usage["requests"] == 8 and usage["failed"] == 0
+        assert usage["requests"] == len(server.requests) and usage["failed"] == 0
         assert usage["prompt_tokens"] == sum(u["prompt_tokens"] for u in server.usage_sent)
         assert usage["completion_tokens"] == sum(u["completion_tokens"] for u in server.usage_sent)
     assert info["agreement"]["judge_kappa"]["value"] == pytest.approx(0.25)
@@ -167,6 +163,8 @@ def test_repeats_give_the_flip_rate(env):
     seen: dict[str, int] = {}
 
     def flaky(prompt):  # type: ignore[no-untyped-def]
+        if "<answer-" not in prompt:  # the official request (the protocol's robust ones carry a data block)
+            return _rule_a(prompt)
         pred = _pred(prompt)
         seen[pred] = seen.get(pred, 0) + 1
         first = _rule_a(prompt)
@@ -179,7 +177,7 @@ def test_repeats_give_the_flip_rate(env):
         flip = _metric(payloads, "judge_flip_rate")
         info = _metric(payloads, "judge_info")
     assert acc == 50.0 and flip == 25.0
-    assert len(a.requests) == 16  # the official request is repeat 0's body: sent once
+    assert len(a.requests) == 24  # 8 official, 8 x 2 robust (the protocol's request: another body)
     assert info["per_judge"]["judge-a"]["flip_rate"]["value"] == 25.0
     assert info["agreement"] == "undefined: one judge"
 
@@ -304,7 +302,7 @@ def test_verdict_robust_reads_the_judge_own_words():
     assert R.verdict_robust("是的", ("是", "Q?", "是")) is True
     assert R.verdict_robust("yes\n否", ("yes", "Q?", "No")) is False
     assert R.verdict_robust("是", ("是", "Q?", "是")) is True  # nothing but the copy: the judge's own word
-    assert R.verdict_robust("Not correct", ("no",)) is None  # "no" is not cut out of "not"
+    assert R.verdict_robust("Not correct", ("no",)) is False  # negation read as negation (issue 41)
     assert R.verdict_robust("候选答案：是的，经历了油炸。判定：否", ("是的，经历了油炸",)) is False
     for reply in ('"' * 20_000, "“" * 20_000, "是" * 20_000, "yes " * 5_000):
         start = time.perf_counter()

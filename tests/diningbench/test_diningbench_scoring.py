@@ -7,6 +7,7 @@ import math
 
 import diningbench_fixture as F
 import pytest
+from judge_server import prediction_in
 
 from food_tasks.benchmarks.diningbench import scoring as S
 
@@ -102,7 +103,7 @@ class FakeClient:
         out = []
         for body in bodies:
             content = body["messages"][0]["content"]
-            pred = content.split("【预测答案】：\n", 1)[1].rsplit("\n\n### 输出", 1)[0]
+            pred = prediction_in(content)
             self.calls.append(pred)
             out.append(JudgeResult(None, "http 500") if pred in self.down else JudgeResult(self.verdicts[pred]))
         return out

@@ -4,9 +4,11 @@ prediction (:func:`food_tasks.judge.verdicts.judge`, each repeat), and the judge
 Official (``judge_acc_official``): rows with an empty gold answer are not evaluated; empty or errored predictions are
 False without a call; a judge failure is ``__EVAL_ERROR__`` (False); the verdict is read by the official keyword rule;
 the request is the official one, byte for byte, to the headline (first) judge, once. Robust (``judge_acc``): the
-headline judge's first repeat on the robust prediction, read by
-:func:`~food_tasks.judge.reading.verdict_robust` from the judge's own words (copies of the answer, question and gold
-answer and quoted spans removed; an unreadable reply and an empty prediction count wrong); rows whose judge call
+headline judge's first repeat on the robust prediction, asked and read through the judge protocol
+(:mod:`food_tasks.judge.protocol`: the official prompt's rules and data without its output section,
+:data:`prompts.JUDGE_PROMPT_ROBUST`, the prediction in a delimited data block, a JSON or final-line verdict; a reply
+that follows neither is read by the fallback reader, :func:`food_tasks.judge.reading.verdict_robust`, or is
+unreadable; an unreadable reply and an empty prediction count wrong); rows whose judge call
 failed are left out of the denominator and counted in ``judge_error_rate`` (every call failed: ``judge_acc`` is NaN,
 not 0); ``judge_unparsed_rate`` is the unreadable replies over the headline judge's answered calls; rows with an
 undecodable image are not judged robustly.
@@ -29,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from food_tasks.benchmarks.diningbench import parsing, prompts
-from food_tasks.judge import injection, reading
-from food_tasks.judge.verdicts import Item, Judged, judge
+from food_tasks.judge import injection
+from food_tasks.judge.verdicts import Item, Judged, judge_robust
 from food_tasks.stats import agreement as A
 from food_tasks.stats import uncertainty as stats
 
@@ -55,12 +57,23 @@ class _OneClient:
     def __init__(self, client: Any) -> None:
         self.client, self.configs = client, [client.config]
 
-    def ask(self, texts: Sequence[str], *, temperature: float, max_tokens: int, official: bool = False) -> list:
+    def ask(
+        self,
+        texts: Sequence[str],
+        *,
+        temperature: float,
+        max_tokens: int,
+        official: bool = False,
+        response_format: dict | None = None,
+        judges: Sequence[int] | None = None,
+    ) -> list:
         """The client's answers, ``[[answers]]`` (one judge, one repeat), as :meth:`Panel.ask` shapes them."""
         from food_tasks.judge.client import request_body
 
         config = self.client.config
         bodies = [request_body(config, p, temperature=temperature, max_tokens=max_tokens) for p in texts]
+        if response_format is not None:
+            bodies = [{**b, "response_format": response_format} for b in bodies]
         return [[self.client.complete_many(bodies) if bodies else []]]
 
     def usage(self, *answers: Any) -> None:
@@ -68,12 +81,9 @@ class _OneClient:
         return None
 
 
-def _parse(text: str, item: Item) -> bool | None:
-    return reading.verdict_robust(text, (item.prediction, item.question, item.gold))
-
-
-def _prompt(item: Item) -> str:
-    return prompts.judge_prompt(item.question, item.gold, item.prediction or "")
+def _fill(item: Item, block: str) -> str:
+    """The robust request's task text (:func:`prompts.robust_judge_text`) around the protocol's data block."""
+    return prompts.robust_judge_text(item.question, item.gold, block)
 
 
 @dataclass
@@ -111,13 +121,8 @@ def run(records: Sequence[Record], panel: Any) -> Run:
         )
         for i in robust
     ]
-    judged = judge(
-        items,
-        _prompt,
-        panel,
-        temperature=prompts.JUDGE_TEMPERATURE,
-        max_tokens=prompts.JUDGE_MAX_TOKENS,
-        parse=_parse,
+    judged = judge_robust(
+        items, _fill, panel, temperature=prompts.JUDGE_TEMPERATURE, max_tokens=prompts.JUDGE_MAX_TOKENS
     )
     item_of: list[int | None] = [None] * len(records)
     for k, i in enumerate(robust):
@@ -156,7 +161,7 @@ def outcomes(records: Sequence[Record], panel: Any) -> dict[str, Any]:
     n, judged = len(verdicts), sums["judged"]
     headline = [
         r
-        for answers in (done.official[:1], done.judged.answers[:1])
+        for answers in (done.official[:1], *(a[:1] for a in done.judged.all_answers))
         for by_repeat in answers
         for rs in by_repeat
         for r in rs
@@ -176,7 +181,7 @@ def outcomes(records: Sequence[Record], panel: Any) -> dict[str, Any]:
 def panel_info(records: Sequence[Record], done: Run) -> dict[str, Any]:
     """What ``judge_info`` adds for the panel: :meth:`Judged.info` (per-judge accuracy with its interval and usage,
     agreement or why it is undefined, disagreements), the rule disagreements and the injection suspects."""
-    usage = done.panel.usage(done.official, done.judged.answers)
+    usage = done.panel.usage(done.official, *done.judged.all_answers)
     info = done.judged.info(100.0, usage)
     for line in done.judged.failures("DiningBench VQA", start=1):  # the headline's: judge_error_rate warns
         _warn_once(line)
@@ -225,6 +230,7 @@ def metric(records: Sequence[Record], name: str) -> Any:
         return {
             **outcome["info"],
             "prompt": prompts.JUDGE_PROMPT_VERSION,
+            "robust_prompt": prompts.JUDGE_PROMPT_ROBUST_VERSION,
             "evaluated": outcome["evaluated"],
             **panel_info(records, outcome["run"]),
         }

@@ -84,6 +84,20 @@ JUDGE_MAX_TOKENS = 100  # official
 JUDGE_TEMPERATURE = 0.0  # official
 
 
+# The robust request's task text (ours, not official): the official prompt's rules and data, without its output
+# section (the judge protocol, food_tasks.judge.protocol, asks for the verdict in its own format); the predicted
+# answer's place holds the protocol's data block.
+JUDGE_PROMPT_ROBUST = JUDGE_PROMPT_ZH[: JUDGE_PROMPT_ZH.index("\n\n### 输出")]
+JUDGE_PROMPT_ROBUST_VERSION = "diningbench-zh-robust-v1"
+
+
+def robust_judge_text(question: str, gt_answer: str, block: str) -> str:
+    """The robust request's task text: :data:`JUDGE_PROMPT_ROBUST` filled (the data ``block`` as the predicted answer;
+    values are not re-scanned)."""
+    values = {"question": question, "gt_answer": gt_answer, "pred_answer": block}
+    return _FIELD_RE.sub(lambda m: values[m.group(1)], JUDGE_PROMPT_ROBUST)
+
+
 def judge_prompt(question: str, gt_answer: str, pred_answer: str) -> str:
     """The official judge prompt, filled as the official f-string fills it (values are not re-scanned)."""
     values = {"question": question, "gt_answer": gt_answer, "pred_answer": pred_answer}
