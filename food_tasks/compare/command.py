@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterator
+from typing import Any
 
 from food_tasks.compare import beyond, table
 from food_tasks.report.judges import family_matches, family_note
@@ -49,6 +50,23 @@ def output(path_a: str, path_b: str, metrics: str = "headline", iters: int | Non
         yield ERROR, "the two runs share no task of ours"
         return
     judged = [f"Judge figures (n/a): {WHY_NOT_PAIRED}."] if any(r.note == NOT_IN_SAMPLES for r in rows) else []
+    judged += probe_lines(a, b)  # each judge's probe figures, as the runs' judge_info have them
     judged = [textwrap.fill(line, table.WIDTH) for line in judged]
     for line in [*(table.lines(main) if main else []), *judged, *extra]:
         yield LINE, line
+
+
+def probe_lines(*runs: Any) -> list[str]:
+    """One line per run, judged task and judge of its probe figures (:func:`food_tasks.judge.probes.notes`)."""
+    from food_tasks.judge.probes import notes
+
+    return [
+        f"{name} {task}: {line}"
+        for name, run in zip("AB", runs)
+        for task in sorted(run.metrics)
+        for line in notes(_probes(run.value(task, "judge_info")))
+    ]
+
+
+def _probes(info: Any) -> Any:
+    return info.get("probes") if isinstance(info, dict) else None

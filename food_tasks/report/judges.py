@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from food_tasks.judge.family import same_family
+from food_tasks.judge.probes import notes as probe_notes
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, MARKS_NOTE, Block
 from food_tasks.stats.confidence import Z95
@@ -187,6 +188,7 @@ def task_blocks(run: Run, task: str) -> list[Block]:
             "- Injection suspects (outputs that address the judge or carry its prompt's field markers), %: "
             f"{_figure(run, task, 'judge_injection_suspect_rate', 2)}."
         )
+    figures += [f"- {line}" for line in probe_notes(info.get("probes"))]  # each judge's susceptibility probes
     blocks.append(("p", "\n".join(figures)))
     blocks += _verdict_table(info, names)
     header = ["Judge", "Accuracy, % [Wilson]", "Flip rate, % [Wilson]", "Unreadable", "Failed", "Requests", "Cached"]
