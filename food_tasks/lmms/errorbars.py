@@ -36,7 +36,7 @@ from loguru import logger
 
 from food_tasks.hooks.convention import Metric, MetricTable, Payload
 from food_tasks.lmms.runfiles import read_records, samples_file
-from food_tasks.stats import consistency
+from food_tasks.stats import consistency, intervals
 from food_tasks.stats import uncertainty as stats
 from food_tasks.tasks import catalogue, registry
 
@@ -205,6 +205,8 @@ def finish(
                     row[f"{name}_n,{filter_key}"] = est.n
                     row[f"{name}_clusters,{filter_key}"] = est.clusters
                     row[f"{name}_stderr_method,{filter_key}"] = stats.describe(est, data.table.cluster_noun)
+                    if est.interval is not None and est.interval.method != intervals.NORMAL:
+                        row[f"{name}_stderr_ci,{filter_key}"] = est.interval.as_dict()
         for group, (config, tasks) in groups.items():
             if group in results and all(t in _RUN for t in tasks):
                 _group_statistics(group, results[group], config, [(t, _RUN[t]) for t in tasks], iters)
@@ -253,6 +255,8 @@ def _group_statistics(
         row[f"{name}_stderr_method,{filter_key}"] = method + joint
         row[f"{name}_n,{filter_key}"] = est.n
         row[f"{name}_clusters,{filter_key}"] = est.clusters
+        if est.interval is not None and est.interval.method != intervals.NORMAL:
+            row[f"{name}_stderr_ci,{filter_key}"] = est.interval.as_dict()
 
 
 def _group_se(
@@ -289,7 +293,8 @@ def _group_se(
     seed = stats.seed_for(group, members[0][1].alias_of or name)
     sizes = [len(data.records) for data, _ in members]
     parts = [(m.estimator, local, kept.sums) for (_, m), (kept, _), local in zip(members, blocks, units)]
-    se = stats.spread(reduce_group(entry, stats.resample(parts, n_units, iters, seed), sizes), iters)
+    draws = reduce_group(entry, stats.resample(parts, n_units, iters, seed), sizes)
+    se = stats.spread(draws, iters)
     if n_units == sum(sizes):  # every cluster is one document: the independent-documents figure is the same
         clt = se
     else:  # every document of every task its own unit (records are in canonical order: TaskData)
@@ -301,7 +306,14 @@ def _group_se(
         clt = stats.spread(reduce_group(entry, stats.resample(parts, int(starts[-1]), iters, seed), sizes), iters)
     if se is None:
         return stats.Estimate(None, n, clusters, "none", clt, note="fewer than half of the resamples give a number")
-    return stats.Estimate(se, n, clusters, "bootstrap", clt, iters)
+    # the 95 % interval within the range its members' statistics share (food_tasks.stats.intervals)
+    value = float(
+        reduce_group(entry, np.array([[float(np.asarray(p[0].combine(p[2].sum(0)))) for p in parts]]), sizes)[0]
+    )
+    ranges = [intervals.support(p[0], kept.sums) for p, (kept, _) in zip(parts, blocks)]
+    bounds = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+    ci = intervals.choose(value, se, bounds, clusters, draws, iters)
+    return stats.Estimate(se, n, clusters, "bootstrap", clt, iters, interval=ci)
 
 
 def reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:

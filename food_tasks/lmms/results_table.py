@@ -284,7 +284,7 @@ def _headline_row(row: Mapping, metric: str | None) -> dict:
 # (``_stderr`` is the one we report: clustered where documents share a context) and how it was computed
 # (``_stderr_method``), in the results JSON only. Without them in our rows, lmms-eval drops its Stderr_CLT and
 # Stderr_Clustered columns (all N/A), and a table with long task and metric names still fits 120 characters.
-COUNTS = ("_n", "_clusters", "_stderr_clt", "_stderr_clustered", "_stderr_method")
+COUNTS = ("_n", "_clusters", "_stderr_clt", "_stderr_clustered", "_stderr_method", "_stderr_ci")
 
 
 def _row(name: str, row: Mapping) -> dict:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from food_tasks.report.cells import fmt, number, with_interval
+from food_tasks.report.cells import fmt, number, stored_interval, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.spec import DATA_DIR, FEW, MARKS_NOTE, BenchmarkSpec, Block, spec_for
 from food_tasks.runs.measures import gain_missing_reason, gain_pairs, image_gain
@@ -41,7 +41,8 @@ def _with_error(run: Run, task: str, metric: str, proportion: bool = True) -> st
     value, se = run.value(task, metric), run.se(task, metric)
     if se is None or number(value) is None or math.isnan(value):
         return fmt(value, 2)
-    shown = with_interval(value, se, run.unit_count(task, metric), 2, proportion=proportion)
+    bounds = stored_interval(run, task, metric)  # where it is not the normal one (Wilson, bootstrap percentile)
+    shown = with_interval(value, se, run.unit_count(task, metric), 2, proportion=proportion, bounds=bounds)
     return shown + (FEW if run.few(task, metric) else "")
 
 
@@ -53,7 +54,14 @@ def _gap(entry: Any) -> str:
     value, se, units = entry.get("value"), entry.get("se"), number(entry.get("clusters"))
     if units is not None and units < MIN_UNITS and number(value) is not None:
         return fmt(value, 2) + FEW
-    return with_interval(value, number(se), units, 2, proportion=False)
+    return with_interval(value, number(se), units, 2, proportion=False, bounds=_kept_bounds(entry))
+
+
+def _kept_bounds(entry: Mapping[str, Any]) -> tuple[float, float] | None:
+    """``(low, high)`` of a stored measure whose interval is not the normal one (its ``interval`` names the method:
+    Wilson, a bootstrap percentile; :meth:`food_tasks.stats.consistency.Stat.as_dict`), else None."""
+    low, high = number(entry.get("low")), number(entry.get("high"))
+    return (low, high) if entry.get("interval") and low is not None and high is not None else None
 
 
 def _gap_interval(entry: dict[str, Any]) -> tuple[float, float] | None:
@@ -444,7 +452,8 @@ def _stat_cell(stat: Any, proportion: bool = True) -> str:
     value, units = stat.get("value"), number(stat.get("clusters"))
     value = math.nan if value is None else value  # null in the file: undefined (RStd with gold on one position)
     few = FEW if stat.get("se") is not None and units is not None and units < MIN_UNITS else ""
-    return with_interval(value, number(stat.get("se")), units, 2, proportion=proportion) + few
+    bounds = _kept_bounds(stat)
+    return with_interval(value, number(stat.get("se")), units, 2, proportion=proportion, bounds=bounds) + few
 
 
 def _gaps_cell(gaps: Any) -> str:

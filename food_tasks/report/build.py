@@ -22,6 +22,7 @@ from food_tasks.report.cells import (
     is_nan,
     number,
     source_cell,
+    stored_interval,
     tasks_of,
     undefined_as_nan,
 )
@@ -195,8 +196,8 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
 
 
 Mode = tuple[str, str, str]  # (label shown, metric fill {m}, reference-data mode)
-Error = tuple[Any, bool, Any]  # (standard error or None, fewer than MIN_UNITS clusters, cluster count)
-NO_ERROR: Error = (None, False, None)
+Error = tuple[Any, bool, Any, Any]  # (standard error or None, fewer than MIN_UNITS clusters, clusters, stored_interval)
+NO_ERROR: Error = (None, False, None, None)
 
 
 @dataclass
@@ -223,10 +224,10 @@ class CellNotes:
             return self.numbered("absent", reason)
         if isinstance(value, float) and math.isnan(value):
             return self.numbered("undefined", column.undefined or "the metric is undefined (NaN) on this run")
-        se, thin, units = error
+        se, thin, units, bounds = error
         if se is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
             self.intervals, self.few = True, self.few or thin
-            shown = column_interval(value, se, units, column)
+            shown = column_interval(value, se, units, column, bounds)
             return shown + (FEW if thin else "")
         return fmt(value, column.decimals)
 
@@ -248,7 +249,8 @@ def _sourced(run: Run, column: Column, suffix: str, mode: Mode, official: bool) 
     value, task, metric = source_cell(run, column, suffix, mode, official)
     if not (task and metric):
         return value, task, NO_ERROR
-    return value, task, (run.se(task, metric), run.few(task, metric), run.unit_count(task, metric))
+    bounds = stored_interval(run, task, metric)
+    return value, task, (run.se(task, metric), run.few(task, metric), run.unit_count(task, metric), bounds)
 
 
 def _run_rows(
@@ -508,7 +510,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
             return fmt(value, column.decimals)
         few = FEW if run.se(task, metric) is not None and run.few(task, metric) else ""
         se, units = run.se(task, metric), run.unit_count(task, metric)
-        return column_interval(value, se, units, column) + few
+        return column_interval(value, se, units, column, stored_interval(run, task, metric)) + few
 
     rows = [
         [r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]

@@ -8,8 +8,8 @@ from typing import Any
 
 from food_tasks.lmms import runfiles
 from food_tasks.report.runs import Run
-from food_tasks.report.spec import MISSING, UNDEFINED, BenchmarkSpec, Column, Partial
-from food_tasks.stats.confidence import Z95, wilson
+from food_tasks.report.spec import FILTER, MISSING, UNDEFINED, BenchmarkSpec, Column, Partial
+from food_tasks.stats.confidence import Z95, wilson, wilson_effective
 
 
 def fmt(value: Any, decimals: int) -> str:
@@ -129,16 +129,34 @@ def bounds_text(bounds: tuple[float, float] | None, decimals: int) -> str:
 
 
 def with_interval(
-    value: Any, se: float | None, units: Any, decimals: int, scale: float = 1.0, proportion: bool = True
+    value: Any,
+    se: float | None,
+    units: Any,
+    decimals: int,
+    scale: float = 1.0,
+    proportion: bool = True,
+    bounds: tuple[float, float] | None = None,
 ) -> str:
-    """A value and its 95% interval: ``v ± 1.96 se`` (``se`` on the metric's scale, times ``scale``); where that
-    interval would be 0 wide (every independent unit scored alike), a proportion at its bound (0 or 100 %, 0 or 1)
-    gets the Wilson interval over its ``units`` instead, and any other value (``proportion=False``: an error score,
-    a count shown without decimals) says it has no interval."""
+    """A value and its 95% interval: ``v ± 1.96 se`` (``se`` on the metric's scale, times ``scale``); ``bounds``
+    (the stored interval where it is not the normal one, :func:`stored_interval`, on the metric's scale) as
+    ``v [low, high]``. A proportion whose normal interval would leave 0-100 % (0-1) gets its Wilson interval over
+    the units the standard error is worth (:func:`food_tasks.stats.confidence.wilson_effective`); where the normal
+    interval would be 0 wide (every independent unit scored alike), a proportion at its bound gets the Wilson
+    interval over its ``units``, and any other value (``proportion=False``: an error score, a count shown without
+    decimals) says it has no interval."""
     text = fmt(value, decimals)
-    if se is None or number(value) is None or math.isnan(value):
+    if number(value) is None or math.isnan(value):
+        return text
+    if bounds is not None:
+        return text + bounds_text((bounds[0] * scale, bounds[1] * scale), decimals)
+    if se is None:
         return text
     half = Z95 * se * scale
+    top = (100.0 if decimals <= 2 else 1.0) if proportion and decimals >= 1 else None
+    if half > 0 and top is not None and 0 <= value <= top and (value - half < 0 or value + half > top):
+        found = wilson_effective(value, se * scale, top, units)
+        if found is not None:
+            return text + bounds_text(found, decimals)
     if half > 0:
         return f"{text} ± {fmt(half, decimals)}"
     top = 100.0 if value in (0, 100) and decimals <= 2 else 1.0 if value in (0, 1) and decimals >= 3 else None
@@ -149,11 +167,25 @@ def with_interval(
     return f"{text} (no interval: all units alike)"
 
 
-def column_interval(value: Any, se: float | None, units: Any, column: Column) -> str:
+def column_interval(
+    value: Any, se: float | None, units: Any, column: Column, bounds: tuple[float, float] | None = None
+) -> str:
     """:func:`with_interval` for a cell of ``column`` (its decimals and scale; a Wilson interval only for a
     proportion that is not an error score)."""
     proportion = column.proportion and not column.lower_is_better
-    return with_interval(value, se, units, column.decimals, column.scale, proportion)
+    return with_interval(value, se, units, column.decimals, column.scale, proportion, bounds)
+
+
+def stored_interval(run: Run, task: str, metric: str) -> tuple[float, float] | None:
+    """The 95% interval the results file stores for ``metric`` where it is not the normal one
+    (``<metric>_stderr_ci``: Wilson for a proportion, the cluster bootstrap's percentile interval for a skewed or
+    bounded statistic, :mod:`food_tasks.stats.intervals`), on the metric's scale; None otherwise."""
+    for key, found in run.row(task).items():
+        name, _, filter_key = str(key).partition(",")
+        if name == f"{metric}_stderr_ci" and filter_key == FILTER and isinstance(found, Mapping):
+            low, high = number(found.get("low")), number(found.get("high"))
+            return (low, high) if low is not None and high is not None else None
+    return None
 
 
 def is_nan(value: Any) -> bool:

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell
+from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell, stored_interval
 from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column
 from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, best_of_bias, compare_one, group_entries, interval_p
 from food_tasks.runs.run import Run
@@ -98,7 +98,8 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                     else " (no paired standard error)"
                 )
                 basis = "single run: 2.80 x sqrt(2) x SE" + why
-            shown = column_interval(value, se, run.unit_count(task, metric), column) + mark
+            bounds = stored_interval(run, task, metric)
+            shown = column_interval(value, se, run.unit_count(task, metric), column, bounds) + mark
             count = fmt(units, 0) if isinstance(units, (int, float)) else MISSING
             power.append(
                 [

@@ -33,6 +33,25 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | 
     return low, high
 
 
+def wilson_effective(value: float, se: float | None, top: float, units: float | None) -> tuple[float, float] | None:
+    """The Wilson interval of a clustered proportion ``value`` on a ``[0, top]`` scale (``top`` 100 for percent),
+    over its effective number of independent units ``p (1 - p) / (se / top)^2`` (the units the standard error ``se``
+    is worth: Korn and Graubard's design-effect adjustment); at 0 or ``top``, or with ``se`` 0, over ``units``, the
+    independent units (clusters) behind it. On the value's scale, never outside ``[0, top]``; None without a count."""
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (value, top)) or top <= 0:
+        return None
+    if not math.isfinite(value):
+        return None
+    p = min(max(value / top, 0.0), 1.0)
+    n: float | None = None
+    if se is not None and math.isfinite(se) and se > 0 and 0.0 < p < 1.0:
+        n = p * (1.0 - p) / (se / top) ** 2
+    elif isinstance(units, (int, float)) and not isinstance(units, bool):
+        n = float(units)
+    found = wilson(p * n, n) if n is not None else None
+    return (found[0] * top, found[1] * top) if found is not None else None
+
+
 P_FLOOR = 1e-6  # p-values below this print as "< 1e-6": the normal tail is not known that far out
 
 

@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from loguru import logger
 
 from food_tasks.stats import uncertainty as stats
+from food_tasks.stats.intervals import CUT, NORMAL, Interval, choose, value_bounds
 
 Record = Mapping[str, Any]
 Reader = Callable[[Record], Any]
@@ -93,24 +94,37 @@ class View:
 
 @dataclass(frozen=True)
 class Stat:
-    """A mean of per-unit values on the metric's scale, its clustered standard error, and the sample behind it."""
+    """A mean of per-unit values on the metric's scale, its clustered standard error, the sample behind it, and its
+    95 % interval within the measure's range (:mod:`food_tasks.stats.intervals`; the normal one when not given)."""
 
     value: float
     se: float | None
     n: int
     clusters: int
+    interval: Interval | None = field(default=None, compare=False)
+
+    def bounds(self) -> Interval | None:
+        """The 95 % interval: :attr:`interval`, else the normal one (None without a standard error)."""
+        if self.interval is not None:
+            return self.interval
+        ci = stats.interval(self.value, self.se)
+        return Interval(ci[0], ci[1], NORMAL) if ci else None
 
     def as_dict(self) -> dict[str, Any]:
-        """``value``, ``se``, the 95 % interval (``low``, ``high``), ``n`` and ``clusters`` (for a breakdown)."""
-        ci = stats.interval(self.value, self.se)
-        return {
+        """``value``, ``se``, the 95 % interval (``low``, ``high``), ``n`` and ``clusters`` (for a breakdown), and
+        ``interval``, the interval's method, where it is not the normal one."""
+        ci = self.bounds()
+        out = {
             "value": self.value,
             "se": self.se,
-            "low": ci[0] if ci else None,
-            "high": ci[1] if ci else None,
+            "low": ci.low if ci else None,
+            "high": ci.high if ci else None,
             "n": self.n,
             "clusters": self.clusters,
         }
+        if ci is not None and ci.method != NORMAL:
+            out["interval"] = ci.method
+        return out
 
 
 def _sort_key(value: Hashable) -> tuple[str, str]:
@@ -127,7 +141,14 @@ def mean_stat(values: Iterable[tuple[Hashable, Hashable, float]], scale: float =
     rows = np.array([[v, 1.0] for _, _, v in triples], dtype=float)
     inverse, n_clusters = stats.cluster_index([c for _, c, _ in triples])
     value = float(scale * rows[:, 0].sum() / rows[:, 1].sum())
-    return Stat(value, stats.ratio_se(rows, inverse, n_clusters, scale), len(triples), n_clusters)
+    se = stats.ratio_se(rows, inverse, n_clusters, scale)
+    bounds = value_bounds([v for _, _, v in triples], scale)
+    ci = choose(value, se, bounds, n_clusters, binary=all(v in (0.0, 1.0) for _, _, v in triples))
+    if ci is not None and ci.method == CUT and n_clusters >= 2:  # outside its range, not a proportion: percentile
+        sums = stats.cluster_sums(rows, inverse, n_clusters)
+        draws = stats.bootstrap(stats.Ratio(_never, scale=scale), sums, stats.DEFAULT_ITERS)
+        ci = choose(value, se, bounds, n_clusters, draws, stats.DEFAULT_ITERS)
+    return Stat(value, se, len(triples), n_clusters, ci)
 
 
 # --------------------------------------------------------------------------- items across languages
@@ -398,5 +419,7 @@ def run_statistics(results: dict, groups: Mapping[str, tuple[Any, Sequence[str]]
                 row[f"{metric}_stderr,{filter_key}"] = value.se if value.se is not None else "N/A"
                 row[f"{metric}_n,{filter_key}"] = value.n
                 row[f"{metric}_clusters,{filter_key}"] = value.clusters
+                if value.interval is not None and value.interval.method != NORMAL:  # beside the standard error
+                    row[f"{metric}_stderr_ci,{filter_key}"] = value.interval.as_dict()
             else:
                 row[f"{metric},{filter_key}"] = value

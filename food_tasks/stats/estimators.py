@@ -30,6 +30,10 @@ class Estimator:
 
     linear = False
     from_samples = True
+    # The statistic's range where its rows do not say it (food_tasks.stats.intervals.support), and whether its
+    # sampling distribution is skewed (its 95 % interval is then always the percentile bootstrap's).
+    bounds: tuple[float, float] | None = None
+    skewed = False
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:  # pragma: no cover - interface
         """An ``(n, k)`` array: each document's ``k`` sufficient statistics, summed over documents."""

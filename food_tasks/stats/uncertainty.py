@@ -19,9 +19,11 @@ operation. Two families:
 
 The reported value always comes from the benchmark's own reducer (its official rounding and summation
 order); the estimator's ``combine`` of the full sums equals it (tests check every metric), and gives the
-standard error, intervals and paired differences. Intervals are normal: value +- 1.96 SE; a binomial interval
-(a rate over n independent units, as in the report's breakdowns) is Wilson's (:func:`wilson`), which behaves at 0/n
-and n/n.
+standard error, intervals and paired differences. A metric's 95 % interval (:attr:`Estimate.interval`) is normal,
+value +- 1.96 SE, where that stays within the statistic's range, else Wilson's for a proportion and the cluster
+bootstrap's percentile interval otherwise; a skewed statistic (RStd) always takes the percentile interval
+(:mod:`food_tasks.stats.intervals`). A binomial interval (a rate over n independent units, as in the report's
+breakdowns) is Wilson's (:func:`wilson`), which behaves at 0/n and n/n. Paired differences keep normal intervals.
 
 Same documents, same numbers: every figure here is a function of the *set* of documents, never of their
 order or of how many processes scored them. Clusters are numbered in one canonical order (:func:`canonical`,
@@ -54,6 +56,7 @@ from food_tasks.stats.estimators import (  # noqa: F401  (public here too: calle
     mean,
     ratio_combine,
 )
+from food_tasks.stats.intervals import CUT, Interval, choose, is_binary, support
 
 SEED = 20241104  # fixed: every figure is reproducible; paired resamples share it
 
@@ -72,6 +75,8 @@ class Estimate:
             figure lmms-eval calls CLT); None when not estimated.
         iters: resamples behind a bootstrap ``se`` (0 for analytic errors and when none was drawn).
         note: why ``se`` is None ("" otherwise).
+        interval: the 95 % interval within the statistic's range (:mod:`food_tasks.stats.intervals`), None
+            without a standard error.
     """
 
     se: float | None
@@ -81,6 +86,7 @@ class Estimate:
     clt: float | None = None
     iters: int = 0
     note: str = _field(default="", compare=False)
+    interval: Interval | None = _field(default=None, compare=False)
 
     @property
     def clustered(self) -> bool:
@@ -315,7 +321,8 @@ def estimate_many(
             se = ratio_se(rows, inverse, n_clusters, est.scale)
             clt = se if n_clusters == n_docs else ratio_se(rows, documents, n_docs, est.scale)
             method = ("clustered" if c < n else "iid") if se is not None else "none"
-            done[id(est)] = Estimate(se, n, c, method, clt, 0, "" if se is not None else _few(c))
+            ci = _ratio_interval(est, rows, sums, se, c, iters, seed)
+            done[id(est)] = Estimate(se, n, c, method, clt, 0, "" if se is not None else _few(c), ci)
         elif iters <= 0 or c < 2:
             note = "bootstrap turned off (0 resamples)" if iters <= 0 else _few(c)
             done[id(est)] = Estimate(None, n, c, "none", note=note)
@@ -329,13 +336,31 @@ def estimate_many(
             independent = clustered
         else:
             independent = _stacked_draws(ests, [b[1] for b in boot], n_docs, iters, seed)
-        for (est, _, _, n, c), draws, draws_iid in zip(boot, clustered, independent):
+        for (est, rows, sums, n, c), draws, draws_iid in zip(boot, clustered, independent):
             se, clt = spread(draws, iters), spread(draws_iid, iters)
             if se is None:
                 done[id(est)] = Estimate(None, n, c, "none", clt, note="fewer than half of the resamples give a number")
             else:
-                done[id(est)] = Estimate(se, n, c, "bootstrap", clt, iters)
+                value = float(np.asarray(est.combine(sums.sum(0)), dtype=float))
+                bounds = support(est, rows, value, draws)
+                ci = choose(value, se, bounds, c, draws, iters, est.skewed, is_binary(est, rows))
+                done[id(est)] = Estimate(se, n, c, "bootstrap", clt, iters, interval=ci)
     return [done[id(e)] for e in estimators]
+
+
+def _ratio_interval(
+    est: Ratio, rows: np.ndarray, sums: np.ndarray, se: float | None, units: int, iters: int, seed: int
+) -> Interval | None:
+    """A ratio's 95 % interval (:func:`food_tasks.stats.intervals.choose`): normal within its range, else Wilson for
+    a proportion, else the percentile of a cluster bootstrap drawn here (only then)."""
+    if se is None:
+        return None
+    value = float(np.asarray(est.combine(sums.sum(0)), dtype=float))
+    bounds, binary = support(est, rows), is_binary(est, rows)
+    found = choose(value, se, bounds, units, skewed=est.skewed, binary=binary)
+    if found is not None and found.method == CUT and iters > 0 and units >= 2:
+        return choose(value, se, bounds, units, bootstrap(est, sums, iters, seed), iters, est.skewed, binary)
+    return found
 
 
 def describe(est: Estimate, noun: str = "clusters") -> str:

@@ -279,7 +279,9 @@ def test_report_beyond_accuracy_section(run_dir, tmp_path):
     row = next(line for line in section.splitlines() if line.startswith("| ") and f"`{TASK}`" in line and "acc" in line)
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == f"{cells[0].strip('*')} / {cells[0].strip('*')}"  # both sides from the run itself
-    assert cells[4] == "100.00" and cells[5] == "50.00 ± 98.00†" and cells[6] == "+50.00†"  # 2 units: the dagger
+    # 2 units: the dagger; 50 % with SE 50 (its normal interval [-48, 148] left 0-100 %): Wilson over the one unit the
+    # SE is worth (issue 44), [5.46, 94.54]
+    assert cells[4] == "100.00" and cells[5] == "50.00 [5.46, 94.54]†" and cells[6] == "+50.00†"
     # Circular: "A" in every rotation is right once per question: circular 0, mean per question 1/8 (12.5 %).
     circ = next(line for line in section.splitlines() if f"`{CIRCULAR}`" in line and line.count("|") == 7)
     cells = [c.strip() for c in circ.strip("|").split("|")]

@@ -296,11 +296,12 @@ def score_replay(replay: Path, documents: Mapping[str, Sequence[dict]]) -> dict[
     return out
 
 
-def _stat(value: Any, se: float | None, n: int, clusters: int) -> dict[str, Any]:
-    """A measure as the reference file stores it (:meth:`food_tasks.stats.consistency.Stat.as_dict`)."""
+def _stat(value: Any, se: float | None, n: int, clusters: int, interval: Any = None) -> dict[str, Any]:
+    """A measure as the reference file stores it (:meth:`food_tasks.stats.consistency.Stat.as_dict`), with its 95 %
+    interval within the measure's range (``interval``: the estimate's, :mod:`food_tasks.stats.intervals`)."""
     from food_tasks.stats.consistency import Stat
 
-    return Stat(float(value), se, n, clusters).as_dict()
+    return Stat(float(value), se, n, clusters, interval).as_dict()
 
 
 def task_measures(task: str, scored: Scored, iters: int) -> dict[str, Any]:
@@ -319,7 +320,7 @@ def task_measures(task: str, scored: Scored, iters: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in TASK_MEASURES:
         est = errors[name]
-        out[name] = _stat(table[name](records), est.se, est.n, est.clusters)
+        out[name] = _stat(table[name](records), est.se, est.n, est.clusters, est.interval)
     out["acc_official"] = table["acc_official"](records)
     gaps = table["xling_gap_to_en"](records)
     out["xling_gap_to_en_largest"] = [
