@@ -1,4 +1,5 @@
-"""Writes the example regional task's data: dishes.jsonl, dishes_open.csv and generated images/.
+"""Writes the example regional tasks' data: dishes.jsonl, dishes_open.csv, dishes_multi.jsonl, dishes_numeric.csv,
+dishes_aliases.jsonl and generated images/.
 
     python examples/regional/build_example.py      # rewrites the files next to this script
 
@@ -82,6 +83,58 @@ ROWS = [
 ]
 
 
+# Several correct options (regional_example_multi.yaml): (id, question, options, correct options, cuisines); the
+# cuisine column is a slice whose cell may list several values (the row counts in each).
+MULTI = [
+    (
+        "m-01",
+        "Which of these are ingredients of rendang?",
+        ["Beef", "Coconut milk", "Cheese", "Chocolate"],
+        ["A", "B"],
+        ["Indonesia", "Malaysia"],
+    ),
+    (
+        "m-02",
+        "Which of these are in a classic Caesar salad?",
+        ["Romaine lettuce", "Croutons", "Rice noodles", "Tofu"],
+        ["A", "B"],
+        ["Mexico", "United States"],
+    ),
+    (
+        "m-03",
+        "Which of these are Japanese dishes?",
+        ["Sushi", "Ramen", "Paella", "Tempura"],
+        ["A", "B", "D"],
+        ["Japan"],
+    ),
+    (
+        "m-04",
+        "Which of these dishes are deep-fried?",
+        ["Tempura", "Sashimi", "Jollof rice", "Puff-puff"],
+        ["Tempura", "Puff-puff"],  # option texts work as well as labels
+        ["Japan", "Nigeria"],
+    ),
+]
+# Numeric answers, text only (regional_example_numeric.yaml): (id, question, answer, region); an empty region takes
+# the YAML's slice_fill.
+NUMERIC = [
+    ("n-01", "At what temperature in degrees Celsius does water boil at sea level?", "100", ""),
+    ("n-02", "How many kilocalories does one gram of fat provide?", "9", ""),
+    ("n-03", "How many grams are in one kilogram of flour?", "1000", "Europe"),
+    ("n-04", "How many teaspoons make one US tablespoon?", "3", "North America"),
+    ("n-05", "How many US cups make one US quart?", "4", "North America"),
+]
+# Open answers with accepted aliases, an image on some rows only (regional_example_aliases.yaml):
+# (id, image or "", question, accepted answers, source)
+ALIASES = [
+    ("a-01", "images/sea-002.png", "Which dish is shown in the photo?", ["nasi goreng", "fried rice"], "photo"),
+    ("a-02", "", "What is raw fish on hand-pressed vinegared rice called in Japan?", ["nigiri", "sushi"], "text"),
+    ("a-03", "images/eas-002.png", "Which dish is shown in the photo?", ["mapo tofu", "麻婆豆腐"], "photo"),
+    ("a-04", "", "What is the Italian flatbread topped with tomato and mozzarella called?", ["pizza"], "text"),
+    ("a-05", "", "Name the Spanish rice dish cooked in a wide, shallow pan.", ["paella"], "text"),
+]
+
+
 def image_bytes(colour: tuple[int, int, int]) -> bytes:
     return png_bytes(colour, 32)
 
@@ -113,9 +166,37 @@ def open_csv() -> str:
     return buf.getvalue()
 
 
+def multi_lines() -> list[str]:
+    return [
+        json.dumps(
+            {"id": i, "image": f"images/{ROWS[n][0]}.png", "question": q, "options": o, "answer": a, "cuisine": c},
+            ensure_ascii=False,
+        )
+        for n, (i, q, o, a, c) in enumerate(MULTI)
+    ]
+
+
+def numeric_csv() -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["id", "question", "answer", "region"])
+    writer.writerows(NUMERIC)
+    return buf.getvalue()
+
+
+def alias_lines() -> list[str]:
+    return [
+        json.dumps({"id": i, "image": im, "question": q, "answer": a, "source": s}, ensure_ascii=False)
+        for i, im, q, a, s in ALIASES
+    ]
+
+
 def files() -> dict[str, bytes]:
     """Relative path -> bytes of every generated file."""
     out = {"dishes.jsonl": ("\n".join(mcq_lines()) + "\n").encode(), "dishes_open.csv": open_csv().encode()}
+    out["dishes_multi.jsonl"] = ("\n".join(multi_lines()) + "\n").encode()
+    out["dishes_numeric.csv"] = numeric_csv().encode()
+    out["dishes_aliases.jsonl"] = ("\n".join(alias_lines()) + "\n").encode()
     out.update({f"images/{row[0]}.png": image_bytes(row[3]) for row in ROWS})
     return out
 

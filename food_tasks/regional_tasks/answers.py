@@ -79,6 +79,11 @@ def gold_set(answer: Any, labels: Sequence[str], options: Sequence[str]) -> tupl
     return frozenset(found), bad
 
 
+def _bare(piece: str) -> str:
+    """A piece of an answer without its brackets, quotes, emphasis and final period."""
+    return piece.strip(_BRACKETS).rstrip(".").strip(_BRACKETS)
+
+
 def extract_choices(output: object, labels: Sequence[str], options: Sequence[str] = ()) -> frozenset[int] | None:
     """The set of options a ``format: multi`` answer names, or None (unparseable).
 
@@ -106,17 +111,19 @@ def extract_choices(output: object, labels: Sequence[str], options: Sequence[str
         return None
     index = {str(lab).upper(): i for i, lab in enumerate(labels[: len(options) or len(labels)])}
     keys = {option_key(normalize_chars(str(o))): i for i, o in enumerate(options)}
-    if option_key(text) in keys:  # one option's whole text, separators and all ("Rice and beans")
+    if option_key(text) and option_key(text) in keys:  # one option's whole text, separators and all ("Rice and beans")
         return frozenset([keys[option_key(text)]])
     found: set[int] = set()
     for piece in _SEPARATORS.split(text):
-        piece = piece.strip(_BRACKETS).rstrip(".").strip(_BRACKETS)
+        piece = _bare(piece)
         if not piece:
             continue
         if piece.upper() in index:
             found.add(index[piece.upper()])
         elif option_key(piece) and option_key(piece) in keys:
             found.add(keys[option_key(piece)])
+        elif all(_bare(word).upper() in index for word in piece.split()):  # "(A) (C)", "A C"
+            found.update(index[_bare(word).upper()] for word in piece.split())
         else:
             return None
     return frozenset(found) or None
@@ -126,15 +133,17 @@ def extract_choices(output: object, labels: Sequence[str], options: Sequence[str
 
 # A number: an optional sign, digits (thousands grouped by commas, 1,200) or none before a decimal point (.5), an
 # optional exponent. Not part of a word or of another number.
-_NUMBER = re.compile(r"(?<![\w.,])[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\d)(?![.,]\d)")
+_NUMBER = re.compile(r"(?<![\w.,])[-+\u2212]?(?=\.?\d)(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\d)(?![.,]\d)")
 _NUMBER_STATEMENT = re.compile(
     r"\b(?:answers?|results?|total|estimate)\s?(?:is|would be|:|=|≈)|答案是|答案[:：]|答案为|约为",
     re.IGNORECASE,
 )
 
 
-def _numbers(text: str) -> list[float]:
-    out = []
+def _numbers(text: str, most: int = 0) -> list[float]:
+    """The numbers of ``text`` in order (``most``: stop once that many distinct values were read)."""
+    out: list[float] = []
+    seen: set[float] = set()
     for m in _NUMBER.finditer(text):
         token = m.group(0)
         if not any(c.isdigit() for c in token):
@@ -145,6 +154,9 @@ def _numbers(text: str) -> list[float]:
             continue
         if math.isfinite(value):
             out.append(value)
+            seen.add(value)
+            if most and len(seen) >= most:
+                break
     return out
 
 
@@ -186,7 +198,7 @@ def extract_number(output: object) -> float | None:
         values = _numbers(text[statement.end() : statement.end() + 200])
         if values:
             return values[0]
-    values = set(_numbers(text))
+    values = set(_numbers(text, most=2))
     return values.pop() if len(values) == 1 else None
 
 

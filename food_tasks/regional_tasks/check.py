@@ -17,11 +17,11 @@ from food_tasks.regional_tasks.judged import JUDGE_PROMPT
 from food_tasks.regional_tasks.scoring import (
     RegionalConfigError,
     Settings,
-    cell_text,
     load_image,
     settings_problems,
     url_store,
 )
+from food_tasks.regional_tasks.slices import slice_values
 from food_tasks.tasks import catalogue
 
 
@@ -57,7 +57,7 @@ class Validation:
         """One line: the rows, images and slices checked (for a task without problems)."""
         images = "images not opened (--no-images)" if self.images is None else f"{self.images} image(s) opened"
         slices = ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in self.slices.items()) or "none"
-        fields = "question, options and answer" if self.format == "mcq" else "question and answer"
+        fields = "question, options and answer" if self.format in ("mcq", "multi") else "question and answer"
         return (
             f"task {self.task}: {self.rows} row(s) of {self.data} (split {self.split!r}), format {self.format}, every "
             f"row has its {fields}; {images}; slices: {slices}"
@@ -193,7 +193,9 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         rows=len(rows),
         format=settings.format,
         images=opened if check_images else None,
-        slices={c: len({cell_text(r.get(c)) for r in rows}) for c in settings.slices},
+        slices={
+            c: len({v for r in rows for v in slice_values(r.get(c), settings.slice_fill)}) for c in settings.slices
+        },
         judge="" if settings.judge is None else "default" if settings.judge.prompt == JUDGE_PROMPT else "custom",
     )
 

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from food_tasks.regional_tasks.config import shown
 from food_tasks.regional_tasks.scoring import (
+    CHOICE_FORMATS,
     RegionalConfigError,
     Settings,
     answer_problem,
@@ -26,6 +27,7 @@ from food_tasks.regional_tasks.scoring import (
     image_refs,
     missing_image_file,
 )
+from food_tasks.regional_tasks.slices import slice_values
 
 MAX_LINE_PROBLEMS = 10  # lines of one kind of data problem shown; the count of the others follows
 
@@ -252,7 +254,7 @@ def row_problems(
                 seen[rid] = number
         if not cell_text(row.get(settings.question)).strip():
             problems.append(f"{at}, column '{settings.question}': empty question")
-        if settings.format == "mcq":
+        if settings.format in CHOICE_FORMATS:
             options = doc_options(settings, row)
             column = settings.options if isinstance(settings.options, str) else "/".join(settings.options or ())
             if len(options) < 2:
@@ -268,11 +270,11 @@ def row_problems(
         elif problem := answer_problem(settings, row):
             problems.append(f"{at}, column '{settings.answer}': {problem}")
         for column in settings.slices:
-            if not cell_text(row.get(column)).strip():
+            if not slice_values(row.get(column), settings.slice_fill):
                 problems.append(f"{at}, column '{column}': empty slice value")
         if settings.image:
             refs = image_refs(settings, row)
-            if not refs:
+            if not refs and not settings.image_optional:
                 problems.append(f"{at}, column '{settings.image}': no image")
             for ref in refs:
                 if not isinstance(ref, str):  # bytes or a decoded image: asked each time
