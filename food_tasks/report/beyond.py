@@ -275,9 +275,10 @@ def _xling(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts
 
 
 def _context(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], charts: Charts) -> tuple[list[Block], str]:
-    names = ("misled_rate", "hint_gain", "misled_rate_same_image", "hint_gain_same_image")
+    names = ("misled_rate", "context_loss_rate", "misled_excess", "hint_gain", "misled_rate_same_image")
+    names += ("hint_gain_same_image",)
     rows = [
-        [f"**{run.label}**", f"`{task}`", *(_with_error(run, task, m) for m in names)]
+        [f"**{run.label}**", f"`{task}`", *(_with_error(run, task, m, m != "misled_excess") for m in names)]
         for run, tasks in present
         for task in tasks
         if any(run.value(task, m) is not None for m in names)
@@ -295,6 +296,8 @@ def _context(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], char
                 "Model",
                 "Group",
                 "Misled rate % ± 95%",
+                "Context loss % ± 95%",
+                "Misled excess (points) ± 95%",
                 "Hint gain % ± 95%",
                 "Misled %, same image",
                 "Hint gain %, same image",
@@ -304,7 +307,10 @@ def _context(spec: BenchmarkSpec, present: Sequence[tuple[Run, list[str]]], char
         (
             "p",
             "*Misled rate*: of the dishes answered right without context, the share answered wrong with the misleading "
-            "hint (lower is better); *hint gain*: of the dishes answered wrong without context, the share answered "
+            "hint (lower is better); *context loss*, its control: of the same dishes, the share answered wrong with "
+            "the *correct* hint (answers that change whatever the context says); *misled excess*: misled rate minus "
+            "context loss on the dishes asked with both hints, paired per dish (what the misleading hint itself adds); "
+            "*hint gain*: of the dishes answered wrong without context, the share answered "
             "right with the correct hint. A dish is paired with itself in the same language; *same image*: only the "
             "pairs that show the same image.",
         ),
@@ -435,7 +441,12 @@ PUBLISHED_TABLES = (
     ("xling_gap_to_en", "Largest gaps to English (points ± 95%, the three lowest)"),
     ("position_rstd", "Position bias: RStd % ± 95% (p, chi-square)"),
 )
-PUBLISHED_GROUP = (("misled_rate", "Misled rate % ± 95%"), ("hint_gain", "Hint gain % ± 95%"))
+PUBLISHED_GROUP = (
+    ("misled_rate", "Misled rate % ± 95%"),
+    ("context_loss_rate", "Context loss % ± 95%"),
+    ("misled_excess", "Misled excess (points) ± 95%"),
+    ("hint_gain", "Hint gain % ± 95%"),
+)
 LARGEST_GAPS = 3
 
 
@@ -524,10 +535,16 @@ def published_blocks(
         if any(r.value(group["task"], metric) is not None for r in runs)
     ]
     if wanted:
-        rows = [[f"**{r.label}**", "this run", *(_with_error(r, group["task"], m) for m, _ in wanted)] for r in runs]
+        rows = [
+            [f"**{r.label}**", "this run", *(_with_error(r, group["task"], m, m != "misled_excess") for m, _ in wanted)]
+            for r in runs
+        ]
         rows += [
             [m.get("model", ""), "paper predictions"]
-            + [_stat_cell(((m.get("group") or {}).get(group["task"]) or {}).get(metric)) for metric, _ in wanted]
+            + [
+                _stat_cell(((m.get("group") or {}).get(group["task"]) or {}).get(metric), metric != "misled_excess")
+                for metric, _ in wanted
+            ]
             for m in models
         ]
         blocks += [("p", "**Context sensitivity**"), ("table", ["Model", "Source", *(t for _, t in wanted)], rows)]

@@ -31,6 +31,7 @@ from food_tasks.stats import uncertainty as stats
 
 XLING = ("xling_all_correct", "xling_agreement")
 CONTEXT = ("misled_rate", "hint_gain", "misled_rate_same_image", "hint_gain_same_image")
+CONTEXT += ("context_loss_rate", "misled_excess")  # the misled rate's control (food_tasks.stats.consistency)
 CIRCULAR = ("circular_acc", "rotation_mean_acc")
 POSITION = ("position_rstd", "position_bias_p")
 MEASURES = (*XLING, *CONTEXT, *CIRCULAR, *POSITION)

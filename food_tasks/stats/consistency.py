@@ -21,7 +21,9 @@ language, whether it is right, which option it chose, its cluster ...), declared
   without context, with a correct hint and with a misleading one (``View.context``): :func:`context_sensitivity`
   gives ``misled_rate`` (right without context, wrong when misled, over the units right without context) and
   ``hint_gain`` (wrong without context, right with the hint, over the units wrong without context), also on
-  the units whose two documents show the same image (``View.image``).
+  the units whose two documents show the same image (``View.image``); and the misled rate's control,
+  ``context_loss_rate`` (right without context, wrong with the *correct* hint) and ``misled_excess`` (the misled
+  rate minus that loss on the units asked with both hints, paired per unit, clustered).
 
 Every statistic is a function of the set of records: records are grouped by item and sorted canonically
 before anything is summed. :func:`measures` computes all of them from several tasks' records read back
@@ -55,6 +57,8 @@ HIGHER_IS_BETTER: dict[str, bool | None] = {
     "misled_rate_same_image": False,
     "hint_gain": True,
     "hint_gain_same_image": True,
+    "context_loss_rate": False,
+    "misled_excess": False,
     "answerable_without_image": None,
 }
 
@@ -330,12 +334,38 @@ def context_rows(records: Sequence[Record], view: View) -> dict[str, list[tuple[
                 right = _right(view, then)
                 rows.append((unit, view.cluster(first[0]), 1.0 - right if role == MISLEADING else right))
             out[name + suffix] = rows
+    out.update(_control_rows(base, by_role.get(HINT, {}), by_role.get(MISLEADING, {}), view))
+    return out
+
+
+def _control_rows(
+    base: Mapping[Hashable, list[Record]],
+    hint: Mapping[Hashable, list[Record]],
+    misled: Mapping[Hashable, list[Record]],
+    view: View,
+) -> dict[str, list[tuple[Hashable, Hashable, float]]]:
+    """The misled rate's control, over the units right without context: ``context_loss_rate`` (wrong with the
+    correct hint: the answers that change whatever the context says) and, on the units asked with both hints,
+    ``misled_excess`` (wrong when misled minus wrong with the correct hint, paired per unit: what the misleading
+    hint adds to that instability)."""
+    out: dict[str, list[tuple[Hashable, Hashable, float]]] = {}
+    if not base or not hint:
+        return out
+    right_first = [unit for unit in base.keys() & hint.keys() if _right(view, base[unit]) == 1.0]
+    out["context_loss_rate"] = [(u, view.cluster(base[u][0]), 1.0 - _right(view, hint[u])) for u in right_first]
+    if misled:
+        out["misled_excess"] = [
+            (u, view.cluster(base[u][0]), _right(view, hint[u]) - _right(view, misled[u]))
+            for u in right_first
+            if u in misled
+        ]
     return out
 
 
 def context_sensitivity(records: Sequence[Record], view: View, scale: float = 100.0) -> dict[str, Stat]:
-    """``misled_rate`` and ``hint_gain`` (and ``_same_image`` variants) over units asked without context and
-    with a misleading / correct hint; a unit is ``(view.unit, view.lang)``. Absent measures are left out."""
+    """``misled_rate`` and ``hint_gain`` (and ``_same_image`` variants), ``context_loss_rate`` and ``misled_excess``
+    over units asked without context and with a misleading / correct hint; a unit is ``(view.unit, view.lang)``.
+    Absent measures are left out."""
     return {name: mean_stat(rows, scale) for name, rows in context_rows(records, view).items()}
 
 

@@ -318,7 +318,8 @@ def test_report_section_of_cross_lingual_and_context_measures(tmp_path):
     blocks = beyond_blocks(spec_for(task), [run], charts)
     tables = [b for b in blocks if b[0] == "table"]
     assert ["**m**", f"`{task}`", "50.00 ± 19.60", "75.00 ± 9.80", "40"] in tables[0][2]
-    assert ["**m**", f"`{group}`", "25.00 ± 3.92", "60.00", "–", "–"] in tables[1][2]
+    # misled rate, context loss, misled excess, hint gain, and the same-image pair
+    assert ["**m**", f"`{group}`", "25.00 ± 3.92", "–", "–", "60.00", "–", "–"] in tables[1][2]
     if charts.plt is not None:
         assert any(b[0] == "img" and "xling_gap_to_en" in b[1] for b in blocks)
     lines = [b[1] for b in blocks if b[0] == "p"][-1].splitlines()
@@ -364,7 +365,7 @@ def test_report_beyond_cells_follow_the_legend_and_gaps_have_no_interval_below_3
     rows = [row for b in blocks if b[0] == "table" for row in b[2]]
     # Wilson over 3 units at 0 of 3 and 3 of 3: 1.96^2 / (3 + 1.96^2) = 0.5615 -> [0.00, 56.15] and [43.85, 100.00]
     assert ["**m**", f"`{task}`", "0.00 [0.00, 56.15]†", "100.00 [43.85, 100.00]†", "3"] in rows
-    assert ["**m**", f"`{group}`", "–", "0.00 [0.00, 56.15]†", "–", "–"] in rows  # context: hint gain
+    assert ["**m**", f"`{group}`", "–", "–", "–", "0.00 [0.00, 56.15]†", "–", "–"] in rows  # context: hint gain
     # RStd is a standard deviation, not a proportion: no Wilson interval
     assert ["**m**", f"`{task}`", "0.00 (no interval: all units alike)†", "1.000", "none (p ≥ 0.05)"] in rows
     # gaps to English: 3 units, no interval; 40 units, ± 1.96 x 5; 40 units alike, none

@@ -97,7 +97,8 @@ def test_null_and_nan_metrics_read_undefined_everywhere(tmp_path):
         assert "| **m/a** | baseline | robust | – | – | – | 0.00 | 0.0000 | undefined [1] |" in md, name
         assert f"undefined [1]: {CTC_UNDEFINED}" in md, name
         assert "| m/a | 10.00 | 0.00 | undefined |" in md, name  # heat map: Avg MCQ, T2 Acc, CTC
-        assert f"| **m/a** | `{group}` | undefined | 0.00 | – | – |" in md, name  # context sensitivity
+        # context sensitivity: misled rate, context loss, misled excess, hint gain, the same-image pair
+        assert f"| **m/a** | `{group}` | undefined | – | – | 0.00 | – | – |" in md, name
         assert "NaN" not in md, name
     assert fmt(math.nan, 2) == "undefined" and fmt(None, 2) == "–"
 

@@ -240,7 +240,7 @@ def write_replay_file(
 
 # The measures of report_data/worldcuisines_beyond.json, per task (metric, shown as).
 TASK_MEASURES = ("acc", "xling_all_correct", "xling_agreement", "position_rstd")
-GROUP_MEASURES = ("misled_rate", "hint_gain")
+GROUP_MEASURES = ("misled_rate", "context_loss_rate", "misled_excess", "hint_gain")
 LARGEST_GAPS = 3
 
 
@@ -333,8 +333,9 @@ def task_measures(task: str, scored: Scored, iters: int) -> dict[str, Any]:
 
 
 def group_measures(scored: Mapping[str, Scored]) -> dict[str, Any]:
-    """``misled_rate`` and ``hint_gain`` of the smallref group, as a run computes them at the end
-    (:func:`food_tasks.stats.consistency.measures` over the group's four tasks)."""
+    """``misled_rate``, its control (``context_loss_rate``, ``misled_excess``) and ``hint_gain`` of the smallref
+    group, as a run computes them at the end (:func:`food_tasks.stats.consistency.measures` over the group's four
+    tasks)."""
     from food_tasks.stats import consistency
 
     group = task_name("mcq", "small")
