@@ -203,11 +203,17 @@ def judged(settings: JudgeSettings, records: Sequence[Mapping[str, Any]]) -> tup
 
 
 def suspect_flags(settings: JudgeSettings, records: Sequence[Mapping[str, Any]]) -> list[bool]:
-    """Each record's output is an injection suspect (:mod:`food_tasks.judge.injection`), aligned with ``records``."""
+    """Each record's output is an injection suspect (:mod:`food_tasks.judge.injection`), aligned with ``records``:
+    the flag ``score`` put in the record (the detector runs once per output, not once per aggregation and error bar),
+    else (a record written without it) the detector on its prediction."""
     from food_tasks.judge.injection import suspect
 
     found = markers(settings.prompt)
-    return [not r.get("image_missing") and suspect(r.get("prediction"), found) for r in records]
+    return [
+        not r.get("image_missing")
+        and (bool(r["injection_suspect"]) if "injection_suspect" in r else suspect(r.get("prediction"), found))
+        for r in records
+    ]
 
 
 FIGURES = (
