@@ -204,6 +204,19 @@ def panel_info(records: Sequence[Record], done: Run) -> dict[str, Any]:
     return info
 
 
+def probe_info(panel: Any) -> dict[str, Any]:
+    """``judge_info["probes"]``: the susceptibility probes (:mod:`food_tasks.judge.probes`) judged by every judge of
+    ``panel`` through the task's own robust request."""
+    from food_tasks.judge import probes
+
+    def ask(items: list[Item]) -> Judged:
+        return judge_robust(
+            items, _fill, panel, temperature=prompts.JUDGE_TEMPERATURE, max_tokens=prompts.JUDGE_MAX_TOKENS
+        )
+
+    return probes.run(ask, PURPOSE, _warn_once)
+
+
 def _panel() -> Any:
     from food_tasks.judge.panel import panel_from_env
 
@@ -233,6 +246,7 @@ def metric(records: Sequence[Record], name: str) -> Any:
             "robust_prompt": prompts.JUDGE_PROMPT_ROBUST_VERSION,
             "evaluated": outcome["evaluated"],
             **panel_info(records, outcome["run"]),
+            "probes": probe_info(panel),
         }
     if name in FIGURES:
         return outcome["run"].judged.value(name, 0, 1.0)  # a fraction: the table's metric takes it x 100
