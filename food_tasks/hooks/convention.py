@@ -17,6 +17,7 @@ which applies the metric that the payloads carry: one definition, found by grep,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -283,7 +284,24 @@ def aggregate(items: Sequence[Any]) -> Any:
             "process_results "
             f"(got {type(first).__name__}); each task's metric_list must come from its own hook module's table"
         )
-    return first.metric.reduce(first.table.in_order([item.record for item in items], [item.key for item in items]))
+    records = first.table.in_order([item.record for item in items], [item.key for item in items])
+    value = first.metric.reduce(records)
+    zero = isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0  # an empty set's fallback
+    return math.nan if zero and no_units(first.metric, records) else value
+
+
+def no_units(metric: Metric, records: Sequence[Record]) -> bool:
+    """Whether ``metric`` is a rate (or mean, or score) over zero units on ``records``: its estimator counts no
+    document (``<metric>_n`` is 0 in the results JSON: every image unreachable, nothing parsed to compare ...). Its
+    value is then undefined (NaN while lmms-eval aggregates, ``null`` in the results file, "undefined" in the table,
+    compare and the report), never the 0 a reducer falls back to on an empty set: a network outage must not look
+    like a model that scores 0 (a mean length of 0 words either). Counts, breakdowns and a judge's figures (no
+    estimator over the samples) keep theirs.
+    """
+    estimator = metric.estimator
+    if estimator is None or not estimator.from_samples:
+        return False
+    return not bool(estimator.counted(estimator.rows(records)).any()) if records else True
 
 
 def _plain(keys: Sequence[Hashable]) -> bool:

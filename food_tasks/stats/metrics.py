@@ -5,13 +5,15 @@ functions here reduce lists of such records to scores. Names say whether an
 average is micro (over documents) or macro (over groups such as languages).
 
 Scale: accuracies and rates are percentages in [0, 100]; precision/recall/F1, reciprocal ranks and Kendall tau
-are in [0, 1] (as the benchmarks' papers print them). Empty input gives 0.0.
+are in [0, 1] (as the benchmarks' papers print them). Empty input gives 0.0 here; a task's metric over zero units
+is then undefined (NaN, ``null`` in the results file: food_tasks.hooks.convention.aggregate), never that 0.0.
 "Official" reducers reproduce the rounding of a benchmark's reference scorer
 (2 decimals per cell, then 2 decimals for the average of the rounded cells).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -62,6 +64,8 @@ def round_numpy(value: float, ndigits: int = 2) -> float:
     Differs from Python's ``round`` only on (near-)ties such as ``17.575`` (Python 17.57,
     numpy 17.58). Reference scorers that round ``numpy.float64`` values (pandas sums) need it.
     """
+    if not math.isfinite(value):  # undefined (a subtask over zero units): stays undefined
+        return value
     scale = 10.0**ndigits
     return round(value * scale) / scale
 
@@ -106,8 +110,10 @@ def group_mean(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: b
 
 def group_max(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
     """Group aggregation (lmms-eval signature): the best subtask score (e.g. best of several prompt
-    templates); 0.0 without subtasks. ``sizes``/``weight_by_size`` are ignored."""
-    return max(metrics) if metrics else 0.0
+    templates); 0.0 without subtasks. ``sizes``/``weight_by_size`` are ignored. An undefined subtask (NaN: zero
+    units) is not a candidate; NaN when every subtask is undefined."""
+    defined = [m for m in metrics if not (isinstance(m, float) and math.isnan(m))]
+    return max(defined) if defined else (math.nan if metrics else 0.0)
 
 
 def group_mean_official(metrics: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
