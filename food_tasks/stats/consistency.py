@@ -282,7 +282,7 @@ class ItemRatio(stats.Ratio):
     documents (the others count 0 / 0), so the clustered ratio error resamples items within their clusters."""
 
     def __init__(self, view: View, what: str, scale: float = 100.0) -> None:
-        super().__init__(_never, scale=scale)
+        super().__init__(_never, scale=scale, binary=True)  # 0/1 per item (a 0-wide interval at 0 %: Wilson's)
         self.view, self.what = view, what
 
     def rows(self, records: Sequence[Record]) -> np.ndarray:

@@ -343,9 +343,15 @@ def estimate_many(
             else:
                 value = float(np.asarray(est.combine(sums.sum(0)), dtype=float))
                 bounds = support(est, rows, value, draws)
-                ci = choose(value, se, bounds, c, draws, iters, est.skewed, is_binary(est, rows))
+                ci = choose(value, se, bounds, c, draws, iters, est.skewed, _binary(est, rows))
                 done[id(est)] = Estimate(se, n, c, "bootstrap", clt, iters, interval=ci)
     return [done[id(e)] for e in estimators]
+
+
+def _binary(est: Estimator, rows: np.ndarray) -> bool:
+    """A share of successes: declared 0/1 (``binary``: accuracies, rates) and every counted document 0 or 1; a
+    statistic that only happens to be 0 everywhere (a CIDEr of 0) is not one."""
+    return bool(getattr(est, "binary", False)) and is_binary(est, rows)
 
 
 def _ratio_interval(
@@ -356,7 +362,7 @@ def _ratio_interval(
     if se is None:
         return None
     value = float(np.asarray(est.combine(sums.sum(0)), dtype=float))
-    bounds, binary = support(est, rows), is_binary(est, rows)
+    bounds, binary = support(est, rows), _binary(est, rows)
     found = choose(value, se, bounds, units, skewed=est.skewed, binary=binary)
     if found is not None and found.method == CUT and iters > 0 and units >= 2:
         return choose(value, se, bounds, units, bootstrap(est, sums, iters, seed), iters, est.skewed, binary)
