@@ -44,7 +44,9 @@ LABEL_WIDTH = 40  # food_tasks.tasks.taskgen.ALIAS_WIDTH: every alias we ship fi
 NOTE_WIDTH = 24  # a string metric value longer than this is a note too ("absent: <reason>")
 LEGEND = (
     "[N keys]: a breakdown (per language, per slice ...), [undefined]: no value on this run (null),\n"
-    "[absent]: a metric that could not be computed, [text]: a long value; each is in the results JSON."
+    "[absent]: a metric that could not be computed, [text]: a long value; each is in the results JSON.\n"
+    "A breakdown's values: <output_path>/<model>/<time>_results.json, under results.<task>.<metric>,none;\n"
+    "`food-tasks report <output_path>` tables and charts them, one row per value (per slice, per language ...)."
 )
 HEADLINE_NOTE = (
     "FOOD_TASKS_TABLE=headline: groups and each task's headline metric only; every task and metric is in "
