@@ -336,3 +336,45 @@ def test_a_semicolon_in_the_judge_list_is_refused(monkeypatch, value):
     monkeypatch.setenv("FOOD_TASKS_JUDGE_MODEL", value)
     with pytest.raises(judge.JudgeSettingsInvalid, match=r"FOOD_TASKS_JUDGE_MODEL=.*';' separates the judges' prices"):
         judge.judges_from_env("X")
+
+
+# --------------------------------------------------------------------------- compare: the headline judges differ
+
+
+def _judged_run(folder: Path, judge_model: str) -> Path:
+    from food_tasks.regional_tasks import scoring as regional_scoring
+
+    metadata = {
+        "version": 1.0,
+        "regional": {"format": "open", "id": "id", "question": "question", "answer": "answer", "judge": True},
+    }
+    settings = regional_scoring.Settings.from_metadata(metadata)
+    rows = [("r1", "rendang", "Rendang."), ("r2", "pho", "pho"), ("r3", "sate", "Laksa")]
+    records = [regional_scoring.score(settings, {"id": i, "question": "Dish?", "answer": g}, p) for i, g, p in rows]
+    folder.mkdir()
+    lines = "\n".join(json.dumps({"acc": r}) for r in records) + "\n"
+    (folder / "run_samples_regional_judged.jsonl").write_text(lines, encoding="utf-8")
+    results = {"acc": 2 / 3 * 100, "judge_acc": 50.0, "judge_info": {"model": judge_model}}
+    data = {
+        "results": {"regional_judged": {f"{k},none": v for k, v in results.items()}},
+        "configs": {"regional_judged": {"task": "regional_judged", "metadata": metadata}},
+        "model_name": folder.name,
+    }
+    (folder / "run_results.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder / "run_results.json"
+
+
+@pytest.mark.parametrize(
+    ("judge_a", "judge_b", "warned"), [("gpt-4o", "qwen2.5-72b", True), ("gpt-4o", "gpt-4o", False)]
+)
+def test_compare_warns_when_the_headline_judges_differ(tmp_path, monkeypatch, judge_a, judge_b, warned):
+    from food_tasks.compare.command import WARNING, output
+
+    monkeypatch.delenv("FOOD_TASKS_JUDGE_MODEL", raising=False)
+    a, b = _judged_run(tmp_path / "a", judge_a), _judged_run(tmp_path / "b", judge_b)
+    warnings = [text for kind, text in output(str(a), str(b), "headline", 50) if kind == WARNING]
+    expected = (
+        'the headline judges differ, so judge figures are not comparable: judge model differs (a: "gpt-4o"; b: '
+        '"qwen2.5-72b") in `regional_judged`'
+    )
+    assert warnings == ([expected] if warned else [])
