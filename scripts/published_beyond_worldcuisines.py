@@ -3,12 +3,18 @@
 
 The official repository (github.com/worldcuisines/worldcuisines, Apache-2.0) released the MCQ predictions of its
 models on the "Test Small" items (``evaluation/result/small/task{1,2}_mc_<model>_pred_small.jsonl``: the 400
-test_large items of our ``worldcuisines_mcq_smallref`` tasks, 30 languages). For every model of
+test_large items of our ``worldcuisines_mcq_smallref`` tasks, 30 languages). Qwen2-VL-72B and NVLM-D-72B have no
+small files; their test_large files (``evaluation/result/task{1,2}_mc_<model>_pred.jsonl``) hold the smallref rows,
+and the script keeps exactly those (:func:`food_tasks.benchmarks.worldcuisines.official.restrict`: the rows whose
+``(qa_id, lang)`` is a smallref document's). For every other model it prints whether that restriction of its
+test_large files equals its small files (at d4d1c44 it does for all 31 pairs of files: Aria has no test_large
+task 1 file). For every model of
 :data:`food_tasks.benchmarks.worldcuisines.official.PUBLISHED_MODELS` this script scores them as a
 ``worldcuisines_mcq_smallref`` run with the ``food_tasks_replay`` model would: documents built by the tasks'
 ``process_docs`` from a mirror of the repository's prompts, each answer as the replay model returns it through the
 task's ``process_results``, each metric and standard error by the task's own reducer and estimator, seeded by the
-task, and ``misled_rate`` / ``hint_gain`` over the group (:mod:`food_tasks.benchmarks.worldcuisines.official`).
+task, and ``misled_rate``, its control (``context_loss_rate``, ``misled_excess``) and ``hint_gain`` over the group
+(:mod:`food_tasks.benchmarks.worldcuisines.official`).
 It writes the derived measures only (no prediction), each with its interval and its source files at the commit.
 
 Usage (offline; a checkout, or a git directory read at ``--rev``; about a minute per model on two cores)::
@@ -64,6 +70,31 @@ def _check(repo: Any, name: str, tasks: dict[str, Any]) -> str:
     return "acc_official " + ", ".join(cells)
 
 
+def _same_as_small(repo: Any, name: str, keys: set[tuple[str, str]]) -> str:
+    """Whether the model's test_large MCQ files restricted to the smallref documents are its small files, row for
+    row (``qa_id``, ``lang``, ``prediction``, in any order): the check that makes the restriction of the
+    :data:`~food_tasks.benchmarks.worldcuisines.official.FROM_LARGE` models the same data as the others' files."""
+    from food_tasks.benchmarks.worldcuisines import official
+
+    cells = []
+    for config in ("task1", "task2"):
+        large = repo.read(official.pred_path("large", config, "mcq", name))
+        small = repo.read(official.pred_path("small", config, "mcq", name))
+        if large is None or small is None:
+            cells.append(f"{config}: no test_large file")
+            continue
+        mine = sorted(_row_key(r) for r in official.restrict(official.parse_jsonl(large), keys))
+        theirs = sorted(_row_key(r) for r in official.parse_jsonl(small))
+        cells.append(f"{config}: {'=' if mine == theirs else '!='} small file ({len(mine)} rows)")
+    return "test_large restricted " + ", ".join(cells)
+
+
+def _row_key(row: dict) -> tuple[str, str, str]:
+    from food_tasks.benchmarks.worldcuisines.official import official_lang
+
+    return str(row["qa_id"]), official_lang(row.get("lang")), repr(row.get("prediction"))
+
+
 def build(repo_path: Path, models: list[str], workdir: Path, rev: str = "HEAD") -> dict[str, Any]:
     """The reference data of ``models`` from the repository at ``repo_path`` (work files under ``workdir``).
 
@@ -82,24 +113,31 @@ def build(repo_path: Path, models: list[str], workdir: Path, rev: str = "HEAD") 
     prompt_types = official.build_mirror(repo, mirror)
     documents = official.mcq_documents(mirror)
     group = official.task_name("mcq", "small")
+    keys = {(str(d["qa_id"]), str(d["lang"])) for docs in documents.values() for d in docs}  # the smallref documents
     out_models = []
     for name in models:
         start = time.perf_counter()
         replay = workdir / f"replay_{name}.jsonl"
-        available, _, notes = official.write_replay_file(repo, name, "small", prompt_types, replay, kinds=("mcq",))
+        restricted = name in official.FROM_LARGE
+        available, _, notes = official.write_replay_file(
+            repo, name, "small", prompt_types, replay, kinds=("mcq",), restrict_to=keys if restricted else None
+        )
         if sorted(available) != sorted(documents):
             raise DataAccessError(f"{name}: MCQ predictions of the smallref subset incomplete in {repo.path}: {notes}")
         measures = official.published_measures(official.score_replay(replay, documents), iters)
-        files = [official.pred_path("small", config, "mcq", name) for config in ("task1", "task2")]
+        files = [official.source_path(name, config) for config in ("task1", "task2")]
+        rows = {"rows": "the smallref rows (restricted)"} if restricted else {}
         out_models.append(
             {
                 "model": official.PUBLISHED_MODELS.get(name, name),
                 "name": name,
-                "files": [{"path": p, "commit": repo.commit, "url": repo.url(p)} for p in files],
+                "files": [{"path": p, "commit": repo.commit, "url": repo.url(p), **rows} for p in files],
                 **measures,
             }
         )
-        print(f"{name}: {_check(repo, name, measures['tasks'])} ({time.perf_counter() - start:.1f}s)", flush=True)
+        same = "" if restricted else f"; {_same_as_small(repo, name, keys)}"
+        took = time.perf_counter() - start
+        print(f"{name}: {_check(repo, name, measures['tasks'])}{same} ({took:.1f}s)", flush=True)
     return {
         "benchmark": "worldcuisines",
         "title": "paper predictions on the smallref subset",
@@ -129,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", type=Path, help="a checkout or git directory of github.com/worldcuisines/worldcuisines")
     parser.add_argument("--rev", default="HEAD", help="revision to read from a git directory (default HEAD)")
     parser.add_argument("-o", "--output", type=Path, help="default: the pack's report_data/worldcuisines_beyond.json")
-    parser.add_argument("--models", help="comma-separated official model names (default: the paper's 16)")
+    parser.add_argument("--models", help="comma-separated official model names (default: the paper's 18)")
     parser.add_argument("--workdir", type=Path, help="keep the mirror and replay files here (default: a temp dir)")
     args = parser.parse_args(argv)
     workdir = args.workdir.resolve() if args.workdir else Path(tempfile.mkdtemp(prefix="wc_beyond_"))

@@ -219,9 +219,67 @@ def test_missing_predictions_fail_naming_the_model(tmp_path, capsys, monkeypatch
     assert MODEL in err and "task2_mc_toy-vlm_pred_small.jsonl absent" in err
 
 
+def test_a_model_without_small_files_is_read_from_its_test_large_files_restricted(built, tmp_path, monkeypatch):
+    """A model of official.FROM_LARGE (Qwen2-VL-72B, NVLM-D-72B: no _pred_small files) is read from its test_large
+    prediction files, keeping the smallref documents' rows only: rows of other items and languages are dropped, and
+    the measures are those of the same rows given as small files."""
+    data, _ = built
+    root = tmp_path / "large_only"
+    repo = build_official_repo(root)
+    for config in ("task1", "task2"):
+        small = repo / official.pred_path("small", config, "mcq", MODEL)
+        rows = small.read_text(encoding="utf-8").splitlines()
+        # not smallref documents: an item of no prompt file, and a language the subset does not hold
+        extra = [
+            json.dumps({"qa_id": "99999", "prediction": "1", "lang": "en", "multi_choice_answer": 1}),
+            json.dumps({"qa_id": json.loads(rows[0])["qa_id"], "prediction": "1", "lang": "xx"}),
+        ]
+        (repo / official.pred_path("large", config, "mcq", MODEL)).write_text("\n".join(extra + rows) + "\n")
+        small.unlink()
+    monkeypatch.setattr(official, "FROM_LARGE", frozenset({MODEL}))
+    script = _script()
+    restricted = script.build(repo, [MODEL], root / "work")["models"][0]
+    assert [f["path"] for f in restricted["files"]] == [
+        f"evaluation/result/{c}_mc_{MODEL}_pred.jsonl" for c in ("task1", "task2")
+    ]
+    assert all(f["rows"] == "the smallref rows (restricted)" for f in restricted["files"])
+    same = script.strict(data["models"][0])  # NaN (an undefined RStd) as null: compared as the file stores it
+    assert script.strict(restricted["tasks"]) == same["tasks"] and script.strict(restricted["group"]) == same["group"]
+
+
+def test_restriction_keeps_rows_in_file_order_by_official_language():
+    rows = [
+        {"qa_id": "7", "lang": "en", "prediction": "1"},
+        {"qa_id": 8, "lang": math.nan, "prediction": "2"},  # Hokkien read by pandas as a missing value
+        {"qa_id": "9", "lang": "en", "prediction": "3"},
+        {"qa_id": "7", "lang": "fr", "prediction": "4"},
+    ]
+    kept = official.restrict(rows, {("7", "fr"), ("8", "nan"), ("7", "en")})
+    assert [r["prediction"] for r in kept] == ["1", "2", "4"]
+
+
+def test_restriction_of_real_test_large_rows_is_the_small_file():
+    """Rows cut from the official files of GPT-4o (task 1, commit d4d1c44; tests/data/worldcuisines_restrict/README):
+    its test_large rows of three smallref items and two other items in every language, restricted to the smallref
+    documents' keys (built by the smallref tasks' process_docs from the official prompts), are exactly its small
+    file's rows of those items."""
+    folder = REPO_ROOT / "tests/data/worldcuisines_restrict"
+    large = official.parse_jsonl((folder / "task1_mc_gpt-4o-2024-08-06_pred.jsonl").read_bytes())
+    small = official.parse_jsonl((folder / "task1_mc_gpt-4o-2024-08-06_pred_small.jsonl").read_bytes())
+    keys = {tuple(k) for k in json.loads((folder / "smallref_keys.json").read_text(encoding="utf-8"))}
+    kept = official.restrict(large, keys)
+    assert len(large) > len(kept) == len(small) > 0
+
+    def key(row: dict) -> tuple:
+        return str(row["qa_id"]), official.official_lang(row.get("lang")), row.get("prediction")
+
+    assert sorted(map(key, kept)) == sorted(map(key, small))
+
+
 def test_shipped_reference_data_names_its_sources():
-    """The committed file: the paper's 16 models whose smallref predictions were released, each with its two
-    prediction files at the repository's commit, every task measure with an interval."""
+    """The committed file: the paper's 18 models (16 from their small prediction files, Qwen2-VL-72B and NVLM-D-72B
+    from their test_large files restricted to the smallref rows), each with its two prediction files at the
+    repository's commit, every task measure with an interval, and the misled rate's control."""
     from food_tasks.tasks.registry import PUBLISHED_DIR
 
     data = json.loads((PUBLISHED_DIR / "worldcuisines_beyond.json").read_text(encoding="utf-8"))
@@ -230,11 +288,12 @@ def test_shipped_reference_data_names_its_sources():
     assert len(commit) == 40
     for model in data["models"]:
         assert [f["url"] for f in model["files"]] == [
-            f"{official.REPOSITORY}/blob/{commit}/{official.pred_path('small', c, 'mcq', model['name'])}"
-            for c in ("task1", "task2")
+            f"{official.REPOSITORY}/blob/{commit}/{official.source_path(model['name'], c)}" for c in ("task1", "task2")
         ]
         for task in TASKS.values():
             assert all(model["tasks"][task][m]["se"] is not None for m in official.TASK_MEASURES)
+        assert set(model["group"][GROUP]) == set(official.GROUP_MEASURES)
+    assert len(data["models"]) == 18 and {"qwen2-vl-72b", "nvlm"} <= {m["name"] for m in data["models"]}
 
 
 def _report_blocks(tmp_path: Path, metrics: dict, stderr: dict, units: dict) -> list:
@@ -299,4 +358,24 @@ def test_report_shows_no_published_rows_beside_other_variants(tmp_path):
     assert not any(b[0] == "table" and "paper predictions" in str(b) for b in blocks)
     (line,) = [b for b in blocks if "published models" in str(b)]
     assert line[0] == "p" and "a run of `worldcuisines_mcq_smallref` is placed among them" in line[1]
-    assert "16 published models" in line[1]
+    assert "18 published models" in line[1]
+
+
+def test_shipped_misled_rates_beside_their_control():
+    """Issue 44's independent check on the published predictions: of the pairs right without context, the share a
+    correct hint turns wrong (context loss) against the share a misleading one does (misled rate)."""
+    from food_tasks.tasks.registry import PUBLISHED_DIR
+
+    data = json.loads((PUBLISHED_DIR / "worldcuisines_beyond.json").read_text(encoding="utf-8"))
+    group = {m["name"]: m["group"][GROUP] for m in data["models"]}
+    for name, loss, misled in (("molmoe-1b", 58.6, 65.6), ("qwen-vl-2b", 41.1, 30.8), ("molmo-7b-o", 37.0, 35.8)):
+        assert round(group[name]["context_loss_rate"]["value"], 1) == loss, name
+        assert round(group[name]["misled_rate"]["value"], 1) == misled, name
+        excess = group[name]["misled_excess"]
+        assert excess["n"] == group[name]["misled_rate"]["n"]  # every pair right in 1a was asked with both hints
+        assert excess["value"] == pytest.approx(misled - loss, abs=0.1)
+        assert excess["low"] < 0 < excess["high"]  # no detectable pull of the misleading hint beyond the loss
+    # the two models read from their test_large files, restricted: their official small scores, exactly
+    for name, scores in (("qwen2-vl-72b", (76.13, 81.63, 67.23, 56.73)), ("nvlm", (75.50, 78.20, 54.67, 54.13))):
+        model = next(m for m in data["models"] if m["name"] == name)
+        assert tuple(model["tasks"][TASKS[sub]]["acc_official"] for sub in official.SUBTASKS) == scores, name

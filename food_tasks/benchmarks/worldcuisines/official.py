@@ -13,7 +13,7 @@ import ast
 import json
 import math
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +39,8 @@ SUBTASK_BY_PROMPT_TYPE = {pt: name for name, (pt, _, _) in SUBTASKS.items()}
 # The paper's models (Table 7) whose smallref ("Test Small") predictions the repository released, by file name, with
 # the name the report shows (the names of report_data/worldcuisines.json where it has the model). Left out: the
 # float32 reruns of Molmo (``molmo-7b-d-fp32``, ``molmo-7b-o-fp32``) and an earlier Pangea run (``old_pangea-7b``),
-# which score.yml does not list; Qwen2-VL-72B and NVLM-D-72B are in the paper, but no small predictions of theirs
-# were released (evaluation/result/small/ at d4d1c44).
+# which score.yml does not list. Qwen2-VL-72B and NVLM-D-72B (:data:`FROM_LARGE`) have no small prediction files
+# (evaluation/result/small/ at d4d1c44), but their test_large files hold the smallref rows: :func:`restrict` keeps them.
 PUBLISHED_MODELS = {
     "gpt-4o-2024-08-06": "GPT-4o (2024-08-06)",
     "gpt-4o-mini-2024-07-18": "GPT-4o-mini (2024-07-18)",
@@ -58,7 +58,15 @@ PUBLISHED_MODELS = {
     "molmoe-1b": "MolmoE-1B",
     "llava-1.6-13b": "LLaVA-1.6-Vicuna-13B",
     "llava-1.6-7b": "LLaVA-1.6-Vicuna-7B",
+    "qwen2-vl-72b": "Qwen2-VL-72B-Instruct",
+    "nvlm": "NVLM-D-72B",
 }
+# Models whose smallref predictions are read from their test_large prediction files
+# (``task{1,2}_mc_<model>_pred.jsonl``) restricted to the smallref documents (:func:`restrict`). For every model
+# with both files, the restriction of the test_large file is exactly its small file (the script checks it; a test
+# checks it on rows cut from the real files), and the restricted files reproduce these two models' official small
+# scores (``json/small/<model>_accuracy_mc.json``).
+FROM_LARGE = frozenset({"qwen2-vl-72b", "nvlm"})
 
 
 class OfficialRepo:
@@ -181,6 +189,19 @@ def build_mirror(repo: OfficialRepo, root: Path) -> dict[str, str]:
     return prompt_types
 
 
+def restrict(rows: Sequence[Mapping[str, Any]], keys: Collection[tuple[str, str]]) -> list[Mapping[str, Any]]:
+    """The rows of a test_large prediction file whose document, ``(qa_id, lang)`` (the language as the official
+    scorer reads it, :func:`official_lang`), is in ``keys`` (the smallref documents' keys), in file order: the
+    rows the official "Test Small" scores were computed on."""
+    return [row for row in rows if (str(row["qa_id"]), official_lang(row.get("lang"))) in keys]
+
+
+def source_path(model: str, task: str, kind: str = "mcq") -> str:
+    """The prediction file a smallref run of ``model`` reads: its small file, or its test_large file for a model of
+    :data:`FROM_LARGE` (restricted to the smallref rows)."""
+    return pred_path("large" if model in FROM_LARGE else "small", task, kind, model)
+
+
 def pred_path(subset: str, task: str, kind: str, model: str) -> str:
     """The repository path of one prediction file (``task``: task1 or task2; ``kind``: mcq or oeq)."""
     if subset == "small":
@@ -201,9 +222,13 @@ def write_replay_file(
     prompt_types: dict[str, str],
     out: Path,
     kinds: Sequence[str] = ("mcq", "oeq"),
+    restrict_to: Collection[tuple[str, str]] | None = None,
 ) -> tuple[list[str], dict[str, set[tuple[str, str]]], list[str]]:
     """Merge the model's official prediction files into one ``food_tasks_replay`` file (one line per row:
     ``task``, ``qa_id``, ``lang``, ``prediction`` as stored, NaN included).
+
+    ``restrict_to``: read the test_large files instead, keeping the rows of these ``(qa_id, lang)`` documents
+    (:func:`restrict`: the smallref rows of a model of :data:`FROM_LARGE`); the rows are written as ``subset``'s.
 
     Returns ``(available, keys, notes)``: the subtask task names that have predictions, the (qa_id, lang) keys per
     task name, and notes about absent files.
@@ -217,13 +242,14 @@ def write_replay_file(
     with out.open("w", encoding="utf-8") as fh:
         for kind in kinds:
             for config in ("task1", "task2"):
-                path = pred_path(subset, config, kind, model)
+                path = pred_path(subset if restrict_to is None else "large", config, kind, model)
                 raw = repo.read(path)
                 subtasks = [s for s, (pt, _, _) in SUBTASKS.items() if (pt == "2") == (config == "task2")]
                 if raw is None:
                     notes.append(f"{path} absent: {kind.upper()} {', '.join(SUBTASKS[s][2] for s in subtasks)} skipped")
                     continue
-                for row in parse_jsonl(raw):
+                rows = parse_jsonl(raw)
+                for row in rows if restrict_to is None else restrict(rows, restrict_to):
                     qa_id, lang = str(row["qa_id"]), official_lang(row.get("lang"))
                     prompt_type = prompt_types.get(qa_id)
                     if prompt_type is None:
