@@ -29,7 +29,7 @@ from food_tasks.report.cells import (
 from food_tasks.report.charts import Charts
 from food_tasks.report.judges import family_blocks, judges_blocks
 from food_tasks.report.render import to_html, to_markdown
-from food_tasks.report.runs import comparability_problems, flagged_tasks
+from food_tasks.report.runs import breakdown_sizes, comparability_problems, flagged_tasks, info_metrics, lead_metrics
 from food_tasks.report.spec import (
     BINOMIAL_NOTE,
     FEW,
@@ -376,21 +376,6 @@ def task_aliases(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def info_metrics(runs: Sequence[Run], task: str) -> set[str]:
-    """The task's metrics of scale ``info`` (bookkeeping such as ``judge_info``, :data:`food_tasks.hooks.convention.
-    SCALES`), as the tables of its config in each run's results file declare them (:func:`food_tasks.lmms.errorbars.
-    tables_for`)."""
-    from food_tasks.lmms.errorbars import tables_for
-
-    found: set[str] = set()
-    for run in runs:
-        config = ((run.data.get(run.files.get(task, run.path)) or {}).get("configs") or {}).get(task)
-        found.update(
-            name for table in tables_for(task, config) for name, metric in table.items() if metric.scale == "info"
-        )
-    return found
-
-
 def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
     """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers; each
     section titled by the task's alias (its name beside it) where it has one."""
@@ -410,6 +395,7 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
         if problems:
             blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
         info = info_metrics(have, task)  # bookkeeping (judge_info): never charted or tabled as numbers
+        lead = lead_metrics(have, task)  # a declared headline leads the table and the breakdowns (judge_acc)
         names = sorted(
             {
                 m
@@ -418,16 +404,20 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
                 if isinstance(v, (int, float)) and m != "alias" and m not in info
             }
         )
+        names.sort(key=lambda m: m not in lead)
         if names:
             rows = [[f"`{m}`"] + [_generic_cell(r, task, m) for r in have] for m in names]
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
             if any(" ± " in c for row in rows for c in row):
                 blocks.append(("p", MARKS_NOTE))
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict) and m not in info})
+        dicts.sort(key=lambda m: not any(m.startswith(f"{h}_by_") for h in lead))
         for metric in dicts:
             column = metric.split("_by_")[-1]
-            sizes = f"n_by_{column}"  # the group sizes of a breakdown (regional tasks report them)
-            if metric == sizes and any(d != sizes and d.endswith(f"_by_{column}") for d in dicts):
+            sizes = breakdown_sizes(
+                metric, column, dicts
+            )  # the group sizes of a breakdown (regional tasks report them)
+            if any(d != metric and breakdown_sizes(d, column, dicts) == metric for d in dicts):
                 continue  # shown beside the breakdown it sizes
             series = {r.label: r.value(task, metric) for r in have if isinstance(r.value(task, metric), dict)}
             flat = {k: {g: v for g, v in s.items() if isinstance(v, (int, float))} for k, s in series.items()}
@@ -439,7 +429,7 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
                     k: {g: binomial_interval(v, (counts.get(k) or {}).get(g)) for g, v in s.items()}
                     for k, s in flat.items()
                 }
-                if counts and metric.startswith("acc_by_")
+                if counts and metric.startswith(("acc_by_", "judge_acc_by_"))
                 else None
             )
             image = charts.language_bars(flat, f"{task}: {metric}", f"{task}_{metric}", errors)

@@ -1,5 +1,6 @@
 """Runs as the report sees them: one :class:`~food_tasks.runs.Run` per model (its results files merged,
-:func:`~food_tasks.runs.load_runs`), and the settings that must match for two runs to be compared."""
+:func:`~food_tasks.runs.load_runs`), and the settings that must match for two runs to be compared; which of a
+task's metrics are bookkeeping, which lead, and which breakdown gives another's group sizes."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ find_results = results_files  # the report's name for it
 
 __all__ = [
     "Run",
+    "breakdown_sizes",
     "comparability_problems",
     "find_results",
     "flagged_tasks",
+    "info_metrics",
+    "lead_metrics",
     "load_runs",
     "model_label",
     "model_name",
@@ -45,3 +49,37 @@ def comparability_problems(runs: Sequence[Run], tasks: Iterable[str]) -> list[st
 def flagged_tasks(problems: Sequence[str]) -> set[str]:
     """The tasks named in :func:`comparability_problems` lines."""
     return {name for line in problems for name in re.findall(r"`([^`]+)`", line.rsplit(") in ", 1)[-1])}
+
+
+def info_metrics(runs: Sequence[Run], task: str) -> set[str]:
+    """The task's metrics of scale ``info`` (bookkeeping such as ``judge_info``, :data:`food_tasks.hooks.convention.
+    SCALES`), as the tables of its config in each run's results file declare them (:func:`food_tasks.lmms.errorbars.
+    tables_for`)."""
+    from food_tasks.lmms.errorbars import tables_for
+
+    found: set[str] = set()
+    for run in runs:
+        config = ((run.data.get(run.files.get(task, run.path)) or {}).get("configs") or {}).get(task)
+        found.update(
+            name for table in tables_for(task, config) for name, metric in table.items() if metric.scale == "info"
+        )
+    return found
+
+
+def lead_metrics(runs: Sequence[Run], task: str) -> set[str]:
+    """The headline metrics the task's tables declare (:attr:`food_tasks.hooks.convention.MetricTable.headline`: a
+    regional task's ``judge: {headline: true}`` names ``judge_acc``), as its config in each run's results gives it."""
+    from food_tasks.lmms.errorbars import tables_for
+
+    found: set[str] = set()
+    for run in runs:
+        config = ((run.data.get(run.files.get(task, run.path)) or {}).get("configs") or {}).get(task)
+        found.update(t.headline for t in tables_for(task, config) if t.headline)
+    return found
+
+
+def breakdown_sizes(metric: str, column: str, dicts: Sequence[str]) -> str:
+    """The group sizes beside a breakdown: ``judge_n_by_<c>`` for ``judge_acc_by_<c>`` where the run has it, else
+    ``n_by_<c>``."""
+    own = metric.replace("acc_by_", "n_by_", 1) if "acc_by_" in metric else None
+    return own if own in dicts else f"n_by_{column}"
