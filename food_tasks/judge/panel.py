@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from food_tasks.judge.client import (
 from food_tasks.judge.protocol import mode_from_env
 
 PRICE_ENV = "FOOD_TASKS_JUDGE_PRICE"
+WIDTH = 120  # the console width of our lines
 
 Answers = list[list[list[JudgeResult]]]  # [judge][repeat][i]
 
@@ -243,7 +245,16 @@ def usage_line(total: dict[str, dict[str, Any]]) -> str | None:
             f"{model} {tokens} ({t['requests']:,} asked{tried}, {t['cached']} cached, {t['failed']} failed"
             f"{why_failed(t.get('failure_reasons'))}){cost}"
         )
-    return f"Judge usage: {'; '.join(parts)}" if parts else None
+    if not parts:
+        return None
+    line = f"Judge usage: {'; '.join(parts)}"
+    if len(line) <= WIDTH:
+        return line
+    ends = [";"] * (len(parts) - 1) + [""]  # too long for one line: a judge a line, each wrapped
+    return "\n".join(
+        ["Judge usage:"]
+        + [textwrap.fill(p + e, WIDTH, initial_indent="  ", subsequent_indent="    ") for p, e in zip(parts, ends)]
+    )
 
 
 def why_failed(reasons: Any, most: int = 2) -> str:

@@ -292,10 +292,13 @@ def test_a_runs_usage_is_the_sum_of_its_tasks_and_unknown_stays_unknown():  # ty
     expected = {k: v for k, v in entry("gpt-4o", 3000, 30, pytest.approx(0.0078), 6, 2, 1).items() if k != "endpoint"}
     assert total["gpt-4o"] == {**expected, "attempts": 0, "failed_attempts": 0}  # results written before attempts
     assert (total["local"]["prompt_tokens"], total["local"]["cost"], total["local"]["requests"]) == (None, None, 6)
-    assert jp.usage_line(total) == (
-        "Judge usage: gpt-4o 3,000 + 30 tokens (6 asked, 2 cached, 1 failed), $0.0078; "
-        "local tokens unknown (6 asked, 2 cached, 0 failed)"
+    assert jp.usage_line(total) == (  # 128 columns on one line: a judge a line (our lines are 120 columns at most)
+        "Judge usage:\n"
+        "  gpt-4o 3,000 + 30 tokens (6 asked, 2 cached, 1 failed), $0.0078;\n"
+        "  local tokens unknown (6 asked, 2 cached, 0 failed)"
     )
+    one = jp.usage_line({"gpt-4o": total["gpt-4o"]})
+    assert one == "Judge usage: gpt-4o 3,000 + 30 tokens (6 asked, 2 cached, 1 failed), $0.0078"
     assert jp.usage_line(jp.total_usage([])) is None
     # a re-run answered wholly from the cache sends nothing: "no new tokens", not "0 + 0 tokens" (a judge whose
     # server sends no usage included); "tokens unknown" stays for a sent request without usage
