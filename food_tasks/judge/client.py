@@ -105,9 +105,7 @@ class JudgeConfig:
     timeout: float = 60.0
     attempts: int = 5
     backoff: float = 1.0
-    retry_after_max: float = (
-        transport.RETRY_AFTER_MAX
-    )  # the longest Retry-After waited (FOOD_TASKS_JUDGE_RETRY_AFTER_MAX)
+    retry_after_max: float = transport.RETRY_AFTER_MAX  # longest Retry-After waited (FOOD_TASKS_JUDGE_RETRY_AFTER_MAX)
     cache_dir: str = ""
     repeats: int = 1  # requests per record (FOOD_TASKS_JUDGE_REPEATS), each its own cache entry
     temperature: float | None = None  # of every robust request (FOOD_TASKS_JUDGE_TEMPERATURE); None: the benchmark's
