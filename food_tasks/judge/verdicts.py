@@ -347,8 +347,8 @@ def _ask_again(panel: Any, answers: Any, lines: list[str], temperature: float, m
             continue
         logging.getLogger(__name__).warning(
             f"food-tasks judge: the judge {panel.configs[j].model!r} refused {len(todo)} requests with the JSON "
-            f"verdict format (response_format); they were asked for a final line instead ({protocol.VERDICT_ENV}=line "
-            "skips the refused try)."
+            "verdict format\n  (response_format); they were asked for a final line instead "
+            f"({protocol.VERDICT_ENV}=line skips the refused try)."
         )
         again = panel.ask([lines[k] for k in todo], temperature=temperature, max_tokens=max_tokens, judges=[j])[0]
         for r, results in enumerate(by_repeat):

@@ -129,7 +129,7 @@ TABLES = {
         Metric("judge_info", partial(db_scoring.judge_metric, name="judge_info"), scale="info"),
         _IMAGE_MISSING,
         TRUNCATED_RATE,
-        version=1.4,  # 1.4: several judges, agreement, flip rate, rule disagreement, injection suspects (README)
+        version=1.5,  # 1.5: the judge protocol (JSON or final-line verdict, data block), new fallback reader (README)
         key=KEY,
     ),
 }
