@@ -15,8 +15,8 @@ undecodable image are not judged robustly.
 With several judges (``FOOD_TASKS_JUDGE_MODEL=a,b``) and repeats (``FOOD_TASKS_JUDGE_REPEATS``), every judge judges
 every robust prediction every time: ``judge_agreement``, ``judge_kappa``, ``judge_majority_acc`` (null with one
 judge), ``judge_flip_rate`` (the headline judge's; null with one repeat); ``judge_rule_disagree_rate`` counts the
-headline answers on which the official keyword rule and the robust reading disagree. A one-judge run sends exactly
-the requests it sent before the panel existed.
+headline answers on which the official keyword rule and the robust reading disagree. A one-judge run sends the
+official request as before and one robust request (the protocol's) per record.
 """
 
 from __future__ import annotations
