@@ -514,7 +514,8 @@ class JudgeClient:
                 self._memo[key] = result
             return result
 
-        async with httpx.AsyncClient(limits=limits, timeout=timeout, trust_env=True) as http:
+        verify = transport.ssl_context()
+        async with httpx.AsyncClient(limits=limits, timeout=timeout, trust_env=True, verify=verify) as http:
             done = await asyncio.gather(*(one(http, k, b) for k, b in unique.items()))
         return dict(zip(unique, done))
 

@@ -172,6 +172,12 @@ def run_interruptible(coro: Awaitable[Any]) -> Any:
     """Run ``coro`` in a fresh event loop of this thread. In the main thread the first SIGINT cancels it (every request
     and wait in it) and raises :class:`JudgingInterrupted`; a second one, while that unwinds, ends the process
     (``os._exit``: no traceback, nothing left to wait for). Elsewhere SIGINT is left as it is."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:  # called from a running event loop (a notebook): ours runs in a thread of its own
+        return _in_thread(coro)
     loop = asyncio.new_event_loop()
     main = loop.create_task(coro)  # type: ignore[arg-type]
     interrupted = threading.Event()
@@ -197,6 +203,39 @@ def run_interruptible(coro: Awaitable[Any]) -> Any:
         loop.close()
         if previous is not None and not interrupted.is_set():
             signal.signal(signal.SIGINT, previous)
+
+
+def _in_thread(coro: Awaitable[Any]) -> Any:
+    """:func:`run_interruptible` in a new thread (which leaves SIGINT alone): its result, or what it raised."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = run_interruptible(coro)
+        except BaseException as err:  # noqa: BLE001 - handed to the caller's thread
+            out["error"] = err
+
+    thread = threading.Thread(target=target, name="food-tasks-judge", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
+def ssl_context() -> Any:
+    """The certificates to trust: httpx's defaults (certifi, ``SSL_CERT_FILE``/``SSL_CERT_DIR``), or the bundle that
+    ``REQUESTS_CA_BUNDLE`` or ``CURL_CA_BUNDLE`` names (what the former ``requests`` client read), where set."""
+    import ssl
+
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if not bundle or os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
+        return True
+    return (
+        ssl.create_default_context(cafile=bundle)
+        if os.path.isfile(bundle)
+        else ssl.create_default_context(capath=bundle)
+    )
 
 
 def _drain(loop: asyncio.AbstractEventLoop) -> None:

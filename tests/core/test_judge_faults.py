@@ -378,3 +378,17 @@ def test_compare_warns_when_the_headline_judges_differ(tmp_path, monkeypatch, ju
         '"qwen2.5-72b") in `regional_judged`'
     )
     assert warnings == ([expected] if warned else [])
+
+
+def test_the_client_works_where_an_event_loop_already_runs(tmp_path):
+    """A notebook runs an event loop in its main thread: the client's own loop then runs in a thread of its own."""
+    import asyncio
+
+    with JudgeServer(lambda p: "是") as server:
+        config = _config(server.url, tmp_path, attempts=1)
+
+        async def inside() -> list:
+            return judge.JudgeClient(config).complete_many(_bodies(config, ["q0", "q1"]))
+
+        results = asyncio.run(inside())
+    assert [r.text for r in results] == ["是", "是"]
