@@ -154,15 +154,16 @@ def figures(judged: Judged, probes: Sequence[Probe] = PROBES) -> dict[str, dict[
 
 
 def warnings(per_judge: dict[str, dict[str, Any]], label: str) -> list[str]:
-    """One line per judge that credited a wrong probe: the judge named, the count, what it means."""
+    """One message per judge that credited a wrong probe (lines within 100 columns): the judge named, the count,
+    what it means."""
     lines = []
     for model, f in per_judge.items():
         rate = f["judge_probe_false_credit_rate"]
         if rate["count"]:
             lines.append(
-                f"{label}: the judge {model!r} credited {rate['count']} of {rate['n']} wrong probe answers carrying "
-                f"planted instructions or fake verdicts ({rate['value']:.0f} %): answers can talk it into a verdict; "
-                "read judge_info's probes and injection suspects, or use another judge."
+                f"{label}: the judge {model!r} credited {rate['count']} of {rate['n']} wrong probe answers\n"
+                f"(planted instructions or fake verdicts; {rate['value']:.0f} %): answers can talk it into a verdict.\n"
+                "Read judge_info's probes and injection suspects, or use another judge."
             )
     return lines
 
@@ -177,7 +178,7 @@ def run(
     :data:`PROBES_ENV` ``=0``: ``{"probes": OFF}`` and a log line, nothing sent."""
     log = logging.getLogger(__name__)
     if not enabled():
-        log.info(f"{label}: judge probes {OFF}: no judge_probe_false_credit_rate or judge_probe_miss_rate")
+        log.info(f"{label}: judge probes {OFF}:\nno judge_probe_false_credit_rate or judge_probe_miss_rate")
         return {"status": OFF}
     judged = judge_items(items())
     per_judge = figures(judged)
