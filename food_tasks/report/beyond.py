@@ -39,6 +39,12 @@ def _with_error(run: Run, task: str, metric: str, proportion: bool = True) -> st
     metric's independent units, anything else says it has none), the few-units mark below :data:`MIN_UNITS`; the
     value alone without a standard error."""
     value, se = run.value(task, metric), run.se(task, metric)
+    if se is None and number(value) is not None and not math.isnan(value):  # a number without its interval: why
+        method = run.reported(task, f"{metric}_stderr_method")
+        why = method if isinstance(method, str) and method.startswith("not estimated") else "no standard error"
+        return f"{fmt(value, 2)} (no interval: {why.removeprefix('not estimated: ')})" + (
+            FEW if run.few(task, metric) else ""
+        )
     if se is None or number(value) is None or math.isnan(value):
         return fmt(value, 2)
     bounds = stored_interval(run, task, metric)  # where it is not the normal one (Wilson, bootstrap percentile)

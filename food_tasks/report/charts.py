@@ -85,8 +85,18 @@ class Charts:
                 xerr=xerr,
                 error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333"},
             )
-            # Every bar says its value: a zero-length bar (or a missing value) is not an empty axis.
-            ax.bar_label(bars, [MISSING if v is None else fmt(v, 1) for v in shown], padding=2, fontsize="x-small")
+            # Every bar says its value: a zero-length bar (or a missing value) is not an empty axis. The label sits at
+            # the bar's end, over its error bar (bar_label puts it past the error bar: a 0 read as the bound, 25).
+            for bar, v in zip(bars, shown):
+                ax.annotate(
+                    MISSING if v is None else fmt(v, 1),
+                    (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+                    xytext=(2, 0),
+                    textcoords="offset points",
+                    va="center",
+                    fontsize="x-small",
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3, "alpha": 0.8},
+                )
         ax.set_yticks([j + height * (n - 1) / 2 for j in range(len(groups))], groups)
         ax.invert_yaxis()
         ax.set_xlim(0, 105)

@@ -21,6 +21,7 @@ from typing import Any
 
 from food_tasks.judge.family import same_family
 from food_tasks.judge.probes import notes as probe_notes
+from food_tasks.judge.verdicts import EXAMPLES
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, MARKS_NOTE, Block
 from food_tasks.stats.confidence import Z95
@@ -206,7 +207,9 @@ def task_blocks(run: Run, task: str) -> list[Block]:
         blocks.append(("verbatim", ["id", "Question", "Prediction", "What was found"], rows))
     shown = [r for r in info.get("disagreements") or [] if isinstance(r, Mapping)]
     if shown:
-        blocks.append(("p", "Records on which the judges disagree (as written, to look at):"))
+        blocks.append(
+            ("p", f"Records on which the judges disagree ({_shown_of(info, len(shown))}as written, to look at):")
+        )
         rows = []
         for record in shown:
             verdicts = record.get("verdicts") if isinstance(record.get("verdicts"), Mapping) else {}
@@ -214,6 +217,20 @@ def task_blocks(run: Run, task: str) -> list[Block]:
             rows.append([*("" if v is None else str(v) for v in fields), *(str(verdicts.get(n, "–")) for n in names)])
         blocks.append(("verbatim", ["id", "Question", "Reference answer", "Prediction", *names], rows))
     return blocks
+
+
+def _shown_of(info: Mapping[str, Any], shown: int) -> str:
+    """How many of the disagreements a table shows: ``the first 5 of 8; `` where it is cut (two judges: the verdict
+    table's off-diagonal cells count them all; more judges: the results file keeps at most :data:`EXAMPLES`), ``''``
+    where it shows them all."""
+    table = info.get("verdict_table") if isinstance(info.get("verdict_table"), Mapping) else {}
+    cells = [table.get(k) for k in ("correct_wrong", "wrong_correct")]
+    total = sum(cells) if all(isinstance(c, int) for c in cells) else None
+    if total is not None and total > shown:
+        return f"the first {shown} of {total}; "
+    if total is None and shown >= EXAMPLES:
+        return f"the first {shown}, the most the results file keeps; "
+    return ""
 
 
 def _signals(record: Mapping[str, Any]) -> str:

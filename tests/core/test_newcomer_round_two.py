@@ -139,3 +139,55 @@ def test_the_report_prints_no_difference_beside_an_undefined_side_and_names_the_
     )
     assert undefined_as_nan([run]) == ["`x_results.json`: bare NaN at results.t.acc,none"]
     assert math.isnan(run.metrics["t"]["judge_acc"])
+
+
+# --- item 3: report gaps ---------------------------------------------------------------------------------------------
+
+
+def test_a_value_without_its_interval_says_why():
+    # foodieqa_sivqa_en_sample_p3 of the demo: RStd 0.00 on 2 units, no standard error (the bootstrap gave too few
+    # numbers): the cell was a bare 0.00, beside cells of other rows that carry an interval or a note.
+    from types import SimpleNamespace
+
+    from food_tasks.report.beyond import _with_error
+
+    method = "not estimated: fewer than half of the resamples give a number"
+    run = SimpleNamespace(
+        value=lambda task, metric: 0.0,
+        se=lambda task, metric: None,
+        few=lambda task, metric: True,
+        unit_count=lambda task, metric: 2,
+        reported=lambda task, key: method if key == "position_rstd_stderr_method" else None,
+    )
+    cell = _with_error(run, "foodieqa_sivqa_en_sample_p3", "position_rstd", proportion=False)
+    assert cell.startswith("0.00 (no interval: fewer than half of the resamples give a number)"), cell
+    run.reported = lambda task, key: None
+    assert _with_error(run, "t", "position_rstd").startswith("0.00 (no interval: no standard error)")
+
+
+def test_the_judge_disagreement_table_says_when_it_is_cut():
+    from food_tasks.report.judges import _shown_of
+
+    two = {"verdict_table": {"correct_correct": 1, "correct_wrong": 5, "wrong_correct": 3, "wrong_wrong": 1}}
+    assert _shown_of(two, 5) == "the first 5 of 8; "  # was: 5 rows, nothing said
+    assert _shown_of({"verdict_table": {"correct_wrong": 2, "wrong_correct": 1}}, 3) == ""  # all shown
+    three = {"verdict_table": {"versus_majority": {}}}
+    assert _shown_of(three, 5) == "the first 5, the most the results file keeps; " and _shown_of(three, 2) == ""
+
+
+def test_a_bar_label_of_zero_sits_at_the_bar_not_past_its_error_bar(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from food_tasks.report.charts import Charts
+
+    charts = Charts(tmp_path)
+    seen = {}
+
+    def keep(fig, name):  # type: ignore[no-untyped-def]
+        (ax,) = fig.axes
+        seen.update({t.get_text(): t.xy for t in ax.texts if hasattr(t, "xy")})
+        return "charts/x.png"
+
+    monkeypatch.setattr(charts, "_save", keep)
+    # 0 % with a Wilson interval [0, 24.3] (9 documents), 50 % with [30, 70]
+    charts.language_bars({"m": {"en": 0.0, "ja": 50.0}}, "acc", "x", errors={"m": {"en": (0.0, 24.3), "ja": (30, 70)}})
+    assert seen["0.0"][0] == 0.0 and seen["50.0"][0] == 50.0, seen  # was: placed past 24.3 and 70
