@@ -63,13 +63,14 @@ def _sizes(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> dict[str, in
 
 
 def _samples(entries: list[tuple[str, str, str, tuple[str, ...]]]) -> set[str]:
-    """The packaged sample tasks and groups: what the registry records' ``sample_tasks`` hold, the variants declared on
+    """The packaged sample tasks and groups: what the registry records' ``sample_tasks`` (and ``judged_samples``: a
+    sample that needs a judge, not in the demo) hold, the variants declared on
     those (:func:`food_tasks.tasks.registry.in_sample`), and every group all of whose members are samples."""
     groups = {name: members for name, kind, _, members in entries if kind == "group"}
 
     def sample(name: str, bench: str, seen: frozenset = frozenset()) -> bool:
         record = get(bench)
-        if record is not None and in_sample(name, record.sample_tasks):
+        if record is not None and in_sample(name, record.sample_tasks + record.judged_samples):
             return True
         members = groups.get(name, ()) if name not in seen else ()
         return bool(members) and all(sample(m, bench, seen | {name}) for m in members)

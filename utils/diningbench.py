@@ -63,6 +63,8 @@ docs_vqa_en_cot = partial(_docs, "vqa", "en", (0,), True)
 # The packaged sample (embedded default): two views, from food_tasks/sample_data.
 docs_sample_cls = partial(_docs, "cls", "en", (0, 1), False, root=SAMPLE_ROOT)
 docs_sample_nutrition = partial(_docs, "nutrition", "zh", (0, 1), False, root=SAMPLE_ROOT)
+# VQA needs a judge: not in the demo (it would stop there); `food-tasks list` shows it as a sample (JUDGED_SAMPLES).
+docs_sample_vqa = partial(_docs, "vqa", "en", (0,), False, root=SAMPLE_ROOT)
 
 
 def doc_to_visual(doc: Doc, lmms_eval_specific_kwargs: HookKwargs = None) -> list:

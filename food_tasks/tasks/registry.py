@@ -97,6 +97,8 @@ class Benchmark:
             are never asked.
         sample_tasks: the packaged sample tasks and groups (offline, seconds); ``food-tasks demo`` runs
             every record's.
+        judged_samples: packaged sample tasks that need an LLM judge (a user's own, ``FOOD_TASKS_JUDGE_*``):
+            ``food-tasks list`` shows them as samples; the demo, which has no judge, does not run them.
         write_sample: ``write(root)`` writes the packaged sample data under ``root`` in the published layout
             (``python -m food_tasks.sample_data.build``); ``None`` when the benchmark has no sample.
         prefetch: ``prefetch(workers=..., report=...) -> exit status`` fetches the remote files once into the
@@ -115,6 +117,7 @@ class Benchmark:
     units: str
     documents: Callable[[str], int | None]
     sample_tasks: tuple[str, ...] = ()
+    judged_samples: tuple[str, ...] = ()
     write_sample: Callable[[Path], None] | None = None
     prefetch: Callable[..., int] | None = None
     report: Lazy | None = None

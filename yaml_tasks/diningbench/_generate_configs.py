@@ -73,10 +73,12 @@ def task_yaml(name: str, kind: str, lang: str, cot: bool) -> str:
     )
 
 
-# Packaged sample tasks (run by `food-tasks demo`): short budget for the tiny model.
+# Packaged sample tasks (run by `food-tasks demo`, but the VQA one, which needs a judge): short budget for the tiny
+# model.
 SAMPLES = {
     "diningbench_cls_sample": ("cls", "docs_sample_cls", "DiningBench cls (sample)"),
     "diningbench_nutrition_sample": ("nutrition", "docs_sample_nutrition", "DiningBench nutrition (sample)"),
+    "diningbench_vqa_sample": ("vqa", "docs_sample_vqa", "DiningBench VQA (sample, judged)"),
 }
 
 

@@ -29,13 +29,14 @@ SIZES = {
     "diningbench_vqa": 804,
     "diningbench_cls_sample": 2,
     "diningbench_nutrition_sample": 2,
+    "diningbench_vqa_sample": 3,
 }  # paper Table 1 (each language)
 
 
 def documents(task: str) -> int | None:
-    """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2. A rotated
-    classification task asks each item 8 times (once per rotation of its 8 options); an image-free twin: its twin's
-    (both read from the variant's declaration, :func:`food_tasks.tasks.registry.variant`)."""
+    """Items per language (paper Table 1): classification 2,884, nutrition 1,650, VQA 804; the samples 2 (VQA 3). A
+    rotated classification task asks each item 8 times (once per rotation of its 8 options); an image-free twin: its
+    twin's (both read from the variant's declaration, :func:`food_tasks.tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
     if kind:
         count = documents(base)
@@ -75,6 +76,7 @@ BENCHMARK = Benchmark(
     ),
     documents=documents,
     sample_tasks=("diningbench_cls_sample", "diningbench_nutrition_sample"),
+    judged_samples=("diningbench_vqa_sample",),
     write_sample=Lazy("food_tasks.benchmarks.diningbench.sample:write"),
     prefetch=prefetch,
     report=Lazy("food_tasks.benchmarks.diningbench.report:SPEC"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from food_tasks.benchmarks.diningbench import layout as db_layout
+from food_tasks.benchmarks.diningbench.parsing import VQA_ENDING_EN
 from food_tasks.data import mirror
 
 DB_OPTIONS = [
@@ -24,10 +25,17 @@ DB_NUT = [
     ({"卡路里": 450, "蛋白质": 22, "碳水化合物": 30, "脂肪": 25}, (150, 40, 30)),
     ({"卡路里": 620, "蛋白质": 18, "碳水化合物": 85, "脂肪": 20}, (240, 200, 120)),
 ]
+# VQA (English, judged): invented open questions with short gold answers, one or two images each (the published
+# ``images`` list; the last row's second image is a second view of the same dish).
+DB_VQA = [
+    ("Is this dish fried?", "No, it is braised.", [(200, 60, 40)]),
+    ("Is this dish suitable for a vegetarian?", "No, it contains minced pork.", [(210, 90, 50)]),
+    ("What is the main staple of this dish?", "Wheat noodles", [(230, 180, 90), (200, 150, 60)]),
+]
 
 
 def mirror_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
-    """The sample mirror: classification and nutrition JSONL rows by file name, and the image bytes by path."""
+    """The sample mirror: classification, nutrition and VQA JSONL rows by file name, and the image bytes by path."""
     lines = "\n".join(f"{x}. {o}" for x, o in zip("ABCDEFGH", DB_OPTIONS))
     cls_prompt = (
         "You are a food recognition expert. Please select the most appropriate dish name from the following options "
@@ -41,7 +49,7 @@ def mirror_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
         '{\n "卡路里": <number>,\n "蛋白质": <number>,\n "碳水化合物": <number>,\n "脂肪": '
         "<number>\n}\n\n请确保你的答案是可以被json.loads直接加载的标准JSON，不要输出JSON以外的任何内容。"
     )
-    files: dict[str, list[dict]] = {"classification_en.jsonl": [], "nutrition.jsonl": []}
+    files: dict[str, list[dict]] = {"classification_en.jsonl": [], "nutrition.jsonl": [], "vqa_en.jsonl": []}
     images: dict[str, bytes] = {}
     for name, rows, prompt in (
         ("classification_en.jsonl", DB_CLS, cls_prompt),
@@ -55,6 +63,13 @@ def mirror_files() -> tuple[dict[str, list[dict]], dict[str, bytes]]:
             files[name].append(
                 {"id": i, "prompt": prompt, "ground_truth": gold, "standard_image": views[0], "user_images": views[1:]}
             )
+    for i, (question, gold, colours) in enumerate(DB_VQA):
+        paths = [f"images/vqa_en/{i:05d}_{k}.jpg" for k in range(len(colours))]
+        for path, colour in zip(paths, colours):
+            images[path] = mirror.png_bytes(colour, 48)
+        files["vqa_en.jsonl"].append(
+            {"id": i, "prompt": question + VQA_ENDING_EN, "ground_truth": gold, "images": paths, "reasoning": ""}
+        )
     return files, images
 
 
