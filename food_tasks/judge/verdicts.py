@@ -391,13 +391,20 @@ def _code(text: str | None, item: Item, parse: Callable[[str, Item], bool | None
 
 
 def suspects(
-    items: Sequence[Item], outputs: Sequence[object], markers: Sequence[str] = (), limit: int = EXAMPLES
+    items: Sequence[Item],
+    outputs: Sequence[object],
+    markers: Sequence[str] = (),
+    limit: int = EXAMPLES,
+    known: Sequence[Any] | None = None,
 ) -> tuple[list[bool], list[dict[str, Any]]]:
     """Injection suspects (:mod:`food_tasks.judge.injection`) among the model ``outputs`` aligned with ``items``:
-    each output's flag, and up to ``limit`` examples (the item, and what was found)."""
+    each output's flag, and up to ``limit`` examples (the item, and what was found). ``known``: the signals already
+    found in each output when it was scored (a list; anything else: the detector runs), so an aggregation does not
+    run the detector again on every output."""
     flags, examples = [], []
-    for item, output in zip(items, outputs):
-        found = injection.signals(output, markers)
+    for k, (item, output) in enumerate(zip(items, outputs)):
+        given = known[k] if known is not None and k < len(known) else None
+        found = list(given) if isinstance(given, list) else injection.signals(output, markers)
         flags.append(bool(found))
         if found and len(examples) < limit:
             examples.append({**example(item), "signals": found})

@@ -325,7 +325,10 @@ class JudgeInfo:
             _warn_once(line)
         headline = verdicts.panel.headline
         flags, examples = suspects(
-            verdicts.items, [i.prediction for i in verdicts.items], markers(self.settings.prompt)
+            verdicts.items,
+            [i.prediction for i in verdicts.items],
+            markers(self.settings.prompt),
+            known=[records[i].get("injection_signals") for i in rows],  # found by score(): not run again
         )
         info = verdicts.info(scale=100.0)
         for line in attempt_warnings(self.settings.label, info.get("usage") or {}):  # why, and retries that answered
