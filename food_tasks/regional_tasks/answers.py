@@ -133,7 +133,9 @@ def extract_choices(output: object, labels: Sequence[str], options: Sequence[str
 
 # A number: an optional sign, digits (thousands grouped by commas, 1,200) or none before a decimal point (.5), an
 # optional exponent. Not part of a word or of another number.
-_NUMBER = re.compile(r"(?<![\w.,])[-+\u2212]?(?=\.?\d)(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\d)(?![.,]\d)")
+_NUMBER = re.compile(
+    r"(?<![\w.,])[-+\u2212]?(?=\.?\d)(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\d)(?![.,]\d)"
+)
 _NUMBER_STATEMENT = re.compile(
     r"\b(?:answers?|results?|total|estimate)\s?(?:is|would be|:|=|≈)|答案是|答案[:：]|答案为|约为",
     re.IGNORECASE,
