@@ -220,3 +220,20 @@ def test_compare_shows_each_runs_probe_lines():
         "B task_j: Judge probes: off (FOOD_TASKS_JUDGE_PROBES=0).",
     ]
     assert probe_lines(_Run("not a mapping"), _Run({})) == []
+
+
+def test_table_note_lines():
+    from food_tasks.lmms.results_table import judge_notes
+
+    rate = {"value": 0.0, "interval": [0.0, 13.8], "count": 0, "n": 24}
+    miss = {"value": 10.0, "interval": [1.8, 40.4], "count": 1, "n": 10}
+    probes = {
+        "status": "on",
+        "per_judge": {"j": {"judge_probe_false_credit_rate": rate, "judge_probe_miss_rate": miss}},
+    }
+    results = {
+        "results": {"t1": {"judge_info,none": {"probes": probes}}, "t2": {"judge_info,none": {"probes": probes}}}
+    }
+    assert judge_notes(results) == ["Judge probes, j: false credit 0/24 (0 %), miss 1/10 (10 %)."]  # once
+    off = {"results": {"t1": {"judge_info,none": {"probes": {"status": P.OFF}}}}}
+    assert judge_notes(off) == ["Judge probes: off (FOOD_TASKS_JUDGE_PROBES=0)."]
