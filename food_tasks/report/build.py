@@ -50,6 +50,7 @@ from food_tasks.report.spec import (
     reference_data,
     spec_for,
 )
+from food_tasks.report.uncertainty import generic_blocks as generic_uncertainty
 from food_tasks.report.uncertainty import uncertainty_blocks
 from food_tasks.runs import Run, load_runs
 from food_tasks.stats.confidence import Z95
@@ -410,13 +411,13 @@ def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) ->
             blocks.append(("table", ["Metric"] + [r.label for r in have], rows))
             if any(" ± " in c for row in rows for c in row):
                 blocks.append(("p", MARKS_NOTE))
+        blocks += generic_uncertainty(task, have)  # paired differences of its headline; why no Uncertainty table
         dicts = sorted({m for r in have for m, v in r.metrics[task].items() if isinstance(v, dict) and m not in info})
         dicts.sort(key=lambda m: not any(m.startswith(f"{h}_by_") for h in lead))
         for metric in dicts:
             column = metric.split("_by_")[-1]
-            sizes = breakdown_sizes(
-                metric, column, dicts
-            )  # the group sizes of a breakdown (regional tasks report them)
+            # the group sizes of a breakdown (regional tasks report them)
+            sizes = breakdown_sizes(metric, column, dicts)
             if any(d != metric and breakdown_sizes(d, column, dicts) == metric for d in dicts):
                 continue  # shown beside the breakdown it sizes
             series = {r.label: r.value(task, metric) for r in have if isinstance(r.value(task, metric), dict)}

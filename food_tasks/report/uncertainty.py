@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell, stored_interval
-from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column
+from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column, TableSpec
 from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, best_of_bias, compare_one, group_entries, interval_p
 from food_tasks.runs.run import Run
 from food_tasks.stats.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
@@ -349,3 +349,30 @@ def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> li
             "on it.",
         ),
     ]
+
+
+def generic_blocks(task: str, runs: Sequence[Run]) -> list[Block]:
+    """A task no benchmark claims (a regional task): the Paired differences table of its headline metric
+    (:func:`food_tasks.lmms.errorbars.headline_of`) between every two runs that have its samples files, as a
+    benchmark's; and one line for each section it does not get, saying why (its values table already gives each
+    value's 95% interval, so it needs no Uncertainty table)."""
+    from food_tasks.lmms.errorbars import headline_of
+
+    have = [r for r in runs if task in r.files]
+    read = next((t for r in have if (t := r.task(task)) is not None), None)
+    metric = headline_of(read) if read is not None else None
+    why = "*Not shown:* Uncertainty: the table above gives each value with its 95% interval (its standard error, "
+    blocks: list[Block] = [("p", why + "method and units are in the results file).")]
+    pairs = [(a, b) for i, a in enumerate(have) for b in have[i + 1 :]][:MAX_PAIRS]
+    rows = [(a, b, compare_one(a, b, task, metric)) for a, b in pairs] if metric else []
+    if not rows:
+        reason = (
+            "one run of this task; two or more are paired on the documents both scored"
+            if len(have) < 2
+            else "no samples files (re-run with --log_samples) or no per-document headline metric"
+        )
+        return [*blocks, ("p", f"*Not shown:* Paired differences: {reason}.")]
+    lower = not next((r.higher_is_better for _, _, r in rows if r is not None), True)
+    column = Column(metric, f"`{metric}`", (), lower_is_better=lower)
+    spec = BenchmarkSpec(task, task, (task,), (TableSpec(task, None, (column,)),), (), (metric,))  # its headline
+    return blocks + _paired_blocks([(a, b, column, task, row) for a, b, row in rows], spec)
