@@ -173,15 +173,18 @@ def test_nutrition_rows_without_gold_count_nowhere():
 
 
 class ScriptedJudge:
-    """``JudgeClient._attempt`` scripted by prediction; counts the requests that reach it."""
+    """``JudgeClient._attempt`` (one attempt, awaited with the batch's HTTP client) scripted by prediction; counts the
+    requests that reach it."""
 
     def __init__(self, verdicts, down=()):  # type: ignore[no-untyped-def]
         self.verdicts, self.down, self.requests = verdicts, set(down), 0
 
-    def __call__(self, body):  # type: ignore[no-untyped-def]
+    async def __call__(self, http, body):  # type: ignore[no-untyped-def]
+        from food_tasks.judge.transport import Outcome
+
         self.requests += 1
         pred = prediction_in(body["messages"][0]["content"])
-        return (None, "http 400", False) if pred in self.down else (self.verdicts[pred], "", False)
+        return Outcome(None, "http 400") if pred in self.down else Outcome(self.verdicts[pred])
 
 
 @pytest.fixture()
