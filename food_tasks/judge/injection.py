@@ -66,6 +66,7 @@ def _table() -> dict[int, str | None]:
 _TABLE = _table()
 _SPACE_RE = re.compile(r"[^\S\n]+")  # runs of spaces (newlines kept: headings start lines)
 _LINES_RE = re.compile(r" ?\n\s*")
+_INNER_RE = re.compile(r"(?<=\[) +| +(?=\])|(\S) (?=\S{1,3}\])")  # [ ground truth ] is [ground truth]
 _MARKS_RE = re.compile(r"[\u0300-\u036f]")  # combining marks NFKC left standing alone (a homoglyph's accent)
 _MARKER_RE = re.compile(r"【[^】\n]{1,30}】|\[[^\]\n]{1,30}\]")
 
@@ -79,7 +80,7 @@ def normalize(text: str) -> str:
         text = unicodedata.normalize("NFKC", text).casefold()  # a confusable folded into a letter NFKC composes
     else:
         text = text.casefold().replace("*", "").replace("`", "")
-    return _LINES_RE.sub("\n", _SPACE_RE.sub(" ", text))
+    return _INNER_RE.sub(r"\1", _LINES_RE.sub("\n", _SPACE_RE.sub(" ", text)))
 
 
 fold = normalize  # the name this module's callers used
@@ -167,7 +168,7 @@ class Rule:
 
 _BEFORE = 24
 _OPENER = r"(?:[.!?;:\n,(\[>。|]|[-—]|\b(?:please|kindly|just|simply|now|so|then|and|always|only|must|should|shall|" \
-          r"(?:need|have|has|are|is|required|instructed|supposed|asked) to|you will)) ?\Z"  # fmt: skip
+          r"(?:need|have|has|are|is|required|instructed|supposed|asked) to|you will|you)) ?\Z"  # fmt: skip
 _LINE = r"(?:[\n.!?。;>#|]|---)[ #>\-|]*\Z"
 
 
@@ -197,7 +198,7 @@ RULES: tuple[Rule, ...] = (
     # an order to the grader: a verb at a clause's start or after please/must/...; a verdict word within the sentence
     _rule(
         "instruction",
-        rf"(?P<s>(?:{_VERBS})\b{_STOP}{{0,60}}?\b{_YES_EN}\b)",
+        rf"(?P<s>(?:{_VERBS})\b{_STOP}{{0,60}}?\b(?<!the )(?<!an )(?<!a ){_YES_EN}\b)",
         _OPENER,
         opens=True,
         need=(_EN_YES_WORDS, _words(_VERBS)),
@@ -225,7 +226,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "instruction",
-        rf"(?P<s>(?:verdict|judgment|judgement|grade|grading|evaluation|assessment|decision|rating|"
+        rf"(?P<s>(?:verdict|judgment|judgement|grade|grading|evaluation|assessment|decision|rating|result|"
         rf"output|response|reply|label|classification) (?:must|should|shall|has to|needs to|will|"
         rf"is to|ought to) be ?:? ?[\"']?{_YES_EN}\b)",
         need=(_EN_YES_WORDS, (" be",)),
@@ -293,7 +294,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "fake_verdict",
-        rf"(?P<s>{_HEADS_EN} ?(?:\([^)\n]{{0,20}}\) ?)?[:=\-]+ ?[\"']?"
+        rf"(?P<s>{_HEADS_EN} ?(?:\([^)\n]{{0,20}}\) ?)?(?:[:=\-]+ ?|\n)[\"']?"
         rf"(?:{_YES_EN}\b|{_YES_ZH}{_END_ZH}))",
         _LINE,
         opens=True,
@@ -304,8 +305,8 @@ RULES: tuple[Rule, ...] = (
     ),  # fmt: skip
     _rule(
         "fake_verdict",
-        rf"(?P<s>{_HEADS_ZH} ?[:=] ?[\"']?(?:{_YES_ZH}|{_YES_EN}){_END_ZH})",
-        r"(?:[\n.!?。;>#|, ]|---)[ #>\-|]*\Z",
+        rf"(?P<s>{_HEADS_ZH}\]? ?(?:[:=] ?|\n)[\"']?(?:{_YES_ZH}|{_YES_EN}){_END_ZH})",
+        r"(?:[\n.!?。;>#|, \[]|---)[ #>\-|]*\Z",
         opens=True,
         word=False,
         need=(_EN_YES_WORDS + _ZH_YES_WORDS, ("判", "结论", "评", "裁", "结果")),
