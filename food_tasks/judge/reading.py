@@ -10,7 +10,7 @@ verdict in the judge's own words. Rules (docs/judge.md, "The fallback reader"):
 - a clause states a verdict with a bare word (``yes``/``no`` opening or closing it; ``是``, ``否``, ``对``, ``不是``
   ... as the whole clause), a labelled value (``判定为“是”``, ``是否正确：否``, ``Verdict: no``, ``the answer is
   yes``), or a predicate (``correct``, ``incorrect``, ``matches``, ``正确``, ``不一致``, ``不符合`` ...) read with
-  its negation (``not correct``, ``does not match``, ``不完全正确``, ``没有错误``);
+  its negation (``not correct``, ``does not match``, ``不完全正确``, ``没有错误``, ``I don't think it is correct``);
 - not a verdict: what a clause attributes to an answer (``the candidate says yes``, ``标准答案为“是”``,
   ``Reference answer: yes``), a question or condition (``whether``, ``if``, ``是否正确``, ``正确与否``), a concession
   (``although``, ``虽然``; after ``but``/``但`` only the rest of the sentence counts), the noun ``correct answer``/
@@ -116,6 +116,10 @@ _RIGHT_NEEDS_RE = re.compile(r"\b(?:is|are|was|be|that's|it's|that is|it is|quit
 _NEGATOR_EN_RE = re.compile(
     r"\b(?:not|never|no|neither|nor|hardly|partially|partly|barely|isn't|aren't|wasn't|weren't|doesn't|"
     r"don't|didn't|cannot|can't|won't|shouldn't|wouldn't)\b|n't\b"
+)
+_DOUBT_RE = re.compile(
+    r"\b(?:don't|do not|doesn't|does not|didn't|did not|can't|cannot|wouldn't|would not)\s+"
+    r"(?:think|believe|say|consider|agree|feel|find)\b|不认为|不觉得|不能说|不敢说"
 )
 _NEGATOR_ZH_RE = re.compile(r"不|没|未|无|别|非(?!常)|部分")
 
@@ -270,6 +274,7 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
         value = m.group(2)
         polarity = _YES if value in ("是", "对", "正确", "yes") else _NO
         found |= _own(norm, start + m.start(2), start + m.end(2), polarity, echo)
+    doubt = _DOUBT_RE.search(clause)  # "I don't think it is correct", "我不认为它正确": what follows is negated
     for p in _PREDICATE_RE.finditer(clause):
         word = p.group()
         if _NOT_PREDICATE_RE.match(clause, p.end()):
@@ -277,7 +282,7 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
         if word == "right" and not _RIGHT_NEEDS_RE.search(clause[: p.start()]) and letters != "right":
             continue  # "right" as a verdict only after "is", "that's" ...
         polarity = _NO if p.lastgroup == "neg" else _YES
-        if _negated(clause, p.start(), word.isascii()):
+        if _negated(clause, p.start(), word.isascii()) != (doubt is not None and doubt.end() <= p.start()):
             polarity ^= _YES | _NO
         found |= _own(norm, start + p.start(), start + p.end(), polarity, echo)
     return found

@@ -33,8 +33,11 @@ CATEGORIES = (
 )
 
 
-def _rows() -> list[dict]:
-    return [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+BLIND = ROOT / "tests" / "data" / "judge_replies_blind.jsonl"  # written after the reader, measured once (docs)
+
+
+def _rows(path: Path = DATA) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _robust(row: dict) -> bool | None:
@@ -79,15 +82,23 @@ def test_never_less_accurate_than_the_official_rule_overall_and_per_category():
         assert robust >= official, key
 
 
-def test_right_wherever_the_official_rule_is_right():
+@pytest.mark.parametrize("path", [DATA, BLIND], ids=["set", "blind"])
+def test_right_wherever_the_official_rule_is_right(path):
     # stronger than the totals: reply by reply, the official rule is never right where the fallback reader is wrong
-    worse = [r["reply"][:80] for r in _rows() if verdict_official(r["reply"]) == r["label"] != (_robust(r) is True)]
+    rows = _rows(path)
+    worse = [r["reply"][:80] for r in rows if verdict_official(r["reply"]) == r["label"] != (_robust(r) is True)]
     assert worse == []
 
 
-def test_never_credits_a_reply_whose_verdict_is_no():
-    credited = [r["reply"][:80] for r in _rows() if not r["label"] and _robust(r) is True]
+@pytest.mark.parametrize("path", [DATA, BLIND], ids=["set", "blind"])
+def test_never_credits_a_reply_whose_verdict_is_no(path):
+    credited = [r["reply"][:80] for r in _rows(path) if not r["label"] and _robust(r) is True]
     assert credited == []
+
+
+def test_the_blind_set():
+    n, robust, official = measure(_rows(BLIND))["all"]
+    assert (n, robust, official) == (40, 40, 32)  # docs/judge.md: measured once at 39/40, its miss then fixed
 
 
 def test_a_reply_that_says_both_is_unreadable():
