@@ -12,7 +12,7 @@ whose ``metadata.regional`` block says what the columns mean (see CONTRIBUTING.m
     metadata:
       version: 1.0
       regional:
-        format: mcq                    # mcq | open
+        format: mcq                    # mcq | multi | open | numeric
         id: id
         image: image                   # path relative to the data file, absolute path, URL or hub Image
         question: question
@@ -29,8 +29,10 @@ Scoring reuses the core: :func:`food_tasks.hooks.parsing.extract_choice` (MCQ), 
 (``process_results`` through :func:`food_tasks.hooks.outputs.model_output`, so a failed backend request is no
 answer).
 
-This module holds what the task, the error bars and the checker share; the task class is in
-:mod:`food_tasks.regional` (the path YAMLs name) and the ``food-tasks validate`` checker in
+The ``metadata.regional`` keys and their checks are in :mod:`food_tasks.regional_tasks.settings` (re-exported here),
+several correct options and numbers in :mod:`food_tasks.regional_tasks.answers`, slices in
+:mod:`food_tasks.regional_tasks.slices`. This module holds what the task, the error bars and the checker share; the
+task class is in :mod:`food_tasks.regional` (the path YAMLs name) and the ``food-tasks validate`` checker in
 :mod:`food_tasks.regional_tasks.check`; the checks of local data files in :mod:`food_tasks.regional_tasks.files`.
 """
 

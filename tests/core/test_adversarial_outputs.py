@@ -266,7 +266,10 @@ def _regional(name: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("case", list(ADVERSARIAL))
-@pytest.mark.parametrize("name", ["regional_example_mcq.yaml", "regional_example_open.yaml"])
+@pytest.mark.parametrize(
+    "name",
+    [f"regional_example_{k}.yaml" for k in ("mcq", "open", "multi", "numeric", "aliases")],
+)
 def test_no_regional_aggregation_raises_on_any_output(name, case):
     process_results, docs, table = _regional(name)
     got = _run(process_results, docs, table, ADVERSARIAL[case])

@@ -356,3 +356,32 @@ def test_the_printed_table_points_to_the_slice_values(kinds_run):
     table = [line for line in proc.stdout.splitlines() if line.startswith("|")]
     assert any("acc_by_cuisine" in line and "[6 keys]" in line for line in table)
     assert "food-tasks report" in proc.stdout.split(table[-1], 1)[1]  # the pointer under the table
+
+
+@pytest.mark.e2e
+def test_report_and_compare_read_the_new_kinds(kinds_run, capsys):
+    _, results, _, tmp = kinds_run
+    out = tmp / "out"
+    assert cli_main(["compare", str(out), str(out), "--all"]) == 0
+    text = capsys.readouterr().out
+    assert "abs_error" in text  # a paired difference of the mean absolute error (0 against itself)
+    assert cli_main(["report", str(out), "-o", str(tmp / "report")]) == 0
+    md = (tmp / "report" / "report.md").read_text(encoding="utf-8")
+    numeric = md.split("\n## Task `regional_example_numeric`\n", 1)[1].split("\n## ", 1)[0]
+    se = results["results"]["regional_example_numeric"]["abs_error_stderr,none"]
+    assert f"| `abs_error` | 14.75 ± {1.959963984540054 * se:.2f}" in numeric
+    multi = md.split("\n## Task `regional_example_multi`\n", 1)[1].split("\n## ", 1)[0]
+    assert "| Japan | 50.00" in multi and "['" not in multi  # one row per cuisine, never a list's Python text
+
+
+def test_contributing_names_every_key_and_kind():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for key in sorted(regional_scoring.SETTING_KEYS):
+        assert f"`{key}`" in text, key
+    for key in ("prompt", "max_tokens", "temperature", "headline", "absolute", "relative"):
+        assert f"`{key}`" in text, key
+    for fmt in regional_scoring.FORMATS:
+        assert f"| `{fmt}` |" in text, fmt  # a row of the answer kinds' table
+    for metric in ("abs_error", "text_only", "judge_acc_by_<column>", "judge_n_by_<column>"):
+        assert f"`{metric}`" in text, metric
+    assert "[docs/judge.md](docs/judge.md)" in text and "FOOD_TASKS_JUDGE_WORKERS" in text
