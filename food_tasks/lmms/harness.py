@@ -8,7 +8,9 @@ tasks (``food_tasks.registration.lmms_eval_plugin`` is ours). From there we inst
   several YAMLs under the user's include path, or taken by another task, is a warning naming the files
   (:func:`regional_clashes`); while lmms-eval indexes, the YAML files of our directory are parsed by libyaml
   (:func:`fast_index`: 0.2 s instead of 2 s per start-up, the same index); a user's YAML that does not parse stops the
-  run naming it (exit status 1);
+  run naming it (exit status 1); a regional task's ``tag`` is indexed (:mod:`food_tasks.lmms.names`);
+* the names asked for: ``TaskManager.match_tasks`` and ``load_task_or_group`` stop the run (exit status 1) when a
+  task, group or tag resolves to no task (lmms-eval exits 0); groups consolidate without our tasks' breakdowns;
 * the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context (:data:`TASK_TYPE`,
   :data:`TASK_MANAGER`) that tells a regional task's class which kind lmms-eval is building and which YAML it reads
   (lmms-eval gives ``class:`` tasks only their config);
@@ -59,6 +61,8 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from food_tasks import __version__
+from food_tasks.lmms import names
+from food_tasks.lmms.names import regional_clashes
 from food_tasks.tasks.catalogue import unreadable_yaml
 
 OPT_OUT_ENV = "FOOD_TASKS_AUTOREGISTER"
@@ -80,6 +84,7 @@ _EXIT_INSTALLED = False
 HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.tasks", "TaskManager.initialize_tasks", "wrapped: our task directory joins the index"),
     ("lmms_eval.tasks", "TaskManager.load_task_or_group", "wrapped: TASK_TYPE for regional task classes"),
+    ("lmms_eval.tasks", "TaskManager.match_tasks", "wrapped: a name that resolves to no task stops the run"),
     ("lmms_eval.tasks", "TaskManager.task_index", "the YAML of a regional task (named in its messages)"),
     ("lmms_eval.utils", "make_table", "wrapped: our rows named, breakdowns as short notes"),
     ("lmms_eval.utils", "load_yaml_config", "swapped while lmms-eval indexes: our YAMLs parsed by libyaml"),
@@ -170,10 +175,11 @@ def install_task_index(task_dir: str) -> bool:
                 ours = os.path.realpath(task_dir)
                 user = [p for p in paths if os.path.realpath(p) != ours]
                 _CLASHES[self] = regional_clashes(user, index, task_dir)
+                names.add_tags(index, user)  # lmms-eval indexes no tag of a `class:` task
             except Exception as err:  # noqa: BLE001 - the check must never cost a run its task index
                 from loguru import logger
 
-                logger.warning(f"food-tasks: regional task names not checked for clashes ({type(err).__name__}: {err})")
+                logger.warning(f"food-tasks: regional task names not checked ({type(err).__name__}: {err})")
             return index
 
         return initialize_tasks
@@ -256,50 +262,6 @@ def _simple_loader(ignore: Callable) -> type | None:
     return _Loader
 
 
-def regional_clashes(folders: list[str], index: Any, packaged: str | None = None) -> dict[str, list[str]]:
-    """Regional task names defined by more than one YAML under ``folders`` (name -> the files), each logged as a
-    warning; and a warning for a regional YAML whose name lmms-eval's index gives to another YAML (a built-in task),
-    or that hides one of our packaged tasks (under ``packaged``, indexed after the user's folders)."""
-    from loguru import logger
-
-    from food_tasks.regional_tasks.config import fit, labelled, shown, task_files
-
-    clashes = {}
-    found = task_files(folders)
-    hidden = task_files([packaged], names=list(found)) if packaged and found else {}
-    # The loguru prefix takes ~75 columns: each message keeps its lines under 100, a path on a line of its own.
-    for name, ours in sorted(hidden.items()):
-        theirs = "".join(f"\n  {shown(p)}" for p in found[name])
-        packaged_files = "".join(f"\n  {shown(p)}" for p in ours)
-        logger.warning(
-            fit(f"food-tasks: regional task {name} hides the packaged task of that name; rename{theirs}", 100)
-            + f"\nthe packaged task:{fit(packaged_files, 100)}"
-        )
-    for name, paths in sorted(found.items()):
-        used = index.get(name, {}).get("yaml_path") if isinstance(index, dict) else None
-        used = used if isinstance(used, str) else None
-        if len(paths) > 1:
-            clashes[name] = paths
-            took = os.path.realpath(used) if used else None
-            files = "\n".join(f"  {labelled(p, took)}" for p in paths)
-            logger.warning(
-                fit(
-                    f"food-tasks: regional task {name} is defined by {len(paths)} files; rename all but one\n"
-                    f"(running it stops with an error until then):\n{files}",
-                    100,
-                )
-            )
-        elif used is not None and os.path.realpath(used) != os.path.realpath(paths[0]):
-            logger.warning(
-                fit(
-                    f"food-tasks: regional task {name} is not indexed; rename it:\n  {shown(paths[0])}\n"
-                    f"its name is taken by:\n  {shown(used)}",
-                    100,
-                )
-            )
-    return clashes
-
-
 def task_yaml(name: str) -> tuple[str | None, list[str]]:
     """The YAML lmms-eval is building task ``name`` from (None outside a ``load_task_or_group`` of ours), and every
     YAML under the user's ``--include_path`` defining that name when more than one does."""
@@ -325,12 +287,25 @@ def with_dir(include_path: Any, task_dir: str) -> list[str]:
 
 
 def install_task_type() -> bool:
-    """Run ``TaskManager.load_task_or_group`` inside :data:`TASK_TYPE` set to its ``task_type`` argument."""
+    """Run ``TaskManager.load_task_or_group`` inside :data:`TASK_TYPE` set to its ``task_type`` argument, once every
+    name it is given resolves to a task (:func:`food_tasks.lmms.names.stop_if_unresolved`, as ``match_tasks``)."""
     manager = resolve("lmms_eval.tasks", "TaskManager")
     resolve("lmms_eval.tasks", "TaskManager.load_task_or_group")
+    resolve("lmms_eval.tasks", "TaskManager.match_tasks")
+
+    def make_match(original: Callable) -> Callable:
+        def match_tasks(self: Any, task_list: Any) -> Any:
+            names.stop_if_unresolved(self.task_index, task_list if isinstance(task_list, list) else [task_list])
+            return original(self, task_list)
+
+        return match_tasks
+
+    _wrap(manager, "match_tasks", make_match)
 
     def make(original: Callable) -> Callable:
         def load_task_or_group(self: Any, task_list: Any = None, task_type: str = "simple") -> Any:
+            listed = task_list if isinstance(task_list, list) else [task_list]
+            names.stop_if_unresolved(self.task_index, listed, files_ok=False)
             token, manager = TASK_TYPE.set(str(task_type)), TASK_MANAGER.set(self)
             try:
                 return original(self, task_list, task_type)
@@ -467,10 +442,12 @@ def install_error_bars() -> bool:
             task_aggregation_list: dict[str, Any] | None = None,
         ) -> Any:
             stability = errorbars.set_aside_stability(results) if task_root is None else {}
+            breakdowns = names.set_aside_breakdowns(results) if task_root is None else {}
             try:
                 out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
             finally:
                 errorbars.restore(results, stability)
+                names.restore(results, breakdowns)
             if task_root is None:  # the top-level call (lmms-eval recurses through the same name)
                 try:
                     groups, baseline = _groups_and_baseline(task_dict, out[3] or {}, group_class)

@@ -201,8 +201,8 @@ def test_cli_lists_our_tasks_with_no_flag_and_can_be_disabled(fresh_listings):
 def test_opt_out_installs_no_wrap(fresh_listings):
     from food_tasks.lmms import harness
 
-    assert sum(why.startswith("wrapped") for _, _, why in harness.HARNESS_API) == 11
-    for value, expected in (("0", [False] * 11), ("1", [True] * 11)):
+    assert sum(why.startswith("wrapped") for _, _, why in harness.HARNESS_API) == 12
+    for value, expected in (("0", [False] * 12), ("1", [True] * 12)):
         out, err, _ = fresh_listings[value]
         assert out.strip().splitlines()[-1] == f"wrapped: {expected}", err[-2000:]
 
