@@ -340,10 +340,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from food_tasks.regional_tasks.check import check, report
 
     failed = 0
-    for path in args.yaml:
+    queue, done = list(args.yaml), set()
+    while queue:  # a group YAML's tasks are checked after it, each file once
+        path = queue.pop(0)
+        if os.path.realpath(path) in done:
+            continue
+        done.add(os.path.realpath(path))
         result = check(path, check_images=not args.no_images)
         print("\n".join(report(path, result)), flush=True)
         failed += bool(result.problems)
+        queue[:0] = [m for m in result.members if os.path.realpath(m) not in done]
     return 1 if failed else 0
 
 
@@ -441,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     prefetch.add_argument("--report", help="write the coverage summary (JSON) to this file")
     prefetch.set_defaults(func=cmd_prefetch)
     validate = sub.add_parser("validate", description="Check regional task YAMLs and their data (see CONTRIBUTING.md).")
-    validate.add_argument("yaml", nargs="+", help="regional task YAML file(s)")
+    validate.add_argument("yaml", nargs="+", help="regional task or group YAML file(s); a group's tasks too")
     validate.add_argument("--no-images", action="store_true", help="skip opening every image")
     validate.set_defaults(func=cmd_validate)
     report = sub.add_parser(

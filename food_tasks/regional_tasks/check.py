@@ -1,7 +1,10 @@
 """``food-tasks validate``: check a regional task (its YAML and its data file) before running a model.
 
 Reads the YAML with the one catalogue loader (:mod:`food_tasks.tasks.catalogue`) and the data with ``datasets``, checks
-the settings, every row (question, options, answer, images) and says in one line per problem what to fix.
+the settings, every row (question, options, answer, images) and says in one line per problem what to fix: every
+problem of the YAML and of the data in one run, the YAML's first, then the data's (a problem of the settings does not
+hide the data's; only a data file that cannot be read hides its rows). A group YAML is checked as a group
+(:mod:`food_tasks.regional_tasks.groups`), and its tasks after it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from food_tasks.regional_tasks import groups
 from food_tasks.regional_tasks.config import TASK_CLASS, key_problems, shown, task_files
 from food_tasks.regional_tasks.files import LOCAL_BUILDERS, data_file_problems, data_problems, local_files, root_cause
 from food_tasks.regional_tasks.judged import JUDGE_PROMPT
@@ -52,9 +56,13 @@ class Validation:
     images: int | None = None  # images opened (None: not opened, --no-images)
     slices: dict[str, int] = field(default_factory=dict)  # slice column -> distinct values
     judge: str = ""  # "default" or "custom": the judge prompt of a judged open-answer task
+    group: str = ""  # a group YAML: what it names and aggregates (its summary)
+    members: list[str] = field(default_factory=list)  # a group YAML: its tasks' YAML files, validated after it
 
     def summary(self) -> str:
         """One line: the rows, images and slices checked (for a task without problems)."""
+        if self.group:
+            return self.group
         images = "images not opened (--no-images)" if self.images is None else f"{self.images} image(s) opened"
         slices = ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in self.slices.items()) or "none"
         fields = "question, options and answer" if self.format in ("mcq", "multi") else "question and answer"
@@ -108,11 +116,18 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         config = read_yaml(path)
     except Exception as err:  # noqa: BLE001  (any YAML error is reported, not raised)
         return Validation([f"{where}: cannot read YAML: {err}"])
+    if groups.is_group(config):
+        errors, warnings, members, summary = groups.group_problems(
+            config, path, lambda member: groups.regional_metrics(member, read_yaml)
+        )
+        return Validation(
+            [f"{where}: {p}" for p in errors], [f"{where}: {w}" for w in warnings], group=summary, members=members
+        )
     errors, warnings = key_problems(config)
     problems = [f"{where}: {p}" for p in errors]
     warnings = [f"{where}: {w}" for w in warnings]
-    if not isinstance(config.get("task"), str) or not config["task"]:
-        problems.append(f"{where}: task: give the task a name (lower_snake_case)")
+    if problem := groups.name_problem("task", config.get("task")):
+        problems.append(f"{where}: {problem}")
     else:
         others = [
             p
@@ -125,41 +140,49 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
                 f"a run with --include_path {shown(path.parent)} warns naming both files and stops with "
                 f"exit status 1; rename one"
             )
+    problems += [f"{where}: {p}" for p in groups.tag_problems(config, path)]
     if config.get("class") != f"!function {TASK_CLASS}":
         problems.append(f"{where}: class: must be `!function {TASK_CLASS}`")
     if not config.get("dataset_path"):
         problems.append(f"{where}: dataset_path: json, csv, parquet or a Hugging Face dataset id")
-    problems += [f"{where}: {p}" for p in settings_problems(config.get("metadata"))]
+    unread = settings_problems(config.get("metadata"))
+    problems += [f"{where}: {p}" for p in unread]
     if "process_docs" in config:
         warnings.append(
             f"{where}: process_docs: lmms-eval applies it when it runs the task; validate checks the rows "
             "as the data file holds them"
         )
-    if problems:
+    if not config.get("dataset_path"):
         return Validation(problems, warnings)
+    # The data, in the same pass: a problem of the settings above does not hide the data's.
     split = str(config.get("test_split") or "test")
     builder = str(config["dataset_path"])
     files = local_files(config, path.parent)
     base_dir = path.parent
     if builder in LOCAL_BUILDERS:
         if split not in files:
-            return Validation([f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}"], warnings)
+            problems.append(f"{where}: dataset_kwargs.data_files: no file for the test split {split!r}")
+            return Validation(problems, warnings)
         missing = [p for p in files[split] if not p.is_file()]
         if missing:
             what = "does not exist (paths are relative to the YAML)"
-            return Validation([f"{where}: dataset_kwargs.data_files: {shown(p)} {what}" for p in missing], warnings)
+            problems += [f"{where}: dataset_kwargs.data_files: {shown(p)} {what}" for p in missing]
+            return Validation(problems, warnings)
         malformed = data_file_problems(builder, files[split])
         if malformed:
-            return Validation(malformed, warnings)
+            return Validation(problems + malformed, warnings)
         base_dir = files[split][0].parent
         data_name = ", ".join(shown(p) for p in files[split])
     else:
         data_name = builder
-    settings = Settings.from_metadata(config["metadata"], base_dir)
     try:
         rows = _load_rows(builder, config, files, split)
     except Exception as err:  # noqa: BLE001
-        return Validation([f"{where}: data unreachable ({data_name}, split {split!r}): {root_cause(err)}"], warnings)
+        problems.append(f"{where}: data unreachable ({data_name}, split {split!r}): {root_cause(err)}")
+        return Validation(problems, warnings)
+    if unread:  # the settings do not read: the columns they name are checked all the same
+        return Validation(problems + _absent_columns(config.get("metadata"), rows, data_name), warnings)
+    settings = Settings.from_metadata(config["metadata"], base_dir)
     opened = 0  # images opened: each distinct file or URL once, each image embedded in the data (hub Image cells)
     store = None
 
@@ -175,7 +198,7 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         return None
 
     # The checks a run makes before generation (regional_files.data_problems), opening every image here.
-    _, problems = data_problems(
+    _, found = data_problems(
         settings,
         rows,
         set(rows[0]) if rows else set(),
@@ -185,7 +208,7 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         image_problem=open_image if check_images else None,
     )
     return Validation(
-        problems,
+        problems + found,
         warnings,
         task=str(config["task"]),
         data=data_name,
@@ -198,6 +221,27 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         },
         judge="" if settings.judge is None else "default" if settings.judge.prompt == JUDGE_PROMPT else "custom",
     )
+
+
+def _absent_columns(metadata: object, rows: list[dict], data_name: str) -> list[str]:
+    """The columns ``metadata.regional`` names (id, image, question, options, answer, slices, cluster) that the data
+    lacks, read without the settings (which have a problem of their own): one line each."""
+    regional = metadata.get("regional") if isinstance(metadata, dict) else None
+    if not isinstance(regional, dict) or not rows:
+        return []
+    named: dict[str, str] = {}
+    for key in ("id", "image", "question", "options", "answer", "slices", "cluster"):
+        value = regional.get(key)
+        for column in value if isinstance(value, list) else [value]:
+            if isinstance(column, str) and column:
+                named.setdefault(column, f"metadata.regional.{key}")
+    columns = set(rows[0])
+    listed = ", ".join(sorted(columns))
+    return [
+        f"{data_name}: column '{c}' named by {key} is not in the data (columns: {listed})"
+        for c, key in named.items()
+        if c not in columns
+    ]
 
 
 def _load_rows(builder: str, config: dict, files: dict[str, list[Path]], split: str) -> list[dict]:

@@ -172,9 +172,10 @@ def data_problems(
     """Every problem of a regional task's data that ``food-tasks validate`` reports and that stops a run before
     generation, one line each: the one list of checks of the two.
 
-    In this order, each step only when the one before found nothing: no rows; a column named in
-    ``metadata.regional`` (id, image, question, options, answer, slices, cluster, a ``{column}`` of the prompt) that
-    is not among ``columns``; a prompt that cannot be built from row 1; then every row (:func:`row_problems`).
+    In this order: no rows (nothing else then); each column named in ``metadata.regional`` (id, image, question,
+    options, answer, slices, cluster, a ``{column}`` of the prompt) that is not among ``columns``, followed by the
+    rows' problems in the other columns; else a prompt that cannot be built from row 1, or else every row's problems
+    (:func:`row_problems`).
 
     Args:
         rows: a sequence of mappings, or a ``datasets.Dataset`` (only the columns the checks need are read: no
@@ -189,15 +190,18 @@ def data_problems(
     prompt = prompt_columns(settings.prompt)
     named = [*settings.columns_used, *(c for c in prompt if c in columns)]
     absent = [c for c in settings.columns_used if c not in columns]
-    if absent:
+    if absent:  # named, then the rows' problems in the columns that are there (one pass: validate shows them all)
         listed = ", ".join(sorted(columns))
-        return DataProblems(
-            CONFIGURATION_ERROR,
-            [
-                f"{data_name}: column '{c}' named by {_naming(settings, c)} is not in the data (columns: {listed})"
-                for c in absent
-            ],
-        )
+        lines = [
+            f"{data_name}: column '{c}' named by {_naming(settings, c)} is not in the data (columns: {listed})"
+            for c in absent
+        ]
+        if hasattr(rows, "select_columns"):
+            rows = _arrow_rows(rows.select_columns([c for c in columns if c in named]))
+        found = row_problems(settings, rows, data_name, image_problem)
+        options = settings.options if isinstance(settings.options, tuple) else (settings.options,)
+        unsure = {*absent, *([settings.answer] if set(absent) & set(options) else [])}  # an answer read by options
+        return DataProblems(CONFIGURATION_ERROR, lines + [line for line in found if not _names(line, unsure)])
     if hasattr(rows, "select_columns"):  # a Dataset: the columns needed, as Arrow gives them (no image decoded)
         rows = _arrow_rows(rows.select_columns([c for c in columns if c in named]))
     rows = iter(rows)
@@ -208,6 +212,12 @@ def data_problems(
         reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
         return DataProblems(CONFIGURATION_ERROR, [f"{settings_at}{reason} (row 1; write literal braces as {{{{ }}}})"])
     return DataProblems(DATA_ERROR, row_problems(settings, itertools.chain([first], rows), data_name, image_problem))
+
+
+def _names(line: str, columns: Collection[str]) -> bool:
+    """Whether a row problem line is about one of ``columns`` (``column 'a'``, or ``column 'a/b'`` for options)."""
+    match = re.search(r", column '([^']*)': ", line)
+    return match is not None and any(c in columns for c in match.group(1).split("/"))
 
 
 def _arrow_rows(dataset: Any, batch_size: int = 1000) -> Iterator[dict[str, Any]]:
