@@ -143,11 +143,10 @@ def answer_problem(settings: Settings, doc: Mapping[str, Any]) -> str | None:
         options = doc_options(settings, doc)
         _, bad = answers.gold_set(cell, settings.labels, options)
         labels = "/".join(settings.labels[: len(options)])
-        return (
-            f"answer {', '.join(map(repr, bad))}: neither a label ({labels}) nor the text of one option"
-            if bad
-            else None
-        )
+        if not bad:
+            return None
+        hint = ' (several answers are a list: ["A", "C"])' if any("," in b for b in bad) else ""
+        return f"answer {', '.join(map(repr, bad))}: neither a label ({labels}) nor the text of one option{hint}"
     if len(answers.as_list(cell)) > 1:
         return f"answer {cell_text(cell)!r}: several answers; a task with several correct options is format: multi"
     if gold_index(settings, doc) is None:

@@ -171,6 +171,9 @@ def test_answer_problems_of_each_kind():
         "answer 'D', 'Nori': neither a label (A/B/C) nor the text of one option"
     )
     assert regional_scoring.answer_problem(multi, {"o": opts, "a": []}) == "missing answer"
+    assert regional_scoring.answer_problem(multi, {"o": opts, "a": "A, C"}) == (
+        'answer \'A, C\': neither a label (A/B/C) nor the text of one option (several answers are a list: ["A", "C"])'
+    )
     assert regional_scoring.answer_problem(mcq, {"o": opts, "a": ["A", "C"]}) == (
         "answer \"['A', 'C']\": several answers; a task with several correct options is format: multi"
     )
