@@ -382,8 +382,9 @@ def test_report_on_real_sample_runs(tmp_path):
     with_intervals = made["markdown"].read_text(encoding="utf-8")
     # Cells carry "value ± half-width" where the run has a standard error; the values are checked without them
     # here, the intervals in tests/core/test_report_uncertainty.py.
-    # 1 of 2 documents, in percent: 50 ± 1.96 x 100 sqrt(0.5 x 0.5 / 1) = 50 ± 98; two documents: the dagger
-    assert "| **demo/replay** | official | 50.00 ± 98.00† |" in with_intervals
+    # 1 of 2 documents, in percent: SE 100 sqrt(0.5 x 0.5 / 1) = 50, whose normal interval 50 ± 98 leaves 0-100 %:
+    # Wilson's over the one unit the SE is worth (issue 44), [5.46, 94.54]; two documents: the dagger
+    assert "| **demo/replay** | official | 50.00 [5.46, 94.54]† |" in with_intervals
     # at 0 % a rate over 2 independent units gets Wilson's [0, 1.96^2 / (2 + 1.96^2)] = [0, 65.76], not 0 ± 0
     assert "| **demo/replay** | robust | 0.00 [0.00, 65.76]† | 0.00 [0.00, 65.76]† |" in with_intervals
     md = re.sub(r"( ± [0-9.]+| \[[0-9.]+, [0-9.]+\]| \(no interval: [^)]*\))†?", "", with_intervals)
