@@ -145,8 +145,16 @@ class _Echo:
     """The copy test of one reply against the candidate answer (its skeleton), with the :data:`ECHO_CHECKS` budget."""
 
     def __init__(self, answer: object) -> None:
-        self.answer = skeleton(answer) if isinstance(answer, str) else ""
+        self._raw = answer if isinstance(answer, str) else ""
+        self._answer: str | None = None
         self.budget = ECHO_CHECKS
+
+    @property
+    def answer(self) -> str:
+        """The answer's skeleton, computed when first needed (most replies never compare a word with it)."""
+        if self._answer is None:
+            self._answer = skeleton(self._raw) if self._raw else ""
+        return self._answer
 
     def copied(self, text: str, start: int, end: int) -> bool:
         """Whether the word ``text[start:end]`` lies in a near-verbatim copy of the answer: some stretch of the
@@ -211,6 +219,8 @@ def _bare(norm: str, start: int, end: int, echo: _Echo, copies: bool = True) -> 
     it is the whole candidate answer, copied)."""
     letters = _WORD_RE.sub("", norm[start:end])
     polarity = _BARE.get(_PARTICLES_RE.sub("", letters) if not letters.isascii() else letters, 0)
+    if not polarity:
+        return 0
     if copies and letters == echo.answer:  # the whole answer copied ("yes\n否" on the answer "yes"): the answer's word
         return 0
     return 0 if not polarity or echo.copied(norm, start, end) else polarity
