@@ -47,6 +47,7 @@ Record = Mapping[str, Any]
 Reader = Callable[[Record], Any]
 
 NO_CONTEXT, HINT, MISLEADING = "none", "hint", "misleading"  # the values View.context returns
+DIFFERENCES = frozenset({"misled_excess"})  # context measures that are differences of two shares (points)
 # The direction of the measures computed across tasks, which no metric_list declares (lmms-eval reads
 # higher_is_better from a task's metric_list): the context measures of a group (run_statistics) and a task's
 # answerable_without_image (food_tasks.lmms.errorbars.finish; its image_gain has the direction of the task's headline
@@ -136,9 +137,12 @@ def _sort_key(value: Hashable) -> tuple[str, str]:
     return (type(value).__name__, repr(value))
 
 
-def mean_stat(values: Iterable[tuple[Hashable, Hashable, float]], scale: float = 1.0) -> Stat:
+def mean_stat(values: Iterable[tuple[Hashable, Hashable, float]], scale: float = 1.0, difference: bool = False) -> Stat:
     """``scale`` x the mean of ``(sort key, cluster, value)`` triples, with its clustered standard error
-    (CR1, :func:`food_tasks.stats.uncertainty.ratio_se`); summed in the canonical order of the sort keys."""
+    (CR1, :func:`food_tasks.stats.uncertainty.ratio_se`); summed in the canonical order of the sort keys. Its 95 %
+    interval stays within the measure's range (:func:`food_tasks.stats.intervals.choose`); ``difference``: the values
+    are paired differences (a gap to the reference language, ``misled_excess``), within ``-scale..scale``, never a
+    proportion's Wilson interval, even where every value happens to be 0."""
     triples = sorted(values, key=lambda t: (_sort_key(t[0]), _sort_key(t[1])))
     if not triples:
         return Stat(math.nan, None, 0, 0)
@@ -146,8 +150,9 @@ def mean_stat(values: Iterable[tuple[Hashable, Hashable, float]], scale: float =
     inverse, n_clusters = stats.cluster_index([c for _, c, _ in triples])
     value = float(scale * rows[:, 0].sum() / rows[:, 1].sum())
     se = stats.ratio_se(rows, inverse, n_clusters, scale)
-    bounds = value_bounds([v for _, _, v in triples], scale)
-    ci = choose(value, se, bounds, n_clusters, binary=all(v in (0.0, 1.0) for _, _, v in triples))
+    bounds = value_bounds([v for _, _, v in triples], scale, difference)
+    binary = not difference and all(v in (0.0, 1.0) for _, _, v in triples)  # a 0-wide share at 0 or 100 %: Wilson
+    ci = choose(value, se, bounds, n_clusters, binary=binary)
     if ci is not None and ci.method == CUT and n_clusters >= 2:  # outside its range, not a proportion: percentile
         sums = stats.cluster_sums(rows, inverse, n_clusters)
         draws = stats.bootstrap(stats.Ratio(_never, scale=scale), sums, stats.DEFAULT_ITERS)
@@ -224,7 +229,7 @@ def agreement(records: Sequence[Record], view: View, scale: float = 100.0) -> fl
 
 def _paired(rows: list[tuple[Hashable, Hashable, float, float]], scale: float) -> dict[str, Any]:
     """``(key, cluster, right in the language, right in the reference)`` rows: the difference and both accuracies."""
-    stat = mean_stat(((k, c, x - b) for k, c, x, b in rows), scale)
+    stat = mean_stat(((k, c, x - b) for k, c, x, b in rows), scale, difference=True)
     acc, reference = (
         scale * math.fsum(col) / len(rows) for col in ([x for _, _, x, _ in rows], [b for _, _, _, b in rows])
     )
@@ -366,7 +371,8 @@ def context_sensitivity(records: Sequence[Record], view: View, scale: float = 10
     """``misled_rate`` and ``hint_gain`` (and ``_same_image`` variants), ``context_loss_rate`` and ``misled_excess``
     over units asked without context and with a misleading / correct hint; a unit is ``(view.unit, view.lang)``.
     Absent measures are left out."""
-    return {name: mean_stat(rows, scale) for name, rows in context_rows(records, view).items()}
+    found = context_rows(records, view).items()
+    return {name: mean_stat(rows, scale, difference=name in DIFFERENCES) for name, rows in found}
 
 
 # --------------------------------------------------------------------------- runs

@@ -160,11 +160,12 @@ def choose(
     return Interval(max(low, lo), min(high, hi), CUT)
 
 
-def value_bounds(values: Sequence[float], scale: float) -> tuple[float, float]:
+def value_bounds(values: Sequence[float], scale: float, difference: bool = False) -> tuple[float, float]:
     """The range of a mean of per-unit ``values`` times ``scale``: ``(0, scale)`` when every value is in [0, 1] (a
-    proportion), ``(-scale, scale)`` in [-1, 1] (a paired difference of two proportions), unbounded otherwise."""
+    proportion), ``(-scale, scale)`` in [-1, 1] (a paired difference of two proportions; always so for a
+    ``difference``, whose values may all happen to be 0), unbounded otherwise."""
     finite = [v for v in values if math.isfinite(v)]
-    if finite and scale > 0 and min(finite) >= 0 and max(finite) <= 1:
+    if finite and scale > 0 and min(finite) >= 0 and max(finite) <= 1 and not difference:
         return 0.0, scale
     if finite and scale > 0 and min(finite) >= -1 and max(finite) <= 1:
         return -scale, scale

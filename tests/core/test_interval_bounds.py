@@ -234,3 +234,13 @@ def test_no_pinned_interval_leaves_its_range(name):
     text = (GOLDEN / name).read_text(encoding="utf-8")
     problems = report_problems(text) if name.endswith(".md") else results_problems(json.loads(text))
     assert problems == []
+
+
+def test_a_gap_to_english_of_zero_everywhere_keeps_its_normal_interval():
+    # a difference of two accuracies that is 0 on every item: not a share at 0 % (no Wilson [0, 56.15])
+    view = consistency.View(
+        item=stats.column("q"), lang=stats.column("lang"), correct=stats.field("ok"), cluster=stats.column("q")
+    )
+    records = [{"q": q, "lang": lang, "ok": 0} for q in range(3) for lang in ("en", "fr")]
+    gap = consistency.gap_to_reference(records, view)["fr"]
+    assert gap["value"] == 0.0 and gap["low"] == gap["high"] == 0.0 and "interval" not in gap

@@ -105,3 +105,13 @@ def test_run_statistics_write_the_control_into_the_group_row():
     row = results["g"]
     assert row["context_loss_rate,none"] == pytest.approx(50.0) and row["context_loss_rate_n,none"] == 4
     assert row["misled_excess,none"] == pytest.approx(0.0) and "misled_excess_stderr,none" in row
+
+
+def test_an_excess_of_zero_everywhere_is_a_difference_not_a_share():
+    # every dish wrong with both hints: excess 0 on each, SE 0 -> the 0-wide normal interval, not Wilson's [0, x]
+    found = consistency.context_sensitivity(_records({f"d{i}": {"1a": 1, "1b": 0, "1c": 0} for i in range(40)}), VIEW)
+    entry = found["misled_excess"].as_dict()
+    assert entry["value"] == 0.0 and entry["low"] == entry["high"] == 0.0 and "interval" not in entry
+    # the loss itself is a share: 100 % of 40 dishes, SE 0 -> Wilson over the 40 dishes
+    loss = found["context_loss_rate"].as_dict()
+    assert loss["interval"] == "Wilson, effective n" and loss["high"] == 100.0 and loss["low"] < 100.0
