@@ -275,7 +275,10 @@ class _LabelSet:
         one = rf"(?:[\(\[【] ?({label_alt}) ?[\)\]】]|{token})"
         joint = rf"(?: ?,)? ?(?:{alternation(HEDGE_CONNECTORS)}) ?(?:(?:{alternation(_HEDGE_WORDS)}) ?)?"
         self.hedge_label = re.compile(one, re.IGNORECASE)
-        self.hedge = re.compile(rf"{one}(?:{joint}{one})+", re.IGNORECASE)
+        # The lookahead states what the pattern implies (a hedge starts with a bracket or a label's first character)
+        # and lets the engine reject most positions with one class test: about half the cost on long outputs.
+        first = "".join(sorted({c for label in self.index for c in (label[0].upper(), label[0].lower())}))
+        self.hedge = re.compile(rf"(?=[\(\[【{re.escape(first)}]){one}(?:{joint}{one})+", re.IGNORECASE)
 
 
 _LABEL_SETS: dict[tuple[tuple[str, ...], bool], _LabelSet] = {}
