@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from food_tasks.hooks.parsing import strip_reasoning
 
 ECHO_EXTENT = 6  # letters or digits of the answer around a verdict word that make it a copy (a CJK character: 2)
-ECHO_CHECKS = 64  # verdict words compared with the answer per reply; past them a word counts as a copy
+ECHO_CHECKS = 64  # verdict words compared with the answer per reply; past them a word counts as a copy (linear time)
 _CONTEXT = 64  # characters of the reply read either side of a verdict word for the copy test
 
 # Quotes dropped, markdown marks and zero-width / format characters removed (after NFKC and case folding).
@@ -159,12 +159,14 @@ class _Echo:
     def copied(self, text: str, start: int, end: int) -> bool:
         """Whether the word ``text[start:end]`` lies in a near-verbatim copy of the answer: some stretch of the
         reply around it, at least :data:`ECHO_EXTENT` beyond the word, occurs in the answer (skeletons)."""
-        word = _WORD_RE.sub("", text[start:end])
-        if not self.answer or word not in self.answer:
+        if not self.answer:
             return False
         if self.budget <= 0:
             return True
         self.budget -= 1
+        word = _WORD_RE.sub("", text[start:end])
+        if word not in self.answer:
+            return False
         left = _WORD_RE.sub("", text[max(0, start - _CONTEXT) : start])
         right = _WORD_RE.sub("", text[end : end + _CONTEXT])
         for n_left in range(len(left) + 1):
@@ -289,12 +291,19 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
         word = p.group()
         if _NOT_PREDICATE_RE.match(clause, p.end()):
             continue  # "the correct answer", "正确答案": a noun, not a verdict
-        if word == "right" and not _RIGHT_NEEDS_RE.search(clause[: p.start()]) and letters != "right":
+        if (
+            word == "right"
+            and not _RIGHT_NEEDS_RE.search(clause[max(0, p.start() - 24) : p.start()])
+            and (letters != "right")
+        ):
             continue  # "right" as a verdict only after "is", "that's" ...
         polarity = _NO if p.lastgroup == "neg" else _YES
         if _negated(clause, p.start(), word.isascii()) != (doubt is not None and doubt.end() <= p.start()):
             polarity ^= _YES | _NO
-        found |= _own(norm, start + p.start(), start + p.end(), polarity, echo)
+        if not polarity & found:  # a polarity already stated: nothing more to learn from this word
+            found |= _own(norm, start + p.start(), start + p.end(), polarity, echo)
+        if found == _YES | _NO:
+            break
     return found
 
 
