@@ -39,10 +39,11 @@ def _with_error(run: Run, task: str, metric: str, proportion: bool = True) -> st
     metric's independent units, anything else says it has none), the few-units mark below :data:`MIN_UNITS`; the
     value alone without a standard error."""
     value, se = run.value(task, metric), run.se(task, metric)
-    if se is None and number(value) is not None and not math.isnan(value):  # a number without its interval: why
-        method = run.reported(task, f"{metric}_stderr_method")
-        why = method if isinstance(method, str) and method.startswith("not estimated") else "no standard error"
-        return f"{fmt(value, 2)} (no interval: {why.removeprefix('not estimated: ')})" + (
+    method = run.reported(task, f"{metric}_stderr_method") if se is None else None
+    tried = isinstance(method, str) and method.startswith("not estimated: ")
+    if tried and number(value) is not None and not math.isnan(value):
+        # a number whose interval the run could not estimate says why (was a bare 0.00 beside intervals)
+        return f"{fmt(value, 2)} (no interval: {method.removeprefix('not estimated: ')})" + (
             FEW if run.few(task, metric) else ""
         )
     if se is None or number(value) is None or math.isnan(value):

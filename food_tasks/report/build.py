@@ -561,7 +561,8 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
         )
     )
     if not_strict:  # a bare NaN (another tool, a hand edit): read as undefined, whatever the samples say
-        blocks.append(("warn", "Not strict JSON, read as undefined:\n" + "\n".join(f"- {w}" for w in not_strict)))
+        head = "Not strict JSON (a bare not-a-number or infinity, another tool's or a hand edit), read as undefined:"
+        blocks.append(("warn", head + "\n" + "\n".join(f"- {w}" for w in not_strict)))
     blocks += legend_blocks(runs)
     blocks += family_blocks(runs)  # a judge from the evaluated model's own family: said once
     if not charts:

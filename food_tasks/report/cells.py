@@ -32,13 +32,19 @@ def undefined_as_nan(runs: Iterable[Run]) -> list[str]:
     metric the run lacks (a metric the run lacks has no key at all). Returns, first, each results file that is not
     strict JSON (a bare ``NaN``: another tool, a hand edit) and what is non-standard, for the report's warning."""
     runs = list(runs)
-    not_strict = [f"`{p}`: {why}" for run in runs for p, data in run.data.items() if (why := runfiles.not_strict(data))]
+    not_strict = [f"`{p}`: {_where(data)}" for run in runs for p, data in run.data.items() if runfiles.not_strict(data)]
     for run in runs:
         for values in run.metrics.values():
             for metric, value in values.items():
                 if value is None:
                     values[metric] = math.nan
     return not_strict
+
+
+def _where(data: Mapping[str, Any], shown: int = 3) -> str:
+    """Where a results file holds a number strict JSON cannot write (:func:`food_tasks.lmms.runfiles.non_finite`)."""
+    found = [where for where, _ in runfiles.non_finite(data)]
+    return ", ".join(found[:shown]) + (f" and {len(found) - shown} more" if len(found) > shown else "")
 
 
 def cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:

@@ -225,7 +225,8 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
         if row.note:
             few.append(f"{a.label} vs {b.label}, `{task}`: {row.note}")
         # never a difference beside an undefined value (a results file's bare NaN where its samples give one)
-        undefined = [r.label for r, v in ((a, row.a), (b, row.b)) if isinstance(v, float) and math.isnan(v)]
+        sides = ((a, getattr(row, "a", None)), (b, getattr(row, "b", None)))
+        undefined = [r.label for r, v in sides if isinstance(v, float) and math.isnan(v)]
         if undefined and math.isfinite(c.diff):
             verdict = f"{' and '.join(undefined)}: undefined, no difference"
         if c.se is None or not math.isfinite(c.diff) or undefined:  # undefined on these documents (no pair ...)
