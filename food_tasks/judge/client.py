@@ -478,7 +478,8 @@ class JudgeClient:
         result = self._cached(key)
         if result is not None:
             return result
-        async with self.store.locked(key):
+        c = self.config  # the longest another process's request for it can take, roughly: then ask unlocked
+        async with self.store.locked(key, c.attempts * (c.timeout + max(c.retry_after_max, c.backoff * 2**c.attempts))):
             result = self._cached(key)  # another process may have answered it while we waited for the lock
             if result is not None:
                 return result

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import re
 import threading
@@ -118,8 +119,9 @@ class Store:
             self._warn(message)
 
     @contextlib.asynccontextmanager
-    async def locked(self, key: str) -> AsyncIterator[None]:
-        """Hold the lock of ``key`` (polled, so a cancelled waiter stops at once); no lock where none can be had."""
+    async def locked(self, key: str, patience: float = math.inf) -> AsyncIterator[None]:
+        """Hold the lock of ``key`` (polled, so a cancelled waiter stops at once); no lock where none can be had, or
+        after ``patience`` seconds of waiting (a holder that stopped without dying: the request goes unlocked)."""
         path = self.path(key)
         handle = None
         if path is not None and fcntl is not None:
@@ -129,12 +131,16 @@ class Store:
             except OSError:
                 handle = None
         try:
-            delay = 0.01
+            delay, deadline = 0.01, time.monotonic() + patience
             while handle is not None:
                 try:
                     fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        handle.close()
+                        handle = None
+                        break
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 0.25)
                 except OSError:  # a file system without locks

@@ -392,3 +392,27 @@ def test_the_client_works_where_an_event_loop_already_runs(tmp_path):
 
         results = asyncio.run(inside())
     assert [r.text for r in results] == ["是", "是"]
+
+
+def test_a_lock_held_by_a_stopped_process_is_waited_for_a_bounded_time(tmp_path):
+    """A holder that stopped without dying (SIGSTOP, a hung NFS client) keeps its lock: the waiter goes on unlocked
+    after its patience, rather than forever."""
+    import asyncio
+    import fcntl
+
+    from food_tasks.judge.store import Store
+
+    store = Store(tmp_path, lambda message: None)
+    key = "ab" + "0" * 62
+    path = store.path(key)
+    path.parent.mkdir(parents=True)
+    with open(path.with_suffix(".lock"), "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+
+        async def wait() -> float:
+            start = time.monotonic()
+            async with store.locked(key, patience=0.3):
+                return time.monotonic() - start
+
+        waited = asyncio.run(wait())
+    assert 0.3 <= waited < 2.0
