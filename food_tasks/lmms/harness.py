@@ -10,7 +10,8 @@ tasks (``food_tasks.registration.lmms_eval_plugin`` is ours). From there we inst
   (:func:`fast_index`: 0.2 s instead of 2 s per start-up, the same index); a user's YAML that does not parse stops the
   run naming it (exit status 1); a regional task's ``tag`` is indexed (:mod:`food_tasks.lmms.names`);
 * the names asked for: ``TaskManager.match_tasks`` and ``load_task_or_group`` stop the run (exit status 1) when a
-  task, group or tag resolves to no task (lmms-eval exits 0); groups consolidate without our tasks' breakdowns;
+  task, group or tag resolves to no task, and ``--tasks <folder>`` with no YAML in it (lmms-eval exits 0); groups
+  consolidate without our tasks' breakdowns;
 * the task kind: ``TaskManager.load_task_or_group(task_list, task_type)`` runs inside a context (:data:`TASK_TYPE`,
   :data:`TASK_MANAGER`) that tells a regional task's class which kind lmms-eval is building and which YAML it reads
   (lmms-eval gives ``class:`` tasks only their config);
@@ -164,6 +165,7 @@ def install_task_index(task_dir: str) -> bool:
             self: Any, include_path: str | list[str] | None = None, include_defaults: bool = True
         ) -> Any:
             paths = with_dir(include_path, task_dir)
+            names.stop_if_empty_folder(sys.argv)  # lmms-eval's CLI loads --tasks <folder> itself: nothing to run
             try:
                 with fast_index(task_dir):
                     index = original(self, include_path=paths, include_defaults=include_defaults)

@@ -12,6 +12,8 @@ names by substring) and the run crashed averaging the per-slice dicts (exit stat
 * :func:`unresolved`: before the CLI compares the names asked for with the index (``match_tasks``), and before tasks
   load, any requested task, group or tag that resolves to no task stops the run with exit status 1 naming each
   (lmms-eval printed "Tasks not found" or "Selected Tasks: []" and exited 0);
+* :func:`stop_if_empty_folder`: ``--tasks <folder>`` with no ``.yaml`` directly in it stops the run too (lmms-eval
+  reads no subfolder; it printed "Selected Tasks: []" and exited 0);
 * :func:`set_aside_breakdowns`: while lmms-eval averages a group's metrics, the per-value breakdowns (dicts) of its
   tasks are set aside, so a group aggregates ``acc`` of regional tasks as our benchmarks' groups aggregate theirs
   (``weight_by_size`` honoured, standard errors from :mod:`food_tasks.lmms.errorbars`); they come back after;
@@ -162,6 +164,22 @@ def stop_if_unresolved(index: Mapping[str, Any], names: Iterable[Any], *, files_
             f"{STOP}a name given to --tasks resolves to no task:\n{lines}\n"
             "Check the spelling and the --include_path folder: lmms-eval --tasks list shows every name, and\n"
             "food-tasks validate <file>.yaml checks a regional task, group or tag file."
+        )
+
+
+def stop_if_empty_folder(argv: list[str]) -> None:
+    """A folder given to ``--tasks`` with no ``.yaml`` file directly in it (lmms-eval reads only those, not its
+    subfolders) stops the run (exit status 1); lmms-eval printed "Selected Tasks: []" and exited 0."""
+    value = None
+    for i, arg in enumerate(argv):
+        if arg == "--tasks" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--tasks="):
+            value = arg.partition("=")[2]
+    if value and os.path.isdir(value) and not any(n.endswith(".yaml") for n in os.listdir(value)):
+        raise RunStopped(
+            f"{STOP}--tasks names a folder with no .yaml file directly in it (lmms-eval reads no subfolder):\n"
+            f"  {value}\nName the tasks, groups or tags instead, and pass the folder as --include_path."
         )
 
 

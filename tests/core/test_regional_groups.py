@@ -97,8 +97,8 @@ def test_a_group_naming_an_unknown_task_stops_the_run(tmp_path):
     proc, results, _ = _run(tmp_path, "regional_example_group", folder)
     assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
     assert (
-        "  regional_example_group: group regional_example_group names regional_example_group_drink, not a task, group or "
-        "tag (did\n      you mean regional_example_group_drinks?)\n"
+        "  regional_example_group: group regional_example_group names regional_example_group_drink, not a task, "
+        "group or tag (did\n      you mean regional_example_group_drinks?)\n"
     ) in proc.stderr
 
 
@@ -163,3 +163,21 @@ def test_breakdowns_are_set_aside_while_groups_consolidate():
     assert results == {"t": {"acc,none": 50.0, "alias": "t", "samples": 2}}
     names.restore(results, aside)
     assert results["t"]["acc_by_region,none"] == {"Asia": 1.0}
+
+
+@pytest.mark.e2e
+def test_a_tasks_folder_without_yaml_stops_the_run(tmp_path):
+    """``--tasks <folder>``: lmms-eval loads the YAMLs directly in it; with none ("Selected Tasks: []") it exited 0."""
+    folder = tmp_path / "tasks"
+    shutil.copytree(GROUP, folder / "group")
+    proc, results, _ = _run(tmp_path, str(folder), folder)
+    assert proc.returncode == 1 and results is None, proc.stderr[-3000:]
+    assert proc.stderr.rstrip().splitlines()[-3:] == [
+        "food-tasks: the run stops before generation: --tasks names a folder with no .yaml file directly in it "
+        "(lmms-eval reads no subfolder):",
+        f"  {folder}",
+        "Name the tasks, groups or tags instead, and pass the folder as --include_path.",
+    ]
+    with pytest.raises(RunStopped):
+        names.stop_if_empty_folder(["lmms-eval", f"--tasks={folder}"])
+    names.stop_if_empty_folder(["lmms-eval", "--tasks", str(folder / "group")])  # YAMLs in it: lmms-eval's to load
