@@ -170,6 +170,19 @@ def wc_root(tmp_path_factory) -> Path:
     return build_wc_mirror(tmp_path_factory.mktemp("wc_mirror"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_probes_by_default():
+    """The judge probes are off for the fixtures of every scope too (a module-scoped judged run starts before the
+    function-scoped :func:`_offline`): the judge tests count their own requests and tokens."""
+    before = os.environ.get("FOOD_TASKS_JUDGE_PROBES")
+    os.environ["FOOD_TASKS_JUDGE_PROBES"] = "0"
+    yield
+    if before is None:
+        os.environ.pop("FOOD_TASKS_JUDGE_PROBES", None)
+    else:
+        os.environ["FOOD_TASKS_JUDGE_PROBES"] = before
+
+
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
