@@ -58,6 +58,7 @@ class Store:
         self._lock = threading.Lock()
 
     def path(self, key: str) -> Path | None:
+        """The entry file of ``key`` (None without a disk cache)."""
         return None if self.root is None else self.root / key[:2] / f"{key}.json"
 
     def sweep(self, folder: Path, now: float | None = None) -> int:
