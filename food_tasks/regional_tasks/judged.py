@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from food_tasks.judge.panel import Panel
     from food_tasks.judge.verdicts import Item, Judged
 
-JUDGE_KEYS = ("prompt", "max_tokens", "temperature")
+JUDGE_KEYS = ("prompt", "max_tokens", "temperature", "headline")  # headline: read and checked in settings.py
 JUDGE_FIELDS = ("question", "answer", "prediction")
 # The default judge prompt of an open-answer task (metadata.regional.judge without a prompt): English, yes/no.
 JUDGE_PROMPT = (
@@ -87,7 +87,7 @@ def judge_problems(judge: Any, fmt: Any) -> list[str]:
     a ``max_tokens`` that is not a positive integer, a ``temperature`` that is not a number from 0 to 2."""
     where = "metadata.regional.judge"
     if judge is not True and not isinstance(judge, Mapping):
-        return [f"{where}: give a mapping (prompt, max_tokens, temperature; each optional) or `true`"]
+        return [f"{where}: give a mapping (prompt, max_tokens, temperature, headline; each optional) or `true`"]
     problems = [] if fmt != "mcq" else [f"{where}: only open-answer tasks (format: open) are judged; remove it"]
     judge = judge if isinstance(judge, Mapping) else {}
     problems += [f"{where}.{k}: unknown key (known: {', '.join(JUDGE_KEYS)})" for k in judge if k not in JUDGE_KEYS]

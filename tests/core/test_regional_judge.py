@@ -62,11 +62,20 @@ def problems(judge, fmt="open") -> list[str]:
             ["metadata.regional.judge.prompt: Single '{' encountered in format string (write literal braces as {{ }})"],
         ),
         ({"prompt": 3}, ["metadata.regional.judge.prompt: must be a string"]),
-        ({"promt": "x"}, ["metadata.regional.judge.promt: unknown key (known: prompt, max_tokens, temperature)"]),
+        (
+            {"promt": "x"},
+            ["metadata.regional.judge.promt: unknown key (known: prompt, max_tokens, temperature, headline)"],
+        ),
         ({"max_tokens": 0}, ["metadata.regional.judge.max_tokens: 0 is not a positive integer"]),
         ({"max_tokens": True}, ["metadata.regional.judge.max_tokens: true is not a positive integer"]),  # YAML's true
         ({"temperature": "hot"}, ["metadata.regional.judge.temperature: 'hot' is not a number from 0 to 2"]),
-        ("yes", ["metadata.regional.judge: give a mapping (prompt, max_tokens, temperature; each optional) or `true`"]),
+        (
+            "yes",
+            [
+                "metadata.regional.judge: give a mapping (prompt, max_tokens, temperature, headline; each optional) "
+                "or `true`"
+            ],
+        ),
     ],
 )
 def test_validate_checks_the_judge_prompt_fields(judge, expected):
