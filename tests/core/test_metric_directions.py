@@ -28,7 +28,7 @@ TASKS = (
 )
 # Documents answered in turn: letters (MCQ), a dish name and an empty answer (OEQ).
 ANSWERS = ("A", "B", "C", "Serabi", "", "3")
-SUFFIXES = ("_stderr", "_stderr_clt", "_stderr_clustered", "_stderr_method", "_n", "_clusters")
+SUFFIXES = ("_stderr", "_stderr_clt", "_stderr_clustered", "_stderr_method", "_stderr_ci", "_n", "_clusters")
 ARROWS = {True: "↑", False: "↓", None: ""}
 
 # By hand, from each metric's meaning.
@@ -76,7 +76,15 @@ OEQ_TASK = {
     "xling_gap_to_en": None,
     "xling_by_lang_status": None,
 }
-CONTEXT = {"misled_rate": False, "misled_rate_same_image": False, "hint_gain": True, "hint_gain_same_image": True}
+CONTEXT = {
+    "misled_rate": False,
+    "misled_rate_same_image": False,
+    "hint_gain": True,
+    "hint_gain_same_image": True,
+    # the misled rate's control (a correct hint turning a right answer wrong) and the excess over it: lower is better
+    "context_loss_rate": False,
+    "misled_excess": False,
+}
 MCQ_GROUP = {"acc": True, "acc_official": True, "invalid_rate": False, "parse_fail_rate": False, **CONTEXT}
 OEQ_GROUP = {k: True for k in OEQ_TASK if k.startswith("acc")} | CONTEXT
 

@@ -259,7 +259,7 @@ def test_restriction_keeps_rows_in_file_order_by_official_language():
 
 
 def test_restriction_of_real_test_large_rows_is_the_small_file():
-    """Rows cut from the official files of GPT-4o (task 1, commit d4d1c44; tests/data/worldcuisines_restrict/README):
+    """Rows cut from the official files of GPT-4o (task 1, commit d4d1c44; tests/data/worldcuisines_restrict/README.md):
     its test_large rows of three smallref items and two other items in every language, restricted to the smallref
     documents' keys (built by the smallref tasks' process_docs from the official prompts), are exactly its small
     file's rows of those items."""
