@@ -521,7 +521,9 @@ def test_a_judged_task_is_re_scored_from_the_judge_cache_without_a_judge_call(tm
         food_tasks.reset()
         proc = inprocess.run([*argv, "--log_samples"], dict(__import__("os").environ, **ENV), tmp_path)
     assert list((tmp_path / "run").rglob("*_results.json")), proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert len(server.requests) == 3
+    # each of the 3 answers: the official request and the robust one (the judge protocol's, another body)
+    assert len(server.requests) == 6
+    assert sum("<answer-" in r["body"]["messages"][-1]["content"] for r in server.requests) == 3
     original = numbers(results(tmp_path / "run"))
     assert original[("results", "diningbench_vqa_en", "judge_acc,none")] == pytest.approx(100 / 3)  # 1 of 3 "是"
     with JudgeServer(verdict) as again_server:
