@@ -12,10 +12,10 @@ from food_tasks.tasks.catalogue import names as yaml_names
 def test_diningbench_tasks_groups_and_list_rows(capsys):
     names = {name: kind for name, kind, bench in yaml_names() if bench == "diningbench"}
     assert {n for n, k in names.items() if k == "group"} == {"diningbench_zh", "diningbench_en", "diningbench_noimage"}
-    # per language 5 classification + 5 nutrition + 2 VQA; 2 samples; 2 groups; 3 _circular classification
-    # (zh, en, sample); image-free twins: classification and VQA per language, the classification sample, and their
-    # group (issue 28)
-    assert len(names) == 2 * 12 + 2 + 2 + 3 + (4 + 1 + 1)
+    # per language 5 classification + 5 nutrition + 2 VQA; 3 samples (classification, nutrition, the judged VQA
+    # sample); 2 groups; 3 _circular classification (zh, en, sample); image-free twins: classification and VQA per
+    # language, the classification sample, and their group (issue 28)
+    assert len(names) == 2 * 12 + 3 + 2 + 3 + (4 + 1 + 1)
     assert {n for n in names if n.endswith("_circular")} == {
         "diningbench_cls_zh_circular",
         "diningbench_cls_en_circular",
