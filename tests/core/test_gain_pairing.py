@@ -76,7 +76,7 @@ def test_the_report_pairs_across_runs_as_compare_does_and_names_both_runs(run_di
         (f"**{a_run.label}**", f"{a_run.label} / {a_run.label}"),
         (f"**{e_run.label}**", f"{e_run.label} / {a_run.label}"),
     }
-    assert all(row[4:7] == ["100.00", "50.00 ± 98.00†", "+50.00†"] for row in rows.values())
+    assert all(row[4:7] == ["100.00", "50.00 [5.46, 94.54]†", "+50.00†"] for row in rows.values())
 
 
 @pytest.mark.e2e
@@ -90,8 +90,10 @@ def test_the_reports_without_image_cell_follows_the_legend(run_dir, tmp_path):
     runs = load_runs([run_dir])
     table = _gain_table(beyond_blocks(spec_for(TASK), runs, Charts(tmp_path / "charts")))
     # 1 of 2 right without the image: se of the mean over 2 clusters, CR1: sqrt(2/1 * ((1/2)^2 + (1/2)^2) / 4)
-    # = 1/2, x 100 = 50 points; 1.96 x 50 = 98.00; 2 units < 30: the dagger
-    assert table is not None and table[0][5] == "50.00 ± 98.00†"
+    # = 1/2, x 100 = 50 points; 1.96 x 50 = 98.00 would leave 0..100, so the proportion takes Wilson's interval over
+    # the units its se is worth, n = p(1 - p) / se^2 = 1: centre (0.5 + 1.96^2/2) / (1 + 1.96^2) = 0.5, half-width
+    # 1.96 sqrt(0.25 + 1.96^2/4) / (1 + 1.96^2) = 0.4454: [5.46, 94.54]; 2 units < 30: the dagger
+    assert table is not None and table[0][5] == "50.00 [5.46, 94.54]†"
     # The caption twin ("a plate of food" for every image): CIDEr, a score (never a Wilson interval), ± 1.96 se,
     # on 5 units: the dagger.
     from food_tasks.runs.measures import image_gain
