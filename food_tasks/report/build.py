@@ -19,12 +19,15 @@ from food_tasks.report.cells import (
     cell,
     column_interval,
     fmt,
+    interval_of,
     is_nan,
     number,
+    run_interval,
     source_cell,
     stored_interval,
     tasks_of,
     undefined_as_nan,
+    with_interval,
 )
 from food_tasks.report.charts import Charts
 from food_tasks.report.judges import family_blocks, judges_blocks
@@ -146,11 +149,12 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
     series = {
         k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2
     }  # a curve has 2+ points
+
+    inputs = {r.label: [run_interval(r, t.format(v=suffix), curve.metric) for _, t in points] for r in runs}
     errors = {
-        r.label: [Z95 * se if (se := r.se(t.format(v=suffix), curve.metric)) is not None else None for _, t in points]
-        for r in runs
-        if r.label in series
+        k: [interval_of(*i[:3], curve.decimals, 1.0, curve.proportion, i[3]) for i in v] for k, v in inputs.items()
     }
+    errors = {k: [b[:2] if b else None for b in v] for k, v in errors.items() if k in series}
     if not series:
         ran = sorted(
             {x for r in runs for x, t in points if number(r.value(t.format(v=suffix), curve.metric)) is not None}
@@ -186,9 +190,7 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
         blocks.append(("img", image, curve.title))
 
     def point(k: str, i: int) -> str:
-        width = errors.get(k, [None] * len(xs))[i]
-        text = fmt(series[k][i], curve.decimals)
-        return f"{text} ± {fmt(width, curve.decimals)}" if width is not None and series[k][i] is not None else text
+        return with_interval(*inputs[k][i][:3], curve.decimals, 1.0, curve.proportion, inputs[k][i][3])
 
     blocks.append(
         ("table", [curve.x_label] + list(series), [[x] + [point(k, i) for k in series] for i, x in enumerate(xs)])
@@ -362,7 +364,9 @@ def _generic_cell(run: Run, task: str, metric: str) -> str:
     value, se = run.value(task, metric), run.se(task, metric)
     if se is None or not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
         return fmt(value, 2)
-    return f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}{FEW if run.few(task, metric) else ''}"
+    stored = stored_interval(run, task, metric)  # the results file's where ± would leave the range (issue 44)
+    shown = with_interval(value, se, None, 2, 1.0, False, stored) if stored else f"{fmt(value, 2)} ± {fmt(Z95 * se, 2)}"
+    return shown + (FEW if run.few(task, metric) else "")
 
 
 def task_aliases(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, str]:

@@ -134,6 +134,38 @@ def bounds_text(bounds: tuple[float, float] | None, decimals: int) -> str:
     return f" [{fmt(bounds[0], decimals)}, {fmt(bounds[1], decimals)}]" if bounds is not None else ""
 
 
+def interval_of(
+    value: Any,
+    se: float | None,
+    units: Any,
+    decimals: int,
+    scale: float = 1.0,
+    proportion: bool = True,
+    bounds: tuple[float, float] | None = None,
+) -> tuple[float, float, bool] | None:
+    """The 95% interval :func:`with_interval` writes, as ``(low, high, normal)`` on the shown scale (``normal``:
+    the symmetric ``v ± 1.96 se``); None where it writes none (no value or standard error, or all units alike).
+    Charts draw their error bars from it, so a bar never leaves the range the table's interval keeps."""
+    if number(value) is None or math.isnan(value):
+        return None
+    if bounds is not None:
+        return bounds[0] * scale, bounds[1] * scale, False
+    if se is None:
+        return None
+    half = Z95 * se * scale
+    top = (100.0 if decimals <= 2 else 1.0) if proportion and decimals >= 1 else None
+    if half > 0 and top is not None and 0 <= value <= top and (value - half < 0 or value + half > top):
+        found = wilson_effective(value, se * scale, top, units)
+        if found is not None:
+            return found[0], found[1], False
+    if half > 0:
+        return value - half, value + half, True
+    top = 100.0 if value in (0, 100) and decimals <= 2 else 1.0 if value in (0, 1) and decimals >= 3 else None
+    top = top if proportion and decimals >= 1 else None
+    found = wilson(value / top * units, units) if top is not None and number(units) else None
+    return (found[0] * top, found[1] * top, False) if found is not None else None
+
+
 def with_interval(
     value: Any,
     se: float | None,
@@ -149,28 +181,16 @@ def with_interval(
     the units the standard error is worth (:func:`food_tasks.stats.confidence.wilson_effective`); where the normal
     interval would be 0 wide (every independent unit scored alike), a proportion at its bound gets the Wilson
     interval over its ``units``, and any other value (``proportion=False``: an error score, a count shown without
-    decimals) says it has no interval."""
+    decimals) says it has no interval (:func:`interval_of` gives the bounds)."""
     text = fmt(value, decimals)
-    if number(value) is None or math.isnan(value):
+    if number(value) is None or math.isnan(value) or (bounds is None and se is None):
         return text
-    if bounds is not None:
-        return text + bounds_text((bounds[0] * scale, bounds[1] * scale), decimals)
-    if se is None:
-        return text
-    half = Z95 * se * scale
-    top = (100.0 if decimals <= 2 else 1.0) if proportion and decimals >= 1 else None
-    if half > 0 and top is not None and 0 <= value <= top and (value - half < 0 or value + half > top):
-        found = wilson_effective(value, se * scale, top, units)
-        if found is not None:
-            return text + bounds_text(found, decimals)
-    if half > 0:
-        return f"{text} ± {fmt(half, decimals)}"
-    top = 100.0 if value in (0, 100) and decimals <= 2 else 1.0 if value in (0, 1) and decimals >= 3 else None
-    top = top if proportion and decimals >= 1 else None
-    bounds = wilson(value / top * units, units) if top is not None and number(units) else None
-    if bounds is not None:
-        return text + bounds_text((bounds[0] * top, bounds[1] * top), decimals)
-    return f"{text} (no interval: all units alike)"
+    found = interval_of(value, se, units, decimals, scale, proportion, bounds)
+    if found is None:
+        return f"{text} (no interval: all units alike)"
+    if found[2]:
+        return f"{text} ± {fmt(Z95 * se * scale, decimals)}"
+    return text + bounds_text(found[:2], decimals)
 
 
 def column_interval(
@@ -192,6 +212,13 @@ def stored_interval(run: Run, task: str, metric: str) -> tuple[float, float] | N
             low, high = number(found.get("low")), number(found.get("high"))
             return (low, high) if low is not None and high is not None else None
     return None
+
+
+def run_interval(run: Run, task: str, metric: str) -> tuple[Any, Any, Any, tuple[float, float] | None]:
+    """``(value, se, units, stored interval)`` of a run's metric: the inputs of :func:`interval_of` and
+    :func:`with_interval` (before their ``decimals``)."""
+    value, se, units = run.value(task, metric), run.se(task, metric), run.unit_count(task, metric)
+    return value, se, units, stored_interval(run, task, metric)
 
 
 def is_nan(value: Any) -> bool:

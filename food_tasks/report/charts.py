@@ -137,16 +137,22 @@ class Charts:
         x_label: str,
         y_label: str,
         name: str,
-        errors: Mapping[str, Sequence[float | None]] | None = None,
+        errors: Mapping[str, Sequence[tuple[float, float] | None]] | None = None,
     ) -> str | None:
-        """One line per run over ordered x values (missing points are gaps); ``errors``: 95% half-widths."""
+        """One line per run over ordered x values (missing points are gaps); ``errors``: each point's 95% interval
+        (low, high), as the table writes it (:func:`food_tasks.report.cells.interval_of`: within 0-100 % for a
+        proportion), drawn asymmetric around the point."""
         if self.plt is None or not series:
             return None
         fig, ax = self.plt.subplots(figsize=(6, 3.6))
         for label, ys in series.items():
             values = [y if isinstance(y, (int, float)) else float("nan") for y in ys]
-            widths = [(w if isinstance(w, (int, float)) else 0.0) for w in (errors or {}).get(label, [])]
-            if widths and any(widths):
+            bounds = list((errors or {}).get(label, []))
+            widths = [
+                [max(0.0, v - b[0]) if b and math.isfinite(v) else 0.0 for v, b in zip(values, bounds)],
+                [max(0.0, b[1] - v) if b and math.isfinite(v) else 0.0 for v, b in zip(values, bounds)],
+            ]
+            if any(widths[0]) or any(widths[1]):
                 ax.errorbar(range(len(xs)), values, yerr=widths, marker="o", capsize=3, label=label)
             else:
                 ax.plot(range(len(xs)), values, marker="o", label=label)

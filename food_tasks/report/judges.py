@@ -22,9 +22,9 @@ from typing import Any
 from food_tasks.judge.family import same_family
 from food_tasks.judge.probes import notes as probe_notes
 from food_tasks.judge.verdicts import EXAMPLES
+from food_tasks.report.cells import stored_interval, with_interval
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FEW, MARKS_NOTE, Block
-from food_tasks.stats.confidence import Z95
 
 TITLE = "Judges"
 TOKENS_UNKNOWN = "tokens unknown"
@@ -76,20 +76,23 @@ def _with_interval(figure: Any, decimals: int) -> str:
 
 
 def _figure(run: Run, task: str, metric: str, decimals: int) -> str:
-    """A figure that is a results key, as the results file has it: its value ± the half-width of the 95% interval
-    of its own standard error (the task's error bar: clustered, a bootstrap for kappa); ``undefined`` for NaN or
-    null, ``–`` when absent."""
+    """A figure that is a results key, as the results file has it: its value and the 95% interval of its own
+    standard error (the task's error bar: clustered, a bootstrap for kappa) by the tables' rule
+    (:func:`food_tasks.report.cells.with_interval`: ``± half-width`` where it stays within 0-100 %, else the stored or
+    Wilson interval; kappa, -1..1, is no proportion); ``undefined`` for NaN or null, ``–`` when absent."""
     value = run.value(task, metric)
     if value is None and metric not in run.metrics.get(task, {}):
         return "–"
     number = _number(value)
     if number is None:
         return "undefined"
+    bounds = stored_interval(run, task, metric)
     se = run.se(task, metric)
-    if se is None:
+    if se is None and bounds is None:
         return f"{number:.{decimals}f}"
     few = FEW if run.few(task, metric) else ""
-    return f"{number:.{decimals}f} ± {Z95 * se:.{decimals}f}{few}"
+    proportion = metric != "judge_kappa"
+    return with_interval(number, se, run.unit_count(task, metric), decimals, 1.0, proportion, bounds) + few
 
 
 def _tokens(judge: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -164,7 +167,7 @@ def task_blocks(run: Run, task: str) -> list[Block]:
         f"its accuracy, %: {_figure(run, task, 'judge_acc', 2)}.",
         f"- Agreement (all judges give the same verdict), %: {_figure(run, task, 'judge_agreement', 2)}; "
         f"{kappa} kappa: {_figure(run, task, 'judge_kappa', 3)}; the majority verdict's accuracy, %: "
-        f"{_figure(run, task, 'judge_majority_acc', 2)} (± the results file's 95% half-width).",
+        f"{_figure(run, task, 'judge_majority_acc', 2)} (95% intervals as in the tables).",
     ]
     if (_number(info.get("repeats")) or 1) > 1:
         figures.append(
@@ -250,7 +253,8 @@ def judges_blocks(runs: Sequence[Run]) -> list[Block]:
         "How far the judges can be trusted on these runs: their agreement and kappa on the records every judge judged, "
         "each judge's accuracy and cost, and records where they disagree. Answers and questions below are shown as "
         "written (model output). The figures that are results keys (`judge_acc`, agreement, kappa, the majority's "
-        "accuracy, flip rate) are the results file's, ± the 95% half-width of its clustered standard error; each "
+        "accuracy, flip rate) are the results file's, ± the 95% half-width of its clustered standard error, or [low, "
+        "high] (Wilson, or the stored interval) where that would leave 0-100 %, as in the tables; each "
         "judge's own accuracy and flip rate (table) come with the 95% Wilson interval over the records it counts "
         "(taken as independent). Unreadable: replies with no yes or no (wrong in its accuracy); failed: calls with "
         f"no answer after retries (out of its accuracy; every call failed: no verdict). {MARKS_NOTE}"

@@ -130,6 +130,9 @@ class CurveSpec:
     # (variant suffix, its points) where a variant's tasks are other points than ``points`` say (a sample that
     # scores two views where the full benchmark's base task scores one)
     by_variant: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    # a share of units (an accuracy): its interval stays within 0-100 % (Wilson where the normal one would leave
+    # it); False for an error score (MAPE), whose interval is the results file's stored one or the normal one
+    proportion: bool = True
 
     def points_of(self, suffix: str) -> tuple[tuple[str, str], ...]:
         """The points of the variant with suffix ``suffix``."""

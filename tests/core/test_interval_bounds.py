@@ -244,3 +244,86 @@ def test_a_gap_to_english_of_zero_everywhere_keeps_its_normal_interval():
     records = [{"q": q, "lang": lang, "ok": 0} for q in range(3) for lang in ("en", "fr")]
     gap = consistency.gap_to_reference(records, view)["fr"]
     assert gap["value"] == 0.0 and gap["low"] == gap["high"] == 0.0 and "interval" not in gap
+
+
+# --------------------------------------------------------------------------- the Judges section and the charts' bars
+
+FIGURE = re.compile(r"%: (-?\d+\.\d+) (?:± (\d+\.\d+)|\[(-?\d+\.\d+), (-?\d+\.\d+)\])")
+
+
+def _judged_results(tmp_path: Path, stderr: dict[str, tuple[float, int]], **metrics: Any) -> Path:
+    """A two-judge run's results file (as tests/core/test_judges_report.py writes them), its standard errors and
+    clusters set by hand."""
+    from results_files import write_results
+
+    figure = {"value": 90.0, "interval": [60.0, 98.0], "se": None, "n": 5, "clusters": 5}
+    info = {
+        "model": "judge-a",
+        "judges": ["judge-a", "judge-b"],
+        "repeats": 3,
+        "per_judge": {n: {"judge_acc": figure, "flip_rate": figure} for n in ("judge-a", "judge-b")},
+    }
+    path = write_results(
+        tmp_path / "a" / "results.json", "pretrained=m", {"my_judged_task": {"judge_info": info, **metrics}}
+    )
+    data = json.loads(path.read_text())
+    for metric, (se, clusters) in stderr.items():
+        data["results"]["my_judged_task"][f"{metric}_stderr,none"] = se
+        data["results"]["my_judged_task"][f"{metric}_clusters,none"] = clusters
+    path.write_text(json.dumps(data))
+    return path.parent
+
+
+def test_the_judges_section_keeps_its_rates_within_0_100(tmp_path):
+    """Issue 44: the judge figures that are results keys read ``value ± 1.96 SE``: 96.00 ± 7.84 (5 dishes) reached
+    103.84 %, a flip rate of 2.00 ± 3.92 went below 0. Now the tables' rule: Wilson over the units the SE is worth."""
+    from food_tasks.report import build_report
+
+    stderr = {"judge_acc": (4.0, 5), "judge_flip_rate": (2.0, 5), "judge_agreement": (10.0, 5), "judge_kappa": (0.3, 5)}
+    run = _judged_results(tmp_path, stderr, judge_acc=96.0, judge_flip_rate=2.0, judge_agreement=60.0, judge_kappa=0.9)
+    build_report([run], tmp_path / "report", charts=False)
+    section = (tmp_path / "report" / "report.md").read_text(encoding="utf-8").split("\n## Judges\n", 1)[1]
+    found = [m.groups() for m in FIGURE.finditer(section)]
+    assert len(found) >= 3
+    for value, half, low, high in found:
+        low, high = (float(value) - float(half), float(value) + float(half)) if half else (float(low), float(high))
+        assert 0 <= low <= float(value) <= high <= 100, (value, low, high)
+    # 96 % with SE 4: n_eff = 0.96 * 0.04 / 0.04^2 = 24 units; Wilson (z 1.96): centre (0.96 + z^2/48) / (1 + z^2/24)
+    # = 0.896529, half z sqrt(0.96 * 0.04 / 24 + z^2 / 2304) / (1 + z^2/24) = 0.096570: [80.00, 99.31]
+    assert "its accuracy, %: 96.00 [80.00, 99.31]†" in section
+    # 2 % with SE 2: n_eff = 0.02 * 0.98 / 0.02^2 = 49 units; Wilson: [0.35, 10.63]
+    assert "flip rate over its repeats, %: 2.00 [0.35, 10.63]†" in section
+    # inside the range: the normal interval as before; kappa (-1..1) is no proportion: 0.9 ± 0.588 stays
+    assert "%: 60.00 ± 19.60†;" in section and "kappa: 0.900 ± 0.588†" in section
+
+
+def test_the_curve_chart_draws_the_tables_interval_within_0_100(tmp_path, monkeypatch):
+    """Issue 44: the curve's error bars (and its table) were ``value ± 1.96 SE``: 97 % with SE 3 over 4 clusters
+    drew a bar to 102.88 %. Now they are the tables' interval (Wilson here), drawn asymmetric."""
+    pytest.importorskip("matplotlib")
+    from results_files import write_results
+
+    from food_tasks.report.build import _curve_blocks
+    from food_tasks.report.charts import Charts
+    from food_tasks.report.spec import CurveSpec
+    from food_tasks.runs import load_runs
+
+    path = write_results(tmp_path / "a" / "results.json", "pretrained=m", {"t_1": {"acc": 97.0}, "t_2": {"acc": 50.0}})
+    data = json.loads(path.read_text())
+    for task, se in (("t_1", 3.0), ("t_2", 5.0)):
+        data["results"][task]["acc_stderr,none"] = se
+        data["results"][task]["acc_clusters,none"] = 4
+    path.write_text(json.dumps(data))
+    curve = CurveSpec("Accuracy by views", "views", (("1", "t_1{v}"), ("2", "t_2{v}")), "acc", "Acc (%)")
+    charts, drawn = Charts(tmp_path / "out"), []
+    monkeypatch.setattr(Charts, "_save", lambda self, fig, name: drawn.append(fig) or "charts/x.png")
+    blocks = _curve_blocks(curve, load_runs([tmp_path / "a"]), "", charts)
+    (fig,) = drawn
+    segments = [s for c in fig.axes[0].containers for s in c.lines[2][0].get_segments()]
+    spans = sorted((float(s[:, 1].min()), float(s[:, 1].max())) for s in segments)
+    assert len(spans) == 2 and all(0 <= low and high <= 100 for low, high in spans)
+    # 97 % with SE 3: n_eff = 0.97 * 0.03 / 0.03^2 = 32.33 units; Wilson: [84.54, 99.48]
+    assert spans[1] == (pytest.approx(84.538, abs=1e-3), pytest.approx(99.480, abs=1e-3))
+    assert spans[0] == (pytest.approx(50 - 9.79982), pytest.approx(50 + 9.79982))  # inside: the normal one
+    table = next(b for b in blocks if b[0] == "table")
+    assert table[2] == [["1", "97.00 [84.54, 99.48]"], ["2", "50.00 ± 9.80"]]

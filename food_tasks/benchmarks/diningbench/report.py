@@ -125,6 +125,7 @@ SPEC = BenchmarkSpec(
             by_variant=(
                 ("_sample", tuple((x, t.replace("{task}", "diningbench_nutrition")) for x, t in SAMPLE_POINTS)),
             ),
+            proportion=False,
         ),
     ),
     notes=(
