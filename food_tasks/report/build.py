@@ -32,7 +32,15 @@ from food_tasks.report.cells import (
 from food_tasks.report.charts import Charts
 from food_tasks.report.judges import family_blocks, judges_blocks
 from food_tasks.report.render import to_html, to_markdown
-from food_tasks.report.runs import breakdown_sizes, comparability_problems, flagged_tasks, info_metrics, lead_metrics
+from food_tasks.report.runs import (
+    breakdown_sizes,
+    comparability_problems,
+    flagged_tasks,
+    group_members,
+    info_metrics,
+    lead_metrics,
+    task_aliases,
+)
 from food_tasks.report.spec import (
     BINOMIAL_NOTE,
     FEW,
@@ -369,33 +377,25 @@ def _generic_cell(run: Run, task: str, metric: str) -> str:
     return shown + (FEW if run.few(task, metric) else "")
 
 
-def task_aliases(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, str]:
-    """The name each task is shown by in lmms-eval's table (its ``task_alias``, the results' ``alias``), for the
-    tasks that have one other than their own name; read from the runs' results files."""
-    wanted, found = set(tasks), {}
-    for data in {path: data for r in runs for path, data in r.data.items()}.values():
-        for task, values in (data.get("results") or {}).items():
-            alias = values.get("alias") if task in wanted and isinstance(values, Mapping) else None
-            if isinstance(alias, str) and alias.strip() and alias.strip() != task:
-                found.setdefault(task, alias.strip())
-    return found
-
-
-def generic_blocks(tasks: Sequence[str], runs: Sequence[Run], charts: Charts) -> list[Block]:
+def generic_blocks(
+    tasks: Sequence[str], runs: Sequence[Run], charts: Charts, groups: Mapping[str, Sequence[str]] | None = None
+) -> list[Block]:
     """Tasks no registry entry claims: scalar metrics per run, a bar chart per dict metric of flat numbers; each
-    section titled by the task's alias (its name beside it) where it has one."""
+    section titled by the task's alias (its name beside it) where it has one. ``groups``: those of ``tasks`` that are
+    groups (their members), shown as lmms-eval aggregated them."""
     blocks: list[Block] = []
     aliases = task_aliases(runs, tasks)
     for task in tasks:
         have = [r for r in runs if task in r.metrics]
         blocks.append(("h", 2, f"{aliases[task]} (`{task}`)" if task in aliases else f"Task `{task}`"))
-        blocks.append(
-            (
-                "p",
-                "A task outside the packaged benchmarks (a regional task, say): one scorer, so one value per run and "
-                "no paper rows; its metrics as its results file holds them.",
-            )
+        intro = (
+            "A task outside the packaged benchmarks (a regional task, say): one scorer, so one value per run and no "
+            "paper rows; its metrics as its results file holds them."
         )
+        if task in (groups or {}):
+            members = ", ".join(f"`{m}`" for m in (groups or {})[task])
+            intro = f"A group of {members}: its figures as lmms-eval aggregates them (its `aggregate_metric_list`)."
+        blocks.append(("p", intro))
         problems = comparability_problems(have, [task])
         if problems:
             blocks.append(("warn", "Not comparable:\n" + "\n".join(f"- {p}" for p in problems)))
@@ -588,7 +588,8 @@ def build_report(paths: Iterable[str | Path], out_dir: str | Path, charts: bool 
     for spec in specs.registry():
         blocks += benchmark_blocks(spec, runs, drawn)
         blocks += beyond_blocks(spec, runs, drawn)
-    blocks += generic_blocks(others, runs, drawn)
+    groups = group_members(runs, others)  # a regional group's aggregated row, before its tasks
+    blocks += generic_blocks(sorted({*others, *groups}), runs, drawn, groups)
     blocks += judges_blocks(runs)  # tasks judged by two or more judges: their agreement, cost, disagreements
     md_path, html_path = out / "report.md", out / "report.html"
     md_path.write_text(to_markdown(blocks), encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from food_tasks.errors import ReportInputError  # noqa: F401  (raised by the reads; public here too)
 from food_tasks.lmms.runfiles import results_files
@@ -20,12 +20,14 @@ __all__ = [
     "comparability_problems",
     "find_results",
     "flagged_tasks",
+    "group_members",
     "info_metrics",
     "lead_metrics",
     "load_runs",
     "model_label",
     "model_name",
     "short_label",
+    "task_aliases",
 ]
 
 
@@ -66,6 +68,19 @@ def info_metrics(runs: Sequence[Run], task: str) -> set[str]:
     return found
 
 
+def group_members(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, list[str]]:
+    """The groups the runs report (``group_subtasks`` with a results row: a regional group YAML's, say) whose member
+    tasks are among ``tasks`` (the report's tasks outside the packaged benchmarks), with those members, sorted."""
+    wanted, found = set(tasks), {}
+    for run in runs:
+        for data in run.data.values():
+            for group, members in ((data or {}).get("group_subtasks") or {}).items():
+                inside = sorted(set(members or ()) & wanted) if group in run.groups else []
+                if inside and group not in wanted:
+                    found[group] = sorted(set(found.get(group, [])) | set(inside))
+    return found
+
+
 def lead_metrics(runs: Sequence[Run], task: str) -> set[str]:
     """The headline metrics the task's tables declare (:attr:`food_tasks.hooks.convention.MetricTable.headline`: a
     regional task's ``judge: {headline: true}`` names ``judge_acc``), as its config in each run's results gives it."""
@@ -83,3 +98,16 @@ def breakdown_sizes(metric: str, column: str, dicts: Sequence[str]) -> str:
     ``n_by_<c>``."""
     own = metric.replace("acc_by_", "n_by_", 1) if "acc_by_" in metric else None
     return own if own in dicts else f"n_by_{column}"
+
+
+def task_aliases(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, str]:
+    """The name each task is shown by in lmms-eval's table (its ``task_alias``, the results' ``alias``), for the
+    tasks that have one other than their own name; read from the runs' results files."""
+    wanted, found = set(tasks), {}
+    for data in {path: data for r in runs for path, data in r.data.items()}.values():
+        for task, values in (data.get("results") or {}).items():
+            alias = values.get("alias") if task in wanted and isinstance(values, Mapping) else None
+            alias = re.sub(r"^(?:-\s+)+", "", alias.strip()) if isinstance(alias, str) else None  # " - " of a subtask
+            if alias and alias != task:
+                found.setdefault(task, alias)
+    return found

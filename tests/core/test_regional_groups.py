@@ -181,3 +181,28 @@ def test_a_tasks_folder_without_yaml_stops_the_run(tmp_path):
     with pytest.raises(RunStopped):
         names.stop_if_empty_folder(["lmms-eval", f"--tasks={folder}"])
     names.stop_if_empty_folder(["lmms-eval", "--tasks", str(folder / "group")])  # YAMLs in it: lmms-eval's to load
+
+
+@pytest.mark.e2e
+def test_the_report_of_a_group_run_shows_the_group_row_and_plain_headings(tmp_path):
+    """``food-tasks report`` of a group's run: the group's pooled figures (acc 5/9 = 55.56) in a section of their own
+    before its tasks (they showed the three tasks only), and the tasks' headings without lmms-eval's subtask prefix
+    (``## - regional_example_group_breads``)."""
+    from food_tasks.cli import main as cli_main
+
+    proc, results, _ = _run(tmp_path, "regional_example_group")
+    assert proc.returncode == 0 and results is not None, proc.stderr[-3000:]
+    assert cli_main(["report", str(tmp_path / "out"), "-o", str(tmp_path / "report"), "--no-charts"]) == 0
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    headings = [line for line in md.splitlines() if line.startswith("## ")]
+    assert not any(line.startswith("## -") or "(`- " in line for line in headings), headings
+    group = "## Food names (example group) (`regional_example_group`)"
+    assert group in headings
+    order = [headings.index(group)] + [headings.index(f"## Task `{t}`") for t in sorted(TASKS)]
+    assert order == sorted(order)  # the group first, then its tasks
+    section = md.split(group + "\n", 1)[1].split("\n## ", 1)[0]
+    assert "regional_example_group_breads`, `regional_example_group_drinks`, `regional_example_group_sweets" in section
+    row = next(line for line in section.splitlines() if line.startswith("| `acc` |"))
+    assert row.startswith("| `acc` | 55.56 ")  # pooled over the 9 documents: 5 / 9, not (75 + 50 + 33.3) / 3
+    parse = next(line for line in section.splitlines() if line.startswith("| `parse_fail_rate` |"))
+    assert parse.startswith("| `parse_fail_rate` | 33.33 ")
