@@ -14,7 +14,9 @@ prints
 
 * a metric that is not a scalar as a short note (:func:`note`);
 * the row's name as its alias when the alias is short enough, else as its task
-  or group name (:func:`label`), after lmms-eval's tree marks (``" - "``).
+  or group name (:func:`label`), after lmms-eval's tree marks (``" - "``);
+* a task's declared headline first (:class:`Lead`), where lmms-eval sorts a row's
+  metrics alphabetically.
 
 The table is rendered after the results JSON was written, and from a copy: the
 breakdowns and aliases stay in the results JSON, unchanged. Tasks that are not
@@ -243,7 +245,7 @@ def compact(result_dict: Mapping, column: str, names: Collection[str], only_head
     subtasks = result_dict.get("group_subtasks") or {}
     out = dict(result_dict)
     out[column] = {
-        name: _row(name, row)
+        name: _row(name, row, declared_headline(name, configs.get(name)))
         if name in ours and isinstance(row, Mapping)
         else dict(row)
         if isinstance(row, Mapping)
@@ -289,16 +291,65 @@ def _headline_row(row: Mapping, metric: str | None) -> dict:
 COUNTS = ("_n", "_clusters", "_stderr_clt", "_stderr_clustered", "_stderr_method", "_stderr_ci")
 
 
-def _row(name: str, row: Mapping) -> dict:
+def _row(name: str, row: Mapping, lead: str | None = None) -> dict:
     """One of our rows: metric values (``metric,filter`` keys) as notes, the alias as the row's label, any
     other key as it is; the documents and clusters behind each metric (``<metric>_n``), the CLT and
     clustered variants of its standard error and how it was computed stay in the JSON, and so does a
-    ``truncated_rate`` of 0 (:func:`_quiet`)."""
+    ``truncated_rate`` of 0 (:func:`_quiet`). ``lead``: the task's declared headline, printed first (:class:`Lead`)."""
     return {
-        key: label(name, value) if key == "alias" else note(value) if "," in str(key) else value
+        (Lead(key) if lead and str(key).partition(",")[0] == lead else key): label(name, value)
+        if key == "alias"
+        else note(value)
+        if "," in str(key)
+        else value
         for key, value in row.items()
         if not str(key).partition(",")[0].endswith(COUNTS) and not _quiet(row, str(key))
     }
+
+
+class Lead(str):
+    """A metric key that sorts before every other key, equal and hashed as the plain key: lmms-eval's ``make_table``
+    prints a row's metrics in ``sorted(row.items())`` order (alphabetical), so the row of a task whose table declares
+    its headline (:attr:`food_tasks.hooks.convention.MetricTable.headline`: a regional task's
+    ``judge: {headline: true}``) starts with it, in the printed copy only; the results JSON keeps its own keys."""
+
+    __slots__ = ()
+
+    def _order(self, other: object) -> tuple[tuple[int, str], tuple[int, str]] | None:
+        if not isinstance(other, str):
+            return None
+        return (0, str(self)), (0 if isinstance(other, Lead) else 1, str(other))
+
+    def __lt__(self, other: object) -> bool:
+        pair = self._order(other)
+        return NotImplemented if pair is None else pair[0] < pair[1]
+
+    def __le__(self, other: object) -> bool:
+        pair = self._order(other)
+        return NotImplemented if pair is None else pair[0] <= pair[1]
+
+    def __gt__(self, other: object) -> bool:
+        pair = self._order(other)
+        return NotImplemented if pair is None else pair[0] > pair[1]
+
+    def __ge__(self, other: object) -> bool:
+        pair = self._order(other)
+        return NotImplemented if pair is None else pair[0] >= pair[1]
+
+    __hash__ = str.__hash__
+    __eq__ = str.__eq__
+
+
+def declared_headline(task: str, config: Any) -> str | None:
+    """The headline a task's first table declares (:attr:`food_tasks.hooks.convention.MetricTable.headline`), else
+    None (its first metric leads anyway, or the task is not ours)."""
+    from food_tasks.lmms.errorbars import tables_for
+
+    try:
+        tables = tables_for(task, config if isinstance(config, Mapping) else None) if config is not None else []
+    except Exception:  # noqa: BLE001 - the table must print even if a hook module cannot be imported
+        return None
+    return next((t.headline for t in tables[:1] if t.headline), None)
 
 
 def _quiet(row: Mapping, key: str) -> bool:

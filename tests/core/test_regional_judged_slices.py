@@ -117,3 +117,29 @@ def test_the_judge_leads_the_table_compare_and_the_report(judged_run, capsys):
     assert headings[0] == "### `judge_acc_by_region`" and "### `acc_by_region`" in headings
     assert "### `judge_n_by_region`" not in headings  # shown beside the breakdown it sizes
     assert f"{TASK}_judge_acc_by_region.png" in {p.name for p in (tmp / "report" / "charts").iterdir()}
+
+
+@pytest.mark.e2e
+def test_the_full_printed_table_leads_with_the_declared_headline(judged_run, monkeypatch):
+    """lmms-eval's full table (FOOD_TASKS_TABLE unset) sorts a row's metrics alphabetically: `acc` came before
+    `judge_acc`. The pack's copy of our rows keys the declared headline so that it sorts first; the other metrics
+    keep lmms-eval's order, and the results JSON its keys."""
+    from lmms_eval.utils import make_table
+
+    from food_tasks.lmms.results_table import Lead, render
+
+    _, results, _ = judged_run
+    monkeypatch.delenv("FOOD_TASKS_TABLE", raising=False)
+    before = json.dumps(results, sort_keys=True)
+    table = render(make_table, results, "results", False, ())
+    rows = [line.split("|") for line in table.splitlines() if line.startswith("|") and line.count("|") > 6][2:]
+    metrics = [r[4].strip() for r in rows if r[4].strip()]
+    assert metrics[0] == "judge_acc" and "acc" in metrics and metrics.index("acc") > 0
+    rest = [m for m in metrics if m != "judge_acc"]
+    assert rest == sorted(rest)  # lmms-eval's order for the rest
+    assert json.dumps(results, sort_keys=True) == before  # a printed copy only
+    # the key: equal and hashed as its text, before every other string (both sides of the comparison)
+    key = Lead("judge_acc,none")
+    assert key == "judge_acc,none" and {key: 1}["judge_acc,none"] == 1
+    assert key < "acc,none" and "acc,none" > key and not ("acc,none" < key)
+    assert sorted([("acc,none", 1), (key, 2), ("bleu,none", 3)])[0] == (key, 2)
