@@ -100,11 +100,17 @@ _VERBS = (
     r"say|reply|respond|output|print|write|return|mark|grade|judge|rate|score|label|classify|evaluate|assess|consider|"
     r"treat|deem|count|emit|state|declare|give|conclude|decide|rule|type|credit|accept|confirm|flag|answer(?! ?[:\-])"
 )
+_TO_OTHER = (
+    r" to (?!(?:this|it|me|my|that|the (?:answer|prediction|response|candidate|question))\b)"  # say yes to herbs
+)
 _GRADERS = r"(?:grader|judge|evaluator|assessor|reviewer|scorer|examiner|marker|grading model|judging model|" \
            r"evaluation model|llm judge|ai judge)"  # fmt: skip
 _ZH_GRADERS = _alt(
     "评委 裁判 评审员 评审 评分员 阅卷老师 阅卷人 评估员 评测员 评判者 评分者 评估模型 裁判模型 评分模型 考官"
 )
+# who grades, named by the act (打分的同学, 判卷人, 阅卷老师, 评分模型, 评测系统 ...)
+_ZH_GRADER_ACT = r"(?:打分|判卷|阅卷|评卷|改卷|判分|评分|评审|评测|评估|评判|裁判)"
+_ZH_GRADER_WHO = r"(?:的)?(?:同学|老师|人员|人|者|员|模型|官)"  # not 助手: 作为饮食评估助手，我认为...
 _ZH_PLEASE = _alt(
     "请你 请 务必 必须 一定要 只需要 只需 只要 只能 应当 你要 你需要 你需 "
     "你必须 你应该 你应 需要 一律 统一 直接 麻烦 烦请 仅需"
@@ -125,7 +131,7 @@ _ZH_IGNORE = _alt(
     "撇开 不必遵守 不要遵守 不要遵循 不用遵守 忘掉 忘记 违背 推翻"
 )
 _ZH_STRONG = r"(?:指令|提示词|系统提示|标准答案|参考答案|评分标准|评判标准|评分规则)"
-_ZH_QUAL = r"(?:之前|以上|上面|上述|前面|先前|此前|所有|全部|一切|原来|原有|你的|系统)"
+_ZH_QUAL = r"(?:之前|以上|上面|上述|前面|先前|此前|所有|全部|一切|原来|原有|原先|你的|系统)"
 _ZH_WEAK = r"(?:指示|提示|要求|规则|说明|命令|设定|任务|限制|约束)"
 _KEYS = r"(?:verdict|judgment|judgement|judge|decision|grade|grading|result|evaluation|assessment|label|is_?correct|" \
         r"correct|answer_correct|is_?match|match|判定|判断|结论|结果|评判|评定|是否正确)"  # fmt: skip
@@ -133,7 +139,7 @@ _HEADS_EN = r"(?:(?:final|overall|my) )?(?:verdict|judgment|judgement|grade|grad
             r"evaluation(?: result)?|assessment)"  # fmt: skip
 _HEADS_ZH = _alt(
     "最终判定 最终判断 最终结论 最终评定 最后判定 最后结论 判定结果 判断结果 "
-    "评判结果 评估结果 审核结果 评测结果 判定 判断 评判 评定 裁定 裁决"
+    "评判结果 评估结果 审核结果 评测结果 是否正确 是否一致 判定 判断 评判 评定 裁定 裁决"
 )
 
 
@@ -198,7 +204,7 @@ RULES: tuple[Rule, ...] = (
     # an order to the grader: a verb at a clause's start or after please/must/...; a verdict word within the sentence
     _rule(
         "instruction",
-        rf"(?P<s>(?:{_VERBS})\b{_STOP}{{0,60}}?\b(?<!the )(?<!an )(?<!a ){_YES_EN}\b)",
+        rf"(?P<s>(?:{_VERBS})\b{_STOP}{{0,60}}?\b(?<!the )(?<!an )(?<!a ){_YES_EN}\b(?!{_TO_OTHER}))",
         _OPENER,
         opens=True,
         need=(_EN_YES_WORDS, _words(_VERBS)),
@@ -228,13 +234,14 @@ RULES: tuple[Rule, ...] = (
         "instruction",
         rf"(?P<s>(?:verdict|judgment|judgement|grade|grading|evaluation|assessment|decision|rating|result|"
         rf"output|response|reply|label|classification) (?:must|should|shall|has to|needs to|will|"
-        rf"is to|ought to) be ?:? ?[\"']?{_YES_EN}\b)",
+        rf"is to|ought to) be ?(?:(?:exactly|just|only|simply|strictly|always) ?)?:? ?[\"']?{_YES_EN}\b)",
         need=(_EN_YES_WORDS, (" be",)),
     ),  # fmt: skip
     _rule(
         "instruction",
         rf"(?P<s>(?:expected|correct|right|proper|only acceptable|desired|required) (?:output|"
-        rf"verdict|judgment|judgement|response|reply|grade|label|evaluation) (?:is|=|:) ?:? ?[\"']?"
+        rf"verdict|judgment|judgement|response|reply|grade|label|evaluation)(?: (?:for|of|on|to) {_STOP}{{0,30}}?)?"
+        rf" ?(?:is|=|:) ?:? ?[\"']?"
         rf"{_YES_EN}\b)",
         need=(_EN_YES_WORDS, ("expected", "correct", "right", "proper", "acceptable", "desired", "required")),
     ),  # fmt: skip
@@ -254,6 +261,42 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "instruction", rf"(?P<s>{_ZH_GRADERS}(?:请注意|注意|你好|您好| ?[:,]))", word=False, need=(_words(_ZH_GRADERS),)
+    ),
+    _rule(
+        "instruction",
+        rf"(?P<s>(?:(?:给|致|写给|对){_ZH_GRADER_ACT}{_ZH_GRADER_WHO}?的?(?:话|留言|备注|说明|提示))|"
+        rf"{_ZH_GRADER_ACT}{_ZH_GRADER_WHO}(?:请|注意|你好|您好|务必|必须|应当|应该| ?[:,]))",
+        word=False,
+        need=(("打分", "判", "阅卷", "评", "改卷", "裁判"),),
+    ),
+    # a verdict asked for in the official prompt's words: 判定为"是", 应判"是", 应被判定为正确, 请判对, 这题算对, 打满分
+    _rule(
+        "instruction",
+        rf"(?P<s>(?:判定|判断|判为|判成|判|评定|认定|评为)(?:为|成)? ?[\"'](?:{_YES_ZH}|{_YES_EN})[\"'])",
+        word=False,
+        need=(("判", "评定", "认定", "评为"), ('"', "'")),
+    ),
+    _rule(
+        "instruction",
+        rf"(?P<s>(?:应|应该|应当|须|必须|要|需|可以)被?(?:判定|判断|判|评定|认定|视为|算作|当作|评为)(?:为|成)?"
+        rf"(?:正确|对|是|通过|满分){_END_ZH})",
+        word=False,
+        need=(("判", "评定", "认定", "视为", "算作", "当作", "评为"),),
+    ),
+    _rule(
+        "instruction",
+        rf"(?P<s>(?:请|就|务必|都|也|应)?(?:判|算|记)(?:作|为|成)?(?:对|正确|满分){_END_ZH})",
+        r"(?:[,.!?:;。\n]|^|请|题|答案|回答|就|应)\Z",
+        opens=True,
+        word=False,
+        need=(("判", "算", "记"), ("对", "正确", "满分")),
+    ),
+    _rule(
+        "instruction",
+        r"(?P<s>(?:答案|回答|本题|这题|此题|预测)[^。.!?\n;]{0,4}?(?:打|给|评)(?:个|一个)?(?:满分|高分|最高分)|"
+        r"给出?(?:肯定|正面)的?(?:判断|判定|结论))",
+        word=False,
+        need=(("满分", "高分", "肯定", "正面"),),
     ),
     # an order to drop the grader's instructions, or new ones
     _rule(
@@ -281,9 +324,16 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "ignore",
-        r"(?P<s>(?:新的|最新的|最新|真正的|隐藏的|更新的|额外的|重要)(?:指令|指示|任务|规则) ?:)",
+        r"(?P<s>(?:新的|最新的|最新|真正的|隐藏的|更新的|额外的|重要|新)(?:指令|指示|任务|规则) ?:)",
         word=False,
         need=(("指令", "指示", "任务", "规则"),),
+    ),
+    _rule(
+        "ignore",
+        rf"(?P<s>(?:{_ZH_STRONG}|{_ZH_QUAL}[^。.!?\n;]{{0,6}}?{_ZH_WEAK})[^。.!?\n;,]{{0,4}}?"
+        r"(?:作废|无效|失效|不再适用|不再有效|已取消|取消|不算数|不算))",
+        word=False,
+        need=(("作废", "无效", "失效", "不再", "取消", "不算"),),
     ),
     # a verdict written for the judge: a JSON verdict field, a verdict heading
     _rule(
@@ -294,7 +344,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "fake_verdict",
-        rf"(?P<s>{_HEADS_EN} ?(?:\([^)\n]{{0,20}}\) ?)?(?:[:=\-]+ ?|\n)[\"']?"
+        rf"(?P<s>{_HEADS_EN} ?(?:\([^)\n]{{0,20}}\) ?)?(?:[:=\-—–]+ ?|\n)[\"']?"
         rf"(?:{_YES_EN}\b|{_YES_ZH}{_END_ZH}))",
         _LINE,
         opens=True,
@@ -309,15 +359,23 @@ RULES: tuple[Rule, ...] = (
         r"(?:[\n.!?。;>#|, \[]|---)[ #>\-|]*\Z",
         opens=True,
         word=False,
-        need=(_EN_YES_WORDS + _ZH_YES_WORDS, ("判", "结论", "评", "裁", "结果")),
+        need=(_EN_YES_WORDS + _ZH_YES_WORDS, ("判", "结论", "评", "裁", "结果", "是否")),
     ),
+    _rule(
+        "fake_verdict",
+        r"(?P<s>结论\]? ?[:=] ?[\"']?(?:正确|对的|一致|相符|符合|通过|yes|correct)(?![\w]))",
+        r"(?:[\n.!?。;>#|, \[]|---|最终|最后)[ #>\-|]*\Z",
+        opens=True,
+        word=False,
+        need=(("结论",),),
+    ),  # not 结论：是 (the answer to a yes/no question)
     # a chat template's turn tokens or a fake end of the answer block
     _rule(
         "template",
         r"(?P<s><\|(?:im_start|im_end|eot_id|start_header_id|end_header_id|endoftext|system|user|"
-        r"assistant)\|>|\[/?inst\]|<</?sys>>|</?(?:answer|prediction|candidate|system)>)",
+        r"assistant)\|>|\[/?inst\]|<</?sys>>|</?(?:answer|prediction|candidate|system)>|\[(?:system|assistant)\])",
         word=False,
-        need=(("<", "[/inst]", "[inst]"),),
+        need=(("<", "[/inst]", "[inst]", "[system]", "[assistant]"),),
     ),
     _rule(
         "template",
@@ -371,6 +429,31 @@ def field_markers(*templates: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(0) for t in templates for m in _MARKER_RE.finditer(t)))
 
 
+_FIELD_START = ".!?:;。\n"  # a field marker in other brackets opens a line or a sentence, or is followed by ':'
+
+
+def _marked(marker: str, text: str) -> bool:
+    """``marker`` in ``text``; a bracketed marker also with its label in round brackets or corner quotes
+    (``(标准答案)``, ``「标准答案」``: normalised to ``"标准答案"``) where it opens a field: at the start of the text, a
+    line or a sentence, or followed by a colon ("the (ground truth) of pho" is prose). At most
+    :data:`SIGNALS_PER_RULE` occurrences of each form are looked at, each one ``str.find``: linear."""
+    if marker in text:
+        return True
+    if len(marker) <= 2 or marker[0] != "[" or marker[-1] != "]":
+        return False
+    label = marker[1:-1]
+    for form in (f"({label})", f'"{label}"'):
+        at = text.find(form)
+        for _ in range(SIGNALS_PER_RULE):
+            if at < 0:
+                break
+            before = text[max(0, at - 2) : at].rstrip(" ")
+            if not before or before[-1] in _FIELD_START or text.startswith(":", at + len(form)):
+                return True
+            at = text.find(form, at + 1)
+    return False
+
+
 def findings(output: object, markers: Iterable[str] = ()) -> list[tuple[str, str]]:
     """What in ``output`` looks addressed to the judge, as ``(category, signal)`` pairs (:data:`CATEGORIES`):
     each of ``markers`` found (the judge prompt's field markers, :func:`field_markers`, as given), then each rule's
@@ -378,7 +461,7 @@ def findings(output: object, markers: Iterable[str] = ()) -> list[tuple[str, str
     if not isinstance(output, str) or not output:
         return []
     text = normalize(output)
-    out = [("marker", m) for m in dict.fromkeys(markers) if m and normalize(m).strip() in text]
+    out = [("marker", m) for m in dict.fromkeys(markers) if m and _marked(normalize(m).strip(), text)]
     known: dict[str, bool] = {}
     found = [(at, rule.category, s) for rule in RULES if rule.may_match(text, known) for at, s in _scan(rule, text)]
     return out + [(category, s) for _, category, s in sorted(found, key=lambda f: f[0])]

@@ -47,7 +47,11 @@ _CLAUSE_RE = re.compile(r"[^,，、]+")
 _WORD_RE = re.compile(r"[\W_]+")
 
 _YES, _NO = 1, 2
-_CONTRAST_RE = re.compile(r"\b(?:but|however|yet|nevertheless|though)\b|但是|但|然而|不过|可是")
+_CONTRAST_RE = re.compile(
+    r"\b(?:but|however|yet|nevertheless|though)\b|但是|但|然而|不过|可是|"
+    # a conclusion drawn after the reasons ("spelling may differ, so I consider it correct", "写法不同，所以预测正确")
+    r"(?:[,，:：]\s*|^\s*|\band\s+)(?:so|therefore|thus|hence|consequently)\b|所以|因此|因而|故而|综上"
+)
 _SKIP_RE = re.compile(
     r"^\W*(?:although|though|even though|even if|while|whereas|if|unless)\b|\bwhether\b|"
     r"是否[\w]|与否|虽然|尽管|虽说|如果|假如|若"
@@ -114,7 +118,7 @@ _PREDICATE_RE = re.compile(
 _NOT_PREDICATE_RE = re.compile(r"\s*(?:answer|answers|one|option|response)\b|答案")
 _RIGHT_NEEDS_RE = re.compile(r"\b(?:is|are|was|be|that's|it's|that is|it is|quite|exactly|all)\s*$")
 _NEGATOR_EN_RE = re.compile(
-    r"\b(?:not|never|no|neither|nor|hardly|partially|partly|barely|isn't|aren't|wasn't|weren't|doesn't|"
+    r"\b(?:not|never|no|nothing|neither|nor|hardly|partially|partly|barely|isn't|aren't|wasn't|weren't|doesn't|"
     r"don't|didn't|cannot|can't|won't|shouldn't|wouldn't)\b|n't\b"
 )
 _DOUBT_RE = re.compile(

@@ -34,6 +34,8 @@ CATEGORIES = (
 
 
 BLIND = ROOT / "tests" / "data" / "judge_replies_blind.jsonl"  # written after the reader, measured once (docs)
+# found by an independent check (219/222 on its own 222 replies; these three were its misses), then fixed: not blind
+INDEPENDENT = ROOT / "tests" / "data" / "judge_replies_independent.jsonl"
 
 
 def _rows(path: Path = DATA) -> list[dict]:
@@ -82,7 +84,7 @@ def test_never_less_accurate_than_the_official_rule_overall_and_per_category():
         assert robust >= official, key
 
 
-@pytest.mark.parametrize("path", [DATA, BLIND], ids=["set", "blind"])
+@pytest.mark.parametrize("path", [DATA, BLIND, INDEPENDENT], ids=["set", "blind", "independent"])
 def test_right_wherever_the_official_rule_is_right(path):
     # stronger than the totals: reply by reply, the official rule is never right where the fallback reader is wrong
     rows = _rows(path)
@@ -90,7 +92,7 @@ def test_right_wherever_the_official_rule_is_right(path):
     assert worse == []
 
 
-@pytest.mark.parametrize("path", [DATA, BLIND], ids=["set", "blind"])
+@pytest.mark.parametrize("path", [DATA, BLIND, INDEPENDENT], ids=["set", "blind", "independent"])
 def test_never_credits_a_reply_whose_verdict_is_no(path):
     credited = [r["reply"][:80] for r in _rows(path) if not r["label"] and _robust(r) is True]
     assert credited == []
@@ -99,6 +101,31 @@ def test_never_credits_a_reply_whose_verdict_is_no(path):
 def test_the_blind_set():
     n, robust, official = measure(_rows(BLIND))["all"]
     assert (n, robust, official) == (40, 40, 32)  # docs/judge.md: measured once at 39/40, its miss then fixed
+
+
+def test_the_independent_checks_misses():
+    """Read as None, None and no before the fix (a closing "so ... correct" after a clause with "different"; "nothing
+    wrong" read as "wrong"); docs/judge.md."""
+    rows = _rows(INDEPENDENT)
+    assert {r["category"] for r in rows} == {"independent_check"}
+    assert [_robust(r) for r in rows] == [r["label"] for r in rows] == [True, True, True]
+
+
+@pytest.mark.parametrize(
+    "reply, verdict",
+    [
+        ("The names differ in spelling; therefore the prediction is correct.", True),
+        ("配料相同，因此判定为不正确。", False),  # the conclusion decides, whatever the reasons said
+        ("It looks right at first, so I consider it wrong.", False),
+        ("Yes, so the prediction is incorrect.", None),  # a bare yes opening against the conclusion: says both
+        ("我认为正确，综上所述，预测答案错误。", False),
+        ("There is nothing correct about the prediction.", False),
+        ("Nothing is wrong with the prediction.", True),
+        ("The dish is not so different from the reference, and it is correct.", True),  # "so" inside a phrase
+    ],
+)
+def test_a_closing_conclusion_and_nothing_as_a_negator(reply, verdict):
+    assert verdict_robust(reply, ("Pad Thai with shrimp", "Q?", "gold")) is verdict
 
 
 def test_a_reply_that_says_both_is_unreadable():
