@@ -13,8 +13,9 @@ verdict in the judge's own words. Rules (docs/judge.md, "The fallback reader"):
   its negation (``not correct``, ``does not match``, ``不完全正确``, ``没有错误``, ``I don't think it is correct``);
 - not a verdict: what a clause attributes to an answer (``the candidate says yes``, ``标准答案为“是”``,
   ``Reference answer: yes``), a question or condition (``whether``, ``if``, ``是否正确``, ``正确与否``), a concession
-  (``although``, ``虽然``; after ``but``/``但`` only the rest of the sentence counts), the noun ``correct answer``/
-  ``正确答案``, ``是`` as a copula (``标准答案是蒸的``);
+  (``although``, ``虽然``; after ``but``/``但``, or a conclusion ``so``/``therefore``/``所以``/``因此``, only the
+  rest of the sentence counts where it states a verdict), the noun ``correct answer``/``正确答案``, ``是`` as a
+  copula (``标准答案是蒸的``);
 - a verdict word inside a near-verbatim copy of the candidate answer (case, spacing, punctuation and markdown
   ignored; at least :data:`ECHO_EXTENT` letters or digits of the answer around the word, CJK counted double) is the
   answer's, not the judge's;
