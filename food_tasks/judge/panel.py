@@ -9,6 +9,8 @@ a task's requests and tokens per judge from that task's own results, and turns t
 ``FOOD_TASKS_JUDGE_PRICE=<in>,<out>`` (USD per million prompt / completion tokens; ``<in>,<out>;<in>,<out>`` for one
 price per judge).
 
+A judge's usage counts every request a task sent it: the task's records and its susceptibility probes
+(:mod:`food_tasks.judge.probes`), the probes' own share apart in the entry's ``probes`` part (:func:`with_probes`).
 A cached answer costs no new tokens. Tokens are read from the response's ``usage``; when any request answered over
 HTTP came without it, the judge's tokens (and cost) are None: "tokens unknown", never 0. A request that failed after
 every attempt returned no completion and is counted in ``failed``, with no tokens.
@@ -199,10 +201,26 @@ COUNTS = ("requests", "attempts", "failed_attempts", "cached", "failed")
 SUMS = ("prompt_tokens", "completion_tokens", "cost")  # None in any part: None in the sum (unknown stays unknown)
 
 
+def _add(total: dict[str, Any], entry: dict[str, Any]) -> None:
+    """``entry``'s counts, failure reasons, tokens and cost added into ``total`` (None in either: None)."""
+    for key in COUNTS:
+        value = entry.get(key)
+        total[key] += value if type(value) is int else 0
+    reasons = entry.get("failure_reasons")
+    for reason, n in reasons.items() if isinstance(reasons, dict) else ():
+        if isinstance(reason, str) and type(n) is int:
+            total.setdefault("failure_reasons", {})[reason] = total.get("failure_reasons", {}).get(reason, 0) + n
+    for key in SUMS:
+        value = entry.get(key)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and total[key] is not None
+        total[key] = total[key] + value if ok else None
+
+
 def total_usage(usages: Iterable[Any]) -> dict[str, dict[str, Any]]:
     """The per-judge sum of several tasks' :meth:`Panel.usage` (a run's), by model in order of appearance: counts
-    added, tokens and cost None where any task's are None (tokens unknown; no price). Entries that are not such
-    mappings are skipped (a results file is input)."""
+    added, tokens and cost None where any task's are None (tokens unknown; no price); the ``probes`` parts
+    (:func:`with_probes`) summed alike into the total's ``probes``. Entries that are not such mappings are skipped
+    (a results file is input)."""
     out: dict[str, dict[str, Any]] = {}
     for usage in usages:
         for entry in usage.values() if isinstance(usage, dict) else ():
@@ -210,26 +228,42 @@ def total_usage(usages: Iterable[Any]) -> dict[str, dict[str, Any]]:
             if not isinstance(model, str):
                 continue
             total = out.setdefault(model, {"model": model, **dict.fromkeys(COUNTS, 0), **dict.fromkeys(SUMS, 0)})
-            for key in COUNTS:
-                value = entry.get(key)
-                total[key] += value if type(value) is int else 0
-            reasons = entry.get("failure_reasons")
-            for reason, n in reasons.items() if isinstance(reasons, dict) else ():
-                if isinstance(reason, str) and type(n) is int:
-                    total.setdefault("failure_reasons", {})[reason] = (
-                        total.get("failure_reasons", {}).get(reason, 0) + n
-                    )
-            for key in SUMS:
-                value = entry.get(key)
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and total[key] is not None
-                total[key] = total[key] + value if ok else None
+            _add(total, entry)
+            if isinstance(entry.get("probes"), dict):
+                part = total.setdefault("probes", {**dict.fromkeys(COUNTS, 0), **dict.fromkeys(SUMS, 0)})
+                _add(part, entry["probes"])
+    return out
+
+
+def with_probes(usage: Any, probes: Any) -> Any:
+    """A task's :meth:`Panel.usage` with its probes' usage (:meth:`Panel.usage` of the probe requests) counted in:
+    per judge the sum of both (:func:`total_usage`: requests, attempts, cached, failed, tokens and cost; the
+    entry's ``endpoint`` kept) and a ``probes`` part, the probes' own counts, tokens and cost (included in the
+    totals). ``usage`` as given where there are no probe figures (probes off; a client that keeps no usage)."""
+    if not isinstance(usage, dict) or not isinstance(probes, dict) or not probes:
+        return usage
+    summed = total_usage([usage, probes])
+    out = {}
+    for model, entry in usage.items():
+        part = probes.get(model)
+        if not isinstance(entry, dict) or not isinstance(part, dict) or model not in summed:
+            out[model] = entry
+            continue
+        own = {k: part.get(k) for k in (*COUNTS, *SUMS)}
+        if part.get("failure_reasons"):
+            own["failure_reasons"] = part["failure_reasons"]
+        merged = {k: v for k, v in summed[model].items() if k != "probes"}
+        if "failure_reasons" in merged:  # most frequent first, as Panel.usage orders them
+            merged["failure_reasons"] = dict(sorted(merged["failure_reasons"].items(), key=lambda kv: (-kv[1], kv[0])))
+        out[model] = {**entry, **merged, "probes": own}
     return out
 
 
 def usage_line(total: dict[str, dict[str, Any]]) -> str | None:
     """One line of what judging cost (:func:`total_usage`), None without a judge: per judge its prompt + completion
     tokens ("tokens unknown" where a sent request came without ``usage``; "no new tokens (n cached)" where nothing was
-    asked), the requests asked and the HTTP attempts they took (retries included: "30 asked in 150 attempts", where
+    asked), the requests asked (the judge probes included, their number said: "40 asked, 34 of them probes") and
+    the HTTP attempts they took (retries included: "30 asked in 150 attempts", where
     the results say), cached and failed requests with the commonest reasons of the failed attempts, and the cost when
     priced."""
     parts = []
@@ -241,8 +275,10 @@ def usage_line(total: dict[str, dict[str, Any]]) -> str | None:
         tokens = f"{t['prompt_tokens']:,} + {t['completion_tokens']:,} tokens" if known else "tokens unknown"
         cost = f", ${t['cost']:.4f}" if t["cost"] is not None and known else ""
         tried = f" in {t['attempts']:,} attempts" if t.get("attempts") else ""
+        probes = t.get("probes")
+        some = f", {probes['requests']:,} of them probes" if isinstance(probes, dict) and probes.get("requests") else ""
         parts.append(
-            f"{model} {tokens} ({t['requests']:,} asked{tried}, {t['cached']} cached, {t['failed']} failed"
+            f"{model} {tokens} ({t['requests']:,} asked{tried}{some}, {t['cached']} cached, {t['failed']} failed"
             f"{why_failed(t.get('failure_reasons'))}){cost}"
         )
     if not parts:

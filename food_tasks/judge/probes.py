@@ -15,6 +15,10 @@ Both in percent with their counts and a 95 % Wilson interval, in ``judge_info`` 
 the evaluated model (the same for every model a judge grades, not a mean over the task's documents), and never
 enter ``judge_acc`` or any results key. A judge that credits a wrong probe is named in a warning.
 ``FOOD_TASKS_JUDGE_PROBES=0`` turns the probes off (``judge_info`` and a log line say so).
+
+The probes' requests are requests to the judge like any other: they are counted in each judge's usage (requests,
+attempts, tokens, cost: ``judge_info["usage"]``, the "Judge usage:" line), with their own share in its ``probes``
+part (:func:`take_usage`, :func:`food_tasks.judge.panel.with_probes`).
 """
 
 from __future__ import annotations
@@ -174,7 +178,8 @@ def run(
     """The probes judged by ``judge_items`` (the task's own robust judging of a list of items, every judge of its
     panel: e.g. ``lambda items: judge_robust(items, fill, panel, ...)``), as ``judge_info["probes"]``: the probe set's
     version and size, each judge's :func:`figures`; a warning (``warn``, the task's own warning channel; default
-    this module's logger) for each judge that credits a wrong probe. With
+    this module's logger) for each judge that credits a wrong probe; ``usage``: what the probes cost each judge,
+    for the caller to count in the task's judge usage (:func:`take_usage`). With
     :data:`PROBES_ENV` ``=0``: ``{"probes": OFF}`` and a log line, nothing sent."""
     log = logging.getLogger(__name__)
     if not enabled():
@@ -184,6 +189,7 @@ def run(
     per_judge = figures(judged)
     for line in warnings(per_judge, label):
         (warn or log.warning)(line)
+    usage = getattr(judged.panel, "usage", None)
     return {
         "status": "on",
         "version": VERSION,
@@ -191,7 +197,15 @@ def run(
         "right": sum(p.right for p in PROBES),
         "per_judge": per_judge,
         "credulous": [m for m, f in per_judge.items() if f["judge_probe_false_credit_rate"]["count"]],
+        "usage": usage(*judged.all_answers) if callable(usage) else None,
     }
+
+
+def take_usage(info: dict[str, Any]) -> Any:
+    """The probes' own usage (:meth:`food_tasks.judge.panel.Panel.usage` of their requests: every judge, retries,
+    cache, tokens), taken out of :func:`run`'s answer, for the task's judge usage
+    (:func:`food_tasks.judge.panel.with_probes`); None with the probes off or a client that keeps no usage."""
+    return info.pop("usage", None)
 
 
 def notes(info: Any) -> list[str]:

@@ -314,7 +314,8 @@ class JudgeInfo:
 
     def __call__(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         from food_tasks.judge.client import summarize
-        from food_tasks.judge.panel import attempt_warnings
+        from food_tasks.judge.panel import attempt_warnings, with_probes
+        from food_tasks.judge.probes import take_usage
         from food_tasks.judge.verdicts import suspects
 
         found = _judged_or_warn(self.settings, records)
@@ -331,6 +332,10 @@ class JudgeInfo:
             known=[records[i].get("injection_signals") for i in rows],  # found by score(): not run again
         )
         info = verdicts.info(scale=100.0)
+        probed = probe_info(self.settings, verdicts.panel)
+        probe_usage = take_usage(probed)
+        if "usage" in info:  # the probes' requests counted in
+            info["usage"] = with_probes(info["usage"], probe_usage)
         for line in attempt_warnings(self.settings.label, info.get("usage") or {}):  # why, and retries that answered
             _warn_once(line)
         sent = [r for by_repeat in verdicts.answers[:1] for rs in by_repeat for r in rs]
@@ -342,7 +347,7 @@ class JudgeInfo:
             **info,
             "injection_suspects": sum(flags),
             "injection_examples": examples,
-            "probes": probe_info(self.settings, verdicts.panel),
+            "probes": probed,
         }
 
 

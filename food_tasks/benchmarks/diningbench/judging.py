@@ -178,10 +178,13 @@ def outcomes(records: Sequence[Record], panel: Any) -> dict[str, Any]:
     }
 
 
-def panel_info(records: Sequence[Record], done: Run) -> dict[str, Any]:
+def panel_info(records: Sequence[Record], done: Run, probe_usage: Any = None) -> dict[str, Any]:
     """What ``judge_info`` adds for the panel: :meth:`Judged.info` (per-judge accuracy with its interval and usage,
-    agreement or why it is undefined, disagreements), the rule disagreements and the injection suspects."""
-    usage = done.panel.usage(done.official, *done.judged.all_answers)
+    the probes' requests counted in: ``probe_usage``, :func:`food_tasks.judge.panel.with_probes`; agreement or why
+    it is undefined, disagreements), the rule disagreements and the injection suspects."""
+    from food_tasks.judge.panel import with_probes
+
+    usage = with_probes(done.panel.usage(done.official, *done.judged.all_answers), probe_usage)
     info = done.judged.info(100.0, usage)
     for line in done.judged.failures("DiningBench VQA", start=1):  # the headline's: judge_error_rate warns
         _warn_once(line)
@@ -240,13 +243,16 @@ def metric(records: Sequence[Record], name: str) -> Any:
             "Re-run to retry them (judged rows come from the cache)."
         )
     if name == "judge_info":
+        from food_tasks.judge.probes import take_usage
+
+        probed = probe_info(panel)
         return {
             **outcome["info"],
             "prompt": prompts.JUDGE_PROMPT_VERSION,
             "robust_prompt": prompts.JUDGE_PROMPT_ROBUST_VERSION,
             "evaluated": outcome["evaluated"],
-            **panel_info(records, outcome["run"]),
-            "probes": probe_info(panel),
+            **panel_info(records, outcome["run"], take_usage(probed)),
+            "probes": probed,
         }
     if name in FIGURES:
         return outcome["run"].judged.value(name, 0, 1.0)  # a fraction: the table's metric takes it x 100
