@@ -221,7 +221,11 @@ _CJK_ORDINAL_RE = re.compile(
 _BOXED_RE = re.compile(r"\\boxed\s*\{\s*(?:\\text\s*\{\s*)?([^{}]{0,40}?)\s*\}")
 # "A" and "I" followed by a lower-case word are English words, not labels ("A bowl of noodles").
 _ARTICLE_RE = re.compile(r"\s+[a-z]")
-_LABEL_VERBS = re.compile(r"\s+(?:is|are|was|were|would|seems|looks|fits|matches|best|correct|because)\b")
+# ... unless a verb or a joining/contrast word no article precedes follows ("A is", "A or B", "A rather than B").
+_LABEL_VERBS = re.compile(
+    r"\s+(?:is|are|was|were|would|seems|looks|fits|matches|best|correct|because|since"
+    r"|or|and|nor|not|but|rather|instead|over|than|vs|versus|then)\b"
+)
 
 
 _STATEMENT_BOUNDED = [w for ws in ANSWER_KEYWORDS_BOUNDED.values() for w in ws] + list(CHOICE_KEYWORDS_BOUNDED)
@@ -249,6 +253,10 @@ HEDGE_CONNECTORS = (
 )
 # Option words a hedge may repeat before its next label ("option A or option B", "A或选项B").
 _HEDGE_WORDS = ("option", "choice", "letter", "answer", "选项", "選項", "答案")
+# Contrasts: "X rather than Y", "X over Y", "X (not Y)", "X而不是Y" reject Y; "not X, but Y", "Not X, it's Y",
+# "不是X，而是Y" reject X. A rejected label is never read (extract_choice), never the other label.
+CONTRAST_BEFORE_REJECTED = ("rather than", "instead of", "over", "not", "but not", "and not", "而不是", "而非", "不是")
+CONTRAST_AFTER_REJECTED = ("but", "but rather", "rather", "it's", "it is", "it\u2019s", "but it's", "而是", "是")
 
 
 class _LabelSet:
@@ -273,12 +281,27 @@ class _LabelSet:
         # One label of a hedge: bracketed ("(B)", "【B】") or standing alone. The text is whitespace-collapsed before
         # these run (single spaces), and each repetition consumes a connector: linear, no backtracking runs.
         one = rf"(?:[\(\[【] ?({label_alt}) ?[\)\]】]|{token})"
-        joint = rf"(?: ?,)? ?(?:{alternation(HEDGE_CONNECTORS)}) ?(?:(?:{alternation(_HEDGE_WORDS)}) ?)?"
+        # "A or B", "A, or B", "A or, B", "A (or B)": a bracket may open before the connector (a soft hedge).
+        joint = rf"(?: ?,)? ?\(? ?(?:{alternation(HEDGE_CONNECTORS)})(?: ?,)? ?(?:(?:{alternation(_HEDGE_WORDS)}) ?)?"
         self.hedge_label = re.compile(one, re.IGNORECASE)
         # The lookahead states what the pattern implies (a hedge starts with a bracket or a label's first character)
         # and lets the engine reject most positions with one class test: about half the cost on long outputs.
         first = "".join(sorted({c for label in self.index for c in (label[0].upper(), label[0].lower())}))
         self.hedge = re.compile(rf"(?=[\(\[【{re.escape(first)}]){one}(?:{joint}{one})+", re.IGNORECASE)
+        # Contrasts: group 1 is the rejected label; the other one is only looked at (a lookahead). Bounded: linear.
+        words = rf"(?:(?:{alternation(_HEDGE_WORDS)}) ?)?"
+        word_end = "(?:(?<![A-Za-z])|(?![A-Za-z]))"  # a Latin word ends at a word boundary ("over" not "overt")
+        label = rf"[\(\[【]? ?(?<![0-9A-Za-z])(?:{label_alt})(?![0-9A-Za-z]) ?[\)\]】]?"
+        ahead = rf"(?=[\(\[【]? ?(?<![0-9A-Za-z])({label_alt})(?![0-9A-Za-z]))"
+        self.rejected_after = re.compile(
+            rf"{label}(?: ?,)? ?\(? ?(?:{alternation(CONTRAST_BEFORE_REJECTED)}){word_end} ?{words}{ahead}",
+            re.IGNORECASE,
+        )
+        self.rejected_before = re.compile(
+            rf"(?:(?<![A-Za-z])not|不是) ?{words}[\(\[【]? ?(?<![0-9A-Za-z])({label_alt})(?![0-9A-Za-z]) ?[\)\]】]?"
+            rf"(?: ?[,;])? ?(?:{alternation(CONTRAST_AFTER_REJECTED)}){word_end} ?{words}(?={label})",
+            re.IGNORECASE,
+        )
 
 
 _LABEL_SETS: dict[tuple[tuple[str, ...], bool], _LabelSet] = {}
@@ -396,10 +419,12 @@ def extract_choice(
     whose text the answer holds (casefolded, without punctuation or whitespace; the longest when one
     option's text holds another's; ambiguous when two options share the text).
 
-    A hedge, two different labels joined by nothing but :data:`HEDGE_CONNECTORS` (``A or B``, ``A/B``,
-    ``A and B``, ``A、B``, ``A或B``, ``不是A就是B``), is unparseable: at steps 5 and 6 when the label read is part of
-    one, at step 8 whenever the text holds one (an ``A`` before ``or`` is then a label). A label followed by
-    another clause (``A. (not B)``, ``Answer: A, because B is wrong``) is not a hedge.
+    A hedge, two different labels joined by nothing but :data:`HEDGE_CONNECTORS` (``A or B``, ``A/B``, ``A and B``,
+    ``A、B``, ``A或B``, ``不是A就是B``, ``A (or B)``), is unparseable: at steps 5 and 6 when the label read is part of
+    one, at step 8 whenever the text holds one. A label a contrast rejects (``B`` in ``A rather than B``,
+    ``A instead of B``, ``A over B``, ``A, not B``, ``A (not B)``, ``A而不是B``, ``A而非B``, ``是A，不是B``; ``A`` in
+    ``not A, but B``, ``Not A, it's B``, ``不是A，而是B``) is never read at steps 6 and 8. Any other second label is
+    read by the steps: ``Answer: A, because B is wrong`` reads A (step 6), bare ``A, because B is wrong``: ambiguous.
 
     A label found at any step that names no option (its position is ``n_options`` or later) makes the
     answer invalid: it is what the model answered, so the later steps are not consulted.
@@ -448,7 +473,11 @@ def extract_choice(
         if _within(match.start(match.lastindex), hedges):  # "(A) or (B)", "A、 B": two answers
             return None
         return _present(ls.index[match.group(match.lastindex).upper()], present)
-    statement = last_match(ls.statement, text)
+    rejected = {m.start(1) for contrast in (ls.rejected_after, ls.rejected_before) for m in contrast.finditer(text)}
+    statement = None
+    for found_statement in ls.statement.finditer(text):  # the last one not rejected ("option A rather than option B")
+        if found_statement.start(1) not in rejected:
+            statement = found_statement
     if statement is not None:
         if _within(statement.start(1), hedges):  # "Answer: A or B", "答案是A或B"
             return None
@@ -463,7 +492,7 @@ def extract_choice(
     found: set[int] = set()
     for m in ls.standalone.finditer(text):
         label = m.group(1)
-        if label not in ls.index:  # stand-alone labels must be written as given (upper case)
+        if label not in ls.index or m.start(1) in rejected:  # written as given (upper case), not rejected
             continue
         if label in ("A", "I") and _ARTICLE_RE.match(text, m.end()) and not _LABEL_VERBS.match(text, m.end()):
             continue

@@ -59,10 +59,11 @@ def parse_robust(
         return None
     found = extract_choice(opener + text, LETTERS, numbers=numbers, options=options)
     if found is None and not hedged(opener + text, LETTERS, numbers=numbers):  # "(a) or B" stays a hedge
-        # One distinct bracketed label in any case ("I think (c)"); two distinct ones stay ambiguous.
-        labels = {m.group(1).upper() for m in _BRACKETED.finditer(text)}
-        if len(labels) == 1:
-            found = LETTERS.index(labels.pop())
+        # A bracketed label in any case ("I think (c)"): read again with it upper-cased, so the shared rules hold
+        # (two distinct labels stay ambiguous; a label a contrast rejects, "b rather than (c)", is never read).
+        upper = _BRACKETED.sub(lambda m: m.group(0).upper(), text)
+        if upper != text:
+            found = extract_choice(opener + upper, LETTERS, numbers=numbers, options=options)
     return found
 
 
