@@ -92,6 +92,7 @@ _CACHES = (
     ("food_tasks.regional_tasks.scoring", "url_store"),
     ("food_tasks.judge.redact", "_configured"),
     ("food_tasks.judge.client", "client_for"),
+    ("food_tasks.judge.probes", "_COUNTED"),  # the probe requests whose usage a task of this process counted
     ("food_tasks.hooks.cocojava", "_java_problem"),
     ("food_tasks.hooks.bertscore", "_scorer"),
     ("food_tasks.hooks.bertscore", "_f1"),

@@ -18,7 +18,8 @@ enter ``judge_acc`` or any results key. A judge that credits a wrong probe is na
 
 The probes' requests are requests to the judge like any other: they are counted in each judge's usage (requests,
 attempts, tokens, cost: ``judge_info["usage"]``, the "Judge usage:" line), with their own share in its ``probes``
-part (:func:`take_usage`, :func:`food_tasks.judge.panel.with_probes`).
+part (:func:`take_usage`, :func:`food_tasks.judge.panel.with_probes`). Two tasks of one process that send the same
+probe requests (the same request template) send them once: the first task counts them, the second's are cached.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ import hashlib
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from food_tasks.judge.client import JudgeResult
 from food_tasks.judge.verdicts import Item, Judged
 from food_tasks.stats import agreement as A
 from food_tasks.stats.confidence import wilson
@@ -190,6 +192,7 @@ def run(
     for line in warnings(per_judge, label):
         (warn or log.warning)(line)
     usage = getattr(judged.panel, "usage", None)
+    answers = _first_counted(judged.all_answers)
     return {
         "status": "on",
         "version": VERSION,
@@ -197,8 +200,29 @@ def run(
         "right": sum(p.right for p in PROBES),
         "per_judge": per_judge,
         "credulous": [m for m, f in per_judge.items() if f["judge_probe_false_credit_rate"]["count"]],
-        "usage": usage(*judged.all_answers) if callable(usage) else None,
+        "usage": usage(*answers) if callable(usage) else None,
     }
+
+
+# The keys of the probe requests whose usage an earlier task of this process already counted (food_tasks.reset()
+# forgets them): two tasks with the same request template send the same probes once (the client's memory cache).
+_COUNTED: set[str] = set()
+
+
+def _first_counted(value: Any) -> Any:
+    """``value`` (nested lists of :class:`JudgeResult`) with each result that an earlier :func:`run` of this process
+    counted turned into a cached one (no request, no new tokens: this task sent nothing for it), the others' keys
+    noted: a run's usage line counts each probe request once, as the judge server received it."""
+    if isinstance(value, JudgeResult):
+        if value.cached or not value.key:
+            return value
+        if value.key in _COUNTED:
+            return replace(value, cached=True, attempts=0, reasons=())
+        _COUNTED.add(value.key)
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_first_counted(v) for v in value]
+    return value
 
 
 def take_usage(info: dict[str, Any]) -> Any:

@@ -19,8 +19,10 @@ def probes_on(monkeypatch, tmp_path):  # type: ignore[no-untyped-def]
     monkeypatch.setenv("FOOD_TASKS_JUDGE_PROBES", "1")  # tests/conftest.py turns them off
     monkeypatch.delenv("FOOD_TASKS_JUDGE_PRICE", raising=False)
     judge.client_for.cache_clear()
+    probes._COUNTED.clear()  # a fresh process
     yield
     judge.client_for.cache_clear()
+    probes._COUNTED.clear()
 
 
 def _panel(url, tmp_path, price=None):  # type: ignore[no-untyped-def]
@@ -39,12 +41,12 @@ def _records():  # type: ignore[no-untyped-def]
     return [scoring.score(settings, {"id": i, "question": "Which dish?", "answer": g}, p) for i, g, p in rows]
 
 
-def _judge_info(monkeypatch, panel):  # type: ignore[no-untyped-def]
+def _judge_info(monkeypatch, panel, task="regional_t", records=None):  # type: ignore[no-untyped-def]
     from food_tasks.regional_tasks import judged
 
     monkeypatch.setattr(judged, "judge_from_env", lambda purpose: panel)
     monkeypatch.setattr(judged, "_warn_once", lambda message: None)
-    return judged.JudgeInfo(judged.JudgeSettings(task="regional_t"))(_records())
+    return judged.JudgeInfo(judged.JudgeSettings(task=task))(_records() if records is None else records)
 
 
 def test_a_regional_tasks_usage_equals_the_servers_totals_probes_included(probes_on, monkeypatch, tmp_path):
@@ -80,6 +82,25 @@ def test_a_regional_tasks_usage_equals_the_servers_totals_probes_included(probes
     usage = info["usage"]["my-judge"]
     assert (usage["requests"], usage["cached"], usage["probes"]["cached"], usage["prompt_tokens"]) == (0, 37, 34, 0)
     assert jp.usage_line(jp.total_usage([info["usage"]])) == "Judge usage: my-judge no new tokens (37 cached)"
+
+
+def test_two_tasks_of_a_run_sharing_the_probes_count_them_once(probes_on, monkeypatch, tmp_path):
+    """Two regional tasks with the default prompt send the same 34 probe requests: the server receives them once
+    (the client's memory cache), and the run's line counts them once: the first task's, the second's cached."""
+    with JudgeServer(lambda prompt: "no", usage=char_usage) as server:
+        panel = _panel(server.url, tmp_path)
+        first = _judge_info(monkeypatch, panel, "regional_a")
+        second = _judge_info(monkeypatch, panel, "regional_b", _records()[:2])  # a1, a2: already asked by the first
+        tokens, received = server.tokens(), len(server.requests)
+    assert received == 3 + 34
+    a, b = first["usage"]["my-judge"], second["usage"]["my-judge"]
+    assert (a["requests"], a["probes"]["requests"]) == (37, 34)
+    assert (b["probes"]["requests"], b["probes"]["cached"], b["probes"]["prompt_tokens"]) == (0, 34, 0)
+    total = jp.total_usage([first["usage"], second["usage"]])["my-judge"]
+    # the task's own records shared by two tasks are counted in both (docs/judge.md): a1 and a2 here, 2 requests
+    assert (total["requests"], total["probes"]["requests"]) == (received + 2, 34)
+    assert (b["requests"], b["completion_tokens"]) == (2, 2 * 2)  # a1, a2 again, counted in this task too
+    assert (total["prompt_tokens"], total["completion_tokens"]) == (tokens[0] + b["prompt_tokens"], tokens[1] + 4)
 
 
 def test_probes_off_leave_the_usage_as_it_was(monkeypatch, tmp_path):  # type: ignore[no-untyped-def]

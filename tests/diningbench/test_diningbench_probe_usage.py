@@ -49,10 +49,12 @@ def test_each_judges_usage_equals_its_servers_totals_probes_included(monkeypatch
         for name, value in settings.items():
             monkeypatch.setenv(name, value)
         judge.client_for.cache_clear()
+        probes._COUNTED.clear()  # a fresh process
         payloads = [U.process_results_vqa(_doc(i, f"Question {i}?", "Yes"), [f"answer {i}"]) for i in range(3)]
         info = hooks.aggregate([p["judge_info"] for p in payloads])
         sent = {s: (len(s.requests), s.tokens()) for s in (a, b)}
     judge.client_for.cache_clear()
+    probes._COUNTED.clear()
     assert info["probes"]["status"] == "on"
     n = len(probes.PROBES)
     for server, model, official in ((a, "judge-a", 3), (b, "judge-b", 0)):  # the official request: headline only
