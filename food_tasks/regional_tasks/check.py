@@ -25,6 +25,7 @@ from food_tasks.regional_tasks.scoring import (
     settings_problems,
     url_store,
 )
+from food_tasks.regional_tasks.settings import UNNAMED, checkable
 from food_tasks.regional_tasks.slices import slice_values
 from food_tasks.tasks import catalogue
 
@@ -47,7 +48,7 @@ class Validation:
     """What :func:`check` found: the problems (one line each), and what it checked (:meth:`summary`)."""
 
     problems: list[str]
-    warnings: list[str] = field(default_factory=list)  # keys without effect (one line each): exit status 0
+    warnings: list[str] = field(default_factory=list)  # keys without effect, answers not checked: exit status 0
     task: str = ""
     data: str = ""  # the data file name(s), or the hub dataset id
     split: str = ""
@@ -180,9 +181,16 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
     except Exception as err:  # noqa: BLE001
         problems.append(f"{where}: data unreachable ({data_name}, split {split!r}): {root_cause(err)}")
         return Validation(problems, warnings)
-    if unread:  # the settings do not read: the columns they name are checked all the same
-        return Validation(problems + _absent_columns(config.get("metadata"), rows, data_name), warnings)
-    settings = Settings.from_metadata(config["metadata"], base_dir)
+    unchecked: set[str] = set()
+    if unread:  # the settings do not read: the data is checked with what can be checked (settings.checkable)
+        lenient = checkable(config.get("metadata"))
+        if lenient is None:
+            return Validation(problems + _absent_columns(config.get("metadata"), rows, data_name), warnings)
+        block, unchecked, note = lenient
+        warnings += [f"{data_name}: {note}"] if note else []
+        settings = Settings.from_metadata({"regional": block}, base_dir)
+    else:
+        settings = Settings.from_metadata(config["metadata"], base_dir)
     opened = 0  # images opened: each distinct file or URL once, each image embedded in the data (hub Image cells)
     store = None
 
@@ -206,7 +214,10 @@ def check(yaml_path: str | os.PathLike, *, check_images: bool = True) -> Validat
         split,
         settings_at=f"{where}: ",
         image_problem=open_image if check_images else None,
+        unchecked=unchecked,
     )
+    if unread:  # a column named by no valid key is no absent column
+        found = [line for line in found if UNNAMED not in line]
     return Validation(
         problems + found,
         warnings,

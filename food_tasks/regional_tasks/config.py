@@ -139,7 +139,9 @@ def key_problems(config: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         elif key == "output_type" and value != "generate_until":
             errors.append(f"output_type: {value!r}: regional tasks generate their answer (generate_until); remove it")
         elif key not in HONOURED:
-            errors.append(f"{key}: not an lmms-eval task key (lmms-eval would stop on it); remove it")
+            close = get_close_matches(str(key), HONOURED, n=1)
+            fix = f"did you mean {close[0]}?" if close else "remove it"
+            errors.append(f"{key}: not an lmms-eval task key (lmms-eval would stop on it); {fix}")
     return errors, warnings
 
 

@@ -168,6 +168,7 @@ def data_problems(
     *,
     settings_at: str = "",
     image_problem: Callable[[Any], str | None] | None = None,
+    unchecked: Collection[str] = (),
 ) -> DataProblems:
     """Every problem of a regional task's data that ``food-tasks validate`` reports and that stops a run before
     generation, one line each: the one list of checks of the two.
@@ -184,6 +185,8 @@ def data_problems(
         data_name: the data file(s) or hub id, as the lines name them.
         settings_at: what precedes a line about ``metadata.regional.prompt`` (validate: the YAML's path).
         image_problem: why an image reference cannot be used, or None (default: :func:`missing_image_file`, a stat).
+        unchecked: columns whose row problems are not reported (validate: an answer read with settings that have a
+            problem of their own).
     """
     if not len(rows):
         return DataProblems(DATA_ERROR, [f"{data_name}: no rows in split {split!r}"])
@@ -200,7 +203,7 @@ def data_problems(
             rows = _arrow_rows(rows.select_columns([c for c in columns if c in named]))
         found = row_problems(settings, rows, data_name, image_problem)
         options = settings.options if isinstance(settings.options, tuple) else (settings.options,)
-        unsure = {*absent, *([settings.answer] if set(absent) & set(options) else [])}  # an answer read by options
+        unsure = {*absent, *unchecked, *([settings.answer] if set(absent) & set(options) else [])}  # read by options
         return DataProblems(CONFIGURATION_ERROR, lines + [line for line in found if not _names(line, unsure)])
     if hasattr(rows, "select_columns"):  # a Dataset: the columns needed, as Arrow gives them (no image decoded)
         rows = _arrow_rows(rows.select_columns([c for c in columns if c in named]))
@@ -211,7 +214,8 @@ def data_problems(
     except (ValueError, IndexError) as err:  # RegionalConfigError is a ValueError naming the key itself
         reason = str(err) if isinstance(err, RegionalConfigError) else f"metadata.regional.prompt: {err}"
         return DataProblems(CONFIGURATION_ERROR, [f"{settings_at}{reason} (row 1; write literal braces as {{{{ }}}})"])
-    return DataProblems(DATA_ERROR, row_problems(settings, itertools.chain([first], rows), data_name, image_problem))
+    found = row_problems(settings, itertools.chain([first], rows), data_name, image_problem)
+    return DataProblems(DATA_ERROR, [line for line in found if not unchecked or not _names(line, unchecked)])
 
 
 def _names(line: str, columns: Collection[str]) -> bool:

@@ -10,9 +10,11 @@ exact set match; ``open``: a text answer or a list of accepted answers; ``numeri
 from __future__ import annotations
 
 import os
+import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -132,17 +134,17 @@ def settings_problems(metadata: Any) -> list[str]:
     if not isinstance(metadata, Mapping) or not isinstance(metadata.get("regional"), Mapping):
         return ["metadata.regional is missing: add a `regional:` block under `metadata:` (see CONTRIBUTING.md)"]
     block = metadata["regional"]
-    problems = [
-        f"metadata.regional.{k}: unknown key (known: {', '.join(sorted(SETTING_KEYS))})"
-        for k in block
-        if k not in SETTING_KEYS
-    ]
+    problems = [unknown_key("metadata.regional", k, sorted(SETTING_KEYS)) for k in block if k not in SETTING_KEYS]
     cluster = block.get("cluster")
     if cluster is not None and not (isinstance(cluster, str) and cluster):
         problems.append("metadata.regional.cluster: name the data column whose rows share a context (e.g. dish)")
     fmt = block.get("format")
-    if fmt not in FORMATS:
-        problems.append(f"metadata.regional.format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    if "format" not in block:
+        problems.append(f"metadata.regional.format: missing; add `format:` with one of {', '.join(FORMATS)}")
+    elif fmt not in FORMATS:
+        close = get_close_matches(str(fmt).lower(), FORMATS, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        problems.append(f"metadata.regional.format: {fmt!r} is not one of {', '.join(FORMATS)}{hint}")
     for key in ("question", "answer"):
         if not isinstance(block.get(key), str) or not block.get(key):
             problems.append(f"metadata.regional.{key}: name the data column holding the {key}")
@@ -172,7 +174,7 @@ def settings_problems(metadata: Any) -> list[str]:
     if isinstance(block.get("option_format"), str):
         problems += _option_format_problems(block["option_format"])
     if block.get("tolerance") is not None:
-        problems += tolerance_problems(block["tolerance"], fmt)
+        problems += map(_suggested, tolerance_problems(block["tolerance"], fmt))
     image_optional = block.get("image_optional")
     if image_optional is not None and not isinstance(image_optional, bool):
         problems.append(f"metadata.regional.image_optional: {image_optional!r} is not true or false")
@@ -185,11 +187,75 @@ def settings_problems(metadata: Any) -> list[str]:
         problems.append("metadata.regional.slice_fill: no slices to fill; name them in metadata.regional.slices")
     judge = block.get("judge")
     if judge not in (None, False):
-        problems += judge_problems(_judge_block(judge), fmt)
+        problems += map(_suggested, judge_problems(_judge_block(judge), fmt))
         headline = judge.get("headline") if isinstance(judge, Mapping) else None
         if headline is not None and not isinstance(headline, bool):
             problems.append(f"metadata.regional.judge.headline: {headline!r} is not true or false")
     return problems
+
+
+def unknown_key(where: str, key: Any, known: Iterable[str]) -> str:
+    """The line of an unknown key of the mapping at ``where``: ``<where>.<key>: unknown key (did you mean <k>?)``
+    for a key close to a known one (a misspelling, :func:`difflib.get_close_matches`), else the known keys."""
+    known = list(known)
+    close = get_close_matches(str(key), known, n=1)
+    return f"{where}.{key}: unknown key " + (f"(did you mean {close[0]}?)" if close else f"(known: {', '.join(known)})")
+
+
+_UNKNOWN = re.compile(
+    r"(?P<where>metadata\.regional(?:\.\w+)*)\.(?P<key>[^:]+): unknown key \(known: (?P<known>[^)]*)\)"
+)
+
+
+def _suggested(line: str) -> str:
+    """A problem line of a nested block (tolerance, judge): an unknown key's with :func:`unknown_key`'s suggestion."""
+    match = _UNKNOWN.fullmatch(line)
+    if not match:
+        return line
+    return unknown_key(match["where"], match["key"], match["known"].split(", "))
+
+
+UNNAMED = "\x00"  # starts the column of a question/answer key with a problem (checkable): no data column is named so
+_KEY = re.compile(r"metadata\.regional\.(\w+)")
+
+
+def checkable(metadata: Any) -> tuple[dict, set[str], str] | None:
+    """``metadata.regional`` with each key that has a problem set aside, so that validate still checks the data with
+    what can be checked (ids, images, slices, answers when the format and options read): ``(block, unchecked, note)``:
+    a block :func:`settings_problems` accepts, the data columns whose problems are not reported (an answer checked
+    against settings with a problem), and one line saying why answers were not checked (or ``""``). None: no block.
+
+    A key with a problem falls back to its default (dropped); a question or answer column that is not named becomes
+    a column no data has (:data:`UNNAMED`); an invalid format (or an MCQ's options or labels) leaves the answers
+    unchecked (the format is taken as ``open``, which reads no options, when the format or the options have one)."""
+    if not isinstance(metadata, Mapping) or not isinstance(metadata.get("regional"), Mapping):
+        return None
+    block = dict(metadata["regional"])
+    unchecked: set[str] = set()
+    note = ""
+    for _ in range(len(SETTING_KEYS) + 2):
+        problems = settings_problems({"regional": block})
+        if not problems:
+            return block, unchecked, note
+        keys = {match[1] for p in problems if (match := _KEY.match(p))}
+        if not keys:
+            return None
+        choice = block.get("format") in CHOICE_FORMATS
+        for key in sorted(keys):
+            if key in ("question", "answer"):
+                block[key] = UNNAMED + key
+            elif key == "format" or (choice and key in ("options", "labels")):
+                if isinstance(block.get("answer"), str):
+                    unchecked.add(block["answer"])
+                what = "is not valid" if key == "format" else "has a problem"
+                note = note or f"answers not checked: metadata.regional.{key} {what} (fix it, then validate again)"
+                if key == "labels":
+                    block.pop(key)
+                else:
+                    block["format"] = "open"
+            else:
+                block.pop(key, None)
+    return None
 
 
 def _judge_block(judge: Any) -> Any:

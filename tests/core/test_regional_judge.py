@@ -64,7 +64,7 @@ def problems(judge, fmt="open") -> list[str]:
         ({"prompt": 3}, ["metadata.regional.judge.prompt: must be a string"]),
         (
             {"promt": "x"},
-            ["metadata.regional.judge.promt: unknown key (known: prompt, max_tokens, temperature, headline)"],
+            ["metadata.regional.judge.promt: unknown key (did you mean prompt?)"],  # close to a known key
         ),
         ({"max_tokens": 0}, ["metadata.regional.judge.max_tokens: 0 is not a positive integer"]),
         ({"max_tokens": True}, ["metadata.regional.judge.max_tokens: true is not a positive integer"]),  # YAML's true
