@@ -32,6 +32,7 @@ from food_tasks.regional_tasks.files import (
     local_files,
     root_cause,
 )
+from food_tasks.regional_tasks.groups import name_problem
 from food_tasks.regional_tasks.judged import judge_from_env
 from food_tasks.regional_tasks.scoring import (
     DEFAULT_GENERATION,
@@ -81,6 +82,8 @@ def _bind(config: dict, where: str | None = None) -> dict:
 
         for line in warnings:  # the loguru prefix takes ~75 columns: the key's line under the task's
             logger.warning(fit(f"food-tasks: regional task {task}:\n  {line}\n  YAML: {where or '?'}", 100))
+    if problem := name_problem("task", task):  # validate refuses the name: so does the run (CONTRIBUTING, 1.)
+        errors.insert(0, problem)
     errors += settings_problems(config.get("metadata"))  # every problem at once, as `food-tasks validate` lists them
     if errors:
         raise RegionalConfigError("\n".join(errors))
