@@ -393,8 +393,25 @@ def usage_text(text: str, width: int = WIDTH - 10) -> str:
     return "\n".join(out)
 
 
+SIGPIPE_STATUS = 141  # 128 + SIGPIPE: the exit status of a command whose reader left (`yes | head`)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The `food-tasks` command: parse ``argv`` (default: the process's), run the command, return its exit status."""
+    """The `food-tasks` command: parse ``argv`` (default: the process's), run the command, return its exit status.
+
+    A reader that leaves early (``food-tasks validate ... | head -1``) ends the command quietly: no traceback, stdout
+    sent to the null device (so that Python's flush at exit has nowhere to fail), exit status 141 as a shell's."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # no file descriptor (an in-process stdout): nothing to flush
+            pass
+        return SIGPIPE_STATUS
+
+
+def _main(argv: list[str] | None) -> int:
     fetchers = [b for b in BENCHMARKS if b.prefetch is not None]
     what = "; ".join(f"{b.name}: {b.prefetch_summary()}" for b in fetchers)
     description = usage_text(__doc__.format(prefetch=what))
