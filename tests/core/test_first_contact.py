@@ -298,7 +298,7 @@ def test_help_lists_each_command_once(capsys):
         cli.main(["--help"])
     out = capsys.readouterr().out
     # Every command main() defines (rescore was missing from the list).
-    commands = tuple(re.findall(r'sub\.add_parser\(\s*"(\w+)"', inspect.getsource(cli.main)))
+    commands = tuple(re.findall(r'sub\.add_parser\(\s*"(\w+)"', inspect.getsource(cli._main)))  # main() wraps _main
     assert {"path", "list", "demo", "prefetch", "validate", "report", "compare", "rescore"} <= set(commands)
     for command in commands:
         assert len(re.findall(rf"^\s*(?:food-tasks )?{command}\b", out, re.MULTILINE)) == 1, (command, out)
