@@ -94,7 +94,7 @@ TABLES = {
             Metric(f"sla_{f}", partial(fc_scoring.sla_metric, field=f), estimator=_scored(f"sla_{f}", scale=100.0))
             for f in fc_scoring.SLA_FIELDS
         ),
-        Metric("clipscore", fc_scoring.clipscore, scale="score", estimator=fc_scoring.ClipMean()),
+        Metric("clipscore", fc_scoring.clipscore, scale="score", estimator=fc_scoring.ClipMean(), decimals=3),
         Metric("mean_caption_words", fc_scoring.mean_words, scale="count", estimator=_scored("words", binary=False)),
         Metric(
             "reference_mean_words",

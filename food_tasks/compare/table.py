@@ -1,29 +1,22 @@
-"""``food-tasks compare``: the table it prints of two runs' paired differences.
+"""``food-tasks compare``: the tables it prints of two runs' paired differences: the main table (each task's and
+group's metrics), then, beyond accuracy, image gains over image-free twins (or why there is none) and the paired
+beyond-accuracy measures.
 
-The runs and their comparison come from :mod:`food_tasks.runs` (:func:`~food_tasks.runs.load_run`,
-:func:`~food_tasks.runs.paired.compare_runs`: the documents both runs scored, matched by identity); this module
-writes them as text. Its names of the comparison (``Run``, ``load_run``, ``compare_runs`` ...) are those of
-:mod:`food_tasks.runs`.
+The rows come computed (:func:`food_tasks.stats.comparison.compared`: the documents both runs scored, matched by
+identity, each row's verdict and decimals); this module only writes them as text.
 """
 
 from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 
-from food_tasks.report import spec
-from food_tasks.runs.paired import (
-    BestOf,
-    Row,
-    best_of_bias,
-    compare_one,
-    compare_runs,
-    few_note,
-    group_entries,
-    interval_p,
-)
-from food_tasks.runs.run import Run, load_run
-from food_tasks.stats import uncertainty as stats
+from food_tasks.runs.run import Run
+from food_tasks.stats.comparison import Compared, Row
+from food_tasks.stats.confidence import MIN_UNITS, interval_p, p_text
+from food_tasks.stats.paired import ImageGain
+from food_tasks.stats.uncertainty import Comparison
 
 # --------------------------------------------------------------------------- the table `food-tasks compare` prints
 
@@ -32,69 +25,62 @@ WIDTH = 120  # the widest line `food-tasks compare` prints: each task or group h
 EXPLANATION = (
     "Differences A - B on the documents both runs scored, 95% intervals (clustered; paired bootstrap for\n"
     "statistics that are not means); 'no detectable difference' when the interval contains 0; units are the\n"
-    f"independent clusters (dishes, questions, images): with fewer than {stats.MIN_UNITS} no verdict, interval or p.\n"
+    f"independent clusters (dishes, questions, images): with fewer than {MIN_UNITS} no verdict, interval or p.\n"
 )
 
 
 def table_rows(rows: list[Row]) -> list[tuple[str, ...]]:
     """One line of cells per comparison row, the task or group name first (a row without a comparison says why
-    in its last cell; a metric's reported values are still shown, its difference, interval and p ``n/a``). The
-    verdict does not repeat the unit count of the cell before it."""
+    in its last cell; a metric's reported values are still shown, its difference, interval and p ``n/a``), its values
+    with the decimals of its metric's declaration (:attr:`Row.decimals`). The verdict does not repeat the unit count of
+    the cell before it."""
     table = []
     for row in rows:
         c = row.comparison
         if c is None and row.metric:  # reported values, no difference (a judge's figure): n/a, and why
-            d = decimals(row)
+            d = row.decimals
             table.append((row.name, row.metric, value_text(row.a, d), value_text(row.b, d), *["n/a"] * 3, "", row.note))
             continue
         undefined = [side for side, value in (("A", row.a), ("B", row.b)) if value_text(value) == "undefined"]
         if c is not None and undefined and math.isfinite(c.diff):  # never a difference beside an undefined side
-            d = decimals(row)  # (its results file says undefined, a bare NaN, where its samples give a value)
+            d = row.decimals  # (its results file says undefined, a bare NaN, where its samples give a value)
             why = f"{' and '.join(undefined)} undefined: no difference"
             table.append((row.name, row.metric, value_text(row.a, d), value_text(row.b, d), *["n/a"] * 3, "", why))
             continue
         if c is None:
             table.append((row.name, row.metric or "-", "", "", "", "", "", "", row.note))
             continue
-        verdict = verdict_text(c, row.higher_is_better)
-        defined, d = math.isfinite(c.diff), decimals(row)
-        table.append(
-            (
-                row.name,
-                row.metric,
-                value_text(row.a, d),
-                value_text(row.b, d),
-                f"{c.diff:+.{d}f}" if defined else "n/a",
-                *interval_p(c, 1.0, d),
-                f"{c.n} ({c.clusters})",
-                verdict,
-            )
-        )
+        d = row.decimals
+        table.append((row.name, row.metric, value_text(row.a, d), value_text(row.b, d), *_cells(c, row, d, True)))
     return table
 
 
-def verdict_text(c: stats.Comparison, higher_is_better: bool, a: str = "A", b: str = "B") -> str:
-    """A comparison's verdict cell (:meth:`~food_tasks.stats.uncertainty.Comparison.verdict`); between runs A and B,
+def _cells(c: Comparison, row: Row | ImageGain, decimals: int = 2, main: bool = False) -> tuple[str, ...]:
+    """Difference, interval (and p, in the main table), documents or independent units and verdict of a comparison
+    (no verdict, and no interval, below MIN_UNITS units: :func:`food_tasks.stats.confidence.interval_p`)."""
+    diff = f"{c.diff:+.{decimals}f}" if math.isfinite(c.diff) else "n/a"
+    verdict = verdict_text(row.verdict, c.diff, row.higher_is_better)
+    interval, p = interval_p(c, 1.0, decimals)
+    return (diff, interval, p, f"{c.n} ({c.clusters})", verdict) if main else (diff, interval, str(c.clusters), verdict)
+
+
+def verdict_text(verdict: str, diff: float, higher_is_better: bool) -> str:
+    """A comparison's verdict cell (its computed verdict, :meth:`food_tasks.stats.uncertainty.Comparison.verdict`);
     ``A > B`` or ``A < B`` also says which run is better (the metric's direction decides)."""
-    verdict = c.verdict(higher_is_better, a, b)
-    if (a, b) == ("A", "B") and verdict in ("A > B", "A < B"):
-        verdict += f" ({'A' if (c.diff > 0) == higher_is_better else 'B'} better)"
+    if verdict in ("A > B", "A < B"):
+        verdict += f" ({'A' if (diff > 0) == higher_is_better else 'B'} better)"
     return verdict
 
 
-def same_run(a: Run, b: Run) -> str | None:
+def same_run(a: Run) -> str:
     """The warning ``food-tasks compare`` prints once when A and B are the same results files (every difference
-    is then 0 by construction), else None."""
-    if [p.resolve() for p in a.paths] != [p.resolve() for p in b.paths]:
-        return None
+    is then 0 by construction)."""
     return f"A and B are the same run ({a.path}): every difference below is 0; give two runs to compare them."
 
 
-def nothing_in_common(a: Run, b: Run, cross_gains: int) -> str | None:
+def nothing_in_common(a: Run, b: Run) -> str:
     """Why ``food-tasks compare`` has nothing to compare (it then exits 1): the runs share no task or group and no
-    image-free twin of one is the other's (``cross_gains``: image gains paired across the runs); else None."""
-    if set(a.tasks) & set(b.tasks) or set(a.groups) & set(b.groups) or cross_gains:
-        return None
+    image-free twin of one is the other's."""
 
     def brief(run: Run) -> str:
         names = sorted(run.tasks) or ["no task"]
@@ -104,38 +90,6 @@ def nothing_in_common(a: Run, b: Run, cross_gains: int) -> str | None:
         f"the two runs share no task, so there is nothing to compare: A has {brief(a)}; B has {brief(b)}. "
         "Give two runs of the same tasks (or a task and its image-free twin)."
     )
-
-
-SCORE_DECIMALS = 4  # a [0, 1] score (an F1, an MRR, Kendall's tau, CTC): as the report's columns show them
-
-
-def decimals(row: Row) -> int:
-    """The decimals a row's values are shown with: those of the report's column of its metric (its benchmark's
-    table: 4 for an F1, an MRR or CTC, 3 for CLIP-S, 2 for an accuracy in %), or of the column of the metric it
-    refines or is a sibling of (``mrr_parsed``: ``mrr``'s; ``rationale_micro_recall``: ``rationale_micro_f1``'s);
-    else :data:`SCORE_DECIMALS` for a [0, 1] score (scale ``score``, its estimator on scale 1); else 2."""
-    found = spec.spec_for(row.name)
-    shown: dict[str, int] = {}
-    for table in found.tables if found is not None else ():
-        modes = [mode for _, _, mode in table.modes if mode]
-        for column in table.columns:
-            names = [n for source in column.sources for n in (source.metric, source.official) if n]
-            for name in names if column.scale == 1.0 else ():
-                for each in [name.format(mode=m) for m in modes] if "{mode}" in name else [name]:
-                    shown.setdefault(each, column.decimals)
-    words = row.metric.split("_")
-
-    def shared(name: str) -> int:  # leading words in common; every word of ``name`` when it is a prefix
-        common = next((i for i, (x, y) in enumerate(zip(words, name.split("_"))) if x != y), None)
-        return len(name.split("_")) if common is None and len(name.split("_")) <= len(words) else common or 0
-
-    kin = [(shared(m), m) for m in shown if shared(m) >= min(2, len(m.split("_")))]
-    if kin:
-        return shown[max(kin, key=lambda x: x[0])[1]]
-    declared = row.declared
-    if declared is not None and declared.scale == "score" and getattr(declared.estimator, "scale", None) == 1.0:
-        return SCORE_DECIMALS
-    return 2
 
 
 def aligned(header: tuple[str, ...], table: list[tuple[str, ...]]) -> list[str]:
@@ -184,19 +138,96 @@ def value_text(value: object, decimals: int = 2) -> str:
     return text if len(text) <= 20 else textwrap.shorten(text, 20, placeholder="...")
 
 
+# --------------------------------------------------------------------------- beyond accuracy
+
+GAIN_HEADER = ("task", "metric", "runs", "with", "without", "image gain", "95% interval", "units", "verdict")
+MEASURE_HEADER = ("task or group", "measure", "A", "B", "A - B", "95% interval", "units", "verdict")
+
+
+def fitted(header: tuple[str, ...], table: Sequence[tuple[str, ...]]) -> list[str]:
+    """The table as ``food-tasks compare`` prints its main one, within :data:`WIDTH` columns: each task or group
+    (the first column) on a line of its own, whole, and its rows indented below it; a long verdict or note wraps at
+    word boundaries."""
+    return lines(list(table), WIDTH, header[1:])
+
+
+def gain_lines(gains: Sequence[tuple[str, str, ImageGain]]) -> list[str]:
+    """The image-gain tables of ``food-tasks compare``: per model, one line per task; ``runs`` says which run
+    (A or B) the score with the image and the one without it come from."""
+    lines: list[str] = []
+    for label in dict.fromkeys(label for label, _, _ in gains):
+        table = [
+            (
+                g.task,
+                g.metric,
+                runs,
+                value_text(g.with_image),
+                value_text(g.without_image),
+                *_cells(g.gain, g),
+            )
+            for m, runs, g in gains
+            if m == label
+        ]
+        lines += [f"model: {label}", *fitted(GAIN_HEADER, table)]
+    return lines
+
+
+def measure_lines(rows: Sequence[Row]) -> list[str]:
+    """The measures table of ``food-tasks compare``: one line per task or group and measure."""
+    table = []
+    for row in rows:
+        shown = p_text if row.metric == "position_bias_p" else value_text
+        values = (row.name, row.metric, shown(row.a), shown(row.b))
+        c = row.comparison
+        table.append((*values, "", "", "", row.note) if c is None else (*values, *_cells(c, row)))
+    return fitted(MEASURE_HEADER, table)
+
+
+GAIN_NOTE = (
+    "Image gain: a task's headline score with the image minus its image-free twin's (`_noimage`, or a\n"
+    "text-only input mode) on the documents both scored, paired by document, clustered; 'without' is\n"
+    "answerable_without_image; runs: where 'with' / 'without' come from (A/A: both from run A). A model is paired\n"
+    "with itself only: the twin from the task's own run, else from the other run when it is the same model.\n"
+    f"Units: independent clusters (no verdict or interval below {MIN_UNITS})."
+)
+
+
+def gain_missing(task: str, label: str, why: str) -> list[str]:
+    """Why ``food-tasks compare`` shows no image gain of ``task`` (``why``:
+    :func:`food_tasks.stats.comparison.gain_missing_reason`), one sentence wrapped at :data:`WIDTH`."""
+    text = f"{task} ({label}): no image gain, {why}"
+    return textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+
+
+def compare_text(found: Compared) -> list[str]:
+    """The lines ``food-tasks compare`` prints after its main table: image gains (each model's tasks against their
+    twins, as the report pairs them), or why there is none, and the beyond-accuracy measures both runs report ([]
+    when there are none)."""
+    missing = [line for task, label, why in found.no_gain for line in gain_missing(task, label, why)]
+    lines: list[str] = []
+    if found.gains or missing:
+        lines += ["", "Image gain (with the image minus without it)", *gain_lines(found.gains), *missing]
+        lines += GAIN_NOTE.splitlines() if found.gains else []
+    if found.measures:
+        lines += [
+            "",
+            "Beyond accuracy (consistency across languages and contexts, circular accuracy, position bias)",
+            *measure_lines(found.measures),
+        ]
+    return lines
+
+
 __all__ = [
-    "BestOf",
-    "Run",
+    "EXPLANATION",
+    "GAIN_NOTE",
+    "HEADER",
     "Row",
-    "best_of_bias",
-    "compare_one",
-    "compare_runs",
-    "decimals",
-    "few_note",
-    "group_entries",
-    "interval_p",
+    "aligned",
+    "compare_text",
+    "gain_lines",
+    "gain_missing",
     "lines",
-    "load_run",
+    "measure_lines",
     "nothing_in_common",
     "same_run",
     "table_rows",

@@ -48,6 +48,9 @@ UNDIRECTED = frozenset({"count", "breakdown", "info"})
 _UNSET: Any = object()  # a Payload built without its document's key computes it
 
 
+SCORE_DECIMALS = 4  # a [0, 1] score (an F1, an MRR, Kendall's tau, CTC): as the report's columns show them
+
+
 @dataclass(frozen=True)
 class Metric:
     """One reported metric.
@@ -67,6 +70,8 @@ class Metric:
             error, ``n``, paired comparisons. None for breakdowns, counts and diagnostics. Must pickle (no
             lambdas: several processes gather payloads); use :func:`food_tasks.stats.uncertainty.field` and module
             functions.
+        decimals: the decimals its values are shown with (``food-tasks compare``: as its benchmark's report column
+            shows it, 3 for CLIP-S, 4 for an F1 or CTC); None: :attr:`places` says (4 for a [0, 1] score, else 2).
     """
 
     name: str
@@ -75,6 +80,7 @@ class Metric:
     scale: str = "percent"
     alias_of: str | None = None
     estimator: Estimator | None = None
+    decimals: int | None = None
 
     def __post_init__(self) -> None:
         if self.scale not in SCALES:
@@ -87,6 +93,14 @@ class Metric:
     def direction(self) -> bool | None:
         """True: higher is better, False: lower is better, None: neither (a scale of :data:`UNDIRECTED`)."""
         return None if self.scale in UNDIRECTED else self.higher_is_better
+
+    @property
+    def places(self) -> int:
+        """The decimals its values are shown with: :attr:`decimals` where declared, else :data:`SCORE_DECIMALS` for a
+        [0, 1] score (scale ``score``, its estimator on scale 1: an F1, an MRR, Kendall's tau), else 2."""
+        if self.decimals is not None:
+            return self.decimals
+        return SCORE_DECIMALS if self.scale == "score" and getattr(self.estimator, "scale", None) == 1.0 else 2
 
     def alias(self, name: str) -> Metric:
         """The same metric under another name (documented as an alias of this one)."""

@@ -14,7 +14,7 @@ mistral-7b``) is in that line's family (LLaVA), not its base model's. Plain pref
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 # family -> the name prefixes of its models (lower case), in the order checked
@@ -90,3 +90,38 @@ def family_note(judges: Iterable[str], models: Iterable[str]) -> str | None:
         return None
     judged = ", ".join(dict.fromkeys(f"{j} judges {m} ({f})" for j, m, f in pairs))
     return f"Same-family judge: {judged}: self-preference, see docs/judge.md"
+
+
+def judges_of(info: Any) -> list[str]:
+    """The judges' names a task's ``judge_info`` lists (:meth:`food_tasks.judge.verdicts.Judged.info`), headline
+    first; a ``judge_info`` of one judge without the list (its ``model`` alone) is that judge."""
+    if not isinstance(info, Mapping):
+        return []
+    judges = info.get("judges")
+    if isinstance(judges, Sequence) and not isinstance(judges, str):
+        return [str(j) for j in judges if isinstance(j, str) and j]
+    return [info["model"]] if isinstance(info.get("model"), str) and info["model"] else []
+
+
+def family_matches(judged: Iterable[tuple[Any, str, Sequence[str]]]) -> list[tuple[Any, str, str]]:
+    """``(who, judge, family)`` for each judge from the evaluated model's own family (:func:`same_family`), each
+    once per ``who`` (``judged``: ``(who, model, judges)`` per judged task; ``who`` has a ``label``)."""
+    found: dict[tuple[str, str], tuple[Any, str, str]] = {}
+    for who, model, judges in judged:
+        for judge in judges:
+            family = same_family(judge, model)
+            if family is not None:
+                found.setdefault((who.label, judge), (who, judge, family))
+    return list(found.values())
+
+
+def own_family_note(matches: Sequence[tuple[Any, str, str]], label: Any = lambda who: who.label) -> str | None:
+    """The line the report and ``food-tasks compare`` print naming each judge of the evaluated model's own family
+    (``matches``: :func:`family_matches`; None: no such judge)."""
+    if not matches:
+        return None
+    pairs = "; ".join(f"`{judge}` judges {label(who)} ({family})" for who, judge, family in matches)
+    return (
+        f"A judge from the evaluated model's own family: {pairs}. LLM judges tend to prefer answers of their own kind "
+        "(self-preference, Zheng et al. 2023): prefer a judge from another family, or add one (docs/judge.md)."
+    )

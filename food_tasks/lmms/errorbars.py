@@ -12,10 +12,10 @@ During a run (:mod:`food_tasks.lmms.harness` calls these from lmms-eval's aggreg
   subtasks and a plain mean; neither holds here); and, with lmms-eval's ``--baseline``, a paired
   comparison of each task's headline metric against the baseline run, matched by document identity.
 
-Afterwards, from files, :mod:`food_tasks.runs` (``food-tasks compare`` and the report) reads a run's results JSON
-and its samples files (``--log_samples``: the first metric of each task logs the whole per-document record) and
-compares two runs on the documents both scored with the functions a run uses: :func:`compare_tasks` (as
-``--baseline``), :func:`paired_gain` (the image gain), :func:`reduce_group` and the tables of :func:`tables_for`.
+The paired statistics (:func:`~food_tasks.stats.paired.compare_tasks` for ``--baseline``,
+:func:`~food_tasks.stats.paired.paired_gain` for the image gain, :func:`~food_tasks.stats.paired.reduce_group`, the
+headline rule :func:`~food_tasks.stats.paired.headline_of`) live in :mod:`food_tasks.stats.paired`; afterwards,
+from files, :mod:`food_tasks.runs` (``food-tasks compare`` and the report) computes with the same functions.
 
 Bootstrap resamples: lmms-eval's default ``bootstrap_iters`` (100,000) is replaced by
 :data:`food_tasks.stats.uncertainty.DEFAULT_ITERS` (or ``FOOD_TASKS_BOOTSTRAP_ITERS``); another value passed to
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,8 @@ from food_tasks.hooks.convention import Metric, MetricTable, Payload
 from food_tasks.lmms.runfiles import read_records, samples_file
 from food_tasks.stats import consistency, intervals
 from food_tasks.stats import uncertainty as stats
-from food_tasks.tasks import catalogue, registry
+from food_tasks.stats.paired import RunTask, compare_tasks, headline_of, paired_gain, reduce_group
+from food_tasks.tasks import registry
 
 LMMS_EVAL_DEFAULT_ITERS = 100_000
 ITERS_ENV = "FOOD_TASKS_BOOTSTRAP_ITERS"
@@ -316,109 +317,6 @@ def _group_se(
     return stats.Estimate(se, n, clusters, "bootstrap", clt, iters, interval=ci)
 
 
-def reduce_group(entry: Mapping[str, Any], values: np.ndarray, sizes: list[int]) -> np.ndarray:
-    """The group's reduction of its tasks' values, per resample (rows of ``values``)."""
-    how = entry.get("aggregation", "mean")
-    weighted = bool(entry.get("weight_by_size"))
-    if how == "mean" or getattr(how, "__name__", "") in (
-        "group_mean",
-        "group_mean_official",
-        "group_mean_official_numpy",
-    ):
-        # The official rounding of a mean moves it by at most 0.005: its error is the mean's.
-        return values @ (np.asarray(sizes) / sum(sizes)) if weighted else values.mean(axis=1)
-    if callable(how):
-        return np.array([how(list(v), sizes, weighted) for v in values], dtype=float)
-    raise ValueError(f"unknown group aggregation {how!r}")
-
-
-# --------------------------------------------------------------------------- runs from files and comparisons
-
-
-@dataclass
-class RunTask:
-    """One task of a run read back from its files: the table and each document's record, keyed by identity."""
-
-    table: MetricTable
-    records: list[Mapping[str, Any]]
-    tables: tuple[MetricTable, ...] = ()
-
-    def __post_init__(self) -> None:
-        self.records = self.table.in_order(self.records)  # whatever order the samples file holds them in
-
-    def by_key(self) -> dict[Hashable, Mapping[str, Any]]:
-        """The task's records by document identity (the table's ``doc_key``)."""
-        return {self.table.doc_key(r): r for r in self.records}
-
-    def under(self, table: MetricTable) -> RunTask:
-        """The same task with its records reduced, and matched, by another of its tables (itself for its own)."""
-        return self if table is self.table else RunTask(table, self.records, self.tables)
-
-
-def compare_tasks(
-    a: RunTask, b: RunTask, metrics: Iterable[str], iters: int, task: str = ""
-) -> dict[str, stats.Comparison]:
-    """A minus B for each named metric, on the documents both runs scored (matched by identity, never position)."""
-    keys_a, keys_b = a.by_key(), b.by_key()
-    if None in keys_a or None in keys_b:
-        raise ValueError(f"{task}: its records carry no document identity; runs cannot be matched")
-    shared = [k for k in keys_a if k in keys_b]
-    records_a = [keys_a[k] for k in shared]
-    records_b = [keys_b[k] for k in shared]
-    clusters = [a.table.cluster_of(r) for r in records_a]
-    out = {}
-    for name in metrics:
-        metric = a.table.get(name)
-        # A judge figure's per-row verdicts are not in the samples: no pairing (and never a judge call from here).
-        if metric is None or metric.estimator is None or not metric.estimator.from_samples or not shared:
-            continue
-        out[name] = stats.compare(
-            metric.estimator, records_a, records_b, clusters, iters, stats.seed_for(task, metric.alias_of or name)
-        )
-    return out
-
-
-@dataclass(frozen=True)
-class ImageGain:
-    """A task with images against its image-free twin on the documents both scored (values on the metric's scale)."""
-
-    task: str
-    twin: str
-    metric: str
-    with_image: float
-    without_image: float  # answerable_without_image
-    without_se: float | None
-    gain: stats.Comparison  # image_gain: with minus without, paired by document, clustered
-    higher_is_better: bool
-
-
-def headline_of(data: RunTask | TaskData) -> str | None:
-    """The task's headline metric: the one its table declares (:attr:`MetricTable.headline`, the report's headline
-    column), else the first of its table with an estimator (as ``food-tasks compare`` takes it)."""
-    first = next((m.name for m in data.table.values() if m.estimator is not None and m.alias_of is None), None)
-    return data.table.headline or first
-
-
-def paired_gain(ta: RunTask, tb: RunTask, task: str, twin: str, iters: int) -> ImageGain | None:
-    """The image gain of ``task`` (records ``ta``) over its image-free ``twin`` (``tb``): the headline metric with
-    the image minus without it on the documents both scored, paired by identity and clustered
-    (:func:`compare_tasks`), and the image-free score on those documents with its clustered standard error. None
-    without a headline metric or a shared document."""
-    name = headline_of(ta)
-    gain = compare_tasks(ta, tb, [name], iters, task).get(name) if name is not None else None
-    if gain is None or name is None:
-        return None
-    keys_a = ta.by_key()
-    shared = [r for k, r in tb.by_key().items() if k in keys_a]
-    metric = tb.table.get(name) or ta.table[name]
-    estimator = metric.estimator
-    clusters = [tb.table.cluster_of(r) for r in shared]
-    inverse, c = stats.cluster_index(clusters)
-    without = float(estimator.combine(stats.cluster_sums(estimator.rows(shared), inverse, c).sum(0)))
-    se = stats.estimate(estimator, shared, clusters, iters, stats.seed_for(twin, name)).se
-    return ImageGain(task, twin, name, without + gain.diff, without, se, gain, metric.higher_is_better)
-
-
 def _image_gains(results: dict, iters: int) -> None:
     """``image_gain`` and ``answerable_without_image`` (each with ``_stderr``, and ``image_gain_n`` /
     ``image_gain_clusters``) in the row of every task whose image-free twin this run scored too: the numbers
@@ -511,21 +409,3 @@ def _baseline(task: str, row: dict, data: TaskData, baseline: str, iters: int) -
 def finite(value: Any) -> bool:
     """True for a finite int or float (a bool is no number here)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-# --------------------------------------------------------------------------- a task's tables from files
-
-
-def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[MetricTable, ...]:
-    """The metric tables a task's records are reduced with: a regional task's from its ``metadata.regional``
-    (in the results JSON config), one of ours from its YAML's ``process_results``; ``()`` for other tasks."""
-    metadata = (config or {}).get("metadata")
-    if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
-        from food_tasks.regional_tasks import scoring as regional_scoring
-
-        return (regional_scoring.metric_table(regional_scoring.Settings.from_metadata(metadata)),)
-    path = catalogue.index().get(task)
-    if path is None:
-        return ()
-    hook = catalogue.function(catalogue.yaml_key(path, "process_results"))
-    return tuple(getattr(hook, "tables", ()) or ())

@@ -122,7 +122,7 @@ def headline_only(environ: Mapping[str, str] | None = None) -> bool:
 def _metrics(task: str, config: Any) -> dict[str, Metric]:
     """``name -> Metric`` of one of our tasks (its tables' declarations, the first table's where two share a name);
     ``{}`` when unknown (a task that is not ours, or a table that cannot be imported)."""
-    from food_tasks.lmms.errorbars import tables_for
+    from food_tasks.lmms.facts import tables_for
 
     try:
         tables = tables_for(task, config if isinstance(config, Mapping) else None)
@@ -203,7 +203,7 @@ def directions(result_dict: Mapping, names: Collection[str]) -> dict:
 def headline(task: str, config: Any) -> str | None:
     """A task's headline metric: the first metric of its table with a standard error that repeats no other
     (what ``food-tasks compare`` compares by default); None when unknown."""
-    from food_tasks.lmms.errorbars import tables_for
+    from food_tasks.lmms.facts import tables_for
 
     try:
         tables = tables_for(task, config if isinstance(config, Mapping) else None)

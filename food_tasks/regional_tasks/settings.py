@@ -92,6 +92,12 @@ class Settings:
         problems = settings_problems(metadata)
         if problems:
             raise RegionalConfigError("food-tasks regional task: " + "; ".join(problems))
+        return cls.read(metadata, base_dir)
+
+    @classmethod
+    def read(cls, metadata: Any, base_dir: str | os.PathLike = ".") -> Settings:
+        """The settings of a ``metadata.regional`` block, unchecked: a block a run has checked already (a results
+        file's config, read back; :meth:`from_metadata` checks)."""
         block = dict(metadata["regional"])
         fmt = block["format"]
         options = block.get("options")

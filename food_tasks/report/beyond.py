@@ -19,9 +19,8 @@ from food_tasks.report.charts import Charts
 from food_tasks.report.spec import DATA_DIR, FEW, MARKS_NOTE, BenchmarkSpec, Block, spec_for
 from food_tasks.runs.measures import gain_missing_reason, gain_pairs, image_gain
 from food_tasks.runs.measures import shares as read_shares
-from food_tasks.runs.paired import interval_p
 from food_tasks.runs.run import Run
-from food_tasks.stats.confidence import MIN_UNITS, p_text
+from food_tasks.stats.confidence import MIN_UNITS, interval_p, p_text
 
 MAX_POSITION_CHARTS = 6  # per benchmark: the circular tasks first, then ordinary ones
 GAP = "xling_gap_to_"

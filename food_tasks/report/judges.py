@@ -10,7 +10,7 @@ where nothing was sent; "tokens unknown" where a sent request came without ``usa
 records on which the
 judges disagree, shown as written (model output: escaped, never rendered). A one-judge task gets no section (its
 judge is named in its benchmark's section). Separately, :func:`family_blocks`: one line when a judge shares a family
-with the evaluated model (:func:`food_tasks.judge.family.same_family`).
+with the evaluated model (:func:`food_tasks.judge.family.family_matches`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from food_tasks.judge.family import same_family
+from food_tasks.judge.family import family_matches, judges_of, own_family_note
 from food_tasks.judge.probes import notes as probe_notes
 from food_tasks.judge.verdicts import EXAMPLES
 from food_tasks.report.cells import stored_interval, with_interval
@@ -29,17 +29,6 @@ from food_tasks.report.spec import FEW, MARKS_NOTE, Block
 TITLE = "Judges"
 TOKENS_UNKNOWN = "tokens unknown"
 NO_VERDICT = "undefined: no verdict"
-
-
-def judges_of(info: Any) -> list[str]:
-    """The judges' names a task's ``judge_info`` lists (:meth:`food_tasks.judge.verdicts.Judged.info`), headline
-    first; a ``judge_info`` of one judge without the list (its ``model`` alone) is that judge."""
-    if not isinstance(info, Mapping):
-        return []
-    judges = info.get("judges")
-    if isinstance(judges, Sequence) and not isinstance(judges, str):
-        return [str(j) for j in judges if isinstance(j, str) and j]
-    return [info["model"]] if isinstance(info.get("model"), str) and info["model"] else []
 
 
 def _entry(info: Mapping[str, Any], *keys: str) -> Any:
@@ -262,30 +251,12 @@ def judges_blocks(runs: Sequence[Run]) -> list[Block]:
     return [("h", 2, TITLE), ("p", intro), *blocks]
 
 
-def family_matches(runs: Sequence[Run]) -> list[tuple[Run, str, str]]:
-    """``(run, judge, family)`` for each judge of a run's judged tasks from the evaluated model's family, each once."""
-    found: dict[tuple[str, str], tuple[Run, str, str]] = {}
-    for run in runs:
-        for task in sorted(run.metrics):
-            for judge in judges_of(run.value(task, "judge_info")):
-                family = same_family(judge, run.model or run.label)
-                if family is not None:
-                    found.setdefault((run.label, judge), (run, judge, family))
-    return list(found.values())
-
-
-def family_note(matches: Sequence[tuple[Any, str, str]], label: Any = lambda run: run.label) -> str | None:
-    """One line naming each judge of the evaluated model's own family (None: no such judge)."""
-    if not matches:
-        return None
-    pairs = "; ".join(f"`{judge}` judges {label(run)} ({family})" for run, judge, family in matches)
-    return (
-        f"A judge from the evaluated model's own family: {pairs}. LLM judges tend to prefer answers of their own kind "
-        "(self-preference, Zheng et al. 2023): prefer a judge from another family, or add one (docs/judge.md)."
-    )
-
-
 def family_blocks(runs: Sequence[Run]) -> list[Block]:
     """A warning line when a judge shares a family with the evaluated model; none otherwise."""
-    note = family_note(family_matches(runs))
+    judged = [
+        (run, run.model or run.label, judges_of(run.value(t, "judge_info")))
+        for run in runs
+        for t in sorted(run.metrics)
+    ]
+    note = own_family_note(family_matches(judged))
     return [("warn", note)] if note else []

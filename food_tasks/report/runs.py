@@ -4,13 +4,12 @@ task's metrics are bookkeeping, which lead, and which breakdown gives another's 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from food_tasks.errors import ReportInputError  # noqa: F401  (raised by the reads; public here too)
 from food_tasks.lmms.runfiles import results_files
-from food_tasks.runs.run import Run, load_runs, model_label, model_name, short_label
+from food_tasks.runs.run import Run, comparability_problems, load_runs, model_label, model_name, short_label
 
 find_results = results_files  # the report's name for it
 
@@ -31,23 +30,6 @@ __all__ = [
 ]
 
 
-def comparability_problems(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
-    """One line per setting where the runs differ, naming the tasks (grouped when they differ alike)."""
-    found: dict[tuple[str, str], list[str]] = {}
-    for task in sorted(set(tasks)):
-        have = [r for r in runs if task in r.fingerprints]
-        if len(have) < 2:
-            continue
-        for key in have[0].fingerprints[task]:
-            shown = {r.label: json.dumps(r.fingerprints[task].get(key), sort_keys=True, default=str) for r in have}
-            if len(set(shown.values())) > 1:
-                detail = "; ".join(f"{label}: {value}" for label, value in shown.items())
-                found.setdefault((key, detail), []).append(task)
-    return [
-        f"{key} differs ({detail}) in " + ", ".join(f"`{t}`" for t in tasks) for (key, detail), tasks in found.items()
-    ]
-
-
 def flagged_tasks(problems: Sequence[str]) -> set[str]:
     """The tasks named in :func:`comparability_problems` lines."""
     return {name for line in problems for name in re.findall(r"`([^`]+)`", line.rsplit(") in ", 1)[-1])}
@@ -55,15 +37,11 @@ def flagged_tasks(problems: Sequence[str]) -> set[str]:
 
 def info_metrics(runs: Sequence[Run], task: str) -> set[str]:
     """The task's metrics of scale ``info`` (bookkeeping such as ``judge_info``, :data:`food_tasks.hooks.convention.
-    SCALES`), as the tables of its config in each run's results file declare them (:func:`food_tasks.lmms.errorbars.
-    tables_for`)."""
-    from food_tasks.lmms.errorbars import tables_for
-
+    SCALES`), as the tables of its facts in each run declare them (:meth:`food_tasks.runs.run.Run.facts_of`)."""
     found: set[str] = set()
     for run in runs:
-        config = ((run.data.get(run.files.get(task, run.path)) or {}).get("configs") or {}).get(task)
         found.update(
-            name for table in tables_for(task, config) for name, metric in table.items() if metric.scale == "info"
+            name for table in run.facts_of(task).tables for name, metric in table.items() if metric.scale == "info"
         )
     return found
 
@@ -83,14 +61,8 @@ def group_members(runs: Sequence[Run], tasks: Iterable[str]) -> dict[str, list[s
 
 def lead_metrics(runs: Sequence[Run], task: str) -> set[str]:
     """The headline metrics the task's tables declare (:attr:`food_tasks.hooks.convention.MetricTable.headline`: a
-    regional task's ``judge: {headline: true}`` names ``judge_acc``), as its config in each run's results gives it."""
-    from food_tasks.lmms.errorbars import tables_for
-
-    found: set[str] = set()
-    for run in runs:
-        config = ((run.data.get(run.files.get(task, run.path)) or {}).get("configs") or {}).get(task)
-        found.update(t.headline for t in tables_for(task, config) if t.headline)
-    return found
+    regional task's ``judge: {headline: true}`` names ``judge_acc``), as its facts in each run give them."""
+    return {t.headline for run in runs for t in run.facts_of(task).tables if t.headline}
 
 
 def breakdown_sizes(metric: str, column: str, dicts: Sequence[str]) -> str:

@@ -9,9 +9,9 @@ from typing import Any
 
 from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell, stored_interval
 from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column, TableSpec
-from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, best_of_bias, compare_one, group_entries, interval_p
+from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, best_of_bias, compare_one, group_entries
 from food_tasks.runs.run import Run
-from food_tasks.stats.confidence import MIN_UNITS, TOO_FEW, Z80, Z95
+from food_tasks.stats.confidence import MIN_UNITS, TOO_FEW, Z80, Z95, interval_p
 
 POWER_NOTE = (
     "Smallest detectable difference: how far another model's score must lie from this one to be detected with 80% "
@@ -312,7 +312,7 @@ def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> li
             loaded = _error_run(run, task)
             if loaded is None or task not in loaded.groups:
                 continue
-            entries = [e for e in group_entries(task) if str(e.get("metric")) == metric]
+            entries = [e for e in group_entries(loaded, task) if str(e.get("metric")) == metric]
             best_of = bool(entries) and getattr(entries[-1].get("aggregation"), "__name__", "") == "group_max"
             found = best_of_bias(loaded, task, metric) if best_of else None
             if best_of and found is None:
@@ -353,15 +353,13 @@ def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> li
 
 
 def generic_blocks(task: str, runs: Sequence[Run]) -> list[Block]:
-    """A task no benchmark claims (a regional task): the Paired differences table of its headline metric
-    (:func:`food_tasks.lmms.errorbars.headline_of`) between every two runs that have its samples files, as a
+    """A task no benchmark claims (a regional task): the Paired differences table of its headline metric (its facts'
+    :attr:`~food_tasks.lmms.facts.TaskFacts.headline`) between every two runs that have its samples files, as a
     benchmark's; and one line for each section it does not get, saying why (its values table already gives each
     value's 95% interval, so it needs no Uncertainty table)."""
-    from food_tasks.lmms.errorbars import headline_of
-
     have = [r for r in runs if task in r.files]
-    read = next((t for r in have if (t := r.task(task)) is not None), None)
-    metric = headline_of(read) if read is not None else None
+    found = next((r for r in have if r.task(task) is not None), None)
+    metric = found.facts_of(task).headline if found is not None else None
     why = "*Not shown:* Uncertainty: the table above gives each value with its 95% interval (its standard error, "
     blocks: list[Block] = [("p", why + "method and units are in the results file).")]
     pairs = [(a, b) for i, a in enumerate(have) for b in have[i + 1 :]][:MAX_PAIRS]

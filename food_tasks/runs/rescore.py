@@ -35,7 +35,7 @@ from typing import Any
 import food_tasks
 from food_tasks.errors import ReportInputError
 from food_tasks.lmms import runfiles
-from food_tasks.lmms.errorbars import tables_for
+from food_tasks.lmms.facts import tables_for
 from food_tasks.runs.run import model_name
 from food_tasks.tasks import catalogue, registry
 

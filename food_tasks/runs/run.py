@@ -1,5 +1,7 @@
 """One run read back from lmms-eval's files: :class:`Run`, :func:`load_run` (one results file, ``food-tasks compare``)
-and :func:`load_runs` (one run per model, its results files merged: the report).
+and :func:`load_runs` (one run per model, its results files merged: the report); and two runs read for a comparison:
+:func:`read_pair` (all ``food-tasks compare`` needs, read before anything is computed), :func:`read_one` (one task
+or group of both runs: the report's paired tables), :func:`gain_pairs` (each task and its image-free twin).
 
 Each results file is read once, by :func:`food_tasks.lmms.runfiles.read_results`, when the run is loaded; a task's
 samples file (``--log_samples``: the first metric of each task logs the whole per-document record) is read when first
@@ -8,20 +10,23 @@ asked for (:meth:`Run.task`), once.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from food_tasks.judge.family import family_matches, own_family_note
+from food_tasks.judge.probes import notes as probe_notes
 from food_tasks.lmms import runfiles
-from food_tasks.lmms.errorbars import RunTask, tables_for
+from food_tasks.lmms.facts import TaskFacts, facts_of
+from food_tasks.stats.comparison import XLING, GainRead, Read
 from food_tasks.stats.confidence import MIN_UNITS
-from food_tasks.tasks import registry
+from food_tasks.stats.paired import RunTask
 
 FILTER = "none"  # the lmms-eval filter our metrics are reported under
-# The task-name token of a rotated task, read ONLY for results files written before rotation_of was declared.
-UNDECLARED_ROTATION = "_circular"
+JUDGE_KEY = "judge model"  # the comparability setting of a judged task's headline judge
 
 
 @dataclass
@@ -48,6 +53,7 @@ class Run:
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # task or group -> {metric: documents behind it}
     data: dict[Path, dict] = field(default_factory=dict, repr=False)  # results file -> its JSON, read once
     read: dict[str, RunTask | None] = field(default_factory=dict, repr=False, compare=False)  # task -> its samples
+    facts: dict[str, TaskFacts] = field(default_factory=dict, repr=False)  # task or group -> what its results mean
 
     # ----------------------------------------------------------------- the report's view: values under `none`
 
@@ -108,39 +114,37 @@ class Run:
     def reported(self, name: str, metric: str) -> Any:
         """The reported value of ``metric`` (any filter) for task or group ``name``; None when the run has none, NaN
         when it is undefined (``null`` in the results file, as lmms-eval writes it through our harness)."""
+        return self.values(name).get(metric)
+
+    def values(self, name: str) -> dict[str, Any]:
+        """Every reported value of task or group ``name`` by metric (any filter, the first one written; NaN when it
+        is undefined: ``null`` in the results file, as lmms-eval writes it through our harness)."""
         data = self.data.get(self.files.get(name, self.path)) or {}
+        out: dict[str, Any] = {}
         for section in ("results", "groups"):
             for key, value in ((data.get(section) or {}).get(name) or {}).items():
-                if key.partition(",")[0] == metric:
-                    return math.nan if value is None else value
-        return None
+                out.setdefault(key.partition(",")[0], math.nan if value is None else value)
+        return out
 
     def task(self, task: str) -> RunTask | None:
         """The task's table and per-document records (None when there is no samples file or table)."""
         if task not in self.read:
-            path = self.files.get(task, self.path)
-            tables = tables_for(task, ((self.data.get(path) or {}).get("configs") or {}).get(task))
-            found = runfiles.samples_file(path, task) if tables else None
+            tables = self.facts_of(task).tables
+            found = runfiles.samples_file(self.files.get(task, self.path), task) if tables else None
             self.read[task] = RunTask(tables[0], runfiles.read_records(found, tables[0]), tables) if found else None
         return self.read[task]
 
-    def variant(self, task: str) -> tuple[str, str] | None:
-        """``(kind, base task)`` that the task's config declares in its results file (``configs.<task>.metadata``,
-        :func:`food_tasks.tasks.registry.variant_in`): ``("noimage", <image twin>)``, ``("circular", <task rotated>)``;
-        None for a base task. Read from the declaration, never from the task's name.
+    def facts_of(self, name: str) -> TaskFacts:
+        """What the results of task or group ``name`` mean (:class:`food_tasks.lmms.facts.TaskFacts`), resolved when
+        the run was loaded (an empty sheet for a name the run does not report)."""
+        return self.facts.get(name) or TaskFacts(name)
 
-        Results files written before rotation was declared (``rotation_of``, food-tasks 0.1.0 of 2026-11-27) name
-        no base task for a ``_circular`` task: for a config that declares no variant at all, and only then, the old
-        name rule stands in (``<base>_circular<...>`` rotates ``<base><...>``). An image-free twin has declared its
-        ``image_twin`` since such twins exist, so it has no such fallback."""
-        config = ((self.data.get(self.files.get(task, self.path)) or {}).get("configs") or {}).get(task) or {}
-        metadata = config.get("metadata") if isinstance(config, dict) else None
-        declared = registry.variant_in(metadata)
-        if declared is not None or not isinstance(config, dict) or not config:
-            return declared
-        # Older results files only (no declaration in this config): the suffix rule they were written under.
-        base = task.replace(UNDECLARED_ROTATION, "", 1)
-        return ("circular", base) if base != task else None
+    def variant(self, task: str) -> tuple[str, str] | None:
+        """``(kind, base task)`` that the task's config declares in its results file (its facts'
+        :attr:`~food_tasks.lmms.facts.TaskFacts.variant`): ``("noimage", <image twin>)``, ``("circular", <task
+        rotated>)``; None for a base task. Read from the declaration, never from the task's name (older results
+        files: :func:`food_tasks.tasks.registry.legacy_variant`)."""
+        return self.facts_of(task).variant
 
     def leaves(self, name: str) -> list[str]:
         """The tasks under a group (recursively), or [name] for a task."""
@@ -204,7 +208,7 @@ def _fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
 def _judge_fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
     """The judge model of LLM-judged tasks (a ``judge_info`` metric), when logged."""
     info = ((data.get("results") or {}).get(task) or {}).get(f"judge_info,{FILTER}")
-    return {"judge model": info.get("model")} if isinstance(info, Mapping) else {}
+    return {JUDGE_KEY: info.get("model")} if isinstance(info, Mapping) else {}
 
 
 def from_results(path: Path, data: Mapping[str, Any]) -> Run:
@@ -245,6 +249,9 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
         and int(c["effective"]) < int(c["original"])
     }
     model = _model_label(data)
+    configs = data.get("configs") or {}
+    facts = {t: facts_of(t, configs.get(t), (data.get("results") or {}).get(t)) for t in tasks}
+    facts.update({g: facts_of(g, None, group=True) for g in data.get("group_subtasks") or {} if g not in facts})
     return Run(
         short_label(model),
         [path],
@@ -257,6 +264,7 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
         units,
         n_docs,
         {path: dict(data)},
+        facts=facts,
     )
 
 
@@ -281,7 +289,7 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
         same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
-            for name in ("metrics", "fingerprints", "partial", "stderr", "units", "counts", "files", "data"):
+            for name in ("metrics", "fingerprints", "partial", "stderr", "units", "counts", "files", "data", "facts"):
                 getattr(same, name).update(getattr(run, name))
             continue
         taken = sum(r.label == run.label or r.label.startswith(run.label + " #") for r in runs)
@@ -289,3 +297,160 @@ def load_runs(paths: Iterable[str | Path]) -> list[Run]:
             run.label = f"{run.label} #{taken + 1}"
         runs.append(run)
     return runs
+
+
+# ----------------------------------------------------------------- two runs read for a comparison
+
+
+def read_one(a: Run, b: Run, name: str, records: dict | None = None) -> Read | None:
+    """Task or group ``name`` of both runs as planned for reading (None when the runs do not both report it): its
+    facts, reported values and the tasks whose records it needs, which :func:`read_records` reads into
+    ``records`` (a fresh mapping when None: then read here); each run's every task too where both report a cross-task
+    consistency measure of it (``xling_*``)."""
+    group = name not in a.tasks or name not in b.tasks
+    if group and (name not in a.groups or name not in b.groups):
+        return None
+    values = a.values(name), b.values(name)
+    leaves = a.leaves(name) if group else [name]
+    pooled = not group and any(values[0].get(m) is not None and values[1].get(m) is not None for m in XLING)
+    read = Read(
+        name,
+        a.facts_of(name),
+        values,
+        tuple((t, a.facts_of(t)) for t in leaves),
+        {} if records is None else records,
+        tuple(a.row(name)) if group else (),
+        (str(a.path), str(b.path)),
+        group,
+        pooled,
+    )
+    if records is None:
+        read_records((a, b), _wanted((a, b), [read], []), read.records)  # type: ignore[arg-type]
+    return read
+
+
+def gain_pairs(runs: Sequence[Run]) -> list[tuple[Run, Run, str, str]]:
+    """``(run with the image, run without it, task, image-free twin)``: each task of ``runs`` paired with its twin
+    as ``food-tasks compare`` and the report both pair them. A model's image gain is its own score with the image
+    against its own score without it: the twin comes from the task's own run when that run holds it, else from
+    another run of the same model (:attr:`Run.model`: results files of one model given separately); runs of
+    different models are never paired. Tasks only: a group has no samples file of its own (its tasks are paired
+    one by one). A run given twice counts once. The twins are those the runs' facts declare
+    (:meth:`Run.variant`)."""
+    unique = list({r.path: r for r in runs}.values())
+    out = []
+    for run in unique:
+        same = [run] + [r for r in unique if r is not run and r.model == run.model]
+        pairs = [(source, twin_pairs(run, source)) for source in same]
+        for task in sorted(run.tasks, key=lambda t: (run.paths.index(run.files.get(t, run.path)), t)):  # file by file
+            for source, found in pairs:
+                twins = [twin for x, twin in found if x == task]
+                if twins:
+                    out += [(run, source, task, twin) for twin in twins]
+                    break
+    return out
+
+
+def twin_pairs(with_run: Run, without_run: Run) -> list[tuple[str, str]]:
+    """``(task, image-free twin)``: the image-free tasks of ``without_run`` whose image twin ``with_run`` holds."""
+    found = [(without_run.variant(t), t) for t in without_run.tasks]
+    return sorted((v[1], twin) for v, twin in found if v is not None and v[0] == "noimage" and v[1] in with_run.tasks)
+
+
+def gain_read(
+    with_run: Run, without_run: Run, task: str, twin: str, runs: str = "", records: dict | None = None
+) -> GainRead:
+    """A task and its image-free twin as planned for reading (``runs``: which run of a comparison, A or B, each
+    comes from; the records are read into that comparison's ``records``); alone (``records`` None), read here."""
+    sides = (int(runs[:1] == "B"), int(runs[-1:] == "B")) if runs else (0, 1)
+    paths = (str(with_run.files.get(task, with_run.path)), str(without_run.files.get(twin, without_run.path)))
+    found = GainRead(with_run.label, runs, task, twin, sides, paths, {} if records is None else records)
+    if records is None:
+        read_records((with_run, without_run), _wanted((with_run, without_run), [], [found]), found.records)  # type: ignore[arg-type]
+    return found
+
+
+def _wanted(runs: Sequence[Run], reads: Sequence[Read], gains: Sequence[GainRead]) -> list[tuple[int, str]]:
+    """``(run, task)`` of every samples file the reads and gains need (run: 0 for A, 1 for B), each once."""
+    wanted = [(side, t) for read in reads for t, _ in read.members for side in (0, 1)]
+    wanted += [(side, t) for read in reads if read.pooled for side in (0, 1) for t in runs[side].tasks]
+    wanted += [pair for gain in gains for pair in ((gain.sides[0], gain.task), (gain.sides[1], gain.twin))]
+    return list(dict.fromkeys(wanted))
+
+
+def read_records(runs: Sequence[Run], wanted: Sequence[tuple[int, str]], records: dict) -> None:
+    """Read each ``(run, task)`` of ``wanted`` into ``records`` (:meth:`Run.task`: each samples file once)."""
+    for side, task in wanted:
+        records[side, task] = runs[side].task(task)
+
+
+@dataclass
+class Pair:
+    """Runs A and B as read for ``food-tasks compare``: every task and group both report (tasks first), every image
+    gain pair, whether A and B are one run, the judges of the model's own family, the tasks whose headline judges
+    differ, and each judge's probe figures."""
+
+    a: Run
+    b: Run
+    reads: list[Read]
+    gains: list[GainRead]
+    cross_gains: int  # image gains paired across the two runs
+    same: bool
+    family_note: str | None  # the warning of a judge of the evaluated model's own family (judge.family)
+    judges_differ: list[str] = field(default_factory=list)  # comparability_problems of the headline judge
+    probes: list[tuple[int, str, str]] = field(default_factory=list)  # (run: 0 A, 1 B; task; probe line)
+
+    @property
+    def shared(self) -> bool:
+        """Whether there is something to compare: a task or group both report, or an image gain across the runs."""
+        a, b = self.a, self.b
+        return bool(set(a.tasks) & set(b.tasks) or set(a.groups) & set(b.groups) or self.cross_gains)
+
+
+def read_pair(a: Run, b: Run) -> Pair:
+    """All ``food-tasks compare`` needs of runs A and B, read before anything is computed: each run's facts and
+    values first, then every samples file the comparison needs, each once (:func:`read_records`)."""
+    pairs = gain_pairs([a, b])  # image gains, across the two runs too
+    names = {b.path: "B", a.path: "A"}
+    same = [p.resolve() for p in a.paths] == [p.resolve() for p in b.paths]
+    judged = [(run, run.model or run.label, run.facts_of(t).judges) for run in (a, b) for t in sorted(run.metrics)]
+    shared = [t for t in a.tasks if t in b.tasks] + [g for g in a.groups if g in b.groups]
+    records: dict[tuple[int, str], Any] = {}
+    reads = [found for name in shared if (found := read_one(a, b, name, records)) is not None]
+    gains = [gain_read(w, wo, task, twin, f"{names[w.path]}/{names[wo.path]}", records) for w, wo, task, twin in pairs]
+    read_records((a, b), _wanted((a, b), reads, gains), records)
+    family = own_family_note(family_matches(judged))  # a judge of the model's own family: said once
+    differ = [
+        problem
+        for problem in comparability_problems([a, b], set(a.fingerprints) & set(b.fingerprints))
+        if problem.startswith(f"{JUDGE_KEY} differs")
+    ]
+    probes = [
+        (side, task, line)
+        for side, run in enumerate((a, b))
+        for task in sorted(run.metrics)
+        for line in probe_notes(_probes(run.value(task, "judge_info")))
+    ]
+    return Pair(a, b, reads, gains, sum(w.path != wo.path for w, wo, _, _ in pairs), same, family, differ, probes)
+
+
+def _probes(info: Any) -> Any:
+    return info.get("probes") if isinstance(info, dict) else None
+
+
+def comparability_problems(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
+    """One line per setting where the runs differ, naming the tasks (grouped when they differ alike): the report's
+    rule of which runs are comparable, and compare's (the headline judge, :data:`JUDGE_KEY`)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for task in sorted(set(tasks)):
+        have = [r for r in runs if task in r.fingerprints]
+        if len(have) < 2:
+            continue
+        for key in have[0].fingerprints[task]:
+            shown = {r.label: json.dumps(r.fingerprints[task].get(key), sort_keys=True, default=str) for r in have}
+            if len(set(shown.values())) > 1:
+                detail = "; ".join(f"{label}: {value}" for label, value in shown.items())
+                found.setdefault((key, detail), []).append(task)
+    return [
+        f"{key} differs ({detail}) in " + ", ".join(f"`{t}`" for t in tasks) for (key, detail), tasks in found.items()
+    ]

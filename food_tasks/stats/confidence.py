@@ -5,6 +5,7 @@ compares runs)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 Z95 = 1.959963984540054  # two-sided 95 %
 Z80 = 0.8416212335729143  # one-sided 80 % power
@@ -67,3 +68,14 @@ def p_text(p: object) -> str:
     if p < P_FLOOR:
         return "< 1e-6"
     return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def interval_p(c: Any, scale: float = 1.0, decimals: int = 2) -> tuple[str, str]:
+    """The 95% interval and p-value cells of a comparison (a :class:`food_tasks.stats.uncertainty.Comparison`;
+    :func:`p_text`), the interval's bounds times ``scale`` with ``decimals`` decimals: ``n/a`` for an undefined
+    difference, and below :data:`MIN_UNITS` independent units, where no verdict is given: the normal interval is not to
+    be trusted there (it can cross the metric's bounds: +108.67 points for a difference of two percentages) and
+    neither is its p-value. ``food-tasks compare`` and the report's tables of differences both use it."""
+    if not math.isfinite(c.diff) or c.clusters < MIN_UNITS or c.low is None or c.high is None:
+        return "n/a", "n/a"
+    return f"[{c.low * scale:+.{decimals}f}, {c.high * scale:+.{decimals}f}]", p_text(c.p)

@@ -1,4 +1,4 @@
-"""Beyond accuracy read back from runs (issue 28, offline part; :mod:`food_tasks.compare.beyond`,
+"""Beyond accuracy read back from runs (issue 28, offline part; :mod:`food_tasks.stats.comparison`,
 :mod:`food_tasks.report.beyond`): hand-computed paired comparisons of the new measures, and one end-to-end run of a
 packaged task with its image-free and circular variants (replay model) read by ``food-tasks compare`` and
 ``food-tasks report``."""
@@ -12,11 +12,22 @@ from pathlib import Path
 import pytest
 from conftest import run_lmms_eval
 
-from food_tasks.compare import beyond
+from food_tasks.compare import table as compare_table
 from food_tasks.runs import measures
-from food_tasks.stats import consistency
+from food_tasks.runs.run import read_pair
+from food_tasks.stats import comparison, consistency
 from food_tasks.stats import uncertainty as stats
 from food_tasks.stats.consistency import HINT, MISLEADING, NO_CONTEXT
+
+
+def _beyond_lines(a, b, iters=0):  # type: ignore[no-untyped-def]
+    """What ``food-tasks compare`` prints after its main table, every measure both runs report included (none is
+    left to the main table): read, computed, then written as the command does."""
+    pair = read_pair(a, b)
+    found = comparison.compared(pair.reads, pair.gains, True, iters)
+    found.measures = comparison.measure_rows(pair.reads, iters)
+    return compare_table.compare_text(found)
+
 
 VIEW = consistency.View(
     item=stats.column("qa_id"),
@@ -81,7 +92,9 @@ def test_xling_all_correct_compared_paired_by_item():
     # All correct: A (1, 0, 0) = 33.33 %, B (1, 1, 0) = 66.67 %: A - B = -33.33.
     # SE (linearised ratio difference, each item its own cluster): e_i = (a_i - 1/3)/3 - (b_i - 2/3)/3
     # = (1/9, -2/9, 1/9); CR1: sqrt(3/2 * 6/81) = 1/3, on the percent scale 33.33.
-    c = beyond.paired_means(_units(RUN_A, "all_correct"), _units(RUN_B, "all_correct"), 100.0, 0, 1, pair_units=True)
+    c = comparison.paired_means(
+        _units(RUN_A, "all_correct"), _units(RUN_B, "all_correct"), 100.0, 0, 1, pair_units=True
+    )
     assert c.diff == pytest.approx(-100 / 3)
     assert c.se == pytest.approx(100 / 3)
     assert (c.n, c.clusters) == (3, 3)
@@ -91,14 +104,16 @@ def test_xling_all_correct_compared_paired_by_item():
 def test_xling_agreement_compared_paired_by_item():
     # Same option everywhere: A (1, 0, 1), B (1, 1, 0): both 66.67 %, A - B = 0; e = (a - b)/3 = (0, -1/3, 1/3),
     # sum of squares 2/9, CR1 sqrt(3/2 * 2/9) = 1/sqrt(3) = 57.74 %.
-    c = beyond.paired_means(_units(RUN_A, "agreement"), _units(RUN_B, "agreement"), 100.0, 0, 1, pair_units=True)
+    c = comparison.paired_means(_units(RUN_A, "agreement"), _units(RUN_B, "agreement"), 100.0, 0, 1, pair_units=True)
     assert c.diff == pytest.approx(0.0)
     assert c.se == pytest.approx(100 / 3**0.5)
 
 
 def test_items_only_one_run_answered_are_left_out_when_paired_by_item():
     one_more = RUN_A + _records({"q4": {"en": (1, "A"), "fr": (1, "A")}})
-    c = beyond.paired_means(_units(one_more, "all_correct"), _units(RUN_B, "all_correct"), 100.0, 0, 1, pair_units=True)
+    c = comparison.paired_means(
+        _units(one_more, "all_correct"), _units(RUN_B, "all_correct"), 100.0, 0, 1, pair_units=True
+    )
     assert c.n == 3 and c.diff == pytest.approx(-100 / 3)
 
 
@@ -132,7 +147,7 @@ def test_misled_rate_of_a_dish_right_in_1a_and_wrong_in_1c_and_its_paired_compar
     # a = (1, 0), b = (0, -): ra = 1/2, rb = 0; e = ((1 - 1/2)/2 - 0, (0 - 1/2)/2) = (1/4, -1/4);
     # CR1 sqrt(2 * 1/8) = 1/2.
     b = consistency.context_rows(_context({"d1": {"1a": 1, "1c": 1}, "d2": {"1a": 0, "1c": 0}}), CONTEXT_VIEW)
-    c = beyond.paired_means(a["misled_rate"], b["misled_rate"], 100.0, 0, 1, pair_units=False)
+    c = comparison.paired_means(a["misled_rate"], b["misled_rate"], 100.0, 0, 1, pair_units=False)
     assert c.diff == pytest.approx(50.0) and c.se == pytest.approx(50.0) and c.clusters == 2
     assert consistency.context_sensitivity(
         _context({"d1": {"1a": 1, "1c": 0}, "d2": {"1a": 1, "1c": 1}}), CONTEXT_VIEW
@@ -155,7 +170,7 @@ def test_fitted_tables_stay_within_120_columns():
     rows.append(
         (rows[0][0], "a_rather_long_measure_name", "0.00", "0.00", "", "", "", "a p-value: not differenced, " * 5)
     )
-    lines = beyond.fitted(beyond.MEASURE_HEADER, rows)
+    lines = compare_table.fitted(compare_table.MEASURE_HEADER, rows)
     # Issue 29.6: a long name is never cut (it was cut mid-word to "worldcuisine…ontextualized"): each task or
     # group heads its rows on a line of its own, whole; a long note wraps at word boundaries under its column.
     assert max(map(len, lines)) <= 120 and not any("…" in line for line in lines)
@@ -200,10 +215,10 @@ def run_dir(tmp_path_factory):
 
 @pytest.mark.e2e
 def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, tmp_path):
-    from food_tasks.compare.table import load_run
+    from food_tasks.runs import load_run
 
     run = load_run(run_dir)
-    found = beyond.image_gain(run, run, TASK, TWIN)
+    found = measures.image_gain(run, run, TASK, TWIN)
     # Paired by document: (1 - 1, 1 - 0) -> +50 points; without the image 1 of 2 right (percent, as every accuracy).
     assert found is not None and found.gain.diff == pytest.approx(50.0) and found.without_image == pytest.approx(50.0)
     assert found.with_image == pytest.approx(100.0) and (found.gain.n, found.gain.clusters) == (2, 2)
@@ -215,7 +230,7 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
         shutil.copy(next(run_dir.rglob(f"*_samples_{keep}.jsonl")), folder / f"x_samples_{keep}.jsonl")
         one = {**data, "results": {keep: data["results"][keep]}, "configs": {keep: data["configs"][keep]}}
         (folder / "x_results.json").write_text(json.dumps(one))
-    lines = beyond.compare_text(load_run(tmp_path / "a"), load_run(tmp_path / "b"), iters=0)
+    lines = _beyond_lines(load_run(tmp_path / "a"), load_run(tmp_path / "b"), iters=0)
     # Each task heads its rows on a line of its own (issue 29.6), its measures indented below it.
     gain = lines[lines.index(TASK) + 1]
     # one model in both files: its task (in A) paired with its own twin (in B), and the row says so
@@ -223,7 +238,7 @@ def test_compare_shows_the_image_gain_within_a_run_and_across_two_runs(run_dir, 
     assert gain.split()[5] == "n/a"  # 2 units: no interval (a normal one ran to +148.00 points)
     assert max(map(len, lines)) <= 120
     # A run against itself: circular accuracy compared like a metric (paired), the p-value side by side.
-    lines = beyond.compare_text(run, run, iters=0)
+    lines = _beyond_lines(run, run, iters=0)
     below = {line: lines[i + 1 :] for i, line in enumerate(lines)}
     assert CIRCULAR in below and any(" circular_acc " in line for line in below[CIRCULAR][:3])
     assert any(" position_bias_p " in line and "not differenced" in line for line in lines)
@@ -497,7 +512,7 @@ def test_report_position_bias_shows_where_a_task_reports_it_and_says_whose_tasks
 def test_compare_pairs_each_model_with_its_own_twin_and_says_where_each_side_comes_from(run_dir, tmp_path):
     """Issue 33.2: two runs of two models, each holding a task and its twin: compare printed every task twice under
     model A (against B's twin and against A's own) with nothing telling the rows apart."""
-    from food_tasks.compare.table import load_run
+    from food_tasks.runs import load_run
 
     data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
     for name, model in (("a", "responses=/x/model_a.jsonl"), ("b", "responses=/x/model_b.jsonl")):
@@ -508,9 +523,9 @@ def test_compare_pairs_each_model_with_its_own_twin_and_says_where_each_side_com
         (folder / "x_results.json").write_text(json.dumps({**data, "config": {**data["config"], "model_args": model}}))
     a, b = load_run(tmp_path / "a"), load_run(tmp_path / "b")
     assert a.label != b.label
-    pairs = [(w.path, wo.path, task) for w, wo, task, _ in beyond.gain_pairs([a, b])]
+    pairs = [(w.path, wo.path, task) for w, wo, task, _ in measures.gain_pairs([a, b])]
     assert pairs == [(a.path, a.path, TASK), (b.path, b.path, TASK)]  # never A's task against B's twin
-    lines = beyond.compare_text(a, b, iters=0)
+    lines = _beyond_lines(a, b, iters=0)
     gains = [line.split() for line in lines if line.strip().startswith("acc ") and "/" in line.split()[1]]
     assert [g[1] for g in gains] == ["A/A", "B/B"]
     assert lines.count(f"model: {a.label}") == 1 and lines.count(f"model: {b.label}") == 1
@@ -521,13 +536,13 @@ def test_compare_pairs_each_model_with_its_own_twin_and_says_where_each_side_com
 def test_compare_says_which_image_gain_it_cannot_compute_without_samples_files(run_dir, tmp_path):
     """Issue 33 leftover: the report named a task whose twin's samples file is missing, compare dropped its image
     gain silently; it says so in one line naming the task, the file it lacks and --log_samples."""
-    from food_tasks.compare.table import load_run
+    from food_tasks.runs import load_run
 
     data = json.loads(next(run_dir.rglob("*_results.json")).read_text())
     shutil.copy(next(run_dir.rglob(f"*_samples_{TASK}.jsonl")), tmp_path / f"x_samples_{TASK}.jsonl")  # no twin's
     (tmp_path / "x_results.json").write_text(json.dumps(data))
     run = load_run(tmp_path)
-    lines = beyond.compare_text(run, run, iters=0)
+    lines = _beyond_lines(run, run, iters=0)
     said = [line for line in lines if line.startswith(f"{TASK} ({run.label}): no image gain")]
     assert len(said) == 1 and "Image gain (with the image minus without it)" in lines, lines
     text = " ".join(" ".join(lines[lines.index(said[0]) :][:3]).split())  # the sentence may wrap

@@ -13,7 +13,8 @@ from food_tasks.benchmarks.diningbench.tables import TABLES as DB_TABLES
 from food_tasks.compare import table as compare
 from food_tasks.regional_tasks import judged
 from food_tasks.regional_tasks import scoring as regional_scoring
-from food_tasks.runs import paired
+from food_tasks.runs import load_run, paired
+from food_tasks.stats import paired as paired_stats
 
 METADATA = {
     "version": 1.0,
@@ -38,7 +39,7 @@ def _write_run(folder, outputs: list[str], reported: dict):  # type: ignore[no-u
         "model_name": folder.name,
     }
     (folder / "run_results.json").write_text(json.dumps(data), encoding="utf-8")
-    return compare.load_run(folder / "run_results.json")
+    return load_run(folder / "run_results.json")
 
 
 @pytest.fixture
@@ -124,16 +125,17 @@ def test_no_image_gain_is_paired_on_a_judge_figure(monkeypatch):
     """DiningBench VQA's headline is judge_acc: its image gain over the _noimage twin is not rebuilt from files."""
     from types import SimpleNamespace
 
-    from food_tasks.lmms.errorbars import RunTask
     from food_tasks.runs import measures
+    from food_tasks.stats import comparison
+    from food_tasks.stats.paired import RunTask
 
     def no_pairing(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("paired from samples files")
 
-    monkeypatch.setattr(measures, "paired_gain", no_pairing)
+    monkeypatch.setattr(comparison, "paired_gain", no_pairing)
     records = [{"idx": 1, "question": "q", "gold": "g", "pred": "p"}]
     task = RunTask(DB_TABLES["vqa"], records)
-    run = SimpleNamespace(task=lambda name: task, files={}, path="run.json")
+    run = SimpleNamespace(task=lambda name: task, files={}, path="run.json", label="model")
     assert measures.image_gain(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage") is None
     why = measures.gain_missing_reason(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage")
     assert why == f"its headline metric is a judge's figure: {paired.WHY_NOT_PAIRED}"
@@ -163,9 +165,9 @@ def test_a_baseline_comparison_never_pairs_a_judge_figure(monkeypatch, tmp_path)
     records = [
         {"idx": i, "question": "q", "gold": "g", "pred": "p", "pred_official": "p", "rouge": None} for i in range(3)
     ]
-    task = errorbars.RunTask(DB_TABLES["vqa"], records)
+    task = paired_stats.RunTask(DB_TABLES["vqa"], records)
     judged_names = [n for n in ("judge_acc", "judge_agreement") if DB_TABLES["vqa"].get(n) is not None]
-    assert judged_names and errorbars.compare_tasks(task, task, judged_names, 10, "diningbench_vqa_en") == {}
+    assert judged_names and paired_stats.compare_tasks(task, task, judged_names, 10, "diningbench_vqa_en") == {}
     row: dict = {}
     data = type("Data", (), {"table": DB_TABLES["vqa"], "records": records})()
     monkeypatch.setattr(errorbars, "headline_of", lambda data: "judge_acc")

@@ -4,8 +4,8 @@ an F1 of 0.6123 printed as 0.61, a difference of +0.1123 as +0.11)."""
 from __future__ import annotations
 
 from food_tasks.compare import table as compare
-from food_tasks.lmms.errorbars import tables_for
-from food_tasks.runs.paired import Row
+from food_tasks.lmms.facts import tables_for
+from food_tasks.stats.comparison import Row
 from food_tasks.stats.uncertainty import Comparison
 
 TASK = "fambench_task1_sample"
@@ -23,12 +23,10 @@ def test_a_unit_interval_score_has_the_reports_four_decimals():
     # The report's FAM-Bench table shows Macro F1 with 4 decimals: 0.61234 - 0.5 = +0.11234, +-1.96 x 0.05 = 0.098
     cells = compare.table_rows([_row("rationale_macro_f1", 0.61234, 0.5)])[0]
     assert cells[2:6] == ("0.6123", "0.5000", "+0.1123", "[+0.0143, +0.2103]")
-    # Micro recall has no column of its own: that of its sibling, Micro F1 (4); without its table too
-    assert compare.table_rows([_row("rationale_micro_recall", 0.25, 0.125, False)])[0][2:5] == (
-        "0.2500",
-        "0.1250",
-        "+0.1250",
-    )
+    # Micro recall has no report column of its own: its declaration says 4 decimals, as its sibling Micro F1's column
+    assert compare.table_rows([_row("rationale_micro_recall", 0.25, 0.125)])[0][2:5] == ("0.2500", "0.1250", "+0.1250")
+    # The decimals live on the metric's declaration (issue 42): a row without one is never read by its name
+    assert compare.table_rows([_row("rationale_micro_recall", 0.25, 0.125, False)])[0][2:5] == ("0.25", "0.12", "+0.12")
 
 
 def test_a_percentage_keeps_two_decimals():

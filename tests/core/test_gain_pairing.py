@@ -56,11 +56,11 @@ def _gain_table(blocks) -> list[list[str]] | None:
 def test_the_report_pairs_across_runs_as_compare_does_and_names_both_runs(run_dir, tmp_path):
     """Run E (model A, only the tasks with images) and run A (model A, tasks and twins): compare paired E's task
     with A's twin (A/B) while the report, pairing run by run, showed no image gain for E."""
-    from food_tasks.compare import beyond
     from food_tasks.report.beyond import beyond_blocks
     from food_tasks.report.charts import Charts
     from food_tasks.report.runs import load_runs
     from food_tasks.report.spec import spec_for
+    from food_tasks.runs import measures as beyond
 
     e = _subset(run_dir, tmp_path / "e", lambda t: "noimage" not in t)
     runs = load_runs([run_dir, e])
@@ -137,8 +137,9 @@ def test_the_image_gain_takes_the_metric_the_reports_headline_column_shows():
     """Food-500 Cap's image gain was BLEU-4 (its table's first metric with an estimator) while the report leads with
     CIDEr: the gain takes the headline the report's first headline column reads, one rule for every benchmark whose
     headline task has a metric table (CIDEr is a mean of per-image scores: it pairs by image)."""
-    from food_tasks.lmms.errorbars import RunTask, headline_of, tables_for
+    from food_tasks.lmms.facts import tables_for
     from food_tasks.report.spec import registry
+    from food_tasks.stats.paired import RunTask, headline_of
     from food_tasks.tasks import catalogue
 
     checked = {}
@@ -158,11 +159,11 @@ def test_the_image_gain_takes_the_metric_the_reports_headline_column_shows():
 
 @pytest.mark.e2e
 def test_the_caption_image_gain_is_cider_in_compare_and_the_report(run_dir, tmp_path):
-    from food_tasks.compare import beyond
     from food_tasks.report.beyond import beyond_blocks
     from food_tasks.report.charts import Charts
     from food_tasks.report.runs import load_runs
     from food_tasks.report.spec import spec_for
+    from food_tasks.runs import measures as beyond
 
     runs = load_runs([run_dir])
     found = beyond.image_gain(runs[0], runs[0], CAP, CAP_TWIN)

@@ -165,7 +165,7 @@ def report_problems(markdown: str) -> list[str]:
 
 def results_problems(data: dict) -> list[str]:
     """Intervals (stored, else value +- 1.96 SE) of percentages outside 0-100 in a results JSON."""
-    from food_tasks.lmms.errorbars import tables_for
+    from food_tasks.lmms.facts import tables_for
 
     bad = []
     for section in ("results", "groups"):

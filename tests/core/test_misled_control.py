@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from food_tasks.compare import beyond
+from food_tasks.stats import comparison as beyond
 from food_tasks.stats import consistency
 from food_tasks.stats import uncertainty as stats
 from food_tasks.stats.consistency import HINT, MISLEADING, NO_CONTEXT

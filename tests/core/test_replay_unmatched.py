@@ -160,7 +160,8 @@ def test_a_sample_run_writes_strict_json_and_prints_undefined(tmp_path):
 
 
 def test_compare_reads_a_null_metric_as_undefined_not_as_missing(tmp_path):
-    from food_tasks.compare.table import load_run, value_text
+    from food_tasks.compare.table import value_text
+    from food_tasks.runs import load_run
 
     (tmp_path / "x_results.json").write_text(json.dumps({"results": {"t": {"ctc,none": None, "acc,none": 50.0}}}))
     run = load_run(tmp_path)

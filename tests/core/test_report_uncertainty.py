@@ -247,13 +247,14 @@ def test_one_metric_of_a_group_is_bootstrapped_alone(two_runs, monkeypatch):
     metric alone, and gives the row the whole group's comparison gives (it resampled every metric of the group, then
     kept one)."""
     from food_tasks.runs import load_run, paired
+    from food_tasks.stats import comparison
 
     tmp, _, _ = two_runs
     a, b = load_run(tmp / "base"), load_run(tmp / "better")
     resampled = []
-    real = paired._paired_group
+    real = comparison.paired_group
     monkeypatch.setattr(
-        paired, "_paired_group", lambda group, name, *rest: resampled.append(name) or real(group, name, *rest)
+        comparison, "paired_group", lambda group, name, *rest: resampled.append(name) or real(group, name, *rest)
     )
     row = paired.compare_one(a, b, GROUP, "acc_official", iters=200)
     assert resampled == ["acc_official"]

@@ -176,11 +176,11 @@ def test_fambench_per_condition_and_samples(fam_run):
 @pytest.mark.parametrize("task", list(EXPECTED))
 def test_fambench_standard_errors_in_the_results(fam_run, task):
     # Every metric with an estimator gets a standard error and its n (Task 1: clusters are dishes; Task 2: questions).
-    from food_tasks.lmms import errorbars
+    from food_tasks.lmms import facts
 
     _, results, _ = fam_run
     got = results["results"][task]
-    table = errorbars.tables_for(task)[0]
+    table = facts.tables_for(task)[0]
     named = [m for m in table.values() if m.estimator is not None]
     assert named
     for metric in named:

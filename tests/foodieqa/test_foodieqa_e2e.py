@@ -14,7 +14,8 @@ from conftest import run_lmms_eval
 from foodieqa_fixture import build, tables
 
 from food_tasks import report
-from food_tasks.compare import table as compare
+from food_tasks.runs import load_run
+from food_tasks.runs import paired as compare
 
 pytestmark = pytest.mark.e2e
 
@@ -114,7 +115,7 @@ def test_scripted_answers_give_hand_computed_template_and_group_numbers(tmp_path
     # Best of four templates is biased upwards: the cluster bootstrap (the same questions resampled in every
     # template) puts the mean resampled best at or above the best of the
     # resampled means; the mean of the four has no selection.
-    run = compare.load_run(next((tmp_path / "out").rglob("*_results.json")))
+    run = load_run(next((tmp_path / "out").rglob("*_results.json")))
     found = compare.best_of_bias(run, "foodieqa_mivqa_zh", "acc_best")
     assert (found.best, found.mean, found.tasks) == (75.0, 50.0, 4) and found.bias >= 0 and found.se > 0
     assert compare.best_of_bias(run, "foodieqa_mivqa_zh", "acc_mean") is None  # a mean is not a best-of

@@ -71,11 +71,26 @@ TABLES = {
             "rationale_macro_f1_by_condition",
             fb_scoring.t1_macro_by_condition,
             scale="score",
+            decimals=4,
             estimator=stats.Custom(fb_scoring.t1_condition_rows, fb_scoring.condition_macro_combine),
         ),
-        Metric("rationale_micro_f1", partial(fb_scoring.t1_micro, which=2), scale="score", estimator=_t1_prf(2)),
-        Metric("rationale_micro_precision", partial(fb_scoring.t1_micro, which=0), scale="score", estimator=_t1_prf(0)),
-        Metric("rationale_micro_recall", partial(fb_scoring.t1_micro, which=1), scale="score", estimator=_t1_prf(1)),
+        Metric(
+            "rationale_micro_f1", partial(fb_scoring.t1_micro, which=2), scale="score", decimals=4, estimator=_t1_prf(2)
+        ),
+        Metric(
+            "rationale_micro_precision",
+            partial(fb_scoring.t1_micro, which=0),
+            scale="score",
+            decimals=4,
+            estimator=_t1_prf(0),
+        ),
+        Metric(
+            "rationale_micro_recall",
+            partial(fb_scoring.t1_micro, which=1),
+            scale="score",
+            decimals=4,
+            estimator=_t1_prf(1),
+        ),
         Metric(
             "rationale_macro_f1_official",
             partial(fb_scoring.t1_macro, official=True),
@@ -86,6 +101,7 @@ TABLES = {
             "rationale_micro_f1_official",
             partial(fb_scoring.t1_micro, which=2, official=True),
             scale="score",
+            decimals=4,
             estimator=_t1_prf(2, official=True),
         ),
         *(
@@ -198,16 +214,17 @@ TABLES = {
         cluster=T2_CLUSTER,
     ),
     "ctc": MetricTable(
-        Metric("ctc", partial(fb_scoring.ctc_value, modes=None), scale="score", estimator=_ctc()),
+        Metric("ctc", partial(fb_scoring.ctc_value, modes=None), scale="score", estimator=_ctc(), decimals=4),
         # CTC is not in the official code: computed from the official parsers' readings, hence no _official suffix.
         Metric(
             "ctc_official_parsers",
             partial(fb_scoring.ctc_value, modes=None, official=True),
             scale="score",
+            decimals=4,
             estimator=_ctc(official=True),
         ),
-        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=None, field="pool"), scale="count"),
-        Metric("ctc_pairs", partial(fb_scoring.ctc_value, modes=None, field="pairs"), scale="count"),
+        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=None, field="pool"), scale="count", decimals=4),
+        Metric("ctc_pairs", partial(fb_scoring.ctc_value, modes=None, field="pairs"), scale="count", decimals=4),
         _TOP1,
         _MRR,
         _OPTION_ACC,
@@ -220,7 +237,11 @@ TABLES = {
     "ctc_all": MetricTable(
         *(
             Metric(
-                f"ctc_{m}", partial(fb_scoring.ctc_value, modes=MODES, mode=m), scale="score", estimator=_ctc(MODES, m)
+                f"ctc_{m}",
+                partial(fb_scoring.ctc_value, modes=MODES, mode=m),
+                scale="score",
+                estimator=_ctc(MODES, m),
+                decimals=4,
             )
             for m in MODES
         ),
@@ -229,15 +250,17 @@ TABLES = {
                 f"ctc_{m}_official_parsers",
                 partial(fb_scoring.ctc_value, modes=MODES, mode=m, official=True),
                 scale="score",
+                decimals=4,
                 estimator=_ctc(MODES, m, official=True),
             )
             for m in MODES
         ),
-        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=MODES, field="pool"), scale="count"),
+        Metric("ctc_pool", partial(fb_scoring.ctc_value, modes=MODES, field="pool"), scale="count", decimals=4),
         Metric(
             "ctc_pool_official_parsers",
             partial(fb_scoring.ctc_value, modes=MODES, field="pool", official=True),
             scale="count",
+            decimals=4,
         ),
         *(
             Metric(

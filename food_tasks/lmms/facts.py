@@ -1,0 +1,133 @@
+"""What a task's results mean: one :class:`TaskFacts` per task or group of a run, resolved once, when the run is
+loaded (:func:`food_tasks.runs.run.from_results`), from the task's declarations alone.
+
+A task's facts are its metric tables (a regional task's from the ``metadata.regional`` block its results file's
+config holds, read without checking it again: the run checked it; one of ours from the tables its YAML's
+``process_results`` declares), its headline metric and that metric's direction
+(:func:`food_tasks.stats.paired.headline_of`), the decimals of each metric (:attr:`Metric.places
+<food_tasks.hooks.convention.Metric.places>`, declared on the metric), the variant its config declares (image-free
+twin, rotation; :func:`food_tasks.tasks.registry.variant_in`, older results files through the one legacy mapping
+:func:`food_tasks.tasks.registry.legacy_variant`) and its base task, its document key and cluster columns, and the
+judges its ``judge_info`` names. A group's facts are its ``aggregate_metric_list``. ``food-tasks compare``, the
+report and ``food-tasks rescore`` take these from here, and from nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from food_tasks.hooks.convention import Metric, MetricTable
+from food_tasks.judge.family import judges_of
+from food_tasks.regional_tasks import scoring as regional_scoring
+from food_tasks.regional_tasks.scoring import RegionalConfigError
+from food_tasks.stats.paired import headline_of
+from food_tasks.tasks import catalogue, registry
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    """One task's (or group's) facts: what its results mean (see the module's docstring)."""
+
+    name: str
+    tables: tuple[MetricTable, ...] = ()  # the first is the task's own; others: tables a metric may come from
+    variant: tuple[str, str] | None = None  # (kind, base task): ("noimage", image twin), ("circular", task rotated)
+    judges: tuple[str, ...] = ()  # the judges its judge_info names, headline first
+    entries: tuple[Mapping[str, Any], ...] = ()  # a group's aggregate_metric_list (aggregations resolved)
+
+    @property
+    def table(self) -> MetricTable | None:
+        """The task's own metric table (None: not one of ours, nor a regional task)."""
+        return self.tables[0] if self.tables else None
+
+    @property
+    def headline(self) -> str | None:
+        """The headline metric (:func:`food_tasks.stats.paired.headline_of`), None without a table."""
+        return headline_of(self) if self.table is not None else None
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The headline metric's direction (True without one)."""
+        found = self.metric(self.headline) if self.headline else None
+        return found[1].higher_is_better if found is not None else True
+
+    @property
+    def base(self) -> str:
+        """The task a variant is a variant of (the image twin, the task rotated); the task itself otherwise."""
+        return self.variant[1] if self.variant is not None else self.name
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """The record fields of the document key (() without one)."""
+        return tuple(getattr(self.table.key, "names", ()) or ()) if self.table is not None else ()
+
+    @property
+    def cluster(self) -> tuple[str, ...]:
+        """The record fields of the cluster (the independent unit; () without one)."""
+        return tuple(getattr(self.table.cluster, "names", ()) or ()) if self.table is not None else ()
+
+    def metric(self, name: str) -> tuple[MetricTable, Metric] | None:
+        """The first of the tables holding metric ``name``, and the metric."""
+        for table in self.tables:
+            if name in table:
+                return table, table[name]
+        return None
+
+    def decimals(self, name: str) -> int:
+        """The decimals metric ``name`` is shown with (its declaration's :attr:`~Metric.places`; 2 when undeclared)."""
+        found = self.metric(name)
+        return found[1].places if found is not None else 2
+
+
+def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[MetricTable, ...]:
+    """The metric tables a task's records are reduced with: a regional task's from its ``metadata.regional``
+    (in the results JSON config; a block that does not read gets its checks' message), one of ours from its YAML's
+    ``process_results``; ``()`` for other tasks."""
+    metadata = (config or {}).get("metadata")
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
+        try:  # the run checked the block: it is read as the run read it, not checked again
+            settings = regional_scoring.Settings.read(metadata)
+        except (KeyError, TypeError, ValueError) as err:
+            raise RegionalConfigError(
+                f"{task}: the metadata.regional block of its results file's config cannot be read "
+                f"({type(err).__name__}: {err}); the file was edited after the run: run the task again"
+            ) from None
+        return (regional_scoring.metric_table(settings),)
+    path = catalogue.index().get(task)
+    if path is None:
+        return ()
+    hook = catalogue.function(catalogue.yaml_key(path, "process_results"))
+    return tuple(getattr(hook, "tables", ()) or ())
+
+
+def group_entries(group: str) -> tuple[Mapping[str, Any], ...]:
+    """The ``aggregate_metric_list`` of one of our groups (aggregation callables resolved), or ()."""
+    path = catalogue.index().get(group)
+    if path is None:
+        return ()
+    entries = catalogue.yaml_key(path, "aggregate_metric_list") or []
+    return tuple(
+        {**e, "aggregation": catalogue.function(e.get("aggregation", "mean")) or e.get("aggregation", "mean")}
+        for e in entries
+    )
+
+
+def facts_of(name: str, config: Any, row: Mapping[str, Any] | None = None, group: bool = False) -> TaskFacts:
+    """The facts of task ``name`` (``config``: its results file's ``configs.<name>``; ``row``: its results row,
+    where its ``judge_info`` is), or of a group (``group``: its ``aggregate_metric_list``)."""
+    if group:
+        return TaskFacts(name, entries=group_entries(name))
+    config = config if isinstance(config, Mapping) else {}
+    info = next((v for k, v in (row or {}).items() if str(k).partition(",")[0] == "judge_info"), None)
+    return TaskFacts(
+        name,
+        tables_for(name, config),
+        registry.variant_in(config.get("metadata")) or registry.legacy_variant(name, config),
+        tuple(judges_of(info)),
+    )
+
+
+def metric_in(tables: Sequence[MetricTable], name: str) -> tuple[MetricTable, Metric] | None:
+    """The first of ``tables`` holding metric ``name``, and the metric."""
+    return TaskFacts("", tuple(tables)).metric(name)
