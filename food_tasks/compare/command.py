@@ -26,7 +26,8 @@ def output(path_a: str, path_b: str, metrics: str = "headline", iters: int | Non
     :data:`ERROR` (nothing to compare: the last, the command then exits 1). The warnings are yielded before the
     comparison is computed (``metrics``: ``headline``, each task's and group's headline metric, or ``all``;
     ``iters``: bootstrap resamples, :data:`~food_tasks.stats.confidence.DEFAULT_ITERS` when None)."""
-    pair = read_pair(load_run(path_a), load_run(path_b))
+    a, b = load_run(path_a), load_run(path_b)
+    pair = read_pair(a, b)
     if not pair.shared:
         yield ERROR, table.nothing_in_common(pair.a, pair.b)
         return

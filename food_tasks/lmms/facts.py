@@ -82,7 +82,7 @@ class TaskFacts:
 
 def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[MetricTable, ...]:
     """The metric tables a task's records are reduced with: a regional task's from its ``metadata.regional``
-    (in the results JSON config; a block that does not read gets its checks' message), one of ours from its YAML's
+    (in the results JSON config, as the run read it: not checked again), one of ours from its YAML's
     ``process_results``; ``()`` for other tasks."""
     metadata = (config or {}).get("metadata")
     if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):

@@ -249,6 +249,7 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
         and int(c["effective"]) < int(c["original"])
     }
     model = _model_label(data)
+    fingerprints = {t: _fingerprint(data, t) for t in tasks}
     configs = data.get("configs") or {}
     facts = {t: facts_of(t, configs.get(t), (data.get("results") or {}).get(t)) for t in tasks}
     facts.update({g: facts_of(g, None, group=True) for g in data.get("group_subtasks") or {} if g not in facts})
@@ -256,7 +257,7 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
         short_label(model),
         [path],
         metrics,
-        {t: _fingerprint(data, t) for t in tasks},
+        fingerprints,
         partial,
         model,
         stderr,
