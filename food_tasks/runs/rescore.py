@@ -27,7 +27,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from typing import Any
 import food_tasks
 from food_tasks.errors import ReportInputError
 from food_tasks.lmms import runfiles
-from food_tasks.lmms.facts import tables_for
+from food_tasks.lmms.facts import TaskFacts, facts_of
 from food_tasks.runs.run import model_name
 from food_tasks.tasks import catalogue, registry
 
@@ -56,21 +56,20 @@ class RescoreError(ReportInputError):
 
 
 def key_names(task: str, config: Mapping[str, Any] | None = None) -> tuple[str, ...]:
-    """The record fields of the task's document key (its metric table's ``key`` columns); () when it has none."""
-    tables = tables_for(task, config)
-    key = tables[0].key if tables else None
-    return tuple(getattr(key, "names", ()) or ())
+    """The record fields of the task's document key (its facts' :attr:`~food_tasks.lmms.facts.TaskFacts.key`: its
+    metric table's ``key`` columns); () when it has none."""
+    return facts_of(task, config).key
 
 
-def doc_fields(task: str, config: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """The task's document key: each record field of :func:`key_names` -> the document column that holds it (the
-    same name, but for a regional task's ``id``: its ``metadata.regional`` id column)."""
-    names = key_names(task, config)
+def doc_fields(
+    task: str, config: Mapping[str, Any] | None = None, names: Sequence[str] | None = None
+) -> dict[str, str]:
+    """The task's document key: each record field of :func:`key_names` (or ``names``) -> the document column that
+    holds it (the same name, but for a regional task's ``id``: its ``metadata.regional`` id column)."""
+    names = key_names(task, config) if names is None else tuple(names)
     metadata = (config or {}).get("metadata")
     if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
-        from food_tasks.regional_tasks.scoring import Settings
-
-        column = Settings.from_metadata(metadata).id
+        column = metadata["regional"].get("id")
         return {n: column if n == "id" and column else n for n in names}
     return {n: n for n in names}
 
@@ -89,12 +88,16 @@ def doc_identity(fields: Sequence[str], row: Mapping[str, Any]) -> tuple[str, ..
 
 @dataclass
 class Source:
-    """The run to re-score: its results file, its JSON, and its samples files by task."""
+    """The run to re-score: its results file, its JSON, its samples files by task and each task's facts; each file
+    read once (:func:`read_samples` keeps what it read), and the re-score's results once written (:func:`rescore`)."""
 
     results: Path
     data: dict
     tasks: list[str]  # leaf tasks of ours with a samples file
     samples: dict[str, Path]
+    facts: dict[str, TaskFacts] = field(default_factory=dict)  # task -> what its results mean
+    read: dict[str, list[dict]] = field(default_factory=dict, repr=False)  # task -> its samples, once read
+    written: dict | None = field(default=None, repr=False)  # the re-score's results JSON, as rescore() wrote it
 
     @property
     def top(self) -> list[str]:
@@ -129,8 +132,9 @@ def read_source(run: str | Path) -> Source:
     data = runfiles.read_results(path)
     configs = data.get("configs") or {}
     tasks = [t for t in data["results"] if t in configs]
+    facts = {t: facts_of(t, configs.get(t), data["results"].get(t)) for t in tasks}
     ours = catalogue.index()
-    unknown = [t for t in tasks if not tables_for(t, configs.get(t)) and t not in ours]
+    unknown = [t for t in tasks if not facts[t].tables and t not in ours]
     if unknown:
         names = sorted(n for n in ours if not n.startswith("_"))
         shown = ", ".join(names[:40]) + (f" ... ({len(names)} in all; `food-tasks list`)" if len(names) > 40 else "")
@@ -148,11 +152,14 @@ def read_source(run: str | Path) -> Source:
                 "re-run the evaluation with --log_samples"
             )
         samples[task] = found
-    return Source(path, data, tasks, samples)
+    return Source(path, data, tasks, samples, facts)
 
 
 def read_samples(source: Source, task: str) -> list[dict]:
-    """The task's samples, each checked (a JSON object with the model's answer); raises naming file and line."""
+    """The task's samples, each checked (a JSON object with the model's answer), read once; raises naming file and
+    line."""
+    if task in source.read:
+        return source.read[task]
     path = source.samples[task]
     out = []
     with open(path, "rb") as handle:
@@ -180,6 +187,7 @@ def read_samples(source: Source, task: str) -> list[dict]:
             f"{path}: {len(out)} samples, the results file counts {expected} for {task}: the samples file is "
             "truncated; re-run the evaluation with --log_samples"
         )
+    source.read[task] = out
     return out
 
 
@@ -197,12 +205,18 @@ def answer_text(sample: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) or value is None else json.dumps(value, ensure_ascii=False)
 
 
-def sample_lines(task: str, config: Mapping[str, Any] | None, samples: Sequence[Mapping[str, Any]]) -> list[dict]:
+def sample_lines(
+    task: str,
+    config: Mapping[str, Any] | None,
+    samples: Sequence[Mapping[str, Any]],
+    facts: TaskFacts | None = None,
+) -> list[dict]:
     """One line per sample of ``task``: the task, the record's key fields, ``doc_id``, the answer, the image status
-    and the token counts lmms-eval recorded (``token_counts``, where the backend reported any)."""
-    fields = doc_fields(task, config)
-    tables = tables_for(task, config)
-    first = next(iter(tables[0])) if tables else None
+    and the token counts lmms-eval recorded (``token_counts``, where the backend reported any); ``facts``: the task's
+    (resolved here when None)."""
+    facts = facts_of(task, config) if facts is None else facts
+    fields = doc_fields(task, config, facts.key)
+    first = next(iter(facts.table)) if facts.table is not None else None
     lines = []
     for sample in samples:
         record = sample.get(first) if first else None
@@ -225,7 +239,11 @@ def sample_lines(task: str, config: Mapping[str, Any] | None, samples: Sequence[
 def responses_lines(source: Source) -> list[dict]:
     """The :func:`sample_lines` of every task of the run: what the replay model answers."""
     configs = source.data.get("configs") or {}
-    return [line for task in source.tasks for line in sample_lines(task, configs.get(task), read_samples(source, task))]
+    return [
+        line
+        for task in source.tasks
+        for line in sample_lines(task, configs.get(task), read_samples(source, task), source.facts.get(task))
+    ]
 
 
 def line_identity(line: Mapping[str, Any]) -> tuple[str, ...]:
@@ -254,14 +272,14 @@ def changed_gold(source: Source, written: Path) -> dict[str, list[str]]:
         config = configs.get(task)
         before = read_samples(source, task)
         recorded: dict[tuple[str, ...], set[str]] = {}
-        for line, sample in zip(sample_lines(task, config, before), before):
+        for line, sample in zip(sample_lines(task, config, before, source.facts.get(task)), before):
             if "target" in sample:  # a sample without one (edited) has nothing to compare
                 recorded.setdefault(line_identity(line), set()).add(_gold(sample))
         with open(found, encoding="utf-8") as handle:
             after = [json.loads(raw) for raw in handle if raw.strip()]
         out[task] = sorted(
             "+".join(key)
-            for line, sample in zip(sample_lines(task, config, after), after)
+            for line, sample in zip(sample_lines(task, config, after, source.facts.get(task)), after)
             if (key := line_identity(line)) in recorded and _gold(sample) not in recorded[key]
         )
     return out
@@ -408,14 +426,15 @@ def more_runs(source: Source, present: Sequence[str]) -> list[str]:
 
 
 def rescore(
-    run: str | Path,
+    run: str | Path | Source,
     out: str | Path | None = None,
     force: bool = False,
-    runner: Callable[[list[str], dict[str, str], Path], Any] = subprocess_runner,
+    runner: Callable[[list[str], dict[str, str], Path], Any] | None = None,
 ) -> Path:
     """Re-score ``run`` into ``out``; the new results file. Raises :class:`RescoreError`; what this call wrote
-    under ``out`` (and ``out`` itself, where it made it) is removed then, nothing that was there before."""
-    source = read_source(run)
+    under ``out`` (and ``out`` itself, where it made it) is removed then, nothing that was there before. ``run``: a
+    run's folder or results file, or its :class:`Source` already read (each of its files is read once)."""
+    source = run if isinstance(run, Source) else read_source(run)
     target = Path(out) if out is not None else default_out(source)
     run_root = output_root(source)
     resolved = target.resolve()
@@ -439,7 +458,7 @@ def rescore(
     present = set(target.rglob("*"))  # what OUT held before lmms-eval ran (--force): never removed
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     try:
-        result = runner(command(source, target, responses), env, Path.cwd())
+        result = (runner or subprocess_runner)(command(source, target, responses), env, Path.cwd())
     except BaseException:  # interrupted (Ctrl-C): what this command wrote goes too
         _remove_new(target, present - {responses, matching_path}, created)
         raise
@@ -471,6 +490,7 @@ def rescore(
             data["n-samples"][task]["effective"] = effective - len(counts["new"])
     data[PROVENANCE] = provenance(source, matching)
     written.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    source.written = data
     return written
 
 
@@ -534,13 +554,17 @@ def _remove_new(target: Path, kept: set[Path], created: Sequence[Path]) -> None:
             folder.rmdir()
 
 
-def summary(written: Path, source_results: Path) -> str:
-    """What the command prints after the run: the files, the documents not matched, the variants missing."""
-    data = runfiles.read_results(written)
+def summary(written: Path, source_results: Path | Source) -> str:
+    """What the command prints after the run: the files, the documents not matched, the variants missing
+    (``source_results``: the source run's results file, or its :class:`Source` as :func:`rescore` left it: then no
+    file is read again)."""
+    source = source_results if isinstance(source_results, Source) else read_source(source_results)
+    found = source.written if isinstance(source_results, Source) else None
+    data = found if found is not None else runfiles.read_results(written)
     info = data.get(PROVENANCE) or {}
     lines = [
         f"food-tasks rescore: {written}",
-        f"  a re-score of {source_results}",
+        f"  a re-score of {source.results}",
         f"  model: {info.get('source_model')}",
     ]
     for task, counts in sorted((info.get("documents") or {}).items()):
@@ -563,7 +587,6 @@ def summary(written: Path, source_results: Path) -> str:
                 f"  {task}: {len(counts['changed'])} document(s) changed their gold answer since the run"
                 f"{_listed(counts['changed'])}: their scores use the new one"
             )
-    source = read_source(source_results)
     extra = more_runs(source, list(data.get("results") or {}))
     if extra:
         lines.append("  measures that need one more run (generation):")
@@ -581,7 +604,7 @@ def _listed(identities: Sequence[str] | None, shown: int = 5) -> str:
 
 def main(args: Any) -> int:
     """``food-tasks rescore``: re-score ``args.run`` into ``args.output``; prints :func:`summary`; 0."""
-    source = results_file(args.run)
-    written = rescore(args.run, args.output, force=args.force)
+    source = read_source(args.run)
+    written = rescore(source, args.output, force=args.force)
     print(summary(written, source), flush=True)
     return 0

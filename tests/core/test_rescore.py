@@ -559,3 +559,34 @@ def test_the_console_script_rescores_and_report_and_compare_read_the_result(keye
     assert len(rows) > 10 and {row[0] for row in rows} >= {"cider", "acc"}, compare.stdout
     # A - B: no difference anywhere (an absent metric, such as CLIPScore without its model, is absent in both)
     assert [row for row in rows if row[3] != "+0.00" and row[1:3] != ["absent", "absent"]] == [], compare.stdout
+
+
+def test_rescore_reads_each_file_of_the_source_run_once(source, tmp_path, monkeypatch):
+    """Issue 42: ``food-tasks rescore`` read the source results file twice and each samples file twice (the re-score,
+    then the summary; the responses, then the gold answers); its own new results file twice too."""
+    from argparse import Namespace
+
+    from food_tasks.lmms import runfiles
+
+    run = copy(source, tmp_path)
+    opened: list[Path] = []
+    real_read, real_open = runfiles.read_results, open
+
+    def read_results(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(Path(path).resolve())
+        return real_read(path, *args, **kwargs)
+
+    def spy_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(Path(path).resolve())
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(runfiles, "read_results", read_results)
+    monkeypatch.setattr(rescore, "open", spy_open, raising=False)
+    monkeypatch.setattr(rescore, "subprocess_runner", in_process)
+    assert rescore.main(Namespace(run=str(run), output=str(tmp_path / "out"), force=False)) == 0
+    mine = [p for p in opened if run.resolve() in p.parents]
+    samples = [p for p in mine if "_samples_" in p.name]
+    assert len(samples) > 10 and len(samples) == len(set(samples)), sorted(samples)
+    assert mine.count(results(run).resolve()) == 1
+    (written,) = (tmp_path / "out").rglob("*_results.json")
+    assert opened.count(written.resolve()) == 1  # read once to add the provenance; the summary reads none
