@@ -70,6 +70,15 @@ def _map_source_tree() -> None:
 _map_source_tree()
 
 
+def folder_of(name: str) -> _Path:
+    """The folder of ``food_tasks.utils`` or ``food_tasks.yaml_tasks`` (``name``): inside the package when installed,
+    the clone's top-level folder otherwise (as :class:`_SourceTreeFinder` maps them), found without importing it."""
+    if name not in _SUBPACKAGES:
+        raise ValueError(f"{name!r} is not one of {_SUBPACKAGES}")
+    here = _Path(__file__).resolve().parent
+    return here / name if (here / name).is_dir() else here.parent / name
+
+
 # Every module-level cache the package keeps, in one place: (module, name). A function memoised by ``functools``
 # is cleared with ``cache_clear``; a dict, list or set is emptied; anything else is the module's own reset function,
 # called. A module that is not imported has nothing cached. tests/core/test_reset.py fails when a module of the

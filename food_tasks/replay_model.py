@@ -52,8 +52,6 @@ packaged sample task (README.md, "food_tasks_replay") keyed by ``qa_id+lang``::
 from __future__ import annotations
 
 import json
-import math
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,6 +61,7 @@ from lmms_eval.api.model import lmms
 from loguru import logger
 
 from food_tasks.data import images
+from food_tasks.data.predictions import JSONL_HELP, bad_file, load_responses
 from food_tasks.errors import RunStopped
 from food_tasks.lmms.results_table import RUN_NOTES
 from food_tasks.regional_tasks.config import fit
@@ -72,89 +71,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from lmms_eval.api.instance import Instance
 
 
-JSONL_HELP = (
-    'responses= takes a JSON Lines file: one JSON object per line, such as {"doc_id": 0, "response": "2"} '
-    "(the document fields named by keys=, and the answer under 'response' or 'prediction')"
-)
 MODEL_ID = "food_tasks_replay"
 SHOWN = 3  # unmatched documents named in the message that stops a run
 _NO_FIELD = object()  # a keys= field the document does not have
 NOT_SCORED = -1  # keys=identity: the doc_id of a request whose document the source run did not answer
-
-
-def _fail(path: Path, message: str) -> ValueError:
-    """The error naming a predictions file (on a line of its own), what is wrong, and what the file must hold, in
-    lines of at most 120 columns."""
-    return ValueError(fit(f"food_tasks_replay: responses file\n  {path}\n  {message}.\n  {JSONL_HELP}."))
-
-
-def load_responses(responses: str | Path, keys: tuple[str, ...]) -> dict[tuple, str]:
-    """Read a predictions file into ``{(task or None, key values): answer text}``.
-
-    Raises:
-        FileNotFoundError: the file does not exist.
-        ValueError: the file is a JSON array, or a line is not valid JSON, not an object, or lacks the
-            answer or a key field; the message names the file and the line number (1-based, in the file).
-    """
-    path = Path(responses)
-    if not path.is_file():
-        raise FileNotFoundError(fit(f"food_tasks_replay: responses file {path} does not exist.\n  {JSONL_HELP}."))
-    answers: dict[tuple, str] = {}
-    first_line: dict[tuple, int] = {}
-    seen_content = False
-    with path.open("rb") as fh:  # bytes, decoded line by line: a decoding error gets its exact line number
-        for number, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as err:
-                raise _fail(
-                    path, f"line {number} is not UTF-8 text ({err.reason} at byte {err.start + 1} of the line)"
-                ) from None
-            stripped = line.strip()
-            if not stripped:
-                continue
-            if not seen_content and stripped.startswith("["):
-                raise _fail(
-                    path,
-                    "is a JSON array, not JSON Lines; convert it with "
-                    'python -c "import json,sys; [print(json.dumps(r, ensure_ascii=False)) for r in '
-                    'json.load(open(sys.argv[1]))]" '
-                    f"{shlex.quote(str(path))} > {shlex.quote(str(path.with_suffix('.jsonl')))}",
-                )
-            seen_content = True
-            try:
-                row = json.loads(stripped)
-            except ValueError as err:
-                raise _fail(
-                    path,
-                    f"line {number} is not valid JSON ({getattr(err, 'msg', err)}, column "
-                    f"{getattr(err, 'colno', '?')})",
-                ) from None
-            if not isinstance(row, dict):
-                raise _fail(path, f"line {number} is a JSON {type(row).__name__}, not an object")
-            if "response" not in row and "prediction" not in row:
-                raise _fail(path, f"line {number} has no 'response' (or 'prediction') field")
-            missing_keys = [k for k in keys if k not in row]
-            if missing_keys:
-                raise _fail(
-                    path, f"line {number} lacks {', '.join(map(repr, missing_keys))}, named by keys={'+'.join(keys)}"
-                )
-            text = row["response"] if "response" in row else row["prediction"]
-            # null or NaN (pandas writes missing outputs as NaN) is no answer, not the text "nan".
-            missing = text is None or (isinstance(text, float) and math.isnan(text))
-            key = (row.get("task"), tuple(str(row[k]) for k in keys))
-            answer = "" if missing else str(text)
-            if key in answers and answers[key] != answer:
-                named = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key[1])) + (f", task={key[0]!r}" if key[0] else "")
-                raise _fail(
-                    path,
-                    f"line {number} repeats the key of line {first_line[key]} ({named}) with a different answer: "
-                    f"keys={'+'.join(keys)} does not identify one document; name more fields in keys= "
-                    f"(for example keys=qa_id+lang) or add a 'task' field",
-                )
-            answers[key] = answer
-            first_line.setdefault(key, number)
-    return answers
 
 
 def _identity_lines(path: Path) -> dict[str, list[dict]]:
@@ -169,13 +89,13 @@ def _identity_lines(path: Path) -> dict[str, list[dict]]:
             try:
                 row = json.loads(line)
             except ValueError as err:
-                raise _fail(path, f"line {number} is not valid JSON ({err})") from None
+                raise bad_file(path, f"line {number} is not valid JSON ({err})") from None
             if (
                 not isinstance(row, dict)
                 or not isinstance(row.get("task"), str)
                 or not isinstance(row.get("identity"), dict)
             ):
-                raise _fail(path, f"line {number} lacks 'task' or an 'identity' object, named by keys=identity")
+                raise bad_file(path, f"line {number} lacks 'task' or an 'identity' object, named by keys=identity")
             out.setdefault(row["task"], []).append(row)
     return out
 

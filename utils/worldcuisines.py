@@ -13,11 +13,11 @@ from pathlib import Path
 
 from food_tasks.benchmarks.worldcuisines import circular
 from food_tasks.benchmarks.worldcuisines import data as wc_data
-from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
-from food_tasks.benchmarks.worldcuisines.tables import CIRCULAR_TABLE, TABLES
+from food_tasks.benchmarks.worldcuisines import tables as wc_tables
+from food_tasks.benchmarks.worldcuisines.tables import CIRCULAR_TABLE
 from food_tasks.data.hub import stop_run_on_data_error
 from food_tasks.hooks import rotation
-from food_tasks.hooks.convention import Doc, Docs, HookKwargs, Output, Record, results_hook
+from food_tasks.hooks.convention import Doc, Docs, HookKwargs
 from food_tasks.hooks.messages import build_messages
 from food_tasks.sample_data import SAMPLE_ROOT
 from food_tasks.tasks.noimage import images_wanted
@@ -92,19 +92,12 @@ doc_to_messages_oeq_sample = doc_to_messages_oeq
 # The metric tables, scales and error bars: food_tasks/benchmarks/worldcuisines/tables.py.
 
 
-def score_mcq(doc: Doc, output: Output) -> Record:
-    """The scored record of one multiple-choice answer (parsed option, correctness, image_missing)."""
-    return wc_scoring.score_mcq(doc, output, image_missing=wc_data.image_missing(doc))
-
-
-def score_oeq(doc: Doc, output: Output) -> Record:
-    """The scored record of one open-ended answer (the three match rules, image_missing)."""
-    return wc_scoring.score_oeq(doc, output, image_missing=wc_data.image_missing(doc))
-
-
-process_results_mcq = results_hook(score_mcq, TABLES["mcq"])
-process_results_oeq = results_hook(score_oeq, TABLES["oeq"])
-process_results_oeq_sample = results_hook(score_oeq, TABLES["oeq_sample"])
+# The per-document scorers (image status included) and the tasks' process_results are declared beside the tables,
+# where the official re-scoring (food_tasks.benchmarks.worldcuisines.official) takes them too.
+score_mcq, score_oeq = wc_tables.score_mcq, wc_tables.score_oeq
+process_results_mcq = wc_tables.process_results_mcq
+process_results_oeq = wc_tables.process_results_oeq
+process_results_oeq_sample = wc_tables.process_results_oeq_sample
 
 # The _circular MCQ tasks (food_tasks.hooks.rotation.Circular): each document asked once per rotation of its options
 # (food_tasks.benchmarks.worldcuisines.circular); images, prompt hook and scorer are the MCQ task's.

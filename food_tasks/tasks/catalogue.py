@@ -12,16 +12,16 @@ import functools
 from pathlib import Path
 from typing import Any
 
+import food_tasks
 from food_tasks.errors import RunStopped
 
 FUNCTION_TAG = "!function"
 
 
 def task_dir() -> Path:
-    """Return the installed task directory (usable as ``--include_path``)."""
-    from food_tasks import yaml_tasks
-
-    return Path(yaml_tasks.__file__).resolve().parent
+    """Return the installed task directory (usable as ``--include_path``): ``food_tasks.yaml_tasks``'s folder, found
+    without importing the data folder (:func:`food_tasks.folder_of`)."""
+    return food_tasks.folder_of("yaml_tasks")
 
 
 @functools.lru_cache(maxsize=1)

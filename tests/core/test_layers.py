@@ -156,6 +156,46 @@ def test_only_the_face_imports_the_benchmark_packages():
     assert wrong == []
 
 
+def _named(module: str) -> list[tuple[str, int]]:
+    """Every dotted name of ours a module's source imports (those inside functions included), as written: a data
+    folder such as ``food_tasks.yaml_tasks`` is no module of :data:`MODULES`, so :func:`imports` cannot name it."""
+    path = MODULES[module]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out += [(f"{node.module}.{a.name}", node.lineno) for a in node.names]
+    return [(name, line) for name, line in out if name.startswith("food_tasks")]
+
+
+def test_nothing_below_imports_the_hook_modules_or_a_data_folder():
+    # Issue 42: catalogue imported food_tasks.yaml_tasks (a folder of YAML) to learn its path, and the WorldCuisines
+    # official re-scoring imported its hook module, inside functions where the graph of layers did not look. The hook
+    # modules (food_tasks.utils) are named by the task YAML alone; the YAML folder is found by food_tasks.folder_of.
+    wrong = [
+        f"{m} imports {name} at line {line}"
+        for m in sorted(MODULES)
+        if not m.startswith("food_tasks.utils")
+        for name, line in _named(m)
+        if name.startswith(("food_tasks.utils", "food_tasks.yaml_tasks"))
+    ]
+    assert wrong == []
+
+
+def test_no_benchmark_module_imports_the_face():
+    # A benchmark package sits beneath the face (the CLI imports it): its imports, those inside functions included,
+    # reach the core and its own package, never a module of the face (official.py imported the replay model's reader).
+    wrong = [
+        f"{m} imports {t} at line {line}"
+        for m in sorted(MODULES)
+        if m.startswith("food_tasks.benchmarks")
+        for t, line, _ in imports(m)
+        if LAYERS.get(t) == FACE
+    ]
+    assert wrong == []
+
+
 def test_no_private_name_is_imported_across_core_modules():
     found = [
         f"{m} imports {n} from {t} at line {line}"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from functools import partial
 
+from food_tasks.benchmarks.worldcuisines import data as wc_data
 from food_tasks.benchmarks.worldcuisines import parsing as wc_parsing
 from food_tasks.benchmarks.worldcuisines import scoring as wc_scoring
 from food_tasks.hooks import rotation
-from food_tasks.hooks.convention import TRUNCATED_RATE, Metric, MetricTable
+from food_tasks.hooks.convention import TRUNCATED_RATE, Doc, Metric, MetricTable, Output, Record, results_hook
 from food_tasks.stats import uncertainty as stats
 
 # Scales as the official scorer prints them: accuracies and the unparsed rate in percent (macro averages
@@ -110,3 +111,22 @@ CIRCULAR_TABLE = MetricTable(
     key=stats.column("qa_id", "lang", "rotation"),
     cluster=CLUSTER,
 )
+
+
+# --------------------------------------------------------------------------- the tasks' process_results
+# (utils/worldcuisines.py hands them to lmms-eval; the official re-scoring, official.score_replay, scores with them)
+
+
+def score_mcq(doc: Doc, output: Output) -> Record:
+    """The scored record of one multiple-choice answer (parsed option, correctness, image_missing)."""
+    return wc_scoring.score_mcq(doc, output, image_missing=wc_data.image_missing(doc))
+
+
+def score_oeq(doc: Doc, output: Output) -> Record:
+    """The scored record of one open-ended answer (the three match rules, image_missing)."""
+    return wc_scoring.score_oeq(doc, output, image_missing=wc_data.image_missing(doc))
+
+
+process_results_mcq = results_hook(score_mcq, TABLES["mcq"])
+process_results_oeq = results_hook(score_oeq, TABLES["oeq"])
+process_results_oeq_sample = results_hook(score_oeq, TABLES["oeq_sample"])
