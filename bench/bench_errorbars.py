@@ -16,9 +16,10 @@ import random
 import statistics
 import time
 
+from food_tasks.benchmarks.worldcuisines import tables as wc_tables
 from food_tasks.hooks import convention as hooks
 from food_tasks.lmms import errorbars
-from food_tasks.utils import worldcuisines as wc
+from food_tasks.stats import paired
 
 SUBTASKS = ("1a_nocontext", "1b_contextualized", "1c_adversarial", "2_location")
 LANGS = [f"lang{i:02d}" for i in range(30)]
@@ -73,7 +74,7 @@ def records(kind: str, subtask: int, rng: random.Random) -> list[dict]:
 
 
 def run(kind: str, iters: int, rng: random.Random) -> dict[str, float]:
-    table = wc.TABLES[kind if kind == "mcq" else "oeq_sample"]
+    table = wc_tables.TABLES[kind if kind == "mcq" else "oeq_sample"]
     outputs = {}
     sample_metrics_by_task = {}
     for i, subtask in enumerate(SUBTASKS):
@@ -115,9 +116,7 @@ def run(kind: str, iters: int, rng: random.Random) -> dict[str, float]:
     start = time.perf_counter()
     for task, sample_metrics in sample_metrics_by_task.items():
         mine = [p.record for p in next(iter(sample_metrics.values()))]
-        errorbars.compare_tasks(
-            errorbars.RunTask(table, mine), errorbars.RunTask(table, other[task]), names, iters, task
-        )
+        paired.compare_tasks(paired.RunTask(table, mine), paired.RunTask(table, other[task]), names, iters, task)
     outputs["paired comparisons s"] = time.perf_counter() - start
     return outputs
 

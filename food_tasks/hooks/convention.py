@@ -118,7 +118,7 @@ class MetricTable(Mapping[str, Metric]):
     ``table["acc"](records)`` gives the value). ``consistency``: a :class:`food_tasks.stats.consistency.View` saying
     how the records read across languages and contexts (the measures computed across tasks), or None.
     ``headline``: the metric the benchmark's report leads with, where that is not the first metric with an
-    estimator (a caption benchmark: CIDEr after BLEU-4); :func:`food_tasks.lmms.errorbars.headline_of` reads it.
+    estimator (a caption benchmark: CIDEr after BLEU-4); :func:`food_tasks.stats.paired.headline_of` reads it.
     """
 
     def __init__(

@@ -154,8 +154,9 @@ def test_compare_prints_why_once_under_its_table(runs, monkeypatch):
 
 
 def test_a_baseline_comparison_never_pairs_a_judge_figure(monkeypatch, tmp_path):
-    """lmms-eval's --baseline (errorbars.compare_tasks, _baseline): a judge figure is not rebuilt from the baseline's
-    samples (that re-judged the baseline's answers with today's judge); the other metrics are still paired."""
+    """lmms-eval's --baseline (stats.paired.compare_tasks, errorbars._baseline): a judge figure is not rebuilt from the
+    baseline's samples (that re-judged the baseline's answers with today's judge); the other metrics are still
+    paired."""
     from food_tasks.lmms import errorbars
 
     def no_judge(*args, **kwargs):  # type: ignore[no-untyped-def]

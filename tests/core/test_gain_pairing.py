@@ -174,7 +174,7 @@ def test_the_caption_image_gain_is_cider_in_compare_and_the_report(run_dir, tmp_
 
 @pytest.mark.e2e
 def test_compare_and_baseline_lead_with_the_same_headline_as_the_report(run_dir, tmp_path, monkeypatch):
-    """One headline rule (errorbars.headline_of): compare's headline rows and --baseline's paired columns took the
+    """One headline rule (stats.paired.headline_of): compare's headline rows and --baseline's paired columns took the
     table's first metric with an estimator (BLEU-4 for Food-500 Cap) while the report and the image gain take CIDEr."""
     from food_tasks.lmms import errorbars
     from food_tasks.runs.paired import compare_runs
