@@ -94,6 +94,7 @@ doc_to_messages_oeq_sample = doc_to_messages_oeq
 
 # The per-document scorers (image status included) and the tasks' process_results are declared beside the tables,
 # where the official re-scoring (food_tasks.benchmarks.worldcuisines.official) takes them too.
+TABLES = wc_tables.TABLES  # the metric tables (yaml_tasks/worldcuisines/_generate_configs.py reads them here)
 score_mcq, score_oeq = wc_tables.score_mcq, wc_tables.score_oeq
 process_results_mcq = wc_tables.process_results_mcq
 process_results_oeq = wc_tables.process_results_oeq
