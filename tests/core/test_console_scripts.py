@@ -5,8 +5,10 @@ built afresh), started outside the repository. The other end-to-end tests run lm
 (tests/inprocess.py) for speed; these prove the real entry points.
 
 Kept few and cheap: one replay run of DiningBench's packaged classification sample and its image-free twin (2
-documents each), re-scored (a second run for compare), reported without charts; the demo runs one sample task
-(``--tasks``, the demo's own flag) on the session's tiny model (built once, where the demo looks for it).
+documents each), re-scored (a second run for compare), reported without charts. ``food-tasks demo`` is the one of
+tests/worldcuisines/test_worldcuisines_e2e.py (``test_tiny_qwen2_vl_through_lmms_eval_hf_backend``): its console
+script, in the same user's environment, on three sample tasks (``--tasks``, the demo's own flag) and the session's
+tiny model (built once, where the demo looks for it), so the demo's lmms-eval run is paid once.
 """
 
 from __future__ import annotations
@@ -79,10 +81,3 @@ def test_report_rescore_and_compare_of_a_run(run_a, tmp_path):
     assert compared.returncode == 0, compared.stderr[-3000:]
     assert "A = " in compared.stdout and "Image gain (with the image minus without it)" in compared.stdout
     assert TASK in compared.stdout.splitlines()
-
-
-def test_demo_on_one_sample_task(tiny_qwen2_vl, tmp_path):
-    proc = food_tasks("demo", "--tasks", TASK, "--output_path", str(tmp_path / "demo"), cwd=tmp_path, timeout=900)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "food-tasks demo: OK." in proc.stdout
-    assert list((tmp_path / "demo").rglob("*_results.json"))

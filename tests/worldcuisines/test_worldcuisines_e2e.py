@@ -148,8 +148,9 @@ def test_missing_data_fails_loudly_and_names_the_path(tmp_path):
 
 
 def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
-    """`food-tasks demo` (the console script): packaged sample tasks, images through lmms-eval's qwen2_vl backend
-    on CPU (the tiny model of the session's cache, where the demo looks for it).
+    """`food-tasks demo` (the console script, in a process with nothing of tests/ on its path): packaged sample tasks,
+    images through lmms-eval's qwen2_vl backend on CPU (the tiny model of the session's cache, where the demo looks
+    for it).
 
     The WorldCuisines MCQ and FAM-Bench sample tasks only (44 generations): the whole demo (every benchmark's sample
     tasks) is the README's first command, which CI runs just before the tests; the OEQ group's headline row
@@ -162,8 +163,19 @@ def test_tiny_qwen2_vl_through_lmms_eval_hf_backend(tmp_path, tiny_qwen2_vl):
     script = Path(sys.executable).with_name("food-tasks")
     command = [str(script)] if script.is_file() else [sys.executable, "-m", "food_tasks.cli"]
     tasks = "worldcuisines_mcq_sample,fambench_task1_sample,fambench_task2_ctc_sample"
+    import os
+
+    import sandbox
+
+    # As a user's shell runs it: nothing of tests/ on the path (no test speedups; lmms-eval's own task index built
+    # afresh), the session's sandboxed home and caches (the tiny model where the demo looks for it).
     proc = subprocess.run(
-        [*command, "demo", "--tasks", tasks], capture_output=True, text=True, timeout=900, cwd=tmp_path
+        [*command, "demo", "--tasks", tasks],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+        env=sandbox.as_user(dict(os.environ)),
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = tmp_path / "food_tasks_demo"  # the default --output_path, in the current directory (issue 19.4)
