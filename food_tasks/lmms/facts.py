@@ -2,9 +2,9 @@
 loaded (:func:`food_tasks.runs.run.from_results`), from the task's declarations alone.
 
 A task's facts are its metric tables (a regional task's from the ``metadata.regional`` block its results file's
-config holds, read without checking it again: the run checked it; one of ours from the tables its YAML's
-``process_results`` declares), its headline metric and that metric's direction
-(:func:`food_tasks.stats.paired.headline_of`), the decimals of each metric (:attr:`Metric.places
+config holds, read without checking it again: the run checked it; one of ours from the tables its benchmark's record
+declares for the ``process_results`` hook its YAML names: no hook module is imported), its headline metric and
+that metric's direction (:func:`food_tasks.stats.paired.headline_of`), the decimals of each metric (:attr:`Metric.places
 <food_tasks.hooks.convention.Metric.places>`, declared on the metric), the variant its config declares (image-free
 twin, rotation; :func:`food_tasks.tasks.registry.variant_in`, older results files through the one legacy mapping
 :func:`food_tasks.tasks.registry.legacy_variant`) and its base task, its document key and cluster columns, and the
@@ -24,6 +24,8 @@ from food_tasks.regional_tasks import scoring as regional_scoring
 from food_tasks.regional_tasks.scoring import RegionalConfigError
 from food_tasks.stats.paired import headline_of
 from food_tasks.tasks import catalogue, registry
+
+HOOKS = f"{catalogue.FUNCTION_TAG} food_tasks.utils."  # how a task YAML names one of our hooks
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,9 @@ class TaskFacts:
 
 def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[MetricTable, ...]:
     """The metric tables a task's records are reduced with: a regional task's from its ``metadata.regional``
-    (in the results JSON config, as the run read it: not checked again), one of ours from its YAML's
-    ``process_results``; ``()`` for other tasks."""
+    (in the results JSON config, as the run read it: not checked again), one of ours from the tables its benchmark's
+    record declares for the ``process_results`` hook its YAML names (:attr:`food_tasks.tasks.registry.Benchmark.tables`:
+    no hook module is imported); ``()`` for other tasks."""
     metadata = (config or {}).get("metadata")
     if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
         try:  # the run checked the block: it is read as the run read it, not checked again
@@ -95,10 +98,12 @@ def tables_for(task: str, config: Mapping[str, Any] | None = None) -> tuple[Metr
             ) from None
         return (regional_scoring.metric_table(settings),)
     path = catalogue.index().get(task)
-    if path is None:
+    ref = catalogue.yaml_key(path, "process_results") if path is not None else None
+    if not isinstance(ref, str) or not ref.startswith(HOOKS):
         return ()
-    hook = catalogue.function(catalogue.yaml_key(path, "process_results"))
-    return tuple(getattr(hook, "tables", ()) or ())
+    bench, _, hook = ref.removeprefix(HOOKS).rpartition(".")
+    found = registry.record(bench)
+    return tuple((found.tables.load() if found is not None and found.tables is not None else {}).get(hook, ()))
 
 
 def group_entries(group: str) -> tuple[Mapping[str, Any], ...]:

@@ -126,6 +126,9 @@ class Benchmark:
         report: :class:`Lazy` reference to the benchmark's :class:`food_tasks.report.BenchmarkSpec`
             (tables laid out like the paper's, breakdowns); ``None``: its tasks get the generic section.
         published: the published-numbers file beside the report tables, a name in ``food_tasks/report_data/``.
+        tables: :class:`Lazy` reference to ``{process_results hook name: its metric tables}`` (the hooks that the
+            task YAMLs name in ``utils/<name>.py``): a run read back finds a task's tables there, without importing
+            the hook module (:func:`food_tasks.lmms.facts.tables_for`).
     """
 
     name: str
@@ -141,6 +144,7 @@ class Benchmark:
     prefetch: Callable[..., int] | None = None
     report: Lazy | None = None
     published: str | None = None
+    tables: Lazy | None = None
 
     @property
     def published_path(self) -> Path | None:

@@ -468,3 +468,29 @@ def test_wheel_has_one_top_level_name_and_runs_in_a_fresh_venv(tmp_path):
     )
     assert results is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert results["results"]["worldcuisines_mcq_sample_1a_nocontext"]["acc,none"] == pytest.approx(100 / 3)
+
+
+def test_each_hooks_tables_are_declared_on_its_benchmarks_record():
+    """Issue 42: a run read back resolves a task's metric tables from its benchmark's record
+    (``Benchmark.tables``), never by importing the hook module its YAML names; the declared tables are the hook's own
+    (the same objects), for every task YAML we ship."""
+    import subprocess
+    import sys
+
+    from food_tasks.lmms.facts import tables_for
+    from food_tasks.tasks import catalogue
+
+    checked = 0
+    for name, path in sorted(catalogue.index().items()):
+        hook = catalogue.function(catalogue.yaml_key(path, "process_results"))
+        if hook is not None:
+            assert [id(t) for t in tables_for(name)] == [id(t) for t in hook.tables], name
+            checked += 1
+    assert checked > 100
+    code = (
+        "import sys\nfrom food_tasks.tasks import catalogue\nfrom food_tasks.lmms.facts import tables_for\n"
+        "assert all(tables_for(n) for n in catalogue.index() if catalogue.yaml_key(catalogue.index()[n], "
+        "'process_results'))\nprint(sorted(m for m in sys.modules if m.startswith('food_tasks.utils.')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr[-2000:]

@@ -80,5 +80,6 @@ BENCHMARK = Benchmark(
     write_sample=Lazy("food_tasks.benchmarks.diningbench.sample:write"),
     prefetch=prefetch,
     report=Lazy("food_tasks.benchmarks.diningbench.report:SPEC"),
+    tables=Lazy("food_tasks.benchmarks.diningbench.tables:HOOK_TABLES"),
     published="diningbench.json",
 )

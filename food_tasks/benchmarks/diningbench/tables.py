@@ -144,3 +144,12 @@ CIRCULAR_TABLE = MetricTable(
     key=stats.column("idx", "rotation"),
     cluster=stats.column("idx"),
 )
+
+# The tables of each process_results hook the task YAML names (food_tasks.lmms.facts reads a run's tables here, without
+# importing the hook module; tests/core/test_registration.py checks them against the hooks' own).
+HOOK_TABLES = {
+    "process_results_cls": (TABLES["cls"],),
+    "process_results_nutrition": (TABLES["nutrition"],),
+    "process_results_vqa": (TABLES["vqa"],),
+    "process_results_circular": (CIRCULAR_TABLE,),
+}

@@ -94,5 +94,6 @@ BENCHMARK = Benchmark(
     write_sample=Lazy("food_tasks.benchmarks.fambench.sample:write"),
     prefetch=prefetch,
     report=Lazy("food_tasks.benchmarks.fambench.report:SPEC"),
+    tables=Lazy("food_tasks.benchmarks.fambench.tables:HOOK_TABLES"),
     published="fambench.json",
 )

@@ -286,3 +286,13 @@ TABLES = {
         cluster=T2_CLUSTER,
     ),
 }
+
+# The tables of each process_results hook the task YAML names (food_tasks.lmms.facts reads a run's tables here, without
+# importing the hook module; tests/core/test_registration.py checks them against the hooks' own).
+HOOK_TABLES = {
+    "process_results_task1": (TABLES["task1"],),
+    "process_results_rank": (TABLES["rank"],),
+    "process_results_decision": (TABLES["decision"],),
+    "process_results_ctc": (TABLES["ctc"],),
+    "process_results_ctc_all": (TABLES["ctc_all"],),
+}

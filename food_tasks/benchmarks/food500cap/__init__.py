@@ -57,5 +57,6 @@ BENCHMARK = Benchmark(
     sample_tasks=("food500cap_caption_sample",),
     write_sample=Lazy("food_tasks.benchmarks.food500cap.sample:write"),
     report=Lazy("food_tasks.benchmarks.food500cap.report:SPEC"),
+    tables=Lazy("food_tasks.benchmarks.food500cap.tables:HOOK_TABLES"),
     published="food500cap.json",
 )

@@ -73,5 +73,6 @@ BENCHMARK = Benchmark(
     write_sample=Lazy("food_tasks.benchmarks.foodieqa.sample:write"),
     prefetch=prefetch,
     report=Lazy("food_tasks.benchmarks.foodieqa.report:SPEC"),
+    tables=Lazy("food_tasks.benchmarks.foodieqa.tables:HOOK_TABLES"),
     published="foodieqa.json",
 )

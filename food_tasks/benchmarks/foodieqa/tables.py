@@ -90,3 +90,7 @@ CIRCULAR_TABLE = MetricTable(
     key=stats.column("index", "rotation"),
     cluster=CLUSTER,
 )
+
+# The tables of each process_results hook the task YAML names (food_tasks.lmms.facts reads a run's tables here, without
+# importing the hook module; tests/core/test_registration.py checks them against the hooks' own).
+HOOK_TABLES = {"process_results": tuple(TABLES.values()), "process_results_circular": (CIRCULAR_TABLE,)}

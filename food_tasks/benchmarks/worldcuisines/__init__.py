@@ -65,5 +65,6 @@ BENCHMARK = Benchmark(
     sample_tasks=("worldcuisines_mcq_sample", "worldcuisines_oeq_sample"),
     write_sample=Lazy("food_tasks.benchmarks.worldcuisines.sample:write"),
     report=Lazy("food_tasks.benchmarks.worldcuisines.report:SPEC"),
+    tables=Lazy("food_tasks.benchmarks.worldcuisines.tables:HOOK_TABLES"),
     published="worldcuisines.json",
 )

@@ -112,6 +112,15 @@ CIRCULAR_TABLE = MetricTable(
     cluster=CLUSTER,
 )
 
+# The tables of each process_results hook the task YAML names (food_tasks.lmms.facts reads a run's tables here, without
+# importing the hook module; tests/core/test_registration.py checks them against the hooks' own).
+HOOK_TABLES = {
+    "process_results_mcq": (TABLES["mcq"],),
+    "process_results_oeq": (TABLES["oeq"],),
+    "process_results_oeq_sample": (TABLES["oeq_sample"],),
+    "process_results_circular": (CIRCULAR_TABLE,),
+}
+
 
 # --------------------------------------------------------------------------- the tasks' process_results
 # (utils/worldcuisines.py hands them to lmms-eval; the official re-scoring, official.score_replay, scores with them)
