@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from sample_records import SAMPLE_TASKS, leaf_tasks, scored
 
-from food_tasks.compare import table as compare
+from food_tasks.runs import load_run
+from food_tasks.runs import paired as compare
 from food_tasks.hooks import convention as hooks
 from food_tasks.lmms import errorbars
 from food_tasks.runs.paired import group_entries
@@ -168,8 +169,8 @@ def test_compare_runs_is_independent_of_either_runs_record_order(tmp_path):
     runs = []  # kept alive: errorbars caches a run's tasks by id()
 
     def compared(a_tasks: dict, b_tasks: dict, name: str) -> list:
-        run_a = compare.load_run(_write_run(tmp_path / f"{name}_a", a_tasks, group, members))
-        run_b = compare.load_run(_write_run(tmp_path / f"{name}_b", b_tasks, group, members))
+        run_a = load_run(_write_run(tmp_path / f"{name}_a", a_tasks, group, members))
+        run_b = load_run(_write_run(tmp_path / f"{name}_b", b_tasks, group, members))
         runs.extend((run_a, run_b))
         rows = compare.compare_runs(run_a, run_b, "all", ITERS)
         return [(row.name, row.metric, row.comparison) for row in rows]

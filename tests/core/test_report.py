@@ -492,9 +492,9 @@ def test_links_are_links_in_html_and_their_path_in_markdown():
 
 def test_compare_names_a_local_model_as_the_report_does(tmp_path):
     """The demo's model is a local path: compare's ``A = ...`` line and the report's tables show its short label."""
-    from food_tasks.compare import table as compare
+    from food_tasks.runs import load_run
 
     model = "/root/.cache/food_tasks/tiny-qwen2-vl"
     write_results(tmp_path / "a" / "x_results.json", f"pretrained={model}", {"worldcuisines_mcq_sample": {"acc": 1.0}})
-    assert compare.load_run(tmp_path / "a").label == "tiny-qwen2-vl"
+    assert load_run(tmp_path / "a").label == "tiny-qwen2-vl"
     assert report.build_report([tmp_path / "a"], tmp_path / "rep", charts=False)["runs"] == ["tiny-qwen2-vl"]
