@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from sample_records import SAMPLE_TASKS, leaf_tasks, scored
 
-from food_tasks.runs import load_run
-from food_tasks.runs import paired as compare
 from food_tasks.hooks import convention as hooks
 from food_tasks.lmms import errorbars
+from food_tasks.runs import load_run
+from food_tasks.runs import paired as compare
 from food_tasks.runs.paired import group_entries
 from food_tasks.stats import uncertainty as stats
 
