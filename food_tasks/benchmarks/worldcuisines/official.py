@@ -295,14 +295,14 @@ def mcq_documents(mirror: Path, subset: str = "small") -> dict[str, list[dict]]:
 
 def score_replay(replay: Path, documents: Mapping[str, Sequence[dict]]) -> dict[str, Scored]:
     """Every document answered from a ``food_tasks_replay`` file, as a run scores it: the answer the replay model
-    returns (:func:`food_tasks.data.predictions.load_responses`, keys qa_id+lang) through the task's
+    returns (:func:`food_tasks.lmms.predictions.load_responses`, keys qa_id+lang) through the task's
     ``process_results``.
 
     Raises:
         DataAccessError: a document has no answer in the file (naming the task and the first documents).
     """
     from food_tasks.benchmarks.worldcuisines.tables import TABLES, process_results_mcq
-    from food_tasks.data.predictions import load_responses
+    from food_tasks.lmms.predictions import load_responses
 
     answers = load_responses(replay, ("qa_id", "lang"))
     out = {}
