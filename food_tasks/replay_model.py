@@ -61,8 +61,8 @@ from lmms_eval.api.model import lmms
 from loguru import logger
 
 from food_tasks.data import images
-from food_tasks.lmms.predictions import JSONL_HELP, bad_file, load_responses
 from food_tasks.errors import RunStopped
+from food_tasks.lmms.predictions import JSONL_HELP, bad_file, load_responses
 from food_tasks.lmms.results_table import RUN_NOTES
 from food_tasks.regional_tasks.config import fit
 from food_tasks.runs import rescore
