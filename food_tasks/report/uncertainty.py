@@ -312,7 +312,7 @@ def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> li
             loaded = _error_run(run, task)
             if loaded is None or task not in loaded.groups:
                 continue
-            entries = [e for e in group_entries(loaded, task) if str(e.get("metric")) == metric]
+            entries = [e for e in group_entries(task) if str(e.get("metric")) == metric]
             best_of = bool(entries) and getattr(entries[-1].get("aggregation"), "__name__", "") == "group_max"
             found = best_of_bias(loaded, task, metric) if best_of else None
             if best_of and found is None:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from food_tasks.lmms.facts import group_entries as facts_group_entries
 from food_tasks.runs.run import Run, read_one, read_pair
 from food_tasks.stats import uncertainty as stats
 from food_tasks.stats.comparison import (
@@ -31,9 +32,10 @@ __all__ = [
 ]
 
 
-def group_entries(run: Run, group: str) -> list[dict]:
-    """The ``aggregate_metric_list`` of one of the run's groups (its facts: aggregation callables resolved), or []."""
-    return [dict(e) for e in run.facts_of(group).entries]
+def group_entries(group: str) -> list[dict]:
+    """The ``aggregate_metric_list`` of one of our groups (aggregation callables resolved), or []: what a run's facts
+    hold for it (:func:`food_tasks.lmms.facts.group_entries`)."""
+    return [dict(e) for e in facts_group_entries(group)]
 
 
 def compare_runs(a: Run, b: Run, metrics: str = "headline", iters: int = stats.DEFAULT_ITERS) -> list[Row]:
@@ -51,7 +53,7 @@ def compare_one(a: Run, b: Run, name: str, metric: str, iters: int = stats.DEFAU
 def best_of_bias(run: Run, group: str, metric: str, iters: int = stats.DEFAULT_ITERS) -> BestOf | None:
     """The selection bias of a group whose metric is the max over its tasks (None for other groups, or
     without the tasks' samples files): :func:`food_tasks.stats.paired.best_of`."""
-    entries = [e for e in group_entries(run, group) if str(e.get("metric")) == metric]
+    entries = [e for e in group_entries(group) if str(e.get("metric")) == metric]
     if not entries or getattr(entries[-1].get("aggregation"), "__name__", "") != "group_max":
         return None
     members = run.members(group)

@@ -35,7 +35,7 @@ from typing import Any
 import food_tasks
 from food_tasks.errors import ReportInputError
 from food_tasks.lmms import runfiles
-from food_tasks.lmms.facts import TaskFacts, facts_of
+from food_tasks.lmms.facts import NO_FIELD, TaskFacts, doc_fields, doc_identity, facts_of, key_names  # noqa: F401
 from food_tasks.runs.run import model_name
 from food_tasks.tasks import catalogue, registry
 
@@ -44,43 +44,11 @@ MAX_SHARE = 0.01  # documents gone or new, per task, beyond which the re-score s
 REPLAY = "food_tasks_replay"
 RESPONSES = "rescore_responses.jsonl"  # written under OUT: what the replay model answers
 MATCHING = "rescore_matching.json"  # written under OUT by the replay model: documents matched, new, gone
-NO_FIELD = "<no such field>"  # a key field a document lacks: its identity then matches no recorded answer
 VARIANT_NAMES = {"noimage": "image gain", "circular": "rotation (circular accuracy, flips)"}
 
 
 class RescoreError(ReportInputError):
     """A run that cannot be re-scored; the message names the file or task and what to do."""
-
-
-# ----------------------------------------------------------------------------------------- document identity
-
-
-def key_names(task: str, config: Mapping[str, Any] | None = None) -> tuple[str, ...]:
-    """The record fields of the task's document key (its facts' :attr:`~food_tasks.lmms.facts.TaskFacts.key`: its
-    metric table's ``key`` columns); () when it has none."""
-    return facts_of(task, config).key
-
-
-def doc_fields(
-    task: str, config: Mapping[str, Any] | None = None, names: Sequence[str] | None = None
-) -> dict[str, str]:
-    """The task's document key: each record field of :func:`key_names` (or ``names``) -> the document column that
-    holds it (the same name, but for a regional task's ``id``: its ``metadata.regional`` id column)."""
-    names = key_names(task, config) if names is None else tuple(names)
-    metadata = (config or {}).get("metadata")
-    if isinstance(metadata, Mapping) and isinstance(metadata.get("regional"), Mapping):
-        column = metadata["regional"].get("id")
-        return {n: column if n == "id" and column else n for n in names}
-    return {n: n for n in names}
-
-
-def doc_identity(fields: Sequence[str], row: Mapping[str, Any]) -> tuple[str, ...]:
-    """A document's identity: the values of its key ``fields`` (document columns), as text (``NO_FIELD`` for one
-    it lacks); for a task without key fields, ``("doc_id", <position>)``: its position (lmms-eval 0.7.3's
-    ``doc_hash`` is the same for every document, so it identifies none)."""
-    if fields:
-        return tuple(str(row[n]) if n in row else NO_FIELD for n in fields)
-    return ("doc_id", str(row.get("doc_id")))
 
 
 # ----------------------------------------------------------------------------------------- reading the source run
