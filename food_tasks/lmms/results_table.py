@@ -343,7 +343,7 @@ class Lead(str):
 def declared_headline(task: str, config: Any) -> str | None:
     """The headline a task's first table declares (:attr:`food_tasks.hooks.convention.MetricTable.headline`), else
     None (its first metric leads anyway, or the task is not ours)."""
-    from food_tasks.lmms.errorbars import tables_for
+    from food_tasks.lmms.facts import tables_for
 
     try:
         tables = tables_for(task, config if isinstance(config, Mapping) else None) if config is not None else []
