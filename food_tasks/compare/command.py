@@ -46,7 +46,12 @@ def output(path_a: str, path_b: str, metrics: str = "headline", iters: int | Non
         yield ERROR, "the two runs share no task of ours"
         return
     judged = [f"Judge figures (n/a): {WHY_NOT_PAIRED}."] if found.judged_na else []
-    judged += [f"{'AB'[side]} {task}: {line}" for side, task, line in pair.probes]  # each judge's probe figures
+    judged += probe_lines(pair.probes)  # each judge's probe figures
     judged = [textwrap.fill(line, table.WIDTH) for line in judged]
     for line in [*(table.lines(main) if main else []), *judged, *extra]:
         yield LINE, line
+
+
+def probe_lines(probes: list[tuple[int, str, str]]) -> list[str]:
+    """The probe figures of :attr:`~food_tasks.runs.run.Pair.probes`, one line each, named by run and task."""
+    return [f"{'AB'[side]} {task}: {line}" for side, task, line in probes]

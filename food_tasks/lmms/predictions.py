@@ -1,5 +1,5 @@
 """Predictions files (JSON Lines, one answer per document) as the ``food_tasks_replay`` model reads them
-(:mod:`food_tasks.replay_model`), and the official WorldCuisines re-scoring with it: :func:`load_responses`."""
+(:mod:`food_tasks.replay_model`), and a benchmark's official re-scoring with it: :func:`load_responses`."""
 
 from __future__ import annotations
 

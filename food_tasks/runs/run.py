@@ -426,13 +426,19 @@ def read_pair(a: Run, b: Run) -> Pair:
         for problem in comparability_problems([a, b], set(a.fingerprints) & set(b.fingerprints))
         if problem.startswith(f"{JUDGE_KEY} differs")
     ]
-    probes = [
+    probes = probes_of(a, b)
+    return Pair(a, b, reads, gains, sum(w.path != wo.path for w, wo, _, _ in pairs), same, family, differ, probes)
+
+
+def probes_of(a: Any, b: Any) -> list[tuple[int, str, str]]:
+    """Each judge's probe figures of runs A and B: ``(run: 0 A, 1 B; task; the judge_info probes' note line)``, by
+    task name (reads only ``run.metrics`` and ``run.value``)."""
+    return [
         (side, task, line)
         for side, run in enumerate((a, b))
         for task in sorted(run.metrics)
         for line in probe_notes(_probes(run.value(task, "judge_info")))
     ]
-    return Pair(a, b, reads, gains, sum(w.path != wo.path for w, wo, _, _ in pairs), same, family, differ, probes)
 
 
 def _probes(info: Any) -> Any:

@@ -144,10 +144,12 @@ class GainRead:
 
     @property
     def with_image(self) -> RunTask | None:
+        """The task with images, as its run read it (None: its samples file is missing)."""
         return self.records.get((self.sides[0], self.task))
 
     @property
     def without_image(self) -> RunTask | None:
+        """The image-free twin, as its run read it (None: its samples file is missing)."""
         return self.records.get((self.sides[1], self.twin))
 
     @property

@@ -203,8 +203,9 @@ def test_regional_judged_task_reports_probes_through_the_cli(tmp_path):
 
 def test_compare_shows_each_runs_probe_lines():
     from food_tasks.compare.command import probe_lines
+    from food_tasks.runs.run import probes_of
 
-    class _Run:  # the two methods probe_lines reads of a food_tasks.runs.Run
+    class _Run:  # the two things probes_of reads of a food_tasks.runs.Run
         def __init__(self, info):  # type: ignore[no-untyped-def]
             self.metrics = {"task_j": {"judge_info": info}, "task_x": {"acc": 1.0}}
 
@@ -214,12 +215,12 @@ def test_compare_shows_each_runs_probe_lines():
     rate = {"value": 25.0, "interval": [10.0, 40.0], "count": 6, "n": 24}
     miss = {"value": 0.0, "interval": [0.0, 30.0], "count": 0, "n": 10}
     on = {"status": "on", "per_judge": {"j": {"judge_probe_false_credit_rate": rate, "judge_probe_miss_rate": miss}}}
-    lines = probe_lines(_Run({"probes": on}), _Run({"probes": {"status": P.OFF}}))
+    lines = probe_lines(probes_of(_Run({"probes": on}), _Run({"probes": {"status": P.OFF}})))
     assert lines == [
         "A task_j: Judge probes, j: false credit 6/24 (25 %), miss 0/10 (0 %): credits planted answers.",
         "B task_j: Judge probes: off (FOOD_TASKS_JUDGE_PROBES=0).",
     ]
-    assert probe_lines(_Run("not a mapping"), _Run({})) == []
+    assert probe_lines(probes_of(_Run("not a mapping"), _Run({}))) == []
 
 
 def test_table_note_lines():
