@@ -17,7 +17,8 @@ UNDEFINED = "undefined"  # a NaN metric (no pair to compare ...): each table say
 FEW = "†"
 FEW_NOTE = (
     f"{FEW}: fewer than {MIN_UNITS} independent units (clusters) behind the value: its normal interval is not to be "
-    "trusted (it is 0 wide when every unit scored the same, and it can cross the metric's bounds)."
+    "trusted (it is 0 wide when every unit scored the same; where it would cross the metric's bounds, a bounded "
+    "interval is shown instead)."
 )
 # The marks and intervals are explained once, in the report's first section; a table that carries them points there
 # (an anchor inside the report: it travels with the one-file HTML, as a link to a file beside it would not).
@@ -31,7 +32,10 @@ INTERVAL_NOTE = (
     f"method is explained in {ERROR_BARS_DOC} of the food-tasks source); the paper's numbers come without one. Where "
     "every independent unit scored alike (a 0 wide normal interval), a rate at 0 or 100% shows its Wilson interval "
     "over those units in brackets; a score that is not a proportion (a caption metric, an F1, an error) has no "
-    "Wilson interval and says so."
+    "Wilson interval and says so. Where the normal interval would leave the metric's range (a rate below 0 or "
+    "above 100%, a spread or an error below 0), the brackets show the interval the results file stores instead "
+    "(<metric>_stderr_ci): a rate's Wilson interval over the units its clustered standard error is worth, or the "
+    "percentile interval of the seeded cluster bootstrap (RStd and other skewed statistics)."
 )
 BINOMIAL_NOTE = (
     "[low, high]: the 95% Wilson interval of each group's rate over its n documents taken as independent "
