@@ -87,6 +87,10 @@ _CACHES = (
     # run state: what one lmms-eval run collects for its tables and notes
     ("food_tasks.lmms.errorbars", "_RUN"),
     ("food_tasks.lmms.results_table", "RUN_NOTES"),
+    (
+        "food_tasks.lmms.harness",
+        "GROUP_ENTRIES",
+    ),  # the aggregate_metric_list of this run's groups outside our catalogue
     ("food_tasks.data.images", "reset"),  # which images could not be decoded, and how many warnings were printed
     # task folders and YAML
     ("food_tasks.tasks.catalogue", "_INDEX"),

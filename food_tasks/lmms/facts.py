@@ -118,11 +118,44 @@ def group_entries(group: str) -> tuple[Mapping[str, Any], ...]:
     )
 
 
-def facts_of(name: str, config: Any, row: Mapping[str, Any] | None = None, group: bool = False) -> TaskFacts:
+# The results-file key holding the aggregate_metric_list of the run's groups that our catalogue does not hold (a
+# regional group under --include_path): {group: [{"metric", "aggregation", "weight_by_size"}, ...]}.
+GROUPS_KEY = "food_tasks_groups"
+
+
+def written_entries(groups: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """What a run writes under :data:`GROUPS_KEY`: of each group (name -> (config, leaves), as lmms-eval's index holds
+    it) that our catalogue does not hold, its ``aggregate_metric_list`` as plain JSON (an aggregation function by
+    its name)."""
+    index = catalogue.index()
+    return {
+        name: [
+            {
+                "metric": str(e.get("metric")),
+                "aggregation": a
+                if isinstance(a := e.get("aggregation", "mean"), str)
+                else getattr(a, "__name__", "mean"),
+                "weight_by_size": bool(e.get("weight_by_size", False)),
+            }
+            for e in config.get("aggregate_metric_list") or []
+            if isinstance(e, Mapping)
+        ]
+        for name, (config, _) in groups.items()
+        if name not in index and isinstance(config, Mapping)
+    }
+
+
+def facts_of(
+    name: str, config: Any, row: Mapping[str, Any] | None = None, group: bool = False, written: Any = None
+) -> TaskFacts:
     """The facts of task ``name`` (``config``: its results file's ``configs.<name>``; ``row``: its results row,
-    where its ``judge_info`` is), or of a group (``group``: its ``aggregate_metric_list``)."""
+    where its ``judge_info`` is), or of a group (``group``: its ``aggregate_metric_list``: our catalogue's, else the
+    one the run wrote, ``written``, from :data:`GROUPS_KEY`)."""
     if group:
-        return TaskFacts(name, entries=group_entries(name))
+        entries = group_entries(name)
+        if not entries and isinstance(written, list):
+            entries = tuple(e for e in written if isinstance(e, Mapping) and e.get("metric"))
+        return TaskFacts(name, entries=entries)
     config = config if isinstance(config, Mapping) else {}
     info = next((v for k, v in (row or {}).items() if str(k).partition(",")[0] == "judge_info"), None)
     return TaskFacts(

@@ -62,7 +62,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from food_tasks import __version__
-from food_tasks.lmms import names
+from food_tasks.lmms import facts, names
 from food_tasks.lmms.names import regional_clashes
 from food_tasks.tasks.catalogue import unreadable_yaml
 
@@ -120,6 +120,10 @@ HARNESS_API: tuple[tuple[str, str, str], ...] = (
     ("lmms_eval.llm_judge", "ServerConfig", "judge provider settings"),
     ("lmms_eval.llm_judge", "Request", "one judge request through a provider"),
 )
+
+# The aggregate_metric_list of each group of this run that the pack's catalogue does not hold (a regional group
+# under --include_path), written into the results file (facts.GROUPS_KEY) so that compare and the report read it back.
+GROUP_ENTRIES: dict[str, list[dict[str, Any]]] = {}
 
 
 def enabled() -> bool:
@@ -370,6 +374,9 @@ def install_strict_json(ours: Callable[[], Collection[str]] | None = None) -> bo
         def save_results_aggregated(self: Any, results: dict, *args: Any, **kwargs: Any) -> Any:
             if ours is not None and isinstance(results, dict) and isinstance(results.get("higher_is_better"), dict):
                 results.setdefault("food_tasks_version", __version__)  # what a later re-score reads
+                if GROUP_ENTRIES:  # the aggregate_metric_list of groups the pack's catalogue does not hold
+                    results.setdefault(facts.GROUPS_KEY, dict(sorted(GROUP_ENTRIES.items())))
+                    GROUP_ENTRIES.clear()
                 try:
                     results["higher_is_better"] = directions(results, frozenset(ours()))
                 except Exception as err:  # noqa: BLE001 - a direction must never cost a run its results file
@@ -453,6 +460,8 @@ def install_error_bars() -> bool:
             if task_root is None:  # the top-level call (lmms-eval recurses through the same name)
                 try:
                     groups, baseline = _groups_and_baseline(task_dict, out[3] or {}, group_class)
+                    GROUP_ENTRIES.clear()  # this run's groups only
+                    GROUP_ENTRIES.update(facts.written_entries(groups))  # read back by compare and the report
                     errorbars.finish(out[0], groups, baseline, errorbars.current_iters())
                 except Exception as err:  # noqa: BLE001 - error bars must never cost a run its results
                     from loguru import logger

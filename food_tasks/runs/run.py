@@ -20,7 +20,7 @@ from typing import Any
 from food_tasks.judge.family import family_matches, own_family_note
 from food_tasks.judge.probes import notes as probe_notes
 from food_tasks.lmms import runfiles
-from food_tasks.lmms.facts import TaskFacts, facts_of
+from food_tasks.lmms.facts import GROUPS_KEY, TaskFacts, facts_of
 from food_tasks.stats.comparison import XLING, GainRead, Read
 from food_tasks.stats.confidence import MIN_UNITS
 from food_tasks.stats.paired import RunTask
@@ -252,7 +252,14 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
     fingerprints = {t: _fingerprint(data, t) for t in tasks}
     configs = data.get("configs") or {}
     facts = {t: facts_of(t, configs.get(t), (data.get("results") or {}).get(t)) for t in tasks}
-    facts.update({g: facts_of(g, None, group=True) for g in data.get("group_subtasks") or {} if g not in facts})
+    written = data.get(GROUPS_KEY) if isinstance(data.get(GROUPS_KEY), dict) else {}
+    facts.update(
+        {
+            g: facts_of(g, None, group=True, written=written.get(g))
+            for g in data.get("group_subtasks") or {}
+            if g not in facts
+        }
+    )
     return Run(
         short_label(model),
         [path],

@@ -59,6 +59,24 @@ def test_the_example_group_runs_with_one_name_and_aggregates_by_hand(tmp_path):
     assert isinstance(group["acc_stderr,none"], float) and 0 < group["acc_stderr,none"] < 50
     assert not any(key.startswith(("acc_by_", "n_by_")) for key in group)  # breakdowns are per task
     assert "Food names (example group)" in proc.stdout
+    # the group's aggregate_metric_list, which compare and the report need and no results section of lmms-eval holds
+    entries = [{"metric": m, "aggregation": "mean", "weight_by_size": True} for m in ("acc", "parse_fail_rate")]
+    assert results["food_tasks_groups"] == {"regional_example_group": entries}
+
+
+@pytest.mark.e2e
+def test_compare_shows_the_group_row(tmp_path, capsys):
+    """A newcomer's compare of two group runs showed the three tasks but no group row: the group's
+    aggregate_metric_list lives in its YAML under --include_path, which compare cannot see; the run now writes it."""
+    from food_tasks.cli import main as cli_main
+
+    proc, results, _ = _run(tmp_path, "regional_example_group")
+    assert results is not None, proc.stderr[-3000:]
+    assert cli_main(["compare", str(tmp_path / "out"), str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    group = out.split("\nregional_example_group\n", 1)[1].splitlines()
+    # the pooled 5 of 9 on both sides, paired over the 9 documents of the three tasks
+    assert group[0].split()[:4] == ["acc", "55.56", "55.56", "+0.00"] and "9 (9)" in group[0]
 
 
 @pytest.mark.e2e
