@@ -70,6 +70,14 @@ def test_the_judges_accuracy_is_its_verdicts(judged):
     assert all(any(a in prompt for prompt in asked) for a in ANSWERS)  # each answer reached the judge
 
 
+def test_a_protocol_judge_is_read_from_the_structured_field(judged):
+    """Issue 41: with a local judge that follows the judge protocol, every verdict of the packaged sample is read
+    from the JSON field (``schema``), none from free text."""
+    _, got, _, _ = judged
+    info = got["judge_info,none"]
+    assert info["per_judge"]["my-judge"]["read"] == {"schema": 3, "final_line": 0, "fallback": 0, "unreadable": 0}
+
+
 def test_without_a_judge_the_sample_stops_as_the_full_task_does(tmp_path):
     proc, results, _ = run_lmms_eval(
         ["--model", "food_tasks_replay", "--model_args", f"responses={_responses(tmp_path)}", "--tasks", TASK],
