@@ -177,7 +177,9 @@ def set_aside_stability(results: dict) -> dict:
 
 
 def restore(results: dict, aside: dict) -> None:
-    """Put the stability metrics :func:`set_aside_stability` took out back into ``results``."""
+    """Put back into ``results`` what was set aside while lmms-eval consolidated groups, each key in its row: the
+    stability metrics (:func:`set_aside_stability`) and the per-value breakdowns
+    (:func:`food_tasks.lmms.names.set_aside_breakdowns`)."""
     for task, values in aside.items():
         results.setdefault(task, {}).update(values)
 

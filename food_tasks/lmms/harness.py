@@ -456,7 +456,7 @@ def install_error_bars() -> bool:
                 out = original(results, versions, task_dict, task_root, show_group_table, task_aggregation_list)
             finally:
                 errorbars.restore(results, stability)
-                names.restore(results, breakdowns)
+                errorbars.restore(results, breakdowns)  # each key back in its row, as the stability values
             if task_root is None:  # the top-level call (lmms-eval recurses through the same name)
                 try:
                     groups, baseline = _groups_and_baseline(task_dict, out[3] or {}, group_class)

@@ -195,12 +195,6 @@ def set_aside_breakdowns(results: dict) -> dict:
     return aside
 
 
-def restore(results: dict, aside: dict) -> None:
-    """Put back what :func:`set_aside_breakdowns` took, each key in its row."""
-    for task, values in aside.items():
-        results.setdefault(task, {}).update(values)
-
-
 def regional_clashes(folders: list[str], index: Any, packaged: str | None = None) -> dict[str, list[str]]:
     """Regional task names defined by more than one YAML under ``folders`` (name -> the files), each logged as a
     warning; and a warning for a regional YAML whose name lmms-eval's index gives to another YAML (a built-in task),

@@ -16,7 +16,7 @@ import pytest
 from conftest import run_lmms_eval
 
 from food_tasks.errors import RunStopped
-from food_tasks.lmms import names
+from food_tasks.lmms import errorbars, names
 
 GROUP = Path(__file__).resolve().parents[2] / "examples" / "regional" / "group"
 
@@ -179,7 +179,7 @@ def test_breakdowns_are_set_aside_while_groups_consolidate():
     results = {"t": {"acc,none": 50.0, "acc_by_region,none": {"Asia": 1.0}, "alias": "t", "samples": 2}}
     aside = names.set_aside_breakdowns(results)
     assert results == {"t": {"acc,none": 50.0, "alias": "t", "samples": 2}}
-    names.restore(results, aside)
+    errorbars.restore(results, aside)
     assert results["t"]["acc_by_region,none"] == {"Asia": 1.0}
 
 
