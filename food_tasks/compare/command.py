@@ -1,6 +1,6 @@
 """``food-tasks compare`` from end to end: two results files (or folders) in, the text it prints out, in order.
 
-It reads, computes, then formats: :func:`food_tasks.runs.run.read_pair` reads all it needs of both runs (each
+It reads, computes, then formats: :func:`food_tasks.runs.run.read_paths` reads all it needs of both runs (each
 file once), :func:`food_tasks.stats.comparison.compared` computes every row (image gains and beyond-accuracy
 measures included), and :mod:`.table` writes them (the main table, then the lines beyond accuracy). The command line
 only prints what :func:`output` yields.
@@ -12,8 +12,7 @@ import textwrap
 from collections.abc import Iterator
 
 from food_tasks.compare import table
-from food_tasks.runs import load_run
-from food_tasks.runs.run import read_pair
+from food_tasks.runs.run import read_paths
 from food_tasks.stats.comparison import WHY_NOT_PAIRED, compared
 from food_tasks.stats.confidence import DEFAULT_ITERS
 
@@ -26,8 +25,7 @@ def output(path_a: str, path_b: str, metrics: str = "headline", iters: int | Non
     :data:`ERROR` (nothing to compare: the last, the command then exits 1). The warnings are yielded before the
     comparison is computed (``metrics``: ``headline``, each task's and group's headline metric, or ``all``;
     ``iters``: bootstrap resamples, :data:`~food_tasks.stats.confidence.DEFAULT_ITERS` when None)."""
-    a, b = load_run(path_a), load_run(path_b)
-    pair = read_pair(a, b)
+    pair = read_paths(path_a, path_b)
     if not pair.shared:
         yield ERROR, table.nothing_in_common(pair.a, pair.b)
         return

@@ -1,13 +1,14 @@
 """What a task's results mean: one :class:`TaskFacts` per task or group of a run, resolved once, when the run is
-loaded (:func:`food_tasks.runs.run.from_results`), from the task's declarations alone.
+loaded (:func:`facts_of_results`, which :func:`food_tasks.lmms.runfiles.read_run` calls), from the task's
+declarations alone.
 
 A task's facts are its metric tables (a regional task's from the ``metadata.regional`` block its results file's
 config holds, read without checking it again: the run checked it; one of ours from the tables its benchmark's record
 declares for the ``process_results`` hook its YAML names: no hook module is imported), its headline metric and
 that metric's direction (:func:`food_tasks.stats.paired.headline_of`), the decimals of each metric (:attr:`Metric.places
 <food_tasks.hooks.convention.Metric.places>`, declared on the metric), the variant its config declares (image-free
-twin, rotation; :func:`food_tasks.tasks.registry.variant_in`, older results files through the one legacy mapping
-:func:`food_tasks.tasks.registry.legacy_variant`) and its base task, its document key and cluster columns, and the
+twin, rotation; :func:`food_tasks.tasks.registry.declared_variant`: older results files through the one legacy
+mapping) and its base task, its document key and cluster columns, and the
 judges its ``judge_info`` names. A group's facts are its ``aggregate_metric_list``. ``food-tasks compare``, the
 report and ``food-tasks rescore`` take these from here, and from nowhere else.
 """
@@ -161,9 +162,24 @@ def facts_of(
     return TaskFacts(
         name,
         tables_for(name, config),
-        registry.variant_in(config.get("metadata")) or registry.legacy_variant(name, config),
+        registry.declared_variant(name, config),
         tuple(judges_of(info)),
     )
+
+
+def facts_of_results(data: Mapping[str, Any]) -> dict[str, TaskFacts]:
+    """The facts of every task and group of a results file's JSON ``data``, by name (a group's from our catalogue,
+    else from what the run wrote under :data:`GROUPS_KEY`; a name that is a task is a task)."""
+    configs = data.get("configs") or {}
+    results = data.get("results") or {}
+    tasks = sorted({*results, *(data.get("groups") or {})} & set(configs))
+    written = data.get(GROUPS_KEY) if isinstance(data.get(GROUPS_KEY), dict) else {}
+    groups = {
+        g: facts_of(g, None, group=True, written=written.get(g))
+        for g in data.get("group_subtasks") or {}
+        if g not in tasks
+    }
+    return {**{t: facts_of(t, configs[t], results.get(t)) for t in tasks}, **groups}
 
 
 def metric_in(tables: Sequence[MetricTable], name: str) -> tuple[MetricTable, Metric] | None:

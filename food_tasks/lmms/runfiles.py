@@ -27,6 +27,7 @@ from food_tasks.errors import ReportInputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from food_tasks.hooks.convention import MetricTable
+    from food_tasks.lmms.facts import TaskFacts
 
 RESULTS_GLOB = "*_results.json"
 
@@ -100,6 +101,25 @@ def read_results(path: Path) -> dict:
     if not_strict(data):
         print(not_strict_warning(path, data), file=sys.stderr, flush=True)
     return data
+
+
+def read_run(path: str | Path) -> tuple[Path, dict, dict[str, TaskFacts]]:
+    """A run's results file (``path``, or the newest results file below the folder ``path``), its JSON
+    (:func:`read_results`) and what its tasks' and groups' results mean
+    (:func:`food_tasks.lmms.facts.facts_of_results`): all that loading a run reads, in one call. Raises
+    :class:`FileNotFoundError` naming the path when there is no such file, or no results file below the folder."""
+    from food_tasks.lmms.facts import facts_of_results  # numpy and the hooks' tables: not for the CLI's other uses
+
+    path = Path(path)
+    if path.is_dir():
+        found = newest_results(path)
+        if found is None:
+            raise FileNotFoundError(f"{path}: no lmms-eval results file (*_results.json) below this folder")
+        path = found
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such results file or folder")
+    data = read_results(path)
+    return path, data, facts_of_results(data)
 
 
 def non_finite(value: Any, where: str = "") -> Iterator[tuple[str, float]]:

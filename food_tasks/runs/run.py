@@ -20,7 +20,7 @@ from typing import Any
 from food_tasks.judge.family import family_matches, own_family_note
 from food_tasks.judge.probes import notes as probe_notes
 from food_tasks.lmms import runfiles
-from food_tasks.lmms.facts import GROUPS_KEY, TaskFacts, facts_of
+from food_tasks.lmms.facts import TaskFacts
 from food_tasks.stats.comparison import XLING, GainRead, Read
 from food_tasks.stats.confidence import MIN_UNITS
 from food_tasks.stats.paired import RunTask
@@ -211,9 +211,9 @@ def _judge_fingerprint(data: Mapping[str, Any], task: str) -> dict[str, Any]:
     return {JUDGE_KEY: info.get("model")} if isinstance(info, Mapping) else {}
 
 
-def from_results(path: Path, data: Mapping[str, Any]) -> Run:
-    """The run of one results file (``data``: its JSON, as :func:`food_tasks.lmms.runfiles.read_results` returned
-    it)."""
+def from_results(path: Path, data: Mapping[str, Any], facts: Mapping[str, TaskFacts]) -> Run:
+    """The run of one results file, as :func:`food_tasks.lmms.runfiles.read_run` read it: ``data``, its JSON, and
+    ``facts``, what each of its tasks' and groups' results mean."""
     metrics: dict[str, dict[str, Any]] = {}
     stderr: dict[str, dict[str, float]] = {}
     units: dict[str, dict[str, Any]] = {}
@@ -250,16 +250,6 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
     }
     model = _model_label(data)
     fingerprints = {t: _fingerprint(data, t) for t in tasks}
-    configs = data.get("configs") or {}
-    facts = {t: facts_of(t, configs.get(t), (data.get("results") or {}).get(t)) for t in tasks}
-    written = data.get(GROUPS_KEY) if isinstance(data.get(GROUPS_KEY), dict) else {}
-    facts.update(
-        {
-            g: facts_of(g, None, group=True, written=written.get(g))
-            for g in data.get("group_subtasks") or {}
-            if g not in facts
-        }
-    )
     return Run(
         short_label(model),
         [path],
@@ -272,28 +262,20 @@ def from_results(path: Path, data: Mapping[str, Any]) -> Run:
         units,
         n_docs,
         {path: dict(data)},
-        facts=facts,
+        facts=dict(facts),
     )
 
 
 def load_run(path: str | Path) -> Run:
     """A run from its results file, or from the newest results file below a folder (``food-tasks compare``)."""
-    path = Path(path)
-    if path.is_dir():
-        found = runfiles.newest_results(path)
-        if found is None:
-            raise FileNotFoundError(f"{path}: no lmms-eval results file (*_results.json) below this folder")
-        path = found
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such results file or folder")
-    return from_results(path, runfiles.read_results(path))
+    return from_results(*runfiles.read_run(path))
 
 
 def load_runs(paths: Iterable[str | Path]) -> list[Run]:
     """One :class:`Run` per model (the report): results files of one model with disjoint tasks are merged."""
     runs: list[Run] = []
     for path in runfiles.results_files(paths):
-        run = from_results(path, runfiles.read_results(path))
+        run = from_results(*runfiles.read_run(path))
         same = next((r for r in runs if r.model == run.model and not set(r.metrics) & set(run.metrics)), None)
         if same is not None:
             same.paths.append(path)
@@ -435,6 +417,12 @@ def read_pair(a: Run, b: Run) -> Pair:
     ]
     probes = probes_of(a, b)
     return Pair(a, b, reads, gains, sum(w.path != wo.path for w, wo, _, _ in pairs), same, family, differ, probes)
+
+
+def read_paths(path_a: str | Path, path_b: str | Path) -> Pair:
+    """:func:`read_pair` of the runs of two results files (or folders: the newest results file below each), each
+    loaded in one read (:func:`load_run`): all ``food-tasks compare`` reads."""
+    return read_pair(load_run(path_a), load_run(path_b))
 
 
 def probes_of(a: Any, b: Any) -> list[tuple[int, str, str]]:

@@ -57,6 +57,14 @@ def legacy_variant(task: str, config: object) -> tuple[str, str] | None:
     return None
 
 
+def declared_variant(task: str, config: object) -> tuple[str, str] | None:
+    """``(kind, base task)`` of a task in a results file, from its ``config`` (``configs.<task>``): the variant its
+    metadata declares (:func:`variant_in`), else, for an older results file that declares none, the one legacy
+    mapping (:func:`legacy_variant`); None for a base task."""
+    metadata = config.get("metadata") if isinstance(config, dict) else None
+    return variant_in(metadata) or legacy_variant(task, config)
+
+
 def variant(task: str) -> tuple[str, str] | None:
     """:func:`variant_in` of a task we ship, read from its YAML (None for a base task or a name we do not ship)."""
     path = catalogue.index().get(task)
