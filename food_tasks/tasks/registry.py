@@ -24,15 +24,18 @@ from food_tasks.tasks import catalogue, noimage
 PUBLISHED_DIR = Path(__file__).resolve().parents[1] / "report_data"
 BENCHMARKS_PACKAGE = "food_tasks.benchmarks"
 # A variant task names its base task in its YAML metadata (lmms-eval copies it into the results JSON's "configs"):
-# metadata key -> the variant's kind. Written by food_tasks.tasks.taskgen (noimage_task, circular_task).
+# metadata key -> the variant's kind. Written by food_tasks.tasks.taskgen (noimage_task, circular_task, sampled).
 ROTATION_OF = "rotation_of"
-VARIANT_KEYS = {noimage.METADATA_KEY: "noimage", ROTATION_OF: "circular"}
+# A packaged-sample task or group names the full-data task or group it samples (the same scoring on a few documents).
+SAMPLE_OF = "sample_of"
+SAMPLE = "sample"
+VARIANT_KEYS = {noimage.METADATA_KEY: "noimage", ROTATION_OF: "circular", SAMPLE_OF: SAMPLE}
 
 
 def variant_in(metadata: object) -> tuple[str, str] | None:
     """``(kind, base task)`` that a task's ``metadata`` declares (its config's, or the results JSON's
-    ``configs.<task>.metadata``): ``("noimage", <image twin>)``, ``("circular", <task rotated>)``; None for a base
-    task."""
+    ``configs.<task>.metadata``): ``("noimage", <image twin>)``, ``("circular", <task rotated>)``, ``("sample",
+    <full-data task sampled>)``; None for a base task."""
     if not isinstance(metadata, dict):
         return None
     return next(((kind, str(metadata[key])) for key, kind in VARIANT_KEYS.items() if metadata.get(key)), None)
@@ -75,7 +78,7 @@ def in_sample(task: str, sample_tasks: tuple[str, ...]) -> bool:
     """Whether a task we ship runs on its benchmark's packaged sample: one of ``sample_tasks`` (its record's), a
     member of one of those groups, or a variant declared on such a task (:func:`variant`); never read from its name."""
     declared = variant(task)
-    if declared is not None:
+    if declared is not None and declared[0] != SAMPLE:  # a sample's base is the full-data task: not in the sample
         return in_sample(declared[1], sample_tasks)
     todo, seen = list(sample_tasks), set()
     while todo:

@@ -35,6 +35,7 @@ FUNCTION = "!function"
 # suffix of its hooks' names (process_docs: the base task's hook name + it; process_results: process_results + it).
 ROTATION_OF = registry.ROTATION_OF
 ROTATED = "_circular"
+SAMPLE_OF = registry.SAMPLE_OF
 
 
 def text(lines: Sequence[str]) -> str:
@@ -288,6 +289,53 @@ def circular_task(base_file: str, name: str, *, alias: str, table: MetricTable, 
             f"  {ROTATION_OF}: {base}",
         ]
     )
+
+
+def sampled(files: Mapping[str, str], samples: Mapping[str, str]) -> dict[str, str]:
+    """The files of the packaged-sample tasks and groups in ``files`` (``{file name: text}``), each declaring the
+    full-data task or group it samples: ``samples`` maps a sample's name to that task's, written as
+    ``metadata: sample_of: <task>`` (:data:`food_tasks.tasks.registry.SAMPLE_OF`; the report finds a sample's column
+    by it, never by its name).
+
+    Called last: the variants derived from a sample's file (its image-free twin, its rotation) declare their own
+    base, and the file they are derived from must set no ``metadata`` block. A task file without one gets the block
+    of the template it includes (lmms-eval's ``include`` merges top-level keys only: the template's ``metadata``
+    lines are repeated, then ``sample_of``); a group's block gains the line."""
+    out = {}
+    for sample, of in samples.items():
+        name = next((n for n, t in files.items() if _declares(t, sample)), None)
+        if name is None:
+            raise ValueError(f"sampled: no generated file names task or group {sample!r}")
+        lines = text_lines(files[name])[1:]
+        if "metadata:" not in lines:
+            lines += _metadata_block(files, lines)
+        end = lines.index("metadata:") + 1
+        while end < len(lines) and lines[end].startswith(" "):
+            end += 1
+        out[name] = text([*lines[:end], f"  {SAMPLE_OF}: {of}", *lines[end:]])
+    return out
+
+
+def _declares(file: str, name: str) -> bool:
+    """Whether a generated file is task or group ``name``."""
+    return f"task: {name}" in text_lines(file) or f"group: {name}" in text_lines(file)
+
+
+def _metadata_block(files: Mapping[str, str], lines: Sequence[str]) -> list[str]:
+    """The ``metadata`` block a task file inherits: that of the file its ``include`` names (followed)."""
+    include = next((line.removeprefix("include: ") for line in lines if line.startswith("include: ")), None)
+    if include is None or include not in files:
+        raise ValueError("sampled: a sample task file must include a generated template:\n" + "\n".join(lines))
+    included = text_lines(files[include])
+    if "metadata:" not in included:
+        return _metadata_block(files, included)
+    start = included.index("metadata:")
+    block = [included[start]]
+    for line in included[start + 1 :]:
+        if not line.startswith(" "):
+            break
+        block.append(line)
+    return block
 
 
 def text_lines(file: str) -> list[str]:

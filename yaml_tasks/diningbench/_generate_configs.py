@@ -81,6 +81,14 @@ SAMPLES = {
     "diningbench_vqa_sample": ("vqa", "docs_sample_vqa", "DiningBench VQA (sample, judged)"),
 }
 
+# Each sample -> the full-data task it samples (diningbench.docs_sample_*: classification in English and nutrition
+# in Chinese on two views, VQA in English): the report finds the sample's column by it.
+SAMPLE_OF = {
+    "diningbench_cls_sample": "diningbench_cls_en_v2",
+    "diningbench_nutrition_sample": "diningbench_nutrition_zh_v2",
+    "diningbench_vqa_sample": "diningbench_vqa_en",
+}
+
 
 def sample_yaml(name: str) -> str:
     """A packaged sample task's YAML (48-token budget for the tiny model)."""
@@ -117,6 +125,7 @@ def render() -> dict[str, str]:
         files[f"_diningbench_{lang}.yaml"] = group_yaml(lang)
     files |= circular_files(files)
     files |= noimage_files()
+    files |= taskgen.sampled(files, SAMPLE_OF)
     return files
 
 

@@ -87,6 +87,9 @@ SAMPLES = {
     "fambench_task2_ctc_sample": ("ctc", "docs_sample_ctc", "FAM-Bench T2 CTC (sample)"),
 }
 
+# Each sample -> the full-data task it samples (fambench.docs_sample_*: the T+I baseline).
+SAMPLE_OF = {"fambench_task1_sample": "fambench_task1", "fambench_task2_ctc_sample": "fambench_task2_ctc"}
+
 
 def sample_yaml(name: str) -> str:
     """A packaged sample task's YAML (48-token budget for the tiny model)."""
@@ -135,6 +138,7 @@ def render() -> dict[str, str]:
         files[f"{name}.yaml"] = sample_yaml(name)
     for name, (alias, tasks) in groups().items():
         files[f"_{name}.yaml"] = group_yaml(name, alias, tasks)
+    files |= taskgen.sampled(files, SAMPLE_OF)
     return files
 
 

@@ -23,6 +23,8 @@ TASKS = {
     # The packaged sample (the embedded default behind `food-tasks demo`).
     "food500cap_caption_sample": ("docs_sample", prompts.GENERIC, "Food-500 Cap (sample)", 48),
 }
+# The packaged sample -> the task it samples (the test split, generic prompt: food500cap.docs_sample).
+SAMPLE_OF = {"food500cap_caption_sample": "food500cap_caption"}
 GROUPS = {
     "food500cap": ("Food-500 Cap (test, both prompts)", ["food500cap_caption", "food500cap_caption_food"]),
     "food500cap_noimage": (
@@ -95,6 +97,7 @@ def render() -> dict[str, str]:
         files[f"{name}_noimage.yaml"] = task_yaml(name, noimage=True)
     for name, (alias, tasks) in GROUPS.items():
         files[f"_{name}.yaml"] = group_yaml(name, alias, tasks)
+    files |= taskgen.sampled(files, SAMPLE_OF)
     return files
 
 

@@ -153,6 +153,9 @@ def render() -> dict[str, str]:
     files |= sample_yamls()
     files |= circular_files()
     files |= noimage_files()
+    files |= taskgen.sampled(
+        files, {f"foodieqa_{t}_{lang}_sample_p{k}": f"foodieqa_{t}_{lang}_p{k}" for t, lang, k in SAMPLES}
+    )
     return dict(sorted(files.items()))
 
 

@@ -130,7 +130,17 @@ def render() -> dict[str, str]:
                 files[f"{task_name(kind, variant, subtask)}.yaml"] = task_yaml(kind, variant, subtask)
     files |= circular_files()
     files |= noimage_files()
+    files |= taskgen.sampled(files, samples())
     return dict(sorted(files.items()))
+
+
+def samples() -> dict[str, str]:
+    """Each packaged-sample task and group -> the test_large one it samples (its documents are test_large rows)."""
+    out = {}
+    for kind in KINDS:
+        out[group_name(kind, "sample")] = group_name(kind, "large")
+        out |= {task_name(kind, "sample", s): task_name(kind, "large", s) for s in SUBTASKS}
+    return out
 
 
 # ---------------------------------------------------------------- image-free twins (food_tasks.tasks.noimage)

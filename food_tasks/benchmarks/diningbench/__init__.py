@@ -21,7 +21,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.tasks.registry import Benchmark, Lazy, variant
+from food_tasks.tasks.registry import SAMPLE, Benchmark, Lazy, variant
 
 SIZES = {
     "diningbench_cls": 2884,
@@ -38,7 +38,7 @@ def documents(task: str) -> int | None:
     rotated classification task asks each item 8 times (once per rotation of its 8 options); an image-free twin: its
     twin's (both read from the variant's declaration, :func:`food_tasks.tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
-    if kind:
+    if kind and kind != SAMPLE:  # a packaged sample (sample_of) has documents of its own
         count = documents(base)
         return 8 * count if kind == "circular" and count is not None else count
     return SIZES.get(task) or SIZES.get("_".join(task.split("_")[:2]))

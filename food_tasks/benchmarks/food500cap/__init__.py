@@ -20,7 +20,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.tasks.registry import Benchmark, Lazy, variant
+from food_tasks.tasks.registry import SAMPLE, Benchmark, Lazy, variant
 
 SIZES = {
     "food500cap_caption": 4940,
@@ -32,7 +32,8 @@ SIZES = {
 
 def documents(task: str) -> int | None:
     """Images: the test split 4,940, all images 24,732, the sample 5 (an image-free twin: its twin's)."""
-    return SIZES.get((variant(task) or ("", task))[1])
+    kind, base = variant(task) or ("", task)
+    return SIZES.get(task if kind == SAMPLE else base)  # a packaged sample (sample_of) has documents of its own
 
 
 BENCHMARK = Benchmark(

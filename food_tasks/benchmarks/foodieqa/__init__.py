@@ -21,7 +21,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.tasks.registry import Benchmark, Lazy, in_sample, variant
+from food_tasks.tasks.registry import SAMPLE, Benchmark, Lazy, in_sample, variant
 
 SIZES = {"mivqa": 403, "sivqa": 256, "textqa": 705}
 
@@ -32,7 +32,7 @@ def documents(task: str) -> int | None:
     rotation of its options); an image-free twin: its twin's (both read from the variant's declaration,
     :func:`food_tasks.tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
-    if kind:
+    if kind and kind != SAMPLE:  # a packaged sample (sample_of) has documents of its own
         count = documents(base)
         return 4 * count if kind == "circular" and count is not None else count
     parts = task.split("_")

@@ -21,7 +21,7 @@ The registry record :data:`BENCHMARK` below is what the core reads.
 
 from __future__ import annotations
 
-from food_tasks.tasks.registry import Benchmark, Lazy, in_sample, variant
+from food_tasks.tasks.registry import SAMPLE, Benchmark, Lazy, in_sample, variant
 
 # Documents of the packaged sample's rotated MCQ tasks (every rotation of each question: 4 or 5 options).
 ROTATED_SAMPLE = {
@@ -38,7 +38,7 @@ def documents(task: str) -> int | None:
     option (4 or 5): counted for the sample, unknown otherwise; an image-free twin: its twin's (both read from the
     variant's declaration, :func:`food_tasks.tasks.registry.variant`)."""
     kind, base = variant(task) or ("", task)
-    if kind:
+    if kind and kind != SAMPLE:  # a packaged sample (sample_of) has documents of its own
         return ROTATED_SAMPLE.get(base) if kind == "circular" else documents(base)
     if in_sample(task, BENCHMARK.sample_tasks):
         return 9
