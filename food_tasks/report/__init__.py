@@ -11,8 +11,9 @@ comparable.
 
 This package holds the generic pieces: :mod:`.spec` (what a table looks like, the registry of specs, the blocks of
 the document model), :mod:`.runs` (runs read with :mod:`food_tasks.lmms.runfiles`), :mod:`.cells` (values and their
-text), :mod:`.build` (every section's blocks; :func:`build_report`), :mod:`.uncertainty` (standard errors, paired
-differences, best-of bias), :mod:`.charts` (PNG charts) and :mod:`.render`
+text), :mod:`.variants` (which of a run's tasks fill a section: a declared variant, the packaged sample, found by
+its declaration), :mod:`.build` (every section's blocks; :func:`build_report`), :mod:`.uncertainty` (standard
+errors, paired differences, best-of bias), :mod:`.charts` (PNG charts) and :mod:`.render`
 (the one document model written as Markdown and as HTML). Each benchmark's layout is a :class:`BenchmarkSpec` in
 its own package (``food_tasks/benchmarks/<name>/report.py``), named by its registry record
 (:attr:`food_tasks.tasks.registry.Benchmark.report`); :func:`registry` collects them in the order of
@@ -49,11 +50,13 @@ from food_tasks.report.spec import (
     Partial,
     Source,
     TableSpec,
+    Variant,
     reference_data,
     registry,
     spec_for,
 )
 from food_tasks.report.uncertainty import PAIRED_NOTE, POWER_NOTE, uncertainty_blocks
+from food_tasks.report.variants import Placed
 
 __all__ = [
     "BINOMIAL_NOTE",
@@ -69,10 +72,12 @@ __all__ = [
     "Column",
     "CurveSpec",
     "Partial",
+    "Placed",
     "ReportInputError",
     "Run",
     "Source",
     "TableSpec",
+    "Variant",
     "absent_reason",
     "benchmark_blocks",
     "binomial_interval",

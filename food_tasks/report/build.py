@@ -58,11 +58,13 @@ from food_tasks.report.spec import (
     Partial,
     Source,
     TableSpec,
+    Variant,
     reference_data,
     spec_for,
 )
 from food_tasks.report.uncertainty import generic_blocks as generic_uncertainty
 from food_tasks.report.uncertainty import uncertainty_blocks
+from food_tasks.report.variants import Placed
 from food_tasks.runs import Run, load_runs
 from food_tasks.stats.confidence import Z95
 
@@ -72,12 +74,13 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
     numbers, the uncertainty section, its breakdown and its curves."""
     blocks: list[Block] = []
     ref = reference_data(spec.name)
-    for variant_label, suffix, ref_key in spec.variants:
-        present = [r for r in runs if tasks_of(spec, r, suffix)]
+    for variant in spec.variants:
+        placed = Placed(variant)
+        present = [r for r in runs if tasks_of(spec, r, placed)]
         if not present:
             continue
-        blocks.append(("h", 2, f"{spec.title} — {variant_label}"))
-        tasks = set().union(*(tasks_of(spec, r, suffix) for r in present))
+        blocks.append(("h", 2, f"{spec.title} — {variant.label}"))
+        tasks = set().union(*(tasks_of(spec, r, placed) for r in present))
         problems = comparability_problems(present, tasks)
         partial = [
             f"{r.label} evaluated {e} of {o} documents of `{t}` (--limit or missing data)"
@@ -107,16 +110,16 @@ def benchmark_blocks(spec: BenchmarkSpec, runs: Sequence[Run], charts: Charts) -
         if truncated:
             blocks.append(("warn", TRUNCATED_NOTE + "\n" + "\n".join(truncated)))
         for table in spec.tables:
-            blocks += _main_table(table, present, suffix, ref, ref_key, flagged)
-        blocks += uncertainty_blocks(spec, present, suffix)
+            blocks += _main_table(table, present, placed, ref, variant.reference, flagged)
+        blocks += uncertainty_blocks(spec, present, placed)
         if spec.breakdown is not None:
-            found = spec.breakdown(present, suffix, charts)
+            found = spec.breakdown(present, placed, charts)
             what = (spec.breakdown.__doc__ or "breakdown").split(":")[0].split("(")[0].strip()
             blocks += found or [
                 ("p", f"*Not shown:* {what} breakdown: no run's results hold the per-group table it draws.")
             ]
         for curve in spec.curves:
-            blocks += _curve_blocks(curve, present, suffix, charts)
+            blocks += _curve_blocks(curve, present, placed, charts)
     return blocks
 
 
@@ -150,22 +153,20 @@ def _truncated_lines(runs: Sequence[Run], tasks: Iterable[str]) -> list[str]:
     return lines
 
 
-def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
-    points = curve.points_of(suffix)
-    xs = [x for x, _ in points]
-    series = {r.label: [r.value(t.format(v=suffix), curve.metric) for _, t in points] for r in runs}
-    series = {
-        k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2
-    }  # a curve has 2+ points
-
-    inputs = {r.label: [run_interval(r, t.format(v=suffix), curve.metric) for _, t in points] for r in runs}
+def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], placed: Placed, charts: Charts) -> list[Block]:
+    points = curve.points_of(placed.variant.kind)
+    xs, names = [x for x, _ in points], [placed.name(t) for _, t in points]
+    tasks = {r.label: [placed.task(r, n) for n in names] for r in runs}  # None: not in the run
+    series = {r.label: [r.value(t, curve.metric) if t else None for t in tasks[r.label]] for r in runs}
+    series = {k: v for k, v in series.items() if sum(isinstance(y, (int, float)) for y in v) >= 2}  # 2+ points
+    inputs = {r.label: [run_interval(r, t or "", curve.metric) for t in tasks[r.label]] for r in runs}
     errors = {
         k: [interval_of(*i[:3], curve.decimals, 1.0, curve.proportion, i[3]) for i in v] for k, v in inputs.items()
     }
     errors = {k: [b[:2] if b else None for b in v] for k, v in errors.items() if k in series}
     if not series:
         ran = sorted(
-            {x for r in runs for x, t in points if number(r.value(t.format(v=suffix), curve.metric)) is not None}
+            {x for r in runs for x, n in zip(xs, names) if number(placed.value(r, n, curve.metric)) is not None}
         )
         if not ran:
             return []
@@ -191,7 +192,7 @@ def _curve_blocks(curve: CurveSpec, runs: Sequence[Run], suffix: str, charts: Ch
         curve.title,
         curve.x_label,
         curve.y_label or curve.metric,
-        re.sub(r"\W+", "_", f"{points[0][1].format(v=suffix)}_{curve.metric}_curve"),
+        re.sub(r"\W+", "_", f"{placed.shown(runs, names[0])}_{curve.metric}_curve"),
         errors,
     )
     if image:
@@ -255,9 +256,9 @@ class CellNotes:
         return notes
 
 
-def _sourced(run: Run, column: Column, suffix: str, mode: Mode, official: bool) -> tuple[Any, str | None, Error]:
+def _sourced(run: Run, column: Column, placed: Placed, mode: Mode, official: bool) -> tuple[Any, str | None, Error]:
     """The column's value for the run, the task it came from, and its error."""
-    value, task, metric = source_cell(run, column, suffix, mode, official)
+    value, task, metric = source_cell(run, column, placed, mode, official)
     if not (task and metric):
         return value, task, NO_ERROR
     bounds = stored_interval(run, task, metric)
@@ -265,14 +266,14 @@ def _sourced(run: Run, column: Column, suffix: str, mode: Mode, official: bool) 
 
 
 def _run_rows(
-    run: Run, table: TableSpec, suffix: str, flagged: set[str], notes: CellNotes, differ: list[Column]
+    run: Run, table: TableSpec, placed: Placed, flagged: set[str], notes: CellNotes, differ: list[Column]
 ) -> list[list[str]]:
     """The run's rows of a main table, per mode: one "official = robust" row when both scorers agree on every
     column, else an official and a robust row. Columns whose scorers disagree are added to ``differ``."""
     multi_mode = len(table.modes) > 1
     rows = []
     for mode in table.modes:
-        cells = [[_sourced(run, c, suffix, mode, official) for c in table.columns] for official in (True, False)]
+        cells = [[_sourced(run, c, placed, mode, official) for c in table.columns] for official in (True, False)]
         as_official, as_robust = ([fmt(v, 6) for v, _, _ in values] for values in cells)  # NaN == NaN as text
         differ += [
             c
@@ -308,7 +309,7 @@ def _reference_rows(table: TableSpec, ref_table: Mapping[str, Any]) -> list[list
 def _main_table(
     table: TableSpec,
     runs: Sequence[Run],
-    suffix: str,
+    placed: Placed,
     ref: Mapping[str, Any],
     ref_key: str | None,
     flagged: set[str],
@@ -317,7 +318,7 @@ def _main_table(
     the notes its cells call for, and where the reference rows come from."""
     header = ["Model"] + (["Mode"] if len(table.modes) > 1 else []) + ["Scorer"] + [c.label for c in table.columns]
     notes, differ = CellNotes(), []
-    rows = [row for run in runs for row in _run_rows(run, table, suffix, flagged, notes, differ)]
+    rows = [row for run in runs for row in _run_rows(run, table, placed, flagged, notes, differ)]
     if not rows:
         return []
     ref_table = None
@@ -464,19 +465,20 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
                 "models to see their headline numbers side by side.",
             )
         ]
-    columns: list[tuple[str, Column, str, tuple[str, str, str]]] = []
+    columns: list[tuple[str, Column, Placed, tuple[str, str, str]]] = []
     for spec in specs.registry():
         table = spec.tables[0]
-        for _, suffix, _ in spec.variants:
-            if not any(tasks_of(spec, r, suffix) for r in runs):
+        for placed in map(Placed, spec.variants):
+            if not any(tasks_of(spec, r, placed) for r in runs):
                 continue
             for key in spec.headline:
                 column = next(c for c in table.columns if c.key == key)
-                columns.append((f"{spec.name}{suffix}: {column.label}", column, suffix, table.modes[0]))
+                columns.append((f"{spec.name}{placed.suffix}: {column.label}", column, placed, table.modes[0]))
+    plain = Placed(Variant(""))  # a task no spec claims: itself
     for task in others:
         if any(isinstance(r.value(task, "acc"), (int, float)) for r in runs):
-            columns.append((f"{task}: acc", Column("acc", "acc", (Source(task, "acc"),)), "", ("", "", "")))
-    matrix = [[number(cell(r, c, suffix, mode, False)[0]) for _, c, suffix, mode in columns] for r in runs]
+            columns.append((f"{task}: acc", Column("acc", "acc", (Source(task, "acc"),)), plain, ("", "", "")))
+    matrix = [[number(cell(r, c, placed, mode, False)[0]) for _, c, placed, mode in columns] for r in runs]
     used = [j for j in range(len(columns)) if any(row[j] is not None for row in matrix)]  # e.g. no group average run
     columns, matrix = [columns[j] for j in used], [[row[j] for j in used] for row in matrix]
     keep = [i for i, row in enumerate(matrix) if any(v is not None for v in row)]
@@ -497,10 +499,10 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
     if image:
         blocks.append(("img", image, "models by benchmark"))
 
-    def text(run: Run, value: Any, column: Column, suffix: str, mode: tuple[str, str, str]) -> str:
+    def text(run: Run, value: Any, column: Column, placed: Placed, mode: tuple[str, str, str]) -> str:
         if is_nan(value):
             return UNDEFINED
-        _, task, metric = source_cell(run, column, suffix, mode, False)
+        _, task, metric = source_cell(run, column, placed, mode, False)
         if value is None or not task or not metric:
             return fmt(value, column.decimals)
         few = FEW if run.se(task, metric) is not None and run.few(task, metric) else ""
@@ -508,7 +510,7 @@ def heatmap_blocks(runs: Sequence[Run], charts: Charts, others: Sequence[str] = 
         return column_interval(value, se, units, column, stored_interval(run, task, metric)) + few
 
     rows = [
-        [r.label] + [text(r, v, c, suffix, mode) for v, (_, c, suffix, mode) in zip(row, columns)]
+        [r.label] + [text(r, v, c, placed, mode) for v, (_, c, placed, mode) in zip(row, columns)]
         for r, row in zip(runs, matrix)
     ]
     blocks.append(("table", ["Model"] + labels, rows))

@@ -9,6 +9,7 @@ from typing import Any
 from food_tasks.lmms import runfiles
 from food_tasks.report.runs import Run
 from food_tasks.report.spec import FILTER, MISSING, UNDEFINED, BenchmarkSpec, Column, Partial
+from food_tasks.report.variants import Placed
 from food_tasks.stats.confidence import Z95, wilson, wilson_effective
 
 
@@ -47,23 +48,25 @@ def _where(data: Mapping[str, Any], shown: int = 3) -> str:
     return ", ".join(found[:shown]) + (f" and {len(found) - shown} more" if len(found) > shown else "")
 
 
-def cell(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
-    """(value, task) of the first source the run has. Official rows take only sources with an official
-    metric (a robust number is never shown as official); rate columns are the same in both rows."""
-    value, task, _ = source_cell(run, column, variant, mode, official)
+def cell(
+    run: Run, column: Column, placed: Placed, mode: tuple[str, str, str], official: bool
+) -> tuple[Any, str | None]:
+    """(value, task) of the first source the run has (in the section ``placed``). Official rows take only sources
+    with an official metric (a robust number is never shown as official); rate columns are the same in both rows."""
+    value, task, _ = source_cell(run, column, placed, mode, official)
     return value, task
 
 
 def source_cell(
-    run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool
+    run: Run, column: Column, placed: Placed, mode: tuple[str, str, str], official: bool
 ) -> tuple[Any, str | None, str | None]:
     """:func:`cell` and the metric the value came from (None for a :class:`Partial` or nothing)."""
     for source in column.sources:
         if official and not column.rate and not source.official:
             continue
-        fill = {"v": variant, "m": mode[1], "mode": mode[2]}
-        task = source.task.format(**fill)
-        if task not in run.metrics:
+        fill = {"m": mode[1], "mode": mode[2]}
+        task = placed.task(run, placed.name(source.task, **fill))
+        if task is None:
             continue
         metric = (source.official if official and not column.rate else source.metric).format(**fill)
         value = lookup(run.metrics[task], metric)
@@ -71,17 +74,19 @@ def source_cell(
             value = value * column.scale
         if value is not None:
             return value, task, metric
-    return (*parts(run, column, variant, mode, official), None)
+    return (*parts(run, column, placed, mode, official), None)
 
 
-def parts(run: Run, column: Column, variant: str, mode: tuple[str, str, str], official: bool) -> tuple[Any, str | None]:
+def parts(
+    run: Run, column: Column, placed: Placed, mode: tuple[str, str, str], official: bool
+) -> tuple[Any, str | None]:
     """The mean of :attr:`Column.parts` over the parts the run has (:class:`Partial`), or ``(None, None)``."""
-    fill = {"v": variant, "m": mode[1], "mode": mode[2]}
+    fill = {"m": mode[1], "mode": mode[2]}
     found: list[tuple[float, str]] = []
     for source in column.parts:
         metric = source.official if official and not column.rate else source.metric
-        task = source.task.format(**fill)
-        value = lookup(run.metrics[task], metric.format(**fill)) if metric and task in run.metrics else None
+        task = placed.task(run, placed.name(source.task, **fill))
+        value = lookup(run.metrics[task], metric.format(**fill)) if metric and task is not None else None
         if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value):
             found.append((value * column.scale, task))
     if not found:
@@ -107,15 +112,15 @@ def absent_reason(value: Any) -> str | None:
     return None
 
 
-def tasks_of(spec: BenchmarkSpec, run: Run, variant: str) -> set[str]:
-    """The tasks of ``spec`` (variant ``variant``) that the run has."""
+def tasks_of(spec: BenchmarkSpec, run: Run, placed: Placed) -> set[str]:
+    """The tasks of ``spec`` that the run has in the section ``placed``."""
     out = set()
     for table in spec.tables:
         for mode in table.modes:
             for column in table.columns:
                 for source in column.sources + column.parts:
-                    task = source.task.format(v=variant, m=mode[1], mode=mode[2])
-                    if task in run.metrics:
+                    task = placed.task(run, placed.name(source.task, m=mode[1], mode=mode[2]))
+                    if task is not None:
                         out.add(task)
     return out
 

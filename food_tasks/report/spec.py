@@ -61,12 +61,40 @@ Block = tuple
 class Source:
     """Where a cell comes from: a task (template) and its robust and official metric names.
 
-    Templates may use ``{v}`` (variant suffix), ``{m}`` (mode suffix) and ``{mode}`` (mode name).
+    A task template names a full-data task: it may use the name parts of the benchmark's splits (``{split}``, as
+    :attr:`Variant.fill` gives them), ``{m}`` (mode suffix) and ``{mode}`` (mode name); a metric template ``{mode}``.
+    A variant declared by a task (a packaged sample: :attr:`Variant.kind`) is never spelled in a template: its
+    column's task is the run's task that declares itself that variant of the full-data task the template names.
     """
 
     task: str
     metric: str
     official: str | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One section of a benchmark's tables: which tasks fill its columns.
+
+    Attributes:
+        label: the section's heading ("test_large", "packaged sample").
+        reference: the key of its published numbers (``{variant}`` of :attr:`TableSpec.reference`); None: the
+            paper has none for it.
+        fill: the name parts that make the templates of :class:`Source` full-data task names (``{split}``: ``_zh``,
+            ``_smallref``), as ``(placeholder, text)`` pairs.
+        kind: a variant kind that tasks declare in their config's metadata (``"sample"``:
+            :data:`food_tasks.tasks.registry.VARIANT_KEYS`): a column's task is then the run's task that declares
+            ``(kind, <the full-data task its template names>)`` (:class:`food_tasks.report.variants.Placed`), and
+            a run of the full-data task itself is not shown here. None: the full-data tasks themselves.
+        tag: the section's word in the heat map's column names (``<benchmark>_<tag>``) and in the file names of its
+            charts; a label only, never read back as a task name.
+    """
+
+    label: str
+    reference: str | None = None
+    fill: tuple[tuple[str, str], ...] = ()
+    kind: str | None = None
+    tag: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,20 +155,20 @@ class CurveSpec:
 
     title: str
     x_label: str
-    points: tuple[tuple[str, str], ...]  # (x value label, task template with {v})
+    points: tuple[tuple[str, str], ...]  # (x value label, task template: a full-data task, as Source's)
     metric: str
     y_label: str = ""
     decimals: int = 2
-    # (variant suffix, its points) where a variant's tasks are other points than ``points`` say (a sample that
-    # scores two views where the full benchmark's base task scores one)
-    by_variant: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    # (variant kind, its points) where a declared variant's tasks are other points than ``points`` say (a sample
+    # that scores two views where the full benchmark's base task scores one)
+    by_kind: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     # a share of units (an accuracy): its interval stays within 0-100 % (Wilson where the normal one would leave
     # it); False for an error score (MAPE), whose interval is the results file's stored one or the normal one
     proportion: bool = True
 
-    def points_of(self, suffix: str) -> tuple[tuple[str, str], ...]:
-        """The points of the variant with suffix ``suffix``."""
-        return dict(self.by_variant).get(suffix, self.points)
+    def points_of(self, kind: str | None) -> tuple[tuple[str, str], ...]:
+        """The points of a section whose tasks declare variant ``kind`` (None: the full-data tasks)."""
+        return dict(self.by_kind).get(kind or "", self.points)
 
 
 @dataclass(frozen=True)
@@ -149,10 +177,10 @@ class BenchmarkSpec:
     title: str
     prefixes: tuple[str, ...]
     tables: tuple[TableSpec, ...]
-    variants: tuple[tuple[str, str, str | None], ...]  # (label, suffix, reference table key or None)
+    variants: tuple[Variant, ...]  # one section each, in this order
     headline: tuple[str, ...]  # column keys (first table, first mode) for the heat map
-    # Sections after the tables: breakdown(runs that have the variant, variant suffix, charts) -> blocks.
-    breakdown: Callable[..., list[Block]] | None = None  # (runs: Sequence[Run], suffix: str, charts: Charts)
+    # Sections after the tables: breakdown(runs that have the variant, the variant placed, charts) -> blocks.
+    breakdown: Callable[..., list[Block]] | None = None  # (runs: Sequence[Run], placed: Placed, charts: Charts)
     notes: tuple[str, ...] = ()
     curves: tuple[CurveSpec, ...] = ()
     # A file of DATA_DIR: published models' beyond-accuracy measures, placed beside the runs' in the "beyond accuracy"

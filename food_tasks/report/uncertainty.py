@@ -9,6 +9,7 @@ from typing import Any
 
 from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell, stored_interval
 from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column, TableSpec
+from food_tasks.report.variants import Placed
 from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, best_of_bias, compare_one, group_entries
 from food_tasks.runs.run import Run
 from food_tasks.stats.confidence import MIN_UNITS, TOO_FEW, Z80, Z95, interval_p
@@ -37,27 +38,27 @@ def _detectable(figure: float, decimals: int) -> str:
     return fmt(figure, decimals) if figure > 0 else "n/a (standard error 0)"
 
 
-def _headline(spec: BenchmarkSpec, run: Run, suffix: str) -> list[tuple[Column, Any, str, str]]:
+def _headline(spec: BenchmarkSpec, run: Run, placed: Placed) -> list[tuple[Column, Any, str, str]]:
     """(column, value, task, metric) of the benchmark's headline columns the run has (robust scorer, first mode)."""
     table = spec.tables[0]
     out = []
     for column in table.columns:
         if column.key not in spec.headline:
             continue
-        value, task, metric = source_cell(run, column, suffix, table.modes[0], False)
+        value, task, metric = source_cell(run, column, placed, table.modes[0], False)
         if task and metric and isinstance(value, (int, float)) and not isinstance(value, bool):
             out.append((column, value, task, metric))
     return out
 
 
-def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], placed: Placed) -> list[Block]:
     """Standard errors and the smallest detectable difference of the headline numbers (paired over the shared documents
     with two or more runs, single-run otherwise); with two or more runs, paired differences and verdicts; for a
     best-of-templates group, the selection bias of its max. A section that cannot be built says why in one line."""
-    pairs = _pair_results(spec, runs, suffix) if len(runs) >= 2 else []
+    pairs = _pair_results(spec, runs, placed) if len(runs) >= 2 else []
     power, without = [], []
     for run in runs:
-        for column, value, task, metric in _headline(spec, run, suffix):
+        for column, value, task, metric in _headline(spec, run, placed):
             se = run.se(task, metric)
             if se is None:
                 why = (
@@ -143,7 +144,7 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                 "lmms-eval's bootstrap, not `--bootstrap_iters 0`, and a defined value).",
             )
         )
-    blocks += _best_of_blocks(spec, runs, suffix)
+    blocks += _best_of_blocks(spec, runs, placed)
     if len(runs) >= 2 and pairs:
         blocks += _paired_blocks(pairs, spec)
     elif len(runs) >= 2:
@@ -154,7 +155,7 @@ def uncertainty_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) ->
                 "the same tasks (with `--log_samples`) for the models to compare.",
             )
         )
-    elif runs and _headline(spec, runs[0], suffix):
+    elif runs and _headline(spec, runs[0], placed):
         blocks.append(
             (
                 "p",
@@ -170,32 +171,32 @@ def _error_run(run: Run, task: str) -> Run | None:
     return run if task in run.files else None
 
 
-def _shared(spec: BenchmarkSpec, a: Run, b: Run, suffix: str) -> list[tuple[Column, str, str]]:
+def _shared(spec: BenchmarkSpec, a: Run, b: Run, placed: Placed) -> list[tuple[Column, str, str]]:
     """(column, task, metric) the two runs can be paired on: the headline columns both have from the same task;
     when they share none (one run has the group, the other one subtask), the scored columns of the first table
     both have from the same task (the subtasks both ran)."""
     table = spec.tables[0]
-    mine = {(column.key, task, metric) for column, _, task, metric in _headline(spec, a, suffix)}
-    shared = [(c, t, m) for c, _, t, m in _headline(spec, b, suffix) if (c.key, t, m) in mine]
+    mine = {(column.key, task, metric) for column, _, task, metric in _headline(spec, a, placed)}
+    shared = [(c, t, m) for c, _, t, m in _headline(spec, b, placed) if (c.key, t, m) in mine]
     if shared:
         return shared
     for column in table.columns:
         if column.rate or column.key in spec.headline:
             continue
-        found = [source_cell(run, column, suffix, table.modes[0], False) for run in (a, b)]
+        found = [source_cell(run, column, placed, table.modes[0], False) for run in (a, b)]
         (va, ta, ma), (_, tb, mb) = found
         if ta and ma and (ta, ma) == (tb, mb) and number(va) is not None:
             shared.append((column, ta, ma))
     return shared
 
 
-def _pair_results(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[tuple[Run, Run, Column, str, Any]]:
+def _pair_results(spec: BenchmarkSpec, runs: Sequence[Run], placed: Placed) -> list[tuple[Run, Run, Column, str, Any]]:
     """(A, B, column, task, compare row or None) for every pair of runs (the first :data:`MAX_PAIRS`) and column
     both have (:func:`_shared`); the row is None when a run (or a task of the group) has no samples file."""
     out = []
     pairs = [(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :]][:MAX_PAIRS]
     for a, b in pairs:
-        for column, task, metric in _shared(spec, a, b, suffix):
+        for column, task, metric in _shared(spec, a, b, placed):
             ra, rb = _error_run(a, task), _error_run(b, task)
             if ra is None or rb is None or any(r.task(leaf) is None for r in (ra, rb) for leaf in r.leaves(task)):
                 out.append((a, b, column, task, None))  # a task (or a task of the group) without its samples file
@@ -305,10 +306,10 @@ def _paired_blocks(pairs: Sequence[tuple[Run, Run, Column, str, Any]], spec: Ben
     return blocks
 
 
-def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], suffix: str) -> list[Block]:
+def _best_of_blocks(spec: BenchmarkSpec, runs: Sequence[Run], placed: Placed) -> list[Block]:
     rows, missing = [], []
     for run in runs:
-        for column, _value, task, metric in _headline(spec, run, suffix):
+        for column, _value, task, metric in _headline(spec, run, placed):
             loaded = _error_run(run, task)
             if loaded is None or task not in loaded.groups:
                 continue

@@ -305,7 +305,8 @@ def test_the_curve_chart_draws_the_tables_interval_within_0_100(tmp_path, monkey
 
     from food_tasks.report.build import _curve_blocks
     from food_tasks.report.charts import Charts
-    from food_tasks.report.spec import CurveSpec
+    from food_tasks.report.spec import CurveSpec, Variant
+    from food_tasks.report.variants import Placed
     from food_tasks.runs import load_runs
 
     path = write_results(tmp_path / "a" / "results.json", "pretrained=m", {"t_1": {"acc": 97.0}, "t_2": {"acc": 50.0}})
@@ -314,10 +315,10 @@ def test_the_curve_chart_draws_the_tables_interval_within_0_100(tmp_path, monkey
         data["results"][task]["acc_stderr,none"] = se
         data["results"][task]["acc_clusters,none"] = 4
     path.write_text(json.dumps(data))
-    curve = CurveSpec("Accuracy by views", "views", (("1", "t_1{v}"), ("2", "t_2{v}")), "acc", "Acc (%)")
+    curve = CurveSpec("Accuracy by views", "views", (("1", "t_1"), ("2", "t_2")), "acc", "Acc (%)")
     charts, drawn = Charts(tmp_path / "out"), []
     monkeypatch.setattr(Charts, "_save", lambda self, fig, name: drawn.append(fig) or "charts/x.png")
-    blocks = _curve_blocks(curve, load_runs([tmp_path / "a"]), "", charts)
+    blocks = _curve_blocks(curve, load_runs([tmp_path / "a"]), Placed(Variant("full data")), charts)
     (fig,) = drawn
     segments = [s for c in fig.axes[0].containers for s in c.lines[2][0].get_segments()]
     spans = sorted((float(s[:, 1].min()), float(s[:, 1].max())) for s in segments)

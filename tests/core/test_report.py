@@ -270,14 +270,14 @@ def test_a_new_benchmark_is_one_registry_entry(tmp_path, monkeypatch):
         name="toybench",
         title="ToyBench",
         prefixes=("toybench_",),
-        variants=(("full", "", "main"),),
+        variants=(report.Variant("full", "main"),),
         tables=(
             report.TableSpec(
                 "Main",
                 "{variant}",
                 (
-                    report.Column("cls", "Class ACC", (report.Source("toybench_cls{v}", "acc", "acc_official"),), 4),
-                    report.Column("inv", "Unparsed", (report.Source("toybench_cls{v}", "invalid_rate"),), rate=True),
+                    report.Column("cls", "Class ACC", (report.Source("toybench_cls", "acc", "acc_official"),), 4),
+                    report.Column("inv", "Unparsed", (report.Source("toybench_cls", "invalid_rate"),), rate=True),
                 ),
             ),
         ),
@@ -286,7 +286,7 @@ def test_a_new_benchmark_is_one_registry_entry(tmp_path, monkeypatch):
             report.CurveSpec(
                 "Accuracy by number of views",
                 "views",
-                (("1", "toybench_cls{v}"), ("2", "toybench_cls{v}_v2"), ("4", "toybench_cls{v}_v4")),
+                (("1", "toybench_cls"), ("2", "toybench_cls_v2"), ("4", "toybench_cls_v4")),
                 "acc",
             ),
         ),

@@ -331,7 +331,7 @@ def test_reference_data_of_the_new_benchmarks_is_consistent():
         for table in spec.tables:
             keys = {c.key for c in table.columns}
             ref = report.reference_data(spec.name).get("tables") or {}
-            for ref_key in {k for _, _, k in spec.variants if k}:
+            for ref_key in {v.reference for v in spec.variants if v.reference}:
                 name = (table.reference or "").replace("{variant}", ref_key)
                 for row in (ref.get(name) or {}).get("rows", []):
                     assert set(row["values"]) <= keys, (spec.name, name, set(row["values"]) - keys)

@@ -1,12 +1,14 @@
 """No variant is read from, or written into, a task's name outside the task generator (issue 42): a variant (image-free
 twin, rotation, packaged sample) is declared, and read from its declaration (:func:`food_tasks.tasks.registry.
 variant_in`, a run's facts). Older results files that declare none are read through the one documented mapping
-(:data:`food_tasks.tasks.registry.LEGACY_VARIANTS`).
+(:data:`food_tasks.tasks.registry.LEGACY_VARIANTS`); a packaged sample of an older results file, through the
+declaration its shipped YAML carries under the same name (:func:`food_tasks.tasks.registry.variant`).
 
 Scanned: every string of the package (f-string parts included, docstrings not) that is a variant suffix alone
-(``"_sample"``) or a ``{v}`` name template, outside ``food_tasks/tasks/taskgen.py``. :data:`DEBT` lists, per file,
-what is left to replace: the report specs of the benchmarks still spell their packaged-sample tasks through ``{v}``
-templates (issue 42 leaves them: the sample tasks declare no ``sample_of`` yet); it may only shrink.
+(``"_sample"``) or a ``{v}`` name template, outside ``food_tasks/tasks/taskgen.py``. The report specs name full-data
+tasks only: a packaged-sample task declares ``sample_of: <full-data task>`` (written by the generators,
+:func:`food_tasks.tasks.taskgen.sampled`) and the report's sample section finds it by that declaration
+(:class:`food_tasks.report.variants.Placed`).
 """
 
 from __future__ import annotations
@@ -19,13 +21,6 @@ REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "food_tasks/tasks/taskgen.py"
 SUFFIX = re.compile(r"^_(circular|noimage|textonly|sample)$")
 LEGACY = {"food_tasks/tasks/registry.py": 1}  # LEGACY_VARIANTS: results files written before rotation_of existed
-DEBT = {
-    "food_tasks/benchmarks/diningbench/report.py": 12,
-    "food_tasks/benchmarks/fambench/report.py": 25,
-    "food_tasks/benchmarks/food500cap/report.py": 2,
-    "food_tasks/benchmarks/foodieqa/report.py": 4,
-    "food_tasks/benchmarks/worldcuisines/report.py": 13,
-}
 
 
 def spelled() -> dict[str, list[tuple[int, str]]]:
@@ -52,11 +47,9 @@ def spelled() -> dict[str, list[tuple[int, str]]]:
 def test_no_variant_suffix_is_spelled_outside_the_generator():
     found = spelled()
     counts = {name: len(lines) for name, lines in found.items()}
-    new = {name: found[name] for name in counts if name not in LEGACY and name not in DEBT}
+    new = {name: found[name] for name in counts if name not in LEGACY}
     assert new == {}, "declare the variant (taskgen) and read the declaration; never spell its suffix"
     assert {n: c for n, c in counts.items() if n in LEGACY} == LEGACY
-    grown = {n: (c, DEBT[n]) for n, c in counts.items() if n in DEBT and c > DEBT[n]}
-    assert grown == {}, "the report specs' {v} templates may only shrink (issue 42)"
 
 
 def test_the_one_legacy_mapping_is_documented_where_it_stands():

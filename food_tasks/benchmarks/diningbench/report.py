@@ -3,7 +3,8 @@ accuracy / MAPE by number of views (curves)."""
 
 from __future__ import annotations
 
-from food_tasks.report import BenchmarkSpec, Column, CurveSpec, Source, TableSpec
+from food_tasks.report import BenchmarkSpec, Column, CurveSpec, Source, TableSpec, Variant
+from food_tasks.tasks.registry import SAMPLE
 
 CLS_UNPARSED = (
     "the official parser reads the first letter of the output whatever it is (only an empty output, "
@@ -19,7 +20,7 @@ NUTRITION_UNPARSED = (
 
 
 def _main_columns() -> tuple[Column, ...]:
-    cls, nut, vqa = "diningbench_cls{v}", "diningbench_nutrition{v}", "diningbench_vqa{v}"
+    cls, nut, vqa = "diningbench_cls{cls}", "diningbench_nutrition{nutrition}", "diningbench_vqa{vqa}"
     return (
         Column("cls_acc", "Class ACC", (Source(cls, "acc", "acc_official"),)),
         Column(
@@ -62,12 +63,21 @@ def _main_columns() -> tuple[Column, ...]:
     )
 
 
-def _view_points() -> tuple[tuple[str, str], ...]:
-    return (("1 (reference photo)", "{task}{v}"), ("2", "{task}{v}_v2"), ("3", "{task}{v}_v3"), ("4", "{task}{v}_v4"))
+def _view_points(kind: str) -> tuple[tuple[str, str], ...]:
+    """A kind's tasks by number of views: ``diningbench_<kind>{<kind>}`` (one view) and its ``_v2`` to ``_v4``."""
+    task = f"diningbench_{kind}{{{kind}}}"
+    return (("1 (reference photo)", task), ("2", f"{task}_v2"), ("3", f"{task}_v3"), ("4", f"{task}_v4"))
 
 
-# The packaged sample's tasks score two views (utils/diningbench.py docs_sample_*: views (0, 1)), not one.
-SAMPLE_POINTS = (("2", "{task}{v}"),)
+def _split(split: str) -> tuple[tuple[str, str], ...]:
+    """The name part of a language section's tasks, the same for every kind (``_zh``, ``_en_cot``)."""
+    return tuple((kind, split) for kind in ("cls", "nutrition", "vqa"))
+
+
+# The packaged sample's tasks (utils/diningbench.py docs_sample_*) are samples of the full-data tasks these name: the
+# classification sample scores two views in English, the nutrition sample two views in Chinese, the VQA sample English
+# (each declares it: sample_of); one point of each curve, not the full benchmark's one-view task.
+SAMPLE_FILL = (("cls", "_en_v2"), ("nutrition", "_zh_v2"), ("vqa", "_en"))
 
 
 SPEC = BenchmarkSpec(
@@ -75,11 +85,11 @@ SPEC = BenchmarkSpec(
     title="DiningBench",
     prefixes=("diningbench_",),
     variants=(
-        ("Chinese (paper Table 2)", "_zh", "zh"),
-        ("English (paper Table 4)", "_en", "en"),
-        ("Chinese, CoT (not in the paper's tables)", "_zh_cot", None),
-        ("English, CoT (not in the paper's tables)", "_en_cot", None),
-        ("packaged sample (2 views)", "_sample", None),
+        Variant("Chinese (paper Table 2)", "zh", _split("_zh"), tag="zh"),
+        Variant("English (paper Table 4)", "en", _split("_en"), tag="en"),
+        Variant("Chinese, CoT (not in the paper's tables)", None, _split("_zh_cot"), tag="zh_cot"),
+        Variant("English, CoT (not in the paper's tables)", None, _split("_en_cot"), tag="en_cot"),
+        Variant("packaged sample (2 views)", None, SAMPLE_FILL, kind=SAMPLE, tag=SAMPLE),
     ),
     tables=(
         TableSpec(
@@ -94,7 +104,7 @@ SPEC = BenchmarkSpec(
                 Column(
                     f"{name}_{stat}",
                     f"{label} {stat.upper()}",
-                    (Source("diningbench_nutrition{v}", f"{name}_{stat}", f"{name}_{stat}_official"),),
+                    (Source("diningbench_nutrition{nutrition}", f"{name}_{stat}", f"{name}_{stat}_official"),),
                 )
                 for stat in ("mae", "rmse")
                 for name, label in (
@@ -111,20 +121,18 @@ SPEC = BenchmarkSpec(
         CurveSpec(
             "Classification accuracy by number of views",
             "views",
-            tuple((x, t.replace("{task}", "diningbench_cls")) for x, t in _view_points()),
+            _view_points("cls"),
             "acc",
             "Class ACC (%)",
-            by_variant=(("_sample", tuple((x, t.replace("{task}", "diningbench_cls")) for x, t in SAMPLE_POINTS)),),
+            by_kind=((SAMPLE, (("2", "diningbench_cls{cls}"),)),),
         ),
         CurveSpec(
             "Nutrition Avg MAPE (%) by number of views",
             "views",
-            tuple((x, t.replace("{task}", "diningbench_nutrition")) for x, t in _view_points()),
+            _view_points("nutrition"),
             "avg_mape",
             "Avg MAPE (%)",
-            by_variant=(
-                ("_sample", tuple((x, t.replace("{task}", "diningbench_nutrition")) for x, t in SAMPLE_POINTS)),
-            ),
+            by_kind=((SAMPLE, (("2", "diningbench_nutrition{nutrition}"),)),),
             proportion=False,
         ),
     ),

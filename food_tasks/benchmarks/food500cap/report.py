@@ -12,25 +12,28 @@ from food_tasks.report import (
     Block,
     Charts,
     Column,
+    Placed,
     Run,
     Source,
     TableSpec,
+    Variant,
     absent_reason,
     binomial_interval,
     bounds_text,
     fmt,
 )
+from food_tasks.tasks.registry import SAMPLE
 
 PAPER_REGIONS = ("Chinese", "Worldwide", "Japanese", "Western", "Latin-American", "Asian", "Indian")
-TASK = "food500cap_caption{v}"
+TASK = "food500cap_caption{split}"
 
 
-def region_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+def region_breakdown(runs: Sequence[Run], placed: Placed, charts: Charts) -> list[Block]:
     """Per region of the user's category-to-region mapping (``per_region``)."""
-    task = f"food500cap_caption{suffix}"
-    tables = {r.label: r.value(task, "per_region") for r in runs if isinstance(r.value(task, "per_region"), dict)}
+    task = placed.name(TASK)
+    tables = {r.label: t for r in runs if isinstance(t := placed.value(r, task, "per_region"), dict)}
     if not tables:  # no mapping given: the region columns of the Table 3 rows say why too
-        ran = any(task in r.metrics for r in runs)
+        ran = any(placed.task(r, task) is not None for r in runs)
         return (
             [
                 (
@@ -57,7 +60,9 @@ def region_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[B
         }
         for k, t in tables.items()
     }
-    image = charts.language_bars(series, "Food-500 Cap SLA-accurate by region", f"{task}_regions", errors)
+    image = charts.language_bars(
+        series, "Food-500 Cap SLA-accurate by region", f"{placed.shown(runs, task)}_regions", errors
+    )
     if image:
         blocks.append(("img", image, "SLA-accurate by region"))
     fields = (
@@ -95,10 +100,10 @@ SPEC = BenchmarkSpec(
     title="Food-500 Cap",
     prefixes=("food500cap_",),
     variants=(
-        ("test split, generic prompt", "", "paper"),
-        ("test split, food-aware prompt", "_food", "paper"),
-        ("all 24,700 images, generic prompt", "_all", "paper"),
-        ("packaged sample", "_sample", None),
+        Variant("test split, generic prompt", "paper", (("split", ""),)),
+        Variant("test split, food-aware prompt", "paper", (("split", "_food"),), tag="food"),
+        Variant("all 24,700 images, generic prompt", "paper", (("split", "_all"),), tag="all"),
+        Variant("packaged sample", None, (("split", ""),), kind=SAMPLE, tag=SAMPLE),
     ),
     tables=(
         TableSpec(

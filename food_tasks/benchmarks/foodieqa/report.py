@@ -11,17 +11,20 @@ from food_tasks.report import (
     Block,
     Charts,
     Column,
+    Placed,
     Run,
     Source,
     TableSpec,
+    Variant,
     binomial_interval,
     series_blocks,
 )
+from food_tasks.tasks.registry import SAMPLE
 
 
 def _template_columns() -> tuple[Column, ...]:
-    group = "foodieqa_{mode}{v}"
-    per_template = tuple(f"foodieqa_{{mode}}{{v}}_p{k}" for k in range(4))
+    group = "foodieqa_{mode}"
+    per_template = tuple(f"foodieqa_{{mode}}_p{k}" for k in range(4))
     return (
         *(
             Column(f"p{k}", f"p{k}", (Source(task, "acc", "acc_paper_protocol"),))
@@ -62,7 +65,7 @@ SETTINGS = (
 )
 
 
-def question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+def question_type_breakdown(runs: Sequence[Run], placed: Placed, charts: Charts) -> list[Block]:
     """Per question type (paper Figure 8): robust accuracy, mean over the templates each run has."""
     blocks: list[Block] = []
     for label, setting in SETTINGS:
@@ -74,7 +77,7 @@ def question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) ->
             tables = [
                 t
                 for k in range(4)
-                if isinstance(t := run.value(f"foodieqa_{setting}{suffix}_p{k}", "per_question_type"), dict)
+                if isinstance(t := placed.value(run, f"foodieqa_{setting}_p{k}", "per_question_type"), dict)
             ]
             cells: dict[str, list[float]] = {}
             for table in tables:
@@ -92,7 +95,7 @@ def question_type_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) ->
         if not series:
             continue
         image = charts.language_bars(
-            series, f"FoodieQA {label} by question type", f"foodieqa_{setting}{suffix}_question_types", errors
+            series, f"FoodieQA {label} by question type", f"foodieqa_{setting}{placed.suffix}_question_types", errors
         )
         blocks += series_blocks(
             f"Per question type: {label}, accuracy % (robust scorer, mean over the templates run)",
@@ -111,13 +114,13 @@ SPEC = BenchmarkSpec(
     name="foodieqa",
     title="FoodieQA",
     prefixes=("foodieqa_",),
-    variants=(("full data", "", "paper"), ("packaged sample", "_sample", None)),
+    variants=(Variant("full data", "paper"), Variant("packaged sample", kind=SAMPLE, tag=SAMPLE)),
     tables=(
         TableSpec(
             "Paper Table 3 (accuracy %, best of four templates) and Text QA",
             "table3",
             tuple(
-                Column(key, label, (Source(f"foodieqa_{key}{{v}}", "acc_best", "acc_paper_protocol_best"),))
+                Column(key, label, (Source(f"foodieqa_{key}", "acc_best", "acc_paper_protocol_best"),))
                 for key, label in (
                     ("mivqa_zh", "Multi-image ZH"),
                     ("mivqa_en", "Multi-image EN"),

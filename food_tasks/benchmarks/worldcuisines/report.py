@@ -11,13 +11,16 @@ from food_tasks.report import (
     Block,
     Charts,
     Column,
+    Placed,
     Run,
     Source,
     TableSpec,
+    Variant,
     binomial_interval,
     bounds_text,
     fmt,
 )
+from food_tasks.tasks.registry import SAMPLE
 
 SUBTASKS = (("1a", "1a_nocontext"), ("1b", "1b_contextualized"), ("1c", "1c_adversarial"), ("2", "2_location"))
 
@@ -26,32 +29,34 @@ def _accuracy_columns() -> tuple[Column, ...]:
     cols = []
     for short, sub in SUBTASKS:
         cols.append(
-            Column(f"{short}_mcq", f"{short} MCQ", (Source(f"worldcuisines_mcq{{v}}_{sub}", "acc", "acc_official"),))
+            Column(
+                f"{short}_mcq", f"{short} MCQ", (Source(f"worldcuisines_mcq{{split}}_{sub}", "acc", "acc_official"),)
+            )
         )
         cols.append(
             Column(
                 f"{short}_oeq",
                 f"{short} OEQ",
-                (Source(f"worldcuisines_oeq{{v}}_{sub}", "acc_multi", "acc_multi_official"),),
+                (Source(f"worldcuisines_oeq{{split}}_{sub}", "acc_multi", "acc_multi_official"),),
             )
         )
-    cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{v}", "acc", "acc_official"),)))
-    cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{v}", "acc_multi", "acc_multi_official"),)))
+    cols.append(Column("avg_mcq", "Avg MCQ", (Source("worldcuisines_mcq{split}", "acc", "acc_official"),)))
+    cols.append(Column("avg_oeq", "Avg OEQ", (Source("worldcuisines_oeq{split}", "acc_multi", "acc_multi_official"),)))
     # The group's unparsed rate is the unweighted mean over its subtasks: after a partial run (one subtask),
     # the same mean over the subtasks that ran.
     cols.append(
         Column(
             "invalid_mcq",
             "MCQ unparsed %",
-            (Source("worldcuisines_mcq{v}", "invalid_rate"),),
+            (Source("worldcuisines_mcq{split}", "invalid_rate"),),
             rate=True,
-            parts=tuple(Source(f"worldcuisines_mcq{{v}}_{sub}", "invalid_rate") for _, sub in SUBTASKS),
+            parts=tuple(Source(f"worldcuisines_mcq{{split}}_{sub}", "invalid_rate") for _, sub in SUBTASKS),
         )
     )
     return tuple(cols)
 
 
-def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list[Block]:
+def language_breakdown(runs: Sequence[Run], placed: Placed, charts: Charts) -> list[Block]:
     """Per language (robust scorer): MCQ and OEQ accuracy averaged over the four subtasks, a bar chart and one
     table per run (per subtask, with the MCQ unparsed rate)."""
     blocks: list[Block] = []
@@ -63,7 +68,9 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
             cells: dict[str, dict[str, float]] = {}
             sizes: dict[str, dict[str, float]] = {}
             for short, sub in SUBTASKS:
-                table = run.value(f"worldcuisines_{kind}{suffix}_{sub}", "per_language")
+                table = placed.value(
+                    run, placed.name("worldcuisines_{kind}{split}_{sub}", kind=kind, sub=sub), "per_language"
+                )
                 for lang, row in (table or {}).items():
                     if isinstance(row, dict) and metric in row:
                         cells.setdefault(lang, {})[short] = row[metric]
@@ -103,7 +110,7 @@ def language_breakdown(runs: Sequence[Run], suffix: str, charts: Charts) -> list
             continue
         blocks.append(("h", 3, f"Per language: {label} (robust scorer)"))
         image = charts.language_bars(
-            per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{suffix}_languages", errors
+            per_run, f"WorldCuisines {label} by language", f"worldcuisines_{kind}{placed.suffix}_languages", errors
         )
         if image:
             blocks.append(("img", image, f"{label} by language"))
@@ -118,10 +125,12 @@ SPEC = BenchmarkSpec(
     title="WorldCuisines (paper Table 7)",
     prefixes=("worldcuisines_",),
     variants=(
-        ("test_large", "", "large"),
-        ("smallref (400 items of the published Test Small)", "_smallref", "smallref"),
-        ("HF test_small", "_small", None),
-        ("packaged sample", "_sample", None),
+        Variant("test_large", "large", (("split", ""),)),
+        Variant(
+            "smallref (400 items of the published Test Small)", "smallref", (("split", "_smallref"),), tag="smallref"
+        ),
+        Variant("HF test_small", None, (("split", "_small"),), tag="small"),
+        Variant("packaged sample", None, (("split", ""),), kind=SAMPLE, tag=SAMPLE),  # test_large rows
     ),
     tables=(
         TableSpec("Accuracy (%)", "{variant}", _accuracy_columns()),
@@ -131,11 +140,11 @@ SPEC = BenchmarkSpec(
             tuple(
                 Column(key, label, (Source(task, "bertscore_f1", "bertscore_f1"),), proportion=False)
                 for key, label, task in (
-                    ("1a", "1a", "worldcuisines_oeq{v}_1a_nocontext"),
-                    ("1b", "1b", "worldcuisines_oeq{v}_1b_contextualized"),
-                    ("1c", "1c", "worldcuisines_oeq{v}_1c_adversarial"),
-                    ("2", "2", "worldcuisines_oeq{v}_2_location"),
-                    ("avg", "Average", "worldcuisines_oeq{v}"),
+                    ("1a", "1a", "worldcuisines_oeq{split}_1a_nocontext"),
+                    ("1b", "1b", "worldcuisines_oeq{split}_1b_contextualized"),
+                    ("1c", "1c", "worldcuisines_oeq{split}_1c_adversarial"),
+                    ("2", "2", "worldcuisines_oeq{split}_2_location"),
+                    ("avg", "Average", "worldcuisines_oeq{split}"),
                 )
             ),
         ),
