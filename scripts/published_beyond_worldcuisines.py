@@ -142,6 +142,9 @@ def build(repo_path: Path, models: list[str], workdir: Path, rev: str = "HEAD") 
         "benchmark": "worldcuisines",
         "title": "paper predictions on the smallref subset",
         "comparable_with": group,
+        # The groups giving the same measures on other documents (test_large, HF test_small): the report says that a
+        # run of one of them (or of a variant it declares: a packaged sample, an image-free twin) is not placed here.
+        "same_measure": [official.task_name("mcq", "large"), "worldcuisines_mcq_small"],
         "note": (
             "The predictions the WorldCuisines repository released for its 'Test Small' leaderboard: the test_large "
             f"rows of the 400 smallref items (12,000 documents), scored as a `{group}` run scores them (robust "

@@ -17,6 +17,7 @@ from typing import Any
 from food_tasks.report.cells import fmt, number, stored_interval, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.spec import DATA_DIR, FEW, MARKS_NOTE, BenchmarkSpec, Block, spec_for
+from food_tasks.report.variants import declared_base, measured_by
 from food_tasks.runs.measures import gain_missing_reason, gain_pairs, image_gain
 from food_tasks.runs.measures import shares as read_shares
 from food_tasks.runs.run import Run
@@ -515,8 +516,8 @@ def published_blocks(
         return [], ""
     if not runs:
         comparable = str(data.get("comparable_with") or group["task"])
-        family = comparable.rsplit("_", 1)[0]  # the task family: the comparable task without its variant suffix
-        if not any(task.startswith(family) for _, tasks in present for task in tasks):
+        same = measured_by([comparable, *data.get("same_measure", [])])  # the file declares them: never a name's part
+        if not any(declared_base(run, task) in same for run, tasks in present for task in tasks):
             return [], ""
         return [], (
             f"The beyond-accuracy measures of {len(data.get('models', []))} published models ({data.get('title')}) "
