@@ -318,7 +318,8 @@ def test_report_section_of_cross_lingual_and_context_measures(tmp_path):
     from food_tasks.report.runs import Run
     from food_tasks.report.spec import spec_for
 
-    task, group = "worldcuisines_mcq_task1a_sample", "worldcuisines_mcq_task1_sample"
+    # the packaged sample's task and group: samples of worldcuisines_mcq (their YAMLs declare it, sample_of)
+    task, group = "worldcuisines_mcq_sample_1a_nocontext", "worldcuisines_mcq_sample"
     gaps = {
         "fr": {"value": -10.0, "se": 5.0, "low": -19.8, "high": -0.2},
         "yo": {"value": -40.0, "se": 10.0, "low": -59.6, "high": -20.4},
@@ -339,7 +340,8 @@ def test_report_section_of_cross_lingual_and_context_measures(tmp_path):
         assert any(b[0] == "img" and "xling_gap_to_en" in b[1] for b in blocks)
     lines = [b[1] for b in blocks if b[0] == "p"][-1].splitlines()
     assert [line.split(":")[0] for line in lines][:3] == ["Image gain", "Circular accuracy", "Position bias"]
-    # A WorldCuisines MCQ run of another variant than smallref: one line pointing to the published models' task.
+    # A WorldCuisines MCQ run of another variant than smallref (declared: a sample of worldcuisines_mcq, which the
+    # published file names among its same measures): one line pointing to the published models' task.
     assert lines[3].endswith("a run of `worldcuisines_mcq_smallref` is placed among them here.")
 
 
