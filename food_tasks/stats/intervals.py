@@ -22,7 +22,7 @@ canonical order (:mod:`food_tasks.stats.uncertainty`), so an interval is a funct
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +158,29 @@ def choose(
     if found is not None:
         return Interval(*found, PERCENTILE)
     return Interval(max(low, lo), min(high, hi), CUT)
+
+
+def of_estimator(
+    estimator: Estimator,
+    rows: np.ndarray,
+    value: float,
+    se: float | None,
+    units: float | None,
+    draws: np.ndarray | None = None,
+    iters: int = 0,
+    redraw: Callable[[], np.ndarray] | None = None,
+) -> Interval | None:
+    """The 95 % interval of an estimator's ``value`` on these documents' ``rows`` (:func:`choose` over its
+    :func:`support`; a share of successes, :func:`is_binary`, where the estimator declares ``binary``), in one
+    call. ``draws``: its cluster bootstrap's resampled values, when drawn; else ``redraw`` draws them (``iters``
+    resamples) only where the normal interval would be cut at the bound and there are two units or more."""
+    bounds = support(estimator, rows, value, draws)
+    binary = bool(getattr(estimator, "binary", False)) and is_binary(estimator, rows)
+    found = choose(value, se, bounds, units, draws, iters, estimator.skewed, binary)
+    if draws is None and redraw is not None and found is not None and found.method == CUT and iters > 0:
+        if units is not None and units >= 2:
+            return choose(value, se, bounds, units, redraw(), iters, estimator.skewed, binary)
+    return found
 
 
 def value_bounds(values: Sequence[float], scale: float, difference: bool = False) -> tuple[float, float]:

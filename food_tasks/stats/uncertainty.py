@@ -42,6 +42,7 @@ from dataclasses import field as _field
 
 import numpy as np
 
+from food_tasks.stats import intervals
 from food_tasks.stats.confidence import DEFAULT_ITERS, MIN_UNITS, TOO_FEW, Z80, Z95, wilson  # noqa: F401  (public here too)
 from food_tasks.stats.estimators import (  # noqa: F401  (public here too: callers import them from food_tasks.stats.uncertainty)
     Custom,
@@ -56,7 +57,7 @@ from food_tasks.stats.estimators import (  # noqa: F401  (public here too: calle
     mean,
     ratio_combine,
 )
-from food_tasks.stats.intervals import CUT, Interval, choose, is_binary, support
+from food_tasks.stats.intervals import Interval
 
 SEED = 20241104  # fixed: every figure is reproducible; paired resamples share it
 
@@ -342,31 +343,20 @@ def estimate_many(
                 done[id(est)] = Estimate(None, n, c, "none", clt, note="fewer than half of the resamples give a number")
             else:
                 value = float(np.asarray(est.combine(sums.sum(0)), dtype=float))
-                bounds = support(est, rows, value, draws)
-                ci = choose(value, se, bounds, c, draws, iters, est.skewed, _binary(est, rows))
+                ci = intervals.of_estimator(est, rows, value, se, c, draws, iters)
                 done[id(est)] = Estimate(se, n, c, "bootstrap", clt, iters, interval=ci)
     return [done[id(e)] for e in estimators]
-
-
-def _binary(est: Estimator, rows: np.ndarray) -> bool:
-    """A share of successes: declared 0/1 (``binary``: accuracies, rates) and every counted document 0 or 1; a
-    statistic that only happens to be 0 everywhere (a CIDEr of 0) is not one."""
-    return bool(getattr(est, "binary", False)) and is_binary(est, rows)
 
 
 def _ratio_interval(
     est: Ratio, rows: np.ndarray, sums: np.ndarray, se: float | None, units: int, iters: int, seed: int
 ) -> Interval | None:
-    """A ratio's 95 % interval (:func:`food_tasks.stats.intervals.choose`): normal within its range, else Wilson for
-    a proportion, else the percentile of a cluster bootstrap drawn here (only then)."""
+    """A ratio's 95 % interval (:func:`food_tasks.stats.intervals.of_estimator`): normal within its range, else Wilson
+    for a proportion, else the percentile of a cluster bootstrap drawn here (only then)."""
     if se is None:
         return None
     value = float(np.asarray(est.combine(sums.sum(0)), dtype=float))
-    bounds, binary = support(est, rows), _binary(est, rows)
-    found = choose(value, se, bounds, units, skewed=est.skewed, binary=binary)
-    if found is not None and found.method == CUT and iters > 0 and units >= 2:
-        return choose(value, se, bounds, units, bootstrap(est, sums, iters, seed), iters, est.skewed, binary)
-    return found
+    return intervals.of_estimator(est, rows, value, se, units, None, iters, lambda: bootstrap(est, sums, iters, seed))
 
 
 def describe(est: Estimate, noun: str = "clusters") -> str:
