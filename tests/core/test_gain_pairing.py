@@ -148,7 +148,7 @@ def test_the_image_gain_takes_the_metric_the_reports_headline_column_shows():
         mode = table.modes[0]
         column = next(c for c in table.columns if c.key == spec.headline[0])
         for source in column.sources:
-            fill = {"v": "", "m": mode[1], "mode": mode[2]}
+            fill = {**dict(spec.variants[0].fill), "m": mode[1], "mode": mode[2]}  # the first section's tasks
             task, metric = source.task.format(**fill), source.metric.format(**fill)
             tables = tables_for(task) if task in catalogue.index() else ()
             if tables:
