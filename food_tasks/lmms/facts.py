@@ -156,7 +156,7 @@ def facts_of(
         entries = group_entries(name)
         if not entries and isinstance(written, list):
             entries = tuple(e for e in written if isinstance(e, Mapping) and e.get("metric"))
-        return TaskFacts(name, entries=entries)
+        return TaskFacts(name, variant=registry.variant(name), entries=entries)  # lmms-eval writes no group config
     config = config if isinstance(config, Mapping) else {}
     info = next((v for k, v in (row or {}).items() if str(k).partition(",")[0] == "judge_info"), None)
     return TaskFacts(
@@ -169,14 +169,15 @@ def facts_of(
 
 def facts_of_results(data: Mapping[str, Any]) -> dict[str, TaskFacts]:
     """The facts of every task and group of a results file's JSON ``data``, by name (a group's from our catalogue,
-    else from what the run wrote under :data:`GROUPS_KEY`; a name that is a task is a task)."""
+    else from what the run wrote under :data:`GROUPS_KEY`; a group is one lmms-eval lists under ``group_subtasks``
+    or reports under ``groups``; a name that is a task is a task)."""
     configs = data.get("configs") or {}
     results = data.get("results") or {}
     tasks = sorted({*results, *(data.get("groups") or {})} & set(configs))
     written = data.get(GROUPS_KEY) if isinstance(data.get(GROUPS_KEY), dict) else {}
     groups = {
         g: facts_of(g, None, group=True, written=written.get(g))
-        for g in data.get("group_subtasks") or {}
+        for g in {**(data.get("group_subtasks") or {}), **(data.get("groups") or {})}
         if g not in tasks
     }
     return {**{t: facts_of(t, configs[t], results.get(t)) for t in tasks}, **groups}

@@ -33,7 +33,7 @@ from food_tasks.report.build import (
     legend_blocks,
     series_blocks,
 )
-from food_tasks.report.cells import absent_reason, binomial_interval, bounds_text, fmt, with_interval
+from food_tasks.report.cells import Placed, absent_reason, binomial_interval, bounds_text, fmt, with_interval
 from food_tasks.report.charts import Charts
 from food_tasks.report.render import to_html, to_markdown
 from food_tasks.report.runs import Run, comparability_problems, find_results, load_runs, short_label
@@ -56,7 +56,6 @@ from food_tasks.report.spec import (
     spec_for,
 )
 from food_tasks.report.uncertainty import PAIRED_NOTE, POWER_NOTE, uncertainty_blocks
-from food_tasks.report.variants import Placed
 
 __all__ = [
     "BINOMIAL_NOTE",

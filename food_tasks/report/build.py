@@ -13,6 +13,7 @@ from typing import Any
 import food_tasks.report.spec as specs
 from food_tasks.report.beyond import beyond_blocks
 from food_tasks.report.cells import (
+    Placed,
     absent_reason,
     binomial_interval,
     bounds_text,
@@ -64,7 +65,6 @@ from food_tasks.report.spec import (
 )
 from food_tasks.report.uncertainty import generic_blocks as generic_uncertainty
 from food_tasks.report.uncertainty import uncertainty_blocks
-from food_tasks.report.variants import Placed
 from food_tasks.runs import Run, load_runs
 from food_tasks.stats.confidence import Z95
 

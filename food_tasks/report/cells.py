@@ -8,9 +8,49 @@ from typing import Any
 
 from food_tasks.lmms import runfiles
 from food_tasks.report.runs import Run
-from food_tasks.report.spec import FILTER, MISSING, UNDEFINED, BenchmarkSpec, Column, Partial
-from food_tasks.report.variants import Placed
+from food_tasks.report.spec import FILTER, MISSING, UNDEFINED, BenchmarkSpec, Column, Partial, Variant
 from food_tasks.stats.confidence import Z95, wilson, wilson_effective
+
+
+class Placed:
+    """A :class:`~food_tasks.report.spec.Variant` placed in runs: the run's task for each full-data task name its
+    templates make (the name itself, or for a declared kind the run's task declaring it)."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self._found: dict[int, dict[str, str]] = {}  # id(run) -> {full-data task: the run's task of this kind}
+
+    @property
+    def suffix(self) -> str:
+        """``_<tag>`` (empty for the main section): the section's part of a chart's file name, a label only."""
+        return f"_{self.variant.tag}" if self.variant.tag else ""
+
+    def name(self, template: str, **more: str) -> str:
+        """The full-data task a template names in this section (``more``: the mode's parts, ``{m}``, ``{mode}``)."""
+        return template.format(**dict(self.variant.fill), **more)
+
+    def task(self, run: Run, name: str) -> str | None:
+        """The run's task that stands for full-data task ``name`` in this section, None when the run has none."""
+        kind = self.variant.kind
+        if kind is None:
+            return name if name in run.metrics else None
+        if id(run) not in self._found:
+            found: dict[str, str] = {}
+            for task, facts in sorted(run.facts.items()):  # every task and group the run reports
+                if facts.variant is not None and facts.variant[0] == kind:
+                    found.setdefault(facts.variant[1], task)
+            self._found[id(run)] = found
+        return self._found[id(run)].get(name)
+
+    def value(self, run: Run, name: str, metric: str) -> Any:
+        """``metric`` of the run's task for full-data task ``name`` (None when the run has none)."""
+        task = self.task(run, name)
+        return run.value(task, metric) if task is not None else None
+
+    def shown(self, runs: list[Run] | tuple[Run, ...], name: str) -> str:
+        """The name a chart of full-data task ``name`` is filed under: the first run's task for it (``name`` when
+        no run has one)."""
+        return next((t for r in runs if (t := self.task(r, name)) is not None), name)
 
 
 def fmt(value: Any, decimals: int) -> str:

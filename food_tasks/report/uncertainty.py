@@ -7,9 +7,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from food_tasks.report.cells import column_interval, fmt, is_nan, number, source_cell, stored_interval
+from food_tasks.report.cells import Placed, column_interval, fmt, is_nan, number, source_cell, stored_interval
 from food_tasks.report.spec import FEW, MARKS_NOTE, MISSING, BenchmarkSpec, Block, Column, TableSpec
-from food_tasks.report.variants import Placed
 from food_tasks.runs.paired import NOT_IN_SAMPLES, WHY_NOT_PAIRED, best_of_bias, compare_one, group_entries
 from food_tasks.runs.run import Run
 from food_tasks.stats.confidence import MIN_UNITS, TOO_FEW, Z80, Z95, interval_p

@@ -370,14 +370,15 @@ def provenance(source: Source, matching: Mapping[str, Any]) -> dict[str, Any]:
 def more_runs(source: Source, present: Sequence[str]) -> list[str]:
     """The variants of the run's tasks that the run lacks: each a line naming the task (or the group holding them
     all) and the measure it gives. A variant is one its YAML declares (:func:`food_tasks.tasks.registry.variant`) on
-    a task or group the run holds (a group's member too), never read from a name."""
+    a task or group the run holds (a group's member too), never read from a name; the packaged sample of a task
+    (``sample_of``) measures nothing more and is never suggested."""
     have = set(present) | set(source.tasks) | set(source.data.get("group_subtasks") or {})
     for kids in (source.data.get("group_subtasks") or {}).values():
         have.update(kids or [])
     missing: dict[str, str] = {}  # variant task or group the run lacks -> its kind
     for name in sorted(catalogue.index()):
         declared = registry.variant(name)
-        if declared and declared[1] in have and name not in have:
+        if declared and declared[0] != registry.SAMPLE and declared[1] in have and name not in have:
             missing[name] = declared[0]
     groups = {name: members for name, kind, _, members in catalogue.entries() if kind == "group" and members}
     grown = True

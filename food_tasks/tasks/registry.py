@@ -62,10 +62,11 @@ def legacy_variant(task: str, config: object) -> tuple[str, str] | None:
 
 def declared_variant(task: str, config: object) -> tuple[str, str] | None:
     """``(kind, base task)`` of a task in a results file, from its ``config`` (``configs.<task>``): the variant its
-    metadata declares (:func:`variant_in`), else, for an older results file that declares none, the one legacy
-    mapping (:func:`legacy_variant`); None for a base task."""
+    metadata declares (:func:`variant_in`); for an older results file that declares none, the one legacy mapping
+    (:func:`legacy_variant`), else the declaration the task we ship under that name carries (:func:`variant`: a
+    packaged sample written before samples declared ``sample_of``); None for a base task."""
     metadata = config.get("metadata") if isinstance(config, dict) else None
-    return variant_in(metadata) or legacy_variant(task, config)
+    return variant_in(metadata) or legacy_variant(task, config) or variant(task)
 
 
 def variant(task: str) -> tuple[str, str] | None:

@@ -304,9 +304,9 @@ def test_the_curve_chart_draws_the_tables_interval_within_0_100(tmp_path, monkey
     from results_files import write_results
 
     from food_tasks.report.build import _curve_blocks
+    from food_tasks.report.cells import Placed
     from food_tasks.report.charts import Charts
     from food_tasks.report.spec import CurveSpec, Variant
-    from food_tasks.report.variants import Placed
     from food_tasks.runs import load_runs
 
     path = write_results(tmp_path / "a" / "results.json", "pretrained=m", {"t_1": {"acc": 97.0}, "t_2": {"acc": 50.0}})

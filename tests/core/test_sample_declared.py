@@ -13,8 +13,9 @@ import pytest
 from results_files import write_results
 
 from food_tasks.report import build_report
+from food_tasks.report.cells import Placed
 from food_tasks.report.spec import Variant
-from food_tasks.report.variants import Placed, declared_base, measured_by
+from food_tasks.report.variants import declared_base, measured_by
 from food_tasks.runs import load_runs
 from food_tasks.tasks import catalogue, registry, taskgen
 
@@ -181,12 +182,6 @@ def test_the_published_beyond_sentence_follows_declarations_not_a_name_prefix(tm
     assert "are on other documents than these runs" not in markdown
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runs/rescore.py more_runs follows every declared variant of the catalogue, sample_of included: a full-data "
-    "run is told to run the packaged sample (one-line fix there: skip kind registry.SAMPLE); runs/ is another "
-    "session's, issue 42",
-)
 def test_rescore_never_suggests_the_packaged_sample_to_a_full_data_run():
     from types import SimpleNamespace
 
@@ -194,3 +189,26 @@ def test_rescore_never_suggests_the_packaged_sample_to_a_full_data_run():
 
     lines = more_runs(SimpleNamespace(tasks=["fambench_task1"], data={}), ["fambench_task1"])
     assert lines == ["  image gain: run fambench_task1_textonly"]
+
+
+def test_a_runs_facts_hold_every_declaration_the_report_places_by():
+    """The facts a run is loaded with answer the report's placement alone: a task's config declaration, else (an
+    older results file) the declaration of the task we ship under that name, and a group's from its shipped YAML
+    (lmms-eval writes no group config); a name we do not ship that declares nothing is a base task."""
+    from food_tasks.lmms.facts import facts_of_results
+
+    data = {
+        "results": {
+            "fambench_task1_sample": {"decision_acc,none": 50.0},
+            "regional_mine": {"acc,none": 1.0},
+            "worldcuisines_mcq_sample": {"acc,none": 2.0},
+        },
+        "configs": {"fambench_task1_sample": {"metadata": {"version": 1.2}}, "regional_mine": {"metadata": {}}},
+        "group_subtasks": {"worldcuisines_mcq_sample": []},
+    }
+    facts = facts_of_results(data)
+    assert facts["fambench_task1_sample"].variant == ("sample", "fambench_task1")  # older file: the shipped YAML
+    assert facts["worldcuisines_mcq_sample"].variant == ("sample", "worldcuisines_mcq")  # a group: its shipped YAML
+    assert facts["regional_mine"].variant is None
+    data["configs"]["fambench_task1_sample"]["metadata"]["sample_of"] = "fambench_task1_other"  # declared: it wins
+    assert facts_of_results(data)["fambench_task1_sample"].variant == ("sample", "fambench_task1_other")
