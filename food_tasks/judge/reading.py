@@ -10,7 +10,9 @@ verdict in the judge's own words. Rules (docs/judge.md, "The fallback reader"):
 - a clause states a verdict with a bare word (``yes``/``no`` opening or closing it; ``是``, ``否``, ``对``, ``不是``
   ... as the whole clause), a labelled value (``判定为“是”``, ``是否正确：否``, ``Verdict: no``, ``the answer is
   yes``), or a predicate (``correct``, ``incorrect``, ``matches``, ``正确``, ``不一致``, ``不符合`` ...) read with
-  its negation (``not correct``, ``does not match``, ``不完全正确``, ``没有错误``, ``I don't think it is correct``);
+  its negation (``not correct``, ``does not match``, ``不完全正确``, ``没有错误``, ``I don't think it is correct``; a
+  negative quantifier as the clause's subject, ``Nothing in the prediction is wrong``, however far), and a verdict of
+  part of the answer (``partly right``, ``partly wrong``, ``部分错误``) never a yes;
 - not a verdict: what a clause attributes to an answer (``the candidate says yes``, ``标准答案为“是”``,
   ``Reference answer: yes``), a question or condition (``whether``, ``if``, ``是否正确``, ``正确与否``), a concession
   (``although``, ``虽然``; after ``but``/``但``, or a conclusion ``so``/``therefore``/``所以``/``因此``, only the
@@ -117,16 +119,27 @@ _PREDICATE_RE = re.compile(
     r"valid|agrees?|right)\b|正确|一致|相同|等价|符合|吻合|匹配|准确|无误|相符|等同|没错|是对的)"
 )
 _NOT_PREDICATE_RE = re.compile(r"\s*(?:answer|answers|one|option|response)\b|答案")
-_RIGHT_NEEDS_RE = re.compile(r"\b(?:is|are|was|be|that's|it's|that is|it is|quite|exactly|all)\s*$")
+_RIGHT_NEEDS_RE = re.compile(
+    r"\b(?:is|are|was|be|that's|it's|that is|it is|quite|exactly|all)"
+    r"(?:\s+(?:not|only|partly|partially|half|entirely|completely|fully|mostly|largely|totally|just|also))*\s*$"
+)
 _NEGATOR_EN_RE = re.compile(
-    r"\b(?:not|never|no|nothing|neither|nor|hardly|partially|partly|barely|isn't|aren't|wasn't|weren't|doesn't|"
+    r"\b(?:not|never|no|nothing|neither|nor|hardly|barely|isn't|aren't|wasn't|weren't|doesn't|"
     r"don't|didn't|cannot|can't|won't|shouldn't|wouldn't)\b|n't\b"
 )
 _DOUBT_RE = re.compile(
     r"\b(?:don't|do not|doesn't|does not|didn't|did not|can't|cannot|wouldn't|would not)\s+"
     r"(?:think|believe|say|consider|agree|feel|find)\b|不认为|不觉得|不能说|不敢说"
 )
-_NEGATOR_ZH_RE = re.compile(r"不|没|未|无|别|非(?!常)|部分")
+_NEGATOR_ZH_RE = re.compile(r"不|没|未|无|别|非(?!常)")
+# A verdict of part of the answer ("partly right", "partially wrong", "half correct", "部分正确"): never a yes.
+_PARTIAL_RE = re.compile(r"\b(?:partly|partially|half|in part|halfway)\b|部分|一半")
+# A clause whose subject is a negative quantifier ("Nothing in the prediction is wrong", "None of it is right", "No
+# part of the answer is correct"): its predicate is negated however far it stands from the quantifier.
+_QUANTIFIER_RE = re.compile(
+    r"^\W*(?:and\s+|so\s+)?(?:nothing|none|no\s+(?:part|element|aspect|detail|component|portion|piece|item)s?|"
+    r"not\s+(?:one|a\s+single)\s+\w+)\b"
+)
 
 
 def _normalized(text: str) -> str:
@@ -279,7 +292,8 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
         at = start + (word.start() if word else 0)
         return 0 if echo.copied(norm, at, at + len(letters)) else bare
     qualified = _REPORT_LABEL_RE.search(clause) is not None  # "the reference answer is yes": not the judge's yes
-    for m in (_LEAD_RE.search(clause), None if qualified else _TAIL_RE.search(clause)):
+    quantified = _QUANTIFIER_RE.search(clause)  # "no part of it is correct": its "no" is no bare verdict
+    for m in (None if quantified else _LEAD_RE.search(clause), None if qualified else _TAIL_RE.search(clause)):
         if m is not None:
             found |= _own(norm, start + m.start(1), start + m.end(1), _YES if m.group(1)[0] == "y" else _NO, echo)
     m = _TAIL_ZH_RE.search(clause)  # "yes 否": a Chinese verdict word closing a clause after Latin text or a space
@@ -303,8 +317,12 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
         ):
             continue  # "right" as a verdict only after "is", "that's" ...
         polarity = _NO if p.lastgroup == "neg" else _YES
-        if _negated(clause, p.start(), word.isascii()) != (doubt is not None and doubt.end() <= p.start()):
+        near, window = _negated(clause, p.start(), word.isascii())
+        far = quantified is not None and quantified.end() <= p.start() and quantified.end() <= window
+        if (near != (doubt is not None and doubt.end() <= p.start())) != far:
             polarity ^= _YES | _NO
+        if _PARTIAL_RE.search(clause, max(0, window - (0 if word.isascii() else 2)), p.start()):
+            polarity = _NO  # "partly right", "partly wrong": not a correct answer
         if not polarity & found:  # a polarity already stated: nothing more to learn from this word
             found |= _own(norm, start + p.start(), start + p.end(), polarity, echo)
         if found == _YES | _NO:
@@ -312,12 +330,16 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
     return found
 
 
-def _negated(clause: str, at: int, ascii_word: bool) -> bool:
-    """A negation just before the predicate at ``at``: within three words (English) or three characters (CJK)."""
+def _negated(clause: str, at: int, ascii_word: bool) -> tuple[bool, int]:
+    """Whether a negation stands just before the predicate at ``at`` (within three words, English, or three
+    characters, CJK), and where that window starts."""
     if ascii_word:
-        words = clause[max(0, at - 40) : at].split()[-3:]
-        return _NEGATOR_EN_RE.search(" ".join(words)) is not None
-    return _NEGATOR_ZH_RE.search(clause[max(0, at - 3) : at]) is not None
+        before = clause[max(0, at - 40) : at]
+        words = before.split()[-3:]
+        window = at - len(before) + (before.rfind(words[0]) if words else len(before))
+        return _NEGATOR_EN_RE.search(" ".join(words)) is not None, window
+    window = max(0, at - 3)
+    return _NEGATOR_ZH_RE.search(clause[window:at]) is not None, window
 
 
 def _own(norm: str, start: int, end: int, polarity: int, echo: _Echo) -> int:

@@ -220,3 +220,30 @@ def test_a_verdict_anywhere_in_a_long_reply():
 def test_what_is_not_a_reply_is_unreadable():
     for value in (None, 3, b"yes", ["yes"], "", "   ", "<think>yes"):
         assert verdict_robust(value, ("x",)) is None
+
+
+# A negative quantifier as the subject ("Nothing in the prediction is wrong") negates its predicate however far it
+# stands; a verdict of part of the answer ("partly right", "partly wrong", "部分错误") is never a yes. Hand-labelled.
+QUANTIFIED_AND_PARTIAL = [
+    ("Nothing in the prediction is wrong.", True),
+    ("Nothing in the candidate's answer is incorrect, so it is correct.", True),
+    ("None of the details in the answer are wrong.", True),
+    ("None of it is right.", False),
+    ("No part of the answer is correct.", False),
+    ("Not a single element of the prediction is accurate.", False),
+    ("There is nothing wrong with the answer.", True),
+    ("Nothing wrong.", True),
+    ("The candidate is partly right, partly wrong.", False),
+    ("The answer is only partially correct.", False),
+    ("It is half right.", False),
+    ("The prediction is partly wrong.", False),
+    ("答案部分错误。", False),
+    ("预测部分正确。", False),
+    ("That is right.", True),
+    ("The answer is not right.", False),
+]
+
+
+@pytest.mark.parametrize(("reply", "label"), QUANTIFIED_AND_PARTIAL)
+def test_a_quantified_or_partial_verdict_is_read_as_it_says(reply, label):
+    assert verdict_robust(reply, ("Mapo tofu", "What dish is this?", "Mapo tofu")) is label
