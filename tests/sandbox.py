@@ -37,6 +37,14 @@ for _name, _path in VARIABLES.items():
     _path.mkdir(parents=True, exist_ok=True)
     os.environ[_name] = str(_path)
 
+# One OpenMP thread per process (torch, OpenBLAS), unless the developer set a number: the session runs processes side
+# by side on every core (the pytest-xdist workers and the lmms-eval processes their tests start), and a runtime that
+# starts one thread per core in each of them spins on cores the others need. Measured with the other worker busy:
+# the tiny Qwen2-VL demo run (tests/worldcuisines/test_worldcuisines_e2e.py) took 60 CPU-seconds with the default
+# threads and 26 with one, and its file ran in 71 s instead of 108. Set before anything imports torch or numpy; the
+# processes of :func:`as_user` inherit it too (a setting of the machine's load, not of the code under test).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 # lmms-eval's own task index, built once per session (tests/speedups/lmms_eval_index.py): the first process to
 # load this module (the controlling one under pytest-xdist) names the file; its workers and every lmms-eval
 # subprocess inherit the name, and tests/speedups/sitecustomize.py installs the cache in those subprocesses.
@@ -53,7 +61,8 @@ lmms_eval_index.install_on_import()  # in this process too, before anything impo
 
 def as_user(env: dict[str, str]) -> dict[str, str]:
     """``env`` without what the session adds for its own speed (tests/speedups on ``PYTHONPATH``, the name of the
-    shared index): a process started with it imports and indexes everything as a user's process does."""
+    shared index): a process started with it imports and indexes everything as a user's process does. The session's
+    thread count (``OMP_NUM_THREADS``, above) stays: it changes how many cores a process uses, not what it runs."""
     out = {k: v for k, v in env.items() if k != "FOOD_TASKS_TESTS_INDEX"}
     path = [p for p in out.pop("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != SPEEDUPS.resolve()]
     if path:
