@@ -14,7 +14,17 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+
+from food_tasks.hooks.labelwords import (
+    HEDGE_CONNECTORS,
+    OPTION_WORDS,
+    Negations,
+    alternation,
+    contrast_patterns,
+    negated_before,
+    negation_patterns,
+)
 
 __all__ = [
     "ANSWER_CONNECTORS",
@@ -204,11 +214,6 @@ CHOICE_KEYWORDS_UNBOUNDED = ("选择", "选", "選", "图片", "图像", "圖片
 CHOICE_CONNECTORS = ("is", "would be", "should be", "was", "是", "为", "為", "应该是", "应为", ":", "=", "-")
 
 
-def alternation(words: Iterable[str]) -> str:
-    """Regex alternation of literal words, longest first so prefixes never shadow."""
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-
-
 # --------------------------------------------------------------------------
 # Option labels
 # --------------------------------------------------------------------------
@@ -243,22 +248,6 @@ _STATEMENT_HEAD = (
 )
 
 
-# Words and marks that join two labels into one hedged answer ("A or B", "A/B", "A、B", "A或B", "不是A就是B"):
-# two different labels joined by nothing but these (and spaces, brackets, an option word) are not one answer.
-HEDGE_CONNECTORS = (
-    *(",", "/", "&", "+", "、", "or", "and", "and/or", "nor", "or maybe", "or perhaps", "or possibly"),
-    *("o", "ou", "oder", "atau", "или", "hoặc", "y", "e", "et", "und", "dan", "и", "veya", "ya da"),
-    *("或", "或者", "或是", "还是", "還是", "和", "与", "與", "及", "以及", "跟", "要么", "就是", "也可能是"),
-    *("또는", "혹은", "이나", "나", "か", "または", "や", "と", "หรือ", "และ"),
-)
-# Option words a hedge may repeat before its next label ("option A or option B", "A或选项B").
-_HEDGE_WORDS = ("option", "choice", "letter", "answer", "选项", "選項", "答案")
-# Contrasts: "X rather than Y", "X over Y", "X (not Y)", "X而不是Y" reject Y; "not X, but Y", "Not X, it's Y",
-# "不是X，而是Y" reject X. A rejected label is never read (extract_choice), never the other label.
-CONTRAST_BEFORE_REJECTED = ("rather than", "instead of", "over", "not", "but not", "and not", "而不是", "而非", "不是")
-CONTRAST_AFTER_REJECTED = ("but", "but rather", "rather", "it's", "it is", "it\u2019s", "but it's", "而是", "是")
-
-
 class _LabelSet:
     """Compiled patterns for one label set (cached per tuple of labels)."""
 
@@ -282,26 +271,15 @@ class _LabelSet:
         # these run (single spaces), and each repetition consumes a connector: linear, no backtracking runs.
         one = rf"(?:[\(\[【] ?({label_alt}) ?[\)\]】]|{token})"
         # "A or B", "A, or B", "A or, B", "A (or B)": a bracket may open before the connector (a soft hedge).
-        joint = rf"(?: ?,)? ?\(? ?(?:{alternation(HEDGE_CONNECTORS)})(?: ?,)? ?(?:(?:{alternation(_HEDGE_WORDS)}) ?)?"
+        joint = rf"(?: ?,)? ?\(? ?(?:{alternation(HEDGE_CONNECTORS)})(?: ?,)? ?(?:(?:{alternation(OPTION_WORDS)}) ?)?"
         self.hedge_label = re.compile(one, re.IGNORECASE)
         # The lookahead states what the pattern implies (a hedge starts with a bracket or a label's first character)
         # and lets the engine reject most positions with one class test: about half the cost on long outputs.
         first = "".join(sorted({c for label in self.index for c in (label[0].upper(), label[0].lower())}))
         self.hedge = re.compile(rf"(?=[\(\[【{re.escape(first)}]){one}(?:{joint}{one})+", re.IGNORECASE)
-        # Contrasts: group 1 is the rejected label; the other one is only looked at (a lookahead). Bounded: linear.
-        words = rf"(?:(?:{alternation(_HEDGE_WORDS)}) ?)?"
-        word_end = "(?:(?<![A-Za-z])|(?![A-Za-z]))"  # a Latin word ends at a word boundary ("over" not "overt")
-        label = rf"[\(\[【]? ?(?<![0-9A-Za-z])(?:{label_alt})(?![0-9A-Za-z]) ?[\)\]】]?"
-        ahead = rf"(?=[\(\[【]? ?(?<![0-9A-Za-z])({label_alt})(?![0-9A-Za-z]))"
-        self.rejected_after = re.compile(
-            rf"{label}(?: ?,)? ?\(? ?(?:{alternation(CONTRAST_BEFORE_REJECTED)}){word_end} ?{words}{ahead}",
-            re.IGNORECASE,
-        )
-        self.rejected_before = re.compile(
-            rf"(?:(?<![A-Za-z])not|不是) ?{words}[\(\[【]? ?(?<![0-9A-Za-z])({label_alt})(?![0-9A-Za-z]) ?[\)\]】]?"
-            rf"(?: ?[,;])? ?(?:{alternation(CONTRAST_AFTER_REJECTED)}){word_end} ?{words}(?={label})",
-            re.IGNORECASE,
-        )
+        # Contrasts and negations: group 1 is the label rejected (labelwords). Bounded: linear.
+        self.rejected_after, self.rejected_before = contrast_patterns(label_alt)
+        self.negated_before, self.negated_after = negation_patterns(label_alt, first)
 
 
 _LABEL_SETS: dict[tuple[tuple[str, ...], bool], _LabelSet] = {}
@@ -425,6 +403,9 @@ def extract_choice(
     ``A instead of B``, ``A over B``, ``A, not B``, ``A (not B)``, ``A而不是B``, ``A而非B``, ``是A，不是B``; ``A`` in
     ``not A, but B``, ``Not A, it's B``, ``不是A，而是B``) is never read at steps 6 and 8. Any other second label is
     read by the steps: ``Answer: A, because B is wrong`` reads A (step 6), bare ``A, because B is wrong``: ambiguous.
+    A label a negation rejects (:mod:`food_tasks.hooks.labelwords`: ``Not C``, ``It can't be C``, ``C is wrong``,
+    ``C is not the answer``, ``不是C``, ``排除C``, ``C不对``, ``不是第二张``) is never read at steps 5 to 8; a negation
+    promotes no other label (``It's B. I don't think it's C``: ambiguous), so ``Not C.`` alone is unparseable.
 
     A label found at any step that names no option (its position is ``n_options`` or later) makes the
     answer invalid: it is what the model answered, so the later steps are not consulted.
@@ -468,21 +449,27 @@ def extract_choice(
     if not text:
         return None
     hedges = _hedge_spans(ls, text)
+    negated = Negations(
+        (ls.negated_before, ls.negated_after), text
+    )  # positions of the labels a negation rejects, found when first asked
     match = ls.whole.match(text) or ls.leading.match(text)
-    if match is not None:
+    if match is not None and match.start(match.lastindex) not in negated:  # "(C) is wrong" is no leading answer
         if _within(match.start(match.lastindex), hedges):  # "(A) or (B)", "A、 B": two answers
             return None
         return _present(ls.index[match.group(match.lastindex).upper()], present)
     rejected = {m.start(1) for contrast in (ls.rejected_after, ls.rejected_before) for m in contrast.finditer(text)}
     statement = None
     for found_statement in ls.statement.finditer(text):  # the last one not rejected ("option A rather than option B")
-        if found_statement.start(1) not in rejected:
+        if found_statement.start(1) not in rejected and found_statement.start(1) not in negated:
             statement = found_statement
     if statement is not None:
         if _within(statement.start(1), hedges):  # "Answer: A or B", "答案是A或B"
             return None
         return _present(ls.index[statement.group(1).upper()], present)
-    ordinal = last_match(_CJK_ORDINAL_RE, text)
+    ordinals = [m for m in _CJK_ORDINAL_RE.finditer(text) if not negated_before(text, m.start())]
+    ordinal = ordinals[-1] if ordinals else None  # the last one no negation rejects ("是第二张，不是第三张")
+    if ordinal is None and _CJK_ORDINAL_RE.search(text):  # "不是第二张": the only ordinal is rejected
+        return None
     if ordinal is not None:
         value = ordinal.group(1)
         position = CJK_ORDINALS.get(value) or int(value)
@@ -490,6 +477,7 @@ def extract_choice(
     if hedges:  # "I think A or B": the labels of a hedge are two answers, even an "A" before "or"
         return None
     found: set[int] = set()
+    vetoed = False  # the label found is negated somewhere ("Not C.", "C is wrong"): no choice
     for m in ls.standalone.finditer(text):
         label = m.group(1)
         if label not in ls.index or m.start(1) in rejected:  # written as given (upper case), not rejected
@@ -497,10 +485,11 @@ def extract_choice(
         if label in ("A", "I") and _ARTICLE_RE.match(text, m.end()) and not _LABEL_VERBS.match(text, m.end()):
             continue
         found.add(ls.index[label])
-        if len(found) > 1:
+        vetoed = vetoed or m.start(1) in negated
+        if len(found) > 1:  # a negated label still counts: a negation promotes no other label
             return None
     if found:
-        return _present(found.pop(), present)
+        return None if vetoed else _present(found.pop(), present)
     if options:
         return match_option_text(text, options)
     return None
