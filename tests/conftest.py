@@ -315,6 +315,34 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+# Test files that use one per-process resource costing seconds of CPU to build run in one worker, so that it is built
+# once (``--dist loadfile`` otherwise sends each file to whichever worker is free): the toolkit's METEOR jar of
+# :func:`toolkit_meteor` (about 10 CPU-seconds to load its tables) and the one-process replay run every serving test
+# compares with (``serving_harness.replay_reference_run``, cached per process).
+TOGETHER = {
+    "tests/core/test_cocoeval.py": "toolkit_meteor",
+    "tests/food500cap/test_food500cap_scoring.py": "toolkit_meteor",
+    "tests/serving/test_serving_openai.py": "replay_reference_run",
+    "tests/serving/test_serving_processes.py": "replay_reference_run",
+    "tests/serving/test_serving_vllm.py": "replay_reference_run",
+}
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # only pytest-xdist defines this hook; before its own scheduler
+def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+    """``--dist loadfile`` (pyproject's addopts) with the files of :data:`TOGETHER` as one unit each group."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return TOGETHER.get(path, path)
+
+    return Scheduling(config, log)
+
+
 def pytest_sessionstart(session):  # type: ignore[no-untyped-def]
     session.config._food_tasks_before = sandbox.snapshot(clone=not _xdist_worker(session.config))
     session.config._food_tasks_workers_outside = []
