@@ -7,8 +7,8 @@ config holds, read without checking it again: the run checked it; one of ours fr
 declares for the ``process_results`` hook its YAML names: no hook module is imported), its headline metric and
 that metric's direction (:func:`food_tasks.stats.paired.headline_of`), the decimals of each metric (:attr:`Metric.places
 <food_tasks.hooks.convention.Metric.places>`, declared on the metric), the variant its config declares (image-free
-twin, rotation; :func:`food_tasks.tasks.registry.declared_variant`: older results files through the one legacy
-mapping) and its base task, its document key and cluster columns, and the
+twin, rotation, packaged sample; :func:`food_tasks.tasks.registry.declared_variant`: older results files through
+the one mapping of older files) and its base task, its document key and cluster columns, and the
 judges its ``judge_info`` names. A group's facts are its ``aggregate_metric_list``. ``food-tasks compare``, the
 report and ``food-tasks rescore`` take these from here, and from nowhere else.
 """

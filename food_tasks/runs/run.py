@@ -142,8 +142,8 @@ class Run:
     def variant(self, task: str) -> tuple[str, str] | None:
         """``(kind, base task)`` that the task's config declares in its results file (its facts'
         :attr:`~food_tasks.lmms.facts.TaskFacts.variant`): ``("noimage", <image twin>)``, ``("circular", <task
-        rotated>)``; None for a base task. Read from the declaration, never from the task's name (older results
-        files: :func:`food_tasks.tasks.registry.legacy_variant`)."""
+        rotated>)``, ``("sample", <full-data task>)``; None for a base task. Read from the declaration, never from the
+        task's name (older results files: :func:`food_tasks.tasks.registry.declared_variant`)."""
         return self.facts_of(task).variant
 
     def leaves(self, name: str) -> list[str]:

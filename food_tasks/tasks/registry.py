@@ -41,32 +41,14 @@ def variant_in(metadata: object) -> tuple[str, str] | None:
     return next(((kind, str(metadata[key])) for key, kind in VARIANT_KEYS.items() if metadata.get(key)), None)
 
 
-# The one mapping for results files written before a variant was declared: a config that declares no variant at all
-# and whose task name holds one of these tokens is that variant of the name without the token. Rotation was declared
-# (``rotation_of``) from food-tasks 0.1.0 of 2026-11-27; an image-free twin has declared its ``image_twin`` since such
-# twins exist, so it has no entry. Nothing else reads a variant from a name.
-LEGACY_VARIANTS = {"_circular": "circular"}
-
-
-def legacy_variant(task: str, config: object) -> tuple[str, str] | None:
-    """``(kind, base task)`` of a task in an older results file whose ``config`` (non-empty) declares no variant,
-    by :data:`LEGACY_VARIANTS` (``<base>_circular<...>`` rotates ``<base><...>``); None otherwise."""
-    if not isinstance(config, dict) or not config or variant_in(config.get("metadata")) is not None:
-        return None
-    for token, kind in LEGACY_VARIANTS.items():
-        base = task.replace(token, "", 1)
-        if base != task:
-            return kind, base
-    return None
-
-
 def declared_variant(task: str, config: object) -> tuple[str, str] | None:
     """``(kind, base task)`` of a task in a results file, from its ``config`` (``configs.<task>``): the variant its
-    metadata declares (:func:`variant_in`); for an older results file that declares none, the one legacy mapping
-    (:func:`legacy_variant`), else the declaration the task we ship under that name carries (:func:`variant`: a
-    packaged sample written before samples declared ``sample_of``); None for a base task."""
+    metadata declares (:func:`variant_in`); for a results file written before the variant was declared (a rotation
+    before ``rotation_of``, a packaged sample before ``sample_of``), the one mapping of older files: the declaration
+    the task we ship under that name carries today (:func:`variant`). A task we do not ship that declares nothing is
+    a base task, whatever its name (``my_task_circular`` is no rotation). None for a base task."""
     metadata = config.get("metadata") if isinstance(config, dict) else None
-    return variant_in(metadata) or legacy_variant(task, config) or variant(task)
+    return variant_in(metadata) or variant(task)
 
 
 def variant(task: str) -> tuple[str, str] | None:

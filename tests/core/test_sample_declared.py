@@ -76,8 +76,8 @@ def test_a_sample_is_still_in_its_benchmark_sample_and_counts_its_own_documents(
 def test_the_variant_kinds_are_read_from_metadata():
     assert registry.variant_in({"version": 2, "sample_of": "x_full"}) == ("sample", "x_full")
     assert registry.variant_in({"sample_of": ""}) is None  # an empty declaration declares nothing
-    # a config that declares a sample is not read through the legacy name rule
-    assert registry.legacy_variant("x_circular_y", {"metadata": {"sample_of": "z"}}) is None
+    # a config that declares a sample is that sample, whatever its name
+    assert registry.declared_variant("x_circular_y", {"metadata": {"sample_of": "z"}}) == ("sample", "z")
 
 
 # ------------------------------------------------------------------------------------------------ the generator

@@ -1,8 +1,8 @@
 """No variant is read from, or written into, a task's name outside the task generator (issue 42): a variant (image-free
 twin, rotation, packaged sample) is declared, and read from its declaration (:func:`food_tasks.tasks.registry.
-variant_in`, a run's facts). Older results files that declare none are read through the one documented mapping
-(:data:`food_tasks.tasks.registry.LEGACY_VARIANTS`); a packaged sample of an older results file, through the
-declaration its shipped YAML carries under the same name (:func:`food_tasks.tasks.registry.variant`).
+variant_in`, a run's facts). Older results files that declare none are read through the one documented mapping: the
+declaration the task we ship under the same name carries (:func:`food_tasks.tasks.registry.declared_variant`); a
+task we do not ship that declares nothing is a base task, whatever its name.
 
 Scanned: every string of the package (f-string parts included, docstrings not) that is a variant suffix alone
 (``"_sample"``) or a ``{v}`` name template, outside ``food_tasks/tasks/taskgen.py``. The report specs name full-data
@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 GENERATOR = "food_tasks/tasks/taskgen.py"
 SUFFIX = re.compile(r"^_(circular|noimage|textonly|sample)$")
-LEGACY = {"food_tasks/tasks/registry.py": 1}  # LEGACY_VARIANTS: results files written before rotation_of existed
+LEGACY: dict[str, int] = {}  # no variant suffix spelled anywhere: older results files read through the shipped YAML
 
 
 def spelled() -> dict[str, list[tuple[int, str]]]:
@@ -52,15 +52,24 @@ def test_no_variant_suffix_is_spelled_outside_the_generator():
     assert {n: c for n, c in counts.items() if n in LEGACY} == LEGACY
 
 
-def test_the_one_legacy_mapping_is_documented_where_it_stands():
+def test_the_one_mapping_of_older_files_is_the_shipped_declaration_never_a_name():
+    """An older results file's task that declares nothing takes the declaration of the task we ship under that name
+    (a rotation written before rotation_of, a sample before sample_of); any other task that declares nothing is a base
+    task, however its name reads (the independent check's case: ``diningbench_cls_x_circular`` was read as a
+    rotation of ``diningbench_cls_x``)."""
     from food_tasks.tasks import registry
 
-    assert registry.LEGACY_VARIANTS == {"_circular": "circular"}
-    assert "older results file" in (registry.legacy_variant.__doc__ or "") and registry.legacy_variant(
-        "a_circular_1", {"x": 1}
-    ) == (
-        "circular",
-        "a_1",
+    assert not hasattr(registry, "LEGACY_VARIANTS") and not hasattr(registry, "legacy_variant")
+    assert "older results file" in (registry.declared_variant.__doc__ or "") or "results file written before" in (
+        registry.declared_variant.__doc__ or ""
     )
-    assert registry.legacy_variant("a_circular_1", {"metadata": {"rotation_of": "b"}}) is None  # declared: no rule
-    assert registry.legacy_variant("a_circular_1", {}) is None  # no config at all: nothing to read
+    assert registry.declared_variant("diningbench_cls_x_circular", {"metadata": {"version": 1}}) is None
+    assert registry.declared_variant("my_task_circular", {"metadata": {}}) is None
+    assert registry.declared_variant("diningbench_cls_en_circular", {"metadata": {"version": 1}}) == (
+        "circular",
+        "diningbench_cls_en",
+    )  # shipped: its YAML declares rotation_of
+    assert registry.declared_variant("my_task_circular", {"metadata": {"rotation_of": "my_task"}}) == (
+        "circular",
+        "my_task",
+    )  # declared: read
