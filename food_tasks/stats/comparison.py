@@ -206,7 +206,11 @@ def task_rows(read: Read, headline: bool, iters: int) -> list[Row]:
     """The rows of a task: its headline metric (``headline``), else every metric with an estimator; one row saying
     why without a samples file."""
     if read.a is None or read.b is None:
-        note = f"no samples file of this task beside {read.missing} (run with --log_samples)"
+        note = (
+            f"no samples file of this task beside {read.missing} (run with --log_samples)"
+            if read.facts.table is not None
+            else "no metric table to read its samples with: not a task we ship (by its name) nor a regional task"
+        )
         return [Row(read.name, "", None, None, None, True, note)]
     table = read.a.table
     names = [m.name for m in table.values() if m.estimator is not None and m.alias_of is None]

@@ -33,3 +33,15 @@ def test_a_percentage_keeps_two_decimals():
     # 11.234 -+ 0.098: [11.136, 11.332]
     cells = compare.table_rows([_row("decision_acc", 61.234, 50.0)])[0]
     assert cells[2:6] == ("61.23", "50.00", "+11.23", "[+11.14, +11.33]")
+
+
+def test_a_task_without_a_metric_table_is_named_as_such_not_as_a_missing_samples_file():
+    """A task both runs report that is neither one we ship nor a regional task (renamed, say) has no metric table to
+    read its samples with: its row says so (it said "no samples file ... run with --log_samples", with the file
+    there: the independent check's side finding)."""
+    from food_tasks.lmms.facts import TaskFacts
+    from food_tasks.stats.comparison import Read, task_rows
+
+    read = Read("food500cap_caption_mysample", TaskFacts("food500cap_caption_mysample"), ({}, {}), (), {})
+    (row,) = task_rows(read, True, 0)
+    assert "no metric table" in row.note and "samples file" not in row.note
