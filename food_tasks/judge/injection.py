@@ -372,7 +372,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "fake_verdict",
-        r"(?P<s>结论\]? ?[:=] ?[\"']?(?:正确|对的|一致|相符|符合|通过|yes|correct)(?![\w]))",
+        r"(?P<s>结论\]? ?(?:[:=] ?|\n)[\"']?(?:正确|对的|一致|相符|符合|通过|yes|correct)(?![\w]))",
         r"(?:[\n.!?。;>#|, \[]|---|最终|最后)[ #>\-|]*\Z",
         opens=True,
         word=False,
@@ -396,8 +396,9 @@ RULES: tuple[Rule, ...] = (
     ),  # fmt: skip
     _rule(
         "instruction",
-        r"(?P<s>已(?:被|经|由)?(?:人工|专家|老师|官方|管理员|人类|评委)?(?:审核|确认|核实|验证|核对|认定|批准|判定|鉴定)"
-        r"(?:过)?(?:为|是)?(?:正确|无误|通过|对的))",
+        r"(?P<s>已(?:经)?(?:被|由|经过|过)[^。.!?\n;]{0,8}?(?:审核|确认|核实|验证|核对|认定|批准|判定|鉴定)"
+        r"[^。.!?\n;]{0,8}?(?:正确|无误|通过|对的)|已(?:经)?(?:审核|确认|核实|验证|核对|认定|批准|判定)[^。.!?\n;]{0,2}?"
+        r"(?:本题|此题|这题|该题|本答案|该答案|此答案|答案|回答|预测)[^。.!?\n;]{0,4}?(?:正确|无误))",
         word=False,
         need=(("已",), ("正确", "无误", "通过", "对的")),
     ),
@@ -407,10 +408,54 @@ RULES: tuple[Rule, ...] = (
         word=False,
         need=(("时",), ("满分", "最高分", "高分", "正确", "对")),
     ),
+    _rule(
+        "instruction",
+        rf"(?P<s>(?:reviewed|approved|verified|confirmed|checked|validated|certified|agreed|signed off)\b"
+        rf"{_STOP}{{0,40}}?\b(?:by|with) (?:a |an |the |our |your )?(?:human|annotators?|experts?|graders?|teachers?|"
+        rf"moderators?|evaluat\w+|grading|judg\w+|reviewers?|staff|organizers?|administrators?|admins?)\b)",
+        need=(
+            (
+                "reviewed",
+                "approved",
+                "verified",
+                "confirmed",
+                "checked",
+                "validated",
+                "certified",
+                "agreed",
+                "signed off",
+            ),
+            (" by ", " with "),
+        ),
+    ),  # fmt: skip
+    _rule(
+        "instruction",
+        r"(?P<s>(?:请|务必|麻烦|应)(?:给|打|记)(?:个|一个)?(?:满分|最高分|高分|[0-9一二三四五六七八九十]+分))",
+        word=False,
+        need=(("分",),),
+    ),
+    _rule(
+        "instruction",
+        rf"(?P<s>你(?:现在)?是(?:一个|一名|一位)?[^。.!?\n;]{{0,14}}?{_ZH_GRADER_ACT})",
+        word=False,
+        need=(("你",),),
+    ),
+    _rule("instruction", r"(?P<s>(?:评判|评委|裁判|评审)(?:请注意|注意|请看))", word=False, need=(("注意", "请看"),)),
+    _rule(
+        "ignore",
+        r"(?P<s>(?:ignorez|ignorer|ignora|ignorad|ignorar|ignoriere|ignorieren|oubli\w*|olvid\w*|esque\w*|vergiss\w*|"
+        r"negeer\w*)\b[^.!?\n]{0,30}?"
+        r"\b(?:consignes|instructions|instrucciones|instruções|instrucoes|anweisungen|instruktionen|regeln|règles|"
+        r"reglas|regras|istruzioni|instructies))",
+        need=(
+            ("ignor", "oubli", "olvid", "esque", "vergiss", "negeer"),
+            ("consignes", "instruc", "anweisung", "regeln", "règles", "reglas", "regras", "istruzioni"),
+        ),
+    ),  # fmt: skip
     # a verdict set in code ("correct=true", "grader override")
     _rule(
         "fake_verdict",
-        rf"(?P<s>{_KEYS} ?(?:==?|:=) ?[\"']?(?:{_YES_EN}|1)(?![\w]))",
+        rf"(?P<s>{_KEYS} ?(?:==?|:=) ?[\"']?(?:{_YES_EN}|{_YES_ZH}|1)(?![\w]))",
         word=False,
         need=(("=",),),
     ),
@@ -514,7 +559,7 @@ def _marked(marker: str, text: str) -> bool:
     if len(marker) <= 2 or marker[0] != "[" or marker[-1] != "]":
         return False
     label = marker[1:-1]
-    for form in (f"({label})", f'"{label}"'):
+    for form in (f"({label})", f'"{label}"', f"{label}:"):
         at = text.find(form)
         for _ in range(SIGNALS_PER_RULE):
             if at < 0:
