@@ -132,6 +132,7 @@ _DOUBT_RE = re.compile(
     r"(?:think|believe|say|consider|agree|feel|find)\b|不认为|不觉得|不能说|不敢说"
 )
 _NEGATOR_ZH_RE = re.compile(r"不|没|未|无|别|非(?!常)")
+_ZH_QUANTIFIERS = ("任何", "一点", "一处", "什么", "丝毫", "一丝", "半点")  # 没有任何错误: the negation before them
 # A verdict of part of the answer ("partly right", "partially wrong", "half correct", "部分正确"): never a yes.
 _PARTIAL_RE = re.compile(r"\b(?:partly|partially|half|in part|halfway)\b|部分|一半")
 # A clause whose subject is a negative quantifier ("Nothing in the prediction is wrong", "None of it is right", "No
@@ -317,7 +318,8 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
         ):
             continue  # "right" as a verdict only after "is", "that's" ...
         polarity = _NO if p.lastgroup == "neg" else _YES
-        near, window = _negated(clause, p.start(), word.isascii())
+        after = doubt.end() if doubt is not None and doubt.end() <= p.start() else 0  # "不能说不对": 不 is the doubt's
+        near, window = _negated(clause, p.start(), word.isascii(), after)
         far = quantified is not None and quantified.end() <= p.start() and quantified.end() <= window
         if (near != (doubt is not None and doubt.end() <= p.start())) != far:
             polarity ^= _YES | _NO
@@ -330,16 +332,18 @@ def _clause(norm: str, start: int, end: int, echo: _Echo) -> int:
     return found
 
 
-def _negated(clause: str, at: int, ascii_word: bool) -> tuple[bool, int]:
+def _negated(clause: str, at: int, ascii_word: bool, after: int = 0) -> tuple[bool, int]:
     """Whether a negation stands just before the predicate at ``at`` (within three words, English, or three
-    characters, CJK), and where that window starts."""
+    characters, CJK, a quantifier between them skipped: ``没有任何错误``), not before ``after`` (a doubt's own
+    negation), and where that window starts."""
     if ascii_word:
-        before = clause[max(0, at - 40) : at]
+        before = clause[max(0, at - 40, after) : at]
         words = before.split()[-3:]
         window = at - len(before) + (before.rfind(words[0]) if words else len(before))
         return _NEGATOR_EN_RE.search(" ".join(words)) is not None, window
-    window = max(0, at - 3)
-    return _NEGATOR_ZH_RE.search(clause[window:at]) is not None, window
+    end = at - 2 if clause[max(0, at - 2) : at] in _ZH_QUANTIFIERS else at
+    window = max(0, end - 3, after)
+    return _NEGATOR_ZH_RE.search(clause[window:end]) is not None, window
 
 
 def _own(norm: str, start: int, end: int, polarity: int, echo: _Echo) -> int:

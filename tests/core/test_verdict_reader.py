@@ -241,6 +241,12 @@ QUANTIFIED_AND_PARTIAL = [
     ("预测部分正确。", False),
     ("That is right.", True),
     ("The answer is not right.", False),
+    # the third independent check's misses (2026-11-28), then fixed: a doubt's own negation is not counted twice, and
+    # a quantifier between a negation and its predicate is skipped
+    ("不能说不对，应判为正确。", True),
+    ("没有任何错误，判定：是。", True),
+    ("I can't say it is wrong.", True),
+    ("有一处错误。", False),
 ]
 
 
