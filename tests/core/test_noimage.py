@@ -217,13 +217,20 @@ def test_a_read_back_run_pairs_twins_by_their_declaration_not_their_names(tmp_pa
     assert run.variant("soup_circular") == ("circular", "soup")
 
 
-def test_a_results_file_from_before_rotation_was_declared_falls_back_to_the_name(tmp_path):
-    # Written before `rotation_of` existed: a config with no declaration at all is read by the old name rule.
-    configs = {"mcq_circular_1a": {"metadata": {"version": 0.1}}, "mcq_1a": {"metadata": {"version": 0.1}}}
+def test_a_results_file_from_before_rotation_was_declared_falls_back_to_the_shipped_declaration(tmp_path):
+    # Written before `rotation_of` existed: a task we ship is read through the declaration its YAML carries today;
+    # a task we do not ship that declares nothing is a base task whatever its name (the old name rule read
+    # `mcq_circular_1a` as a rotation of `mcq_1a`: an independent check's case, issue 42).
+    configs = {
+        "diningbench_cls_en_circular": {"metadata": {"version": 0.1}},
+        "mcq_circular_1a": {"metadata": {"version": 0.1}},
+        "mcq_1a": {"metadata": {"version": 0.1}},
+    }
     from food_tasks.runs.run import load_run
 
     run = load_run(_results_file(tmp_path, configs))
-    assert run.variant("mcq_circular_1a") == ("circular", "mcq_1a") and run.variant("mcq_1a") is None
+    assert run.variant("diningbench_cls_en_circular") == ("circular", "diningbench_cls_en")
+    assert run.variant("mcq_circular_1a") is None and run.variant("mcq_1a") is None
 
 
 def _in_run(tasks: dict[str, dict | None]) -> dict:
