@@ -84,7 +84,7 @@ class Variant:
             ``_smallref``), as ``(placeholder, text)`` pairs.
         kind: a variant kind that tasks declare in their config's metadata (``"sample"``:
             :data:`food_tasks.tasks.registry.VARIANT_KEYS`): a column's task is then the run's task that declares
-            ``(kind, <the full-data task its template names>)`` (:class:`food_tasks.report.variants.Placed`), and
+            ``(kind, <the full-data task its template names>)`` (:class:`food_tasks.report.cells.Placed`), and
             a run of the full-data task itself is not shown here. None: the full-data tasks themselves.
         tag: the section's word in the heat map's column names (``<benchmark>_<tag>``) and in the file names of its
             charts; a label only, never read back as a task name.

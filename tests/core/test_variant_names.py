@@ -8,7 +8,7 @@ Scanned: every string of the package (f-string parts included, docstrings not) t
 (``"_sample"``) or a ``{v}`` name template, outside ``food_tasks/tasks/taskgen.py``. The report specs name full-data
 tasks only: a packaged-sample task declares ``sample_of: <full-data task>`` (written by the generators,
 :func:`food_tasks.tasks.taskgen.sampled`) and the report's sample section finds it by that declaration
-(:class:`food_tasks.report.variants.Placed`).
+(:class:`food_tasks.report.cells.Placed`).
 """
 
 from __future__ import annotations
