@@ -354,7 +354,8 @@ def gain_read(
     comes from; the records are read into that comparison's ``records``); alone (``records`` None), read here."""
     sides = (int(runs[:1] == "B"), int(runs[-1:] == "B")) if runs else (0, 1)
     paths = (str(with_run.files.get(task, with_run.path)), str(without_run.files.get(twin, without_run.path)))
-    found = GainRead(with_run.label, runs, task, twin, sides, paths, {} if records is None else records)
+    tabled = (with_run.facts_of(task).table is not None, without_run.facts_of(twin).table is not None)
+    found = GainRead(with_run.label, runs, task, twin, sides, paths, {} if records is None else records, tabled)
     if records is None:
         read_records((with_run, without_run), _wanted((with_run, without_run), [], [found]), found.records)  # type: ignore[arg-type]
     return found

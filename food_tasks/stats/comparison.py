@@ -141,6 +141,7 @@ class GainRead:
     sides: tuple[int, int]
     paths: tuple[str, str]
     records: Records
+    tabled: tuple[bool, bool] = (True, True)  # each has a metric table to read its samples with (its facts)
 
     @property
     def with_image(self) -> RunTask | None:
@@ -330,6 +331,9 @@ def gain_missing_reason(read: GainRead) -> str:
     ``--log_samples``, its headline metric a judge's figure, or no document scored by both."""
     if not read.lacking and read.judged:
         return f"its headline metric is a judge's figure: {WHY_NOT_PAIRED}"
+    untabled = [name for name, known in zip((read.task, read.twin), read.tabled) if not known]
+    if untabled:  # not a task we ship (by its name) nor a regional task: its samples cannot be read
+        return f"no metric table to read the samples of {' and '.join(untabled)} with (not a task we ship)"
     why = "; ".join(f"no samples file of {name} beside {path}" for name, path in read.lacking)
     return (
         f"{why} (run with --log_samples)" if read.lacking else f"no document scored by both {read.task} and {read.twin}"

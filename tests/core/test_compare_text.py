@@ -45,3 +45,13 @@ def test_a_task_without_a_metric_table_is_named_as_such_not_as_a_missing_samples
     read = Read("food500cap_caption_mysample", TaskFacts("food500cap_caption_mysample"), ({}, {}), (), {})
     (row,) = task_rows(read, True, 0)
     assert "no metric table" in row.note and "samples file" not in row.note
+
+
+def test_an_image_gain_without_a_metric_table_says_so():
+    """A task and its declared twin whose names we do not ship have no metric table: the image-gain line says so, not
+    "no samples file ... (run with --log_samples)" beside existing files."""
+    from food_tasks.stats.comparison import GainRead, gain_missing_reason
+
+    read = GainRead("m", "A/A", "cap_mysample", "cap_mysample_noimage", (0, 0), ("a.json", "a.json"), {}, (False, True))
+    why = gain_missing_reason(read)
+    assert "no metric table" in why and "cap_mysample " in why + " " and "samples file" not in why
