@@ -125,6 +125,7 @@ def test_no_image_gain_is_paired_on_a_judge_figure(monkeypatch):
     """DiningBench VQA's headline is judge_acc: its image gain over the _noimage twin is not rebuilt from files."""
     from types import SimpleNamespace
 
+    from food_tasks.lmms.facts import TaskFacts
     from food_tasks.runs import measures
     from food_tasks.stats import comparison
     from food_tasks.stats.paired import RunTask
@@ -135,7 +136,8 @@ def test_no_image_gain_is_paired_on_a_judge_figure(monkeypatch):
     monkeypatch.setattr(comparison, "paired_gain", no_pairing)
     records = [{"idx": 1, "question": "q", "gold": "g", "pred": "p"}]
     task = RunTask(DB_TABLES["vqa"], records)
-    run = SimpleNamespace(task=lambda name: task, files={}, path="run.json", label="model")
+    facts = TaskFacts("diningbench_vqa_en", (DB_TABLES["vqa"],))  # what a loaded run's facts say of it
+    run = SimpleNamespace(task=lambda name: task, facts_of=lambda name: facts, files={}, path="run.json", label="model")
     assert measures.image_gain(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage") is None
     why = measures.gain_missing_reason(run, run, "diningbench_vqa_en", "diningbench_vqa_en_noimage")
     assert why == f"its headline metric is a judge's figure: {paired.WHY_NOT_PAIRED}"
